@@ -1,0 +1,284 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func echo(_ context.Context, _ *sdk.ToolContext, args map[string]any, _ json.RawMessage) (any, error) {
+	return args, nil
+}
+
+var citySchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"city": map[string]any{"type": "string"},
+		"days": map[string]any{"type": "integer", "minimum": 1},
+		"opts": map[string]any{"type": "object", "properties": map[string]any{
+			"unit": map[string]any{"type": "string", "enum": []any{"c", "f"}},
+		}},
+	},
+	"required": []string{"city"},
+}
+
+func TestRegisterNames(t *testing.T) {
+	r := NewRegistry()
+	tests := []struct {
+		plugin, tool string
+		want         error
+	}{
+		{"weather", "query", nil},
+		{"weather", "query", ErrDuplicate},
+		{"weather", "bad name", ErrInvalidName},
+		{"weather", "", ErrInvalidName},
+		{"bad__plugin", "x", ErrInvalidName},
+		{"weather", strings.Repeat("x", 60), ErrInvalidName},
+		{"天气", "query", ErrInvalidName},
+	}
+	for _, tt := range tests {
+		_, err := r.Register(tt.plugin, sdk.ToolDef{Name: tt.tool}, echo)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("Register(%q, %q) = %v, want %v", tt.plugin, tt.tool, err, tt.want)
+		}
+	}
+	if r.Len() != 1 {
+		t.Fatalf("Len = %d, want 1", r.Len())
+	}
+}
+
+func TestRegisterRejectsBadSchema(t *testing.T) {
+	r := NewRegistry()
+	for _, params := range []map[string]any{
+		{"type": "string"},
+		{"type": "object", "properties": map[string]any{"a": map[string]any{"type": 7}}},
+	} {
+		if _, err := r.Register("p", sdk.ToolDef{Name: "t", Parameters: params}, echo); !errors.Is(err, ErrBadSchema) {
+			t.Errorf("Register with %v = %v, want ErrBadSchema", params, err)
+		}
+	}
+}
+
+func TestListSortedAndRemove(t *testing.T) {
+	r := NewRegistry()
+	for _, n := range []struct{ p, t string }{{"zeta", "a"}, {"alpha", "z"}, {"alpha", "b"}, {"mid", "m"}} {
+		if _, err := r.Register(n.p, sdk.ToolDef{Name: n.t}, echo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, tl := range r.List() {
+		got = append(got, tl.Name)
+	}
+	want := "alpha__b alpha__z mid__m zeta__a"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("List = %v, want %s", got, want)
+	}
+	if n := r.RemovePlugin("alpha"); n != 2 {
+		t.Fatalf("RemovePlugin = %d, want 2", n)
+	}
+	if _, ok := r.Lookup("alpha__b"); ok {
+		t.Fatal("alpha__b still registered after RemovePlugin")
+	}
+	if len(r.List()) != 2 {
+		t.Fatalf("List after remove has %d tools, want 2", len(r.List()))
+	}
+}
+
+func TestInvalidArgumentsNeverReachHandler(t *testing.T) {
+	r := NewRegistry()
+	var calls atomic.Int32
+	_, err := r.Register("weather", sdk.ToolDef{Name: "query", Parameters: citySchema},
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+			calls.Add(1)
+			return "ok", nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args, wantInError string
+	}{
+		{`{"city": 3}`, `field \"city\"`},
+		{`{}`, `city`},
+		{`{"city": "x", "days": 0}`, `field \"days\"`},
+		{`{"city": "x", "days": 1.5}`, `field \"days\"`},
+		{`{"city": "x", "opts": {"unit": "k"}}`, `field \"opts.unit\"`},
+		{`[1,2]`, `not a JSON object`},
+		{`{"city": `, `not a JSON object`},
+	}
+	for _, tt := range tests {
+		res := r.Call(context.Background(), &sdk.ToolContext{}, "weather__query", json.RawMessage(tt.args))
+		if !res.IsError || !errors.Is(res.Err, ErrInvalidArguments) {
+			t.Errorf("args %s: got %+v, want invalid-arguments error", tt.args, res)
+			continue
+		}
+		if !strings.Contains(res.Content, tt.wantInError) {
+			t.Errorf("args %s: content %s does not contain %s", tt.args, res.Content, tt.wantInError)
+		}
+		if !json.Valid([]byte(res.Content)) {
+			t.Errorf("args %s: content is not JSON: %s", tt.args, res.Content)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("handler called %d times with invalid arguments", n)
+	}
+	res := r.Call(context.Background(), &sdk.ToolContext{}, "weather__query", json.RawMessage(`{"city":"北京","days":2}`))
+	if res.IsError || res.Content != "ok" || calls.Load() != 1 {
+		t.Fatalf("valid call: %+v, calls %d", res, calls.Load())
+	}
+}
+
+func TestUnknownTool(t *testing.T) {
+	res := NewRegistry().Call(context.Background(), &sdk.ToolContext{}, "nope__x", nil)
+	if !res.IsError || !errors.Is(res.Err, ErrUnknownTool) {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestTimeoutEndsHandlerGoroutine(t *testing.T) {
+	r := NewRegistry()
+	ended := make(chan struct{})
+	_, err := r.Register("slow", sdk.ToolDef{Name: "sleep", Timeout: 20 * time.Millisecond},
+		func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, _ json.RawMessage) (any, error) {
+			defer close(ended)
+			select {
+			case <-time.After(time.Minute):
+				return "woke", nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Call(context.Background(), &sdk.ToolContext{}, "slow__sleep", nil)
+	if !res.IsError || !errors.Is(res.Err, ErrTimeout) || !strings.Contains(res.Content, "timed out") {
+		t.Fatalf("got %+v, want timeout error result", res)
+	}
+	<-ended // the handler saw its deadline; goleak checks nothing else is left
+}
+
+func TestCancellationReachesHandler(t *testing.T) {
+	r := NewRegistry()
+	started := make(chan struct{})
+	sawCancel := make(chan error, 1)
+	_, err := r.Register("p", sdk.ToolDef{Name: "wait"},
+		func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, _ json.RawMessage) (any, error) {
+			close(started)
+			<-ctx.Done()
+			sawCancel <- ctx.Err()
+			return nil, ctx.Err()
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	res := r.Call(ctx, &sdk.ToolContext{}, "p__wait", nil)
+	if !res.IsError || !errors.Is(res.Err, context.Canceled) {
+		t.Fatalf("got %+v", res)
+	}
+	if err := <-sawCancel; !errors.Is(err, context.Canceled) {
+		t.Fatalf("handler saw %v", err)
+	}
+}
+
+func TestPanicBecomesErrorResult(t *testing.T) {
+	r := NewRegistry()
+	_, err := r.Register("p", sdk.ToolDef{Name: "boom"},
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+			var m map[string]int
+			m["x"] = 1 // nil map write
+			return nil, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Call(context.Background(), &sdk.ToolContext{}, "p__boom", nil)
+	if !res.IsError || !errors.Is(res.Err, ErrPanic) {
+		t.Fatalf("got %+v", res)
+	}
+	if strings.Contains(res.Content, "goroutine") {
+		t.Fatalf("stack trace leaked to the model: %s", res.Content)
+	}
+}
+
+type flagged struct {
+	Msg string `json:"msg"`
+	bad bool
+}
+
+func (f flagged) IsError() bool { return f.bad }
+
+func TestEncode(t *testing.T) {
+	tests := []struct {
+		name    string
+		v       any
+		content string
+		isError bool
+	}{
+		{"string", "晴 25°C", "晴 25°C", false},
+		{"nil", nil, "null", false},
+		{"map", map[string]any{"temp": 25, "weather": "晴"}, `{"temp":25,"weather":"晴"}`, false},
+		{"isError map", map[string]any{"isError": true, "content": "城市不存在"}, `{"content":"城市不存在","isError":true}`, true},
+		{"isError false", map[string]any{"isError": false}, `{"isError":false}`, false},
+		{"raw json", json.RawMessage(`{"a":1}`), `{"a":1}`, false},
+		{"struct", struct {
+			A int `json:"a"`
+		}{2}, `{"a":2}`, false},
+		{"error reporter", flagged{Msg: "no", bad: true}, `{"msg":"no"}`, true},
+		{"slice", []string{"a", "b"}, `["a","b"]`, false},
+	}
+	for _, tt := range tests {
+		r := Encode(tt.v)
+		if r.Content != tt.content || r.IsError != tt.isError {
+			t.Errorf("%s: Encode = (%s, %v), want (%s, %v)", tt.name, r.Content, r.IsError, tt.content, tt.isError)
+		}
+	}
+	if r := Encode(make(chan int)); !r.IsError || !json.Valid([]byte(r.Content)) {
+		t.Errorf("unencodable value: %+v", r)
+	}
+}
+
+func TestHandlerErrorIsErrorResult(t *testing.T) {
+	r := NewRegistry()
+	_, _ = r.Register("p", sdk.ToolDef{Name: "fail"}, func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+		return nil, errors.New("城市不存在")
+	})
+	res := r.Call(context.Background(), &sdk.ToolContext{}, "p__fail", nil)
+	if !res.IsError || res.Content != `{"error":"城市不存在"}` {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func FuzzDecodeArguments(f *testing.F) {
+	r := NewRegistry()
+	tool, err := r.Register("weather", sdk.ToolDef{Name: "query", Parameters: citySchema}, echo)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{`{"city":"x"}`, ``, `null`, `[]`, `{"city":1}`, `{"opts":{"unit":"c"}}`, "\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		args, raw, err := DecodeArguments(data)
+		if err != nil {
+			return
+		}
+		if args == nil || !json.Valid(raw) {
+			t.Fatalf("decoded %q to %v / %q", data, args, raw)
+		}
+		_ = tool.Validate(args)
+	})
+}

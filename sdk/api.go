@@ -1,0 +1,243 @@
+package sdk
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnavailable is returned by services the running host does not provide
+// yet. Errors from such a service wrap it, so callers test with errors.Is.
+var ErrUnavailable = errors.New("service not available in this Hearth build")
+
+// SettingsAPI reads and writes configuration. Each plugin has its own
+// namespace; core settings live in their own.
+type SettingsAPI interface {
+	Get(key string) (interface{}, error)       // this plugin's value
+	Set(key string, value interface{}) error   // write this plugin's value
+	List(prefix string) ([]string, error)      // this plugin's keys with prefix
+	GetCore(key string) (interface{}, error)   // a core value
+	SetCore(key string, value interface{}) error
+	ListCore(prefix string) ([]string, error)
+	GetPlugin(plugin, key string) (interface{}, error) // another plugin's value
+	SetPlugin(plugin, key string, value interface{}) error
+	ListPlugin(plugin, prefix string) ([]string, error)
+	RegisterDef(def ConfigDef)       // declare a setting for the UI
+	Defs(prefix string) []*ConfigDef // declared settings with prefix
+	Dump() map[string]interface{}    // all values
+	Plugins() []string               // all plugin namespaces
+	// DataDir returns the plugin's own data directory,
+	// <data dir>/plugin_data/<plugin>, creating it if needed.
+	DataDir() string
+}
+
+// ConfigDef declares one setting so user interfaces can show and edit it.
+type ConfigDef struct {
+	Key         string      `json:"key"`
+	Default     interface{} `json:"default,omitempty"`
+	Type        string      `json:"type"` // string / number / boolean
+	DisplayName string      `json:"display_name"`
+	Description string      `json:"description,omitempty"`
+	Category    string      `json:"category,omitempty"`
+	Options     []string    `json:"options,omitempty"`
+	Min         float64     `json:"min,omitempty"`
+	Max         float64     `json:"max,omitempty"`
+	Step        float64     `json:"step,omitempty"`
+	Required    bool        `json:"required,omitempty"`
+	Secret      bool        `json:"secret,omitempty"` // masked everywhere it is shown
+}
+
+// MemoryAPI is the graph memory: entities and the relations between them.
+type MemoryAPI interface {
+	Recall(query []string, depth int) ([]Entity, []Relation, error)
+	Commit(triples []Triple) error
+	Introspect() (map[string]interface{}, error)
+	MergeEntities(source, target string) (int, error)
+	Purge(criteria map[string]string, mode string) (int, error)
+}
+
+// Entity is a node of the graph memory.
+type Entity struct {
+	Name         string `json:"name"`
+	Type         string `json:"type"`
+	MentionCount int    `json:"mention_count"`
+}
+
+// Relation is an edge of the graph memory.
+type Relation struct {
+	SourceName   string `json:"source_name"`
+	TargetName   string `json:"target_name"`
+	RelationType string `json:"relation_type"`
+}
+
+// Triple is a fact to commit to the graph memory.
+type Triple struct {
+	Subject  string `json:"subject"`
+	Relation string `json:"relation"`
+	Object   string `json:"object"`
+}
+
+// TextMemoryAPI is the chronological log of conversation events.
+type TextMemoryAPI interface {
+	Append(evt TextEvent) error
+}
+
+// TextEvent is one entry of the text memory.
+type TextEvent struct {
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	Timestamp int64  `json:"timestamp"`
+	Channel   string `json:"channel,omitempty"`
+}
+
+// DocMemoryAPI is the short-lived document memory.
+type DocMemoryAPI interface {
+	Query(text string, topK int) []*Doc
+	Insert(doc *Doc) error
+	Remove(id string)
+	Stats() map[string]interface{}
+}
+
+// Doc is one document of the document memory.
+type Doc struct {
+	ID      string  `json:"id"`
+	Title   string  `json:"title"`
+	Content string  `json:"content"`
+	Score   float64 `json:"score,omitempty"`
+}
+
+// KnowledgeAPI is the knowledge base.
+type KnowledgeAPI interface {
+	Search(query string, topK int) ([]*Knowledge, error)
+	Add(name, content string) error
+	List() ([]string, error)
+}
+
+// Knowledge is one knowledge base entry.
+type Knowledge struct {
+	Name    string `json:"name"`
+	Content string `json:"content"`
+}
+
+// LLMAPI manages the model sources.
+type LLMAPI interface {
+	ListSources() []string
+	SetSource(name string) error
+	CurrentSource() string
+}
+
+// Unavailable implements the settings, memory and LLM interfaces with
+// methods that fail with an error wrapping ErrUnavailable (or return
+// nothing where the HomeAgent signature has no error). Hosts hand it out
+// for services they do not provide; Service names the service in errors.
+type Unavailable struct {
+	Service string
+}
+
+var (
+	_ SettingsAPI   = Unavailable{}
+	_ MemoryAPI     = Unavailable{}
+	_ TextMemoryAPI = Unavailable{}
+	_ DocMemoryAPI  = Unavailable{}
+	_ LLMAPI        = Unavailable{}
+	_ KnowledgeAPI  = UnavailableKnowledge{}
+)
+
+func (u Unavailable) err() error { return fmt.Errorf("%s: %w", u.Service, ErrUnavailable) }
+
+// Get fails with ErrUnavailable.
+func (u Unavailable) Get(string) (interface{}, error) { return nil, u.err() }
+
+// Set fails with ErrUnavailable.
+func (u Unavailable) Set(string, interface{}) error { return u.err() }
+
+// List fails with ErrUnavailable.
+func (u Unavailable) List(string) ([]string, error) { return nil, u.err() }
+
+// GetCore fails with ErrUnavailable.
+func (u Unavailable) GetCore(string) (interface{}, error) { return nil, u.err() }
+
+// SetCore fails with ErrUnavailable.
+func (u Unavailable) SetCore(string, interface{}) error { return u.err() }
+
+// ListCore fails with ErrUnavailable.
+func (u Unavailable) ListCore(string) ([]string, error) { return nil, u.err() }
+
+// GetPlugin fails with ErrUnavailable.
+func (u Unavailable) GetPlugin(string, string) (interface{}, error) { return nil, u.err() }
+
+// SetPlugin fails with ErrUnavailable.
+func (u Unavailable) SetPlugin(string, string, interface{}) error { return u.err() }
+
+// ListPlugin fails with ErrUnavailable.
+func (u Unavailable) ListPlugin(string, string) ([]string, error) { return nil, u.err() }
+
+// RegisterDef does nothing.
+func (u Unavailable) RegisterDef(ConfigDef) {}
+
+// Defs returns nil.
+func (u Unavailable) Defs(string) []*ConfigDef { return nil }
+
+// Dump returns nil.
+func (u Unavailable) Dump() map[string]interface{} { return nil }
+
+// Plugins returns nil.
+func (u Unavailable) Plugins() []string { return nil }
+
+// DataDir returns "".
+func (u Unavailable) DataDir() string { return "" }
+
+// Recall fails with ErrUnavailable.
+func (u Unavailable) Recall([]string, int) ([]Entity, []Relation, error) { return nil, nil, u.err() }
+
+// Commit fails with ErrUnavailable.
+func (u Unavailable) Commit([]Triple) error { return u.err() }
+
+// Introspect fails with ErrUnavailable.
+func (u Unavailable) Introspect() (map[string]interface{}, error) { return nil, u.err() }
+
+// MergeEntities fails with ErrUnavailable.
+func (u Unavailable) MergeEntities(string, string) (int, error) { return 0, u.err() }
+
+// Purge fails with ErrUnavailable.
+func (u Unavailable) Purge(map[string]string, string) (int, error) { return 0, u.err() }
+
+// Append fails with ErrUnavailable.
+func (u Unavailable) Append(TextEvent) error { return u.err() }
+
+// Query returns no documents.
+func (u Unavailable) Query(string, int) []*Doc { return nil }
+
+// Insert fails with ErrUnavailable.
+func (u Unavailable) Insert(*Doc) error { return u.err() }
+
+// Remove does nothing.
+func (u Unavailable) Remove(string) {}
+
+// Stats reports the service as unavailable.
+func (u Unavailable) Stats() map[string]interface{} {
+	return map[string]interface{}{"available": false, "error": u.err().Error()}
+}
+
+// UnavailableKnowledge implements KnowledgeAPI with methods that fail
+// with an error wrapping ErrUnavailable.
+type UnavailableKnowledge struct{}
+
+func (UnavailableKnowledge) err() error { return Unavailable{Service: "knowledge"}.err() }
+
+// Search fails with ErrUnavailable.
+func (u UnavailableKnowledge) Search(string, int) ([]*Knowledge, error) { return nil, u.err() }
+
+// Add fails with ErrUnavailable.
+func (u UnavailableKnowledge) Add(string, string) error { return u.err() }
+
+// List fails with ErrUnavailable.
+func (u UnavailableKnowledge) List() ([]string, error) { return nil, u.err() }
+
+// ListSources returns nil.
+func (u Unavailable) ListSources() []string { return nil }
+
+// SetSource fails with ErrUnavailable.
+func (u Unavailable) SetSource(string) error { return u.err() }
+
+// CurrentSource returns "".
+func (u Unavailable) CurrentSource() string { return "" }

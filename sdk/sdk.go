@@ -1,0 +1,303 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+)
+
+// Host is what a PluginSDK talks to: Hearth's kernel, the child-process
+// bridge, or sdktest's harness. Plugin authors do not implement it.
+type Host interface {
+	// RegisterTool adds a tool of plugin. The host checks the name,
+	// compiles the schema and rejects duplicates.
+	RegisterTool(plugin string, def ToolDef, handler RawToolHandler) error
+	// RegisterStage adds a stage handler of plugin. ownTools limits a
+	// before_toolcall or after_toolcall handler to the plugin's own tools.
+	RegisterStage(plugin string, stage Stage, ownTools bool, handler StageHandler)
+	// Inject queues an input; it does not wait for the answer.
+	Inject(in Injection)
+	// InjectSync queues an input and waits for the answer text.
+	InjectSync(ctx context.Context, in Injection) (string, error)
+	// Services returns the services for plugin; nil fields mean the host
+	// does not provide that service.
+	Services(plugin string) Services
+}
+
+// Services are the host services a plugin can reach. A nil field is
+// replaced by an implementation that returns ErrUnavailable.
+type Services struct {
+	Settings   SettingsAPI
+	Memory     MemoryAPI
+	TextMemory TextMemoryAPI
+	DocMemory  DocMemoryAPI
+	Knowledge  KnowledgeAPI
+	LLM        LLMAPI
+	Logger     *slog.Logger
+}
+
+// Injection is one input a plugin (or a channel) hands to the agent.
+type Injection struct {
+	Source    string // who injected it, usually the plugin name
+	Channel   string // channel whose session answers it
+	ChatID    string // chat within the channel; empty means the default chat
+	UserID    string // who is speaking, if known
+	Text      string
+	Interrupt bool // cancel the session's in-flight model call and run next
+	NoMemory  bool // answer, but do not write the exchange to memory
+}
+
+// InjectOptions qualifies one injection.
+type InjectOptions struct {
+	NoMemory bool // answer, but do not write the exchange to memory
+}
+
+// IOInjector is the input side of the SDK. The host sets it with
+// SetIOInjector; the Inject methods of PluginSDK go through it.
+type IOInjector interface {
+	InjectInterruptText(source, channel, text string)
+	InjectText(source, channel, text string)
+	InjectTextNoMemory(source, channel, text string)
+}
+
+// PluginSDK is the API a plugin receives in Start.
+type PluginSDK struct {
+	name     string
+	host     Host
+	services Services
+
+	mu          sync.Mutex
+	injector    IOInjector
+	autoRestart bool
+	onStop      []func()
+	onRemove    []func()
+}
+
+// New returns the PluginSDK for plugin name backed by host. Hosts call it;
+// plugins receive the result in Start.
+func New(name string, host Host) *PluginSDK {
+	s := &PluginSDK{name: name, host: host, autoRestart: true}
+	s.services = host.Services(name)
+	if s.services.Settings == nil {
+		s.services.Settings = Unavailable{Service: "settings"}
+	}
+	if s.services.Memory == nil {
+		s.services.Memory = Unavailable{Service: "graph memory"}
+	}
+	if s.services.TextMemory == nil {
+		s.services.TextMemory = Unavailable{Service: "text memory"}
+	}
+	if s.services.DocMemory == nil {
+		s.services.DocMemory = Unavailable{Service: "document memory"}
+	}
+	if s.services.Knowledge == nil {
+		s.services.Knowledge = UnavailableKnowledge{}
+	}
+	if s.services.LLM == nil {
+		s.services.LLM = Unavailable{Service: "llm"}
+	}
+	if s.services.Logger == nil {
+		s.services.Logger = slog.Default().With("plugin", name)
+	}
+	return s
+}
+
+// PluginName returns the plugin's registered name.
+func (s *PluginSDK) PluginName() string { return s.name }
+
+// Logger returns a logger scoped to this plugin.
+func (s *PluginSDK) Logger() *slog.Logger { return s.services.Logger }
+
+// RegisterTool registers a tool with HomeAgent's context-free handler. The
+// model sees it as <plugin>__<name>.
+func (s *PluginSDK) RegisterTool(name string, def ToolDef, handler ToolHandler) error {
+	if handler == nil {
+		return errors.New("sdk: RegisterTool with a nil handler")
+	}
+	return s.registerRaw(name, def, func(_ context.Context, _ *ToolContext, args map[string]interface{}, _ json.RawMessage) (interface{}, error) {
+		return handler(args)
+	})
+}
+
+// RegisterToolContext registers a tool whose handler receives the call's
+// context and a ToolContext.
+func (s *PluginSDK) RegisterToolContext(name string, def ToolDef, handler ContextToolHandler) error {
+	if handler == nil {
+		return errors.New("sdk: RegisterToolContext with a nil handler")
+	}
+	return s.registerRaw(name, def, func(ctx context.Context, tc *ToolContext, args map[string]interface{}, _ json.RawMessage) (interface{}, error) {
+		return handler(ctx, tc, args)
+	})
+}
+
+// RegisterRawTool registers a tool whose handler also receives the raw
+// JSON arguments. Adapters for other SDK styles build on it.
+func (s *PluginSDK) RegisterRawTool(name string, def ToolDef, handler RawToolHandler) error {
+	if handler == nil {
+		return errors.New("sdk: RegisterRawTool with a nil handler")
+	}
+	return s.registerRaw(name, def, handler)
+}
+
+func (s *PluginSDK) registerRaw(name string, def ToolDef, h RawToolHandler) error {
+	def.Name = name
+	def.Plugin = s.name
+	return s.host.RegisterTool(s.name, def, h)
+}
+
+// RegisterStage runs handler at stage for every message, after the
+// handlers registered before it.
+func (s *PluginSDK) RegisterStage(stage Stage, handler StageHandler) {
+	s.host.RegisterStage(s.name, stage, false, handler)
+}
+
+// RegisterStageOwnTools is RegisterStage limited, at before_toolcall and
+// after_toolcall, to calls of this plugin's own tools. At other stages it
+// is the same as RegisterStage.
+func (s *PluginSDK) RegisterStageOwnTools(stage Stage, handler StageHandler) {
+	own := stage == StageBeforeToolcall || stage == StageAfterToolcall
+	s.host.RegisterStage(s.name, stage, own, handler)
+}
+
+// SetIOInjector replaces the input path used by the Inject methods.
+func (s *PluginSDK) SetIOInjector(inj IOInjector) {
+	s.mu.Lock()
+	s.injector = inj
+	s.mu.Unlock()
+}
+
+func (s *PluginSDK) ioInjector() IOInjector {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.injector
+}
+
+// InjectInterruptText cancels the in-flight model call of channel's session
+// and has text answered next.
+func (s *PluginSDK) InjectInterruptText(source, channel, text string) {
+	if inj := s.ioInjector(); inj != nil {
+		inj.InjectInterruptText(source, channel, text)
+		return
+	}
+	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, Interrupt: true})
+}
+
+// InjectText queues text for channel's session.
+func (s *PluginSDK) InjectText(source, channel, text string) {
+	if inj := s.ioInjector(); inj != nil {
+		inj.InjectText(source, channel, text)
+		return
+	}
+	s.host.Inject(Injection{Source: source, Channel: channel, Text: text})
+}
+
+// InjectTextNoMemory queues text for channel's session; the exchange is
+// answered but not written to memory.
+func (s *PluginSDK) InjectTextNoMemory(source, channel, text string) {
+	if inj := s.ioInjector(); inj != nil {
+		inj.InjectTextNoMemory(source, channel, text)
+		return
+	}
+	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, NoMemory: true})
+}
+
+// InjectTextOpts is InjectText with explicit options.
+func (s *PluginSDK) InjectTextOpts(source, channel, text string, opts InjectOptions) {
+	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, NoMemory: opts.NoMemory})
+}
+
+// InjectInterruptTextOpts is InjectInterruptText with explicit options.
+func (s *PluginSDK) InjectInterruptTextOpts(source, channel, text string, opts InjectOptions) {
+	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, Interrupt: true, NoMemory: opts.NoMemory})
+}
+
+// InjectInputSync queues text for channel's session and waits for the
+// answer. It returns "" when the turn produced no answer or failed.
+func (s *PluginSDK) InjectInputSync(source, channel, text string) string {
+	out, err := s.host.InjectSync(context.Background(), Injection{Source: source, Channel: channel, Text: text})
+	if err != nil {
+		s.Logger().Warn("injected input failed", "channel", channel, "err", err)
+		return ""
+	}
+	return out
+}
+
+// Settings returns the settings service.
+func (s *PluginSDK) Settings() SettingsAPI { return s.services.Settings }
+
+// Memory returns the graph memory.
+func (s *PluginSDK) Memory() MemoryAPI { return s.services.Memory }
+
+// TextMemory returns the text memory.
+func (s *PluginSDK) TextMemory() TextMemoryAPI { return s.services.TextMemory }
+
+// DocMemory returns the document memory.
+func (s *PluginSDK) DocMemory() DocMemoryAPI { return s.services.DocMemory }
+
+// Knowledge returns the knowledge base.
+func (s *PluginSDK) Knowledge() KnowledgeAPI { return s.services.Knowledge }
+
+// LLM returns the model source manager.
+func (s *PluginSDK) LLM() LLMAPI { return s.services.LLM }
+
+// DataDir returns the plugin's own data directory (see SettingsAPI.DataDir).
+func (s *PluginSDK) DataDir() string { return s.services.Settings.DataDir() }
+
+// SetAutoRestart says whether the host may restart the plugin after a
+// crash. The default is true.
+func (s *PluginSDK) SetAutoRestart(enabled bool) {
+	s.mu.Lock()
+	s.autoRestart = enabled
+	s.mu.Unlock()
+}
+
+// AutoRestart reports the value set with SetAutoRestart.
+func (s *PluginSDK) AutoRestart() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.autoRestart
+}
+
+// RegisterStopHandler adds fn to run before the plugin's Stop. Handlers run
+// last registered first, once.
+func (s *PluginSDK) RegisterStopHandler(fn func()) {
+	s.mu.Lock()
+	s.onStop = append(s.onStop, fn)
+	s.mu.Unlock()
+}
+
+// RunStopHandlers runs and clears the stop handlers. The host calls it.
+func (s *PluginSDK) RunStopHandlers() { s.runHandlers(&s.onStop) }
+
+// RegisterOnRemoveHandler adds fn to run when the plugin is uninstalled,
+// after Stop. Handlers run last registered first, once.
+func (s *PluginSDK) RegisterOnRemoveHandler(fn func()) {
+	s.mu.Lock()
+	s.onRemove = append(s.onRemove, fn)
+	s.mu.Unlock()
+}
+
+// RunOnRemoveHandlers runs and clears the remove handlers. The host calls
+// it.
+func (s *PluginSDK) RunOnRemoveHandlers() { s.runHandlers(&s.onRemove) }
+
+func (s *PluginSDK) runHandlers(list *[]func()) {
+	s.mu.Lock()
+	fns := *list
+	*list = nil
+	s.mu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		s.runOne(fns[i])
+	}
+}
+
+func (s *PluginSDK) runOne(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.Logger().Error("lifecycle handler panicked", "panic", r)
+		}
+	}()
+	fn()
+}

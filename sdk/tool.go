@@ -1,0 +1,107 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// ToolDef describes a tool to the model. Parameters is a JSON Schema for
+// the tool's arguments; the host validates every call against it before
+// the handler runs, so a handler never sees arguments that do not match.
+//
+// The fields after Parameters are Hearth additions; a HomeAgent plugin that
+// sets only the first four keeps working unchanged.
+type ToolDef struct {
+	Name        string                 `json:"name"`             // tool name, unique within the plugin
+	Plugin      string                 `json:"plugin,omitempty"` // owning plugin; filled in by the host
+	Description string                 `json:"description"`      // what the model reads
+	Parameters  map[string]interface{} `json:"parameters"`       // JSON Schema of the arguments
+
+	// Timeout bounds one call. Zero means the host default (30 s).
+	Timeout time.Duration `json:"-"`
+	// Serial tools of one plugin run one at a time, in the order the
+	// model emitted them; other tools of the same assistant message run
+	// concurrently.
+	Serial bool `json:"serial,omitempty"`
+}
+
+// ToolHandler is HomeAgent's context-free tool handler. args are the
+// validated arguments; the return value is JSON-encoded for the model. A
+// returned error becomes a tool result with isError set, so the model sees
+// it; a map with "isError": true is passed through as an error result.
+//
+// A ToolHandler cannot observe its deadline: when a call times out the
+// model gets an error result at once, but the handler keeps running until
+// it returns. Prefer ContextToolHandler or AddTool for anything that blocks.
+type ToolHandler func(args map[string]interface{}) (interface{}, error)
+
+// ContextToolHandler is a tool handler that receives the call's context
+// (carrying its deadline and cancellation) and a ToolContext describing who
+// is calling and in which turn.
+type ContextToolHandler func(ctx context.Context, tc *ToolContext, args map[string]interface{}) (interface{}, error)
+
+// ToolCall is a tool call requested by the model, as stage handlers see it.
+type ToolCall struct {
+	ID        string                 `json:"id"`               // call id from the model
+	Name      string                 `json:"name"`             // tool name as the model sees it (plugin__tool)
+	Plugin    string                 `json:"plugin,omitempty"` // owning plugin
+	Arguments map[string]interface{} `json:"arguments"`        // arguments
+
+	// Deny, when set by a before_toolcall handler, refuses the call; the
+	// model receives the text as the tool's error result.
+	Deny string `json:"deny,omitempty"`
+}
+
+// ToolResult is the outcome of one tool call, as stage handlers see it.
+type ToolResult struct {
+	CallID  string      `json:"call_id"`          // the ToolCall.ID it answers
+	Name    string      `json:"name"`             // tool name
+	Plugin  string      `json:"plugin,omitempty"` // owning plugin
+	Success bool        `json:"success"`          // false for error results
+	Result  interface{} `json:"result"`           // handler return value, or the error text
+}
+
+// Actor says who started a tool call.
+type Actor string
+
+// The actors of the PKU harness model.
+const (
+	ActorUser      Actor = "user"      // the user, directly
+	ActorAgent     Actor = "agent"     // the model, during a turn
+	ActorScheduler Actor = "scheduler" // a scheduled job
+)
+
+// TurnInfo describes the conversation turn a tool call belongs to.
+type TurnInfo struct {
+	SessionID string `json:"sessionId,omitempty"`
+	// Tainted is true once a tool in this turn returned third-party text.
+	Tainted bool `json:"tainted"`
+	// UserAsked is true when the user's own message in this turn asked
+	// for the action.
+	UserAsked bool `json:"userAsked,omitempty"`
+}
+
+// ToolContext tells a context-aware handler who is calling and where. The
+// call's deadline and cancellation travel in the context.Context passed
+// beside it, never in this struct.
+type ToolContext struct {
+	PluginID string    // the plugin that owns the tool
+	Tool     string    // the tool's name inside its plugin
+	CallID   string    // the model's call id, empty for direct calls
+	Actor    Actor     // who started the call
+	Turn     *TurnInfo // set when the agent calls during a turn
+	Channel  string    // channel the turn came from (terminal, web, qq...)
+	ChatID   string    // chat within the channel
+	UserID   string    // who is speaking
+	GroupID  string    // group chat id, empty in a private chat
+}
+
+// ToolFunc is a typed tool handler for AddTool. In is decoded from the
+// validated arguments; Out is JSON-encoded for the model.
+type ToolFunc[In, Out any] func(ctx context.Context, tc *ToolContext, in In) (Out, error)
+
+// RawToolHandler receives the validated arguments both decoded and as the
+// raw JSON the model sent. It is the form every registration style is
+// reduced to; plugin authors normally use one of the others.
+type RawToolHandler func(ctx context.Context, tc *ToolContext, args map[string]interface{}, raw json.RawMessage) (interface{}, error)
