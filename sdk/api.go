@@ -12,10 +12,10 @@ var ErrUnavailable = errors.New("service not available in this Hearth build")
 // SettingsAPI reads and writes configuration. Each plugin has its own
 // namespace; core settings live in their own.
 type SettingsAPI interface {
-	Get(key string) (interface{}, error)       // this plugin's value
-	Set(key string, value interface{}) error   // write this plugin's value
-	List(prefix string) ([]string, error)      // this plugin's keys with prefix
-	GetCore(key string) (interface{}, error)   // a core value
+	Get(key string) (interface{}, error)     // this plugin's value
+	Set(key string, value interface{}) error // write this plugin's value
+	List(prefix string) ([]string, error)    // this plugin's keys with prefix
+	GetCore(key string) (interface{}, error) // a core value
 	SetCore(key string, value interface{}) error
 	ListCore(prefix string) ([]string, error)
 	GetPlugin(plugin, key string) (interface{}, error) // another plugin's value
