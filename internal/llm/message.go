@@ -1,0 +1,116 @@
+// Package llm talks to model providers. The one wire format is OpenAI's
+// chat completions, which DeepSeek, Qwen, Kimi, GLM, SiliconFlow, OpenAI,
+// Ollama and vLLM all speak; Sources switches between named endpoints live.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Message is one chat message in the OpenAI wire format.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+	// Reasoning is the model's reasoning text. It is kept in history for
+	// the user but not sent back: several providers reject it in input.
+	Reasoning string `json:"-"`
+}
+
+// MarshalJSON writes content as null for an assistant message that only
+// calls tools, as the OpenAI API documents.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type wire struct {
+		Role       string     `json:"role"`
+		Content    *string    `json:"content"`
+		ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string     `json:"tool_call_id,omitempty"`
+		Name       string     `json:"name,omitempty"`
+	}
+	w := wire{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name}
+	if m.Content != "" || len(m.ToolCalls) == 0 {
+		c := m.Content
+		w.Content = &c
+	}
+	return json.Marshal(w)
+}
+
+// ToolCall is one function call requested by the model.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function and carries its arguments as the JSON
+// text the model produced.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec declares one tool to the model.
+type ToolSpec struct {
+	Type     string       `json:"type"`
+	Function FunctionSpec `json:"function"`
+}
+
+// FunctionSpec is the function part of a ToolSpec.
+type FunctionSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Request is one chat completion request.
+type Request struct {
+	Model    string
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// Usage is the token accounting of one model call.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	// CachedTokens counts prompt tokens served from the provider's cache
+	// (OpenAI's prompt_tokens_details.cached_tokens, DeepSeek's
+	// prompt_cache_hit_tokens).
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// Map returns the usage as StageContext.TokenUsage carries it.
+func (u Usage) Map() map[string]int {
+	return map[string]int{
+		"prompt_tokens":     u.PromptTokens,
+		"completion_tokens": u.CompletionTokens,
+		"total_tokens":      u.TotalTokens,
+		"cached_tokens":     u.CachedTokens,
+	}
+}
+
+// Response is a complete model answer.
+type Response struct {
+	Content      string
+	Reasoning    string
+	ToolCalls    []ToolCall
+	Usage        Usage
+	FinishReason string
+	Model        string
+}
+
+// Delta is a piece of a streamed answer.
+type Delta struct {
+	Content   string
+	Reasoning string
+}
+
+// Provider answers chat requests. onDelta, when not nil, receives the
+// answer as it streams; it is called from the calling goroutine.
+type Provider interface {
+	Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error)
+}

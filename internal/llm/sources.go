@@ -1,0 +1,130 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Source is one named model endpoint.
+type Source struct {
+	Name    string
+	BaseURL string
+	APIKey  string
+	Model   string
+}
+
+// String describes the source with its key masked.
+func (s Source) String() string {
+	return fmt.Sprintf("%s (%s, model %q, key %s)", s.Name, s.BaseURL, s.Model, MaskKey(s.APIKey))
+}
+
+// MaskKey shows only the last four characters of a secret.
+func MaskKey(k string) string {
+	switch {
+	case k == "":
+		return "not set"
+	case len(k) <= 8:
+		return "****"
+	default:
+		return "****" + k[len(k)-4:]
+	}
+}
+
+// Sources holds the named sources and which one is current. Switching
+// takes effect for the next model call, without a restart. It implements
+// Provider (through the current source) and sdk.LLMAPI.
+type Sources struct {
+	HTTP *http.Client // shared by every source; nil means a default
+
+	mu      sync.RWMutex
+	sources map[string]*Client
+	meta    map[string]Source
+	current string
+}
+
+var (
+	_ Provider   = (*Sources)(nil)
+	_ sdk.LLMAPI = (*Sources)(nil)
+)
+
+// NewSources returns the sources, with current selected. An empty current
+// picks the first source by name.
+func NewSources(list []Source, current string) (*Sources, error) {
+	s := &Sources{sources: map[string]*Client{}, meta: map[string]Source{}}
+	for _, src := range list {
+		s.put(src)
+	}
+	if current == "" && len(list) > 0 {
+		current = s.ListSources()[0]
+	}
+	if current != "" {
+		if err := s.SetSource(current); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Sources) put(src Source) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.meta[src.Name] = src
+	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP}
+}
+
+// Put adds or replaces a source.
+func (s *Sources) Put(src Source) { s.put(src) }
+
+// ListSources returns the source names, sorted.
+func (s *Sources) ListSources() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.meta))
+	for n := range s.meta {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// SetSource makes name the current source.
+func (s *Sources) SetSource(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.meta[name]; !ok {
+		return fmt.Errorf("unknown model source %q", name)
+	}
+	s.current = name
+	return nil
+}
+
+// CurrentSource returns the current source's name.
+func (s *Sources) CurrentSource() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.current
+}
+
+// Current returns the current source.
+func (s *Sources) Current() (Source, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	src, ok := s.meta[s.current]
+	return src, ok
+}
+
+// Chat sends req through the current source.
+func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	s.mu.RLock()
+	c := s.sources[s.current]
+	s.mu.RUnlock()
+	if c == nil {
+		return nil, ErrNoSource
+	}
+	return c.Chat(ctx, req, onDelta)
+}
