@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+)
+
+// Session identifies one conversation: a chat within a channel.
+type Session struct {
+	ID      int64
+	Channel string
+	ChatID  string
+}
+
+// Session returns the session of channel and chatID, creating it if needed.
+func (s *Store) Session(ctx context.Context, channel, chatID string) (Session, error) {
+	now := time.Now().UnixMilli()
+	var id int64
+	err := s.db.QueryRowContext(ctx, `
+		INSERT INTO sessions(channel, chat_id, created_at, updated_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(channel, chat_id) DO UPDATE SET updated_at = updated_at
+		RETURNING id`, channel, chatID, now, now).Scan(&id)
+	if err != nil {
+		return Session{}, fmt.Errorf("opening session %s/%s: %w", channel, chatID, err)
+	}
+	return Session{ID: id, Channel: channel, ChatID: chatID}, nil
+}
+
+// AppendMessages adds msgs to the end of a session's history, all or none.
+func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []llm.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages(session_id, role, content, reasoning, tool_calls, tool_call_id, name, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	now := time.Now().UnixMilli()
+	for _, m := range msgs {
+		calls := ""
+		if len(m.ToolCalls) > 0 {
+			b, err := json.Marshal(m.ToolCalls)
+			if err != nil {
+				return err
+			}
+			calls = string(b)
+		}
+		if _, err := stmt.ExecContext(ctx, sessionID, m.Role, m.Content, m.Reasoning, calls, m.ToolCallID, m.Name, now); err != nil {
+			return fmt.Errorf("saving message: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// RecentMessages returns up to limit of the session's latest messages in
+// order, starting at a user message so that no tool result is separated
+// from the call that asked for it.
+func (s *Store) RecentMessages(ctx context.Context, sessionID int64, limit int) ([]llm.Message, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT role, content, reasoning, tool_calls, tool_call_id, name FROM (
+		SELECT id, role, content, reasoning, tool_calls, tool_call_id, name FROM messages
+		WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id`, sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("loading history: %w", err)
+	}
+	defer rows.Close()
+	var out []llm.Message
+	for rows.Next() {
+		var m llm.Message
+		var calls string
+		if err := rows.Scan(&m.Role, &m.Content, &m.Reasoning, &calls, &m.ToolCallID, &m.Name); err != nil {
+			return nil, err
+		}
+		if calls != "" {
+			if err := json.Unmarshal([]byte(calls), &m.ToolCalls); err != nil {
+				return nil, fmt.Errorf("decoding stored tool calls: %w", err)
+			}
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for len(out) > 0 && out[0].Role != "user" {
+		out = out[1:]
+	}
+	return out, nil
+}
+
+// ClearSession deletes a session's history.
+func (s *Store) ClearSession(ctx context.Context, sessionID int64) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, sessionID)
+	return err
+}
+
+// ErrNoSession means no session exists for the given channel and chat.
+var ErrNoSession = errors.New("no such session")
+
+// FindSession returns an existing session without creating one.
+func (s *Store) FindSession(ctx context.Context, channel, chatID string) (Session, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE channel = ? AND chat_id = ?`, channel, chatID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, ErrNoSession
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{ID: id, Channel: channel, ChatID: chatID}, nil
+}

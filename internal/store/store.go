@@ -1,0 +1,141 @@
+// Package store is Hearth's embedded storage: one SQLite database in the
+// data directory (pure-Go driver, WAL journal, versioned migrations) that
+// later features add their tables to.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// FileName is the database's name inside the data directory.
+const FileName = "hearth.db"
+
+// Store is the open database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens (creating if needed) the database in dir and brings its
+// schema up to date.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	return OpenFile(ctx, filepath.Join(dir, FileName))
+}
+
+// OpenFile opens the database at path and migrates it.
+func OpenFile(ctx context.Context, path string) (*Store, error) {
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+		"&_pragma=foreign_keys(ON)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrating %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// DB returns the underlying database for packages that own their tables.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Migration is one schema change. Versions are applied in order, each in
+// its own transaction, and recorded in schema_migrations.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// migrations is the schema's history. Append only: never edit a released
+// migration.
+var migrations = []Migration{
+	{1, "sessions and messages", `
+CREATE TABLE sessions (
+	id         INTEGER PRIMARY KEY,
+	channel    TEXT NOT NULL,
+	chat_id    TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
+	UNIQUE (channel, chat_id)
+);
+CREATE TABLE messages (
+	id           INTEGER PRIMARY KEY,
+	session_id   INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+	role         TEXT NOT NULL,
+	content      TEXT NOT NULL DEFAULT '',
+	reasoning    TEXT NOT NULL DEFAULT '',
+	tool_calls   TEXT NOT NULL DEFAULT '',
+	tool_call_id TEXT NOT NULL DEFAULT '',
+	name         TEXT NOT NULL DEFAULT '',
+	created_at   INTEGER NOT NULL
+);
+CREATE INDEX messages_by_session ON messages(session_id, id);
+`},
+}
+
+// ErrFutureSchema means the database was written by a newer Hearth.
+var ErrFutureSchema = errors.New("database schema is newer than this Hearth")
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL DEFAULT (unixepoch()))`); err != nil {
+		return err
+	}
+	var current int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return err
+	}
+	if last := migrations[len(migrations)-1].Version; current > last {
+		return fmt.Errorf("%w: schema version %d, this build knows up to %d", ErrFutureSchema, current, last)
+	}
+	for _, m := range migrations {
+		if m.Version <= current {
+			continue
+		}
+		if err := s.apply(ctx, m); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) apply(ctx context.Context, m Migration) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name) VALUES (?, ?)`, m.Version, m.Name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// SchemaVersion returns the applied schema version.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
+	return v, err
+}

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+)
+
+func TestHistorySurvivesReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Session(ctx, "terminal", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []llm.Message{
+		{Role: "user", Content: "现在几点？"},
+		{Role: "assistant", Reasoning: "查时间", ToolCalls: []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "time__now", Arguments: `{}`}}}},
+		{Role: "tool", ToolCallID: "c1", Content: `{"time":"12:00"}`},
+		{Role: "assistant", Content: "中午十二点。"},
+	}
+	if err := s.AppendMessages(ctx, sess.ID, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	again, err := s.Session(ctx, "terminal", "")
+	if err != nil || again.ID != sess.ID {
+		t.Fatalf("session %+v, %v; want id %d", again, err, sess.ID)
+	}
+	got, err := s.RecentMessages(ctx, sess.ID, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got[1].ToolCalls[0].Function.Name != "time__now" || got[1].Reasoning != "查时间" ||
+		got[2].ToolCallID != "c1" || got[3].Content != "中午十二点。" {
+		t.Fatalf("history %+v", got)
+	}
+	// A window that would start inside a tool exchange starts at the next user message.
+	got, _ = s.RecentMessages(ctx, sess.ID, 3)
+	if len(got) != 0 {
+		t.Fatalf("window of 3 = %+v, want empty (no user message in it)", got)
+	}
+	if v, _ := s.SchemaVersion(ctx); v != len(migrations) {
+		t.Fatalf("schema version %d", v)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName+"-wal")); err != nil {
+		t.Fatalf("no WAL file: %v", err)
+	}
+}
+
+func TestFutureSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().Exec(`INSERT INTO schema_migrations(version, name) VALUES (999, 'future')`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(ctx, dir); !errors.Is(err, ErrFutureSchema) {
+		t.Fatalf("err = %v, want ErrFutureSchema", err)
+	}
+}
+
+func TestSessionsAreSeparate(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, _ := s.Session(ctx, "qq", "group1")
+	b, _ := s.Session(ctx, "qq", "group2")
+	if a.ID == b.ID {
+		t.Fatal("two chats share a session")
+	}
+	_ = s.AppendMessages(ctx, a.ID, []llm.Message{{Role: "user", Content: "a"}})
+	got, _ := s.RecentMessages(ctx, b.ID, 10)
+	if len(got) != 0 {
+		t.Fatalf("chat 2 sees %v", got)
+	}
+	if _, err := s.FindSession(ctx, "qq", "nope"); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("FindSession = %v", err)
+	}
+}
