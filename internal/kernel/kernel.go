@@ -1,0 +1,295 @@
+// Package kernel runs conversations: per-session input queues, the stage
+// pipeline, and the agent loop that alternates model calls and tool calls
+// until the model answers.
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultMaxSteps        = 20
+	DefaultHistoryMessages = 60
+	DefaultSystemPrompt    = "You are Hearth, a personal AI assistant running on the user's own machine. " +
+		"Answer in the language the user writes in. Use the tools you are given when they help; " +
+		"say so plainly when you cannot do something."
+)
+
+// Config tunes the kernel. The zero value means defaults.
+type Config struct {
+	// Model is the model name sent with each request; empty lets the
+	// provider source decide.
+	Model string
+	// SystemPrompt opens every conversation.
+	SystemPrompt string
+	// MaxSteps caps model calls per turn. The last allowed call is made
+	// without tools, so the model has to answer in words.
+	MaxSteps int
+	// HistoryMessages is how many stored messages of a session are sent
+	// back to the model.
+	HistoryMessages int
+	// Logger receives the kernel's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Services returns the host services for a plugin; nil means none.
+	Services func(plugin string) sdk.Services
+	// Gate, when set, is asked before every tool call that passed
+	// validation and the before_toolcall stage. A non-nil error refuses
+	// the call and its text is the model's error result. It is the policy
+	// hook point; nil allows every call.
+	Gate func(ctx context.Context, tc *sdk.ToolContext, tool *tools.Tool, args map[string]any) error
+}
+
+// Kernel is the running agent. It implements sdk.Host for plugins.
+type Kernel struct {
+	cfg      Config
+	log      *slog.Logger
+	tools    *tools.Registry
+	pipeline *Pipeline
+	provider llm.Provider
+	store    *store.Store // nil keeps history in memory only
+
+	// base is cancelled by Close; every turn's context derives from it.
+	base   context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	sessions map[sessionKey]*session
+	sinks    map[string]func(chatID string, ev Event)
+	plugins  []*loadedPlugin
+	closed   bool
+
+	specMu      sync.Mutex
+	specVersion []*tools.Tool
+	specs       []llm.ToolSpec
+}
+
+var _ sdk.Host = (*Kernel)(nil)
+
+// New returns a kernel calling provider, keeping sessions in st (nil for
+// memory only).
+func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.HistoryMessages <= 0 {
+		cfg.HistoryMessages = DefaultHistoryMessages
+	}
+	if cfg.SystemPrompt == "" {
+		cfg.SystemPrompt = DefaultSystemPrompt
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	base, cancel := context.WithCancel(context.Background())
+	return &Kernel{
+		cfg: cfg, log: cfg.Logger,
+		tools: tools.NewRegistry(), pipeline: NewPipeline(cfg.Logger),
+		provider: provider, store: st,
+		base: base, cancel: cancel,
+		sessions: map[sessionKey]*session{},
+		sinks:    map[string]func(string, Event){},
+	}
+}
+
+// Tools returns the tool registry.
+func (k *Kernel) Tools() *tools.Registry { return k.tools }
+
+// Pipeline returns the stage pipeline.
+func (k *Kernel) Pipeline() *Pipeline { return k.pipeline }
+
+// SetSink routes the events of channel's sessions to fn, for inputs that
+// did not bring their own OnEvent (those injected by plugins).
+func (k *Kernel) SetSink(channel string, fn func(chatID string, ev Event)) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sinks[channel] = fn
+}
+
+func (k *Kernel) sink(channel string) func(string, Event) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.sinks[channel]
+}
+
+// RegisterTool implements sdk.Host.
+func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
+	_, err := k.tools.Register(plugin, def, h)
+	return err
+}
+
+// RegisterStage implements sdk.Host. A handler for an unknown stage is
+// logged and dropped; HomeAgent's signature has no error to return.
+func (k *Kernel) RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler) {
+	if err := k.pipeline.Register(plugin, stage, own, h); err != nil {
+		k.log.Error("stage handler not registered", "plugin", plugin, "err", err)
+	}
+}
+
+// Inject implements sdk.Host: it queues the input without waiting.
+func (k *Kernel) Inject(in sdk.Injection) {
+	k.Submit(Input{Injection: in})
+}
+
+// InjectSync implements sdk.Host: it queues the input and waits for the
+// answer.
+func (k *Kernel) InjectSync(ctx context.Context, in sdk.Injection) (string, error) {
+	out := k.Ask(ctx, Input{Injection: in})
+	return out.Text, out.Err
+}
+
+// Services implements sdk.Host.
+func (k *Kernel) Services(plugin string) sdk.Services {
+	var s sdk.Services
+	if k.cfg.Services != nil {
+		s = k.cfg.Services(plugin)
+	}
+	if s.Logger == nil {
+		s.Logger = k.log.With("plugin", plugin)
+	}
+	return s
+}
+
+// toolSpecs returns the tool list for the model, rebuilt only when the
+// registry changed.
+func (k *Kernel) toolSpecs() []llm.ToolSpec {
+	list := k.tools.List()
+	k.specMu.Lock()
+	defer k.specMu.Unlock()
+	if sameTools(list, k.specVersion) {
+		return k.specs
+	}
+	specs := make([]llm.ToolSpec, len(list))
+	for i, t := range list {
+		specs[i] = llm.ToolSpec{Type: "function", Function: llm.FunctionSpec{
+			Name: t.Name, Description: t.Def.Description, Parameters: json.RawMessage(t.Schema),
+		}}
+	}
+	k.specVersion, k.specs = list, specs
+	return specs
+}
+
+func sameTools(a, b []*tools.Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0]
+}
+
+// ErrClosed is returned for inputs submitted after Close.
+var ErrClosed = errors.New("kernel is shut down")
+
+// Close stops accepting input, cancels running turns, waits for them, and
+// stops the plugins in reverse load order.
+func (k *Kernel) Close() error {
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		return nil
+	}
+	k.closed = true
+	k.mu.Unlock()
+	k.cancel()
+	k.wg.Wait()
+	return k.stopPlugins()
+}
+
+type loadedPlugin struct {
+	name   string
+	plugin sdk.Plugin
+	sdk    *sdk.PluginSDK
+}
+
+// LoadPlugin creates the plugin with factory and starts it. When Start
+// fails or panics, whatever the plugin registered is withdrawn.
+func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[string]any) (err error) {
+	p, err := safeFactory(name, factory, config)
+	if err != nil {
+		return err
+	}
+	s := sdk.New(name, k)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plugin %q panicked in Start: %v", name, r)
+		}
+		if err != nil {
+			k.tools.RemovePlugin(name)
+			k.pipeline.RemovePlugin(name)
+		}
+	}()
+	if err := p.Start(s); err != nil {
+		return fmt.Errorf("starting plugin %q: %w", name, err)
+	}
+	k.mu.Lock()
+	k.plugins = append(k.plugins, &loadedPlugin{name: name, plugin: p, sdk: s})
+	k.mu.Unlock()
+	return nil
+}
+
+func safeFactory(name string, factory sdk.NewPlugin, config map[string]any) (p sdk.Plugin, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plugin %q panicked in its factory: %v", name, r)
+		}
+	}()
+	if config == nil {
+		config = map[string]any{}
+	}
+	p, err = factory(name, config)
+	if err != nil {
+		return nil, fmt.Errorf("creating plugin %q: %w", name, err)
+	}
+	if p == nil {
+		return nil, fmt.Errorf("creating plugin %q: factory returned nil", name)
+	}
+	return p, nil
+}
+
+// Plugins returns the names of the loaded plugins in load order.
+func (k *Kernel) Plugins() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	names := make([]string, len(k.plugins))
+	for i, p := range k.plugins {
+		names[i] = p.name
+	}
+	return names
+}
+
+func (k *Kernel) stopPlugins() error {
+	k.mu.Lock()
+	list := k.plugins
+	k.plugins = nil
+	k.mu.Unlock()
+	var errs []error
+	for i := len(list) - 1; i >= 0; i-- {
+		lp := list[i]
+		lp.sdk.RunStopHandlers()
+		if err := safeStop(lp.plugin); err != nil {
+			errs = append(errs, fmt.Errorf("stopping plugin %q: %w", lp.name, err))
+		}
+		k.tools.RemovePlugin(lp.name)
+		k.pipeline.RemovePlugin(lp.name)
+	}
+	return errors.Join(errs...)
+}
+
+func safeStop(p sdk.Plugin) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return p.Stop()
+}

@@ -1,0 +1,170 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The events a turn emits, in the order they can happen.
+const (
+	EventReasoning   EventKind = iota + 1 // a piece of the model's reasoning
+	EventText                             // a piece of the model's answer
+	EventToolStart                        // a tool call is about to run
+	EventToolEnd                          // a tool call finished
+	EventFinal                            // the final answer, after before_output
+	EventError                            // the turn failed
+	EventInterrupted                      // the turn was interrupted
+)
+
+// Event is one thing a channel may show while a turn runs.
+type Event struct {
+	Kind    EventKind
+	Text    string    // delta text, final text, or error message
+	Tool    string    // tool name (model-visible) for tool events
+	CallID  string    // tool call id for tool events
+	Args    string    // arguments of EventToolStart
+	IsError bool      // EventToolEnd: the result is an error
+	Err     error     // EventError
+	Usage   llm.Usage // EventFinal: usage of the turn's model calls
+}
+
+// Input is one message for the agent.
+type Input struct {
+	sdk.Injection
+	// OnEvent receives the turn's events. When nil, the channel's sink
+	// (SetSink) does, if there is one.
+	OnEvent func(Event)
+}
+
+// Outcome is how a turn ended.
+type Outcome struct {
+	Text        string // the final answer
+	Err         error  // why the turn failed
+	Interrupted bool   // an interrupt or cancellation ended the turn
+}
+
+// ErrInterrupted is the cause given to a turn cancelled by an interrupt.
+var ErrInterrupted = errors.New("interrupted by a newer input")
+
+type sessionKey struct{ channel, chat string }
+
+func (k sessionKey) String() string { return k.channel + "/" + k.chat }
+
+type pending struct {
+	in   Input
+	ctx  context.Context // the submitter's context, for Ask
+	done chan Outcome    // buffered; receives exactly one outcome
+}
+
+// session is one conversation's queue and history. Inputs of a session are
+// answered one at a time, in order, except that an interrupt goes first
+// and cancels the turn in flight.
+type session struct {
+	key sessionKey
+
+	// guarded by Kernel.mu
+	queue      []*pending
+	running    bool
+	cancelTurn context.CancelCauseFunc
+
+	// owned by the session's worker goroutine
+	loaded  bool
+	storeID int64
+	history []llm.Message
+}
+
+// Submit queues in for its session and returns a channel that receives the
+// outcome once.
+func (k *Kernel) Submit(in Input) <-chan Outcome {
+	return k.submit(context.Background(), in)
+}
+
+// Ask submits in and waits for the outcome. Cancelling ctx cancels the
+// turn (or withdraws the input if it has not started).
+func (k *Kernel) Ask(ctx context.Context, in Input) Outcome {
+	done := k.submit(ctx, in)
+	select {
+	case out := <-done:
+		return out
+	case <-ctx.Done():
+		// The turn sees ctx too and ends; wait so it is not left running.
+		return <-done
+	}
+}
+
+func (k *Kernel) submit(ctx context.Context, in Input) <-chan Outcome {
+	p := &pending{in: in, ctx: ctx, done: make(chan Outcome, 1)}
+	key := sessionKey{in.Channel, in.ChatID}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		p.done <- Outcome{Err: ErrClosed}
+		return p.done
+	}
+	s := k.sessions[key]
+	if s == nil {
+		s = &session{key: key}
+		k.sessions[key] = s
+	}
+	if in.Interrupt {
+		s.queue = append([]*pending{p}, s.queue...)
+		if s.cancelTurn != nil {
+			s.cancelTurn(ErrInterrupted)
+		}
+	} else {
+		s.queue = append(s.queue, p)
+	}
+	if !s.running {
+		s.running = true
+		k.wg.Add(1)
+		go k.work(s)
+	}
+	return p.done
+}
+
+// work answers a session's inputs until its queue is empty.
+func (k *Kernel) work(s *session) {
+	defer k.wg.Done()
+	for {
+		k.mu.Lock()
+		if len(s.queue) == 0 {
+			s.running = false
+			s.cancelTurn = nil
+			k.mu.Unlock()
+			return
+		}
+		p := s.queue[0]
+		s.queue = s.queue[1:]
+		ctx, cancel := context.WithCancelCause(k.base)
+		s.cancelTurn = cancel
+		k.mu.Unlock()
+
+		stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
+		out := k.turn(ctx, s, p.in)
+		stop()
+		cancel(nil)
+		p.done <- out
+	}
+}
+
+// emitter returns the function a turn reports its events to.
+func (k *Kernel) emitter(in Input) func(Event) {
+	if in.OnEvent != nil {
+		return in.OnEvent
+	}
+	if sink := k.sink(in.Channel); sink != nil {
+		chat := in.ChatID
+		return func(ev Event) { sink(chat, ev) }
+	}
+	return func(ev Event) {
+		if ev.Kind == EventFinal {
+			k.log.Info("answer for a channel without a sink", "channel", in.Channel, "source", in.Source, "text", ev.Text)
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// ErrDenied is the cause of a call refused by a stage handler or the gate.
+var ErrDenied = errors.New("tool call denied")
+
+// errNotRun answers calls left over when a stage ended the turn.
+var errNotRun = errors.New("tool call not run")
+
+// toStageCalls converts the model's calls for the stage context. Arguments
+// that are not a JSON object leave Arguments nil; dispatch reports them.
+func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]sdk.ToolCall, len(calls))
+	for i, c := range calls {
+		sc := sdk.ToolCall{ID: c.ID, Name: c.Function.Name}
+		if t, ok := reg.Lookup(c.Function.Name); ok {
+			sc.Plugin = t.Plugin
+		}
+		if args, _, err := tools.DecodeArguments(json.RawMessage(c.Function.Arguments)); err == nil {
+			sc.Arguments = args
+		}
+		out[i] = sc
+	}
+	return out
+}
+
+// rawArguments returns the JSON to send for call: the model's own text when
+// no stage changed the arguments, else the re-encoded arguments. When no
+// stage handler could have changed them (staged is false) the model's text
+// is used without comparing.
+func rawArguments(call sdk.ToolCall, orig []llm.ToolCall, staged bool) string {
+	for _, o := range orig {
+		if o.ID != call.ID || o.Function.Name != call.Name {
+			continue
+		}
+		if !staged {
+			return o.Function.Arguments
+		}
+		args, _, err := tools.DecodeArguments(json.RawMessage(o.Function.Arguments))
+		if err != nil && call.Arguments == nil {
+			return o.Function.Arguments // still the model's malformed text
+		}
+		if err == nil && reflect.DeepEqual(args, call.Arguments) {
+			return o.Function.Arguments
+		}
+		break
+	}
+	if call.Arguments == nil {
+		return "{}"
+	}
+	b, err := json.Marshal(call.Arguments)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+// toWireCalls converts the (possibly rewritten) stage calls back into the
+// assistant message's tool calls.
+func toWireCalls(calls []sdk.ToolCall, orig []llm.ToolCall, staged bool) []llm.ToolCall {
+	out := make([]llm.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = llm.ToolCall{ID: c.ID, Type: "function",
+			Function: llm.FunctionCall{Name: c.Name, Arguments: rawArguments(c, orig, staged)}}
+	}
+	return out
+}
+
+type preparedCall struct {
+	call   sdk.ToolCall
+	tool   *tools.Tool
+	args   map[string]any
+	raw    json.RawMessage
+	tc     *sdk.ToolContext
+	result tools.Result
+	ready  bool // result is final; do not invoke
+}
+
+// runToolCalls runs the calls of one assistant message and returns the
+// calls as finally run (before_toolcall may rewrite arguments) and the tool
+// messages answering them, one per call, in order. before_toolcall
+// and after_toolcall run one call at a time, in order; the handlers
+// themselves run concurrently, except that serial tools of one plugin run
+// one after another.
+func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.ToolCall) ([]sdk.ToolCall, []llm.Message) {
+	sc := t.sc
+	prepared := make([]*preparedCall, len(calls))
+	ended := false
+	for i, call := range calls {
+		p := &preparedCall{call: call}
+		prepared[i] = p
+		if ended {
+			p.finish(tools.ErrorResult(errNotRun, "not run: the turn was ended before this call"))
+			continue
+		}
+		k.prepare(ctx, t, p)
+		if sc.Response != nil {
+			ended = true
+		}
+	}
+	for _, p := range prepared {
+		if !p.ready {
+			t.emit(Event{Kind: EventToolStart, Tool: p.call.Name, CallID: p.call.ID, Args: string(p.raw)})
+		}
+	}
+	k.invokeAll(ctx, prepared)
+
+	final := make([]sdk.ToolCall, len(prepared))
+	msgs := make([]llm.Message, len(prepared))
+	for i, p := range prepared {
+		final[i] = p.call
+		if k.pipeline.has(sdk.StageAfterToolcall) && sc.Response == nil {
+			k.afterToolcall(t, p)
+		}
+		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError})
+		msgs[i] = llm.Message{Role: "tool", ToolCallID: p.call.ID, Content: p.result.Content}
+	}
+	return final, msgs
+}
+
+func (p *preparedCall) finish(r tools.Result) {
+	p.result, p.ready = r, true
+}
+
+// prepare resolves, runs before_toolcall for, validates and gates one call.
+func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
+	sc := t.sc
+	tool, ok := k.tools.Lookup(p.call.Name)
+	if !ok {
+		p.finish(tools.ErrorResult(tools.ErrUnknownTool, fmt.Sprintf("unknown tool %q", p.call.Name)))
+		return
+	}
+	p.tool = tool
+	if k.pipeline.has(sdk.StageBeforeToolcall) {
+		sc.ToolCalls = []sdk.ToolCall{p.call}
+		sc.ToolResults = nil
+		k.pipeline.Run(sdk.StageBeforeToolcall, sc, tool.Plugin)
+		if len(sc.ToolCalls) != 1 || sc.ToolCalls[0].ID != p.call.ID {
+			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler removed this call"))
+			return
+		}
+		p.call = sc.ToolCalls[0]
+		p.call.Name, p.call.Plugin = tool.Name, tool.Plugin // the target cannot be swapped
+	}
+	if p.call.Deny != "" {
+		p.finish(tools.ErrorResult(ErrDenied, "denied: "+p.call.Deny))
+		return
+	}
+	staged := t.staged || k.pipeline.has(sdk.StageBeforeToolcall)
+	raw := json.RawMessage(rawArguments(p.call, t.lastCalls, staged))
+	args := p.call.Arguments
+	if args == nil {
+		// Either no arguments, or text that is not a JSON object: decoding
+		// again gives {} or the error the model should see.
+		var err error
+		if args, raw, err = tools.DecodeArguments(raw); err != nil {
+			p.finish(tools.ErrorResult(err, err.Error()))
+			return
+		}
+	}
+	if err := tool.Validate(args); err != nil {
+		p.finish(tools.ErrorResult(err, err.Error()))
+		return
+	}
+	p.args, p.raw = args, raw
+	p.tc = &sdk.ToolContext{
+		PluginID: tool.Plugin, Tool: tool.Local, CallID: p.call.ID, Actor: sdk.ActorAgent,
+		Turn:    &sdk.TurnInfo{SessionID: t.s.key.String(), Tainted: t.tainted},
+		Channel: t.in.Channel, ChatID: t.in.ChatID, UserID: t.in.UserID,
+	}
+	if k.cfg.Gate != nil {
+		if err := k.cfg.Gate(ctx, p.tc, tool, args); err != nil {
+			p.finish(tools.ErrorResult(fmt.Errorf("%w: %v", ErrDenied, err), "denied: "+err.Error()))
+		}
+	}
+}
+
+// invokeAll runs the ready-to-run calls: concurrently, except serial tools
+// of one plugin, which run in order in one lane.
+func (k *Kernel) invokeAll(ctx context.Context, prepared []*preparedCall) {
+	var lanes [][]*preparedCall
+	serial := map[string]int{}
+	for _, p := range prepared {
+		if p.ready {
+			continue
+		}
+		if p.tool.Serial {
+			if i, ok := serial[p.tool.Plugin]; ok {
+				lanes[i] = append(lanes[i], p)
+				continue
+			}
+			serial[p.tool.Plugin] = len(lanes)
+		}
+		lanes = append(lanes, []*preparedCall{p})
+	}
+	run := func(lane []*preparedCall) {
+		for _, p := range lane {
+			p.result = p.tool.Invoke(ctx, p.tc, p.args, p.raw)
+		}
+	}
+	if len(lanes) == 1 {
+		run(lanes[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, lane := range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(lane)
+		}()
+	}
+	wg.Wait()
+}
+
+// afterToolcall runs after_toolcall for one call; a handler may rewrite
+// the result.
+func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
+	sc := t.sc
+	plugin := ""
+	if p.tool != nil {
+		plugin = p.tool.Plugin
+	}
+	success := !p.result.IsError
+	before := cloneValue(p.result.Value)
+	sc.ToolCalls = []sdk.ToolCall{p.call}
+	sc.ToolResults = []sdk.ToolResult{{CallID: p.call.ID, Name: p.call.Name, Plugin: plugin,
+		Success: success, Result: p.result.Value}}
+	k.pipeline.Run(sdk.StageAfterToolcall, sc, plugin)
+	if len(sc.ToolResults) != 1 {
+		return
+	}
+	got := sc.ToolResults[0]
+	if got.Success == success && reflect.DeepEqual(got.Result, before) {
+		return
+	}
+	r := tools.Encode(got.Result)
+	r.IsError = r.IsError || !got.Success
+	p.result = r
+}

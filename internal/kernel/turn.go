@@ -1,0 +1,268 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// turnState is what one turn accumulates.
+type turnState struct {
+	in      Input
+	s       *session
+	emit    func(Event)
+	sc      *sdk.StageContext
+	user    llm.Message
+	steps   []llm.Message // complete assistant/tool exchanges of this turn
+	usage   llm.Usage
+	tainted bool
+
+	lastCalls []llm.ToolCall // the model's calls in its latest answer
+	staged    bool           // a post_action handler may have rewritten them
+}
+
+// turn answers one input: on_input, context, pre_action, then model and
+// tool calls until the model stops calling tools, then before_output, the
+// answer, after_output, and memory.
+func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
+	t := &turnState{in: in, s: s, emit: k.emitter(in)}
+	t.sc = &sdk.StageContext{
+		RawMessage: in.Text, UserID: in.UserID, NoMemory: in.NoMemory,
+		Channel: in.Channel, ChatID: in.ChatID, Extra: map[string]any{},
+	}
+	sc := t.sc
+	k.pipeline.Run(sdk.StageOnInput, sc, "")
+	t.user = llm.Message{Role: "user", Content: sc.RawMessage}
+	if sc.Response != nil {
+		return k.respond(ctx, t, *sc.Response, true)
+	}
+	if err := k.loadHistory(ctx, s); err != nil {
+		return k.fail(ctx, t, err)
+	}
+
+	msgs := make([]llm.Message, 0, len(s.history)+2)
+	msgs = append(msgs, llm.Message{Role: "system", Content: k.cfg.SystemPrompt})
+	msgs = append(msgs, s.history...)
+	msgs = append(msgs, t.user)
+	if k.pipeline.has(sdk.StagePreAction) {
+		sc.ContextMsgs = toMaps(msgs)
+		k.pipeline.Run(sdk.StagePreAction, sc, "")
+		if sc.Response != nil {
+			return k.respond(ctx, t, *sc.Response, true)
+		}
+		msgs = fromMaps(sc.ContextMsgs, k.log)
+	}
+
+	for step := 1; ; step++ {
+		req := &llm.Request{Model: k.cfg.Model, Messages: append(msgs[:len(msgs):len(msgs)], t.steps...)}
+		if step < k.cfg.MaxSteps {
+			req.Tools = k.toolSpecs()
+		}
+		resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
+			if d.Reasoning != "" {
+				t.emit(Event{Kind: EventReasoning, Text: d.Reasoning})
+			}
+			if d.Content != "" {
+				t.emit(Event{Kind: EventText, Text: d.Content})
+			}
+		})
+		if err != nil {
+			return k.fail(ctx, t, err)
+		}
+		addUsage(&t.usage, resp.Usage)
+		sc.LLMText, sc.ReasoningContent = resp.Content, resp.Reasoning
+		sc.TokenUsage = resp.Usage.Map()
+		sc.ToolCalls = toStageCalls(resp.ToolCalls, k.tools)
+		t.lastCalls, t.staged = resp.ToolCalls, k.pipeline.has(sdk.StagePostAction)
+		k.pipeline.Run(sdk.StagePostAction, sc, "")
+		if sc.Response != nil {
+			return k.respond(ctx, t, *sc.Response, true)
+		}
+		if len(sc.ToolCalls) == 0 {
+			return k.respond(ctx, t, sc.LLMText, false)
+		}
+		text, reasoning := sc.LLMText, sc.ReasoningContent
+		calls, results := k.runToolCalls(ctx, t, sc.ToolCalls)
+		staged := t.staged || k.pipeline.has(sdk.StageBeforeToolcall)
+		assistant := llm.Message{Role: "assistant", Content: text, Reasoning: reasoning,
+			ToolCalls: toWireCalls(calls, resp.ToolCalls, staged)}
+		if ctx.Err() != nil {
+			return k.fail(ctx, t, context.Cause(ctx))
+		}
+		t.steps = append(t.steps, assistant)
+		t.steps = append(t.steps, results...)
+		if sc.Response != nil {
+			return k.respond(ctx, t, *sc.Response, true)
+		}
+	}
+}
+
+// respond finishes a turn with text. shortCircuit skips before_output, as a
+// Response set by a stage does.
+func (k *Kernel) respond(ctx context.Context, t *turnState, text string, shortCircuit bool) Outcome {
+	sc := t.sc
+	sc.FinalText = text
+	if !shortCircuit {
+		k.pipeline.Run(sdk.StageBeforeOutput, sc, "")
+		if sc.Response != nil {
+			sc.FinalText = *sc.Response
+		}
+	}
+	t.emit(Event{Kind: EventFinal, Text: sc.FinalText, Usage: t.usage})
+	k.pipeline.Run(sdk.StageAfterOutput, sc, "")
+	final := llm.Message{Role: "assistant", Content: sc.FinalText, Reasoning: sc.ReasoningContent}
+	if err := k.remember(ctx, t, final); err != nil {
+		k.log.Error("saving the conversation failed", "session", t.s.key, "err", err)
+	}
+	return Outcome{Text: sc.FinalText}
+}
+
+// fail ends a turn that could not finish. What the user said and the
+// complete tool exchanges are still remembered, so nothing typed is lost.
+func (k *Kernel) fail(ctx context.Context, t *turnState, err error) Outcome {
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		t.emit(Event{Kind: EventInterrupted, Err: context.Cause(ctx)})
+	} else {
+		t.emit(Event{Kind: EventError, Err: err, Text: err.Error()})
+	}
+	if rerr := k.remember(context.WithoutCancel(ctx), t, llm.Message{}); rerr != nil {
+		k.log.Error("saving the conversation failed", "session", t.s.key, "err", rerr)
+	}
+	if interrupted {
+		return Outcome{Interrupted: true, Err: context.Cause(ctx)}
+	}
+	return Outcome{Err: err}
+}
+
+// remember appends the turn to the session's history and the store, unless
+// the input asked not to be remembered. final is skipped when empty.
+func (k *Kernel) remember(ctx context.Context, t *turnState, final llm.Message) error {
+	if t.sc.NoMemory {
+		return nil
+	}
+	add := make([]llm.Message, 0, len(t.steps)+2)
+	add = append(add, t.user)
+	add = append(add, t.steps...)
+	if final.Role != "" {
+		add = append(add, final)
+	}
+	s := t.s
+	s.history = trimHistory(append(s.history, add...), k.cfg.HistoryMessages)
+	if k.store == nil || !s.loaded {
+		return nil
+	}
+	return k.store.AppendMessages(ctx, s.storeID, add)
+}
+
+func (k *Kernel) loadHistory(ctx context.Context, s *session) error {
+	if s.loaded {
+		return nil
+	}
+	if k.store != nil {
+		sess, err := k.store.Session(ctx, s.key.channel, s.key.chat)
+		if err != nil {
+			return err
+		}
+		hist, err := k.store.RecentMessages(ctx, sess.ID, k.cfg.HistoryMessages)
+		if err != nil {
+			return err
+		}
+		s.storeID, s.history = sess.ID, hist
+	}
+	s.loaded = true
+	return nil
+}
+
+// trimHistory keeps at most limit messages, starting at a user message.
+func trimHistory(h []llm.Message, limit int) []llm.Message {
+	if len(h) <= limit {
+		return h
+	}
+	h = h[len(h)-limit:]
+	for len(h) > 0 && h[0].Role != "user" {
+		h = h[1:]
+	}
+	return append([]llm.Message(nil), h...)
+}
+
+func addUsage(total *llm.Usage, u llm.Usage) {
+	total.PromptTokens += u.PromptTokens
+	total.CompletionTokens += u.CompletionTokens
+	total.TotalTokens += u.TotalTokens
+	total.CachedTokens += u.CachedTokens
+}
+
+// toMaps converts messages to the map form StageContext.ContextMsgs uses.
+func toMaps(msgs []llm.Message) []map[string]any {
+	out := make([]map[string]any, len(msgs))
+	for i, m := range msgs {
+		mm := map[string]any{"role": m.Role, "content": m.Content}
+		if len(m.ToolCalls) > 0 {
+			calls := make([]any, len(m.ToolCalls))
+			for j, c := range m.ToolCalls {
+				calls[j] = map[string]any{"id": c.ID, "type": "function",
+					"function": map[string]any{"name": c.Function.Name, "arguments": c.Function.Arguments}}
+			}
+			mm["tool_calls"] = calls
+		}
+		if m.ToolCallID != "" {
+			mm["tool_call_id"] = m.ToolCallID
+		}
+		if m.Name != "" {
+			mm["name"] = m.Name
+		}
+		out[i] = mm
+	}
+	return out
+}
+
+// fromMaps converts ContextMsgs back. A message a plugin built wrongly (no
+// role, content not text) is dropped and logged rather than sent.
+func fromMaps(maps []map[string]any, log interface{ Warn(string, ...any) }) []llm.Message {
+	out := make([]llm.Message, 0, len(maps))
+	for i, mm := range maps {
+		m, err := fromMap(mm)
+		if err != nil {
+			log.Warn("dropping a malformed context message", "index", i, "err", err)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func fromMap(mm map[string]any) (llm.Message, error) {
+	var m llm.Message
+	role, _ := mm["role"].(string)
+	switch role {
+	case "system", "user", "assistant", "tool":
+	default:
+		return m, fmt.Errorf("unknown role %v", mm["role"])
+	}
+	m.Role = role
+	switch c := mm["content"].(type) {
+	case string:
+		m.Content = c
+	case nil:
+	default:
+		return m, errors.New("content is not a string")
+	}
+	m.ToolCallID, _ = mm["tool_call_id"].(string)
+	m.Name, _ = mm["name"].(string)
+	if calls, ok := mm["tool_calls"].([]any); ok {
+		for _, c := range calls {
+			cm, _ := c.(map[string]any)
+			fn, _ := cm["function"].(map[string]any)
+			id, _ := cm["id"].(string)
+			name, _ := fn["name"].(string)
+			args, _ := fn["arguments"].(string)
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Type: "function",
+				Function: llm.FunctionCall{Name: name, Arguments: args}})
+		}
+	}
+	return m, nil
+}
