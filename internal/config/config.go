@@ -1,0 +1,238 @@
+// Package config reads Hearth's configuration: the config.json file in the
+// data directory, overridden by environment variables and flags.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+)
+
+// FileName is the config file's name inside the data directory.
+const FileName = "config.json"
+
+// File is the content of config.json.
+type File struct {
+	// Source names the model source used at start; empty picks the first.
+	Source string `json:"source,omitempty"`
+	// Sources are the named model endpoints.
+	Sources map[string]SourceConfig `json:"sources,omitempty"`
+	// Model overrides every source's model.
+	Model string `json:"model,omitempty"`
+	// SystemPrompt replaces the default system prompt.
+	SystemPrompt string `json:"system_prompt,omitempty"`
+	// MaxSteps caps model calls per turn (default 20).
+	MaxSteps int `json:"max_steps,omitempty"`
+	// HistoryMessages is how many past messages are sent (default 60).
+	HistoryMessages int `json:"history_messages,omitempty"`
+	// DisabledPlugins are built-in plugins not to load.
+	DisabledPlugins []string `json:"disabled_plugins,omitempty"`
+}
+
+// SourceConfig is one model endpoint in config.json. The key may be given
+// directly or, better, as the name of an environment variable holding it.
+type SourceConfig struct {
+	BaseURL   string `json:"base_url"`
+	APIKey    string `json:"api_key,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	Model     string `json:"model,omitempty"`
+}
+
+// Load reads config.json from dir. A missing file is an empty config; a
+// malformed one is an error naming the file and the problem.
+func Load(dir string) (*File, error) {
+	path := filepath.Join(dir, FileName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &File{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return Parse(path, b)
+}
+
+// Parse decodes a config file's content; unknown fields are errors, so a
+// typo does not silently do nothing.
+func Parse(path string, b []byte) (*File, error) {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for name, s := range f.Sources {
+		if name == "" {
+			return nil, fmt.Errorf("%s: a source has an empty name", path)
+		}
+		if s.BaseURL == "" {
+			return nil, fmt.Errorf("%s: source %q has no base_url", path, name)
+		}
+		if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%s: source %q: base_url %q is not an http(s) URL", path, name, s.BaseURL)
+		}
+	}
+	if f.Source != "" {
+		if _, ok := f.Sources[f.Source]; !ok {
+			return nil, fmt.Errorf("%s: source %q is not among the sources", path, f.Source)
+		}
+	}
+	return &f, nil
+}
+
+// Overrides are the values given outside the file.
+type Overrides struct {
+	Env    func(string) string // environment lookup; nil means os.Getenv
+	Model  string              // --model
+	Source string              // --source
+}
+
+// EnvSource is the name of the source built from OPENAI_BASE_URL and
+// OPENAI_API_KEY.
+const EnvSource = "env"
+
+// DefaultBaseURL is used when only OPENAI_API_KEY is set.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// ResolveSources resolves the model sources and the current one. Precedence:
+// --source picks among sources; otherwise OPENAI_BASE_URL / OPENAI_API_KEY,
+// when set, define the source "env" (missing parts taken from the file's
+// current source) and make it current; otherwise the file's source. The
+// model: --model, then HEARTH_MODEL, then the file's top-level model, then
+// the source's own, then a default known for the provider's host.
+func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
+	getenv := o.Env
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var list []llm.Source
+	names := make([]string, 0, len(f.Sources))
+	for n := range f.Sources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		sc := f.Sources[n]
+		key := sc.APIKey
+		if sc.APIKeyEnv != "" {
+			key = getenv(sc.APIKeyEnv)
+		}
+		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model})
+	}
+	current := f.Source
+	if current == "" && len(names) > 0 {
+		current = names[0]
+	}
+
+	envURL, envKey := getenv("OPENAI_BASE_URL"), getenv("OPENAI_API_KEY")
+	if envURL != "" || envKey != "" {
+		env := llm.Source{Name: EnvSource, BaseURL: envURL, APIKey: envKey}
+		for _, s := range list {
+			if s.Name == current {
+				if env.BaseURL == "" {
+					env.BaseURL, env.Model = s.BaseURL, s.Model
+				}
+				if env.APIKey == "" && env.BaseURL == s.BaseURL {
+					env.APIKey = s.APIKey
+				}
+			}
+		}
+		if env.BaseURL == "" {
+			env.BaseURL = DefaultBaseURL
+		}
+		list = append(removeSource(list, EnvSource), env)
+		current = EnvSource
+	}
+	if o.Source != "" {
+		found := false
+		for _, s := range list {
+			found = found || s.Name == o.Source
+		}
+		if !found {
+			return nil, "", fmt.Errorf("unknown model source %q (have: %s)", o.Source, strings.Join(sourceNames(list), ", "))
+		}
+		current = o.Source
+	}
+	model := o.Model
+	if model == "" {
+		model = getenv("HEARTH_MODEL")
+	}
+	if model == "" {
+		model = f.Model
+	}
+	for i := range list {
+		if model != "" {
+			list[i].Model = model
+		} else if list[i].Model == "" {
+			list[i].Model = GuessModel(list[i].BaseURL)
+		}
+	}
+	return list, current, nil
+}
+
+func removeSource(list []llm.Source, name string) []llm.Source {
+	out := list[:0]
+	for _, s := range list {
+		if s.Name != name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sourceNames(list []llm.Source) []string {
+	var out []string
+	for _, s := range list {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// knownModels maps provider hosts to a sensible default model, so a user
+// who only sets the base URL and key gets a working chat.
+var knownModels = map[string]string{
+	"api.deepseek.com":            "deepseek-chat",
+	"api.openai.com":              "gpt-4o-mini",
+	"dashscope.aliyuncs.com":      "qwen-plus",
+	"dashscope-intl.aliyuncs.com": "qwen-plus",
+	"api.moonshot.cn":             "moonshot-v1-8k",
+	"api.moonshot.ai":             "moonshot-v1-8k",
+	"open.bigmodel.cn":            "glm-4-flash",
+	"api.siliconflow.cn":          "Qwen/Qwen2.5-7B-Instruct",
+}
+
+// GuessModel returns the default model for a provider's base URL, or ""
+// when the host is not known (a local Ollama or vLLM must be told).
+func GuessModel(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return knownModels[u.Hostname()]
+}
+
+// DataDir resolves the data directory: the flag, then HEARTH_HOME, then
+// ~/.hearth.
+func DataDir(flag string, getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if d := getenv("HEARTH_HOME"); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the home directory (set HEARTH_HOME or --data-dir): %w", err)
+	}
+	return filepath.Join(home, ".hearth"), nil
+}

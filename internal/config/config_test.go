@@ -1,0 +1,109 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestResolveSources(t *testing.T) {
+	file := &File{
+		Source: "ds",
+		Sources: map[string]SourceConfig{
+			"ds":    {BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "DS_KEY"},
+			"local": {BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen3:8b"},
+		},
+	}
+	tests := []struct {
+		name        string
+		f           *File
+		env         map[string]string
+		o           Overrides
+		wantCurrent string
+		wantURL     string
+		wantKey     string
+		wantModel   string
+	}{
+		{"file only", file, map[string]string{"DS_KEY": "sk-ds"}, Overrides{}, "ds", "https://api.deepseek.com/v1", "sk-ds", "deepseek-chat"},
+		{"env overrides file", file, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", "http://127.0.0.1:9/v1", "sk-env", ""},
+		{"env key only keeps base", file, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", "https://api.deepseek.com/v1", "sk-env", "deepseek-chat"},
+		{"key only, no file", &File{}, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", DefaultBaseURL, "sk-env", "gpt-4o-mini"},
+		{"flag source wins", file, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{Source: "local"}, "local", "http://127.0.0.1:11434/v1", "", "qwen3:8b"},
+		{"HEARTH_MODEL", file, map[string]string{"HEARTH_MODEL": "deepseek-reasoner"}, Overrides{}, "ds", "https://api.deepseek.com/v1", "", "deepseek-reasoner"},
+		{"--model beats HEARTH_MODEL", file, map[string]string{"HEARTH_MODEL": "a"}, Overrides{Model: "b"}, "ds", "https://api.deepseek.com/v1", "", "b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Env = envOf(tt.env)
+			list, current, err := tt.f.ResolveSources(tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if current != tt.wantCurrent {
+				t.Fatalf("current %q, want %q", current, tt.wantCurrent)
+			}
+			for _, s := range list {
+				if s.Name != current {
+					continue
+				}
+				if s.BaseURL != tt.wantURL || s.APIKey != tt.wantKey || s.Model != tt.wantModel {
+					t.Fatalf("source %+v, want %s %s %s", s, tt.wantURL, tt.wantKey, tt.wantModel)
+				}
+				return
+			}
+			t.Fatalf("current source %q not in %v", current, list)
+		})
+	}
+	if _, _, err := file.ResolveSources(Overrides{Source: "nope", Env: envOf(nil)}); err == nil || !strings.Contains(err.Error(), "ds, local") {
+		t.Fatalf("unknown --source: %v", err)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Load(dir)
+	if err != nil || len(f.Sources) != 0 {
+		t.Fatalf("missing file: %+v %v", f, err)
+	}
+	bad := []string{
+		`{"sources": {"x": {"base_url": "ftp://x"}}}`,
+		`{"sources": {"x": {}}}`,
+		`{"source": "y", "sources": {"x": {"base_url": "http://h/v1"}}}`,
+		`{"modle": "typo"}`,
+		`{`,
+	}
+	for _, b := range bad {
+		if err := os.WriteFile(filepath.Join(dir, FileName), []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), FileName) {
+			t.Errorf("%s: err = %v", b, err)
+		}
+	}
+}
+
+func TestDataDir(t *testing.T) {
+	if d, _ := DataDir("", envOf(map[string]string{"HEARTH_HOME": "/tmp/hh"})); d != "/tmp/hh" {
+		t.Fatal(d)
+	}
+	if d, _ := DataDir("/tmp/flag", envOf(map[string]string{"HEARTH_HOME": "/tmp/hh"})); d != "/tmp/flag" {
+		t.Fatal(d)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"source":"a","sources":{"a":{"base_url":"http://h/v1"}}}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cfg, err := Parse("config.json", b)
+		if err != nil {
+			return
+		}
+		if _, _, err := cfg.ResolveSources(Overrides{Env: envOf(nil)}); err != nil {
+			t.Fatalf("a parsed config failed to resolve: %v", err)
+		}
+	})
+}

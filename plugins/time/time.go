@@ -1,0 +1,107 @@
+// Package timeplugin is Hearth's "time" plugin: the tool time__now, which
+// tells the current time in any IANA time zone, and a pre_action handler
+// that puts the current time into the model's context each turn, as the
+// HomeAgent SDK document's example does. It is written only against sdk/.
+package timeplugin
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Name is the plugin's registered name.
+const Name = "time"
+
+func init() { sdk.RegisterFactory(Name, New) }
+
+// Plugin is the time plugin.
+type Plugin struct {
+	name string
+	now  func() time.Time
+	zone *time.Location
+}
+
+var _ sdk.Plugin = (*Plugin)(nil)
+
+// New is the plugin's factory. config may set "zone" (an IANA name) as the
+// default zone; the host's local zone is used otherwise.
+func New(name string, config map[string]interface{}) (sdk.Plugin, error) {
+	p := &Plugin{name: name, now: time.Now, zone: time.Local}
+	if z, ok := config["zone"].(string); ok && z != "" {
+		loc, err := time.LoadLocation(z)
+		if err != nil {
+			return nil, fmt.Errorf("time plugin: unknown zone %q: %w", z, err)
+		}
+		p.zone = loc
+	}
+	return p, nil
+}
+
+// Name returns the plugin's name.
+func (p *Plugin) Name() string { return p.name }
+
+// NowInput is the input of time__now.
+type NowInput struct {
+	Zone string `json:"zone,omitempty" jsonschema:"IANA time zone such as Asia/Shanghai or America/New_York; the user's zone when omitted"`
+}
+
+// NowOutput is the result of time__now.
+type NowOutput struct {
+	Time    string `json:"time"`    // RFC 3339 with offset
+	Local   string `json:"local"`   // 2006-01-02 15:04:05
+	Weekday string `json:"weekday"` // Monday
+	Zone    string `json:"zone"`    // the IANA name used
+	Unix    int64  `json:"unix"`
+}
+
+// Start registers time__now and the pre_action handler.
+func (p *Plugin) Start(s *sdk.PluginSDK) error {
+	err := sdk.AddTool(s, sdk.ToolDef{
+		Name:        "now",
+		Description: "Get the current date and time, optionally in a given IANA time zone. 获取当前日期和时间。",
+	}, p.nowTool)
+	if err != nil {
+		return err
+	}
+	s.RegisterStage(sdk.StagePreAction, p.injectTime)
+	return nil
+}
+
+// Stop does nothing: the plugin holds no resources.
+func (p *Plugin) Stop() error { return nil }
+
+func (p *Plugin) nowTool(_ context.Context, _ *sdk.ToolContext, in NowInput) (NowOutput, error) {
+	loc := p.zone
+	if in.Zone != "" {
+		l, err := time.LoadLocation(in.Zone)
+		if err != nil {
+			return NowOutput{}, fmt.Errorf("unknown time zone %q; use an IANA name such as Asia/Shanghai", in.Zone)
+		}
+		loc = l
+	}
+	t := p.now().In(loc)
+	return NowOutput{
+		Time: t.Format(time.RFC3339), Local: t.Format(time.DateTime),
+		Weekday: t.Weekday().String(), Zone: loc.String(), Unix: t.Unix(),
+	}, nil
+}
+
+var weekdaysZH = [...]string{"周日", "周一", "周二", "周三", "周四", "周五", "周六"}
+
+// injectTime appends the current time as a system message, so the model
+// can answer "what day is it" without a tool call. It goes last, after the
+// history, so the cacheable prefix of the prompt does not change.
+func (p *Plugin) injectTime(ctx *sdk.StageContext) error {
+	t := p.now().In(p.zone)
+	ctx.Lock()
+	ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]interface{}{
+		"role": "system",
+		"content": fmt.Sprintf("当前时间 (current time): %s %s (%s, %s)",
+			t.Format("2006-01-02 15:04"), weekdaysZH[t.Weekday()], t.Weekday(), p.zone),
+	})
+	ctx.Unlock()
+	return nil
+}

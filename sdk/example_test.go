@@ -1,0 +1,76 @@
+package sdk_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/sdktest"
+)
+
+// Greeter is a complete plugin: one typed tool and one stage handler.
+type Greeter struct{ name string }
+
+func (g *Greeter) Name() string { return g.name }
+func (g *Greeter) Stop() error  { return nil }
+
+// GreetInput is the typed input of greeter__greet; its schema is inferred.
+type GreetInput struct {
+	Name string `json:"name" jsonschema:"who to greet"`
+}
+
+func (g *Greeter) Start(s *sdk.PluginSDK) error {
+	s.RegisterStage(sdk.StageBeforeOutput, func(ctx *sdk.StageContext) error {
+		ctx.FinalText += " 🙂"
+		return nil
+	})
+	return sdk.AddTool(s, sdk.ToolDef{Name: "greet", Description: "Greet someone by name."},
+		func(ctx context.Context, tc *sdk.ToolContext, in GreetInput) (string, error) {
+			return "你好, " + in.Name + "!", nil
+		})
+}
+
+func NewGreeter(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	return &Greeter{name: name}, nil
+}
+
+func ExampleAddTool() {
+	// In a real plugin this runs in init: sdk.RegisterFactory("greeter", NewGreeter).
+	h := sdktest.Start(&testing.T{}, "greeter", NewGreeter, nil)
+	fmt.Println(h.Tools())
+	fmt.Println(h.CallTool("greet", map[string]any{"name": "小明"}).Content)
+	fmt.Println(h.CallTool("greet", map[string]any{}).IsError)
+	// Output:
+	// [greeter__greet]
+	// 你好, 小明!
+	// true
+}
+
+func ExamplePluginSDK_RegisterTool() {
+	h := sdktest.Start(&testing.T{}, "weather", func(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+		return &plugin{name, func(s *sdk.PluginSDK) error {
+			return s.RegisterTool("query", sdk.ToolDef{
+				Description: "查询指定城市的天气",
+				Parameters: map[string]interface{}{
+					"type":       "object",
+					"properties": map[string]interface{}{"city": map[string]interface{}{"type": "string"}},
+					"required":   []string{"city"},
+				},
+			}, func(args map[string]interface{}) (interface{}, error) {
+				return map[string]interface{}{"city": args["city"], "weather": "晴"}, nil
+			})
+		}}, nil
+	}, nil)
+	fmt.Println(h.CallTool("query", map[string]any{"city": "上海"}).Content)
+	// Output: {"city":"上海","weather":"晴"}
+}
+
+type plugin struct {
+	name  string
+	start func(*sdk.PluginSDK) error
+}
+
+func (p *plugin) Name() string                 { return p.name }
+func (p *plugin) Start(s *sdk.PluginSDK) error { return p.start(s) }
+func (p *plugin) Stop() error                  { return nil }

@@ -1,0 +1,276 @@
+// Package sdktest lets plugin authors unit-test a plugin without running
+// Hearth. A Harness starts the plugin against the same tool registry,
+// argument validation and stage pipeline (with its permission matrix) that
+// Hearth uses, and records what the plugin injects.
+//
+//	h := sdktest.Start(t, "weather", weather.NewPlugin, nil)
+//	res := h.CallTool("query", map[string]any{"city": "北京"})
+//	if res.IsError { t.Fatal(res.Content) }
+package sdktest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Options configure a Harness. The zero value gives in-memory settings
+// (with a temporary DataDir) and no other services.
+type Options struct {
+	// Services replaces the default services; nil fields stay unavailable,
+	// except Settings, which defaults to NewSettings().
+	Services sdk.Services
+	// Reply answers InjectInputSync; nil answers "".
+	Reply func(sdk.Injection) string
+}
+
+// Harness runs one plugin for a test.
+type Harness struct {
+	t        testing.TB
+	name     string
+	opts     Options
+	registry *tools.Registry
+	pipeline *kernel.Pipeline
+	logs     *recorder
+	plugin   sdk.Plugin
+	sdk      *sdk.PluginSDK
+
+	mu       sync.Mutex
+	injected []sdk.Injection
+}
+
+var _ sdk.Host = (*Harness)(nil)
+
+// Start creates the plugin with factory and starts it; it fails the test if
+// either fails. The plugin's stop handlers and Stop run at cleanup.
+func Start(t testing.TB, name string, factory sdk.NewPlugin, config map[string]interface{}) *Harness {
+	t.Helper()
+	return StartWith(t, name, factory, config, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, name string, factory sdk.NewPlugin, config map[string]interface{}, opts Options) *Harness {
+	t.Helper()
+	if opts.Services.Settings == nil {
+		opts.Services.Settings = NewSettings()
+	}
+	if st, ok := opts.Services.Settings.(*Settings); ok {
+		st = st.For(name)
+		if st.dataDir == "" {
+			st.dataDir = t.TempDir()
+		}
+		opts.Services.Settings = st
+	}
+	logs := newRecorder()
+	h := &Harness{
+		t: t, name: name, opts: opts, logs: logs,
+		registry: tools.NewRegistry(),
+		pipeline: kernel.NewPipeline(slog.New(logs)),
+	}
+	if config == nil {
+		config = map[string]interface{}{}
+	}
+	p, err := factory(name, config)
+	if err != nil {
+		t.Fatalf("sdktest: creating plugin %q: %v", name, err)
+	}
+	if p == nil {
+		t.Fatalf("sdktest: factory of %q returned nil", name)
+	}
+	h.plugin = p
+	h.sdk = sdk.New(name, h)
+	if err := p.Start(h.sdk); err != nil {
+		t.Fatalf("sdktest: starting plugin %q: %v", name, err)
+	}
+	t.Cleanup(func() {
+		h.sdk.RunStopHandlers()
+		if err := p.Stop(); err != nil {
+			t.Errorf("sdktest: stopping plugin %q: %v", name, err)
+		}
+	})
+	return h
+}
+
+// SDK returns the PluginSDK the plugin received.
+func (h *Harness) SDK() *sdk.PluginSDK { return h.sdk }
+
+// Plugin returns the plugin.
+func (h *Harness) Plugin() sdk.Plugin { return h.plugin }
+
+// RegisterTool implements sdk.Host.
+func (h *Harness) RegisterTool(plugin string, def sdk.ToolDef, handler sdk.RawToolHandler) error {
+	_, err := h.registry.Register(plugin, def, handler)
+	return err
+}
+
+// RegisterStage implements sdk.Host; a bad registration fails the test.
+func (h *Harness) RegisterStage(plugin string, stage sdk.Stage, own bool, handler sdk.StageHandler) {
+	if err := h.pipeline.Register(plugin, stage, own, handler); err != nil {
+		h.t.Errorf("sdktest: %v", err)
+	}
+}
+
+// Inject implements sdk.Host by recording the input.
+func (h *Harness) Inject(in sdk.Injection) {
+	h.mu.Lock()
+	h.injected = append(h.injected, in)
+	h.mu.Unlock()
+}
+
+// InjectSync implements sdk.Host: it records the input and answers with
+// Options.Reply.
+func (h *Harness) InjectSync(_ context.Context, in sdk.Injection) (string, error) {
+	h.Inject(in)
+	if h.opts.Reply == nil {
+		return "", nil
+	}
+	return h.opts.Reply(in), nil
+}
+
+// Services implements sdk.Host.
+func (h *Harness) Services(string) sdk.Services { return h.opts.Services }
+
+// Injected returns the inputs the plugin injected so far.
+func (h *Harness) Injected() []sdk.Injection {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]sdk.Injection(nil), h.injected...)
+}
+
+// Tools returns the model-visible names of the plugin's tools, sorted.
+func (h *Harness) Tools() []string {
+	var out []string
+	for _, t := range h.registry.List() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// ToolDef returns the definition of a tool, by its own or model-visible
+// name.
+func (h *Harness) ToolDef(name string) (sdk.ToolDef, bool) {
+	t, ok := h.registry.Lookup(h.fullName(name))
+	if !ok {
+		return sdk.ToolDef{}, false
+	}
+	return t.Def, true
+}
+
+func (h *Harness) fullName(name string) string {
+	if strings.Contains(name, tools.Separator) {
+		return name
+	}
+	return tools.ModelName(h.name, name)
+}
+
+// Result is a tool call's outcome as the model would see it.
+type Result struct {
+	Content string // the text sent to the model
+	IsError bool   // the model is told the call failed
+	Value   any    // the handler's return value (or the error text)
+}
+
+// CallTool calls a tool (by its own or model-visible name) as the agent
+// would, with args encoded to JSON and validated against the tool's schema.
+func (h *Harness) CallTool(name string, args any) Result {
+	return h.CallToolContext(context.Background(), nil, name, args)
+}
+
+// CallToolContext is CallTool with a context and ToolContext. A nil tc
+// means the agent calling in a fresh turn.
+func (h *Harness) CallToolContext(ctx context.Context, tc *sdk.ToolContext, name string, args any) Result {
+	h.t.Helper()
+	raw, err := encodeArgs(args)
+	if err != nil {
+		h.t.Fatalf("sdktest: encoding arguments of %s: %v", name, err)
+	}
+	full := h.fullName(name)
+	if tc == nil {
+		local := strings.TrimPrefix(full, h.name+tools.Separator)
+		tc = &sdk.ToolContext{PluginID: h.name, Tool: local, Actor: sdk.ActorAgent, Turn: &sdk.TurnInfo{SessionID: "sdktest"}}
+	}
+	r := h.registry.Call(ctx, tc, full, raw)
+	return Result{Content: r.Content, IsError: r.IsError, Value: r.Value}
+}
+
+func encodeArgs(args any) (json.RawMessage, error) {
+	switch a := args.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return json.RawMessage(a), nil
+	case json.RawMessage:
+		return a, nil
+	case []byte:
+		return json.RawMessage(a), nil
+	}
+	return json.Marshal(args)
+}
+
+// RunStage runs the plugin's handlers of stage on sc, as Hearth would:
+// in registration order, with writes the stage does not allow undone (see
+// Logs), and handlers registered with RegisterStageOwnTools run only when
+// toolPlugin is this plugin. It returns sc.
+func (h *Harness) RunStage(stage sdk.Stage, sc *sdk.StageContext) *sdk.StageContext {
+	if sc.Extra == nil {
+		sc.Extra = map[string]interface{}{}
+	}
+	h.pipeline.Run(stage, sc, h.name)
+	return sc
+}
+
+// Logs returns what the host logged about the plugin: undone writes,
+// handler errors and panics.
+func (h *Harness) Logs() []string { return h.logs.lines() }
+
+// recorder is a slog.Handler that keeps formatted records.
+type recorder struct {
+	attrs []slog.Attr
+	sink  *logSink
+}
+
+type logSink struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func newRecorder() *recorder { return &recorder{sink: &logSink{}} }
+
+func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
+
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	var b strings.Builder
+	b.WriteString(rec.Message)
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range r.attrs {
+		add(a)
+	}
+	rec.Attrs(add)
+	r.sink.mu.Lock()
+	r.sink.lines = append(r.sink.lines, b.String())
+	r.sink.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) WithAttrs(as []slog.Attr) slog.Handler {
+	return &recorder{attrs: append(append([]slog.Attr(nil), r.attrs...), as...), sink: r.sink}
+}
+
+func (r *recorder) WithGroup(string) slog.Handler { return r }
+
+func (r *recorder) lines() []string {
+	r.sink.mu.Lock()
+	defer r.sink.mu.Unlock()
+	return append([]string(nil), r.sink.lines...)
+}

@@ -1,0 +1,73 @@
+package sdktest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+type probe struct{ start func(*sdk.PluginSDK) error }
+
+func (p probe) Name() string                 { return "probe" }
+func (p probe) Start(s *sdk.PluginSDK) error { return p.start(s) }
+func (p probe) Stop() error                  { return nil }
+
+func factory(start func(*sdk.PluginSDK) error) sdk.NewPlugin {
+	return func(string, map[string]interface{}) (sdk.Plugin, error) { return probe{start}, nil }
+}
+
+func TestHarnessEnforcesMatrixAndRecordsInjections(t *testing.T) {
+	h := Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
+		s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
+			ctx.RawMessage = "sneaky"
+			return nil
+		})
+		if err := s.Settings().Set("k", "v"); err != nil {
+			return err
+		}
+		s.InjectText("probe", "terminal", "hello")
+		s.InjectInterruptText("probe", "terminal", "now!")
+		return nil
+	}), nil)
+	sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{RawMessage: "orig"})
+	if sc.RawMessage != "orig" {
+		t.Fatalf("forbidden write kept: %q", sc.RawMessage)
+	}
+	if logs := strings.Join(h.Logs(), "\n"); !strings.Contains(logs, "field=RawMessage") || !strings.Contains(logs, "plugin=probe") {
+		t.Fatalf("logs: %s", logs)
+	}
+	inj := h.Injected()
+	if len(inj) != 2 || inj[0].Text != "hello" || inj[0].Interrupt || !inj[1].Interrupt {
+		t.Fatalf("injected %+v", inj)
+	}
+	if v, _ := h.SDK().Settings().Get("k"); v != "v" {
+		t.Fatalf("settings: %v", v)
+	}
+	if h.SDK().DataDir() == "" {
+		t.Fatal("no data dir")
+	}
+}
+
+func TestHarnessToolContext(t *testing.T) {
+	var seen *sdk.ToolContext
+	h := Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
+		type in struct {
+			N int `json:"n"`
+		}
+		return sdk.AddTool(s, sdk.ToolDef{Name: "double"}, func(_ context.Context, tc *sdk.ToolContext, a in) (int, error) {
+			seen = tc
+			return a.N * 2, nil
+		})
+	}), nil)
+	if r := h.CallTool("double", `{"n": 21}`); r.Content != "42" {
+		t.Fatalf("%+v", r)
+	}
+	if seen.PluginID != "probe" || seen.Tool != "double" || seen.Actor != sdk.ActorAgent {
+		t.Fatalf("tool context %+v", seen)
+	}
+	if r := h.CallTool("probe__double", `{"n": "x"}`); !r.IsError {
+		t.Fatalf("invalid input accepted: %+v", r)
+	}
+}
