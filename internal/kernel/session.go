@@ -168,3 +168,30 @@ func (k *Kernel) emitter(in Input) func(Event) {
 		}
 	}
 }
+
+// ErrBusy means the session is answering and cannot be reset now.
+var ErrBusy = errors.New("the session is busy")
+
+// ResetSession forgets a session's history, in memory and in the store.
+// It fails with ErrBusy while the session has a turn running or queued.
+func (k *Kernel) ResetSession(ctx context.Context, channel, chatID string) error {
+	key := sessionKey{channel, chatID}
+	k.mu.Lock()
+	s := k.sessions[key]
+	if s != nil && s.running {
+		k.mu.Unlock()
+		return ErrBusy
+	}
+	if s != nil {
+		s.history, s.loaded = nil, false
+	}
+	k.mu.Unlock()
+	if k.store == nil {
+		return nil
+	}
+	sess, err := k.store.Session(ctx, channel, chatID)
+	if err != nil {
+		return err
+	}
+	return k.store.ClearSession(ctx, sess.ID)
+}

@@ -7,6 +7,8 @@ package timeplugin
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -29,7 +31,7 @@ var _ sdk.Plugin = (*Plugin)(nil)
 // New is the plugin's factory. config may set "zone" (an IANA name) as the
 // default zone; the host's local zone is used otherwise.
 func New(name string, config map[string]interface{}) (sdk.Plugin, error) {
-	p := &Plugin{name: name, now: time.Now, zone: time.Local}
+	p := &Plugin{name: name, now: time.Now, zone: localZone()}
 	if z, ok := config["zone"].(string); ok && z != "" {
 		loc, err := time.LoadLocation(z)
 		if err != nil {
@@ -38,6 +40,26 @@ func New(name string, config map[string]interface{}) (sdk.Plugin, error) {
 		p.zone = loc
 	}
 	return p, nil
+}
+
+// localZone returns the host's zone under its IANA name where it can be
+// found (TZ, or the /etc/localtime link), so the model reads
+// "Asia/Shanghai" rather than "Local".
+func localZone() *time.Location {
+	name := os.Getenv("TZ")
+	if name == "" {
+		if target, err := os.Readlink("/etc/localtime"); err == nil {
+			if _, after, ok := strings.Cut(target, "zoneinfo/"); ok {
+				name = after
+			}
+		}
+	}
+	if name != "" {
+		if loc, err := time.LoadLocation(strings.TrimPrefix(name, ":")); err == nil {
+			return loc
+		}
+	}
+	return time.Local
 }
 
 // Name returns the plugin's name.

@@ -1,0 +1,217 @@
+// Command hearth runs a Hearth agent.
+//
+//	hearth chat                 interactive chat in the terminal (the default)
+//	hearth ask "question"       answer once and exit, for scripts
+//	hearth tools                list the tools the model sees
+//	hearth version
+//
+// The data directory is ~/.hearth, HEARTH_HOME or --data-dir; the model
+// provider comes from OPENAI_BASE_URL / OPENAI_API_KEY or config.json there.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/channel/terminal"
+	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `Usage: hearth [command] [flags]
+
+Commands:
+  chat            chat in the terminal (default)
+  ask MESSAGE     answer one message and exit; "-" or no message reads stdin
+  tools           list the tools the model sees (--json for the exact specs)
+  version         print the version
+
+Flags (all commands):
+  --data-dir DIR  data directory (default $HEARTH_HOME or ~/.hearth)
+  --model NAME    model (default $HEARTH_MODEL or the source's)
+  --source NAME   model source from config.json
+  --session NAME  conversation to continue (chat: the terminal's; ask: a new one)
+  --reasoning     show the model's reasoning (default: on in chat, off in ask)
+  -v              log to stderr too
+
+Model provider: set OPENAI_BASE_URL and OPENAI_API_KEY, or write config.json
+in the data directory (see docs/configuration.md).
+`
+
+type flags struct {
+	dataDir, model, source, session string
+	reasoning, verbose, jsonOut     bool
+}
+
+func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error) {
+	f := &flags{reasoning: cmd == "chat"}
+	fs := flag.NewFlagSet("hearth "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.StringVar(&f.dataDir, "data-dir", "", "")
+	fs.StringVar(&f.model, "model", "", "")
+	fs.StringVar(&f.source, "source", "", "")
+	fs.StringVar(&f.session, "session", "", "")
+	fs.BoolVar(&f.reasoning, "reasoning", f.reasoning, "")
+	fs.BoolVar(&f.verbose, "v", false, "")
+	fs.BoolVar(&f.jsonOut, "json", false, "")
+	// Flags may come before or after the message.
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return f, rest, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "chat"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "version":
+		fmt.Fprintf(stdout, "hearth %s (sdk %s)\n", version, sdk.SDKVersion)
+		return 0
+	case "chat", "ask", "tools":
+	default:
+		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	f, rest, err := parse(cmd, args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	opts := app.Options{DataDir: f.dataDir, Model: f.model, Source: f.source}
+	if f.verbose {
+		opts.LogTo, opts.LogLevel = stderr, slog.LevelDebug
+	}
+	a, err := app.Open(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "hearth: %v\n", err)
+		return 1
+	}
+	defer a.Close()
+
+	switch cmd {
+	case "tools":
+		return listTools(a, f.jsonOut, stdout)
+	case "ask":
+		text := strings.Join(rest, " ")
+		if text == "" || text == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				fmt.Fprintf(stderr, "hearth: reading the message: %v\n", err)
+				return 1
+			}
+			text = strings.TrimSpace(string(b))
+		}
+		if text == "" {
+			fmt.Fprint(stderr, "hearth ask: no message given\n\n"+usage)
+			return 2
+		}
+		if !haveProvider(a, stderr) {
+			return 2
+		}
+		err := terminal.Ask(ctx, a.Kernel, text, termOptions(a, f, stdin, stdout, stderr))
+		if err != nil {
+			return 1
+		}
+		return 0
+	default: // chat
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "hearth chat: unexpected argument %q (did you mean hearth ask?)\n", rest[0])
+			return 2
+		}
+		if !haveProvider(a, stderr) {
+			return 2
+		}
+		o := termOptions(a, f, stdin, stdout, stderr)
+		o.HistoryFile = filepath.Join(a.DataDir, "chat_history")
+		if err := terminal.Chat(ctx, a.Kernel, o); err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "hearth: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+}
+
+func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer) terminal.Options {
+	return terminal.Options{
+		In: stdin, Out: stdout, Err: stderr,
+		ChatID: f.session, ShowReasoning: f.reasoning,
+		Sources: a.Sources, ConfigPath: filepath.Join(a.DataDir, config.FileName),
+	}
+}
+
+func haveProvider(a *app.App, stderr io.Writer) bool {
+	if len(a.Sources.ListSources()) > 0 {
+		return true
+	}
+	fmt.Fprintln(stderr, terminal.NoProviderMessage(filepath.Join(a.DataDir, config.FileName)))
+	return false
+}
+
+func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
+	list := a.Kernel.Tools().List()
+	if asJSON {
+		type spec struct {
+			Name        string          `json:"name"`
+			Plugin      string          `json:"plugin"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		out := make([]spec, 0, len(list))
+		for _, t := range list {
+			out = append(out, spec{t.Name, t.Plugin, t.Def.Description, t.Schema})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			return 1
+		}
+		return 0
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(stdout, "(no tools)")
+		return 0
+	}
+	for _, t := range list {
+		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, firstLine(t.Def.Description))
+	}
+	return 0
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

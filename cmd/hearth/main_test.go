@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// TestMain lets tests run this test binary as the hearth command, so the
+// end-to-end tests exercise the real main in a real child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("HEARTH_TEST_MAIN") == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// hearth runs the command as a child process with a clean environment.
+func hearth(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func timeToolScript() []llmtest.Reply {
+	return []llmtest.Reply{
+		{ToolCalls: []llmtest.Call{{ID: "call_time_1", Name: "time__now", Arguments: `{"zone":"Asia/Shanghai"}`}}},
+		{Text: "现在是北京时间下午三点。"},
+	}
+}
+
+func checkToolResultSent(t *testing.T, srv *llmtest.Server) {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("server got %d requests", len(reqs))
+	}
+	if names := reqs[0].ToolNames(); len(names) == 0 || names[0] != "time__now" {
+		t.Fatalf("tools offered: %v", names)
+	}
+	for _, m := range reqs[1].Messages {
+		if m["role"] == "tool" && m["tool_call_id"] == "call_time_1" {
+			var out map[string]any
+			if err := json.Unmarshal([]byte(m["content"].(string)), &out); err != nil || out["zone"] != "Asia/Shanghai" {
+				t.Fatalf("tool result %v (%v)", m["content"], err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no tool message with tool_call_id call_time_1 in %v", reqs[1].Messages)
+}
+
+func TestAskWithToolCall(t *testing.T) {
+	srv := llmtest.NewServer(t, timeToolScript()...)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-test-123456789", "HEARTH_HOME=" + t.TempDir()}
+	stdout, stderr, code := hearth(t, env, "", "ask", "现在几点？")
+	if code != 0 || stdout != "现在是北京时间下午三点。\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	checkToolResultSent(t, srv)
+	if srv.Requests()[0].Authorization != "Bearer sk-test-123456789" {
+		t.Fatal("key not sent")
+	}
+}
+
+func TestChatFromPipeRemembersAcrossRestarts(t *testing.T) {
+	srv := llmtest.NewServer(t, timeToolScript()...)
+	home := t.TempDir()
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + home, "HEARTH_MODEL=test-model"}
+	stdout, stderr, code := hearth(t, env, "现在几点？\n")
+	if code != 0 || !strings.Contains(stdout, "现在是北京时间下午三点。") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	checkToolResultSent(t, srv)
+	if srv.Requests()[0].Model != "test-model" {
+		t.Fatalf("model %q", srv.Requests()[0].Model)
+	}
+
+	srv.Push(llmtest.Reply{Text: "你问了时间。"})
+	stdout, _, code = hearth(t, env, "我刚才问了什么？\\\n请简短回答。\n", "chat")
+	if code != 0 || !strings.Contains(stdout, "你问了时间。") {
+		t.Fatalf("second run: exit %d, %q", code, stdout)
+	}
+	msgs := srv.Requests()[2].Messages
+	if len(msgs) < 6 || msgs[1]["content"] != "现在几点？" {
+		t.Fatalf("history not restored: %v", msgs)
+	}
+	// The last message is the time plugin's context; the user's comes before it.
+	if last := msgs[len(msgs)-2]["content"]; last != "我刚才问了什么？\n请简短回答。" {
+		t.Fatalf("continued line split or altered: %q", last)
+	}
+}
+
+func TestAskReadsStdin(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Text: "ok"})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	if stdout, _, code := hearth(t, env, "line 1\nline 2\n", "ask"); code != 0 || stdout != "ok\n" {
+		t.Fatalf("exit %d %q", code, stdout)
+	}
+	msgs := srv.Requests()[0].Messages
+	if got := msgs[len(msgs)-2]["content"]; got != "line 1\nline 2" {
+		t.Fatalf("message %q", got)
+	}
+}
+
+func TestRejectedKeyIsExplained(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Status: 401, ErrorMessage: "Authentication Fails"})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-wrong-000000000", "HEARTH_HOME=" + t.TempDir()}
+	stdout, stderr, code := hearth(t, env, "", "ask", "hi")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "rejected the API key") || !strings.Contains(stderr, "OPENAI_API_KEY") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if strings.Contains(stderr, "sk-wrong-000000000") {
+		t.Fatal("the key was printed")
+	}
+}
+
+func TestNoProviderIsExplained(t *testing.T) {
+	for _, args := range [][]string{{"ask", "hi"}, {"chat"}} {
+		_, stderr, code := hearth(t, []string{"HEARTH_HOME=" + t.TempDir()}, "", args...)
+		if code != 2 || !strings.Contains(stderr, "OPENAI_BASE_URL") || !strings.Contains(stderr, "OPENAI_API_KEY") {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+func TestToolsCommand(t *testing.T) {
+	stdout, _, code := hearth(t, []string{"HEARTH_HOME=" + t.TempDir()}, "", "tools")
+	if code != 0 || !strings.HasPrefix(stdout, "time__now\t") {
+		t.Fatalf("exit %d %q", code, stdout)
+	}
+	stdout, _, _ = hearth(t, []string{"HEARTH_HOME=" + t.TempDir()}, "", "tools", "--json")
+	var specs []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &specs); err != nil || specs[0]["name"] != "time__now" {
+		t.Fatalf("%v %q", err, stdout)
+	}
+}
+
+func TestBadConfigIsReported(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(home+"/config.json", []byte(`{"sources": {"x": {"base_url": "nope"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := hearth(t, []string{"HEARTH_HOME=" + home}, "", "ask", "hi")
+	if code != 1 || !strings.Contains(stderr, "config.json") || !strings.Contains(stderr, "base_url") {
+		t.Fatalf("exit %d %q", code, stderr)
+	}
+}

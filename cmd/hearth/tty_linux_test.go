@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// openPTY returns a pseudo-terminal pair.
+func openPTY(t *testing.T) (ptmx, pts *os.File) {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 100}); err != nil {
+		t.Fatal(err)
+	}
+	return ptmx, pts
+}
+
+// screen collects what the child writes to the terminal.
+type screen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// waitFor polls until the screen shows want, with a generous bound so a
+// slow machine does not fail the test.
+func (s *screen) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(s.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never showed %q:\n%s", want, s.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestInteractiveChatOnATerminal(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Reasoning: "想一想", Text: "收到两行。"},
+		llmtest.Reply{Text: "第二条。"},
+	)
+	ptmx, pts := openPTY(t)
+	defer ptmx.Close()
+	home := t.TempDir()
+	cmd := exec.Command(os.Args[0], "chat")
+	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "TERM=xterm"}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	scr := &screen{}
+	copied := make(chan struct{})
+	go func() { defer close(copied); _, _ = ioCopy(scr, ptmx) }()
+	send := func(s string) {
+		t.Helper()
+		if _, err := ptmx.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scr.waitFor(t, "› ")
+	// A paste of two lines arrives as one message; Enter sends it.
+	send("\x1b[200~第一行\n第二行\x1b[201~\r")
+	scr.waitFor(t, "收到两行。")
+	// Line editing: type "wrld", move left three, insert "o", then Home and "hello ".
+	send("wrld\x1b[D\x1b[D\x1b[Do\x1b[Hhello \r")
+	scr.waitFor(t, "第二条。")
+	send("\x04") // Ctrl-D quits
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat exited with %v:\n%s", err, scr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("chat did not exit on Ctrl-D:\n%s", scr.String())
+	}
+	<-copied
+
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	user := func(r llmtest.Request) any { return r.Messages[len(r.Messages)-2]["content"] }
+	if got := user(reqs[0]); got != "第一行\n第二行" {
+		t.Fatalf("pasted message %q", got)
+	}
+	if got := user(reqs[1]); got != "hello world" {
+		t.Fatalf("edited line %q", got)
+	}
+	if !strings.Contains(ansi.ReplaceAllString(scr.String(), ""), "💭 想一想") {
+		t.Fatalf("reasoning not shown:\n%s", scr.String())
+	}
+	hist, err := os.ReadFile(home + "/chat_history")
+	if err != nil || !strings.Contains(string(hist), `"第一行\n第二行"`) {
+		t.Fatalf("history file %q (%v)", hist, err)
+	}
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
+
+func ioCopy(dst *screen, src *os.File) (int64, error) {
+	buf := make([]byte, 4096)
+	var n int64
+	for {
+		k, err := src.Read(buf)
+		if k > 0 {
+			dst.Write(buf[:k])
+			n += int64(k)
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}

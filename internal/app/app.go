@@ -1,0 +1,155 @@
+// Package app assembles a running Hearth from its parts: the data
+// directory, the config file, the store, the model sources, the kernel and
+// the compiled-in plugins. cmd/hearth and end-to-end tests share it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Options say how to start.
+type Options struct {
+	DataDir string              // --data-dir; empty means HEARTH_HOME or ~/.hearth
+	Model   string              // --model
+	Source  string              // --source
+	Getenv  func(string) string // nil means os.Getenv
+	// LogTo receives logs in addition to <data dir>/hearth.log; nil for
+	// none.
+	LogTo io.Writer
+	// LogLevel is the level for LogTo; the file always gets Info.
+	LogLevel slog.Level
+}
+
+// App is a started Hearth.
+type App struct {
+	DataDir string
+	Config  *config.File
+	Store   *store.Store
+	Sources *llm.Sources
+	Kernel  *kernel.Kernel
+	Logger  *slog.Logger
+
+	logFile *os.File
+}
+
+// Open starts Hearth: it reads the config, opens the database, resolves the
+// model sources, and loads every compiled-in plugin not disabled. A plugin
+// that fails to start is logged and skipped; Hearth runs without it.
+func Open(ctx context.Context, o Options) (*App, error) {
+	dir, err := config.DataDir(o.DataDir, o.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the data directory: %w", err)
+	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{DataDir: dir, Config: cfg}
+	if err := a.openLog(o); err != nil {
+		return nil, err
+	}
+	list, current, err := cfg.ResolveSources(config.Overrides{Env: o.Getenv, Model: o.Model, Source: o.Source})
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Sources, err = llm.NewSources(list, current)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Store, err = store.Open(ctx, dir)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Kernel = kernel.New(kernel.Config{
+		SystemPrompt:    cfg.SystemPrompt,
+		MaxSteps:        cfg.MaxSteps,
+		HistoryMessages: cfg.HistoryMessages,
+		Logger:          a.Logger,
+		Services: func(plugin string) sdk.Services {
+			return sdk.Services{LLM: a.Sources, Settings: newPluginDirs(dir, plugin)}
+		},
+	}, a.Sources, a.Store)
+	for _, name := range sdk.Factories() {
+		if slices.Contains(cfg.DisabledPlugins, name) {
+			continue
+		}
+		factory, _ := sdk.Factory(name)
+		if err := a.Kernel.LoadPlugin(name, factory, nil); err != nil {
+			a.Logger.Error("plugin not loaded", "plugin", name, "err", err)
+		}
+	}
+	return a, nil
+}
+
+func (a *App) openLog(o Options) error {
+	f, err := os.OpenFile(filepath.Join(a.DataDir, "hearth.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening the log file: %w", err)
+	}
+	a.logFile = f
+	var h slog.Handler = slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
+	if o.LogTo != nil {
+		h = fanout{h, slog.NewTextHandler(o.LogTo, &slog.HandlerOptions{Level: o.LogLevel})}
+	}
+	a.Logger = slog.New(h)
+	return nil
+}
+
+// Close stops the kernel and its plugins and closes the store and log.
+func (a *App) Close() error {
+	var errs []error
+	if a.Kernel != nil {
+		errs = append(errs, a.Kernel.Close())
+	}
+	if a.Store != nil {
+		errs = append(errs, a.Store.Close())
+	}
+	if a.logFile != nil {
+		errs = append(errs, a.logFile.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// fanout sends records to two handlers.
+type fanout [2]slog.Handler
+
+func (f fanout) Enabled(ctx context.Context, l slog.Level) bool {
+	return f[0].Enabled(ctx, l) || f[1].Enabled(ctx, l)
+}
+
+func (f fanout) Handle(ctx context.Context, r slog.Record) error {
+	var errs []error
+	for _, h := range f {
+		if h.Enabled(ctx, r.Level) {
+			errs = append(errs, h.Handle(ctx, r.Clone()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (f fanout) WithAttrs(as []slog.Attr) slog.Handler {
+	return fanout{f[0].WithAttrs(as), f[1].WithAttrs(as)}
+}
+
+func (f fanout) WithGroup(n string) slog.Handler {
+	return fanout{f[0].WithGroup(n), f[1].WithGroup(n)}
+}

@@ -1,0 +1,57 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// AskChannel is the channel name of `hearth ask` sessions.
+const AskChannel = "ask"
+
+// ErrFailed is returned by Ask when the turn did not produce an answer; the
+// reason has been printed to Options.Err.
+var ErrFailed = errors.New("no answer")
+
+// Ask answers one message: the final answer goes to Out, nothing else does,
+// so scripts can use it. Reasoning (with ShowReasoning) and errors go to
+// Err. Each call is a fresh conversation unless o.ChatID names one.
+func Ask(ctx context.Context, k *kernel.Kernel, text string, o Options) error {
+	chat := o.ChatID
+	if chat == "" {
+		chat = time.Now().UTC().Format("20060102T150405.000000000")
+	}
+	rend := &renderer{out: o.Out}
+	reasoning := &renderer{out: o.Err, showReasoning: o.ShowReasoning, streamText: false}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	out := k.Ask(ctx, kernel.Input{
+		Injection: sdk.Injection{Source: "terminal", Channel: AskChannel, ChatID: chat, UserID: "owner", Text: text},
+		OnEvent: func(ev kernel.Event) {
+			if ev.Kind == kernel.EventReasoning {
+				reasoning.event(ev)
+				return
+			}
+			if ev.Kind == kernel.EventText {
+				reasoning.endReasoning()
+			}
+			rend.event(ev)
+		},
+	})
+	if out.Err != nil {
+		if out.Interrupted {
+			fmt.Fprintln(o.Err, "interrupted")
+		} else {
+			src, _ := currentSource(o.Sources)
+			fmt.Fprintln(o.Err, Explain(out.Err, src, o.ConfigPath))
+		}
+		return ErrFailed
+	}
+	return nil
+}

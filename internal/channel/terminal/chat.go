@@ -1,0 +1,254 @@
+package terminal
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Channel is the channel name of terminal sessions.
+const Channel = "terminal"
+
+// Options configure Chat and Ask.
+type Options struct {
+	In       io.Reader // os.Stdin
+	Out, Err io.Writer // os.Stdout, os.Stderr
+	// ChatID names the conversation; chat's default is "" (the one
+	// terminal conversation), ask's a fresh one per call.
+	ChatID        string
+	ShowReasoning bool
+	// HistoryFile keeps the input history; empty keeps none.
+	HistoryFile string
+	// Sources, when set, enables /sources and /source.
+	Sources *llm.Sources
+	// ConfigPath is shown in error messages.
+	ConfigPath string
+}
+
+const (
+	prompt     = "› "
+	contPrompt = "… "
+)
+
+// lineReader reads one whole message at a time.
+type lineReader interface {
+	read() (string, error)
+	close()
+}
+
+// Chat runs an interactive conversation until the input ends (Ctrl-D) or
+// /exit. On a terminal it edits lines, keeps history, and reads pasted
+// multi-line text as one message; a line ending in \ continues on the next
+// line. Ctrl-C while the agent answers interrupts the answer.
+func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
+	var r lineReader
+	color := false
+	if tr, ok := newTTYReader(o.In, o.Out, loadHistory(o.HistoryFile)); ok {
+		r, color = tr, true
+	} else {
+		r = newPlainReader(o.In)
+	}
+	defer r.close()
+
+	rend := &renderer{out: o.Out, color: color, showReasoning: o.ShowReasoning, streamText: true}
+	if src, ok := currentSource(o.Sources); ok {
+		fmt.Fprintf(o.Out, "Hearth · %s · model %s · /help\n", src.Name, orUnset(src.Model))
+	}
+	for {
+		msg, err := r.read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(msg) == "" {
+			continue
+		}
+		if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") {
+			quit, err := command(ctx, k, o, rend, strings.Fields(msg))
+			if err != nil {
+				fmt.Fprintln(o.Err, err)
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		out := k.Ask(turnCtx, kernel.Input{
+			Injection: sdk.Injection{Source: "terminal", Channel: Channel, ChatID: o.ChatID, UserID: "owner", Text: msg},
+			OnEvent:   rend.event,
+		})
+		stop()
+		if out.Err != nil && !out.Interrupted {
+			src, _ := currentSource(o.Sources)
+			fmt.Fprintln(o.Err, rend.style(red, Explain(out.Err, src, o.ConfigPath)))
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+func command(ctx context.Context, k *kernel.Kernel, o Options, rend *renderer, args []string) (quit bool, err error) {
+	switch args[0] {
+	case "/exit", "/quit":
+		return true, nil
+	case "/new":
+		if err := k.ResetSession(ctx, Channel, o.ChatID); err != nil {
+			return false, fmt.Errorf("could not start over: %w", err)
+		}
+		fmt.Fprintln(o.Out, "Started a new conversation. / 已开始新的对话。")
+	case "/reasoning":
+		rend.showReasoning = len(args) < 2 || args[1] != "off"
+		fmt.Fprintf(o.Out, "reasoning shown: %v\n", rend.showReasoning)
+	case "/sources":
+		if o.Sources == nil {
+			return false, errors.New("no sources")
+		}
+		cur := o.Sources.CurrentSource()
+		for _, n := range o.Sources.ListSources() {
+			mark := " "
+			if n == cur {
+				mark = "*"
+			}
+			fmt.Fprintf(o.Out, "%s %s\n", mark, n)
+		}
+	case "/source":
+		if o.Sources == nil || len(args) < 2 {
+			return false, errors.New("usage: /source NAME (see /sources)")
+		}
+		if err := o.Sources.SetSource(args[1]); err != nil {
+			return false, err
+		}
+		src, _ := o.Sources.Current()
+		fmt.Fprintf(o.Out, "now using %s (model %s)\n", src.Name, orUnset(src.Model))
+	case "/help":
+		fmt.Fprint(o.Out, `/new              start a new conversation (forget this one)
+/sources          list model sources; /source NAME switches
+/reasoning on|off show or hide the model's reasoning
+/exit             quit (or Ctrl-D)
+End a line with \ to continue on the next line; pasted text stays one message.
+`)
+	default:
+		return false, fmt.Errorf("unknown command %s (try /help)", args[0])
+	}
+	return false, nil
+}
+
+func currentSource(s *llm.Sources) (llm.Source, bool) {
+	if s == nil {
+		return llm.Source{}, false
+	}
+	return s.Current()
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "(provider default)"
+	}
+	return s
+}
+
+// plainReader reads messages from a pipe: one per line, with \ joining
+// lines.
+type plainReader struct{ sc *bufio.Scanner }
+
+func newPlainReader(in io.Reader) *plainReader {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	return &plainReader{sc: sc}
+}
+
+func (p *plainReader) read() (string, error) {
+	var lines []string
+	for p.sc.Scan() {
+		line := p.sc.Text()
+		if cont, ok := strings.CutSuffix(line, `\`); ok {
+			lines = append(lines, cont)
+			continue
+		}
+		return strings.Join(append(lines, line), "\n"), nil
+	}
+	if err := p.sc.Err(); err != nil {
+		return "", err
+	}
+	if len(lines) > 0 {
+		return strings.Join(lines, "\n"), nil
+	}
+	return "", io.EOF
+}
+
+func (p *plainReader) close() {}
+
+// ttyReader edits lines on a terminal with golang.org/x/term, in raw mode
+// only while reading, with bracketed paste so pasted newlines do not send.
+type ttyReader struct {
+	fd   int
+	t    *term.Terminal
+	hist *history
+}
+
+func newTTYReader(in io.Reader, out io.Writer, hist *history) (*ttyReader, bool) {
+	inF, ok1 := in.(*os.File)
+	outF, ok2 := out.(*os.File)
+	if !ok1 || !ok2 || !term.IsTerminal(int(inF.Fd())) || !term.IsTerminal(int(outF.Fd())) {
+		return nil, false
+	}
+	t := term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{inF, outF}, prompt)
+	t.History = hist
+	r := &ttyReader{fd: int(inF.Fd()), t: t, hist: hist}
+	t.SetBracketedPasteMode(true)
+	return r, true
+}
+
+func (r *ttyReader) read() (string, error) {
+	state, err := term.MakeRaw(r.fd)
+	if err != nil {
+		return "", fmt.Errorf("terminal: %w", err)
+	}
+	defer term.Restore(r.fd, state)
+	if w, h, err := term.GetSize(r.fd); err == nil {
+		r.t.SetSize(w, h)
+	}
+	r.t.SetPrompt(prompt)
+	var lines []string
+	for {
+		line, err := r.t.ReadLine()
+		if errors.Is(err, term.ErrPasteIndicator) {
+			lines = append(lines, line)
+			r.t.SetPrompt(contPrompt)
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if cont, ok := strings.CutSuffix(line, `\`); ok {
+			lines = append(lines, cont)
+			r.t.SetPrompt(contPrompt)
+			continue
+		}
+		lines = append(lines, line)
+		break
+	}
+	msg := strings.TrimRight(strings.Join(lines, "\n"), "\n")
+	r.hist.record(msg)
+	return msg, nil
+}
+
+func (r *ttyReader) close() { r.t.SetBracketedPasteMode(false) }

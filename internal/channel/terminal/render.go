@@ -1,0 +1,168 @@
+// Package terminal is the terminal channel: `hearth chat`, an interactive
+// chat with streamed output, line editing, history and multi-line input,
+// and `hearth ask`, one question answered for scripts.
+package terminal
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/llm"
+)
+
+const (
+	dim   = "\x1b[2m"
+	red   = "\x1b[31m"
+	reset = "\x1b[0m"
+)
+
+// renderer shows a turn's events on a terminal or a plain stream.
+type renderer struct {
+	out           io.Writer
+	color         bool
+	showReasoning bool
+	streamText    bool // print text as it streams (chat) or only the final answer (ask)
+
+	inReasoning bool
+	stepText    strings.Builder // text streamed since the last tool call
+	lineOpen    bool            // the cursor is not at the start of a line
+}
+
+func (r *renderer) style(s, text string) string {
+	if !r.color {
+		return text
+	}
+	return s + text + reset
+}
+
+func (r *renderer) write(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(r.out, s)
+	r.lineOpen = !strings.HasSuffix(s, "\n")
+}
+
+func (r *renderer) newline() {
+	if r.lineOpen {
+		r.write("\n")
+	}
+}
+
+func (r *renderer) endReasoning() {
+	if r.inReasoning {
+		r.inReasoning = false
+		r.newline()
+	}
+}
+
+// event renders one event.
+func (r *renderer) event(ev kernel.Event) {
+	switch ev.Kind {
+	case kernel.EventReasoning:
+		if !r.showReasoning {
+			return
+		}
+		if !r.inReasoning {
+			r.newline()
+			r.inReasoning = true
+			r.write(r.style(dim, "💭 "))
+		}
+		r.write(r.style(dim, ev.Text))
+	case kernel.EventText:
+		r.endReasoning()
+		r.stepText.WriteString(ev.Text)
+		if r.streamText {
+			r.write(ev.Text)
+		}
+	case kernel.EventToolStart:
+		r.endReasoning()
+		r.newline()
+		r.stepText.Reset()
+		if r.streamText {
+			r.write(r.style(dim, fmt.Sprintf("→ %s %s\n", ev.Tool, shorten(ev.Args, 120))))
+		}
+	case kernel.EventToolEnd:
+		if r.streamText {
+			mark := "✓"
+			if ev.IsError {
+				mark = "✗"
+			}
+			r.write(r.style(dim, fmt.Sprintf("  %s %s %s\n", mark, ev.Tool, shorten(ev.Text, 160))))
+		}
+	case kernel.EventFinal:
+		r.endReasoning()
+		if !r.streamText || r.stepText.String() != ev.Text {
+			// Not streamed, or a stage rewrote the answer: show the final text.
+			r.newline()
+			r.write(ev.Text)
+		}
+		r.newline()
+		r.stepText.Reset()
+	case kernel.EventInterrupted:
+		r.endReasoning()
+		r.newline()
+		r.write(r.style(dim, "(interrupted / 已中断)\n"))
+		r.stepText.Reset()
+	case kernel.EventError:
+		r.endReasoning()
+		r.newline()
+		r.stepText.Reset()
+	}
+}
+
+// shorten keeps s on one line and at most n runes.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	runes := []rune(s)
+	return string(runes[:n]) + "…"
+}
+
+// Explain turns a turn's error into a message that tells the user what to
+// do. src describes the source in use; configPath is where sources are
+// configured.
+func Explain(err error, src llm.Source, configPath string) string {
+	var apiErr *llm.APIError
+	switch {
+	case errors.Is(err, llm.ErrNoSource):
+		return NoProviderMessage(configPath)
+	case errors.Is(err, llm.ErrAuth):
+		return fmt.Sprintf("The provider at %s rejected the API key (%v).\n"+
+			"Check OPENAI_API_KEY, or the key of source %q in %s.\n"+
+			"模型服务拒绝了 API Key，请检查 OPENAI_API_KEY 或配置文件中的 Key。",
+			src.BaseURL, err, src.Name, configPath)
+	case errors.As(err, &apiErr) && (apiErr.Status == http.StatusNotFound || apiErr.Status == http.StatusBadRequest) &&
+		strings.Contains(strings.ToLower(apiErr.Message), "model"):
+		return fmt.Sprintf("%v\nThe model %q may not exist at %s: set it with --model or HEARTH_MODEL.\n"+
+			"模型名可能不对，请用 --model 或 HEARTH_MODEL 指定。", err, src.Model, src.BaseURL)
+	case strings.Contains(err.Error(), "cannot reach the provider"):
+		return fmt.Sprintf("%v\nCheck that %s is the right address (OPENAI_BASE_URL) and that it is reachable.\n"+
+			"无法连接模型服务，请检查 OPENAI_BASE_URL。", err, src.BaseURL)
+	}
+	return err.Error()
+}
+
+// NoProviderMessage tells a new user how to configure a model provider.
+func NoProviderMessage(configPath string) string {
+	return `No model provider is configured. / 还没有配置模型服务。
+
+Set an OpenAI-compatible endpoint and key, for example DeepSeek:
+
+  export OPENAI_BASE_URL=https://api.deepseek.com/v1
+  export OPENAI_API_KEY=sk-...
+  export HEARTH_MODEL=deepseek-chat      # optional for well-known providers
+
+or a local Ollama:
+
+  export OPENAI_BASE_URL=http://127.0.0.1:11434/v1 HEARTH_MODEL=qwen3:8b
+
+or name several sources in ` + configPath + ` (see docs/configuration.md).`
+}
