@@ -3,7 +3,7 @@ package sdk_test
 import (
 	"context"
 	"fmt"
-	"testing"
+	"os"
 
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
@@ -37,7 +37,9 @@ func NewGreeter(name string, _ map[string]interface{}) (sdk.Plugin, error) {
 
 func ExampleAddTool() {
 	// In a real plugin this runs in init: sdk.RegisterFactory("greeter", NewGreeter).
-	h := sdktest.Start(&testing.T{}, "greeter", NewGreeter, nil)
+	t := newExampleT()
+	defer t.cleanup()
+	h := sdktest.Start(t, "greeter", NewGreeter, nil)
 	fmt.Println(h.Tools())
 	fmt.Println(h.CallTool("greet", map[string]any{"name": "小明"}).Content)
 	fmt.Println(h.CallTool("greet", map[string]any{}).IsError)
@@ -48,7 +50,9 @@ func ExampleAddTool() {
 }
 
 func ExamplePluginSDK_RegisterTool() {
-	h := sdktest.Start(&testing.T{}, "weather", func(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	t := newExampleT()
+	defer t.cleanup()
+	h := sdktest.Start(t, "weather", func(name string, _ map[string]interface{}) (sdk.Plugin, error) {
 		return &plugin{name, func(s *sdk.PluginSDK) error {
 			return s.RegisterTool("query", sdk.ToolDef{
 				Description: "查询指定城市的天气",
@@ -74,3 +78,36 @@ type plugin struct {
 func (p *plugin) Name() string                 { return p.name }
 func (p *plugin) Start(s *sdk.PluginSDK) error { return p.start(s) }
 func (p *plugin) Stop() error                  { return nil }
+
+// exampleT stands in for *testing.T in examples, which have none.
+type exampleT struct {
+	dir      string
+	cleanups []func()
+}
+
+func newExampleT() *exampleT { return &exampleT{} }
+
+func (t *exampleT) Helper()                           {}
+func (t *exampleT) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+func (t *exampleT) Errorf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
+func (t *exampleT) Cleanup(f func())                  { t.cleanups = append(t.cleanups, f) }
+
+func (t *exampleT) TempDir() string {
+	if t.dir == "" {
+		d, err := os.MkdirTemp("", "example")
+		if err != nil {
+			panic(err)
+		}
+		t.dir = d
+	}
+	return t.dir
+}
+
+func (t *exampleT) cleanup() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
+	if t.dir != "" {
+		os.RemoveAll(t.dir)
+	}
+}

@@ -92,6 +92,7 @@ type Server struct {
 
 	srv      *httptest.Server
 	mu       sync.Mutex
+	fallback *Reply
 	script   []Reply
 	requests []Request
 	calls    int
@@ -118,6 +119,15 @@ func (s *Server) Push(replies ...Reply) {
 	s.mu.Unlock()
 }
 
+// SetFallback makes r the answer once the script is exhausted, for
+// benchmarks and soak tests; r.Func can vary it per request. Requests are
+// not recorded while the fallback answers, so memory stays flat.
+func (s *Server) SetFallback(r Reply) {
+	s.mu.Lock()
+	s.fallback = &r
+	s.mu.Unlock()
+}
+
 // Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -137,11 +147,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Authorization = r.Header.Get("Authorization")
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
 	var reply Reply
 	ok := len(s.script) > 0
 	if ok {
 		reply, s.script = s.script[0], s.script[1:]
+		s.requests = append(s.requests, req)
+	} else if s.fallback != nil {
+		reply, ok = *s.fallback, true
+	} else {
+		s.requests = append(s.requests, req)
 	}
 	n := s.calls
 	s.calls++

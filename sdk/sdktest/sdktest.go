@@ -15,12 +15,21 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 )
+
+// T is the part of testing.TB a Harness uses; *testing.T and *testing.B
+// satisfy it.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Cleanup(func())
+	TempDir() string
+}
 
 // Options configure a Harness. The zero value gives in-memory settings
 // (with a temporary DataDir) and no other services.
@@ -34,7 +43,7 @@ type Options struct {
 
 // Harness runs one plugin for a test.
 type Harness struct {
-	t        testing.TB
+	t        T
 	name     string
 	opts     Options
 	registry *tools.Registry
@@ -51,13 +60,13 @@ var _ sdk.Host = (*Harness)(nil)
 
 // Start creates the plugin with factory and starts it; it fails the test if
 // either fails. The plugin's stop handlers and Stop run at cleanup.
-func Start(t testing.TB, name string, factory sdk.NewPlugin, config map[string]interface{}) *Harness {
+func Start(t T, name string, factory sdk.NewPlugin, config map[string]interface{}) *Harness {
 	t.Helper()
 	return StartWith(t, name, factory, config, Options{})
 }
 
 // StartWith is Start with options.
-func StartWith(t testing.TB, name string, factory sdk.NewPlugin, config map[string]interface{}, opts Options) *Harness {
+func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interface{}, opts Options) *Harness {
 	t.Helper()
 	if opts.Services.Settings == nil {
 		opts.Services.Settings = NewSettings()

@@ -1,0 +1,191 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+var benchSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"city":  map[string]any{"type": "string", "description": "城市名称"},
+		"days":  map[string]any{"type": "integer", "minimum": 1, "maximum": 7},
+		"units": map[string]any{"type": "string", "enum": []any{"c", "f"}},
+	},
+	"required": []string{"city"},
+}
+
+const benchArgs = `{"city":"北京","days":3,"units":"c"}`
+
+var benchResult = map[string]any{"city": "北京", "temp": 25, "weather": "晴", "days": []any{"晴", "多云", "小雨"}}
+
+func benchKernel(b *testing.B, provider llm.Provider, st *store.Store, nTools int) *Kernel {
+	k := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, provider, st)
+	b.Cleanup(func() { k.Close() })
+	err := k.LoadPlugin("weather", func(n string, _ map[string]any) (sdk.Plugin, error) {
+		return pluginFunc{n, func(s *sdk.PluginSDK) error {
+			for i := 0; i < nTools; i++ {
+				name := "query"
+				if i > 0 {
+					name = fmt.Sprintf("tool_%02d", i)
+				}
+				err := s.RegisterTool(name, sdk.ToolDef{Description: "查询天气", Parameters: benchSchema},
+					func(map[string]any) (any, error) { return benchResult, nil })
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}}, nil
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return k
+}
+
+// BenchmarkToolCallPath is one in-process tool call through the whole
+// host path: argument decoding, lookup, the before_toolcall and
+// after_toolcall stage points (no handlers), validation, the policy hook
+// point, dispatch with a deadline, and JSON encoding of the result.
+func BenchmarkToolCallPath(b *testing.B) {
+	k := benchKernel(b, nil, nil, 1)
+	k.cfg.Gate = func(context.Context, *sdk.ToolContext, *tools.Tool, map[string]any) error { return nil }
+	t := &turnState{s: &session{key: sessionKey{"bench", ""}}, emit: func(Event) {}, sc: &sdk.StageContext{}}
+	wire := []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "weather__query", Arguments: benchArgs}}}
+	t.lastCalls = wire
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, msgs := k.runToolCalls(ctx, t, toStageCalls(wire, k.tools))
+		if msgs[0].Content == "" {
+			b.Fatal("no result")
+		}
+	}
+}
+
+// BenchmarkToolCallBare is the floor for BenchmarkToolCallPath: decoding
+// and validating the same arguments and encoding the same result, nothing
+// else.
+func BenchmarkToolCallBare(b *testing.B) {
+	r := tools.NewRegistry()
+	tool, err := r.Register("weather", sdk.ToolDef{Name: "query", Parameters: benchSchema},
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return benchResult, nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(benchArgs), &args); err != nil {
+			b.Fatal(err)
+		}
+		if err := tool.Validate(args); err != nil {
+			b.Fatal(err)
+		}
+		out, err := json.Marshal(benchResult)
+		if err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// timedProvider measures the time spent inside the provider.
+type timedProvider struct {
+	inner llm.Provider
+	mu    sync.Mutex
+	spent time.Duration
+}
+
+func (p *timedProvider) Chat(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	start := time.Now()
+	resp, err := p.inner.Chat(ctx, req, onDelta)
+	p.mu.Lock()
+	p.spent += time.Since(start)
+	p.mu.Unlock()
+	return resp, err
+}
+
+func (p *timedProvider) take() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.spent
+	p.spent = 0
+	return d
+}
+
+// instantProvider answers from memory: a tool call, then text.
+type instantProvider struct{}
+
+func (instantProvider) Chat(_ context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	if req.Messages[len(req.Messages)-1].Role == "tool" {
+		onDelta(llm.Delta{Content: "北京晴，25 度。"})
+		return &llm.Response{Content: "北京晴，25 度。", FinishReason: "stop"}, nil
+	}
+	return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Type: "function",
+		Function: llm.FunctionCall{Name: "weather__query", Arguments: benchArgs}}}, FinishReason: "tool_calls"}, nil
+}
+
+// weatherTurn answers like instantProvider, over HTTP.
+func weatherTurn(req llmtest.Request) llmtest.Reply {
+	if req.Messages[len(req.Messages)-1]["role"] == "tool" {
+		return llmtest.Reply{Text: "北京晴，25 度。"}
+	}
+	return llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "weather__query", Arguments: benchArgs}}}
+}
+
+// benchTurns runs b.N full turns (on_input to memory, one tool call, two
+// model calls, 50 registered tools, history in SQLite) and reports the
+// host's own time per turn, excluding the time spent inside the provider,
+// as p50 and p99.
+func benchTurns(b *testing.B, provider llm.Provider) {
+	st, err := store.Open(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	tp := &timedProvider{inner: provider}
+	k := benchKernel(b, tp, st, 50)
+	ctx := context.Background()
+	in := Input{Injection: sdk.Injection{Channel: "bench", Text: "北京天气怎么样？"}}
+	var host []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		out := k.Ask(ctx, in)
+		total := time.Since(start)
+		if out.Err != nil || out.Text == "" {
+			b.Fatalf("turn failed: %+v", out)
+		}
+		host = append(host, total-tp.take())
+	}
+	slices.Sort(host)
+	b.ReportMetric(float64(host[len(host)/2].Microseconds()), "host-p50-µs")
+	b.ReportMetric(float64(host[len(host)*99/100].Microseconds()), "host-p99-µs")
+}
+
+// BenchmarkTurnLoopback uses a real OpenAI-compatible server on loopback.
+func BenchmarkTurnLoopback(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	srv.SetFallback(llmtest.Reply{Func: weatherTurn})
+	benchTurns(b, &llm.Client{BaseURL: srv.URL, Model: "bench"})
+}
+
+// BenchmarkTurnInProcess uses a provider that answers from memory, so all
+// measured time is the host's.
+func BenchmarkTurnInProcess(b *testing.B) {
+	benchTurns(b, instantProvider{})
+}
