@@ -193,12 +193,12 @@ func (p *plainReader) read() (string, error) {
 
 func (p *plainReader) close() {}
 
-// ttyReader edits lines on a terminal with golang.org/x/term, in raw mode
-// only while reading, with bracketed paste so pasted newlines do not send.
+// ttyReader reads messages on a terminal with the line editor, switching
+// the terminal to raw mode only while a message is being typed.
 type ttyReader struct {
-	fd   int
-	t    *term.Terminal
-	hist *history
+	fd  int
+	out io.Writer
+	ed  *editor
 }
 
 func newTTYReader(in io.Reader, out io.Writer, hist *history) (*ttyReader, bool) {
@@ -207,13 +207,19 @@ func newTTYReader(in io.Reader, out io.Writer, hist *history) (*ttyReader, bool)
 	if !ok1 || !ok2 || !term.IsTerminal(int(inF.Fd())) || !term.IsTerminal(int(outF.Fd())) {
 		return nil, false
 	}
-	t := term.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{inF, outF}, prompt)
-	t.History = hist
-	r := &ttyReader{fd: int(inF.Fd()), t: t, hist: hist}
-	t.SetBracketedPasteMode(true)
+	r := &ttyReader{fd: int(inF.Fd()), out: outF}
+	r.ed = &editor{
+		in: bufio.NewReader(inF), out: outF, hist: hist,
+		prompt: prompt, cont: contPrompt,
+		width: func() int {
+			w, _, err := term.GetSize(int(outF.Fd()))
+			if err != nil {
+				return 80
+			}
+			return w
+		},
+	}
+	io.WriteString(outF, "\x1b[?2004h") // bracketed paste on
 	return r, true
 }
 
@@ -223,32 +229,13 @@ func (r *ttyReader) read() (string, error) {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
 	defer term.Restore(r.fd, state)
-	if w, h, err := term.GetSize(r.fd); err == nil {
-		r.t.SetSize(w, h)
-	}
-	r.t.SetPrompt(prompt)
-	var lines []string
 	for {
-		line, err := r.t.ReadLine()
-		if errors.Is(err, term.ErrPasteIndicator) {
-			lines = append(lines, line)
-			r.t.SetPrompt(contPrompt)
+		msg, err := r.ed.readMessage()
+		if errors.Is(err, errCleared) {
 			continue
 		}
-		if err != nil {
-			return "", err
-		}
-		if cont, ok := strings.CutSuffix(line, `\`); ok {
-			lines = append(lines, cont)
-			r.t.SetPrompt(contPrompt)
-			continue
-		}
-		lines = append(lines, line)
-		break
+		return msg, err
 	}
-	msg := strings.TrimRight(strings.Join(lines, "\n"), "\n")
-	r.hist.record(msg)
-	return msg, nil
 }
 
-func (r *ttyReader) close() { r.t.SetBracketedPasteMode(false) }
+func (r *ttyReader) close() { io.WriteString(r.out, "\x1b[?2004l") }
