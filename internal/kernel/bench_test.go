@@ -83,7 +83,9 @@ func BenchmarkToolCallPath(b *testing.B) {
 func BenchmarkToolCallBare(b *testing.B) {
 	r := tools.NewRegistry()
 	tool, err := r.Register("weather", sdk.ToolDef{Name: "query", Parameters: benchSchema},
-		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return benchResult, nil })
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+			return benchResult, nil
+		})
 	if err != nil {
 		b.Fatal(err)
 	}
