@@ -45,7 +45,7 @@ func (r *renderer) write(s string) {
 		return
 	}
 	io.WriteString(r.out, s)
-	r.lineOpen = !strings.HasSuffix(s, "\n")
+	r.lineOpen = !strings.HasSuffix(strings.TrimSuffix(s, reset), "\n")
 }
 
 func (r *renderer) newline() {
@@ -85,7 +85,7 @@ func (r *renderer) event(ev kernel.Event) {
 		r.newline()
 		r.stepText.Reset()
 		if r.streamText {
-			r.write(r.style(dim, fmt.Sprintf("→ %s %s\n", ev.Tool, shorten(ev.Args, 120))))
+			r.write(r.style(dim, fmt.Sprintf("→ %s %s", ev.Tool, shorten(ev.Args, 120))) + "\n")
 		}
 	case kernel.EventToolEnd:
 		if r.streamText {
@@ -93,7 +93,7 @@ func (r *renderer) event(ev kernel.Event) {
 			if ev.IsError {
 				mark = "✗"
 			}
-			r.write(r.style(dim, fmt.Sprintf("  %s %s %s\n", mark, ev.Tool, shorten(ev.Text, 160))))
+			r.write(r.style(dim, fmt.Sprintf("  %s %s %s", mark, ev.Tool, shorten(ev.Text, 160))) + "\n")
 		}
 	case kernel.EventFinal:
 		r.endReasoning()
@@ -107,7 +107,7 @@ func (r *renderer) event(ev kernel.Event) {
 	case kernel.EventInterrupted:
 		r.endReasoning()
 		r.newline()
-		r.write(r.style(dim, "(interrupted / 已中断)\n"))
+		r.write(r.style(dim, "(interrupted / 已中断)") + "\n")
 		r.stepText.Reset()
 	case kernel.EventError:
 		r.endReasoning()

@@ -1,0 +1,100 @@
+package terminal
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/llm"
+)
+
+func render(r *renderer, evs ...kernel.Event) string {
+	var b strings.Builder
+	r.out = &b
+	for _, ev := range evs {
+		r.event(ev)
+	}
+	return b.String()
+}
+
+func TestRenderChat(t *testing.T) {
+	tests := []struct {
+		name string
+		evs  []kernel.Event
+		want string
+	}{
+		{"streamed answer", []kernel.Event{
+			{Kind: kernel.EventReasoning, Text: "想一想\n"},
+			{Kind: kernel.EventText, Text: "你好"}, {Kind: kernel.EventText, Text: "！"},
+			{Kind: kernel.EventFinal, Text: "你好！"},
+		}, "💭 想一想\n你好！\n"},
+		{"tool step", []kernel.Event{
+			{Kind: kernel.EventText, Text: "我查一下。"},
+			{Kind: kernel.EventToolStart, Tool: "time__now", Args: `{"zone":"UTC"}`},
+			{Kind: kernel.EventToolEnd, Tool: "time__now", Text: `{"time":"12:00"}`},
+			{Kind: kernel.EventText, Text: "中午。"},
+			{Kind: kernel.EventFinal, Text: "中午。"},
+		}, "我查一下。\n→ time__now {\"zone\":\"UTC\"}\n  ✓ time__now {\"time\":\"12:00\"}\n中午。\n"},
+		{"answer rewritten by a stage", []kernel.Event{
+			{Kind: kernel.EventText, Text: "draft"},
+			{Kind: kernel.EventFinal, Text: "final"},
+		}, "draft\nfinal\n"},
+		{"interrupted", []kernel.Event{
+			{Kind: kernel.EventText, Text: "partial"},
+			{Kind: kernel.EventInterrupted},
+			{Kind: kernel.EventReasoning, Text: "next"},
+		}, "partial\n(interrupted / 已中断)\n💭 next"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := render(&renderer{showReasoning: true, streamText: true}, tt.evs...)
+			if got != tt.want {
+				t.Fatalf("got %q\nwant %q", got, tt.want)
+			}
+			colored := render(&renderer{showReasoning: true, streamText: true, color: true}, tt.evs...)
+			if plain := ansiRE(colored); plain != tt.want {
+				t.Fatalf("with color, got %q", plain)
+			}
+		})
+	}
+}
+
+func ansiRE(s string) string {
+	for _, code := range []string{dim, red, reset} {
+		s = strings.ReplaceAll(s, code, "")
+	}
+	return s
+}
+
+func TestRenderAskPrintsOnlyTheFinalAnswer(t *testing.T) {
+	got := render(&renderer{}, kernel.Event{Kind: kernel.EventText, Text: "draft"},
+		kernel.Event{Kind: kernel.EventToolStart, Tool: "x"}, kernel.Event{Kind: kernel.EventFinal, Text: "answer"})
+	if got != "answer\n" {
+		t.Fatalf("%q", got)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	src := llm.Source{Name: "ds", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-chat", APIKey: "sk-secret-1234567"}
+	tests := []struct {
+		err  error
+		want []string
+	}{
+		{llm.ErrNoSource, []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"}},
+		{&llm.APIError{Status: 401, Message: "bad key"}, []string{"rejected the API key", "OPENAI_API_KEY", `"ds"`}},
+		{&llm.APIError{Status: 400, Message: "Model Not Exist"}, []string{"--model", "HEARTH_MODEL", "deepseek-chat"}},
+		{errors.New("x"), []string{"x"}},
+	}
+	for _, tt := range tests {
+		got := Explain(tt.err, src, "/home/u/.hearth/config.json")
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("Explain(%v) = %q, missing %q", tt.err, got, w)
+			}
+		}
+		if strings.Contains(got, "secret") {
+			t.Errorf("key leaked: %q", got)
+		}
+	}
+}
