@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
@@ -126,6 +128,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return listTools(a, f.jsonOut, stdout)
 	case "ask":
 		text := strings.Join(rest, " ")
+		if text == "" && isTerminal(stdin) {
+			fmt.Fprint(stderr, "hearth ask: no message given (pass it as an argument, or pipe it in)\n\n"+usage)
+			return 2
+		}
 		if text == "" || text == "-" {
 			b, err := io.ReadAll(stdin)
 			if err != nil {
@@ -209,6 +215,11 @@ func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
 		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, firstLine(t.Def.Description))
 	}
 	return 0
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func firstLine(s string) string {

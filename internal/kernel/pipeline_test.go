@@ -4,35 +4,20 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/hearth-agent/hearth/examples/homeagent/weather"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
-// The HomeAgent document's examples: a blacklist at on_input and context
-// injection at pre_action.
+// The HomeAgent document's examples, as the weather example plugin writes
+// them: a blacklist at on_input and context injection at pre_action, run
+// through the real agent loop.
 func TestHomeAgentStageExamples(t *testing.T) {
 	e := newEnv(t, Config{}, llmtest.Reply{Text: "hello"})
-	load(t, e.k, "guard", func(s *sdk.PluginSDK) error {
-		s.RegisterStage(sdk.StageOnInput, func(ctx *sdk.StageContext) error {
-			if ctx.UserID == "blocked_user" {
-				resp := "已被限制使用"
-				ctx.Response = &resp
-			}
-			return nil
-		})
-		s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
-			ctx.Lock()
-			ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]interface{}{
-				"role":    "system",
-				"content": "当前时间: " + time.Now().Format("15:04"),
-			})
-			ctx.Unlock()
-			return nil
-		})
-		return nil
-	})
+	if err := e.k.LoadPlugin("weather", weather.NewPlugin, nil); err != nil {
+		t.Fatal(err)
+	}
 	blocked := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "qq", UserID: "blocked_user", Text: "hi"}})
 	if blocked.Text != "已被限制使用" || len(e.srv.Requests()) != 0 {
 		t.Fatalf("blocked user: %+v, %d requests", blocked, len(e.srv.Requests()))
@@ -41,10 +26,13 @@ func TestHomeAgentStageExamples(t *testing.T) {
 	if ok.Text != "hello" {
 		t.Fatalf("%+v", ok)
 	}
-	msgs := e.srv.Requests()[0].Messages
-	last := msgs[len(msgs)-1]
+	req := e.srv.Requests()[0]
+	last := req.Messages[len(req.Messages)-1]
 	if last["role"] != "system" || !strings.HasPrefix(last["content"].(string), "当前时间: ") {
-		t.Fatalf("injected context missing: %v", msgs)
+		t.Fatalf("injected context missing: %v", req.Messages)
+	}
+	if names := req.ToolNames(); len(names) != 1 || names[0] != "weather__weather_query" {
+		t.Fatalf("tools offered: %v", names)
 	}
 }
 
