@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -16,9 +18,42 @@ import (
 // end-to-end tests exercise the real main in a real child process.
 func TestMain(m *testing.M) {
 	if os.Getenv("HEARTH_TEST_MAIN") == "1" {
+		if f := os.Getenv("HEARTH_TEST_PING_FILE"); f != "" {
+			sdk.RegisterFactory("pinger", pinger(f))
+		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
+}
+
+// pinger is a test plugin whose tool pinger__later injects "ping" into the
+// plugin's own channel once the file trigger exists, as a reminder plugin
+// would.
+func pinger(trigger string) sdk.NewPlugin {
+	return func(name string, _ map[string]any) (sdk.Plugin, error) {
+		return &pingerPlugin{name: name, trigger: trigger}, nil
+	}
+}
+
+type pingerPlugin struct {
+	name, trigger string
+}
+
+func (p *pingerPlugin) Name() string { return p.name }
+func (p *pingerPlugin) Stop() error  { return nil }
+func (p *pingerPlugin) Start(s *sdk.PluginSDK) error {
+	return s.RegisterTool("later", sdk.ToolDef{Description: "remind later"}, func(map[string]any) (any, error) {
+		go func() {
+			for {
+				if _, err := os.Stat(p.trigger); err == nil {
+					s.InjectText(p.name, p.name, "ping")
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		return "scheduled", nil
+	})
 }
 
 // hearth runs the command as a child process with a clean environment.

@@ -72,16 +72,13 @@ func (s *screen) waitFor(t *testing.T, want string) {
 	}
 }
 
-func TestInteractiveChatOnATerminal(t *testing.T) {
-	srv := llmtest.NewServer(t,
-		llmtest.Reply{Reasoning: "想一想", Text: "收到两行。"},
-		llmtest.Reply{Text: "第二条。"},
-	)
+// startChat runs `hearth chat` on a new pseudo-terminal.
+func startChat(t *testing.T, env ...string) (*exec.Cmd, *os.File, *screen, chan struct{}) {
+	t.Helper()
 	ptmx, pts := openPTY(t)
-	defer ptmx.Close()
-	home := t.TempDir()
+	t.Cleanup(func() { ptmx.Close() })
 	cmd := exec.Command(os.Args[0], "chat")
-	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "TERM=xterm"}
+	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "TERM=xterm"}, env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := cmd.Start(); err != nil {
@@ -91,6 +88,81 @@ func TestInteractiveChatOnATerminal(t *testing.T) {
 	scr := &screen{}
 	copied := make(chan struct{})
 	go func() { defer close(copied); _, _ = ioCopy(scr, ptmx) }()
+	return cmd, ptmx, scr, copied
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, scr *screen, copied chan struct{}) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat exited with %v:\n%s", err, scr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("chat did not exit on Ctrl-D:\n%s", scr.String())
+	}
+	<-copied
+}
+
+func TestInjectedAnswerShownAboveTheTypedMessage(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "pinger__later", Arguments: `{}`}}},
+		llmtest.Reply{Text: "好的，稍后提醒。"},
+		llmtest.Reply{Text: "叮！提醒时间到。"},
+		llmtest.Reply{Text: "收到。"},
+	)
+	home := t.TempDir()
+	trigger := home + "/ping"
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL, "HEARTH_TEST_PING_FILE="+trigger)
+	send := func(s string) {
+		t.Helper()
+		if _, err := ptmx.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scr.waitFor(t, "› ")
+	send("提醒我\r")
+	scr.waitFor(t, "好的，稍后提醒。")
+	send("部分")
+	scr.waitFor(t, "› 部分")
+	if err := os.WriteFile(trigger, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	scr.waitFor(t, "叮！提醒时间到。")
+	// The typed text is drawn again below the notification, and typing goes on.
+	after := scr.String()[strings.LastIndex(scr.String(), "叮！提醒时间到。"):]
+	if !strings.Contains(after, "› 部分") {
+		t.Fatalf("message not redrawn after the notification:\n%q", after)
+	}
+	send("输入\r")
+	scr.waitFor(t, "收到。")
+	send("\x04")
+	waitExit(t, cmd, scr, copied)
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if got := reqs[2].Messages[len(reqs[2].Messages)-2]["content"]; got != "ping" {
+		t.Fatalf("injected request: %v", got)
+	}
+	if got := reqs[3].Messages[len(reqs[3].Messages)-2]["content"]; got != "部分输入" {
+		t.Fatalf("typed message %q", got)
+	}
+	if !strings.Contains(ansi.ReplaceAllString(scr.String(), ""), "[pinger] 叮！提醒时间到。") {
+		t.Fatalf("notification not labelled:\n%s", scr.String())
+	}
+}
+
+func TestInteractiveChatOnATerminal(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Reasoning: "想一想", Text: "收到两行。"},
+		llmtest.Reply{Text: "第二条。"},
+	)
+	home := t.TempDir()
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL)
 	send := func(s string) {
 		t.Helper()
 		if _, err := ptmx.Write([]byte(s)); err != nil {
@@ -105,18 +177,7 @@ func TestInteractiveChatOnATerminal(t *testing.T) {
 	send("wrld\x1b[D\x1b[D\x1b[Do\x1b[Hhello \r")
 	scr.waitFor(t, "第二条。")
 	send("\x04") // Ctrl-D quits
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("chat exited with %v:\n%s", err, scr.String())
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("chat did not exit on Ctrl-D:\n%s", scr.String())
-	}
-	<-copied
+	waitExit(t, cmd, scr, copied)
 
 	reqs := srv.Requests()
 	if len(reqs) != 2 {

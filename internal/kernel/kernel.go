@@ -66,7 +66,7 @@ type Kernel struct {
 
 	mu       sync.Mutex
 	sessions map[sessionKey]*session
-	sinks    map[string]func(chatID string, ev Event)
+	sinks    map[string]Sink
 	plugins  []*loadedPlugin
 	closed   bool
 
@@ -99,7 +99,7 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 		provider: provider, store: st,
 		base: base, cancel: cancel,
 		sessions: map[sessionKey]*session{},
-		sinks:    map[string]func(string, Event){},
+		sinks:    map[string]Sink{},
 	}
 }
 
@@ -109,18 +109,31 @@ func (k *Kernel) Tools() *tools.Registry { return k.tools }
 // Pipeline returns the stage pipeline.
 func (k *Kernel) Pipeline() *Pipeline { return k.pipeline }
 
-// SetSink routes the events of channel's sessions to fn, for inputs that
-// did not bring their own OnEvent (those injected by plugins).
-func (k *Kernel) SetSink(channel string, fn func(chatID string, ev Event)) {
+// Sink receives the events of turns whose input brought no OnEvent (those
+// injected by plugins); in says where the input came from. It is called
+// from the session's goroutine.
+type Sink func(in sdk.Injection, ev Event)
+
+// SetSink routes the events of channel's sessions to fn; the channel ""
+// sets the fallback for channels without a sink of their own. A nil fn
+// removes the sink.
+func (k *Kernel) SetSink(channel string, fn Sink) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if fn == nil {
+		delete(k.sinks, channel)
+		return
+	}
 	k.sinks[channel] = fn
 }
 
-func (k *Kernel) sink(channel string) func(string, Event) {
+func (k *Kernel) sink(channel string) Sink {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.sinks[channel]
+	if s, ok := k.sinks[channel]; ok {
+		return s
+	}
+	return k.sinks[""]
 }
 
 // RegisterTool implements sdk.Host.

@@ -292,7 +292,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 	)
 	var mu sync.Mutex
 	var events []Event
-	e.k.SetSink("test", func(_ string, ev Event) {
+	e.k.SetSink("test", func(_ sdk.Injection, ev Event) {
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()
@@ -395,5 +395,24 @@ func TestPluginStartFailureWithdrawsRegistrations(t *testing.T) {
 	}
 	if e.k.Tools().Len() != 0 || e.k.pipeline.has(sdk.StageOnInput) {
 		t.Fatal("a failed plugin's registrations remain")
+	}
+}
+
+func TestFallbackSinkGetsUnclaimedChannels(t *testing.T) {
+	e := newEnv(t, Config{}, llmtest.Reply{Text: "reminder answered"})
+	got := make(chan sdk.Injection, 1)
+	e.k.SetSink("", func(in sdk.Injection, ev Event) {
+		if ev.Kind == EventFinal && ev.Text == "reminder answered" {
+			got <- in
+		}
+	})
+	sdk.New("memo", e.k).InjectInterruptText("memo", "memo", "check your memos")
+	select {
+	case in := <-got:
+		if in.Channel != "memo" || in.Source != "memo" {
+			t.Fatalf("routed %+v", in)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("fallback sink never called")
 	}
 }

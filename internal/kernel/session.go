@@ -159,8 +159,7 @@ func (k *Kernel) emitter(in Input) func(Event) {
 		return in.OnEvent
 	}
 	if sink := k.sink(in.Channel); sink != nil {
-		chat := in.ChatID
-		return func(ev Event) { sink(chat, ev) }
+		return func(ev Event) { sink(in.Injection, ev) }
 	}
 	return func(ev Event) {
 		if ev.Kind == EventFinal {

@@ -48,20 +48,28 @@ type lineReader interface {
 }
 
 // Chat runs an interactive conversation until the input ends (Ctrl-D) or
-// /exit. On a terminal it edits lines, keeps history, and reads pasted
+// /exit. Answers to inputs that plugins inject are shown as notifications,
+// above the message being typed. On a terminal it edits lines, keeps history, and reads pasted
 // multi-line text as one message; a line ending in \ continues on the next
 // line. Ctrl-C while the agent answers interrupts the answer.
 func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
 	var r lineReader
-	color := false
+	scr := &screen{out: o.Out}
 	if tr, ok := newTTYReader(o.In, o.Out, loadHistory(o.HistoryFile)); ok {
-		r, color = tr, true
+		r, scr.color, scr.ed = tr, true, tr.ed
+		tr.ed.mu = &scr.mu
 	} else {
 		r = newPlainReader(o.In)
 	}
 	defer r.close()
+	// Answers to what plugins inject, here or on channels nobody else
+	// shows, appear as notifications.
+	k.SetSink(Channel, scr.sink)
+	k.SetSink("", scr.sink)
+	defer k.SetSink(Channel, nil)
+	defer k.SetSink("", nil)
 
-	rend := &renderer{out: o.Out, color: color, showReasoning: o.ShowReasoning, streamText: true}
+	rend := &renderer{out: scr, color: scr.color, showReasoning: o.ShowReasoning, streamText: true}
 	if src, ok := currentSource(o.Sources); ok {
 		fmt.Fprintf(o.Out, "Hearth · %s · model %s · /help\n", src.Name, orUnset(src.Model))
 	}

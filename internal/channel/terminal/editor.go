@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mattn/go-runewidth"
@@ -27,6 +28,7 @@ type editor struct {
 	out    io.Writer
 	width  func() int // terminal columns
 	hist   *history
+	mu     sync.Locker // held while drawing; notifications take it too
 	prompt string
 	cont   string // prompt of continuation lines
 
@@ -35,6 +37,7 @@ type editor struct {
 	cursorRow int // rows between the prompt's row and the cursor's, as drawn
 	histIdx   int // -1: editing a new message; else index from the newest entry
 	draft     []rune
+	active    bool // a message is being edited (guarded by mu)
 }
 
 // errCleared is returned when Ctrl-C cleared the message.
@@ -68,24 +71,56 @@ func stringWidth(s string) int {
 // Ctrl-D on an empty message or the end of input, and errCleared for
 // Ctrl-C.
 func (e *editor) readMessage() (string, error) {
+	e.lock()
 	e.buf, e.pos, e.cursorRow, e.histIdx, e.draft = e.buf[:0], 0, 0, -1, nil
+	e.active = true
 	e.redraw()
+	e.unlock()
 	for {
 		r, _, err := e.in.ReadRune()
+		e.lock()
 		if err != nil {
+			var msg string
 			if len(e.buf) > 0 && errors.Is(err, io.EOF) {
-				return e.finish(), nil
+				msg, err = e.finish(), nil
 			}
-			return "", err
+			e.active = false
+			e.unlock()
+			return msg, err
 		}
 		done, err := e.key(r)
 		if err != nil || done {
-			if err != nil {
-				return "", err
+			var msg string
+			if err == nil {
+				msg = e.finish()
 			}
-			return e.finish(), nil
+			e.active = false
+			e.unlock()
+			return msg, err
 		}
+		e.unlock()
 	}
+}
+
+func (e *editor) lock() {
+	if e.mu != nil {
+		e.mu.Lock()
+	}
+}
+
+func (e *editor) unlock() {
+	if e.mu != nil {
+		e.mu.Unlock()
+	}
+}
+
+// erase writes what clears the message from the screen, leaving the cursor
+// at the start of the prompt's row.
+func (e *editor) erase(b *strings.Builder) {
+	if e.cursorRow > 0 {
+		fmt.Fprintf(b, "\x1b[%dA", e.cursorRow)
+	}
+	b.WriteString("\r\x1b[J")
 }
 
 // finish moves below the message and returns it.
@@ -400,10 +435,7 @@ func (e *editor) redraw() {
 		width = 80
 	}
 	var b strings.Builder
-	if e.cursorRow > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA", e.cursorRow)
-	}
-	b.WriteString("\r\x1b[J")
+	e.erase(&b)
 	b.WriteString(e.prompt)
 	for _, r := range e.buf {
 		if r == '\n' {
