@@ -24,6 +24,46 @@ type ToolDef struct {
 	// model emitted them; other tools of the same assistant message run
 	// concurrently.
 	Serial bool `json:"serial,omitempty"`
+
+	// The PKU harness policy fields. See docs/policy.md.
+
+	// Title names the tool to users (chat labels, approval prompts), in
+	// Chinese; the model reads Description.
+	Title string `json:"title,omitempty"`
+	// Effect is what the tool does; empty counts as EffectWrite.
+	Effect Effect `json:"effect,omitempty"`
+	// ResolveEffect, when set, finds the effect of one call from its
+	// arguments; both effects are checked and the stricter decision wins.
+	// Its target, if any, titles the approval prompt.
+	ResolveEffect ResolveEffectFunc `json:"-"`
+	// Untrusted tools return text written by third parties: after one
+	// runs, the rest of the turn is tainted, and write, money and public
+	// calls that would run automatically ask first.
+	Untrusted bool `json:"untrusted,omitempty"`
+	// UserOnly tools are never offered to the model; agent and scheduler
+	// calls are refused.
+	UserOnly bool `json:"userOnly,omitempty"`
+	// OnDemand tools are not offered until the agent loads the plugin
+	// with the core tool plugins__use.
+	OnDemand bool `json:"onDemand,omitempty"`
+	// Grant tools give the agent access it did not have: every agent call
+	// asks, whatever the mode (off still refuses); scheduler calls are
+	// refused. The answer reaches the handler as ToolContext.Grant.
+	Grant bool `json:"grant,omitempty"`
+	// AlwaysAsk tools ask on every agent call, whatever the mode (off
+	// still refuses); scheduler calls are refused.
+	AlwaysAsk bool `json:"alwaysAsk,omitempty"`
+	// DayScoped results describe the current day.
+	DayScoped bool `json:"dayScoped,omitempty"`
+}
+
+// EffectiveEffect returns the declared effect, or EffectWrite when none is
+// declared (or it is not a known effect): undeclared counts as write.
+func (d ToolDef) EffectiveEffect() Effect {
+	if d.Effect.Valid() {
+		return d.Effect
+	}
+	return EffectWrite
 }
 
 // ToolHandler is HomeAgent's context-free tool handler. args are the
@@ -87,6 +127,7 @@ type TurnInfo struct {
 // beside it, never in this struct.
 type ToolContext struct {
 	PluginID string    // the plugin that owns the tool
+	Effect   Effect    // the effect this call was authorized for
 	Tool     string    // the tool's name inside its plugin
 	CallID   string    // the model's call id, empty for direct calls
 	Actor    Actor     // who started the call
@@ -95,6 +136,9 @@ type ToolContext struct {
 	ChatID   string    // chat within the channel
 	UserID   string    // who is speaking
 	GroupID  string    // group chat id, empty in a private chat
+	// Grant is the user's answer to a Grant tool's prompt: "once" or
+	// "always"; empty for other tools and for direct user calls.
+	Grant string
 }
 
 // ToolFunc is a typed tool handler for AddTool. In is decoded from the
