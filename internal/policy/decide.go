@@ -38,7 +38,7 @@ type EffectSet uint8
 
 // AllEffects contains every effect; ReadOnly only read.
 const (
-	ReadOnly   EffectSet = 1 << iota
+	ReadOnly EffectSet = 1 << iota
 	writeBit
 	moneyBit
 	publicBit
