@@ -90,6 +90,61 @@ CREATE TABLE messages (
 );
 CREATE INDEX messages_by_session ON messages(session_id, id);
 `},
+	{2, "tool policy: overrides, roles, approvals, audit", `
+CREATE TABLE policy_overrides (
+	tool       TEXT PRIMARY KEY,
+	mode       TEXT NOT NULL CHECK (mode IN ('auto', 'ask', 'off')),
+	updated_at INTEGER NOT NULL
+);
+CREATE TABLE policy_roles (
+	channel  TEXT NOT NULL,
+	group_id TEXT NOT NULL DEFAULT '',
+	user_id  TEXT NOT NULL,
+	role     TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member', 'guest')),
+	PRIMARY KEY (channel, group_id, user_id)
+);
+CREATE TABLE policy_grants (
+	channel  TEXT NOT NULL DEFAULT '',
+	group_id TEXT NOT NULL DEFAULT '',
+	role     TEXT NOT NULL,
+	effects  TEXT NOT NULL,
+	PRIMARY KEY (channel, group_id, role)
+);
+CREATE TABLE approvals (
+	id         INTEGER PRIMARY KEY,
+	tool       TEXT NOT NULL,
+	effect     TEXT NOT NULL,
+	target     TEXT NOT NULL DEFAULT '',
+	args_hash  TEXT NOT NULL,
+	requester  TEXT NOT NULL,
+	session    TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	expires_at INTEGER NOT NULL,
+	status     TEXT NOT NULL DEFAULT 'pending',
+	decided_by TEXT NOT NULL DEFAULT '',
+	decided_at INTEGER
+);
+CREATE TABLE audit (
+	id          INTEGER PRIMARY KEY,
+	at          INTEGER NOT NULL,
+	session     TEXT NOT NULL,
+	channel     TEXT NOT NULL,
+	user_id     TEXT NOT NULL,
+	role        TEXT NOT NULL,
+	actor       TEXT NOT NULL,
+	tool        TEXT NOT NULL,
+	effect      TEXT NOT NULL,
+	args_hash   TEXT NOT NULL,
+	decision    TEXT NOT NULL,
+	rule        TEXT NOT NULL,
+	decided_by  TEXT NOT NULL,
+	duration_ms INTEGER NOT NULL,
+	outcome     TEXT NOT NULL
+);
+CREATE INDEX audit_by_time ON audit(at);
+CREATE TRIGGER audit_append_only_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+CREATE TRIGGER audit_append_only_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.
