@@ -80,7 +80,7 @@ func (s *Store) SetRole(ctx context.Context, r RoleAssignment) error {
 // Grant lets a role trigger effects in a channel and group ("" for all).
 type Grant struct {
 	Channel, Group, Role string
-	Effects          []string
+	Effects              []string
 }
 
 // Grants returns every grant.
