@@ -184,3 +184,27 @@ func (m Manifest) Validate() error {
 	}
 	return nil
 }
+
+// Verdict is a decision hook's answer.
+type Verdict string
+
+// The verdicts a decision hook can give. Several hooks' verdicts combine
+// as deny > ask > allow.
+const (
+	VerdictAllow Verdict = "allow"
+	VerdictAsk   Verdict = "ask"
+	VerdictDeny  Verdict = "deny"
+)
+
+// HookDecision is a decision hook's verdict and the reason shown to the
+// user and the model.
+type HookDecision struct {
+	Verdict Verdict
+	Reason  string
+}
+
+// DecisionHook is asked about every tool call the policy did not refuse,
+// with the call's validated arguments. It fails closed: a hook that returns
+// an error, panics, or does not answer before ctx's deadline refuses the
+// call.
+type DecisionHook func(ctx context.Context, tc *ToolContext, tool string, args map[string]interface{}) (HookDecision, error)

@@ -17,6 +17,8 @@ type Host interface {
 	// RegisterStage adds a stage handler of plugin. ownTools limits a
 	// before_toolcall or after_toolcall handler to the plugin's own tools.
 	RegisterStage(plugin string, stage Stage, ownTools bool, handler StageHandler)
+	// RegisterDecisionHook adds a decision hook of plugin.
+	RegisterDecisionHook(plugin string, hook DecisionHook)
 	// Inject queues an input; it does not wait for the answer.
 	Inject(in Injection)
 	// InjectSync queues an input and waits for the answer text.
@@ -44,6 +46,7 @@ type Injection struct {
 	Channel   string // channel whose session answers it
 	ChatID    string // chat within the channel; empty means the default chat
 	UserID    string // who is speaking, if known
+	GroupID   string // group chat the message came from; empty in a private chat
 	Text      string
 	Interrupt bool // cancel the session's in-flight model call and run next
 	NoMemory  bool // answer, but do not write the exchange to memory
@@ -159,6 +162,14 @@ func (s *PluginSDK) RegisterStage(stage Stage, handler StageHandler) {
 func (s *PluginSDK) RegisterStageOwnTools(stage Stage, handler StageHandler) {
 	own := stage == StageBeforeToolcall || stage == StageAfterToolcall
 	s.host.RegisterStage(s.name, stage, own, handler)
+}
+
+// RegisterDecisionHook adds a hook asked about every tool call (of any
+// plugin) before it runs; see DecisionHook.
+func (s *PluginSDK) RegisterDecisionHook(hook DecisionHook) {
+	if hook != nil {
+		s.host.RegisterDecisionHook(s.name, hook)
+	}
 }
 
 // SetIOInjector replaces the input path used by the Inject methods.

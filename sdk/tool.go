@@ -91,6 +91,9 @@ type ToolCall struct {
 	// Deny, when set by a before_toolcall handler, refuses the call; the
 	// model receives the text as the tool's error result.
 	Deny string `json:"deny,omitempty"`
+	// Ask, when set by a before_toolcall handler, makes the call need the
+	// user's approval; the text says why. Deny wins over Ask.
+	Ask string `json:"ask,omitempty"`
 }
 
 // ToolResult is the outcome of one tool call, as stage handlers see it.

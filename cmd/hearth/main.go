@@ -187,7 +187,7 @@ func haveProvider(a *app.App, stderr io.Writer) bool {
 }
 
 func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
-	list := a.Kernel.Tools().List()
+	list := a.Kernel.OfferedTools(sdk.Injection{Channel: terminal.Channel, UserID: "owner"})
 	if asJSON {
 		type spec struct {
 			Name        string          `json:"name"`

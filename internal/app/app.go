@@ -16,6 +16,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -39,6 +40,7 @@ type App struct {
 	Config  *config.File
 	Store   *store.Store
 	Sources *llm.Sources
+	Policy  *policy.Engine
 	Kernel  *kernel.Kernel
 	Logger  *slog.Logger
 
@@ -79,7 +81,13 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.Policy, err = policy.NewEngine(ctx, a.Store, a.Logger)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
 	a.Kernel = kernel.New(kernel.Config{
+		Policy:          a.Policy,
 		SystemPrompt:    cfg.SystemPrompt,
 		MaxSteps:        cfg.MaxSteps,
 		HistoryMessages: cfg.HistoryMessages,

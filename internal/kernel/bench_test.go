@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
@@ -63,8 +64,13 @@ func benchKernel(b *testing.B, provider llm.Provider, st *store.Store, nTools in
 // point, dispatch with a deadline, and JSON encoding of the result.
 func BenchmarkToolCallPath(b *testing.B) {
 	k := benchKernel(b, nil, nil, 1)
-	k.cfg.Gate = func(context.Context, *sdk.ToolContext, *tools.Tool, map[string]any) error { return nil }
-	t := &turnState{s: &session{key: sessionKey{"bench", ""}}, emit: func(Event) {}, sc: &sdk.StageContext{}}
+	eng, err := policy.NewEngine(context.Background(), memPolicyStore{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k.cfg.Policy = eng
+	t := &turnState{s: &session{key: sessionKey{"terminal", ""}}, emit: func(Event) {}, sc: &sdk.StageContext{},
+		in: Input{Injection: sdk.Injection{Channel: "terminal"}}}
 	wire := []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "weather__query", Arguments: benchArgs}}}
 	t.lastCalls = wire
 	ctx := context.Background()
@@ -191,3 +197,17 @@ func BenchmarkTurnLoopback(b *testing.B) {
 func BenchmarkTurnInProcess(b *testing.B) {
 	benchTurns(b, instantProvider{})
 }
+
+// memPolicyStore keeps nothing: the benchmarks measure the decision, not
+// the audit log's disk write.
+type memPolicyStore struct{}
+
+func (memPolicyStore) Overrides(context.Context) (map[string]string, error)          { return nil, nil }
+func (memPolicyStore) SetOverride(context.Context, string, string) error             { return nil }
+func (memPolicyStore) Roles(context.Context) ([]store.RoleAssignment, error)         { return nil, nil }
+func (memPolicyStore) Grants(context.Context) ([]store.Grant, error)                 { return nil, nil }
+func (memPolicyStore) CreateApproval(context.Context, store.Approval) (int64, error) { return 1, nil }
+func (memPolicyStore) DecideApproval(context.Context, int64, string, string, time.Time) error {
+	return nil
+}
+func (memPolicyStore) AppendAudit(context.Context, store.AuditEntry) error { return nil }

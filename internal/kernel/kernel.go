@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
@@ -43,11 +44,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Services returns the host services for a plugin; nil means none.
 	Services func(plugin string) sdk.Services
-	// Gate, when set, is asked before every tool call that passed
-	// validation and the before_toolcall stage. A non-nil error refuses
-	// the call and its text is the model's error result. It is the policy
-	// hook point; nil allows every call.
-	Gate func(ctx context.Context, tc *sdk.ToolContext, tool *tools.Tool, args map[string]any) error
+	// Policy decides which tools are offered and which calls run, asks
+	// for approvals and keeps the audit log. Nil allows everything and
+	// records nothing; only tests and embedders that do their own
+	// checking should leave it nil.
+	Policy *policy.Engine
 }
 
 // Kernel is the running agent. It implements sdk.Host for plugins.
@@ -93,7 +94,7 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 		cfg.Logger = slog.Default()
 	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Kernel{
+	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
 		tools: tools.NewRegistry(), pipeline: NewPipeline(cfg.Logger),
 		provider: provider, store: st,
@@ -101,6 +102,8 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 		sessions: map[sessionKey]*session{},
 		sinks:    map[string]Sink{},
 	}
+	k.registerUseTool()
+	return k
 }
 
 // Tools returns the tool registry.
@@ -150,6 +153,16 @@ func (k *Kernel) RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.S
 	}
 }
 
+// RegisterDecisionHook implements sdk.Host. Without a policy engine there
+// is nothing to hook into, and the hook is logged and dropped.
+func (k *Kernel) RegisterDecisionHook(plugin string, h sdk.DecisionHook) {
+	if k.cfg.Policy == nil {
+		k.log.Warn("decision hook ignored: no policy engine", "plugin", plugin)
+		return
+	}
+	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: h})
+}
+
 // Inject implements sdk.Host: it queues the input without waiting.
 func (k *Kernel) Inject(in sdk.Injection) {
 	k.Submit(Input{Injection: in})
@@ -174,23 +187,52 @@ func (k *Kernel) Services(plugin string) sdk.Services {
 	return s
 }
 
-// toolSpecs returns the tool list for the model, rebuilt only when the
-// registry changed.
-func (k *Kernel) toolSpecs() []llm.ToolSpec {
+// toolSpecs returns the tool list for the model in this turn: the
+// registered tools (specs rebuilt only when the registry changed), less
+// those the policy does not offer to this requester and on-demand tools of
+// plugins the session has not loaded.
+func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
 	list := k.tools.List()
 	k.specMu.Lock()
-	defer k.specMu.Unlock()
-	if sameTools(list, k.specVersion) {
-		return k.specs
+	if !sameTools(list, k.specVersion) {
+		specs := make([]llm.ToolSpec, len(list))
+		for i, t := range list {
+			specs[i] = llm.ToolSpec{Type: "function", Function: llm.FunctionSpec{
+				Name: t.Name, Description: t.Def.Description, Parameters: json.RawMessage(t.Schema),
+			}}
+		}
+		k.specVersion, k.specs = list, specs
 	}
-	specs := make([]llm.ToolSpec, len(list))
-	for i, t := range list {
-		specs[i] = llm.ToolSpec{Type: "function", Function: llm.FunctionSpec{
-			Name: t.Name, Description: t.Def.Description, Parameters: json.RawMessage(t.Schema),
-		}}
+	specs := k.specs
+	k.specMu.Unlock()
+
+	var out []llm.ToolSpec
+	for i, tool := range list {
+		if !k.offered(t, tool) {
+			if out == nil {
+				out = append(make([]llm.ToolSpec, 0, len(specs)), specs[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, specs[i])
+		}
 	}
-	k.specVersion, k.specs = list, specs
-	return specs
+	if out == nil {
+		return specs
+	}
+	return out
+}
+
+// offered reports whether tool is in this turn's tool list.
+func (k *Kernel) offered(t *turnState, tool *tools.Tool) bool {
+	if tool.Def.OnDemand && !t.s.pluginUsed(tool.Plugin) {
+		return false
+	}
+	if tool.Name == useToolName && !k.hasOnDemand(t) {
+		return false
+	}
+	return k.cfg.Policy == nil || k.cfg.Policy.Offer(tool, t.requester())
 }
 
 func sameTools(a, b []*tools.Tool) bool {
@@ -237,8 +279,7 @@ func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[strin
 			err = fmt.Errorf("plugin %q panicked in Start: %v", name, r)
 		}
 		if err != nil {
-			k.tools.RemovePlugin(name)
-			k.pipeline.RemovePlugin(name)
+			k.withdraw(name)
 		}
 	}()
 	if err := p.Start(s); err != nil {
@@ -292,10 +333,18 @@ func (k *Kernel) stopPlugins() error {
 		if err := safeStop(lp.plugin); err != nil {
 			errs = append(errs, fmt.Errorf("stopping plugin %q: %w", lp.name, err))
 		}
-		k.tools.RemovePlugin(lp.name)
-		k.pipeline.RemovePlugin(lp.name)
+		k.withdraw(lp.name)
 	}
 	return errors.Join(errs...)
+}
+
+// withdraw removes everything plugin registered.
+func (k *Kernel) withdraw(plugin string) {
+	k.tools.RemovePlugin(plugin)
+	k.pipeline.RemovePlugin(plugin)
+	if k.cfg.Policy != nil {
+		k.cfg.Policy.RemovePlugin(plugin)
+	}
 }
 
 func safeStop(p sdk.Plugin) (err error) {

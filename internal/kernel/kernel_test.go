@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
@@ -62,6 +63,16 @@ func startEnv(t *testing.T, cfg Config, srv *llmtest.Server, dir string) *env {
 	}
 	logs := &logBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	if cfg.Policy == nil {
+		eng, err := policy.NewEngine(context.Background(), st, cfg.Logger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Everyone in the kernel tests' own channels is the owner; the
+		// policy tests use other channels.
+		eng.LocalChannels = append(eng.LocalChannels, "test", "qq", "a", "b")
+		cfg.Policy = eng
+	}
 	k := New(cfg, &llm.Client{BaseURL: srv.URL, Model: "test", Backoff: time.Millisecond}, st)
 	e := &env{k: k, srv: srv, logs: logs, dir: dir, st: st}
 	t.Cleanup(func() { e.close(t) })
@@ -393,7 +404,7 @@ func TestPluginStartFailureWithdrawsRegistrations(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("err = %v", err)
 	}
-	if e.k.Tools().Len() != 0 || e.k.pipeline.has(sdk.StageOnInput) {
+	if _, ok := e.k.Tools().Lookup("bad__t"); ok || e.k.pipeline.has(sdk.StageOnInput) {
 		t.Fatal("a failed plugin's registrations remain")
 	}
 }

@@ -3,8 +3,10 @@ package kernel
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -40,6 +42,13 @@ type Input struct {
 	// OnEvent receives the turn's events. When nil, the channel's sink
 	// (SetSink) does, if there is one.
 	OnEvent func(Event)
+	// Approver asks the person in this channel to approve a tool call;
+	// nil means nobody can be asked, and calls that need approval are
+	// refused.
+	Approver policy.Approver
+	// Actor is who started the input; empty means the user typing, whose
+	// tool calls are made by the agent.
+	Actor sdk.Actor
 }
 
 // Outcome is how a turn ended.
@@ -74,9 +83,28 @@ type session struct {
 	cancelTurn context.CancelCauseFunc
 
 	// owned by the session's worker goroutine
-	loaded  bool
-	storeID int64
-	history []llm.Message
+	historyLoaded bool
+	storeID       int64
+	history       []llm.Message
+
+	// plugins whose on-demand tools the agent loaded with plugins__use
+	usedMu sync.Mutex
+	used   map[string]bool
+}
+
+func (s *session) pluginUsed(plugin string) bool {
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	return s.used[plugin]
+}
+
+func (s *session) usePlugin(plugin string) {
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	if s.used == nil {
+		s.used = map[string]bool{}
+	}
+	s.used[plugin] = true
 }
 
 // Submit queues in for its session and returns a channel that receives the
@@ -182,7 +210,7 @@ func (k *Kernel) ResetSession(ctx context.Context, channel, chatID string) error
 		return ErrBusy
 	}
 	if s != nil {
-		s.history, s.loaded = nil, false
+		s.history, s.historyLoaded = nil, false
 	}
 	k.mu.Unlock()
 	if k.store == nil {

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -89,6 +91,10 @@ type preparedCall struct {
 	tc     *sdk.ToolContext
 	result tools.Result
 	ready  bool // result is final; do not invoke
+
+	// for the audit log
+	auth    policy.Result
+	outcome string // denied, invalid, not-run; ok or error once run
 }
 
 // runToolCalls runs the calls of one assistant message and returns the
@@ -106,6 +112,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		prepared[i] = p
 		if ended {
 			p.finish(tools.ErrorResult(errNotRun, "not run: the turn was ended before this call"))
+			p.outcome = "not-run"
 			continue
 		}
 		k.prepare(ctx, t, p)
@@ -124,6 +131,17 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 	msgs := make([]llm.Message, len(prepared))
 	for i, p := range prepared {
 		final[i] = p.call
+		if p.outcome == "" {
+			p.outcome = "ok"
+			if p.result.IsError {
+				p.outcome = "error"
+			}
+			if p.tool.Def.Untrusted {
+				// Third-party text reaches the model from here on.
+				t.tainted = true
+			}
+		}
+		k.audit(ctx, t, p)
 		if k.pipeline.has(sdk.StageAfterToolcall) && sc.Response == nil {
 			k.afterToolcall(t, p)
 		}
@@ -141,8 +159,10 @@ func (p *preparedCall) finish(r tools.Result) {
 func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	sc := t.sc
 	tool, ok := k.tools.Lookup(p.call.Name)
-	if !ok {
+	if !ok || !k.offered(t, tool) {
+		// A tool not in this turn's list is unknown to this requester.
 		p.finish(tools.ErrorResult(tools.ErrUnknownTool, fmt.Sprintf("unknown tool %q", p.call.Name)))
+		p.outcome, p.auth.Decision.Rule = "denied", "not-offered"
 		return
 	}
 	p.tool = tool
@@ -152,6 +172,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		k.pipeline.Run(sdk.StageBeforeToolcall, sc, tool.Plugin)
 		if len(sc.ToolCalls) != 1 || sc.ToolCalls[0].ID != p.call.ID {
 			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler removed this call"))
+			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 			return
 		}
 		p.call = sc.ToolCalls[0]
@@ -159,6 +180,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	}
 	if p.call.Deny != "" {
 		p.finish(tools.ErrorResult(ErrDenied, "denied: "+p.call.Deny))
+		p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 		return
 	}
 	staged := t.staged || k.pipeline.has(sdk.StageBeforeToolcall)
@@ -170,24 +192,73 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		var err error
 		if args, raw, err = tools.DecodeArguments(raw); err != nil {
 			p.finish(tools.ErrorResult(err, err.Error()))
+			p.outcome = "invalid"
 			return
 		}
 	}
 	if err := tool.Validate(args); err != nil {
 		p.finish(tools.ErrorResult(err, err.Error()))
+		p.outcome = "invalid"
 		return
 	}
 	p.args, p.raw = args, raw
 	p.tc = &sdk.ToolContext{
-		PluginID: tool.Plugin, Tool: tool.Local, CallID: p.call.ID, Actor: sdk.ActorAgent,
+		PluginID: tool.Plugin, Tool: tool.Local, CallID: p.call.ID, Actor: t.actor(),
 		Turn:    &sdk.TurnInfo{SessionID: t.s.key.String(), Tainted: t.tainted},
-		Channel: t.in.Channel, ChatID: t.in.ChatID, UserID: t.in.UserID,
+		Channel: t.in.Channel, ChatID: t.in.ChatID, UserID: t.in.UserID, GroupID: t.in.GroupID,
+		Effect: tool.Def.EffectiveEffect(),
 	}
-	if k.cfg.Gate != nil {
-		if err := k.cfg.Gate(ctx, p.tc, tool, args); err != nil {
-			p.finish(tools.ErrorResult(fmt.Errorf("%w: %v", ErrDenied, err), "denied: "+err.Error()))
-		}
+	if k.cfg.Policy == nil {
+		p.auth = policy.Result{Allowed: true, DecidedBy: "none"}
+		return
 	}
+	c := &policy.Call{Tool: tool, Args: args, Raw: raw, TC: p.tc, Requester: t.requester(), Approver: t.in.Approver}
+	if p.call.Ask != "" {
+		c.MinVerdict, c.MinReason, c.MinBy = policy.Ask, p.call.Ask, "stage"
+	}
+	p.auth = k.cfg.Policy.Authorize(ctx, c)
+	if !p.auth.Allowed {
+		p.finish(tools.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, p.auth.Reason), "denied: "+p.auth.Reason))
+		p.outcome = "denied"
+		return
+	}
+	p.tc.Effect, p.tc.Grant = p.auth.Decision.Effect, p.auth.Grant
+}
+
+// audit records one call in the audit log.
+func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall) {
+	if k.cfg.Policy == nil {
+		return
+	}
+	decision := "allow"
+	if p.outcome == "denied" || p.outcome == "invalid" || p.outcome == "not-run" {
+		decision = "deny"
+	}
+	effect := p.auth.Decision.Effect
+	if effect == "" && p.tool != nil {
+		effect = p.tool.Def.EffectiveEffect()
+	}
+	role := p.auth.Role
+	if role == "" {
+		role = k.cfg.Policy.RoleOf(t.requester())
+	}
+	hash := p.auth.ArgsHash
+	if hash == "" {
+		hash = policy.ArgsHash(p.call.Name, json.RawMessage(rawArguments(p.call, t.lastCalls, true)))
+	}
+	rule := p.auth.Decision.Rule
+	if rule == "" {
+		rule = p.outcome
+	}
+	by := p.auth.DecidedBy
+	if by == "" {
+		by = "host"
+	}
+	k.cfg.Policy.Audit(ctx, store.AuditEntry{
+		Session: t.s.key.String(), Channel: t.in.Channel, User: t.in.UserID, Role: string(role),
+		Actor: string(t.actor()), Tool: p.call.Name, Effect: string(effect), ArgsHash: hash,
+		Decision: decision, Rule: rule, DecidedBy: by, Duration: p.result.Duration, Outcome: p.outcome,
+	})
 }
 
 // invokeAll runs the ready-to-run calls: concurrently, except serial tools

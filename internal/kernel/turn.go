@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -24,13 +26,25 @@ type turnState struct {
 	staged    bool           // a post_action handler may have rewritten them
 }
 
+func (t *turnState) requester() policy.Requester {
+	return policy.Requester{Channel: t.in.Channel, Group: t.in.GroupID, User: t.in.UserID}
+}
+
+func (t *turnState) actor() sdk.Actor {
+	if t.in.Actor == "" {
+		return sdk.ActorAgent
+	}
+	return t.in.Actor
+}
+
 // turn answers one input: on_input, context, pre_action, then model and
 // tool calls until the model stops calling tools, then before_output, the
 // answer, after_output, and memory.
 func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	t := &turnState{in: in, s: s, emit: k.emitter(in)}
+	ctx = context.WithValue(ctx, sessionCtxKey{}, s)
 	t.sc = &sdk.StageContext{
-		RawMessage: in.Text, UserID: in.UserID, NoMemory: in.NoMemory,
+		RawMessage: in.Text, UserID: in.UserID, GroupID: in.GroupID, NoMemory: in.NoMemory,
 		Channel: in.Channel, ChatID: in.ChatID, Extra: map[string]any{},
 	}
 	sc := t.sc
@@ -44,7 +58,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	}
 
 	msgs := make([]llm.Message, 0, len(s.history)+2)
-	msgs = append(msgs, llm.Message{Role: "system", Content: k.cfg.SystemPrompt})
+	msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})
 	msgs = append(msgs, s.history...)
 	msgs = append(msgs, t.user)
 	if k.pipeline.has(sdk.StagePreAction) {
@@ -59,7 +73,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	for step := 1; ; step++ {
 		req := &llm.Request{Model: k.cfg.Model, Messages: append(msgs[:len(msgs):len(msgs)], t.steps...)}
 		if step < k.cfg.MaxSteps {
-			req.Tools = k.toolSpecs()
+			req.Tools = k.toolSpecs(t)
 		}
 		resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
 			if d.Reasoning != "" {
@@ -98,6 +112,17 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 			return k.respond(ctx, t, *sc.Response, true)
 		}
 	}
+}
+
+// systemPrompt is the configured prompt plus what the session should know
+// about tools it can load.
+func (k *Kernel) systemPrompt(s *session) string {
+	p := k.cfg.SystemPrompt
+	if more := k.onDemandPlugins(s); len(more) > 0 {
+		p += "\n\nMore tools are available from these plugins; load them with " + useToolName + " when needed: " +
+			strings.Join(more, ", ") + "."
+	}
+	return p
 }
 
 // respond finishes a turn with text. shortCircuit skips before_output, as a
@@ -152,14 +177,14 @@ func (k *Kernel) remember(ctx context.Context, t *turnState, final llm.Message) 
 	}
 	s := t.s
 	s.history = trimHistory(append(s.history, add...), k.cfg.HistoryMessages)
-	if k.store == nil || !s.loaded {
+	if k.store == nil || !s.historyLoaded {
 		return nil
 	}
 	return k.store.AppendMessages(ctx, s.storeID, add)
 }
 
 func (k *Kernel) loadHistory(ctx context.Context, s *session) error {
-	if s.loaded {
+	if s.historyLoaded {
 		return nil
 	}
 	if k.store != nil {
@@ -173,7 +198,7 @@ func (k *Kernel) loadHistory(ctx context.Context, s *session) error {
 		}
 		s.storeID, s.history = sess.ID, hist
 	}
-	s.loaded = true
+	s.historyLoaded = true
 	return nil
 }
 

@@ -83,7 +83,9 @@ type NowOutput struct {
 func (p *Plugin) Start(s *sdk.PluginSDK) error {
 	err := sdk.AddTool(s, sdk.ToolDef{
 		Name:        "now",
+		Title:       "当前时间",
 		Description: "Get the current date and time, optionally in a given IANA time zone. 获取当前日期和时间。",
+		Effect:      sdk.EffectRead,
 	}, p.nowTool)
 	if err != nil {
 		return err

@@ -54,6 +54,7 @@ type Harness struct {
 
 	mu       sync.Mutex
 	injected []sdk.Injection
+	hooks    []sdk.DecisionHook
 }
 
 var _ sdk.Host = (*Harness)(nil)
@@ -125,6 +126,21 @@ func (h *Harness) RegisterStage(plugin string, stage sdk.Stage, own bool, handle
 	if err := h.pipeline.Register(plugin, stage, own, handler); err != nil {
 		h.t.Errorf("sdktest: %v", err)
 	}
+}
+
+// RegisterDecisionHook implements sdk.Host by recording the hook.
+func (h *Harness) RegisterDecisionHook(plugin string, hook sdk.DecisionHook) {
+	h.mu.Lock()
+	h.hooks = append(h.hooks, hook)
+	h.mu.Unlock()
+}
+
+// DecisionHooks returns the decision hooks the plugin registered, to call
+// directly in a test.
+func (h *Harness) DecisionHooks() []sdk.DecisionHook {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]sdk.DecisionHook(nil), h.hooks...)
 }
 
 // Inject implements sdk.Host by recording the input.

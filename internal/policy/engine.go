@@ -1,0 +1,530 @@
+package policy
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Role is what a requester is to the agent's owner.
+type Role string
+
+// The roles. The owner may trigger every effect (subject to approvals);
+// the others only read until the owner grants more.
+const (
+	Owner  Role = "owner"
+	Admin  Role = "admin"
+	Member Role = "member"
+	Guest  Role = "guest"
+)
+
+// ValidRole reports whether r is one of the four roles.
+func ValidRole(r string) bool {
+	switch Role(r) {
+	case Owner, Admin, Member, Guest:
+		return true
+	}
+	return false
+}
+
+// Requester is who is speaking, as the channel reports it.
+type Requester struct {
+	Channel string
+	Group   string // empty in a private chat
+	User    string
+}
+
+// Store is what the engine keeps in the database; *store.Store has it.
+type Store interface {
+	Overrides(ctx context.Context) (map[string]string, error)
+	SetOverride(ctx context.Context, tool, mode string) error
+	Roles(ctx context.Context) ([]store.RoleAssignment, error)
+	Grants(ctx context.Context) ([]store.Grant, error)
+	CreateApproval(ctx context.Context, a store.Approval) (int64, error)
+	DecideApproval(ctx context.Context, id int64, status, by string, at time.Time) error
+	AppendAudit(ctx context.Context, e store.AuditEntry) error
+}
+
+// Answer is a user's answer to an approval prompt.
+type Answer string
+
+// The answers.
+const (
+	AllowOnce   Answer = "once"   // run this call
+	AllowAlways Answer = "always" // run it, and set the tool to auto from now on
+	Refuse      Answer = "deny"   // do not run it
+)
+
+// ApprovalRequest is what a channel shows the user.
+type ApprovalRequest struct {
+	ID       int64
+	Tool     string     // model-visible name
+	Title    string     // the tool's title for users, or its name
+	Effect   sdk.Effect // the effect that needs approval
+	Target   *sdk.Target
+	Args     json.RawMessage // the exact validated arguments
+	Reason   string          // why approval is needed
+	Expires  time.Time
+	Grant    bool // a grant tool: "always" gives lasting access
+	Session  string
+	Actor    sdk.Actor
+	Requests Requester
+}
+
+// Approver asks a person. It returns when they answer or ctx ends (the
+// request expired or the turn was cancelled); an error means nobody
+// answered.
+type Approver func(ctx context.Context, req *ApprovalRequest) (Answer, error)
+
+// ErrNoApprover is the reason given when a call needs approval and the
+// channel has nobody to ask (a script, a scheduled run).
+var ErrNoApprover = errors.New("no one to ask for approval")
+
+// Hook is a plugin's decision hook.
+type Hook struct {
+	Plugin string
+	Fn     sdk.DecisionHook
+}
+
+// Engine makes the decisions and keeps their records. It is safe for
+// concurrent use.
+type Engine struct {
+	st  Store
+	log *slog.Logger
+	now func() time.Time
+
+	// ApprovalTTL is how long an approval request waits for an answer
+	// before it is denied (default 5 minutes).
+	ApprovalTTL time.Duration
+	// HookTimeout bounds each decision hook and ResolveEffect call
+	// (default 5 s); one that runs longer denies.
+	HookTimeout time.Duration
+	// LocalChannels are channels whose only user is the owner (the
+	// terminal, scripts).
+	LocalChannels []string
+
+	mu        sync.RWMutex
+	overrides map[string]sdk.Mode
+	roles     map[store.RoleAssignment]Role // Role field empty in keys
+	grants    map[grantKey]EffectSet
+	defaults  map[string]map[sdk.Effect]sdk.Mode
+	hooks     []Hook
+}
+
+type grantKey struct {
+	channel, group string
+	role           Role
+}
+
+// NewEngine loads the stored overrides, roles and grants.
+func NewEngine(ctx context.Context, st Store, log *slog.Logger) (*Engine, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	e := &Engine{st: st, log: log, now: time.Now,
+		ApprovalTTL: 5 * time.Minute, HookTimeout: 5 * time.Second,
+		LocalChannels: []string{"terminal", "ask"},
+		defaults:      map[string]map[sdk.Effect]sdk.Mode{},
+	}
+	if err := e.Reload(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Reload reads the overrides, roles and grants again.
+func (e *Engine) Reload(ctx context.Context) error {
+	ov, err := e.st.Overrides(ctx)
+	if err != nil {
+		return fmt.Errorf("loading tool modes: %w", err)
+	}
+	roles, err := e.st.Roles(ctx)
+	if err != nil {
+		return fmt.Errorf("loading roles: %w", err)
+	}
+	grants, err := e.st.Grants(ctx)
+	if err != nil {
+		return fmt.Errorf("loading grants: %w", err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.overrides = make(map[string]sdk.Mode, len(ov))
+	for tool, m := range ov {
+		e.overrides[tool] = sdk.Mode(m)
+	}
+	e.roles = make(map[store.RoleAssignment]Role, len(roles))
+	for _, r := range roles {
+		role := Role(r.Role)
+		r.Role = ""
+		e.roles[r] = role
+	}
+	e.grants = make(map[grantKey]EffectSet, len(grants))
+	for _, g := range grants {
+		var set EffectSet
+		for _, ef := range g.Effects {
+			set = set.With(sdk.Effect(ef))
+		}
+		e.grants[grantKey{g.Channel, g.Group, Role(g.Role)}] = set
+	}
+	return nil
+}
+
+// SetDefaults records a plugin's default modes (from its manifest).
+func (e *Engine) SetDefaults(plugin string, modes map[sdk.Effect]sdk.Mode) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(modes) == 0 {
+		delete(e.defaults, plugin)
+		return
+	}
+	e.defaults[plugin] = modes
+}
+
+// AddHook adds a plugin's decision hook.
+func (e *Engine) AddHook(h Hook) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hooks = append(e.hooks, h)
+}
+
+// RemovePlugin withdraws a plugin's hooks and defaults.
+func (e *Engine) RemovePlugin(plugin string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hooks = slices.DeleteFunc(e.hooks, func(h Hook) bool { return h.Plugin == plugin })
+	delete(e.defaults, plugin)
+}
+
+// SetOverride sets (or with "" clears) the user's mode for a tool.
+func (e *Engine) SetOverride(ctx context.Context, tool string, mode sdk.Mode) error {
+	if mode != "" && !mode.Valid() {
+		return fmt.Errorf("unknown mode %q: use auto, ask or off", mode)
+	}
+	if err := e.st.SetOverride(ctx, tool, string(mode)); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if mode == "" {
+		delete(e.overrides, tool)
+	} else {
+		e.overrides[tool] = mode
+	}
+	return nil
+}
+
+// Override returns the user's mode for a tool, "" if none.
+func (e *Engine) Override(tool string) sdk.Mode {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.overrides[tool]
+}
+
+// RoleOf returns the requester's role: the owner on local channels, else
+// the assigned role (for the group, then for the channel), else guest.
+func (e *Engine) RoleOf(r Requester) Role {
+	if slices.Contains(e.LocalChannels, r.Channel) {
+		return Owner
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if role, ok := e.roles[store.RoleAssignment{Channel: r.Channel, Group: r.Group, User: r.User}]; ok {
+		return role
+	}
+	if role, ok := e.roles[store.RoleAssignment{Channel: r.Channel, User: r.User}]; ok {
+		return role
+	}
+	return Guest
+}
+
+// Allowed returns the effects role may trigger where r speaks: everything
+// for the owner; for others the most specific grant (group, channel,
+// everywhere), else read only.
+func (e *Engine) Allowed(r Requester, role Role) EffectSet {
+	if role == Owner {
+		return AllEffects
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, k := range [...]grantKey{
+		{r.Channel, r.Group, role},
+		{r.Channel, "", role},
+		{"", "", role},
+	} {
+		if set, ok := e.grants[k]; ok {
+			return set
+		}
+	}
+	return ReadOnly
+}
+
+// Offer reports whether a tool is put in front of the model for r: not
+// user-only, its declared effect allowed for r's role, and not turned off.
+// Calls are checked again when they arrive.
+func (e *Engine) Offer(t *tools.Tool, r Requester) bool {
+	if t.Def.UserOnly {
+		return false
+	}
+	effect := t.Def.EffectiveEffect()
+	if !e.Allowed(r, e.RoleOf(r)).Has(effect) {
+		return false
+	}
+	e.mu.RLock()
+	in := Input{Override: e.overrides[t.Name], Defaults: e.defaults[t.Plugin]}
+	e.mu.RUnlock()
+	return ModeFor(&in, effect) != sdk.ModeOff
+}
+
+// Call is one tool call to authorize.
+type Call struct {
+	Tool      *tools.Tool
+	Args      map[string]any
+	Raw       json.RawMessage // the validated arguments as sent to the tool
+	TC        *sdk.ToolContext
+	Requester Requester
+	// MinVerdict raises the decision (a before_toolcall handler asked).
+	MinVerdict Verdict
+	MinReason  string
+	MinBy      string
+	// Approver asks the user; nil means nobody can be asked.
+	Approver Approver
+}
+
+// Result is the outcome of Authorize.
+type Result struct {
+	Allowed   bool
+	Decision  Decision
+	Role      Role
+	DecidedBy string // policy, user, hook:<plugin>, stage:<plugin>
+	Reason    string // for the model when refused
+	ArgsHash  string
+	Grant     string // "once" or "always" for grant tools
+}
+
+// Authorize decides one call: resolve its effect, apply the decision
+// function, then the decision hooks (deny > ask > allow; a hook that
+// fails, panics or times out denies), and ask for approval when needed.
+func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
+	role := e.RoleOf(c.Requester)
+	res := Result{Role: role, ArgsHash: ArgsHash(c.Tool.Name, c.Raw), DecidedBy: "policy"}
+	def := c.Tool.Def
+	e.mu.RLock()
+	in := Input{Effect: def.Effect, Override: e.overrides[c.Tool.Name], Defaults: e.defaults[c.Tool.Plugin],
+		Actor: c.TC.Actor, Allowed: e.Allowed(c.Requester, role),
+		Grant: def.Grant, AlwaysAsk: def.AlwaysAsk, UserOnly: def.UserOnly}
+	hooks := e.hooks
+	e.mu.RUnlock()
+	if c.TC.Turn != nil {
+		in.Tainted = c.TC.Turn.Tainted
+	}
+
+	var target *sdk.Target
+	if def.ResolveEffect != nil {
+		a, err := e.resolve(ctx, def.ResolveEffect, c.Args)
+		if err != nil {
+			res.Decision = Decision{Verdict: Deny, Effect: def.EffectiveEffect(), Rule: "resolve-effect"}
+			res.Reason = fmt.Sprintf("could not work out what this call would do: %v", err)
+			return res
+		}
+		in.Resolved, target = a.Effect, a.Target
+	}
+	d := Decide(&in)
+	res.Decision = d
+	reason := d.Reason
+	if c.MinVerdict > d.Verdict {
+		d.Verdict, reason, res.DecidedBy = c.MinVerdict, c.MinReason, c.MinBy
+		res.Decision.Verdict = c.MinVerdict
+	}
+	if d.Verdict != Deny {
+		for _, h := range hooks {
+			v, why := e.runHook(ctx, h, c)
+			if v > d.Verdict {
+				d.Verdict, reason, res.DecidedBy = v, why, "hook:"+h.Plugin
+				res.Decision.Verdict = v
+			}
+			if v == Deny {
+				break
+			}
+		}
+	}
+	switch d.Verdict {
+	case Allow:
+		res.Allowed = true
+		return res
+	case Deny:
+		res.Reason = reason
+		return res
+	}
+	return e.approve(ctx, c, res, reason, target)
+}
+
+func (e *Engine) resolve(ctx context.Context, fn sdk.ResolveEffectFunc, args map[string]any) (a sdk.Assessment, err error) {
+	ctx, cancel := context.WithTimeout(ctx, e.HookTimeout)
+	defer cancel()
+	type out struct {
+		a   sdk.Assessment
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- out{err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		a, err := fn(ctx, args)
+		ch <- out{a, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err == nil && o.a.Effect != "" && !o.a.Effect.Valid() {
+			o.a.Effect = sdk.EffectWrite
+		}
+		return o.a, o.err
+	case <-ctx.Done():
+		return a, fmt.Errorf("timed out after %s", e.HookTimeout)
+	}
+}
+
+// runHook runs one decision hook with the hook deadline. It fails closed.
+func (e *Engine) runHook(ctx context.Context, h Hook, c *Call) (Verdict, string) {
+	ctx, cancel := context.WithTimeout(ctx, e.HookTimeout)
+	defer cancel()
+	type out struct {
+		d   sdk.HookDecision
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				e.log.Error("decision hook panicked", "plugin", h.Plugin, "panic", p, "stack", string(debug.Stack()))
+				ch <- out{err: fmt.Errorf("panicked: %v", p)}
+			}
+		}()
+		d, err := h.Fn(ctx, c.TC, c.Tool.Name, c.Args)
+		ch <- out{d, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return Deny, fmt.Sprintf("decision hook of plugin %q failed: %v", h.Plugin, o.err)
+		}
+		switch o.d.Verdict {
+		case sdk.VerdictAllow, "":
+			return Allow, ""
+		case sdk.VerdictAsk:
+			return Ask, fmt.Sprintf("plugin %q asks for approval: %s", h.Plugin, o.d.Reason)
+		case sdk.VerdictDeny:
+			return Deny, fmt.Sprintf("refused by plugin %q: %s", h.Plugin, o.d.Reason)
+		default:
+			return Deny, fmt.Sprintf("decision hook of plugin %q answered %q", h.Plugin, o.d.Verdict)
+		}
+	case <-ctx.Done():
+		return Deny, fmt.Sprintf("decision hook of plugin %q did not answer within %s", h.Plugin, e.HookTimeout)
+	}
+}
+
+// approve stores an approval request, asks through the channel, and
+// records the answer.
+func (e *Engine) approve(ctx context.Context, c *Call, res Result, reason string, target *sdk.Target) Result {
+	effect := res.Decision.Effect
+	now := e.now()
+	req := &ApprovalRequest{
+		Tool: c.Tool.Name, Title: c.Tool.Def.Title, Effect: effect, Target: target, Args: c.Raw,
+		Reason: reason, Expires: now.Add(e.ApprovalTTL), Grant: c.Tool.Def.Grant,
+		Actor: c.TC.Actor, Requests: c.Requester,
+	}
+	if req.Title == "" {
+		req.Title = c.Tool.Name
+	}
+	if c.TC.Turn != nil {
+		req.Session = c.TC.Turn.SessionID
+	}
+	label := ""
+	if target != nil {
+		label = target.Label
+	}
+	id, err := e.st.CreateApproval(ctx, store.Approval{
+		Tool: c.Tool.Name, Effect: string(effect), Target: label, ArgsHash: res.ArgsHash,
+		Requester: c.Requester.Channel + ":" + c.Requester.User, Session: req.Session,
+		Created: now, Expires: req.Expires,
+	})
+	if err != nil {
+		res.Reason = "the approval request could not be stored: " + err.Error()
+		return res
+	}
+	req.ID = id
+	record := func(status, by string) {
+		if err := e.st.DecideApproval(context.WithoutCancel(ctx), id, status, by, e.now()); err != nil {
+			e.log.Warn("recording an approval answer failed", "id", id, "err", err)
+		}
+	}
+	if c.Approver == nil || c.TC.Actor == sdk.ActorScheduler {
+		record("denied", "policy")
+		res.Reason = fmt.Sprintf("%s needs approval (%s), and there is no one here to ask. "+
+			"To allow it without asking, run: hearth policy set %s auto", c.Tool.Name, reason, c.Tool.Name)
+		return res
+	}
+	actx, cancel := context.WithDeadline(ctx, req.Expires)
+	answer, err := c.Approver(actx, req)
+	expired := errors.Is(actx.Err(), context.DeadlineExceeded)
+	cancel()
+	switch {
+	case err == nil && answer == AllowOnce:
+		record("allowed", "user")
+		res.Allowed, res.DecidedBy, res.Grant = true, "user", string(AllowOnce)
+	case err == nil && answer == AllowAlways:
+		record("allowed", "user")
+		res.Allowed, res.DecidedBy, res.Grant = true, "user", string(AllowAlways)
+		if !c.Tool.Def.Grant && !c.Tool.Def.AlwaysAsk {
+			if err := e.SetOverride(context.WithoutCancel(ctx), c.Tool.Name, sdk.ModeAuto); err != nil {
+				e.log.Warn("saving allow-always failed", "tool", c.Tool.Name, "err", err)
+			}
+		}
+	case expired:
+		record("expired", "policy")
+		res.Reason = "the approval request expired before anyone answered; the call was not made"
+	case err != nil:
+		record("denied", "policy")
+		res.Reason = "no answer to the approval request: " + err.Error()
+	default:
+		record("denied", "user")
+		res.DecidedBy = "user"
+		res.Reason = "the user refused this call"
+	}
+	return res
+}
+
+// ArgsHash identifies a call's exact arguments: a SHA-256 of the tool name
+// and the argument JSON.
+func ArgsHash(tool string, raw json.RawMessage) string {
+	h := sha256.New()
+	h.Write([]byte(tool))
+	h.Write([]byte{0})
+	h.Write(raw)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// Audit records one call in the audit log. Failures are logged: the call
+// already happened.
+func (e *Engine) Audit(ctx context.Context, entry store.AuditEntry) {
+	if entry.At.IsZero() {
+		entry.At = e.now()
+	}
+	if err := e.st.AppendAudit(context.WithoutCancel(ctx), entry); err != nil {
+		e.log.Error("writing the audit log failed", "tool", entry.Tool, "err", err)
+	}
+}
