@@ -366,7 +366,10 @@ func TestToolContextCarriesDecision(t *testing.T) {
 	var seen *sdk.ToolContext
 	load(t, e.k, "keys", func(s *sdk.PluginSDK) error {
 		return s.RegisterToolContext("grant", sdk.ToolDef{Effect: sdk.EffectWrite, Grant: true},
-			func(_ context.Context, tc *sdk.ToolContext, _ map[string]any) (any, error) { seen = tc; return "granted", nil })
+			func(_ context.Context, tc *sdk.ToolContext, _ map[string]any) (any, error) {
+				seen = tc
+				return "granted", nil
+			})
 	})
 	ap := &approvals{next: []policy.Answer{policy.AllowAlways}}
 	e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", Text: "x"}, Approver: ap.approver})
