@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"golang.org/x/term"
@@ -209,10 +210,18 @@ func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(stdout, "(no tools)")
-		return 0
 	}
 	for _, t := range list {
 		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, firstLine(t.Def.Description))
+	}
+	hidden := a.Kernel.Hidden()
+	names := make([]string, 0, len(hidden))
+	for n := range hidden {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(stdout, "(plugin %s is hidden: %s)\n", n, hidden[n])
 	}
 	return 0
 }

@@ -101,7 +101,9 @@ func Open(ctx context.Context, o Options) (*App, error) {
 			continue
 		}
 		factory, _ := sdk.Factory(name)
-		if err := a.Kernel.LoadPlugin(name, factory, nil); err != nil {
+		if err := a.Kernel.LoadPlugin(name, factory, nil); errors.Is(err, kernel.ErrHidden) {
+			a.Logger.Info("plugin hidden", "plugin", name, "reason", err)
+		} else if err != nil {
 			a.Logger.Error("plugin not loaded", "plugin", name, "err", err)
 		}
 	}

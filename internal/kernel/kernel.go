@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -69,6 +70,7 @@ type Kernel struct {
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
 	plugins  []*loadedPlugin
+	hidden   map[string]string // plugin -> why it is not loaded
 	closed   bool
 
 	specMu      sync.Mutex
@@ -261,17 +263,38 @@ func (k *Kernel) Close() error {
 }
 
 type loadedPlugin struct {
-	name   string
-	plugin sdk.Plugin
-	sdk    *sdk.PluginSDK
+	name     string
+	plugin   sdk.Plugin
+	sdk      *sdk.PluginSDK
+	manifest sdk.Manifest
 }
 
-// LoadPlugin creates the plugin with factory and starts it. When Start
-// fails or panics, whatever the plugin registered is withdrawn.
+// LoadPlugin creates the plugin with factory and starts it. A plugin whose
+// manifest is invalid is refused; one whose manifest requires capabilities
+// this host lacks is hidden (the error wraps ErrHidden and says what is
+// missing). When Start fails or panics, whatever the plugin registered is
+// withdrawn.
 func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[string]any) (err error) {
 	p, err := safeFactory(name, factory, config)
 	if err != nil {
 		return err
+	}
+	m, _, err := manifestOf(name, p)
+	if err != nil {
+		return fmt.Errorf("plugin %q: %w", name, err)
+	}
+	if missing := unmet(m.Requires); len(missing) > 0 {
+		reason := "needs " + strings.Join(missing, ", ") + ", which this host does not provide"
+		k.mu.Lock()
+		if k.hidden == nil {
+			k.hidden = map[string]string{}
+		}
+		k.hidden[name] = reason
+		k.mu.Unlock()
+		return fmt.Errorf("plugin %q: %w: %s", name, ErrHidden, reason)
+	}
+	if k.cfg.Policy != nil {
+		k.cfg.Policy.SetDefaults(name, m.DefaultModes)
 	}
 	s := sdk.New(name, k)
 	defer func() {
@@ -286,7 +309,7 @@ func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[strin
 		return fmt.Errorf("starting plugin %q: %w", name, err)
 	}
 	k.mu.Lock()
-	k.plugins = append(k.plugins, &loadedPlugin{name: name, plugin: p, sdk: s})
+	k.plugins = append(k.plugins, &loadedPlugin{name: name, plugin: p, sdk: s, manifest: m})
 	k.mu.Unlock()
 	return nil
 }

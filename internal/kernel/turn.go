@@ -61,6 +61,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})
 	msgs = append(msgs, s.history...)
 	msgs = append(msgs, t.user)
+	msgs = append(msgs, k.pluginContext(ctx, t.user.Content)...)
 	if k.pipeline.has(sdk.StagePreAction) {
 		sc.ContextMsgs = toMaps(msgs)
 		k.pipeline.Run(sdk.StagePreAction, sc, "")
@@ -114,10 +115,10 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	}
 }
 
-// systemPrompt is the configured prompt plus what the session should know
-// about tools it can load.
+// systemPrompt is the configured prompt, the plugins' instructions, and
+// what the session should know about tools it can load.
 func (k *Kernel) systemPrompt(s *session) string {
-	p := k.cfg.SystemPrompt
+	p := k.cfg.SystemPrompt + k.instructions()
 	if more := k.onDemandPlugins(s); len(more) > 0 {
 		p += "\n\nMore tools are available from these plugins; load them with " + useToolName + " when needed: " +
 			strings.Join(more, ", ") + "."

@@ -26,7 +26,10 @@ type Plugin struct {
 	zone *time.Location
 }
 
-var _ sdk.Plugin = (*Plugin)(nil)
+var (
+	_ sdk.Plugin           = (*Plugin)(nil)
+	_ sdk.ManifestProvider = (*Plugin)(nil)
+)
 
 // New is the plugin's factory. config may set "zone" (an IANA name) as the
 // default zone; the host's local zone is used otherwise.
@@ -92,6 +95,15 @@ func (p *Plugin) Start(s *sdk.PluginSDK) error {
 	}
 	s.RegisterStage(sdk.StagePreAction, p.injectTime)
 	return nil
+}
+
+// Manifest describes the plugin.
+func (p *Plugin) Manifest() sdk.Manifest {
+	return sdk.Manifest{
+		ID: p.name, Name: "时间", Description: "告诉助手现在的日期和时间。", Version: "1.0.0",
+		Icon: "clock", Core: true, Scopes: []string{},
+		I18n: &sdk.ManifestI18n{En: &sdk.Translation{Name: "Time", Description: "Tells the agent the current date and time."}},
+	}
 }
 
 // Stop does nothing: the plugin holds no resources.
