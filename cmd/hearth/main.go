@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -43,6 +44,8 @@ Commands:
   chat            chat in the terminal (default)
   ask MESSAGE     answer one message and exit; "-" or no message reads stdin
   tools           list the tools the model sees (--json for the exact specs)
+  policy          see and change which tools run, ask or are off; roles and grants
+  audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
   version         print the version
 
 Flags (all commands):
@@ -60,6 +63,9 @@ in the data directory (see docs/configuration.md).
 type flags struct {
 	dataDir, model, source, session string
 	reasoning, verbose, jsonOut     bool
+	channel, group, tool            string
+	limit                           int
+	since                           time.Duration
 }
 
 func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error) {
@@ -74,6 +80,11 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.BoolVar(&f.reasoning, "reasoning", f.reasoning, "")
 	fs.BoolVar(&f.verbose, "v", false, "")
 	fs.BoolVar(&f.jsonOut, "json", false, "")
+	fs.StringVar(&f.channel, "channel", "", "")
+	fs.StringVar(&f.group, "group", "", "")
+	fs.StringVar(&f.tool, "tool", "", "")
+	fs.IntVar(&f.limit, "limit", 50, "")
+	fs.DurationVar(&f.since, "since", 0, "")
 	// Flags may come before or after the message.
 	var rest []string
 	for {
@@ -101,7 +112,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version":
 		fmt.Fprintf(stdout, "hearth %s (sdk %s)\n", version, sdk.SDKVersion)
 		return 0
-	case "chat", "ask", "tools":
+	case "chat", "ask", "tools", "policy", "audit":
 	default:
 		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -127,6 +138,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "tools":
 		return listTools(a, f.jsonOut, stdout)
+	case "policy":
+		return runPolicy(ctx, a, f, rest, stdout, stderr)
+	case "audit":
+		return runAudit(ctx, a, f, stdout, stderr)
 	case "ask":
 		text := strings.Join(rest, " ")
 		if text == "" && isTerminal(stdin) {

@@ -197,3 +197,59 @@ func TestBadConfigIsReported(t *testing.T) {
 		t.Fatalf("exit %d %q", code, stderr)
 	}
 }
+
+func TestPolicyAndAuditCommands(t *testing.T) {
+	home := t.TempDir()
+	base := []string{"HEARTH_HOME=" + home}
+	if out, errOut, code := hearth(t, base, "", "policy", "set", "time__now", "ask"); code != 0 || out != "time__now: ask\n" {
+		t.Fatalf("set: %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := hearth(t, base, "", "policy", "set", "time__now", "sometimes"); code != 2 || !strings.Contains(errOut, "unknown mode") {
+		t.Fatalf("bad mode: %d %q", code, errOut)
+	}
+	out, _, _ := hearth(t, base, "", "policy")
+	if !strings.Contains(out, "time__now") || !strings.Contains(out, "ask (override)") {
+		t.Fatalf("list:\n%s", out)
+	}
+
+	// ask without a terminal cannot ask anyone: the call is refused and
+	// the model is told how to allow it.
+	srv := llmtest.NewServer(t, timeToolScript()...)
+	env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+	if _, errOut, code := hearth(t, env, "", "ask", "现在几点？"); code != 0 {
+		t.Fatalf("ask: %d %q", code, errOut)
+	}
+	reqs := srv.Requests()
+	var result string
+	for _, m := range reqs[1].Messages {
+		if m["role"] == "tool" {
+			result = m["content"].(string)
+		}
+	}
+	if !strings.Contains(result, "hearth policy set time__now auto") {
+		t.Fatalf("tool result %q", result)
+	}
+
+	out, _, code := hearth(t, base, "", "audit")
+	if code != 0 || !strings.Contains(out, "time__now") || !strings.Contains(out, "deny by policy (mode-ask)") || !strings.Contains(out, "agent for owner@ask (owner)") {
+		t.Fatalf("audit:\n%s", out)
+	}
+
+	if out, _, code := hearth(t, base, "", "policy", "role", "qq", "alice", "admin", "--group", "g1"); code != 0 || !strings.Contains(out, "alice on qq group g1: admin") {
+		t.Fatalf("role: %q", out)
+	}
+	if out, _, code := hearth(t, base, "", "policy", "grant", "admin", "read,write", "--channel", "qq"); code != 0 || !strings.Contains(out, "admin on qq: read,write") {
+		t.Fatalf("grant: %q", out)
+	}
+	if _, errOut, code := hearth(t, base, "", "policy", "grant", "admin", "read,fly"); code != 2 || !strings.Contains(errOut, "unknown effect") {
+		t.Fatalf("bad grant: %q", errOut)
+	}
+	out, _, _ = hearth(t, base, "", "policy")
+	if !strings.Contains(out, "alice on qq group g1: admin") || !strings.Contains(out, "admin on qq: read,write") {
+		t.Fatalf("list:\n%s", out)
+	}
+	hearth(t, base, "", "policy", "reset", "time__now")
+	if out, _, _ := hearth(t, base, "", "policy"); !strings.Contains(out, "auto (default)") {
+		t.Fatalf("after reset:\n%s", out)
+	}
+}

@@ -215,3 +215,51 @@ func ioCopy(dst *screen, src *os.File) (int64, error) {
 		}
 	}
 }
+
+func TestApprovalPromptOnTheTerminal(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "t1", Name: "time__now", Arguments: `{"zone":"Asia/Shanghai"}`}}},
+		llmtest.Reply{Text: "批准后查到了。"},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "t2", Name: "time__now", Arguments: `{}`}}},
+		llmtest.Reply{Text: "被拒绝了。"},
+	)
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL}
+	if _, errOut, code := hearth(t, env, "", "policy", "set", "time__now", "ask"); code != 0 {
+		t.Fatalf("policy set: %q", errOut)
+	}
+	cmd, ptmx, scr, copied := startChat(t, env...)
+	send := func(s string) {
+		t.Helper()
+		if _, err := ptmx.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scr.waitFor(t, "› ")
+	send("几点了\r")
+	scr.waitFor(t, "[y] allow once")
+	if !strings.Contains(scr.String(), "当前时间 (time__now) · read") || !strings.Contains(scr.String(), `{"zone":"Asia/Shanghai"}`) {
+		t.Fatalf("prompt:\n%s", scr.String())
+	}
+	send("y")
+	scr.waitFor(t, "批准后查到了。")
+	send("再查一次\r")
+	scr.waitFor(t, "参数 args:   {}")
+	send("n")
+	scr.waitFor(t, "被拒绝了。")
+	send("\x04")
+	waitExit(t, cmd, scr, copied)
+	reqs := srv.Requests()
+	if got := reqs[1].Messages[len(reqs[1].Messages)-1]; got["tool_call_id"] != "t1" || !strings.Contains(got["content"].(string), "Asia/Shanghai") {
+		t.Fatalf("approved call: %v", reqs[1].Messages)
+	}
+	var denied string
+	for _, m := range reqs[3].Messages {
+		if m["role"] == "tool" && m["tool_call_id"] == "t2" {
+			denied = m["content"].(string)
+		}
+	}
+	if !strings.Contains(denied, "refused") {
+		t.Fatalf("denied call: %q", denied)
+	}
+}

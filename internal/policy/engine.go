@@ -232,6 +232,20 @@ func (e *Engine) Override(tool string) sdk.Mode {
 	return e.overrides[tool]
 }
 
+// ModeOf returns the mode in force for a tool's declared effect and where
+// it comes from: "override", "plugin default" or "default".
+func (e *Engine) ModeOf(t *tools.Tool) (sdk.Mode, string) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if m, ok := e.overrides[t.Name]; ok {
+		return m, "override"
+	}
+	if m, ok := e.defaults[t.Plugin][t.Def.EffectiveEffect()]; ok {
+		return m, "plugin default"
+	}
+	return sdk.ModeAuto, "default"
+}
+
 // RoleOf returns the requester's role: the owner on local channels, else
 // the assigned role (for the group, then for the channel), else guest.
 func (e *Engine) RoleOf(r Requester) Role {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -31,7 +32,16 @@ func Ask(ctx context.Context, k *kernel.Kernel, text string, o Options) error {
 	reasoning := &renderer{out: o.Err, showReasoning: o.ShowReasoning, streamText: false}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	// Approvals are asked on the terminal when there is one (the prompt
+	// goes to stderr, keeping stdout for the answer); without one, calls
+	// that need approval are refused with a note on how to allow them.
+	var approver policy.Approver
+	if tr, ok := newTTYReader(o.In, o.Err, &history{}); ok {
+		defer tr.close()
+		approver = tr.approver(&screen{out: o.Err, color: true})
+	}
 	out := k.Ask(ctx, kernel.Input{
+		Approver: approver,
 		Injection: sdk.Injection{Source: "terminal", Channel: AskChannel, ChatID: chat, UserID: "owner", Text: text},
 		OnEvent: func(ev kernel.Event) {
 			if ev.Kind == kernel.EventReasoning {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -54,12 +55,18 @@ type lineReader interface {
 // line. Ctrl-C while the agent answers interrupts the answer.
 func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
 	var r lineReader
+	var approver policy.Approver
 	scr := &screen{out: o.Out}
 	if tr, ok := newTTYReader(o.In, o.Out, loadHistory(o.HistoryFile)); ok {
 		r, scr.color, scr.ed = tr, true, tr.ed
 		tr.ed.mu = &scr.mu
+		approver = tr.approver(scr)
 	} else {
-		r = newPlainReader(o.In)
+		pr := newPlainReader(o.In)
+		r = pr
+		if pr.fd >= 0 {
+			approver = pr.approver(scr)
+		}
 	}
 	defer r.close()
 	// Answers to what plugins inject, here or on channels nobody else
@@ -98,6 +105,7 @@ func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
 		out := k.Ask(turnCtx, kernel.Input{
 			Injection: sdk.Injection{Source: "terminal", Channel: Channel, ChatID: o.ChatID, UserID: "owner", Text: msg},
 			OnEvent:   rend.event,
+			Approver:  approver,
 		})
 		stop()
 		if out.Err != nil && !out.Interrupted {
@@ -172,31 +180,39 @@ func orUnset(s string) string {
 
 // plainReader reads messages from a pipe: one per line, with \ joining
 // lines.
-type plainReader struct{ sc *bufio.Scanner }
+type plainReader struct {
+	br *bufio.Reader
+	fd int // for waiting with a deadline; -1 when unknown
+}
 
 func newPlainReader(in io.Reader) *plainReader {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	return &plainReader{sc: sc}
+	p := &plainReader{br: bufio.NewReaderSize(in, 64<<10), fd: -1}
+	if f, ok := in.(*os.File); ok {
+		p.fd = int(f.Fd())
+	}
+	return p
 }
 
 func (p *plainReader) read() (string, error) {
 	var lines []string
-	for p.sc.Scan() {
-		line := p.sc.Text()
-		if cont, ok := strings.CutSuffix(line, `\`); ok {
+	for {
+		line, err := p.br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		if errors.Is(err, io.EOF) && line == "" {
+			if len(lines) > 0 {
+				return strings.Join(lines, "\n"), nil
+			}
+			return "", io.EOF
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if cont, ok := strings.CutSuffix(line, `\`); ok && err == nil {
 			lines = append(lines, cont)
 			continue
 		}
 		return strings.Join(append(lines, line), "\n"), nil
 	}
-	if err := p.sc.Err(); err != nil {
-		return "", err
-	}
-	if len(lines) > 0 {
-		return strings.Join(lines, "\n"), nil
-	}
-	return "", io.EOF
 }
 
 func (p *plainReader) close() {}

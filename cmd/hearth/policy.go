@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+const policyUsage = `Usage:
+  hearth policy                          list tools with their effect and mode
+  hearth policy set TOOL auto|ask|off    set your mode for a tool
+  hearth policy reset TOOL               back to the plugin's default
+  hearth policy role CHANNEL USER ROLE [--group G]
+                                         give a person a role (owner, admin, member, guest; none removes)
+  hearth policy grant ROLE EFFECTS [--channel C] [--group G]
+                                         let a role trigger effects (e.g. read,write; none removes)
+`
+
+func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout, stderr io.Writer) int {
+	usageErr := func(msg string) int {
+		fmt.Fprintf(stderr, "hearth policy: %s\n\n%s", msg, policyUsage)
+		return 2
+	}
+	if len(args) == 0 || args[0] == "list" {
+		return listPolicy(ctx, a, stdout)
+	}
+	switch args[0] {
+	case "set":
+		if len(args) != 3 {
+			return usageErr("set needs a tool and a mode")
+		}
+		if _, ok := a.Kernel.Tools().Lookup(args[1]); !ok {
+			fmt.Fprintf(stderr, "note: no tool %q is loaded now; the mode is saved for when it is\n", args[1])
+		}
+		if err := a.Policy.SetOverride(ctx, args[1], sdk.Mode(args[2])); err != nil {
+			return usageErr(err.Error())
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", args[1], args[2])
+	case "reset":
+		if len(args) != 2 {
+			return usageErr("reset needs a tool")
+		}
+		if err := a.Policy.SetOverride(ctx, args[1], ""); err != nil {
+			fmt.Fprintf(stderr, "hearth policy: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s: plugin default\n", args[1])
+	case "role":
+		if len(args) != 4 {
+			return usageErr("role needs a channel, a user and a role")
+		}
+		role := args[3]
+		if role == "none" {
+			role = ""
+		} else if !policy.ValidRole(role) {
+			return usageErr(fmt.Sprintf("unknown role %q", role))
+		}
+		if err := a.Store.SetRole(ctx, store.RoleAssignment{Channel: args[1], Group: f.group, User: args[2], Role: role}); err != nil {
+			fmt.Fprintf(stderr, "hearth policy: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s on %s%s: %s\n", args[2], args[1], groupSuffix(f.group), orNone(role))
+	case "grant":
+		if len(args) != 3 {
+			return usageErr("grant needs a role and effects")
+		}
+		if !policy.ValidRole(args[1]) || args[1] == string(policy.Owner) {
+			return usageErr(fmt.Sprintf("grants are for admin, member or guest, not %q", args[1]))
+		}
+		var effects []string
+		if args[2] != "none" {
+			for _, e := range strings.Split(args[2], ",") {
+				if !sdk.Effect(e).Valid() {
+					return usageErr(fmt.Sprintf("unknown effect %q: use read, write, money, public", e))
+				}
+				effects = append(effects, e)
+			}
+		}
+		if err := a.Store.SetGrant(ctx, store.Grant{Channel: f.channel, Group: f.group, Role: args[1], Effects: effects}); err != nil {
+			fmt.Fprintf(stderr, "hearth policy: %v\n", err)
+			return 1
+		}
+		where := "everywhere"
+		if f.channel != "" {
+			where = "on " + f.channel + groupSuffix(f.group)
+		}
+		fmt.Fprintf(stdout, "%s %s: %s\n", args[1], where, orNone(strings.Join(effects, ",")))
+	default:
+		return usageErr(fmt.Sprintf("unknown subcommand %q", args[0]))
+	}
+	return 0
+}
+
+func groupSuffix(g string) string {
+	if g == "" {
+		return ""
+	}
+	return " group " + g
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TOOL\tEFFECT\tMODE\tFLAGS")
+	for _, t := range a.Kernel.Tools().List() {
+		mode, source := a.Policy.ModeOf(t)
+		var flags []string
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{t.Def.Untrusted, "untrusted"}, {t.Def.UserOnly, "userOnly"}, {t.Def.OnDemand, "onDemand"},
+			{t.Def.Grant, "grant"}, {t.Def.AlwaysAsk, "alwaysAsk"}, {t.Def.ResolveEffect != nil, "resolveEffect"}} {
+			if f.on {
+				flags = append(flags, f.name)
+			}
+		}
+		effect := string(t.Def.EffectiveEffect())
+		if t.Def.Effect == "" {
+			effect += " (undeclared)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\n", t.Name, effect, mode, source, strings.Join(flags, ","))
+	}
+	w.Flush()
+	roles, _ := a.Store.Roles(ctx)
+	grants, _ := a.Store.Grants(ctx)
+	if len(roles) > 0 {
+		fmt.Fprintln(stdout, "\nroles (the terminal user is always the owner; anyone else not listed is a guest):")
+		for _, r := range roles {
+			fmt.Fprintf(stdout, "  %s on %s%s: %s\n", r.User, r.Channel, groupSuffix(r.Group), r.Role)
+		}
+	}
+	fmt.Fprintln(stdout, "\ngrants (without one, everyone but the owner may only read):")
+	if len(grants) == 0 {
+		fmt.Fprintln(stdout, "  none")
+	}
+	for _, g := range grants {
+		where := "everywhere"
+		if g.Channel != "" {
+			where = "on " + g.Channel + groupSuffix(g.Group)
+		}
+		fmt.Fprintf(stdout, "  %s %s: %s\n", g.Role, where, strings.Join(g.Effects, ","))
+	}
+	return 0
+}
+
+func runAudit(ctx context.Context, a *app.App, f *flags, stdout, stderr io.Writer) int {
+	var since time.Time
+	if f.since > 0 {
+		since = time.Now().Add(-f.since)
+	}
+	entries, err := a.Store.Audit(ctx, store.AuditQuery{Tool: f.tool, Since: since, Limit: f.limit})
+	if err != nil {
+		fmt.Fprintf(stderr, "hearth audit: %v\n", err)
+		return 1
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(stdout, "(no tool calls recorded)")
+		return 0
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TIME\tTOOL\tEFFECT\tWHO\tDECISION\tOUTCOME\tTOOK\tARGS")
+	for _, e := range entries {
+		who := e.Actor + " for " + e.User + "@" + e.Channel + " (" + e.Role + ")"
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s by %s (%s)\t%s\t%s\t%s\n",
+			e.At.Local().Format("01-02 15:04:05"), e.Tool, e.Effect, who, e.Decision, e.DecidedBy, e.Rule,
+			e.Outcome, e.Duration, e.ArgsHash[:min(12, len(e.ArgsHash))])
+	}
+	w.Flush()
+	return 0
+}
