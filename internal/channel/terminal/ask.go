@@ -41,7 +41,7 @@ func Ask(ctx context.Context, k *kernel.Kernel, text string, o Options) error {
 		approver = tr.approver(&screen{out: o.Err, color: true})
 	}
 	out := k.Ask(ctx, kernel.Input{
-		Approver: approver,
+		Approver:  approver,
 		Injection: sdk.Injection{Source: "terminal", Channel: AskChannel, ChatID: chat, UserID: "owner", Text: text},
 		OnEvent: func(ev kernel.Event) {
 			if ev.Kind == kernel.EventReasoning {
