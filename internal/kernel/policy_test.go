@@ -383,3 +383,30 @@ func TestToolContextCarriesDecision(t *testing.T) {
 		t.Fatal("prompt not marked as a grant")
 	}
 }
+
+func TestBeforeToolcallAskNeedsApproval(t *testing.T) {
+	e := newEnv(t, Config{},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "clock__now", Arguments: `{}`}}},
+		llmtest.Reply{Text: "ok"},
+	)
+	load(t, e.k, "clock", clockPlugin)
+	load(t, e.k, "cautious", func(s *sdk.PluginSDK) error {
+		s.RegisterStage(sdk.StageBeforeToolcall, func(ctx *sdk.StageContext) error {
+			ctx.ToolCalls[0].Ask = "clock reads are logged"
+			return nil
+		})
+		return nil
+	})
+	ap := &approvals{next: []policy.Answer{policy.AllowOnce}}
+	e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", Text: "x"}, Approver: ap.approver})
+	if len(ap.seen) != 1 || ap.seen[0].Reason != "clock reads are logged" {
+		t.Fatalf("approvals %+v", ap.seen)
+	}
+	if got := toolResult(t, e.srv.Requests()[1], "c"); !strings.Contains(got, "12:00") {
+		t.Fatalf("approved call did not run: %q", got)
+	}
+	entries, _ := e.st.Audit(context.Background(), store.AuditQuery{})
+	if entries[0].DecidedBy != "user" || entries[0].Decision != "allow" {
+		t.Fatalf("audit %+v", entries[0])
+	}
+}

@@ -1,0 +1,144 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// nopStore keeps nothing; the benchmark measures the decision alone.
+type nopStore struct{}
+
+func (nopStore) Overrides(context.Context) (map[string]string, error)                   { return nil, nil }
+func (nopStore) SetOverride(context.Context, string, string) error                      { return nil }
+func (nopStore) Roles(context.Context) ([]store.RoleAssignment, error)                  { return nil, nil }
+func (nopStore) Grants(context.Context) ([]store.Grant, error)                          { return nil, nil }
+func (nopStore) CreateApproval(context.Context, store.Approval) (int64, error)          { return 1, nil }
+func (nopStore) AppendAudit(context.Context, store.AuditEntry) error                    { return nil }
+func (nopStore) DecideApproval(context.Context, int64, string, string, time.Time) error { return nil }
+
+func benchCall(b *testing.B) (*Engine, *Call) {
+	eng, err := NewEngine(context.Background(), nopStore{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tool, err := tools.NewRegistry().Register("weather", sdk.ToolDef{Name: "query", Effect: sdk.EffectRead},
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	return eng, &Call{
+		Tool: tool, Args: map[string]any{"city": "北京"}, Raw: json.RawMessage(`{"city":"北京"}`),
+		TC:        &sdk.ToolContext{Actor: sdk.ActorAgent, Turn: &sdk.TurnInfo{SessionID: "qq/g1"}},
+		Requester: Requester{Channel: "qq", Group: "g1", User: "u1"},
+	}
+}
+
+// BenchmarkAuthorize is the policy's cost for one call that needs no
+// approval: role, grants, modes, the decision and the argument hash.
+func BenchmarkAuthorize(b *testing.B) {
+	eng, c := benchCall(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !eng.Authorize(ctx, c).Allowed {
+			b.Fatal("denied")
+		}
+	}
+}
+
+// BenchmarkAuthorizeBareDispatch is the bare dispatch of the same call
+// (Invoke of a handler that returns at once), to report beside it.
+func BenchmarkAuthorizeBareDispatch(b *testing.B) {
+	_, c := benchCall(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := c.Tool.Invoke(ctx, c.TC, c.Args, c.Raw); r.IsError {
+			b.Fatal(r.Content)
+		}
+	}
+}
+
+func TestRolesAndGrantsPrecedence(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, r := range []store.RoleAssignment{
+		{Channel: "qq", User: "alice", Role: "admin"},
+		{Channel: "qq", Group: "g1", User: "alice", Role: "member"},
+	} {
+		if err := st.SetRole(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, g := range []store.Grant{
+		{Role: "member", Effects: []string{"read", "write"}},
+		{Channel: "qq", Group: "g2", Role: "member", Effects: []string{"read"}},
+	} {
+		if err := st.SetGrant(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := NewEngine(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		r    Requester
+		role Role
+		set  EffectSet
+	}{
+		{Requester{Channel: "terminal", User: "anyone"}, Owner, AllEffects},
+		{Requester{Channel: "qq", Group: "g1", User: "alice"}, Member, SetOf(sdk.EffectRead, sdk.EffectWrite)},
+		{Requester{Channel: "qq", Group: "g2", User: "alice"}, Admin, ReadOnly},
+		{Requester{Channel: "qq", Group: "g2", User: "bob"}, Guest, ReadOnly},
+	}
+	for _, tt := range tests {
+		role := eng.RoleOf(tt.r)
+		if role != tt.role || eng.Allowed(tt.r, role) != tt.set {
+			t.Errorf("%+v: role %s set %b, want %s %b", tt.r, role, eng.Allowed(tt.r, role), tt.role, tt.set)
+		}
+	}
+	// Member in g2 has a group grant of read only, overriding the global one.
+	if got := eng.Allowed(Requester{Channel: "qq", Group: "g2"}, Member); got != ReadOnly {
+		t.Fatalf("group grant not preferred: %b", got)
+	}
+}
+
+func TestResolveEffectFailuresDeny(t *testing.T) {
+	eng, err := NewEngine(context.Background(), nopStore{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.HookTimeout = 20 * time.Millisecond
+	reg := tools.NewRegistry()
+	for name, fn := range map[string]sdk.ResolveEffectFunc{
+		"errs": func(context.Context, map[string]any) (sdk.Assessment, error) {
+			return sdk.Assessment{}, context.Canceled
+		},
+		"panic": func(context.Context, map[string]any) (sdk.Assessment, error) { panic("x") },
+		"hangs": func(ctx context.Context, _ map[string]any) (sdk.Assessment, error) {
+			<-ctx.Done()
+			return sdk.Assessment{}, nil
+		},
+	} {
+		tool, err := reg.Register("p", sdk.ToolDef{Name: name, Effect: sdk.EffectRead, ResolveEffect: fn},
+			func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := eng.Authorize(context.Background(), &Call{Tool: tool, TC: &sdk.ToolContext{Actor: sdk.ActorAgent}, Requester: Requester{Channel: "terminal"}})
+		if res.Allowed || res.Reason == "" {
+			t.Errorf("%s: %+v", name, res)
+		}
+	}
+}
