@@ -67,7 +67,7 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 			fmt.Fprintf(stderr, "hearth policy: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "%s on %s%s: %s\n", args[2], args[1], groupSuffix(f.group), orNone(role))
+		fmt.Fprintf(stdout, "%s on %s%s: %s\n", userLabel(args[2]), args[1], groupSuffix(f.group), orNone(role))
 	case "grant":
 		if len(args) != 3 {
 			return usageErr("grant needs a role and effects")
@@ -97,6 +97,13 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		return usageErr(fmt.Sprintf("unknown subcommand %q", args[0]))
 	}
 	return 0
+}
+
+func userLabel(u string) string {
+	if u == "" {
+		return "(messages without a user)"
+	}
+	return u
 }
 
 func groupSuffix(g string) string {
@@ -140,7 +147,7 @@ func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
 	if len(roles) > 0 {
 		fmt.Fprintln(stdout, "\nroles (the terminal user is always the owner; anyone else not listed is a guest):")
 		for _, r := range roles {
-			fmt.Fprintf(stdout, "  %s on %s%s: %s\n", r.User, r.Channel, groupSuffix(r.Group), r.Role)
+			fmt.Fprintf(stdout, "  %s on %s%s: %s\n", userLabel(r.User), r.Channel, groupSuffix(r.Group), r.Role)
 		}
 	}
 	fmt.Fprintln(stdout, "\ngrants (without one, everyone but the owner may only read):")
