@@ -64,7 +64,7 @@ func benchKernel(b *testing.B, provider llm.Provider, st *store.Store, nTools in
 // point, dispatch with a deadline, and JSON encoding of the result.
 func BenchmarkToolCallPath(b *testing.B) {
 	k := benchKernel(b, nil, nil, 1)
-	eng, err := policy.NewEngine(context.Background(), memPolicyStore{}, nil)
+	eng, err := policy.NewEngine(context.Background(), policy.DiscardStore{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,17 +197,3 @@ func BenchmarkTurnLoopback(b *testing.B) {
 func BenchmarkTurnInProcess(b *testing.B) {
 	benchTurns(b, instantProvider{})
 }
-
-// memPolicyStore keeps nothing: the benchmarks measure the decision, not
-// the audit log's disk write.
-type memPolicyStore struct{}
-
-func (memPolicyStore) Overrides(context.Context) (map[string]string, error)          { return nil, nil }
-func (memPolicyStore) SetOverride(context.Context, string, string) error             { return nil }
-func (memPolicyStore) Roles(context.Context) ([]store.RoleAssignment, error)         { return nil, nil }
-func (memPolicyStore) Grants(context.Context) ([]store.Grant, error)                 { return nil, nil }
-func (memPolicyStore) CreateApproval(context.Context, store.Approval) (int64, error) { return 1, nil }
-func (memPolicyStore) DecideApproval(context.Context, int64, string, string, time.Time) error {
-	return nil
-}
-func (memPolicyStore) AppendAudit(context.Context, store.AuditEntry) error { return nil }

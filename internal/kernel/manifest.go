@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/guard"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -108,26 +109,7 @@ func (k *Kernel) pluginContext(ctx context.Context, query string) []llm.Message 
 }
 
 func callContext(ctx context.Context, fn func(context.Context, sdk.ContextInput) (string, error), query string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, contextTimeout)
-	defer cancel()
-	type out struct {
-		s   string
-		err error
-	}
-	ch := make(chan out, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				ch <- out{err: fmt.Errorf("panic: %v", p)}
-			}
-		}()
-		s, err := fn(ctx, sdk.ContextInput{Query: query})
-		ch <- out{s, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.s, o.err
-	case <-ctx.Done():
-		return "", fmt.Errorf("no answer within %s", contextTimeout)
-	}
+	return guard.Call(ctx, contextTimeout, func(ctx context.Context) (string, error) {
+		return fn(ctx, sdk.ContextInput{Query: query})
+	})
 }

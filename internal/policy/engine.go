@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/guard"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
@@ -384,70 +384,37 @@ func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
 	return e.approve(ctx, c, res, reason, target)
 }
 
-func (e *Engine) resolve(ctx context.Context, fn sdk.ResolveEffectFunc, args map[string]any) (a sdk.Assessment, err error) {
-	ctx, cancel := context.WithTimeout(ctx, e.HookTimeout)
-	defer cancel()
-	type out struct {
-		a   sdk.Assessment
-		err error
+func (e *Engine) resolve(ctx context.Context, fn sdk.ResolveEffectFunc, args map[string]any) (sdk.Assessment, error) {
+	a, err := guard.Call(ctx, e.HookTimeout, func(ctx context.Context) (sdk.Assessment, error) { return fn(ctx, args) })
+	if err == nil && a.Effect != "" && !a.Effect.Valid() {
+		a.Effect = sdk.EffectWrite
 	}
-	ch := make(chan out, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				ch <- out{err: fmt.Errorf("panic: %v", p)}
-			}
-		}()
-		a, err := fn(ctx, args)
-		ch <- out{a, err}
-	}()
-	select {
-	case o := <-ch:
-		if o.err == nil && o.a.Effect != "" && !o.a.Effect.Valid() {
-			o.a.Effect = sdk.EffectWrite
-		}
-		return o.a, o.err
-	case <-ctx.Done():
-		return a, fmt.Errorf("timed out after %s", e.HookTimeout)
-	}
+	return a, err
 }
 
 // runHook runs one decision hook with the hook deadline. It fails closed.
 func (e *Engine) runHook(ctx context.Context, h Hook, c *Call) (Verdict, string) {
-	ctx, cancel := context.WithTimeout(ctx, e.HookTimeout)
-	defer cancel()
-	type out struct {
-		d   sdk.HookDecision
-		err error
-	}
-	ch := make(chan out, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				e.log.Error("decision hook panicked", "plugin", h.Plugin, "panic", p, "stack", string(debug.Stack()))
-				ch <- out{err: fmt.Errorf("panicked: %v", p)}
-			}
-		}()
-		d, err := h.Fn(ctx, c.TC, c.Tool.Name, c.Args)
-		ch <- out{d, err}
-	}()
-	select {
-	case o := <-ch:
-		if o.err != nil {
-			return Deny, fmt.Sprintf("decision hook of plugin %q failed: %v", h.Plugin, o.err)
-		}
-		switch o.d.Verdict {
-		case sdk.VerdictAllow, "":
-			return Allow, ""
-		case sdk.VerdictAsk:
-			return Ask, fmt.Sprintf("plugin %q asks for approval: %s", h.Plugin, o.d.Reason)
-		case sdk.VerdictDeny:
-			return Deny, fmt.Sprintf("refused by plugin %q: %s", h.Plugin, o.d.Reason)
-		default:
-			return Deny, fmt.Sprintf("decision hook of plugin %q answered %q", h.Plugin, o.d.Verdict)
-		}
-	case <-ctx.Done():
+	d, err := guard.Call(ctx, e.HookTimeout, func(ctx context.Context) (sdk.HookDecision, error) {
+		return h.Fn(ctx, c.TC, c.Tool.Name, c.Args)
+	})
+	switch {
+	case errors.Is(err, guard.ErrTimeout):
 		return Deny, fmt.Sprintf("decision hook of plugin %q did not answer within %s", h.Plugin, e.HookTimeout)
+	case err != nil:
+		if errors.Is(err, guard.ErrPanic) {
+			e.log.Error("decision hook panicked", "plugin", h.Plugin, "err", err)
+		}
+		return Deny, fmt.Sprintf("decision hook of plugin %q failed: %v", h.Plugin, err)
+	}
+	switch d.Verdict {
+	case sdk.VerdictAllow, "":
+		return Allow, ""
+	case sdk.VerdictAsk:
+		return Ask, fmt.Sprintf("plugin %q asks for approval: %s", h.Plugin, d.Reason)
+	case sdk.VerdictDeny:
+		return Deny, fmt.Sprintf("refused by plugin %q: %s", h.Plugin, d.Reason)
+	default:
+		return Deny, fmt.Sprintf("decision hook of plugin %q answered %q", h.Plugin, d.Verdict)
 	}
 }
 
@@ -542,3 +509,33 @@ func (e *Engine) Audit(ctx context.Context, entry store.AuditEntry) {
 		e.log.Error("writing the audit log failed", "tool", entry.Tool, "err", err)
 	}
 }
+
+// DiscardStore keeps nothing: no overrides, roles or grants, and records
+// are dropped. It is for benchmarks and for embedders that keep no
+// records; a real host uses *store.Store.
+type DiscardStore struct{}
+
+var _ Store = DiscardStore{}
+
+// Overrides returns none.
+func (DiscardStore) Overrides(context.Context) (map[string]string, error) { return nil, nil }
+
+// SetOverride drops the mode.
+func (DiscardStore) SetOverride(context.Context, string, string) error { return nil }
+
+// Roles returns none.
+func (DiscardStore) Roles(context.Context) ([]store.RoleAssignment, error) { return nil, nil }
+
+// Grants returns none.
+func (DiscardStore) Grants(context.Context) ([]store.Grant, error) { return nil, nil }
+
+// CreateApproval drops the request.
+func (DiscardStore) CreateApproval(context.Context, store.Approval) (int64, error) { return 0, nil }
+
+// DecideApproval drops the answer.
+func (DiscardStore) DecideApproval(context.Context, int64, string, string, time.Time) error {
+	return nil
+}
+
+// AppendAudit drops the entry.
+func (DiscardStore) AppendAudit(context.Context, store.AuditEntry) error { return nil }

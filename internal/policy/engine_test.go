@@ -11,19 +11,8 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-// nopStore keeps nothing; the benchmark measures the decision alone.
-type nopStore struct{}
-
-func (nopStore) Overrides(context.Context) (map[string]string, error)                   { return nil, nil }
-func (nopStore) SetOverride(context.Context, string, string) error                      { return nil }
-func (nopStore) Roles(context.Context) ([]store.RoleAssignment, error)                  { return nil, nil }
-func (nopStore) Grants(context.Context) ([]store.Grant, error)                          { return nil, nil }
-func (nopStore) CreateApproval(context.Context, store.Approval) (int64, error)          { return 1, nil }
-func (nopStore) AppendAudit(context.Context, store.AuditEntry) error                    { return nil }
-func (nopStore) DecideApproval(context.Context, int64, string, string, time.Time) error { return nil }
-
 func benchCall(b *testing.B) (*Engine, *Call) {
-	eng, err := NewEngine(context.Background(), nopStore{}, nil)
+	eng, err := NewEngine(context.Background(), DiscardStore{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +104,7 @@ func TestRolesAndGrantsPrecedence(t *testing.T) {
 }
 
 func TestResolveEffectFailuresDeny(t *testing.T) {
-	eng, err := NewEngine(context.Background(), nopStore{}, nil)
+	eng, err := NewEngine(context.Background(), DiscardStore{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,49 @@
+// Package guard runs code Hearth does not trust to return: a plugin's
+// hook, resolver or context function. The call gets a deadline; a panic
+// becomes an error; the caller never waits past the deadline, even if the
+// function ignores its context (its goroutine is then left to finish on
+// its own, and its result is dropped).
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Errors Call returns for functions that misbehave.
+var (
+	ErrTimeout = errors.New("no answer in time")
+	ErrPanic   = errors.New("panicked")
+)
+
+// Call runs fn with a context that ends after d.
+func Call[T any](ctx context.Context, d time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- result{err: fmt.Errorf("%w: %v", ErrPanic, p)}
+			}
+		}()
+		v, err := fn(ctx)
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return zero, fmt.Errorf("%w (%s)", ErrTimeout, d)
+		}
+		return zero, ctx.Err()
+	}
+}
