@@ -199,8 +199,8 @@ const (
 // HookDecision is a decision hook's verdict and the reason shown to the
 // user and the model.
 type HookDecision struct {
-	Verdict Verdict
-	Reason  string
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason,omitempty"`
 }
 
 // DecisionHook is asked about every tool call the policy did not refuse,

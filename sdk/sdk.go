@@ -42,14 +42,14 @@ type Services struct {
 
 // Injection is one input a plugin (or a channel) hands to the agent.
 type Injection struct {
-	Source    string // who injected it, usually the plugin name
-	Channel   string // channel whose session answers it
-	ChatID    string // chat within the channel; empty means the default chat
-	UserID    string // who is speaking, if known
-	GroupID   string // group chat the message came from; empty in a private chat
-	Text      string
-	Interrupt bool // cancel the session's in-flight model call and run next
-	NoMemory  bool // answer, but do not write the exchange to memory
+	Source    string `json:"source,omitempty"`    // who injected it, usually the plugin name
+	Channel   string `json:"channel"`             // channel whose session answers it
+	ChatID    string `json:"chatId,omitempty"`    // chat within the channel; empty means the default chat
+	UserID    string `json:"userId,omitempty"`    // who is speaking, if known
+	GroupID   string `json:"groupId,omitempty"`   // group chat the message came from; empty in a private chat
+	Text      string `json:"text"`                //
+	Interrupt bool   `json:"interrupt,omitempty"` // cancel the session's in-flight model call and run next
+	NoMemory  bool   `json:"noMemory,omitempty"`  // answer, but do not write the exchange to memory
 }
 
 // InjectOptions qualifies one injection.

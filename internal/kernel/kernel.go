@@ -361,6 +361,10 @@ func (k *Kernel) stopPlugins() error {
 	return errors.Join(errs...)
 }
 
+// Withdraw removes every tool, stage handler and decision hook of plugin,
+// for loaders whose plugins come and go (a child process that died).
+func (k *Kernel) Withdraw(plugin string) { k.withdraw(plugin) }
+
 // withdraw removes everything plugin registered.
 func (k *Kernel) withdraw(plugin string) {
 	k.tools.RemovePlugin(plugin)

@@ -1,0 +1,128 @@
+//go:build unix
+
+package pluginhost
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+)
+
+// runChild is the plugin side of the tests: the test binary re-executed
+// with HEARTH_TEST_CHILD naming a behaviour.
+func runChild(mode string) {
+	switch mode {
+	case "ok":
+		pluginrpc.Serve(newTestPlugin)
+	case "crash-start":
+		os.Exit(2)
+	case "exit-handshake":
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		os.Exit(4)
+	case "garbage":
+		fmt.Println("this is not JSON")
+		os.Stdout.WriteString(`{"valid": "json but not json-rpc"}` + "\n")
+		os.Stdout.WriteString(strings.Repeat("x", 10<<20) + "\n")
+		pluginrpc.Serve(newTestPlugin)
+	case "wrong-version":
+		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		_ = line
+		os.Stdout.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"the plugin speaks protocol version 2; the host offered [1]","data":{"supported":[2]}}}` + "\n")
+		bufio.NewReader(os.Stdin).ReadString('\n') // until the host closes stdin
+		os.Exit(0)
+	case "silent":
+		select {} // never answers the handshake
+	}
+	os.Exit(9)
+}
+
+type testPlugin struct{ name string }
+
+func newTestPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	return &testPlugin{name: name}, nil
+}
+
+func (p *testPlugin) Name() string { return p.name }
+func (p *testPlugin) Stop() error  { return nil }
+
+func (p *testPlugin) Start(s *sdk.PluginSDK) error {
+	reg := func(name string, def sdk.ToolDef, h sdk.ContextToolHandler) {
+		if err := s.RegisterToolContext(name, def, h); err != nil {
+			panic(err)
+		}
+	}
+	reg("echo", sdk.ToolDef{Effect: sdk.EffectRead, Title: "回声"}, func(_ context.Context, tc *sdk.ToolContext, args map[string]interface{}) (interface{}, error) {
+		return map[string]interface{}{"args": args, "actor": tc.Actor, "tool": tc.Tool}, nil
+	})
+	reg("text", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		return "plain text", nil
+	})
+	reg("iserr", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		return map[string]interface{}{"isError": true, "content": "城市不存在"}, nil
+	})
+	reg("fail", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		return nil, errors.New("broken on purpose")
+	})
+	reg("sleep", sdk.ToolDef{Timeout: 300 * time.Millisecond}, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}) (interface{}, error) {
+		select {
+		case <-ctx.Done():
+			// Leave a mark that the cancellation arrived.
+			os.WriteFile(filepath.Join(s.DataDir(), "cancelled"), nil, 0o600)
+			return nil, ctx.Err()
+		case <-time.After(time.Minute):
+			return "woke", nil
+		}
+	})
+	reg("crash", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		os.Exit(3)
+		return nil, nil
+	})
+	reg("freeze", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		syscall.Kill(os.Getpid(), syscall.SIGSTOP) // the whole process stops answering
+		return nil, nil
+	})
+	reg("grandchild", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		cmd := exec.Command("sleep", "300")
+		cmd.Stdout = os.NewFile(1, "protocol-stdout") // holds the pipe open
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		os.WriteFile(filepath.Join(s.DataDir(), "grandchild.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+		os.Exit(5)
+		return nil, nil
+	})
+	reg("env", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		return os.Environ(), nil
+	})
+	reg("switch_source", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		return nil, s.LLM().SetSource("other")
+	})
+	reg("inject", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		s.InjectText("", "childchan", "hello from the child")
+		return "injected", nil
+	})
+	s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
+		ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]interface{}{"role": "system", "content": "from the child plugin"})
+		return nil
+	})
+	s.RegisterStage(sdk.StageOnInput, func(ctx *sdk.StageContext) error {
+		ctx.FinalText = "forged by the child" // not allowed at on_input
+		ctx.RawMessage = ctx.RawMessage + " (seen by child)"
+		return nil
+	})
+	s.RegisterStopHandler(func() {
+		os.WriteFile(filepath.Join(s.DataDir(), "stopped"), nil, 0o600)
+	})
+	return nil
+}

@@ -1,0 +1,102 @@
+// Package pluginhost loads plugins that live outside the kernel: child
+// processes speaking the Hearth plugin protocol (sdk/pluginrpc), each
+// supervised (handshake deadline, crash detection by waiting on the
+// process, restart with backoff, liveness pings, graceful stop), with its
+// tools, stage handlers and hooks withdrawn while it is down.
+package pluginhost
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// ManifestFile is the name of a plugin folder's manifest.
+const ManifestFile = "plugin.json"
+
+// Manifest is plugin.json: how to run a plugin and what it may use.
+type Manifest struct {
+	ID          string `json:"id"`
+	Name        string `json:"name,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Runtime is "process" (the Hearth protocol; the default).
+	Runtime string `json:"runtime,omitempty"`
+	// Command is the program and its arguments, relative to the plugin
+	// folder or on PATH. Entry is the same as one string split on spaces
+	// (xbot's spelling); Command wins.
+	Command []string `json:"command,omitempty"`
+	Entry   string   `json:"entry,omitempty"`
+	// Capabilities are the SDK method groups the plugin may call besides
+	// core: llm, settings, memory, knowledge. Empty means core only.
+	Capabilities []string `json:"capabilities,omitempty"`
+	// Env adds variables to the plugin's otherwise minimal environment.
+	Env map[string]string `json:"env,omitempty"`
+	// Config is passed to the plugin's factory.
+	Config map[string]interface{} `json:"config,omitempty"`
+	// Timeout is the default deadline of the plugin's tools (Go duration,
+	// e.g. "30s").
+	Timeout string `json:"timeout,omitempty"`
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
+
+// knownGroups are the capability groups a manifest may declare.
+var knownGroups = map[string]bool{"core": true, "llm": true, "settings": true, "memory": true, "knowledge": true}
+
+// LoadManifest reads and checks dir/plugin.json.
+func LoadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseManifest(path, b)
+}
+
+// ParseManifest decodes and checks a manifest's content.
+func ParseManifest(path string, b []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !idPattern.MatchString(m.ID) {
+		return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, idPattern)
+	}
+	switch m.Runtime {
+	case "", "process":
+	default:
+		return nil, fmt.Errorf("%s: runtime %q is not supported (use \"process\")", path, m.Runtime)
+	}
+	if len(m.Command) == 0 && strings.TrimSpace(m.Entry) != "" {
+		m.Command = strings.Fields(m.Entry)
+	}
+	if len(m.Command) == 0 {
+		return nil, fmt.Errorf("%s: no command to run (set \"command\")", path)
+	}
+	for _, g := range m.Capabilities {
+		if !knownGroups[g] {
+			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, memory, knowledge)", path, g)
+		}
+	}
+	if m.Timeout != "" {
+		if d, err := time.ParseDuration(m.Timeout); err != nil || d <= 0 {
+			return nil, fmt.Errorf("%s: timeout %q is not a positive Go duration like \"30s\"", path, m.Timeout)
+		}
+	}
+	return &m, nil
+}
+
+// ToolTimeout returns the manifest's tool timeout, or 0.
+func (m *Manifest) ToolTimeout() time.Duration {
+	d, _ := time.ParseDuration(m.Timeout)
+	return d
+}
+
+// ErrNoManifest means a folder has no plugin.json.
+var ErrNoManifest = errors.New("no " + ManifestFile)

@@ -1,0 +1,570 @@
+package pluginhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+)
+
+// Host is what a process plugin registers into; *kernel.Kernel has it.
+type Host interface {
+	RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
+	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
+	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
+	Inject(in sdk.Injection)
+	InjectSync(ctx context.Context, in sdk.Injection) (string, error)
+	Withdraw(plugin string)
+}
+
+// Options tune the supervisor. Zero values mean the defaults in brackets.
+type Options struct {
+	Host    Host
+	LLM     sdk.LLMAPI   // for plugins declaring the llm group; nil refuses
+	Log     *slog.Logger // the host log; the plugin's logs go here with plugin=<id>
+	DataDir string       // the plugin's data directory is DataDir/plugin_data/<id>
+
+	HandshakeTimeout time.Duration // [10s] from start to the end of initialize
+	StageTimeout     time.Duration // [10s] for one stage handler or decision hook
+	PingInterval     time.Duration // [15s] between liveness pings
+	PingTimeout      time.Duration // [5s] for a ping's answer; no answer restarts
+	GracePeriod      time.Duration // [3s] after shutdown, and again after SIGTERM
+	BackoffMin       time.Duration // [500ms] first restart delay, doubled per crash
+	BackoffMax       time.Duration // [30s]
+	HostVersion      string
+}
+
+func (o *Options) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&o.HandshakeTimeout, 10*time.Second)
+	set(&o.StageTimeout, 10*time.Second)
+	set(&o.PingInterval, 15*time.Second)
+	set(&o.PingTimeout, 5*time.Second)
+	set(&o.GracePeriod, 3*time.Second)
+	set(&o.BackoffMin, 500*time.Millisecond)
+	set(&o.BackoffMax, 30*time.Second)
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.HostVersion == "" {
+		o.HostVersion = "dev"
+	}
+}
+
+// State is where a process plugin is in its life.
+type State string
+
+// The states.
+const (
+	Starting State = "starting"
+	Running  State = "running"
+	Backoff  State = "waiting to restart"
+	Failed   State = "failed" // crashed and not restarted (AutoRestart off)
+	Stopped  State = "stopped"
+)
+
+// Status is what the user can see of a plugin.
+type Status struct {
+	ID        string
+	State     State
+	PID       int
+	Restarts  int
+	LastError string
+	Stderr    []string // the last lines the plugin wrote to stderr
+}
+
+// Process is one supervised plugin process.
+type Process struct {
+	m    *Manifest
+	dir  string
+	opts Options
+	log  *slog.Logger
+
+	stderr *ring
+
+	mu        sync.Mutex
+	state     State
+	pid       int
+	restarts  int
+	lastErr   string
+	ready     chan struct{} // closed when running; replaced on restart
+	stop      chan struct{}
+	done      chan struct{}
+	stopOnce  sync.Once
+	autoStart bool
+}
+
+// Start loads dir/plugin.json and starts supervising the plugin. It
+// returns at once; WaitReady waits for the handshake.
+func Start(dir string, opts Options) (*Process, error) {
+	m, err := LoadManifest(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNoManifest)
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts.defaults()
+	if opts.Host == nil {
+		return nil, errors.New("pluginhost: Options.Host is nil")
+	}
+	p := &Process{
+		m: m, dir: dir, opts: opts, log: opts.Log.With("plugin", m.ID),
+		stderr: newRing(50), state: Starting,
+		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+		autoStart: true,
+	}
+	go p.supervise()
+	return p, nil
+}
+
+// ID returns the plugin's id.
+func (p *Process) ID() string { return p.m.ID }
+
+// Status returns the plugin's state, restarts, last error and recent
+// stderr.
+func (p *Process) Status() Status {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines()}
+}
+
+// WaitReady waits until the plugin is running (its tools registered) or
+// ctx ends.
+func (p *Process) WaitReady(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		ready, state, last := p.ready, p.state, p.lastErr
+		p.mu.Unlock()
+		if state == Failed || state == Stopped {
+			return fmt.Errorf("plugin %s %s: %s", p.m.ID, state, last)
+		}
+		select {
+		case <-ready:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("plugin %s not ready: %w (last error: %s)", p.m.ID, ctx.Err(), last)
+		case <-p.done:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Stop stops the plugin gracefully: shutdown (its stop handlers and Stop
+// run), then stdin closed, then SIGTERM, then SIGKILL, each after the grace
+// period. Its registrations are withdrawn.
+func (p *Process) Stop() {
+	p.stopOnce.Do(func() { close(p.stop) })
+	<-p.done
+}
+
+func (p *Process) setState(s State, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.state = s
+	if err != nil {
+		p.lastErr = err.Error()
+	}
+}
+
+// supervise runs the plugin, and runs it again after a crash with
+// exponential backoff, until Stop.
+func (p *Process) supervise() {
+	defer close(p.done)
+	backoff := p.opts.BackoffMin
+	for {
+		started := time.Now()
+		autoRestart, err := p.runOnce()
+		p.opts.Host.Withdraw(p.m.ID)
+		select {
+		case <-p.stop:
+			p.setState(Stopped, nil)
+			return
+		default:
+		}
+		p.log.Error("plugin stopped unexpectedly", "err", err, "stderr", p.stderr.tail(5))
+		if !autoRestart {
+			p.setState(Failed, err)
+			return
+		}
+		if time.Since(started) > time.Minute {
+			backoff = p.opts.BackoffMin
+		}
+		p.mu.Lock()
+		p.restarts++
+		p.state, p.lastErr = Backoff, err.Error()
+		p.ready = make(chan struct{})
+		p.mu.Unlock()
+		select {
+		case <-p.stop:
+			p.setState(Stopped, nil)
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, p.opts.BackoffMax)
+		p.setState(Starting, nil)
+	}
+}
+
+// minimalEnv is the plugin's environment: enough to run programs and
+// format text, none of Hearth's secrets, plus what the manifest adds.
+func (p *Process) minimalEnv(dataDir string) []string {
+	var env []string
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	env = append(env, "HOME="+dataDir, "HEARTH_PLUGIN_ID="+p.m.ID, "HEARTH_PLUGIN_DATA="+dataDir,
+		fmt.Sprintf("HEARTH_PROTOCOL=%d", pluginrpc.ProtocolVersion))
+	for k, v := range p.m.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// runOnce starts the process, does the handshake, and serves it until it
+// exits or Stop. It reports whether the plugin wants to be restarted.
+func (p *Process) runOnce() (autoRestart bool, err error) {
+	dataDir := filepath.Join(p.opts.DataDir, "plugin_data", p.m.ID)
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return true, fmt.Errorf("creating the data directory: %w", err)
+	}
+	name := p.m.Command[0]
+	if !filepath.IsAbs(name) && (filepath.Base(name) != name) {
+		name = filepath.Join(p.dir, name)
+	}
+	cmd := exec.Command(name, p.m.Command[1:]...)
+	cmd.Dir = p.dir
+	cmd.Env = p.minimalEnv(dataDir)
+	setProcAttr(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return true, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return true, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return true, err
+	}
+	if err := cmd.Start(); err != nil {
+		return true, fmt.Errorf("starting %s: %w", p.m.Command[0], err)
+	}
+	p.mu.Lock()
+	p.pid = cmd.Process.Pid
+	p.mu.Unlock()
+	relayDone := make(chan struct{})
+	go func() { defer close(relayDone); relayStderr(stderr, p.log, p.stderr) }()
+
+	conn := pluginrpc.NewConn(stdout, stdin, p.log)
+	p.serveHost(conn)
+	go conn.Run()
+
+	// Crash detection waits on the process, not on stdout: a grandchild
+	// holding the pipe open cannot hide the plugin's death.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	cleanup := func(reason error) {
+		signalGroup(cmd, syscall.SIGKILL) // grandchildren too
+		conn.Close(reason)
+		select {
+		case <-relayDone:
+		case <-time.After(time.Second):
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
+	var res pluginrpc.InitializeResult
+	hsErr := make(chan error, 1)
+	go func() {
+		hsErr <- conn.Call(ctx, pluginrpc.MethodInitialize, pluginrpc.InitializeParams{
+			ProtocolVersions: []int{pluginrpc.ProtocolVersion}, HostVersion: p.opts.HostVersion,
+			Plugin: p.m.ID, DataDir: dataDir, Config: p.m.Config, Capabilities: p.m.Capabilities,
+		}, &res)
+	}()
+	var handshake error
+	select {
+	case handshake = <-hsErr:
+	case werr := <-exited:
+		cancel()
+		err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
+		cleanup(err)
+		return true, err
+	}
+	cancel()
+	if handshake == nil && res.ProtocolVersion != pluginrpc.ProtocolVersion {
+		handshake = fmt.Errorf("the plugin chose protocol version %d, which this Hearth did not offer (it speaks %d)", res.ProtocolVersion, pluginrpc.ProtocolVersion)
+	}
+	if handshake != nil && errors.Is(handshake, pluginrpc.ErrClosed) {
+		// The output ended: the process is exiting; report how.
+		select {
+		case werr := <-exited:
+			err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
+			p.opts.Host.Withdraw(p.m.ID)
+			cleanup(err)
+			return true, err
+		case <-time.After(time.Second):
+		}
+	}
+	if handshake != nil {
+		var rerr *pluginrpc.Error
+		if errors.As(handshake, &rerr) && rerr.Code == pluginrpc.CodeVersion {
+			handshake = fmt.Errorf("protocol version mismatch: %s", rerr.Message)
+		} else if errors.Is(handshake, context.DeadlineExceeded) {
+			handshake = fmt.Errorf("no handshake within %s", p.opts.HandshakeTimeout)
+		} else {
+			handshake = fmt.Errorf("handshake failed: %w", handshake)
+		}
+		p.opts.Host.Withdraw(p.m.ID)
+		cleanup(handshake)
+		<-exited
+		return true, handshake
+	}
+	p.mu.Lock()
+	p.state = Running
+	close(p.ready)
+	p.mu.Unlock()
+	p.log.Info("plugin running", "pid", cmd.Process.Pid, "sdk", res.SDKVersion)
+
+	pingFailed := make(chan error, 1)
+	stopPing := make(chan struct{})
+	go p.ping(conn, pingFailed, stopPing)
+	defer close(stopPing)
+
+	select {
+	case werr := <-exited:
+		err := fmt.Errorf("exited: %v", exitText(werr))
+		cleanup(err)
+		return res.AutoRestart, err
+	case perr := <-pingFailed:
+		cleanup(perr)
+		<-exited
+		return res.AutoRestart, perr
+	case <-p.stop:
+		p.shutdown(conn, cmd, stdin, exited)
+		cleanup(errors.New("plugin stopped"))
+		return false, nil
+	}
+}
+
+// ping checks that the plugin still answers.
+func (p *Process) ping(conn *pluginrpc.Conn, failed chan<- error, stop <-chan struct{}) {
+	t := time.NewTicker(p.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), p.opts.PingTimeout)
+		err := conn.Call(ctx, pluginrpc.MethodPing, struct{}{}, nil)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			failed <- fmt.Errorf("stopped answering (no reply to a ping within %s)", p.opts.PingTimeout)
+			return
+		}
+	}
+}
+
+// shutdown stops the process gracefully.
+func (p *Process) shutdown(conn *pluginrpc.Conn, cmd *exec.Cmd, stdin io.Closer, exited <-chan error) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.opts.GracePeriod)
+	err := conn.Call(ctx, pluginrpc.MethodShutdown, struct{}{}, nil)
+	cancel()
+	if err != nil {
+		p.log.Warn("plugin shutdown failed", "err", err)
+	}
+	stdin.Close()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-exited:
+			return
+		case <-time.After(p.opts.GracePeriod):
+			signalGroup(cmd, sig)
+		}
+	}
+	<-exited
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// serveHost answers the plugin's requests to the host, refusing methods
+// of capability groups the manifest does not declare.
+func (p *Process) serveHost(conn *pluginrpc.Conn) {
+	handle := func(method string, h pluginrpc.Handler) {
+		conn.Handle(method, func(ctx context.Context, params json.RawMessage) (any, error) {
+			if g := pluginrpc.CapabilityGroup(method); g != "core" && !slices.Contains(p.m.Capabilities, g) {
+				return nil, &pluginrpc.Error{Code: pluginrpc.CodeCapability, Message: fmt.Sprintf(
+					"plugin %s may not call %s: add %q to \"capabilities\" in its plugin.json", p.m.ID, method, g)}
+			}
+			return h(ctx, params)
+		})
+	}
+	handle(pluginrpc.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var def pluginrpc.ToolDef
+		if err := json.Unmarshal(raw, &def); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		d := def.Definition()
+		if d.Timeout == 0 {
+			d.Timeout = p.m.ToolTimeout()
+		}
+		if err := p.opts.Host.RegisterTool(p.m.ID, d, remoteTool(conn, p.m.ID, d.Name)); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
+		}
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodStagesRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r pluginrpc.StageRegistration
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		if !slices.Contains(sdk.Stages, r.Stage) {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
+		}
+		p.opts.Host.RegisterStage(p.m.ID, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID))
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r pluginrpc.HookRegistration
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		p.opts.Host.RegisterDecisionHook(p.m.ID, remoteHook(conn, r.ID))
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var in pluginrpc.InjectParams
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		if in.Source == "" {
+			in.Source = p.m.ID
+		}
+		p.opts.Host.Inject(in.Injection)
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodInjectSync, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var in pluginrpc.InjectParams
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		if in.Source == "" {
+			in.Source = p.m.ID
+		}
+		text, err := p.opts.Host.InjectSync(ctx, in.Injection)
+		return pluginrpc.InjectSyncResult{Text: text}, err
+	})
+	llm := func(fn func(sdk.LLMAPI, json.RawMessage) (any, error)) pluginrpc.Handler {
+		return func(_ context.Context, raw json.RawMessage) (any, error) {
+			if p.opts.LLM == nil {
+				return nil, &pluginrpc.Error{Code: pluginrpc.CodeUnavailable, Message: "this host has no model sources"}
+			}
+			return fn(p.opts.LLM, raw)
+		}
+	}
+	handle(pluginrpc.MethodLLMList, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.ListSources(), nil }))
+	handle(pluginrpc.MethodLLMCurrent, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.CurrentSource(), nil }))
+	handle(pluginrpc.MethodLLMSet, llm(func(l sdk.LLMAPI, raw json.RawMessage) (any, error) {
+		var sp pluginrpc.SourceParams
+		if err := json.Unmarshal(raw, &sp); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		return struct{}{}, l.SetSource(sp.Name)
+	}))
+}
+
+// remoteValue is a child's tool result: its JSON, passed through, and its
+// error flag.
+type remoteValue struct {
+	raw   json.RawMessage
+	isErr bool
+}
+
+func (v remoteValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
+func (v remoteValue) IsError() bool                { return v.isErr }
+
+// remoteTool forwards calls of one tool to the plugin; the call's context
+// (deadline, cancellation) travels as $/cancel.
+func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
+	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+		cc := pluginrpc.FromToolContext(tc)
+		cc.PluginID, cc.Tool = plugin, tool
+		var res pluginrpc.ToolCallResult
+		err := conn.Call(ctx, pluginrpc.MethodToolCall, pluginrpc.ToolCallParams{Tool: tool, Args: raw, Context: cc}, &res)
+		var rerr *pluginrpc.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &rerr) && rerr.Code == pluginrpc.CodeToolFailed:
+			return nil, errors.New(rerr.Message)
+		case errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("plugin %s is not running: %v", plugin, err)
+		default:
+			return nil, err
+		}
+		if res.Text != nil {
+			return *res.Text, nil
+		}
+		if len(res.Value) == 0 {
+			return nil, nil
+		}
+		return remoteValue{raw: res.Value, isErr: res.IsError}, nil
+	}
+}
+
+// remoteStage runs a stage handler in the plugin and copies the context
+// back; the host's pipeline then undoes writes the stage does not allow.
+func (p *Process) remoteStage(conn *pluginrpc.Conn, id int) sdk.StageHandler {
+	return func(sc *sdk.StageContext) error {
+		ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
+		defer cancel()
+		var res pluginrpc.StageRunResult
+		if err := conn.Call(ctx, pluginrpc.MethodStageRun, pluginrpc.StageRunParams{ID: id, Context: pluginrpc.FromStage(sc)}, &res); err != nil {
+			return fmt.Errorf("stage handler of plugin %s: %w", p.m.ID, err)
+		}
+		res.Context.ApplyTo(sc)
+		if res.Error != "" {
+			return errors.New(res.Error)
+		}
+		return nil
+	}
+}
+
+// remoteHook asks a decision hook in the plugin. The policy engine bounds
+// it with its own deadline and fails closed.
+func remoteHook(conn *pluginrpc.Conn, id int) sdk.DecisionHook {
+	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return sdk.HookDecision{}, err
+		}
+		var d sdk.HookDecision
+		err = conn.Call(ctx, pluginrpc.MethodHookDecide, pluginrpc.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: pluginrpc.FromToolContext(tc)}, &d)
+		return d, err
+	}
+}

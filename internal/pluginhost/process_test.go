@@ -1,0 +1,367 @@
+//go:build unix
+
+package pluginhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("HEARTH_TEST_CHILD"); mode != "" {
+		runChild(mode)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+type logBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type fixture struct {
+	k    *kernel.Kernel
+	srv  *llmtest.Server
+	logs *logBuf
+	data string
+	opts Options
+}
+
+func newFixture(t *testing.T, replies ...llmtest.Reply) *fixture {
+	t.Helper()
+	srv := llmtest.NewServer(t, replies...)
+	logs := &logBuf{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	src, _ := llm.NewSources([]llm.Source{{Name: "main", BaseURL: srv.URL}, {Name: "other", BaseURL: srv.URL}}, "main")
+	k := kernel.New(kernel.Config{Logger: log}, src, nil)
+	t.Cleanup(func() { k.Close() })
+	f := &fixture{k: k, srv: srv, logs: logs, data: t.TempDir()}
+	f.opts = Options{Host: k, LLM: src, Log: log, DataDir: f.data, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
+		GracePeriod: time.Second, HandshakeTimeout: 20 * time.Second}
+	return f
+}
+
+// pluginDir writes a plugin folder whose command re-executes this test
+// binary in the given child mode.
+func pluginDir(t *testing.T, id, mode string, capabilities ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := Manifest{ID: id, Command: []string{os.Args[0]}, Env: map[string]string{"HEARTH_TEST_CHILD": mode}, Capabilities: capabilities}
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func (f *fixture) start(t *testing.T, id, mode string, capabilities ...string) *Process {
+	t.Helper()
+	p, err := Start(pluginDir(t, id, mode, capabilities...), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+func ready(t *testing.T, p *Process) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) call(name, args string) (content string, isError bool) {
+	r := f.k.Tools().Call(context.Background(), &sdk.ToolContext{Actor: sdk.ActorAgent}, name, json.RawMessage(args))
+	return r.Content, r.IsError
+}
+
+// eventually polls cond with a generous bound.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestChildPluginToolsAndResults(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	tests := []struct {
+		tool, args, want string
+		isError          bool
+	}{
+		{"child__echo", `{"city":"北京"}`, `{"actor":"agent","args":{"city":"北京"},"tool":"echo"}`, false},
+		{"child__text", `{}`, `plain text`, false},
+		{"child__iserr", `{}`, `{"content":"城市不存在","isError":true}`, true},
+		{"child__fail", `{}`, `{"error":"broken on purpose"}`, true},
+	}
+	for _, tt := range tests {
+		got, isErr := f.call(tt.tool, tt.args)
+		if got != tt.want || isErr != tt.isError {
+			t.Errorf("%s: got (%s, %v), want (%s, %v)", tt.tool, got, isErr, tt.want, tt.isError)
+		}
+	}
+	// The environment is minimal: no host secrets.
+	t.Setenv("OPENAI_API_KEY", "sk-host-secret")
+	env, _ := f.call("child__env", `{}`)
+	if strings.Contains(env, "sk-host-secret") || !strings.Contains(env, "HEARTH_PLUGIN_ID=child") {
+		t.Fatalf("child env: %s", env)
+	}
+	// A capability group the manifest does not declare is refused, naming it.
+	got, isErr := f.call("child__switch_source", `{}`)
+	if !isErr || !strings.Contains(got, `add \"llm\" to \"capabilities\"`) {
+		t.Fatalf("undeclared group: %s", got)
+	}
+}
+
+func TestChildPluginCapabilityGroupAllowed(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "llmchild", "ok", "llm")
+	ready(t, p)
+	if got, isErr := f.call("llmchild__switch_source", `{}`); isErr {
+		t.Fatalf("declared group refused: %s", got)
+	}
+}
+
+func TestChildPluginStagesInjectionAndGracefulStop(t *testing.T) {
+	f := newFixture(t, llmtest.Reply{Text: "answer"}, llmtest.Reply{Text: "injected answer"})
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "hi"}})
+	if out.Err != nil || out.Text != "answer" {
+		t.Fatalf("%+v", out)
+	}
+	msgs := f.srv.Requests()[0].Messages
+	if msgs[1]["content"] != "hi (seen by child)" || msgs[len(msgs)-1]["content"] != "from the child plugin" {
+		t.Fatalf("stage writes lost: %v", msgs)
+	}
+	if !strings.Contains(f.logs.String(), "field=FinalText") {
+		t.Fatal("a forbidden write by the child was not undone and logged")
+	}
+
+	got := make(chan sdk.Injection, 1)
+	f.k.SetSink("childchan", func(in sdk.Injection, ev kernel.Event) {
+		if ev.Kind == kernel.EventFinal {
+			got <- in
+		}
+	})
+	f.call("child__inject", `{}`)
+	select {
+	case in := <-got:
+		if in.Source != "child" || in.Text != "hello from the child" {
+			t.Fatalf("injection %+v", in)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("injected input never answered")
+	}
+
+	pid := p.Status().PID
+	p.Stop()
+	if _, err := os.Stat(filepath.Join(f.data, "plugin_data", "child", "stopped")); err != nil {
+		t.Fatalf("stop handler did not run: %v", err)
+	}
+	if _, ok := f.k.Tools().Lookup("child__echo"); ok {
+		t.Fatal("tools of a stopped plugin remain")
+	}
+	if alive(pid) {
+		t.Fatal("plugin process still alive after Stop")
+	}
+	if p.Status().State != Stopped {
+		t.Fatalf("state %s", p.Status().State)
+	}
+}
+
+func alive(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) == nil
+}
+
+func TestHungCallDoesNotBlockOtherCalls(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	slept := make(chan string, 1)
+	go func() { c, _ := f.call("child__sleep", `{}`); slept <- c }()
+	for i := 0; i < 20; i++ {
+		if got, isErr := f.call("child__echo", `{"i":1}`); isErr {
+			t.Fatalf("echo failed while another call hangs: %s", got)
+		}
+	}
+	if got := <-slept; !strings.Contains(got, "timed out") {
+		t.Fatalf("hung call: %s", got)
+	}
+	eventually(t, "the child saw the cancellation", func() bool {
+		_, err := os.Stat(filepath.Join(f.data, "plugin_data", "child", "cancelled"))
+		return err == nil
+	})
+	if got, isErr := f.call("child__echo", `{}`); isErr || p.Status().Restarts != 0 {
+		t.Fatalf("plugin disturbed: %s, restarts %d", got, p.Status().Restarts)
+	}
+}
+
+func TestCrashMidCallRestarts(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	got, isErr := f.call("child__crash", `{}`)
+	if !isErr || !strings.Contains(got, "not running") {
+		t.Fatalf("crashed call: %s", got)
+	}
+	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	ready(t, p)
+	if got, isErr := f.call("child__echo", `{}`); isErr {
+		t.Fatalf("after restart: %s", got)
+	}
+	if !strings.Contains(p.Status().LastError, "exit status 3") {
+		t.Fatalf("last error %q", p.Status().LastError)
+	}
+}
+
+func TestCrashAtStartKeepsRetryingWithBackoff(t *testing.T) {
+	f := newFixture(t)
+	bad := f.start(t, "bad", "crash-start")
+	good := f.start(t, "child", "ok")
+	ready(t, good)
+	eventually(t, "several restarts", func() bool { return bad.Status().Restarts >= 3 })
+	if st := bad.Status(); !strings.Contains(st.LastError, "exit status 2") {
+		t.Fatalf("status %+v", st)
+	}
+	if got, isErr := f.call("child__echo", `{}`); isErr {
+		t.Fatalf("a crashing plugin disturbed another: %s", got)
+	}
+}
+
+func TestExitDuringHandshake(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "quitter", "exit-handshake")
+	eventually(t, "a failed handshake", func() bool { return strings.Contains(p.Status().LastError, "during the handshake") })
+}
+
+func TestNoHandshakeTimesOut(t *testing.T) {
+	f := newFixture(t)
+	f.opts.HandshakeTimeout = 200 * time.Millisecond
+	p := f.start(t, "mute", "silent")
+	eventually(t, "a handshake timeout", func() bool { return strings.Contains(p.Status().LastError, "no handshake within") })
+}
+
+func TestWrongProtocolVersion(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "future", "wrong-version")
+	eventually(t, "a version error", func() bool {
+		return strings.Contains(p.Status().LastError, "protocol version mismatch: the plugin speaks protocol version 2")
+	})
+}
+
+func TestGarbageAndHugeLinesOnStdout(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "noisy", "garbage")
+	ready(t, p)
+	if got, isErr := f.call("noisy__echo", `{}`); isErr {
+		t.Fatalf("%s", got)
+	}
+	logs := f.logs.String()
+	if strings.Count(logs, "not a JSON-RPC 2.0 message") != 3 || !strings.Contains(logs, `line=xxxxxxxx`) {
+		t.Fatalf("garbage not reported:\n%s", logs[:min(len(logs), 2000)])
+	}
+}
+
+func TestGrandchildHoldingStdoutDoesNotHideACrash(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	got, isErr := f.call("child__grandchild", `{}`)
+	if !isErr {
+		t.Fatalf("call on a dying plugin: %s", got)
+	}
+	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	ready(t, p)
+	b, err := os.ReadFile(filepath.Join(f.data, "plugin_data", "child", "grandchild.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	eventually(t, "the grandchild killed", func() bool { return !alive(pid) || zombie(pid) })
+}
+
+// zombie reports a dead process not yet reaped by its (dead) parent.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && strings.Contains(string(b), ") Z ")
+}
+
+func TestUnresponsiveProcessIsRestarted(t *testing.T) {
+	f := newFixture(t)
+	f.opts.PingInterval, f.opts.PingTimeout = 100*time.Millisecond, 200*time.Millisecond
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	go f.call("child__freeze", `{}`)
+	eventually(t, "restarted after freezing", func() bool { return p.Status().Restarts >= 1 })
+	if !strings.Contains(p.Status().LastError, "stopped answering") {
+		t.Fatalf("last error %q", p.Status().LastError)
+	}
+	ready(t, p)
+	if got, isErr := f.call("child__echo", `{}`); isErr {
+		t.Fatalf("after restart: %s", got)
+	}
+}
+
+func TestManifestErrors(t *testing.T) {
+	for _, b := range []string{
+		`{"id": "Bad", "command": ["x"]}`,
+		`{"id": "ok-id"}`,
+		`{"id": "ok-id", "command": ["x"], "runtime": "wasm"}`,
+		`{"id": "ok-id", "command": ["x"], "capabilities": ["teleport"]}`,
+		`{"id": "ok-id", "command": ["x"], "timeout": "soon"}`,
+		`{`,
+	} {
+		if _, err := ParseManifest("plugin.json", []byte(b)); err == nil {
+			t.Errorf("accepted %s", b)
+		}
+	}
+	m, err := ParseManifest("plugin.json", []byte(`{"id": "py", "entry": "python3 main.py", "timeout": "5s"}`))
+	if err != nil || len(m.Command) != 2 || m.ToolTimeout() != 5*time.Second {
+		t.Fatalf("%+v %v", m, err)
+	}
+	if _, err := Start(t.TempDir(), Options{}); !errors.Is(err, ErrNoManifest) {
+		t.Fatalf("missing manifest: %v", err)
+	}
+}

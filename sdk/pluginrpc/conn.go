@@ -1,0 +1,390 @@
+package pluginrpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// MaxMessage is the largest message either side accepts, in bytes. A longer
+// line is discarded whole and logged.
+const MaxMessage = 32 << 20
+
+// JSON-RPC error codes used by the protocol (beyond the standard ones).
+const (
+	CodeParseError      = -32700
+	CodeInvalidRequest  = -32600
+	CodeMethodNotFound  = -32601
+	CodeInvalidParams   = -32602
+	CodeInternal        = -32603
+	CodeCancelled       = -32800 // the request was cancelled
+	CodeVersion         = -32001 // no protocol version in common
+	CodeCapability      = -32002 // the method's capability group is not declared
+	CodeToolFailed      = -32003 // a tool handler failed (the message is for the model)
+	CodeUnavailable     = -32004 // the host does not provide the service
+	CodeNotRegistered   = -32005 // unknown tool, stage handler or hook id
+	CodeRegisterRefused = -32006 // the host refused a registration
+)
+
+// Error is a JSON-RPC error.
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// ErrClosed is returned for calls on a closed connection, and to calls
+// pending when it closed.
+var ErrClosed = errors.New("plugin connection closed")
+
+// message is any JSON-RPC 2.0 message.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// Handler answers one request. Its context is cancelled when the peer
+// sends $/cancel for it or the connection closes.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Conn is one end of a plugin connection: newline-delimited JSON-RPC 2.0,
+// requests in both directions, each answered in its own goroutine so a slow
+// one does not hold up the others.
+type Conn struct {
+	r   *bufio.Reader
+	w   io.Writer
+	log *slog.Logger
+
+	wmu sync.Mutex // serializes writes
+
+	mu       sync.Mutex
+	handlers map[string]Handler
+	pending  map[string]chan *message
+	running  map[string]context.CancelFunc
+	closed   bool
+	closeErr error
+	done     chan struct{}
+
+	nextID atomic.Int64
+}
+
+// NewConn returns a connection reading r and writing w. Register handlers,
+// then call Run.
+func NewConn(r io.Reader, w io.Writer, log *slog.Logger) *Conn {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Conn{
+		r: bufio.NewReaderSize(r, 64<<10), w: w, log: log,
+		handlers: map[string]Handler{}, pending: map[string]chan *message{},
+		running: map[string]context.CancelFunc{}, done: make(chan struct{}),
+	}
+}
+
+// Handle sets the handler of method.
+func (c *Conn) Handle(method string, h Handler) {
+	c.mu.Lock()
+	c.handlers[method] = h
+	c.mu.Unlock()
+}
+
+// Done is closed when the connection has closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection closed.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeErr
+}
+
+// Run reads messages until the input ends or Close is called, then closes
+// the connection: pending calls fail and running handlers are cancelled.
+func (c *Conn) Run() error {
+	err := c.readLoop()
+	c.shutdown(err)
+	return err
+}
+
+// Close closes the connection; Run returns.
+func (c *Conn) Close(reason error) {
+	if reason == nil {
+		reason = ErrClosed
+	}
+	c.shutdown(reason)
+}
+
+func (c *Conn) shutdown(reason error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	switch {
+	case reason == nil || errors.Is(reason, io.EOF) || errors.Is(reason, ErrClosed):
+		reason = ErrClosed
+	default:
+		// Calls that were pending see ErrClosed, with the cause.
+		reason = fmt.Errorf("%w: %v", ErrClosed, reason)
+	}
+	c.closeErr = reason
+	pending := c.pending
+	c.pending = map[string]chan *message{}
+	for _, cancel := range c.running {
+		cancel()
+	}
+	c.mu.Unlock()
+	for _, ch := range pending {
+		close(ch)
+	}
+	close(c.done)
+}
+
+// readLoop reads one message per line. Lines that are too long, not JSON,
+// or not JSON-RPC are logged and skipped: a plugin that prints stray text
+// to stdout is noisy, not dead.
+func (c *Conn) readLoop() error {
+	for {
+		line, err := c.readLine()
+		if err != nil {
+			return err
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+			c.log.Warn("ignoring a line that is not a JSON-RPC 2.0 message", "line", preview(line))
+			continue
+		}
+		c.dispatch(&m)
+	}
+}
+
+// readLine returns the next line, skipping any longer than MaxMessage.
+func (c *Conn) readLine() ([]byte, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := c.r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > MaxMessage {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			if tooLong {
+				c.log.Warn("discarded a message longer than the limit", "limit", MaxMessage)
+				tooLong = false
+				continue
+			}
+			return buf, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			if len(buf) > 0 && !tooLong && errors.Is(err, io.EOF) {
+				return buf, nil
+			}
+			return nil, err
+		}
+	}
+}
+
+func preview(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+func (c *Conn) dispatch(m *message) {
+	switch {
+	case m.Method == "$/cancel":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			c.mu.Lock()
+			cancel := c.running[string(p.ID)]
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	case m.Method != "":
+		c.serve(m)
+	case m.ID != nil:
+		c.mu.Lock()
+		ch := c.pending[string(m.ID)]
+		delete(c.pending, string(m.ID))
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- m
+		}
+	}
+}
+
+// serve runs a request's handler in its own goroutine.
+func (c *Conn) serve(m *message) {
+	c.mu.Lock()
+	h := c.handlers[m.Method]
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	notification := m.ID == nil
+	if !notification {
+		c.running[string(m.ID)] = cancel
+	}
+	c.mu.Unlock()
+	go func() {
+		defer cancel()
+		var result any
+		var err error
+		if h == nil {
+			err = &Error{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}
+		} else {
+			result, err = c.call(ctx, h, m)
+		}
+		if notification {
+			if err != nil {
+				c.log.Warn("notification failed", "method", m.Method, "err", err)
+			}
+			return
+		}
+		c.mu.Lock()
+		delete(c.running, string(m.ID))
+		c.mu.Unlock()
+		if ctx.Err() != nil && err != nil {
+			err = &Error{Code: CodeCancelled, Message: "request cancelled"}
+		}
+		c.reply(m.ID, result, err)
+	}()
+}
+
+func (c *Conn) call(ctx context.Context, h Handler, m *message) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("request handler panicked", "method", m.Method, "panic", p, "stack", string(debug.Stack()))
+			err = &Error{Code: CodeInternal, Message: fmt.Sprintf("internal error handling %s", m.Method)}
+		}
+	}()
+	return h(ctx, m.Params)
+}
+
+func (c *Conn) reply(id json.RawMessage, result any, err error) {
+	out := message{JSONRPC: "2.0", ID: id}
+	if err != nil {
+		var re *Error
+		if !errors.As(err, &re) {
+			re = &Error{Code: CodeInternal, Message: err.Error()}
+		}
+		out.Error = re
+	} else {
+		b, merr := json.Marshal(result)
+		if merr != nil {
+			out.Error = &Error{Code: CodeInternal, Message: "encoding the result: " + merr.Error()}
+		} else {
+			out.Result = b
+		}
+	}
+	if werr := c.write(&out); werr != nil {
+		c.log.Debug("could not send a reply", "err", werr)
+	}
+}
+
+func (c *Conn) write(m *message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = c.w.Write(b)
+	return err
+}
+
+// Call sends a request and decodes the result into result (which may be
+// nil). Cancelling ctx sends $/cancel and returns ctx's error at once.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encoding %s params: %w", method, err)
+	}
+	id := json.RawMessage(strconv.FormatInt(c.nextID.Add(1), 10))
+	ch := make(chan *message, 1)
+	c.mu.Lock()
+	if c.closed {
+		err := c.closeErr
+		c.mu.Unlock()
+		return err
+	}
+	c.pending[string(id)] = ch
+	c.mu.Unlock()
+	if err := c.write(&message{JSONRPC: "2.0", ID: id, Method: method, Params: raw}); err != nil {
+		c.forget(id)
+		return fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return c.Err()
+		}
+		if m.Error != nil {
+			return m.Error
+		}
+		if result != nil && len(m.Result) > 0 {
+			if err := json.Unmarshal(m.Result, result); err != nil {
+				return fmt.Errorf("decoding %s result: %w", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		_ = c.Notify("$/cancel", map[string]json.RawMessage{"id": id})
+		return ctx.Err()
+	}
+}
+
+func (c *Conn) forget(id json.RawMessage) {
+	c.mu.Lock()
+	delete(c.pending, string(id))
+	c.mu.Unlock()
+}
+
+// Notify sends a notification (a request without an id, never answered).
+func (c *Conn) Notify(method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return c.write(&message{JSONRPC: "2.0", Method: method, Params: raw})
+}

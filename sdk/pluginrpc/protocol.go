@@ -1,0 +1,245 @@
+// Package pluginrpc is the Hearth plugin protocol: a plugin written against
+// sdk/ runs as a child process of Hearth with no other change than
+//
+//	func main() { pluginrpc.Serve(myplugin.New) }
+//
+// The protocol is newline-delimited JSON-RPC 2.0 over the child's stdin and
+// stdout, with requests in both directions; docs/protocol.md specifies it.
+// This package holds the wire types, the connection both sides use, and
+// the child side (Serve).
+package pluginrpc
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// ProtocolVersion is the protocol version this package speaks.
+const ProtocolVersion = 1
+
+// Methods the host calls on the plugin.
+const (
+	MethodInitialize = "initialize"  // handshake; the plugin starts and registers
+	MethodToolCall   = "tool.call"   // run a tool
+	MethodStageRun   = "stage.run"   // run a stage handler
+	MethodHookDecide = "hook.decide" // run a decision hook
+	MethodShutdown   = "shutdown"    // stop handlers, Stop, then exit
+	MethodPing       = "$/ping"      // liveness
+)
+
+// Methods the plugin calls on the host, by capability group. A plugin may
+// call only the groups its plugin.json declares; core is always allowed.
+const (
+	MethodToolsRegister  = "tools.register"  // core
+	MethodStagesRegister = "stages.register" // core
+	MethodHooksRegister  = "hooks.register"  // core
+	MethodInject         = "input.inject"    // core
+	MethodInjectSync     = "input.injectSync"
+	MethodLLMList        = "llm.listSources" // llm
+	MethodLLMSet         = "llm.setSource"   // llm
+	MethodLLMCurrent     = "llm.currentSource"
+)
+
+// CapabilityGroup returns the group a plugin-to-host method belongs to.
+func CapabilityGroup(method string) string {
+	switch method {
+	case MethodToolsRegister, MethodStagesRegister, MethodHooksRegister, MethodInject, MethodInjectSync:
+		return "core"
+	case MethodLLMList, MethodLLMSet, MethodLLMCurrent:
+		return "llm"
+	}
+	if i := indexByte(method, '.'); i > 0 {
+		return method[:i]
+	}
+	return method
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// InitializeParams opens the handshake.
+type InitializeParams struct {
+	// ProtocolVersions are the versions the host speaks, newest first.
+	ProtocolVersions []int                  `json:"protocolVersions"`
+	HostVersion      string                 `json:"hostVersion"`
+	Plugin           string                 `json:"plugin"`  // the registered name
+	DataDir          string                 `json:"dataDir"` // the plugin's own data directory
+	Config           map[string]interface{} `json:"config,omitempty"`
+	Capabilities     []string               `json:"capabilities"` // the groups the plugin may use
+}
+
+// InitializeResult closes the handshake, after the plugin's Start returned
+// and its registrations were made.
+type InitializeResult struct {
+	ProtocolVersion int           `json:"protocolVersion"`
+	SDKVersion      string        `json:"sdkVersion"`
+	Name            string        `json:"name"`
+	Manifest        *sdk.Manifest `json:"manifest,omitempty"`
+	AutoRestart     bool          `json:"autoRestart"`
+}
+
+// VersionErrorData is the data of a CodeVersion error.
+type VersionErrorData struct {
+	Supported []int `json:"supported"`
+}
+
+// ToolDef is a tool definition on the wire: sdk.ToolDef with the fields a
+// Go struct cannot carry as JSON made explicit.
+type ToolDef struct {
+	sdk.ToolDef
+	TimeoutMS int64 `json:"timeoutMs,omitempty"`
+	// HasResolveEffect says the plugin answers "tool.resolveEffect"; not
+	// yet used by the host.
+	HasResolveEffect bool `json:"hasResolveEffect,omitempty"`
+}
+
+// Definition returns the sdk.ToolDef with the timeout restored.
+func (d ToolDef) Definition() sdk.ToolDef {
+	def := d.ToolDef
+	def.Timeout = time.Duration(d.TimeoutMS) * time.Millisecond
+	return def
+}
+
+// StageRegistration registers a stage handler; ID names it in stage.run.
+type StageRegistration struct {
+	ID       int       `json:"id"`
+	Stage    sdk.Stage `json:"stage"`
+	OwnTools bool      `json:"ownTools,omitempty"`
+}
+
+// HookRegistration registers a decision hook.
+type HookRegistration struct {
+	ID int `json:"id"`
+}
+
+// CallContext is sdk.ToolContext on the wire.
+type CallContext struct {
+	PluginID string        `json:"pluginId"`
+	Tool     string        `json:"tool"`
+	CallID   string        `json:"callId,omitempty"`
+	Actor    sdk.Actor     `json:"actor"`
+	Effect   sdk.Effect    `json:"effect,omitempty"`
+	Turn     *sdk.TurnInfo `json:"turn,omitempty"`
+	Channel  string        `json:"channel,omitempty"`
+	ChatID   string        `json:"chatId,omitempty"`
+	UserID   string        `json:"userId,omitempty"`
+	GroupID  string        `json:"groupId,omitempty"`
+	Grant    string        `json:"grant,omitempty"`
+}
+
+// FromToolContext converts for the wire.
+func FromToolContext(tc *sdk.ToolContext) CallContext {
+	if tc == nil {
+		return CallContext{}
+	}
+	return CallContext{PluginID: tc.PluginID, Tool: tc.Tool, CallID: tc.CallID, Actor: tc.Actor, Effect: tc.Effect,
+		Turn: tc.Turn, Channel: tc.Channel, ChatID: tc.ChatID, UserID: tc.UserID, GroupID: tc.GroupID, Grant: tc.Grant}
+}
+
+// ToolContext converts back.
+func (c CallContext) ToolContext() *sdk.ToolContext {
+	return &sdk.ToolContext{PluginID: c.PluginID, Tool: c.Tool, CallID: c.CallID, Actor: c.Actor, Effect: c.Effect,
+		Turn: c.Turn, Channel: c.Channel, ChatID: c.ChatID, UserID: c.UserID, GroupID: c.GroupID, Grant: c.Grant}
+}
+
+// ToolCallParams asks the plugin to run a tool.
+type ToolCallParams struct {
+	Tool    string          `json:"tool"` // the tool's name inside the plugin
+	Args    json.RawMessage `json:"args"` // validated by the host
+	Context CallContext     `json:"context"`
+}
+
+// ToolCallResult is the handler's return value. A handler error is a
+// CodeToolFailed error instead.
+type ToolCallResult struct {
+	Value json.RawMessage `json:"value"`
+	// Text is set instead of Value when the handler returned a Go string,
+	// so the host passes it to the model as is.
+	Text *string `json:"text,omitempty"`
+	// IsError marks a result the model should read as a failure (a map
+	// with "isError": true, or a value whose IsError method says so).
+	IsError bool `json:"isError,omitempty"`
+}
+
+// StageContext is sdk.StageContext on the wire (without its lock).
+type StageContext struct {
+	RawMessage       string                   `json:"rawMessage"`
+	UserID           string                   `json:"userId,omitempty"`
+	GroupID          string                   `json:"groupId,omitempty"`
+	ContextMsgs      []map[string]interface{} `json:"contextMsgs,omitempty"`
+	LLMText          string                   `json:"llmText,omitempty"`
+	ReasoningContent string                   `json:"reasoningContent,omitempty"`
+	TokenUsage       map[string]int           `json:"tokenUsage,omitempty"`
+	ToolCalls        []sdk.ToolCall           `json:"toolCalls,omitempty"`
+	ToolResults      []sdk.ToolResult         `json:"toolResults,omitempty"`
+	FinalText        string                   `json:"finalText,omitempty"`
+	Response         *string                  `json:"response,omitempty"`
+	Phase            sdk.Stage                `json:"phase"`
+	Memory           []sdk.MemItem            `json:"memory,omitempty"`
+	NoMemory         bool                     `json:"noMemory,omitempty"`
+	Extra            map[string]interface{}   `json:"extra,omitempty"`
+	Channel          string                   `json:"channel,omitempty"`
+	ChatID           string                   `json:"chatId,omitempty"`
+}
+
+// FromStage copies a stage context for the wire.
+func FromStage(sc *sdk.StageContext) StageContext {
+	return StageContext{
+		RawMessage: sc.RawMessage, UserID: sc.UserID, GroupID: sc.GroupID, ContextMsgs: sc.ContextMsgs,
+		LLMText: sc.LLMText, ReasoningContent: sc.ReasoningContent, TokenUsage: sc.TokenUsage,
+		ToolCalls: sc.ToolCalls, ToolResults: sc.ToolResults, FinalText: sc.FinalText, Response: sc.Response,
+		Phase: sc.Phase, Memory: sc.Memory, NoMemory: sc.NoMemory, Extra: sc.Extra, Channel: sc.Channel, ChatID: sc.ChatID,
+	}
+}
+
+// ApplyTo writes the wire context's fields into sc. The host then enforces
+// the permission matrix as it does for in-process handlers.
+func (w StageContext) ApplyTo(sc *sdk.StageContext) {
+	sc.RawMessage, sc.UserID, sc.GroupID, sc.ContextMsgs = w.RawMessage, w.UserID, w.GroupID, w.ContextMsgs
+	sc.LLMText, sc.ReasoningContent, sc.TokenUsage = w.LLMText, w.ReasoningContent, w.TokenUsage
+	sc.ToolCalls, sc.ToolResults, sc.FinalText, sc.Response = w.ToolCalls, w.ToolResults, w.FinalText, w.Response
+	sc.Memory, sc.NoMemory, sc.Extra, sc.Channel, sc.ChatID = w.Memory, w.NoMemory, w.Extra, w.Channel, w.ChatID
+}
+
+// StageRunParams asks the plugin to run one stage handler.
+type StageRunParams struct {
+	ID      int          `json:"id"`
+	Context StageContext `json:"context"`
+}
+
+// StageRunResult is the context after the handler, and its error text.
+type StageRunResult struct {
+	Context StageContext `json:"context"`
+	Error   string       `json:"error,omitempty"`
+}
+
+// HookDecideParams asks a decision hook.
+type HookDecideParams struct {
+	ID      int             `json:"id"`
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Context CallContext     `json:"context"`
+}
+
+// InjectParams is an injected input.
+type InjectParams struct {
+	sdk.Injection
+}
+
+// InjectSyncResult is the answer to an injected input.
+type InjectSyncResult struct {
+	Text string `json:"text"`
+}
+
+// SourceParams names a model source.
+type SourceParams struct {
+	Name string `json:"name"`
+}

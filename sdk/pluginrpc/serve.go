@@ -1,0 +1,334 @@
+package pluginrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Serve runs a plugin as a child process of Hearth, speaking the protocol
+// on stdin and stdout; the plugin's logs go to stderr as JSON, which Hearth
+// re-emits into its own log. It returns only by exiting the process: 0
+// after the host shut the plugin down or closed stdin, 1 on a protocol
+// failure.
+//
+// Anything the plugin prints to os.Stdout goes to stderr instead, so stray
+// output cannot corrupt the protocol.
+func Serve(factory sdk.NewPlugin) {
+	out := os.Stdout
+	os.Stdout = os.Stderr
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := ServeConn(context.Background(), os.Stdin, out, factory, log); err != nil {
+		log.Error("plugin protocol failed", "err", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// ServeConn serves a plugin over r and w until the host shuts it down or
+// closes r.
+func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlugin, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	c := &child{factory: factory, log: log,
+		tools: map[string]sdk.RawToolHandler{}, stages: map[int]sdk.StageHandler{}, hooks: map[int]sdk.DecisionHook{}}
+	c.conn = NewConn(r, w, log)
+	c.conn.Handle(MethodInitialize, c.initialize)
+	c.conn.Handle(MethodToolCall, c.toolCall)
+	c.conn.Handle(MethodStageRun, c.stageRun)
+	c.conn.Handle(MethodHookDecide, c.hookDecide)
+	c.conn.Handle(MethodShutdown, c.shutdown)
+	c.conn.Handle(MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
+	runErr := make(chan error, 1)
+	go func() { runErr <- c.conn.Run() }()
+	// After "shutdown" the host closes stdin, which ends Run; a host that
+	// goes away without a shutdown ends it too, and the plugin is stopped.
+	select {
+	case err := <-runErr:
+		c.stop()
+		if errors.Is(err, io.EOF) || errors.Is(err, ErrClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+		c.stop()
+		c.conn.Close(ctx.Err())
+		<-runErr
+		return nil
+	}
+}
+
+// child is the plugin's side: it implements sdk.Host over the connection.
+type child struct {
+	factory sdk.NewPlugin
+	log     *slog.Logger
+	conn    *Conn
+
+	mu     sync.Mutex
+	name   string
+	params InitializeParams
+	plugin sdk.Plugin
+	sdk    *sdk.PluginSDK
+	tools  map[string]sdk.RawToolHandler
+	stages map[int]sdk.StageHandler
+	hooks  map[int]sdk.DecisionHook
+	nextID int
+}
+
+var _ sdk.Host = (*child)(nil)
+
+func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p InitializeParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	if !slices.Contains(p.ProtocolVersions, ProtocolVersion) {
+		data, _ := json.Marshal(VersionErrorData{Supported: []int{ProtocolVersion}})
+		return nil, &Error{Code: CodeVersion, Data: data, Message: fmt.Sprintf(
+			"the plugin speaks protocol version %d; the host offered %v", ProtocolVersion, p.ProtocolVersions)}
+	}
+	p2, err := c.factory(p.Plugin, p.Config)
+	if err != nil {
+		return nil, fmt.Errorf("creating plugin %q: %w", p.Plugin, err)
+	}
+	if p2 == nil {
+		return nil, fmt.Errorf("creating plugin %q: factory returned nil", p.Plugin)
+	}
+	c.mu.Lock()
+	c.name, c.params, c.plugin = p.Plugin, p, p2
+	c.mu.Unlock()
+	s := sdk.New(p.Plugin, c)
+	c.mu.Lock()
+	c.sdk = s
+	c.mu.Unlock()
+	if err := p2.Start(s); err != nil {
+		return nil, fmt.Errorf("starting plugin %q: %w", p.Plugin, err)
+	}
+	res := InitializeResult{ProtocolVersion: ProtocolVersion, SDKVersion: sdk.SDKVersion, Name: p2.Name(), AutoRestart: s.AutoRestart()}
+	if mp, ok := p2.(sdk.ManifestProvider); ok {
+		m := mp.Manifest()
+		res.Manifest = &m
+	}
+	return res, nil
+}
+
+// RegisterTool implements sdk.Host.
+func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) error {
+	c.mu.Lock()
+	if _, dup := c.tools[def.Name]; dup {
+		c.mu.Unlock()
+		return fmt.Errorf("tool %q registered twice", def.Name)
+	}
+	c.tools[def.Name] = h
+	c.mu.Unlock()
+	wire := ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil}
+	if err := c.conn.Call(context.Background(), MethodToolsRegister, wire, nil); err != nil {
+		c.mu.Lock()
+		delete(c.tools, def.Name)
+		c.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// RegisterStage implements sdk.Host.
+func (c *child) RegisterStage(_ string, stage sdk.Stage, own bool, h sdk.StageHandler) {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.stages[id] = h
+	c.mu.Unlock()
+	if err := c.conn.Call(context.Background(), MethodStagesRegister, StageRegistration{ID: id, Stage: stage, OwnTools: own}, nil); err != nil {
+		c.log.Error("stage handler not registered", "stage", stage, "err", err)
+	}
+}
+
+// RegisterDecisionHook implements sdk.Host.
+func (c *child) RegisterDecisionHook(_ string, h sdk.DecisionHook) {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.hooks[id] = h
+	c.mu.Unlock()
+	if err := c.conn.Call(context.Background(), MethodHooksRegister, HookRegistration{ID: id}, nil); err != nil {
+		c.log.Error("decision hook not registered", "err", err)
+	}
+}
+
+// Inject implements sdk.Host.
+func (c *child) Inject(in sdk.Injection) {
+	if err := c.conn.Call(context.Background(), MethodInject, InjectParams{in}, nil); err != nil {
+		c.log.Error("injecting input failed", "channel", in.Channel, "err", err)
+	}
+}
+
+// InjectSync implements sdk.Host.
+func (c *child) InjectSync(ctx context.Context, in sdk.Injection) (string, error) {
+	var res InjectSyncResult
+	err := c.conn.Call(ctx, MethodInjectSync, InjectParams{in}, &res)
+	return res.Text, err
+}
+
+// Services implements sdk.Host: the LLM sources over the wire (the host
+// refuses them, naming the group, unless plugin.json declares "llm"), the
+// plugin's data directory, and logs to stderr.
+func (c *child) Services(plugin string) sdk.Services {
+	c.mu.Lock()
+	p := c.params
+	c.mu.Unlock()
+	return sdk.Services{
+		Settings: dataDirOnly{Unavailable: sdk.Unavailable{Service: "settings"}, dir: p.DataDir},
+		LLM:      remoteLLM{c.conn},
+		Logger:   c.log.With("plugin", plugin),
+	}
+}
+
+type dataDirOnly struct {
+	sdk.Unavailable
+	dir string
+}
+
+func (d dataDirOnly) DataDir() string {
+	if d.dir != "" {
+		_ = os.MkdirAll(d.dir, 0o700)
+	}
+	return d.dir
+}
+
+type remoteLLM struct{ conn *Conn }
+
+func (r remoteLLM) ListSources() []string {
+	var out []string
+	_ = r.conn.Call(context.Background(), MethodLLMList, struct{}{}, &out)
+	return out
+}
+
+func (r remoteLLM) SetSource(name string) error {
+	return r.conn.Call(context.Background(), MethodLLMSet, SourceParams{Name: name}, nil)
+}
+
+func (r remoteLLM) CurrentSource() string {
+	var out string
+	_ = r.conn.Call(context.Background(), MethodLLMCurrent, struct{}{}, &out)
+	return out
+}
+
+func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p ToolCallParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	c.mu.Lock()
+	h := c.tools[p.Tool]
+	c.mu.Unlock()
+	if h == nil {
+		return nil, &Error{Code: CodeNotRegistered, Message: "unknown tool " + p.Tool}
+	}
+	var args map[string]interface{}
+	if len(p.Args) > 0 {
+		if err := json.Unmarshal(p.Args, &args); err != nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "arguments: " + err.Error()}
+		}
+	}
+	if args == nil {
+		args = map[string]interface{}{}
+	}
+	v, err := h(ctx, p.Context.ToolContext(), args, p.Args)
+	if err != nil {
+		return nil, &Error{Code: CodeToolFailed, Message: err.Error()}
+	}
+	if s, ok := v.(string); ok {
+		return ToolCallResult{Text: &s}, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, &Error{Code: CodeToolFailed, Message: "the result could not be encoded as JSON: " + err.Error()}
+	}
+	res := ToolCallResult{Value: b}
+	switch x := v.(type) {
+	case map[string]interface{}:
+		res.IsError, _ = x["isError"].(bool)
+	case interface{ IsError() bool }:
+		res.IsError = x.IsError()
+	}
+	return res, nil
+}
+
+func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
+	var p StageRunParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	c.mu.Lock()
+	h := c.stages[p.ID]
+	c.mu.Unlock()
+	if h == nil {
+		return nil, &Error{Code: CodeNotRegistered, Message: fmt.Sprintf("unknown stage handler %d", p.ID)}
+	}
+	sc := &sdk.StageContext{}
+	p.Context.ApplyTo(sc)
+	sc.Phase = p.Context.Phase
+	var res StageRunResult
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				res.Error = fmt.Sprintf("panic: %v", r)
+			}
+		}()
+		if err := h(sc); err != nil {
+			res.Error = err.Error()
+		}
+	}()
+	res.Context = FromStage(sc)
+	return res, nil
+}
+
+func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p HookDecideParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	c.mu.Lock()
+	h := c.hooks[p.ID]
+	c.mu.Unlock()
+	if h == nil {
+		return nil, &Error{Code: CodeNotRegistered, Message: fmt.Sprintf("unknown decision hook %d", p.ID)}
+	}
+	var args map[string]interface{}
+	_ = json.Unmarshal(p.Args, &args)
+	return h(ctx, p.Context.ToolContext(), p.Tool, args)
+}
+
+func (c *child) shutdown(context.Context, json.RawMessage) (any, error) {
+	if err := c.stop(); err != nil {
+		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+// stop runs the stop handlers and Stop, once.
+func (c *child) stop() (err error) {
+	c.mu.Lock()
+	p, s := c.plugin, c.sdk
+	c.plugin = nil
+	c.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("Stop panicked: %v", r)
+		}
+	}()
+	s.RunStopHandlers()
+	return p.Stop()
+}
