@@ -46,6 +46,7 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
+  plugin          list, enable, disable, reload or install process plugins
   version         print the version
 
 Flags (all commands):
@@ -112,7 +113,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version":
 		fmt.Fprintf(stdout, "hearth %s (sdk %s)\n", version, sdk.SDKVersion)
 		return 0
-	case "chat", "ask", "tools", "policy", "audit":
+	case "chat", "ask", "tools", "policy", "audit", "plugin":
 	default:
 		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -125,6 +126,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	opts := app.Options{DataDir: f.dataDir, Model: f.model, Source: f.source}
+	switch cmd {
+	case "chat":
+		opts.Plugins = app.PluginsStart
+	case "ask", "tools":
+		opts.Plugins = app.PluginsWait
+	}
 	if f.verbose {
 		opts.LogTo, opts.LogLevel = stderr, slog.LevelDebug
 	}
@@ -142,6 +149,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runPolicy(ctx, a, f, rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, a, f, stdout, stderr)
+	case "plugin":
+		return runPlugin(ctx, a, rest, stdout, stderr)
 	case "ask":
 		text := strings.Join(rest, " ")
 		if text == "" && isTerminal(stdin) {
@@ -178,6 +187,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		o := termOptions(a, f, stdin, stdout, stderr)
 		o.HistoryFile = filepath.Join(a.DataDir, "chat_history")
+		o.Plugins = func() string { return pluginLines(ctx, a) }
 		if err := terminal.Chat(ctx, a.Kernel, o); err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "hearth: %v\n", err)
 			return 1

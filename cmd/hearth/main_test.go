@@ -4,19 +4,26 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hearth-agent/hearth/examples/homeagent/weather"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
 
 // TestMain lets tests run this test binary as the hearth command, so the
 // end-to-end tests exercise the real main in a real child process.
 func TestMain(m *testing.M) {
+	if os.Getenv("HEARTH_TEST_SERVE_WEATHER") == "1" {
+		pluginrpc.Serve(weather.NewPlugin) // the example plugin as a child process
+	}
 	if os.Getenv("HEARTH_TEST_MAIN") == "1" {
 		if f := os.Getenv("HEARTH_TEST_PING_FILE"); f != "" {
 			sdk.RegisterFactory("pinger", pinger(f))
@@ -251,5 +258,49 @@ func TestPolicyAndAuditCommands(t *testing.T) {
 	hearth(t, base, "", "policy", "reset", "time__now")
 	if out, _, _ := hearth(t, base, "", "policy"); !strings.Contains(out, "auto (default)") {
 		t.Fatalf("after reset:\n%s", out)
+	}
+}
+
+func TestProcessPluginInstallUseDisable(t *testing.T) {
+	home := t.TempDir()
+	base := []string{"HEARTH_HOME=" + home}
+	src := filepath.Join(t.TempDir(), "weather-plugin")
+	os.MkdirAll(src, 0o755)
+	manifest := fmt.Sprintf(`{"id": "weather", "command": [%q], "env": {"HEARTH_TEST_SERVE_WEATHER": "1"}}`, os.Args[0])
+	os.WriteFile(filepath.Join(src, "plugin.json"), []byte(manifest), 0o644)
+
+	if out, errOut, code := hearth(t, base, "", "plugin", "install", src); code != 0 || !strings.Contains(out, "installed weather") {
+		t.Fatalf("install: %d %q %q", code, out, errOut)
+	}
+	out, _, _ := hearth(t, base, "", "tools")
+	if !strings.Contains(out, "weather__weather_query") {
+		t.Fatalf("tools after install:\n%s", out)
+	}
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "weather__weather_query", Arguments: `{"city":"上海"}`}}},
+		llmtest.Reply{Text: "上海晴。"},
+	)
+	// The weather tool declares no effect (write); the terminal user is the owner, so it runs.
+	env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+	if out, errOut, code := hearth(t, env, "", "ask", "上海天气"); code != 0 || out != "上海晴。\n" {
+		t.Fatalf("ask: %d %q %q", code, out, errOut)
+	}
+	var result string
+	for _, m := range srv.Requests()[1].Messages {
+		if m["tool_call_id"] == "w" {
+			result = m["content"].(string)
+		}
+	}
+	if result != `{"city":"上海","temp":25,"weather":"晴"}` {
+		t.Fatalf("tool result %q", result)
+	}
+	if out, _, code := hearth(t, base, "", "plugin", "disable", "weather"); code != 0 || !strings.Contains(out, "disabled") {
+		t.Fatalf("disable: %q", out)
+	}
+	if out, _, _ := hearth(t, base, "", "tools"); strings.Contains(out, "weather__") {
+		t.Fatalf("tools after disable:\n%s", out)
+	}
+	if out, _, _ := hearth(t, base, "", "plugin"); !strings.Contains(out, "weather") || !strings.Contains(out, "false") {
+		t.Fatalf("plugin list:\n%s", out)
 	}
 }

@@ -12,10 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -32,7 +34,25 @@ type Options struct {
 	LogTo io.Writer
 	// LogLevel is the level for LogTo; the file always gets Info.
 	LogLevel slog.Level
+	// Plugins says what to do with the process plugins in
+	// <data dir>/plugins: nothing (commands that only read the
+	// configuration), start them, or start them and wait for their
+	// handshakes (one-shot commands that need their tools at once).
+	Plugins PluginMode
+	// WatchInterval is how often the plugins folder is scanned for
+	// changes while Hearth runs (default 2 s; only with PluginsStart).
+	WatchInterval time.Duration
 }
+
+// PluginMode is what Open does with process plugins.
+type PluginMode int
+
+// The plugin modes.
+const (
+	PluginsOff PluginMode = iota
+	PluginsStart
+	PluginsWait
+)
 
 // App is a started Hearth.
 type App struct {
@@ -42,9 +62,11 @@ type App struct {
 	Sources *llm.Sources
 	Policy  *policy.Engine
 	Kernel  *kernel.Kernel
+	Plugins *pluginhost.Manager
 	Logger  *slog.Logger
 
-	logFile *os.File
+	logFile   *os.File
+	stopWatch func() // stops the plugin folder watcher and waits for it
 }
 
 // Open starts Hearth: it reads the config, opens the database, resolves the
@@ -107,6 +129,27 @@ func Open(ctx context.Context, o Options) (*App, error) {
 			a.Logger.Error("plugin not loaded", "plugin", name, "err", err)
 		}
 	}
+	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), pluginhost.Options{
+		Host: a.Kernel, LLM: a.Sources, Log: a.Logger, DataDir: dir,
+	}, a.Store)
+	if o.Plugins != PluginsOff {
+		if err := a.Plugins.Scan(ctx); err != nil {
+			a.Logger.Warn("some plugins could not start", "err", err)
+		}
+		if o.Plugins == PluginsWait {
+			wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			a.Plugins.WaitReady(wctx)
+			cancel()
+		}
+		interval := o.WatchInterval
+		if interval <= 0 {
+			interval = 2 * time.Second
+		}
+		wctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		a.stopWatch = func() { cancel(); <-done }
+		go func() { defer close(done); a.Plugins.Watch(wctx, interval) }()
+	}
 	return a, nil
 }
 
@@ -127,6 +170,12 @@ func (a *App) openLog(o Options) error {
 // Close stops the kernel and its plugins and closes the store and log.
 func (a *App) Close() error {
 	var errs []error
+	if a.stopWatch != nil {
+		a.stopWatch()
+	}
+	if a.Plugins != nil {
+		a.Plugins.Close()
+	}
 	if a.Kernel != nil {
 		errs = append(errs, a.Kernel.Close())
 	}

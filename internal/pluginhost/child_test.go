@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hearth-agent/hearth/examples/homeagent/weather"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
@@ -41,6 +42,9 @@ func runChild(mode string) {
 		os.Stdout.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"the plugin speaks protocol version 2; the host offered [1]","data":{"supported":[2]}}}` + "\n")
 		bufio.NewReader(os.Stdin).ReadString('\n') // until the host closes stdin
 		os.Exit(0)
+	case "weather":
+		// The HomeAgent example plugin, the same source that runs compiled in.
+		pluginrpc.Serve(weather.NewPlugin)
 	case "silent":
 		select {} // never answers the handshake
 	}

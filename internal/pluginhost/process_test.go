@@ -365,3 +365,34 @@ func TestManifestErrors(t *testing.T) {
 		t.Fatalf("missing manifest: %v", err)
 	}
 }
+
+// The HomeAgent example plugin behaves the same as a child process as it
+// does compiled in (internal/kernel's TestHomeAgentStageExamples).
+func TestSameSourceRunsAsAChild(t *testing.T) {
+	f := newFixture(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "weather__weather_query", Arguments: `{"city":"北京"}`}}},
+		llmtest.Reply{Text: "北京晴。"},
+	)
+	p := f.start(t, "weather", "weather")
+	ready(t, p)
+	blocked := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "qq", UserID: "blocked_user", Text: "hi"}})
+	if blocked.Text != "已被限制使用" || len(f.srv.Requests()) != 0 {
+		t.Fatalf("blacklist over the wire: %+v", blocked)
+	}
+	out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "qq", UserID: "alice", Text: "北京天气？"}})
+	if out.Text != "北京晴。" {
+		t.Fatalf("%+v", out)
+	}
+	req := f.srv.Requests()
+	if last := req[0].Messages[len(req[0].Messages)-1]["content"].(string); !strings.HasPrefix(last, "当前时间: ") {
+		t.Fatalf("pre_action over the wire: %v", req[0].Messages)
+	}
+	for _, m := range req[1].Messages {
+		if m["tool_call_id"] == "w" && m["content"] != `{"city":"北京","temp":25,"weather":"晴"}` {
+			t.Fatalf("tool result %v", m["content"])
+		}
+	}
+	if got, isErr := f.call("weather__weather_query", `{"city":"火星"}`); !isErr || !strings.Contains(got, "不支持的城市") {
+		t.Fatalf("isError map over the wire: %s", got)
+	}
+}

@@ -145,6 +145,13 @@ CREATE INDEX audit_by_time ON audit(at);
 CREATE TRIGGER audit_append_only_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
 CREATE TRIGGER audit_append_only_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
 `},
+	{3, "plugin state", `
+CREATE TABLE plugin_state (
+	id        TEXT PRIMARY KEY,
+	enabled   INTEGER NOT NULL DEFAULT 1,
+	reload_at INTEGER NOT NULL DEFAULT 0
+);
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

@@ -35,6 +35,8 @@ type Options struct {
 	Sources *llm.Sources
 	// ConfigPath is shown in error messages.
 	ConfigPath string
+	// Plugins, when set, describes the process plugins for /plugins.
+	Plugins func() string
 }
 
 const (
@@ -151,10 +153,16 @@ func command(ctx context.Context, k *kernel.Kernel, o Options, rend *renderer, a
 		}
 		src, _ := o.Sources.Current()
 		fmt.Fprintf(o.Out, "now using %s (model %s)\n", src.Name, orUnset(src.Model))
+	case "/plugins":
+		if o.Plugins == nil {
+			return false, errors.New("no plugin manager")
+		}
+		fmt.Fprint(o.Out, o.Plugins())
 	case "/help":
 		fmt.Fprint(o.Out, `/new              start a new conversation (forget this one)
 /sources          list model sources; /source NAME switches
 /reasoning on|off show or hide the model's reasoning
+/plugins          process plugins: state, restarts, last error
 /exit             quit (or Ctrl-D)
 End a line with \ to continue on the next line; pasted text stays one message.
 `)
