@@ -25,8 +25,12 @@ type Manifest struct {
 	Name        string `json:"name,omitempty"`
 	Version     string `json:"version,omitempty"`
 	Description string `json:"description,omitempty"`
-	// Runtime is "process" (the Hearth protocol; the default).
+	// Runtime is "process" (the Hearth protocol; the default), or
+	// "stdio" (also spelled "grpc") for xbot stdio plugins.
 	Runtime string `json:"runtime,omitempty"`
+	// Executable is xbot's spelling of a program without arguments; it
+	// wins over Entry.
+	Executable string `json:"executable,omitempty"`
 	// Command is the program and its arguments, relative to the plugin
 	// folder or on PATH. Entry is the same as one string split on spaces
 	// (xbot's spelling); Command wins.
@@ -44,7 +48,28 @@ type Manifest struct {
 	Timeout string `json:"timeout,omitempty"`
 }
 
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
+var (
+	idPattern     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
+	xbotIDPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$`)
+	notNameChar   = regexp.MustCompile(`[^a-z0-9-]+`)
+)
+
+// Xbot reports whether the plugin speaks xbot's stdio protocol.
+func (m *Manifest) Xbot() bool { return m.Runtime == "stdio" || m.Runtime == "grpc" }
+
+// PluginName is the name the plugin's tools are registered under: the id,
+// or for an xbot id like com.example.hello a name made of its lowercase
+// letters, digits and dashes (com-example-hello).
+func (m *Manifest) PluginName() string {
+	if !m.Xbot() {
+		return m.ID
+	}
+	n := strings.Trim(notNameChar.ReplaceAllString(strings.ToLower(m.ID), "-"), "-")
+	if len(n) > 40 {
+		n = strings.Trim(n[len(n)-40:], "-")
+	}
+	return n
+}
 
 // knownGroups are the capability groups a manifest may declare.
 var knownGroups = map[string]bool{"core": true, "llm": true, "settings": true, "memory": true, "knowledge": true}
@@ -65,13 +90,20 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !idPattern.MatchString(m.ID) {
-		return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, idPattern)
-	}
 	switch m.Runtime {
 	case "", "process":
+		if !idPattern.MatchString(m.ID) {
+			return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, idPattern)
+		}
+	case "stdio", "grpc":
+		if !xbotIDPattern.MatchString(m.ID) || len(m.PluginName()) < 2 {
+			return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, xbotIDPattern)
+		}
 	default:
-		return nil, fmt.Errorf("%s: runtime %q is not supported (use \"process\")", path, m.Runtime)
+		return nil, fmt.Errorf("%s: runtime %q is not supported (use \"process\", or \"stdio\" for xbot plugins)", path, m.Runtime)
+	}
+	if len(m.Command) == 0 && m.Executable != "" {
+		m.Command = []string{m.Executable}
 	}
 	if len(m.Command) == 0 && strings.TrimSpace(m.Entry) != "" {
 		m.Command = strings.Fields(m.Entry)

@@ -92,6 +92,7 @@ type Status struct {
 // Process is one supervised plugin process.
 type Process struct {
 	m    *Manifest
+	name string // the name tools are registered under
 	dir  string
 	opts Options
 	log  *slog.Logger
@@ -125,7 +126,7 @@ func Start(dir string, opts Options) (*Process, error) {
 		return nil, errors.New("pluginhost: Options.Host is nil")
 	}
 	p := &Process{
-		m: m, dir: dir, opts: opts, log: opts.Log.With("plugin", m.ID),
+		m: m, name: m.PluginName(), dir: dir, opts: opts, log: opts.Log.With("plugin", m.PluginName()),
 		stderr: newRing(50), state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 		autoStart: true,
@@ -191,7 +192,7 @@ func (p *Process) supervise() {
 	for {
 		started := time.Now()
 		autoRestart, err := p.runOnce()
-		p.opts.Host.Withdraw(p.m.ID)
+		p.opts.Host.Withdraw(p.name)
 		select {
 		case <-p.stop:
 			p.setState(Stopped, nil)
@@ -239,12 +240,23 @@ func (p *Process) minimalEnv(dataDir string) []string {
 	return env
 }
 
-// runOnce starts the process, does the handshake, and serves it until it
-// exits or Stop. It reports whether the plugin wants to be restarted.
-func (p *Process) runOnce() (autoRestart bool, err error) {
-	dataDir := filepath.Join(p.opts.DataDir, "plugin_data", p.m.ID)
+// spawned is a started plugin process.
+type spawned struct {
+	cmd       *exec.Cmd
+	stdin     io.WriteCloser
+	stdout    io.ReadCloser
+	exited    chan error // receives cmd.Wait's result once
+	relayDone chan struct{}
+	dataDir   string
+}
+
+// spawn starts the process with the plugin folder as its working
+// directory, a minimal environment, its own process group, and its stderr
+// relayed into the log.
+func (p *Process) spawn() (*spawned, error) {
+	dataDir := filepath.Join(p.opts.DataDir, "plugin_data", p.name)
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return true, fmt.Errorf("creating the data directory: %w", err)
+		return nil, fmt.Errorf("creating the data directory: %w", err)
 	}
 	name := p.m.Command[0]
 	if !filepath.IsAbs(name) && (filepath.Base(name) != name) {
@@ -254,42 +266,72 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	cmd.Dir = p.dir
 	cmd.Env = p.minimalEnv(dataDir)
 	setProcAttr(cmd)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return true, err
+	sp := &spawned{cmd: cmd, exited: make(chan error, 1), relayDone: make(chan struct{}), dataDir: dataDir}
+	var err error
+	if sp.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return true, err
+	if sp.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, err
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return true, err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return true, fmt.Errorf("starting %s: %w", p.m.Command[0], err)
+		return nil, fmt.Errorf("starting %s: %w", p.m.Command[0], err)
 	}
 	p.mu.Lock()
 	p.pid = cmd.Process.Pid
 	p.mu.Unlock()
-	relayDone := make(chan struct{})
-	go func() { defer close(relayDone); relayStderr(stderr, p.log, p.stderr) }()
-
-	conn := pluginrpc.NewConn(stdout, stdin, p.log)
-	p.serveHost(conn)
-	go conn.Run()
-
+	go func() { defer close(sp.relayDone); relayStderr(stderr, p.log, p.stderr) }()
 	// Crash detection waits on the process, not on stdout: a grandchild
 	// holding the pipe open cannot hide the plugin's death.
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { sp.exited <- cmd.Wait() }()
+	return sp, nil
+}
+
+// kill ends the process group (grandchildren too) and lets the stderr
+// relay finish.
+func (sp *spawned) kill() {
+	signalGroup(sp.cmd, syscall.SIGKILL)
+	select {
+	case <-sp.relayDone:
+	case <-time.After(time.Second):
+	}
+}
+
+// markRunning records a finished handshake.
+func (p *Process) markRunning(pid int, detail string) {
+	p.mu.Lock()
+	p.state = Running
+	close(p.ready)
+	p.mu.Unlock()
+	p.log.Info("plugin running", "pid", pid, "protocol", detail)
+}
+
+// runOnce starts the process, does the handshake, and serves it until it
+// exits or Stop. It reports whether the plugin wants to be restarted.
+func (p *Process) runOnce() (autoRestart bool, err error) {
+	sp, err := p.spawn()
+	if err != nil {
+		return true, err
+	}
+	if p.m.Xbot() {
+		return p.runXbot(sp)
+	}
+	return p.runHearth(sp)
+}
+
+// runHearth serves a plugin speaking the Hearth protocol.
+func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
+	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
+	conn := pluginrpc.NewConn(sp.stdout, stdin, p.log)
+	p.serveHost(conn)
+	go conn.Run()
 	cleanup := func(reason error) {
-		signalGroup(cmd, syscall.SIGKILL) // grandchildren too
 		conn.Close(reason)
-		select {
-		case <-relayDone:
-		case <-time.After(time.Second):
-		}
+		sp.kill()
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
@@ -298,7 +340,7 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	go func() {
 		hsErr <- conn.Call(ctx, pluginrpc.MethodInitialize, pluginrpc.InitializeParams{
 			ProtocolVersions: []int{pluginrpc.ProtocolVersion}, HostVersion: p.opts.HostVersion,
-			Plugin: p.m.ID, DataDir: dataDir, Config: p.m.Config, Capabilities: p.m.Capabilities,
+			Plugin: p.name, DataDir: dataDir, Config: p.m.Config, Capabilities: p.m.Capabilities,
 		}, &res)
 	}()
 	var handshake error
@@ -319,7 +361,7 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 		select {
 		case werr := <-exited:
 			err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
-			p.opts.Host.Withdraw(p.m.ID)
+			p.opts.Host.Withdraw(p.name)
 			cleanup(err)
 			return true, err
 		case <-time.After(time.Second):
@@ -334,16 +376,12 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 		} else {
 			handshake = fmt.Errorf("handshake failed: %w", handshake)
 		}
-		p.opts.Host.Withdraw(p.m.ID)
+		p.opts.Host.Withdraw(p.name)
 		cleanup(handshake)
 		<-exited
 		return true, handshake
 	}
-	p.mu.Lock()
-	p.state = Running
-	close(p.ready)
-	p.mu.Unlock()
-	p.log.Info("plugin running", "pid", cmd.Process.Pid, "sdk", res.SDKVersion)
+	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
 
 	pingFailed := make(chan error, 1)
 	stopPing := make(chan struct{})
@@ -434,7 +472,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if d.Timeout == 0 {
 			d.Timeout = p.m.ToolTimeout()
 		}
-		if err := p.opts.Host.RegisterTool(p.m.ID, d, remoteTool(conn, p.m.ID, d.Name)); err != nil {
+		if err := p.opts.Host.RegisterTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil
@@ -447,7 +485,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if !slices.Contains(sdk.Stages, r.Stage) {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
 		}
-		p.opts.Host.RegisterStage(p.m.ID, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID))
+		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID))
 		return struct{}{}, nil
 	})
 	handle(pluginrpc.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -455,7 +493,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		p.opts.Host.RegisterDecisionHook(p.m.ID, remoteHook(conn, r.ID))
+		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, r.ID))
 		return struct{}{}, nil
 	})
 	handle(pluginrpc.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -464,7 +502,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		if in.Source == "" {
-			in.Source = p.m.ID
+			in.Source = p.name
 		}
 		p.opts.Host.Inject(in.Injection)
 		return struct{}{}, nil
@@ -475,7 +513,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		if in.Source == "" {
-			in.Source = p.m.ID
+			in.Source = p.name
 		}
 		text, err := p.opts.Host.InjectSync(ctx, in.Injection)
 		return pluginrpc.InjectSyncResult{Text: text}, err

@@ -1,0 +1,428 @@
+package pluginhost
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// xbot's stdio protocol (docs: ../shared/xbot-stdio-protocol.md): one JSON
+// request per line without an id, one response per request, one request in
+// flight. Hearth keeps the wire format, so a plugin cannot tell the
+// difference, but unlike xbot it queues calls with their own deadlines
+// instead of killing the process on a timeout: a late answer is read and
+// dropped, and only a process that stays silent past the hard limit is
+// restarted.
+
+type xbotRequest struct {
+	Method string         `json:"method"`
+	Params map[string]any `json:"params,omitempty"`
+}
+
+type xbotResponse struct {
+	Result     *string         `json:"result,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Tools      []xbotTool      `json:"tools,omitempty"`
+	Hooks      []xbotHook      `json:"hooks,omitempty"`
+	Enrichers  []xbotEnricher  `json:"enrichers,omitempty"`
+	HookResult *xbotHookResult `json:"hookResult,omitempty"`
+}
+
+type xbotTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  []xbotParam     `json:"parameters,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+}
+
+type xbotParam struct {
+	Name        string          `json:"name"`
+	Type        string          `json:"type"`
+	Description string          `json:"description,omitempty"`
+	Required    bool            `json:"required,omitempty"`
+	Items       json.RawMessage `json:"items,omitempty"`
+}
+
+type xbotHook struct {
+	Event   string `json:"event"`
+	Matcher string `json:"matcher,omitempty"`
+}
+
+type xbotEnricher struct {
+	Name string `json:"name"`
+}
+
+type xbotHookResult struct {
+	Decision string          `json:"decision"`
+	Message  string          `json:"message,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"`
+}
+
+// xbotLink is the one-at-a-time exchange with the process.
+type xbotLink struct {
+	w     io.Writer
+	lines chan []byte   // response lines, read by one goroutine
+	turn  chan struct{} // holds the right to the next exchange
+	hard  time.Duration // a process silent this long after a request is hung
+	hung  chan error    // reports a hung process to the supervisor
+}
+
+func newXbotLink(r io.Reader, w io.Writer, hard time.Duration) *xbotLink {
+	l := &xbotLink{w: w, lines: make(chan []byte, 1), turn: make(chan struct{}, 1), hard: hard, hung: make(chan error, 1)}
+	l.turn <- struct{}{}
+	go func() {
+		defer close(l.lines)
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := readCapped(br, 1<<20) // xbot's limit: 1 MiB a line
+			if strings.TrimSpace(line) != "" {
+				l.lines <- []byte(line)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return l
+}
+
+// exchange sends one request and waits for its response, or ctx's end. A
+// request whose caller gave up keeps the link until its late response
+// arrives (and is dropped) or the hard limit passes (the process is hung).
+func (l *xbotLink) exchange(ctx context.Context, req xbotRequest) (*xbotResponse, error) {
+	select {
+	case <-l.turn:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		l.turn <- struct{}{}
+		return nil, err
+	}
+	if _, err := l.w.Write(append(b, '\n')); err != nil {
+		l.turn <- struct{}{}
+		return nil, fmt.Errorf("plugin is not running: %w", err)
+	}
+	for {
+		select {
+		case line, ok := <-l.lines:
+			if !ok {
+				l.turn <- struct{}{}
+				return nil, errors.New("plugin is not running: its output ended")
+			}
+			var resp xbotResponse
+			if err := json.Unmarshal(line, &resp); err != nil {
+				// Not a response: stray output. Keep waiting.
+				continue
+			}
+			l.turn <- struct{}{}
+			return &resp, nil
+		case <-ctx.Done():
+			go l.drain()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// drain waits for the late response of an abandoned request.
+func (l *xbotLink) drain() {
+	t := time.NewTimer(l.hard)
+	defer t.Stop()
+	for {
+		select {
+		case line, ok := <-l.lines:
+			if !ok {
+				l.turn <- struct{}{}
+				return
+			}
+			var resp xbotResponse
+			if json.Unmarshal(line, &resp) != nil {
+				continue
+			}
+			l.turn <- struct{}{}
+			return
+		case <-t.C:
+			select {
+			case l.hung <- fmt.Errorf("stopped answering (no response within %s)", l.hard):
+			default:
+			}
+			l.turn <- struct{}{}
+			return
+		}
+	}
+}
+
+// runXbot activates an xbot stdio plugin, registers its tools, hooks and
+// enrichers, and serves it until it exits or Stop.
+func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
+	timeout := p.m.ToolTimeout()
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	link := newXbotLink(sp.stdout, sp.stdin, 2*timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
+	type act struct {
+		resp *xbotResponse
+		err  error
+	}
+	got := make(chan act, 1)
+	go func() {
+		r, err := link.exchange(ctx, xbotRequest{Method: "activate", Params: map[string]any{"pluginId": p.m.ID}})
+		got <- act{r, err}
+	}()
+	var a act
+	select {
+	case a = <-got:
+	case werr := <-sp.exited:
+		cancel()
+		sp.kill()
+		return true, fmt.Errorf("exited during activate: %v", exitText(werr))
+	}
+	cancel()
+	if a.err == nil && a.resp.Error != "" {
+		a.err = errors.New(a.resp.Error)
+	}
+	if a.err != nil {
+		sp.kill()
+		<-sp.exited
+		if errors.Is(a.err, context.DeadlineExceeded) {
+			return true, fmt.Errorf("no answer to activate within %s", p.opts.HandshakeTimeout)
+		}
+		return true, fmt.Errorf("activate failed: %w", a.err)
+	}
+	if err := p.registerXbot(link, a.resp, timeout); err != nil {
+		p.opts.Host.Withdraw(p.name)
+		sp.kill()
+		<-sp.exited
+		return true, err
+	}
+	p.markRunning(sp.cmd.Process.Pid, "xbot stdio")
+
+	select {
+	case werr := <-sp.exited:
+		sp.kill()
+		return true, fmt.Errorf("exited: %v", exitText(werr))
+	case herr := <-link.hung:
+		sp.kill()
+		<-sp.exited
+		return true, herr
+	case <-p.stop:
+		dctx, dcancel := context.WithTimeout(context.Background(), p.opts.GracePeriod)
+		_, _ = link.exchange(dctx, xbotRequest{Method: "deactivate"})
+		dcancel()
+		sp.stdin.Close()
+		select {
+		case <-sp.exited:
+		case <-time.After(p.opts.GracePeriod):
+		}
+		sp.kill()
+		return false, nil
+	}
+}
+
+// registerXbot turns an activate response into Hearth registrations.
+func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, timeout time.Duration) error {
+	for _, t := range r.Tools {
+		schema, err := xbotSchema(t)
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		tool := t.Name
+		def := sdk.ToolDef{Name: tool, Description: t.Description, Parameters: schema, Timeout: timeout}
+		err = p.opts.Host.RegisterTool(p.name, def, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+			resp, err := link.exchange(ctx, xbotRequest{Method: "execute_tool", Params: map[string]any{"toolName": tool, "input": string(raw)}})
+			if err != nil {
+				return nil, err
+			}
+			if resp.Error != "" {
+				return nil, errors.New(resp.Error)
+			}
+			if resp.Result == nil {
+				return "", nil
+			}
+			return *resp.Result, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, h := range r.Hooks {
+		p.registerXbotHook(link, h, timeout)
+	}
+	if len(r.Enrichers) > 0 {
+		enrichers := r.Enrichers
+		p.opts.Host.RegisterStage(p.name, sdk.StagePreAction, false, func(sc *sdk.StageContext) error {
+			return p.enrich(link, enrichers, sc, timeout)
+		})
+	}
+	return nil
+}
+
+// enrich adds each enricher's text to the system prompt under a heading
+// "## <enricher> (<plugin id>)", as xbot does.
+func (p *Process) enrich(link *xbotLink, enrichers []xbotEnricher, sc *sdk.StageContext, timeout time.Duration) error {
+	var b strings.Builder
+	for _, e := range enrichers {
+		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
+		resp, err := link.exchange(ctx, xbotRequest{Method: "enrich", Params: map[string]any{"enricherName": e.Name}})
+		cancel()
+		if err != nil || resp.Error != "" || resp.Result == nil || strings.TrimSpace(*resp.Result) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n## %s (%s)\n%s", e.Name, p.m.ID, strings.TrimSpace(*resp.Result))
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	for _, m := range sc.ContextMsgs {
+		if m["role"] == "system" {
+			if c, ok := m["content"].(string); ok {
+				m["content"] = c + b.String()
+				return nil
+			}
+		}
+	}
+	sc.ContextMsgs = append([]map[string]interface{}{{"role": "system", "content": strings.TrimSpace(b.String())}}, sc.ContextMsgs...)
+	return nil
+}
+
+// globMatch implements xbot's tool matchers: empty or * matches all,
+// otherwise a shell glob on the tool name.
+func globMatch(pattern, name string) bool {
+	if pattern == "" || pattern == "*" {
+		return true
+	}
+	ok, err := path.Match(pattern, name)
+	return err == nil && ok
+}
+
+// registerXbotHook maps an xbot hook event onto a Hearth stage.
+func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, timeout time.Duration) {
+	ask := func(sc *sdk.StageContext, tool, input string) *xbotHookResult {
+		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
+		defer cancel()
+		resp, err := link.exchange(ctx, xbotRequest{Method: "hook", Params: map[string]any{
+			"event": h.Event, "toolName": tool, "toolInput": input,
+			"sessionId": sc.Channel + "/" + sc.ChatID, "channel": sc.Channel, "chatId": sc.ChatID,
+		}})
+		if err != nil {
+			// A pre-tool hook that cannot answer denies: fail closed.
+			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %v", p.m.ID, err)}
+		}
+		if resp.Error != "" {
+			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %s", p.m.ID, resp.Error)}
+		}
+		return resp.HookResult
+	}
+	callArgs := func(sc *sdk.StageContext) (string, string, bool) {
+		if len(sc.ToolCalls) != 1 {
+			return "", "", false
+		}
+		name := sc.ToolCalls[0].Name
+		_, local, _ := strings.Cut(name, "__")
+		if !globMatch(h.Matcher, name) && !globMatch(h.Matcher, local) {
+			return "", "", false
+		}
+		b, _ := json.Marshal(sc.ToolCalls[0].Arguments)
+		return sc.ToolCalls[0].Name, string(b), true
+	}
+	switch h.Event {
+	case "PreToolUse":
+		p.opts.Host.RegisterStage(p.name, sdk.StageBeforeToolcall, false, func(sc *sdk.StageContext) error {
+			tool, input, ok := callArgs(sc)
+			if !ok {
+				return nil
+			}
+			r := ask(sc, tool, input)
+			if r == nil {
+				return nil
+			}
+			msg := r.Message
+			if msg == "" {
+				msg = "refused by plugin " + p.m.ID
+			}
+			switch r.Decision {
+			case "deny":
+				sc.ToolCalls[0].Deny = msg
+			case "ask":
+				sc.ToolCalls[0].Ask = msg
+			}
+			return nil
+		})
+	case "PostToolUse", "PostToolUseFailure":
+		failure := h.Event == "PostToolUseFailure"
+		p.opts.Host.RegisterStage(p.name, sdk.StageAfterToolcall, false, func(sc *sdk.StageContext) error {
+			tool, input, ok := callArgs(sc)
+			if !ok || len(sc.ToolResults) != 1 || sc.ToolResults[0].Success == failure {
+				return nil
+			}
+			ask(sc, tool, input)
+			return nil
+		})
+	case "UserPromptSubmit":
+		p.opts.Host.RegisterStage(p.name, sdk.StageOnInput, false, func(sc *sdk.StageContext) error {
+			if r := ask(sc, "", sc.RawMessage); r != nil && r.Decision == "deny" {
+				msg := r.Message
+				sc.Response = &msg
+			}
+			return nil
+		})
+	case "AgentStop":
+		p.opts.Host.RegisterStage(p.name, sdk.StageAfterOutput, false, func(sc *sdk.StageContext) error {
+			ask(sc, "", sc.FinalText)
+			return nil
+		})
+	default:
+		p.log.Warn("xbot hook event not supported by Hearth; ignored", "event", h.Event)
+	}
+}
+
+// xbotSchema returns the tool's JSON Schema: its inputSchema, else one
+// built from its parameter list.
+func xbotSchema(t xbotTool) (map[string]interface{}, error) {
+	if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
+		var s map[string]interface{}
+		if err := json.Unmarshal(t.InputSchema, &s); err != nil {
+			return nil, fmt.Errorf("inputSchema: %w", err)
+		}
+		return s, nil
+	}
+	props := map[string]interface{}{}
+	var required []string
+	for _, prm := range t.Parameters {
+		typ := prm.Type
+		if typ == "" {
+			typ = "string"
+		}
+		ps := map[string]interface{}{"type": typ}
+		if prm.Description != "" {
+			ps["description"] = prm.Description
+		}
+		if len(prm.Items) > 0 {
+			var items interface{}
+			if err := json.Unmarshal(prm.Items, &items); err == nil {
+				ps["items"] = items
+			}
+		} else if typ == "array" {
+			ps["items"] = map[string]interface{}{"type": "string"}
+		}
+		props[prm.Name] = ps
+		if prm.Required {
+			required = append(required, prm.Name)
+		}
+	}
+	s := map[string]interface{}{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s, nil
+}

@@ -1,0 +1,97 @@
+//go:build unix
+
+package pluginhost
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+func TestXbotStdioPluginUnmodified(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f := newFixture(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{
+			{ID: "g", Name: "com-example-python-hello__python_greet", Arguments: `{"name":"Bob"}`},
+			{ID: "d", Name: "com-example-python-hello__dangerous_delete", Arguments: `{}`},
+		}},
+		llmtest.Reply{Text: "done"},
+	)
+	dir, _ := filepath.Abs("testdata/xbot-hello")
+	p, err := Start(dir, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ready(t, p)
+
+	out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "greet Bob, then delete everything"}})
+	if out.Err != nil || out.Text != "done" {
+		t.Fatalf("%+v", out)
+	}
+	reqs := f.srv.Requests()
+	if sys := reqs[0].Messages[0]["content"].(string); !strings.Contains(sys, "## weather_context (com.example.python-hello)\nThe user lives in Beijing") {
+		t.Fatalf("enricher text not in the system prompt: %q", sys)
+	}
+	results := map[string]string{}
+	for _, m := range reqs[1].Messages {
+		if id, ok := m["tool_call_id"].(string); ok {
+			results[id] = m["content"].(string)
+		}
+	}
+	if results["g"] != `{"english": "Hello, Bob!", "chinese": "你好，Bob！"}` {
+		t.Fatalf("greet: %q", results["g"])
+	}
+	if !strings.Contains(results["d"], "python-hello blocks dangerous tools") {
+		t.Fatalf("PreToolUse hook did not deny: %q", results["d"])
+	}
+
+	// A call past its deadline does not kill the plugin; the late answer is
+	// dropped and the next call gets its own answer.
+	if got, isErr := f.call("com-example-python-hello__slow", `{"seconds": 3}`); !isErr || !strings.Contains(got, "timed out") {
+		t.Fatalf("slow: %s", got)
+	}
+	if got, isErr := f.call("com-example-python-hello__python_greet", `{"name":"Ann"}`); isErr || !strings.Contains(got, "Hello, Ann!") {
+		t.Fatalf("after a timeout: %s", got)
+	}
+	if p.Status().Restarts != 0 {
+		t.Fatal("the plugin was restarted for a slow call")
+	}
+	// Validation happens in Hearth before the plugin sees anything.
+	if got, isErr := f.call("com-example-python-hello__python_greet", `{}`); !isErr || !strings.Contains(got, "name") {
+		t.Fatalf("missing argument: %s", got)
+	}
+
+	// A crash is noticed and the plugin comes back.
+	f.call("com-example-python-hello__crash", `{}`)
+	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	ready(t, p)
+	if got, isErr := f.call("com-example-python-hello__python_greet", `{"name":"Cy"}`); isErr {
+		t.Fatalf("after restart: %s", got)
+	}
+	if !strings.Contains(p.Status().LastError, "exit status 7") {
+		t.Fatalf("last error %q", p.Status().LastError)
+	}
+}
+
+func TestXbotManifestNames(t *testing.T) {
+	m, err := ParseManifest("plugin.json", []byte(`{"id":"com.example.Python_Hello","runtime":"grpc","executable":"./bin/hello"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PluginName() != "com-example-python-hello" || m.Command[0] != "./bin/hello" {
+		t.Fatalf("%q %v", m.PluginName(), m.Command)
+	}
+	if _, err := ParseManifest("plugin.json", []byte(`{"id":"..","runtime":"stdio","entry":"x"}`)); err == nil {
+		t.Fatal("a name with no letters accepted")
+	}
+
+}
