@@ -1,0 +1,230 @@
+"""Hearth plugin SDK for Python (standard library only).
+
+A plugin is a folder with a plugin.json ("command": ["python3", "main.py"])
+whose program defines its tools and calls serve():
+
+    from hearth_plugin import define_plugin, define_tool, serve
+
+    def query(args, ctx):
+        return {"city": args["city"], "weather": "晴"}
+
+    serve(define_plugin(
+        id="pyweather", name="天气", version="1.0.0",
+        tools={"query": define_tool(
+            title="查询天气", description="Weather of a city.", effect="read",
+            input={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+            execute=query)},
+    ))
+
+It speaks the Hearth plugin protocol (docs/protocol.md): newline-delimited
+JSON-RPC 2.0 on stdin/stdout, each request handled in its own thread, with
+cancellation ($/cancel) visible as ctx.cancelled. Logs go to stderr.
+"""
+
+import json
+import sys
+import threading
+import traceback
+
+PROTOCOL_VERSION = 1
+SDK_VERSION = "0.1.0"
+
+EFFECTS = ("read", "write", "money", "public")
+
+
+class ToolError(Exception):
+    """Raise to fail a tool call with a message the model reads."""
+
+
+def define_tool(description, execute, input=None, title="", effect="write", untrusted=False,
+                user_only=False, on_demand=False, grant=False, always_ask=False, serial=False,
+                day_scoped=False, timeout_ms=0):
+    """Describe a tool. `input` is a JSON Schema for the arguments (Hearth
+    validates calls against it before execute runs); execute(args, ctx)
+    returns any JSON value (a str is passed to the model as is)."""
+    if effect not in EFFECTS:
+        raise ValueError("effect must be one of %s" % (EFFECTS,))
+    return {
+        "description": description, "execute": execute,
+        "input": input or {"type": "object", "properties": {}},
+        "title": title, "effect": effect, "untrusted": untrusted, "userOnly": user_only,
+        "onDemand": on_demand, "grant": grant, "alwaysAsk": always_ask, "serial": serial,
+        "dayScoped": day_scoped, "timeoutMs": timeout_ms,
+    }
+
+
+def define_plugin(id, name, version, tools, description="", stages=None, default_modes=None,
+                  instructions="", scopes=None):
+    """Describe a plugin. stages maps a stage name (on_input, pre_action,
+    ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict."""
+    return {
+        "id": id, "name": name, "version": version, "description": description,
+        "tools": tools, "stages": stages or {}, "defaultModes": default_modes or {},
+        "instructions": instructions, "scopes": scopes or [],
+    }
+
+
+class Context(dict):
+    """The ToolContext of a call (pluginId, tool, actor, turn, channel,
+    chatId, userId, groupId, effect, grant), plus `cancelled`, an Event set
+    when Hearth cancels the call."""
+
+    def __init__(self, data, cancelled):
+        super().__init__(data or {})
+        self.cancelled = cancelled
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key)
+
+
+class RPCError(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def log(msg, **fields):
+    """Write a structured log line to stderr; Hearth re-emits it."""
+    rec = {"level": fields.pop("level", "INFO"), "msg": msg}
+    rec.update(fields)
+    sys.stderr.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    sys.stderr.flush()
+
+
+class _Connection:
+    def __init__(self, plugin, rin, wout):
+        self.plugin = plugin
+        self.rin = rin
+        self.wout = wout
+        self.wlock = threading.Lock()
+        self.lock = threading.Lock()
+        self.next_id = 0
+        self.pending = {}
+        self.running = {}
+        self.stage_ids = {}
+
+    def send(self, msg):
+        line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self.wlock:
+            self.wout.write(line)
+            self.wout.flush()
+
+    def call(self, method, params, timeout=30):
+        with self.lock:
+            self.next_id += 1
+            mid = "py-%d" % self.next_id
+            done = threading.Event()
+            slot = {"done": done}
+            self.pending[mid] = slot
+        self.send({"jsonrpc": "2.0", "id": mid, "method": method, "params": params})
+        if not done.wait(timeout):
+            raise RPCError(-32800, "%s: no answer" % method)
+        if "error" in slot:
+            raise RPCError(slot["error"].get("code", -32603), slot["error"].get("message", ""))
+        return slot.get("result")
+
+    # Requests from Hearth.
+
+    def handle(self, msg):
+        mid = msg.get("id")
+        cancelled = threading.Event()
+        if mid is not None:
+            with self.lock:
+                self.running[json.dumps(mid)] = cancelled
+        try:
+            result = self.dispatch(msg.get("method"), msg.get("params") or {}, cancelled)
+            reply = {"jsonrpc": "2.0", "id": mid, "result": result}
+        except RPCError as e:
+            reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": e.code, "message": e.message}}
+        except ToolError as e:
+            reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": -32003, "message": str(e)}}
+        except Exception as e:  # a bug in the plugin: report it, keep serving
+            log("request failed", level="ERROR", method=msg.get("method"), error=traceback.format_exc())
+            code = -32003 if msg.get("method") == "tool.call" else -32603
+            reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": code, "message": str(e) or type(e).__name__}}
+        finally:
+            if mid is not None:
+                with self.lock:
+                    self.running.pop(json.dumps(mid), None)
+        if mid is not None:
+            if cancelled.is_set():
+                reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": -32800, "message": "request cancelled"}}
+            self.send(reply)
+
+    def dispatch(self, method, params, cancelled):
+        p = self.plugin
+        if method == "initialize":
+            if PROTOCOL_VERSION not in params.get("protocolVersions", []):
+                raise RPCError(-32001, "the plugin speaks protocol version %d; the host offered %s"
+                               % (PROTOCOL_VERSION, params.get("protocolVersions")))
+            for name, tool in p["tools"].items():
+                wire = {k: v for k, v in tool.items() if k not in ("execute", "input")}
+                wire["name"] = name
+                wire["parameters"] = tool["input"]
+                self.call("tools.register", wire)
+            for i, (stage, _) in enumerate(p["stages"].items(), start=1):
+                self.stage_ids[i] = stage
+                self.call("stages.register", {"id": i, "stage": stage})
+            return {"protocolVersion": PROTOCOL_VERSION, "sdkVersion": "python-" + SDK_VERSION,
+                    "name": p["id"], "autoRestart": True}
+        if method == "tool.call":
+            tool = p["tools"].get(params.get("tool"))
+            if tool is None:
+                raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
+            value = tool["execute"](params.get("args") or {}, Context(params.get("context"), cancelled))
+            if isinstance(value, str):
+                return {"text": value}
+            is_error = isinstance(value, dict) and value.get("isError") is True
+            return {"value": value, "isError": is_error}
+        if method == "stage.run":
+            stage = self.stage_ids.get(params.get("id"))
+            if stage is None:
+                raise RPCError(-32005, "unknown stage handler")
+            ctx = params.get("context") or {}
+            out = p["stages"][stage](ctx)
+            return {"context": out if out is not None else ctx}
+        if method == "$/ping":
+            return "pong"
+        if method == "shutdown":
+            return {}
+        raise RPCError(-32601, "method not found: %s" % method)
+
+    def run(self):
+        for line in self.rin:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                log("ignoring a line that is not JSON", level="WARN")
+                continue
+            method = msg.get("method")
+            if method == "$/cancel":
+                key = json.dumps((msg.get("params") or {}).get("id"))
+                with self.lock:
+                    ev = self.running.get(key)
+                if ev is not None:
+                    ev.set()
+            elif method:
+                threading.Thread(target=self.handle, args=(msg,), daemon=True).start()
+            elif msg.get("id") is not None:
+                with self.lock:
+                    slot = self.pending.pop(msg["id"], None)
+                if slot is not None:
+                    if "error" in msg:
+                        slot["error"] = msg["error"]
+                    else:
+                        slot["result"] = msg.get("result")
+                    slot["done"].set()
+
+
+def serve(plugin):
+    """Serve the plugin on stdin/stdout until Hearth closes stdin."""
+    out = sys.stdout
+    sys.stdout = sys.stderr  # stray prints must not corrupt the protocol
+    _Connection(plugin, sys.stdin, out).run()

@@ -1,0 +1,109 @@
+"""Unit tests of the Python SDK; the Go suite runs them (python3 -m unittest)."""
+import io
+import json
+import threading
+import unittest
+
+import hearth_plugin as hp
+
+
+class FakeHost:
+    """Plays Hearth's side: answers the plugin's registrations."""
+
+    def __init__(self, plugin):
+        self.to_plugin_r, self.to_plugin_w = _pipe()
+        self.from_plugin = _Lines()
+        self.conn = hp._Connection(plugin, self.to_plugin_r, self.from_plugin)
+        self.thread = threading.Thread(target=self.conn.run, daemon=True)
+        self.thread.start()
+        self.registered = []
+
+    def request(self, mid, method, params):
+        self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": mid, "method": method, "params": params}) + "\n")
+        self.to_plugin_w.flush()
+        while True:
+            msg = self.from_plugin.next()
+            if msg.get("method") in ("tools.register", "stages.register"):
+                self.registered.append(msg["params"])
+                self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}) + "\n")
+                self.to_plugin_w.flush()
+                continue
+            if msg.get("id") == mid:
+                return msg
+
+
+def _pipe():
+    import os
+    r, w = os.pipe()
+    return io.open(r, "r", encoding="utf-8"), io.open(w, "w", encoding="utf-8")
+
+
+class _Lines:
+    def __init__(self):
+        self.cv = threading.Condition()
+        self.buf = ""
+        self.msgs = []
+
+    def write(self, s):
+        with self.cv:
+            self.buf += s
+            while "\n" in self.buf:
+                line, self.buf = self.buf.split("\n", 1)
+                self.msgs.append(json.loads(line))
+            self.cv.notify_all()
+
+    def flush(self):
+        pass
+
+    def next(self):
+        with self.cv:
+            self.cv.wait_for(lambda: self.msgs, timeout=10)
+            return self.msgs.pop(0)
+
+
+def plugin():
+    return hp.define_plugin(id="t", name="T", version="1.0.0", tools={
+        "echo": hp.define_tool(description="echo", effect="read", execute=lambda a, c: {"a": a, "actor": c.actor}),
+        "text": hp.define_tool(description="text", execute=lambda a, c: "plain"),
+        "boom": hp.define_tool(description="boom", execute=lambda a, c: 1 / 0),
+        "refuse": hp.define_tool(description="refuse", execute=lambda a, c: (_ for _ in ()).throw(hp.ToolError("不行"))),
+    })
+
+
+class SDKTest(unittest.TestCase):
+    def setUp(self):
+        self.host = FakeHost(plugin())
+        init = self.host.request(1, "initialize", {"protocolVersions": [1], "plugin": "t"})
+        self.assertEqual(init["result"]["protocolVersion"], 1)
+
+    def test_registrations_carry_policy_fields(self):
+        names = sorted(r["name"] for r in self.host.registered)
+        self.assertEqual(names, ["boom", "echo", "refuse", "text"])
+        echo = [r for r in self.host.registered if r["name"] == "echo"][0]
+        self.assertEqual(echo["effect"], "read")
+        self.assertEqual(echo["parameters"], {"type": "object", "properties": {}})
+
+    def test_tool_results_and_errors(self):
+        r = self.host.request(2, "tool.call", {"tool": "echo", "args": {"x": 1}, "context": {"actor": "agent"}})
+        self.assertEqual(r["result"]["value"], {"a": {"x": 1}, "actor": "agent"})
+        r = self.host.request(3, "tool.call", {"tool": "text", "args": {}})
+        self.assertEqual(r["result"]["text"], "plain")
+        r = self.host.request(4, "tool.call", {"tool": "refuse", "args": {}})
+        self.assertEqual(r["error"], {"code": -32003, "message": "不行"})
+        r = self.host.request(5, "tool.call", {"tool": "boom", "args": {}})
+        self.assertEqual(r["error"]["code"], -32003)
+        r = self.host.request(6, "nope", {})
+        self.assertEqual(r["error"]["code"], -32601)
+
+    def test_version_mismatch(self):
+        host = FakeHost(plugin())
+        r = host.request(1, "initialize", {"protocolVersions": [7]})
+        self.assertEqual(r["error"]["code"], -32001)
+
+    def test_bad_effect_rejected(self):
+        with self.assertRaises(ValueError):
+            hp.define_tool(description="x", execute=None, effect="teleport")
+
+
+if __name__ == "__main__":
+    unittest.main()
