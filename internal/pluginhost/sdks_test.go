@@ -4,6 +4,7 @@ package pluginhost
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,74 @@ func TestPythonSDKUnitTests(t *testing.T) {
 	cmd.Dir = "../../sdk/python"
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("python unit tests failed: %v\n%s", err, out)
+	}
+}
+
+// needNodeSDK skips without Node.js or the SDK's npm dependencies, except
+// in CI, where .ci/run installs them and their absence is a failure.
+func needNodeSDK(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat("../../sdk/typescript/node_modules/zod"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("sdk/typescript/node_modules is missing: .ci/run should have run npm ci")
+		}
+		t.Skip("run `npm ci --prefix sdk/typescript` to test the TypeScript SDK")
+	}
+}
+
+func TestTypeScriptSDKUnitTests(t *testing.T) {
+	needNodeSDK(t)
+	cmd := exec.Command("node", "--test", "test/")
+	cmd.Dir = "../../sdk/typescript"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node tests failed: %v\n%s", err, out)
+	}
+}
+
+// The TypeScript SDK's example plugin, called end to end.
+func TestTypeScriptSDKExample(t *testing.T) {
+	needNodeSDK(t)
+	f := newFixture(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{
+			{ID: "q", Name: "tsweather__query", Arguments: `{"city":"上海"}`},
+			{ID: "x", Name: "tsweather__query", Arguments: `{"city":"火星"}`},
+		}},
+		llmtest.Reply{Text: "上海多云。"},
+	)
+	dir, _ := filepath.Abs("../../examples/typescript/weather")
+	p, err := Start(dir, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ready(t, p)
+	out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "上海天气？"}})
+	if out.Err != nil || out.Text != "上海多云。" {
+		t.Fatalf("%+v", out)
+	}
+	reqs := f.srv.Requests()
+	msgs0 := reqs[0].Messages
+	if last := msgs0[len(msgs0)-1]["content"]; last != "天气数据来自 tsweather 插件。" {
+		t.Fatalf("stage handler: %v", msgs0)
+	}
+	results := map[string]string{}
+	for _, m := range reqs[1].Messages {
+		if id, ok := m["tool_call_id"].(string); ok {
+			results[id] = m["content"].(string)
+		}
+	}
+	if results["q"] != `{"city":"上海","weather":"多云","asked_by":"agent"}` {
+		t.Fatalf("query: %q", results["q"])
+	}
+	if !strings.Contains(results["x"], "不支持的城市") {
+		t.Fatalf("tool error: %q", results["x"])
+	}
+	tools := f.k.Tools()
+	tool, ok := tools.Lookup("tsweather__query")
+	if !ok || tool.Def.Effect != sdk.EffectRead || tool.Def.Title != "查询天气" {
+		t.Fatalf("registered %+v", tool)
 	}
 }

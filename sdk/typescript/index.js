@@ -1,0 +1,166 @@
+// Hearth plugin SDK for TypeScript and JavaScript.
+//
+// definePlugin / defineTool mirror the PKU harness shapes; a tool's `input`
+// is a zod schema, sent to Hearth as JSON Schema (Hearth validates calls
+// before they reach you) and parsed again here so `execute` gets typed,
+// defaulted values. serve() speaks the Hearth plugin protocol
+// (docs/protocol.md): newline-delimited JSON-RPC 2.0 on stdin/stdout.
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+
+/** The zod this SDK converts; use it for tool inputs. */
+export { z };
+
+export const PROTOCOL_VERSION = 1;
+export const SDK_VERSION = '0.1.0';
+const EFFECTS = ['read', 'write', 'money', 'public'];
+
+/** Returns the plugin definition unchanged; it exists for type checking. */
+export function definePlugin(def) {
+  if (!/^[a-z0-9][a-z0-9-]{1,40}$/.test(def.id)) throw new Error(`plugin id ${JSON.stringify(def.id)} must match ^[a-z0-9][a-z0-9-]{1,40}$`);
+  return def;
+}
+
+/** Returns the tool definition unchanged; it exists for type checking. */
+export function defineTool(def) {
+  if (def.effect !== undefined && !EFFECTS.includes(def.effect)) throw new Error(`effect must be one of ${EFFECTS.join(', ')}`);
+  return def;
+}
+
+/** A failure the model should read (the message is shown to it). */
+export class ToolError extends Error {}
+
+/** The JSON Schema Hearth receives for a tool's zod input. */
+export function inputSchema(input) {
+  const schema = input ? z.toJSONSchema(input, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) : { type: 'object', properties: {} };
+  delete schema.$schema;
+  if (schema.type === undefined) schema.type = 'object';
+  return schema;
+}
+
+/** The tools.register parameters for a tool. */
+export function wireTool(name, tool) {
+  const desc = typeof tool.description === 'function' ? tool.description() : tool.description;
+  return {
+    name, description: desc ?? '', parameters: inputSchema(tool.input),
+    title: tool.title ?? '', effect: tool.effect ?? 'write',
+    untrusted: !!tool.untrusted, userOnly: !!tool.userOnly, onDemand: !!tool.onDemand,
+    grant: !!tool.grant, alwaysAsk: !!tool.alwaysAsk, serial: !!tool.serial, dayScoped: !!tool.dayScoped,
+    timeoutMs: tool.timeoutMs ?? 0,
+  };
+}
+
+class RPCError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+
+/** One side of a plugin connection over two streams. */
+export class Connection {
+  constructor(plugin, input, output) {
+    this.plugin = plugin;
+    this.output = output;
+    this.nextId = 0;
+    this.pending = new Map();
+    this.running = new Map();
+    this.rl = createInterface({ input, crlfDelay: Infinity });
+  }
+
+  send(msg) { this.output.write(JSON.stringify(msg) + '\n'); }
+
+  call(method, params) {
+    const id = `ts-${++this.nextId}`;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send({ jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  async run() {
+    for await (const line of this.rl) {
+      if (!line.trim()) continue;
+      let msg;
+      try { msg = JSON.parse(line); } catch { process.stderr.write(JSON.stringify({ level: 'WARN', msg: 'ignoring a line that is not JSON' }) + '\n'); continue; }
+      if (msg.method === '$/cancel') {
+        this.running.get(JSON.stringify(msg.params?.id))?.abort();
+      } else if (msg.method) {
+        this.handle(msg); // concurrently
+      } else if (msg.id !== undefined && this.pending.has(msg.id)) {
+        const p = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        if (msg.error) p.reject(new RPCError(msg.error.code, msg.error.message)); else p.resolve(msg.result);
+      }
+    }
+    for (const p of this.pending.values()) p.reject(new Error('connection closed'));
+  }
+
+  async handle(msg) {
+    const key = JSON.stringify(msg.id);
+    const ac = new AbortController();
+    if (msg.id !== undefined) this.running.set(key, ac);
+    let reply;
+    try {
+      reply = { jsonrpc: '2.0', id: msg.id, result: await this.dispatch(msg.method, msg.params ?? {}, ac.signal) };
+    } catch (e) {
+      const code = e instanceof RPCError ? e.code : msg.method === 'tool.call' ? -32003 : -32603;
+      if (!(e instanceof RPCError) && !(e instanceof ToolError)) process.stderr.write(JSON.stringify({ level: 'ERROR', msg: 'request failed', method: msg.method, error: String(e?.stack ?? e) }) + '\n');
+      reply = { jsonrpc: '2.0', id: msg.id, error: { code, message: String(e?.message ?? e) } };
+    } finally {
+      this.running.delete(key);
+    }
+    if (msg.id === undefined) return;
+    if (ac.signal.aborted) reply = { jsonrpc: '2.0', id: msg.id, error: { code: -32800, message: 'request cancelled' } };
+    this.send(reply);
+  }
+
+  async dispatch(method, params, signal) {
+    const p = this.plugin;
+    switch (method) {
+      case 'initialize': {
+        if (!(params.protocolVersions ?? []).includes(PROTOCOL_VERSION)) {
+          throw new RPCError(-32001, `the plugin speaks protocol version ${PROTOCOL_VERSION}; the host offered ${JSON.stringify(params.protocolVersions)}`);
+        }
+        for (const [name, tool] of Object.entries(p.tools ?? {})) await this.call('tools.register', wireTool(name, tool));
+        this.stageIds = new Map();
+        let i = 0;
+        for (const [stage] of Object.entries(p.stages ?? {})) {
+          this.stageIds.set(++i, stage);
+          await this.call('stages.register', { id: i, stage });
+        }
+        return { protocolVersion: PROTOCOL_VERSION, sdkVersion: `ts-${SDK_VERSION}`, name: p.id, autoRestart: true };
+      }
+      case 'tool.call': {
+        const tool = p.tools?.[params.tool];
+        if (!tool) throw new RPCError(-32005, `unknown tool ${params.tool}`);
+        const parsed = tool.input ? tool.input.safeParse(params.args ?? {}) : { success: true, data: params.args ?? {} };
+        if (!parsed.success) throw new ToolError(`invalid arguments: ${parsed.error.message}`);
+        const c = params.context ?? {};
+        const ctx = {
+          pluginId: c.pluginId ?? p.id, tool: c.tool, callId: c.callId, actor: c.actor ?? 'agent', effect: c.effect,
+          turn: c.turn, channel: c.channel, chatId: c.chatId, userId: c.userId, groupId: c.groupId, grant: c.grant,
+          signal,
+        };
+        const value = await tool.execute(parsed.data, ctx);
+        if (typeof value === 'string') return { text: value };
+        return { value: value ?? null, isError: !!(value && typeof value === 'object' && value.isError === true) };
+      }
+      case 'stage.run': {
+        const stage = this.stageIds?.get(params.id);
+        if (!stage) throw new RPCError(-32005, 'unknown stage handler');
+        const ctx = params.context ?? {};
+        const out = await p.stages[stage](ctx);
+        return { context: out ?? ctx };
+      }
+      case '$/ping': return 'pong';
+      case 'shutdown': return {};
+      default: throw new RPCError(-32601, `method not found: ${method}`);
+    }
+  }
+}
+
+/** Serve the plugin on stdin/stdout until Hearth closes stdin. */
+export async function serve(plugin) {
+  const out = process.stdout;
+  // Stray console.log output must not corrupt the protocol.
+  console.log = (...args) => process.stderr.write(args.map(String).join(' ') + '\n');
+  await new Connection(plugin, process.stdin, out).run();
+}

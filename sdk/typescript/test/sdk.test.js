@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { z } from 'zod';
+import { Connection, definePlugin, defineTool, inputSchema, ToolError } from '../index.js';
+
+test('zod inputs become JSON Schema', () => {
+  const s = inputSchema(z.object({ city: z.string().describe('城市名称'), days: z.number().int().min(1).optional() }));
+  assert.equal(s.type, 'object');
+  assert.deepEqual(s.required, ['city']);
+  assert.equal(s.properties.city.description, '城市名称');
+  assert.equal(s.properties.days.minimum, 1);
+  assert.deepEqual(inputSchema(undefined), { type: 'object', properties: {} });
+});
+
+test('definitions are checked', () => {
+  assert.throws(() => definePlugin({ id: 'Bad Id', name: 'x', version: '1.0.0', tools: {} }));
+  assert.throws(() => defineTool({ description: 'x', effect: 'teleport', execute() {} }));
+});
+
+function host(plugin) {
+  const toPlugin = new PassThrough();
+  const fromPlugin = new PassThrough();
+  const conn = new Connection(plugin, toPlugin, fromPlugin);
+  conn.run();
+  const lines = [];
+  const waiters = [];
+  let buf = '';
+  fromPlugin.on('data', (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const msg = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      if (msg.method === 'tools.register' || msg.method === 'stages.register') {
+        lines.push(msg);
+        toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }) + '\n');
+        continue;
+      }
+      waiters.shift()?.(msg);
+    }
+  });
+  const request = (id, method, params) => new Promise((resolve) => {
+    waiters.push(resolve);
+    toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  });
+  return { request, registered: lines, cancel: (id) => toPlugin.write(JSON.stringify({ jsonrpc: '2.0', method: '$/cancel', params: { id } }) + '\n') };
+}
+
+const plugin = definePlugin({
+  id: 'tsweather', name: '天气', version: '1.0.0',
+  tools: {
+    query: defineTool({
+      title: '查询天气', description: 'weather', effect: 'read',
+      input: z.object({ city: z.string(), days: z.number().default(1) }),
+      execute: (input, ctx) => ({ ...input, actor: ctx.actor }),
+    }),
+    refuse: defineTool({ description: 'no', execute: () => { throw new ToolError('不行'); } }),
+    text: defineTool({ description: 'text', execute: async () => 'plain' }),
+    wait: defineTool({
+      description: 'waits', effect: 'read',
+      execute: (_, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted'))),
+    }),
+  },
+});
+
+test('handshake, tools, errors and cancellation', async () => {
+  const h = host(plugin);
+  const init = await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
+  assert.equal(init.result.protocolVersion, 1);
+  const query = h.registered.find((m) => m.params.name === 'query').params;
+  assert.equal(query.effect, 'read');
+  assert.equal(query.title, '查询天气');
+  assert.deepEqual(query.parameters.required, ['city']);
+
+  const r = await h.request(2, 'tool.call', { tool: 'query', args: { city: '北京' }, context: { actor: 'agent' } });
+  assert.deepEqual(r.result.value, { city: '北京', days: 1, actor: 'agent' });
+  assert.deepEqual((await h.request(3, 'tool.call', { tool: 'refuse', args: {} })).error, { code: -32003, message: '不行' });
+  assert.equal((await h.request(4, 'tool.call', { tool: 'text', args: {} })).result.text, 'plain');
+  assert.equal((await h.request(5, 'nope', {})).error.code, -32601);
+
+  const waiting = h.request(6, 'tool.call', { tool: 'wait', args: {} });
+  h.cancel(6);
+  assert.equal((await waiting).error.code, -32800);
+});
+
+test('version mismatch', async () => {
+  const h = host(plugin);
+  assert.equal((await h.request(1, 'initialize', { protocolVersions: [9] })).error.code, -32001);
+});
