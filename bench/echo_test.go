@@ -1,0 +1,334 @@
+// Package bench measures one echo tool call through each plugin transport,
+// side by side with the peers: in process, a Go child plugin over the Hearth
+// protocol, a raw pipe ping-pong between two processes (the floor), the
+// official MCP Go SDK over stdio, and hashicorp/go-plugin (net/rpc). It is
+// its own module so Hearth does not depend on the peers.
+//
+//	cd bench && go test -run '^$' -bench . -benchtime 3s
+//
+// Each benchmark reports sequential p50/p99 latency (µs) and, in its /par16
+// variant, calls per second with 16 concurrent callers.
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/rpc"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+)
+
+const payload = `{"msg":"你好, hearth"}`
+
+func TestMain(m *testing.M) {
+	switch os.Getenv("BENCH_CHILD") {
+	case "raw":
+		serveRaw()
+	case "hearth":
+		pluginrpc.Serve(newEcho)
+	case "mcp":
+		serveMCP()
+	case "goplugin":
+		serveGoPlugin()
+	}
+	os.Exit(m.Run())
+}
+
+// --- the echo tool ---------------------------------------------------------
+
+type EchoIn struct {
+	Msg string `json:"msg"`
+}
+
+type echoPlugin struct{ name string }
+
+func newEcho(name string, _ map[string]interface{}) (sdk.Plugin, error) { return &echoPlugin{name}, nil }
+func (p *echoPlugin) Name() string                                    { return p.name }
+func (p *echoPlugin) Stop() error                                     { return nil }
+func (p *echoPlugin) Start(s *sdk.PluginSDK) error {
+	return sdk.AddTool(s, sdk.ToolDef{Name: "echo", Effect: sdk.EffectRead},
+		func(_ context.Context, _ *sdk.ToolContext, in EchoIn) (EchoIn, error) { return in, nil })
+}
+
+// caller is one transport's way to make a call.
+type caller func(ctx context.Context) error
+
+// measure runs the sequential and concurrent variants for one transport.
+func measure(b *testing.B, call caller) {
+	ctx := context.Background()
+	b.Run("seq", func(b *testing.B) {
+		lat := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			start := time.Now()
+			if err := call(ctx); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+	})
+	b.Run("par16", func(b *testing.B) {
+		start := time.Now()
+		var wg sync.WaitGroup
+		next := make(chan struct{})
+		for w := 0; w < 16; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range next {
+					if err := call(ctx); err != nil {
+						b.Error(err)
+					}
+				}
+			}()
+		}
+		for i := 0; i < b.N; i++ {
+			next <- struct{}{}
+		}
+		close(next)
+		wg.Wait()
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+	})
+}
+
+func child(mode string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BENCH_CHILD="+mode)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// --- (a) in process ---------------------------------------------------------
+
+func BenchmarkEchoInProcess(b *testing.B) {
+	k := kernel.New(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, nil)
+	defer k.Close()
+	if err := k.LoadPlugin("echo", newEcho, nil); err != nil {
+		b.Fatal(err)
+	}
+	tc := &sdk.ToolContext{Actor: sdk.ActorAgent}
+	measure(b, func(ctx context.Context) error {
+		if r := k.Tools().Call(ctx, tc, "echo__echo", json.RawMessage(payload)); r.IsError {
+			return fmt.Errorf("%s", r.Content)
+		}
+		return nil
+	})
+}
+
+// --- (b) a Go child plugin over the Hearth protocol -------------------------
+
+func BenchmarkEchoHearthChild(b *testing.B) {
+	k := kernel.New(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, nil)
+	defer k.Close()
+	dir := b.TempDir()
+	m := map[string]any{"id": "echo", "command": []string{os.Args[0], "-test.run=^$"}, "env": map[string]string{"BENCH_CHILD": "hearth"}}
+	raw, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, pluginhost.ManifestFile), raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	p, err := pluginhost.Start(dir, pluginhost.Options{Host: k, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DataDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.WaitReady(ctx); err != nil {
+		b.Fatal(err)
+	}
+	tc := &sdk.ToolContext{Actor: sdk.ActorAgent}
+	measure(b, func(ctx context.Context) error {
+		if r := k.Tools().Call(ctx, tc, "echo__echo", json.RawMessage(payload)); r.IsError {
+			return fmt.Errorf("%s", r.Content)
+		}
+		return nil
+	})
+}
+
+// --- (c) raw pipe ping-pong, multiplexed by id (the floor) ------------------
+
+func serveRaw() {
+	in := bufio.NewReader(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			os.Exit(0)
+		}
+		out.Write(line)
+		if in.Buffered() == 0 {
+			out.Flush()
+		}
+	}
+}
+
+type rawPipe struct {
+	w       io.Writer
+	mu      sync.Mutex
+	nextID  int
+	pending map[string]chan string
+}
+
+func BenchmarkEchoRawPipe(b *testing.B) {
+	cmd := child("raw")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	rp := &rawPipe{w: stdin, pending: map[string]chan string{}}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			id, rest, _ := strings.Cut(sc.Text(), " ")
+			rp.mu.Lock()
+			ch := rp.pending[id]
+			delete(rp.pending, id)
+			rp.mu.Unlock()
+			if ch != nil {
+				ch <- rest
+			}
+		}
+	}()
+	measure(b, func(ctx context.Context) error {
+		ch := make(chan string, 1)
+		rp.mu.Lock()
+		rp.nextID++
+		id := strconv.Itoa(rp.nextID)
+		rp.pending[id] = ch
+		_, err := io.WriteString(rp.w, id+" "+payload+"\n")
+		rp.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if got := <-ch; got != payload {
+			return fmt.Errorf("echo %q", got)
+		}
+		return nil
+	})
+}
+
+// --- (d) the official MCP Go SDK over stdio ---------------------------------
+
+func serveMCP() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echo"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, EchoIn, error) {
+			return nil, in, nil
+		})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func BenchmarkEchoMCP(b *testing.B) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"}, nil)
+	session, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: child("mcp")}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer session.Close()
+	measure(b, func(ctx context.Context) error {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "你好, hearth"}})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("tool error")
+		}
+		return nil
+	})
+}
+
+// --- (e) hashicorp/go-plugin (net/rpc) --------------------------------------
+
+var handshake = plugin.HandshakeConfig{ProtocolVersion: 1, MagicCookieKey: "HEARTH_BENCH", MagicCookieValue: "echo"}
+
+// Echoer is the go-plugin interface.
+type Echoer interface{ Echo(in EchoIn) EchoIn }
+
+type echoImpl struct{}
+
+func (echoImpl) Echo(in EchoIn) EchoIn { return in }
+
+type EchoRPCServer struct{ Impl Echoer }
+
+func (s *EchoRPCServer) Echo(in EchoIn, out *EchoIn) error { *out = s.Impl.Echo(in); return nil }
+
+type echoRPCClient struct{ c *rpc.Client }
+
+func (e *echoRPCClient) Echo(in EchoIn) EchoIn {
+	var out EchoIn
+	if err := e.c.Call("Plugin.Echo", in, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+type echoPluginDef struct{ Impl Echoer }
+
+func (p *echoPluginDef) Server(*plugin.MuxBroker) (interface{}, error) {
+	return &EchoRPCServer{Impl: p.Impl}, nil
+}
+
+func (p *echoPluginDef) Client(_ *plugin.MuxBroker, c *rpc.Client) (interface{}, error) {
+	return &echoRPCClient{c: c}, nil
+}
+
+func serveGoPlugin() {
+	plugin.Serve(&plugin.ServeConfig{HandshakeConfig: handshake, Plugins: map[string]plugin.Plugin{"echo": &echoPluginDef{Impl: echoImpl{}}}})
+	os.Exit(0)
+}
+
+func goPluginCmd() *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BENCH_CHILD=goplugin")
+	return cmd // go-plugin sets its own stderr
+}
+
+func BenchmarkEchoGoPlugin(b *testing.B) {
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig: handshake, Plugins: map[string]plugin.Plugin{"echo": &echoPluginDef{}},
+		Cmd: goPluginCmd(), AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
+		Logger: nil,
+	})
+	defer client.Kill()
+	rpcClient, err := client.Client()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := rpcClient.Dispense("echo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := raw.(Echoer)
+	measure(b, func(context.Context) error {
+		if e.Echo(EchoIn{Msg: "你好, hearth"}).Msg == "" {
+			return fmt.Errorf("empty echo")
+		}
+		return nil
+	})
+}
