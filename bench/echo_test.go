@@ -61,9 +61,11 @@ type EchoIn struct {
 
 type echoPlugin struct{ name string }
 
-func newEcho(name string, _ map[string]interface{}) (sdk.Plugin, error) { return &echoPlugin{name}, nil }
-func (p *echoPlugin) Name() string                                    { return p.name }
-func (p *echoPlugin) Stop() error                                     { return nil }
+func newEcho(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	return &echoPlugin{name}, nil
+}
+func (p *echoPlugin) Name() string { return p.name }
+func (p *echoPlugin) Stop() error  { return nil }
 func (p *echoPlugin) Start(s *sdk.PluginSDK) error {
 	return sdk.AddTool(s, sdk.ToolDef{Name: "echo", Effect: sdk.EffectRead},
 		func(_ context.Context, _ *sdk.ToolContext, in EchoIn) (EchoIn, error) { return in, nil })
