@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 	case "raw":
 		serveRaw()
 	case "hearth":
+		if path := os.Getenv("BENCH_CHILD_PROFILE"); path != "" {
+			serveProfiled(path)
+		}
 		pluginrpc.Serve(newEcho)
 	case "mcp":
 		serveMCP()
@@ -144,7 +147,11 @@ func BenchmarkEchoHearthChild(b *testing.B) {
 	k := kernel.New(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, nil)
 	defer k.Close()
 	dir := b.TempDir()
-	m := map[string]any{"id": "echo", "command": []string{os.Args[0], "-test.run=^$"}, "env": map[string]string{"BENCH_CHILD": "hearth"}}
+	env := map[string]string{"BENCH_CHILD": "hearth"}
+	if p := os.Getenv("BENCH_CHILD_PROFILE"); p != "" {
+		env["BENCH_CHILD_PROFILE"] = p
+	}
+	m := map[string]any{"id": "echo", "command": []string{os.Args[0], "-test.run=^$"}, "env": env}
 	raw, _ := json.Marshal(m)
 	if err := os.WriteFile(filepath.Join(dir, pluginhost.ManifestFile), raw, 0o644); err != nil {
 		b.Fatal(err)

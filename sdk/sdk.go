@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 )
@@ -119,7 +120,11 @@ func (s *PluginSDK) RegisterTool(name string, def ToolDef, handler ToolHandler) 
 	if handler == nil {
 		return errors.New("sdk: RegisterTool with a nil handler")
 	}
-	return s.registerRaw(name, def, func(_ context.Context, _ *ToolContext, args map[string]interface{}, _ json.RawMessage) (interface{}, error) {
+	return s.registerRaw(name, def, func(_ context.Context, _ *ToolContext, args map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+		args, err := argsMap(args, raw)
+		if err != nil {
+			return nil, err
+		}
 		return handler(args)
 	})
 }
@@ -130,13 +135,33 @@ func (s *PluginSDK) RegisterToolContext(name string, def ToolDef, handler Contex
 	if handler == nil {
 		return errors.New("sdk: RegisterToolContext with a nil handler")
 	}
-	return s.registerRaw(name, def, func(ctx context.Context, tc *ToolContext, args map[string]interface{}, _ json.RawMessage) (interface{}, error) {
+	return s.registerRaw(name, def, func(ctx context.Context, tc *ToolContext, args map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+		args, err := argsMap(args, raw)
+		if err != nil {
+			return nil, err
+		}
 		return handler(ctx, tc, args)
 	})
 }
 
-// RegisterRawTool registers a tool whose handler also receives the raw
-// JSON arguments. Adapters for other SDK styles build on it.
+// argsMap returns args, decoding raw when the host left the map out (a
+// child process receives only the raw arguments).
+func argsMap(args map[string]interface{}, raw json.RawMessage) (map[string]interface{}, error) {
+	if args != nil {
+		return args, nil
+	}
+	args = map[string]interface{}{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, fmt.Errorf("decoding arguments: %w", err)
+		}
+	}
+	return args, nil
+}
+
+// RegisterRawTool registers a tool whose handler receives the raw JSON
+// arguments, and the decoded map when the host has it (nil in a child
+// process). Adapters for other SDK styles build on it.
 func (s *PluginSDK) RegisterRawTool(name string, def ToolDef, handler RawToolHandler) error {
 	if handler == nil {
 		return errors.New("sdk: RegisterRawTool with a nil handler")

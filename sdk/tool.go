@@ -148,7 +148,8 @@ type ToolContext struct {
 // validated arguments; Out is JSON-encoded for the model.
 type ToolFunc[In, Out any] func(ctx context.Context, tc *ToolContext, in In) (Out, error)
 
-// RawToolHandler receives the validated arguments both decoded and as the
-// raw JSON the model sent. It is the form every registration style is
-// reduced to; plugin authors normally use one of the others.
+// RawToolHandler receives the validated arguments as the raw JSON the
+// model sent and, when the host has decoded them, as a map (nil in a child
+// process: decode raw). It is the form every registration style is reduced
+// to; plugin authors normally use one of the others.
 type RawToolHandler func(ctx context.Context, tc *ToolContext, args map[string]interface{}, raw json.RawMessage) (interface{}, error)

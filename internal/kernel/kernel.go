@@ -147,6 +147,14 @@ func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandl
 	return err
 }
 
+// RegisterDirectTool registers a tool whose handler returns promptly once
+// its context ends (a child plugin's); it is called without a goroutine of
+// its own.
+func (k *Kernel) RegisterDirectTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
+	_, err := k.tools.RegisterDirect(plugin, def, h)
+	return err
+}
+
 // RegisterStage implements sdk.Host. A handler for an unknown stage is
 // logged and dropped; HomeAgent's signature has no error to return.
 func (k *Kernel) RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler) {

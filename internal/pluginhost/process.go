@@ -21,7 +21,9 @@ import (
 
 // Host is what a process plugin registers into; *kernel.Kernel has it.
 type Host interface {
-	RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
+	// RegisterDirectTool registers a tool whose handler returns once its
+	// context ends, as the forwarding handlers here do.
+	RegisterDirectTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	Inject(in sdk.Injection)
@@ -472,7 +474,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if d.Timeout == 0 {
 			d.Timeout = p.m.ToolTimeout()
 		}
-		if err := p.opts.Host.RegisterTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
+		if err := p.opts.Host.RegisterDirectTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil

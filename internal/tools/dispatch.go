@@ -115,6 +115,9 @@ func describeValidation(err error) string {
 func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]any, raw json.RawMessage) Result {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
+	if t.Direct {
+		return t.invokeDirect(ctx, tc, args, raw)
+	}
 
 	type outcome struct {
 		v   any
@@ -158,6 +161,29 @@ func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]
 		r.Duration = d
 		return r
 	}
+}
+
+// invokeDirect calls a Direct handler on this goroutine; it must return
+// once ctx ends.
+func (t *Tool) invokeDirect(ctx context.Context, tc *sdk.ToolContext, args map[string]any, raw json.RawMessage) (r Result) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("tool handler panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
+			r = ErrorResult(fmt.Errorf("%w: %v", ErrPanic, p), fmt.Sprintf("tool %s failed: internal error in the tool", t.Name))
+		}
+		r.Duration = time.Since(start)
+	}()
+	v, err := t.Handler(ctx, tc, args, raw)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return ErrorResult(ErrTimeout, fmt.Sprintf("tool %s timed out after %s", t.Name, t.Timeout))
+	case err != nil && ctx.Err() != nil:
+		return ErrorResult(ctx.Err(), fmt.Sprintf("tool %s was cancelled", t.Name))
+	case err != nil:
+		return ErrorResult(err, err.Error())
+	}
+	return Encode(v)
 }
 
 // errorReporter is implemented by result types that carry their own error

@@ -51,6 +51,12 @@ type Tool struct {
 	// Schema is the parameter schema as sent to the model.
 	Schema json.RawMessage
 
+	// Direct handlers are known to return promptly once their context
+	// ends (a child plugin's calls, which end with $/cancel), so Invoke
+	// calls them on the caller's goroutine instead of handing off to one
+	// of their own.
+	Direct bool
+
 	resolved *jsonschema.Resolved
 }
 
@@ -75,6 +81,16 @@ func NewRegistry() *Registry {
 // is taken (never silently shadowing), and ErrBadSchema when def.Parameters
 // is not a usable JSON Schema for an object.
 func (r *Registry) Register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
+	return r.register(plugin, def, h, false)
+}
+
+// RegisterDirect is Register for handlers that return promptly once their
+// context ends; see Tool.Direct.
+func (r *Registry) RegisterDirect(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
+	return r.register(plugin, def, h, true)
+}
+
+func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, direct bool) (*Tool, error) {
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
@@ -92,7 +108,7 @@ func (r *Registry) Register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 	t := &Tool{
 		Name: name, Plugin: plugin, Local: def.Name, Def: def,
 		Timeout: def.Timeout, Serial: def.Serial, Handler: h,
-		Schema: schema, resolved: resolved,
+		Schema: schema, resolved: resolved, Direct: direct,
 	}
 	if t.Timeout <= 0 {
 		t.Timeout = DefaultTimeout

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // MaxMessage is the largest message either side accepts, in bytes. A longer
@@ -79,6 +80,7 @@ type Conn struct {
 	closed   bool
 	closeErr error
 	done     chan struct{}
+	work     chan func() // unbuffered: taken only by idle workers
 
 	nextID atomic.Int64
 }
@@ -93,6 +95,7 @@ func NewConn(r io.Reader, w io.Writer, log *slog.Logger) *Conn {
 		r: bufio.NewReaderSize(r, 64<<10), w: w, log: log,
 		handlers: map[string]Handler{}, pending: map[string]chan *message{},
 		running: map[string]context.CancelFunc{}, done: make(chan struct{}),
+		work: make(chan func()),
 	}
 }
 
@@ -258,7 +261,7 @@ func (c *Conn) serve(m *message) {
 		c.running[string(m.ID)] = cancel
 	}
 	c.mu.Unlock()
-	go func() {
+	job := func() {
 		defer cancel()
 		var result any
 		var err error
@@ -280,7 +283,34 @@ func (c *Conn) serve(m *message) {
 			err = &Error{Code: CodeCancelled, Message: "request cancelled"}
 		}
 		c.reply(m.ID, result, err)
-	}()
+	}
+	// Hand the request to an idle worker, or start one: every request
+	// runs at once, and workers kept from earlier requests start faster
+	// than a new goroutine (their stacks have already grown).
+	select {
+	case c.work <- job:
+	default:
+		go c.worker(job)
+	}
+}
+
+// idleWorker is how long a worker waits for another request.
+const idleWorker = 30 * time.Second
+
+func (c *Conn) worker(job func()) {
+	t := time.NewTimer(idleWorker)
+	defer t.Stop()
+	for {
+		job()
+		t.Reset(idleWorker)
+		select {
+		case job = <-c.work:
+		case <-t.C:
+			return
+		case <-c.done:
+			return
+		}
+	}
 }
 
 func (c *Conn) call(ctx context.Context, h Handler, m *message) (result any, err error) {

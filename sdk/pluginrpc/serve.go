@@ -26,7 +26,7 @@ func Serve(factory sdk.NewPlugin) {
 	out := os.Stdout
 	os.Stdout = os.Stderr
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := ServeConn(context.Background(), os.Stdin, out, factory, log); err != nil {
+	if err := ServeConn(context.Background(), pollableStdin(), out, factory, log); err != nil {
 		log.Error("plugin protocol failed", "err", err)
 		os.Exit(1)
 	}
@@ -233,16 +233,12 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	if h == nil {
 		return nil, &Error{Code: CodeNotRegistered, Message: "unknown tool " + p.Tool}
 	}
-	var args map[string]interface{}
-	if len(p.Args) > 0 {
-		if err := json.Unmarshal(p.Args, &args); err != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: "arguments: " + err.Error()}
-		}
+	// The decoded map is left nil: handlers that want it decode the raw
+	// arguments (sdk's adapters do), typed ones decode into their struct.
+	if len(p.Args) == 0 {
+		p.Args = json.RawMessage("{}")
 	}
-	if args == nil {
-		args = map[string]interface{}{}
-	}
-	v, err := h(ctx, p.Context.ToolContext(), args, p.Args)
+	v, err := h(ctx, p.Context.ToolContext(), nil, p.Args)
 	if err != nil {
 		return nil, &Error{Code: CodeToolFailed, Message: err.Error()}
 	}
