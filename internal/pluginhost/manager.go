@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // StateStore keeps enable/disable and reload requests; *store.Store has it.
@@ -44,7 +45,13 @@ type Manager struct {
 	mu      sync.Mutex
 	procs   map[string]*managed
 	bad     map[string]string // folder -> error
+	sos     map[string]string // .so plugins tried in this process: "" or why it failed
 	started time.Time
+}
+
+// soLoader is what .so plugins are loaded into; *kernel.Kernel has it.
+type soLoader interface {
+	LoadPlugin(name string, factory sdk.NewPlugin, config map[string]any) error
 }
 
 type managed struct {
@@ -57,7 +64,7 @@ type managed struct {
 // NewManager returns a manager of the plugins in dir.
 func NewManager(dir string, opts Options, st StateStore) *Manager {
 	opts.defaults()
-	return &Manager{dir: dir, opts: opts, st: st, procs: map[string]*managed{}, bad: map[string]string{}, started: time.Now()}
+	return &Manager{dir: dir, opts: opts, st: st, procs: map[string]*managed{}, bad: map[string]string{}, sos: map[string]string{}, started: time.Now()}
 }
 
 // Dir returns the plugins folder.
@@ -106,6 +113,9 @@ func (m *Manager) Scan(ctx context.Context) error {
 		dir := filepath.Join(m.dir, e.Name())
 		man, err := LoadManifest(dir)
 		if errors.Is(err, fs.ErrNotExist) {
+			if msg := m.loadSO(e.Name(), dir, states); msg != "" {
+				bad[dir] = msg
+			}
 			continue
 		}
 		if err != nil {
@@ -152,6 +162,45 @@ func (m *Manager) Scan(ctx context.Context) error {
 		m.procs[id] = &managed{proc: p, dir: f.dir, print: fingerprint(f.dir, f.man), loaded: time.Now()}
 	}
 	return errors.Join(errs...)
+}
+
+// loadSO loads <dir>/<name>.so, HomeAgent's dynamic plugin format, once:
+// a Go plugin cannot be unloaded, so disabling or replacing it takes effect
+// at the next start. It returns why it could not, or "".
+func (m *Manager) loadSO(name, dir string, states map[string]store.PluginState) string {
+	so := filepath.Join(dir, name+".so")
+	if _, err := os.Stat(so); err != nil {
+		return ""
+	}
+	m.mu.Lock()
+	msg, done := m.sos[name]
+	m.mu.Unlock()
+	if done {
+		return msg
+	}
+	if st, ok := states[name]; ok && !st.Enabled {
+		return ""
+	}
+	l, ok := m.opts.Host.(soLoader)
+	if !ok {
+		return "this host cannot load .so plugins"
+	}
+	factory, err := LoadSO(so)
+	if err == nil {
+		err = l.LoadPlugin(name, factory, nil)
+	}
+	msg = ""
+	if err != nil {
+		msg = err.Error()
+	}
+	m.mu.Lock()
+	m.sos[name] = msg // never retried: a failed plugin.Open cannot be undone either
+	m.mu.Unlock()
+	if err != nil {
+		return msg
+	}
+	m.opts.Log.Info("loaded .so plugin (compatibility mode; it runs inside Hearth and cannot be unloaded)", "plugin", name)
+	return ""
 }
 
 // Watch scans every interval until ctx ends, logging failures.
@@ -204,6 +253,16 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		dir := filepath.Join(m.dir, e.Name())
 		man, err := LoadManifest(dir)
 		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(filepath.Join(dir, e.Name()+".so")); serr == nil {
+				info := Info{ID: e.Name(), Dir: dir, Enabled: true, Error: m.bad[dir]}
+				if st, ok := states[e.Name()]; ok {
+					info.Enabled = st.Enabled
+				}
+				if msg, tried := m.sos[e.Name()]; tried && msg == "" {
+					info.Status = &Status{ID: e.Name(), State: "loaded in process (.so)"}
+				}
+				out = append(out, info)
+			}
 			continue
 		}
 		if err != nil {

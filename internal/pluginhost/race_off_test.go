@@ -1,0 +1,5 @@
+//go:build !race
+
+package pluginhost
+
+const raceEnabled = false

@@ -1,0 +1,43 @@
+//go:build (linux || darwin) && cgo
+
+package pluginhost
+
+import (
+	"fmt"
+	"plugin"
+	"strings"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// SOSupported reports whether this build can load .so plugins.
+const SOSupported = true
+
+// LoadSO opens a HomeAgent-style Go plugin and returns its NewPlugin
+// factory. The compatibility mode has the Go runtime's real limits: the
+// .so must be built with exactly this Go version and the same versions of
+// every package it shares with Hearth (the sdk among them), with cgo, on
+// Linux or macOS; it runs inside Hearth's process, so a crash in it takes
+// Hearth down; and it can never be unloaded (disabling it takes effect at
+// the next start). Prefer a child-process plugin (pluginrpc.Serve).
+func LoadSO(path string) (sdk.NewPlugin, error) {
+	p, err := plugin.Open(path)
+	if err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "different version") || strings.Contains(msg, "built with") {
+			return nil, fmt.Errorf("%s was built with another Go version or other package versions than this Hearth; rebuild it against the same Go (and hearth module) version: %w", path, err)
+		}
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	sym, err := p.Lookup("NewPlugin")
+	if err != nil {
+		return nil, fmt.Errorf("%s does not export NewPlugin: %w", path, err)
+	}
+	switch f := sym.(type) {
+	case func(string, map[string]interface{}) (sdk.Plugin, error):
+		return f, nil
+	case *sdk.NewPlugin:
+		return *f, nil
+	}
+	return nil, fmt.Errorf("%s: NewPlugin has type %T, want func(name string, config map[string]interface{}) (sdk.Plugin, error)", path, sym)
+}

@@ -1,0 +1,82 @@
+//go:build (linux || darwin) && cgo
+
+package pluginhost
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// TestLoadSO builds the weather example as a .so with this Go and loads
+// it, as HomeAgent's dynamic plugins were.
+func TestLoadSO(t *testing.T) {
+	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
+	}
+	plugins := t.TempDir()
+	os.MkdirAll(filepath.Join(plugins, "weather"), 0o755)
+	so := filepath.Join(plugins, "weather", "weather.so")
+	args := []string{"build", "-buildmode=plugin", "-o", so}
+	if raceEnabled {
+		args = append(args, "-race") // the plugin must match the test binary's runtime
+	}
+	cmd := exec.Command(goBin, append(args, "../../examples/homeagent/weather-so")...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the .so: %v\n%s", err, out)
+	}
+	factory, err := LoadSO(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := kernel.New(kernel.Config{}, nil, nil)
+	defer k.Close()
+	if err := k.LoadPlugin("weather", factory, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := k.Tools().Call(context.Background(), &sdk.ToolContext{Actor: sdk.ActorAgent}, "weather__weather_query", []byte(`{"city":"广州"}`))
+	if r.IsError || r.Content != `{"city":"广州","temp":25,"weather":"晴"}` {
+		t.Fatalf("%+v", r)
+	}
+	blocked := k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "qq", UserID: "blocked_user", Text: "hi"}})
+	if blocked.Text != "已被限制使用" {
+		t.Fatalf("%+v", blocked)
+	}
+
+	// The plugins folder loads <name>/<name>.so the same way.
+	k2 := kernel.New(kernel.Config{}, nil, nil)
+	defer k2.Close()
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m := NewManager(plugins, Options{Host: k2}, st)
+	defer m.Close()
+	if err := m.Scan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := k2.Tools().Lookup("weather__weather_query"); !ok {
+		list, _ := m.List(context.Background())
+		t.Fatalf("the plugins folder did not load the .so: %+v", list)
+	}
+	list, _ := m.List(context.Background())
+	if len(list) != 1 || list[0].Status == nil || !strings.Contains(string(list[0].Status.State), ".so") {
+		t.Fatalf("list %+v", list)
+	}
+
+	// A file that is not a Go plugin fails with a clear error.
+	bad := filepath.Join(t.TempDir(), "bad.so")
+	os.WriteFile(bad, []byte("not an ELF file"), 0o644)
+	if _, err := LoadSO(bad); err == nil || !strings.Contains(err.Error(), "bad.so") {
+		t.Fatalf("bad .so: %v", err)
+	}
+}
