@@ -55,6 +55,9 @@ type ToolDef struct {
 	AlwaysAsk bool `json:"alwaysAsk,omitempty"`
 	// DayScoped results describe the current day.
 	DayScoped bool `json:"dayScoped,omitempty"`
+	// Channels, when set, limits the tool to sessions of these channels
+	// (xbot's channel-scoped tools); empty means every channel.
+	Channels []string `json:"channels,omitempty"`
 }
 
 // EffectiveEffect returns the declared effect, or EffectWrite when none is

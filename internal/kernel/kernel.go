@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -237,6 +238,9 @@ func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
 // offered reports whether tool is in this turn's tool list.
 func (k *Kernel) offered(t *turnState, tool *tools.Tool) bool {
 	if tool.Def.OnDemand && !t.s.pluginUsed(tool.Plugin) {
+		return false
+	}
+	if len(tool.Def.Channels) > 0 && !slices.Contains(tool.Def.Channels, t.in.Channel) {
 		return false
 	}
 	if tool.Name == useToolName && !k.hasOnDemand(t) {

@@ -427,3 +427,39 @@ func TestFallbackSinkGetsUnclaimedChannels(t *testing.T) {
 		t.Fatal("fallback sink never called")
 	}
 }
+
+// metaResult is a result with renderer metadata, as xbot's ToolResult.
+type metaResult struct{}
+
+func (metaResult) Text() string                      { return "diff applied" }
+func (metaResult) IsError() bool                     { return false }
+func (metaResult) ResultMetadata() map[string]string { return map[string]string{"diff": "-a\n+b"} }
+
+func TestChannelScopedToolsAndMetadata(t *testing.T) {
+	e := newEnv(t, Config{},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "e", Name: "ed__edit", Arguments: `{}`}}},
+		llmtest.Reply{Text: "ok"},
+		llmtest.Reply{Text: "elsewhere"},
+	)
+	load(t, e.k, "ed", func(s *sdk.PluginSDK) error {
+		return s.RegisterTool("edit", sdk.ToolDef{Effect: sdk.EffectRead, Channels: []string{"a"}}, func(map[string]any) (any, error) {
+			return metaResult{}, nil
+		})
+	})
+	var meta map[string]string
+	out := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "a", Text: "edit"}, OnEvent: func(ev Event) {
+		if ev.Kind == EventToolEnd {
+			meta = ev.Metadata
+		}
+	}})
+	if out.Text != "ok" || meta["diff"] != "-a\n+b" {
+		t.Fatalf("%+v, metadata %v", out, meta)
+	}
+	if got, _ := toolMessage(e.srv.Requests()[1].Messages, "e"); got["content"] != "diff applied" {
+		t.Fatalf("model saw %v", got)
+	}
+	e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "b", Text: "edit"}})
+	if names := e.srv.Requests()[2].ToolNames(); len(names) != 0 {
+		t.Fatalf("a channel-a tool was offered on channel b: %v", names)
+	}
+}

@@ -27,13 +27,16 @@ const (
 // Event is one thing a channel may show while a turn runs.
 type Event struct {
 	Kind    EventKind
-	Text    string    // delta text, final text, or error message
-	Tool    string    // tool name (model-visible) for tool events
-	CallID  string    // tool call id for tool events
-	Args    string    // arguments of EventToolStart
-	IsError bool      // EventToolEnd: the result is an error
-	Err     error     // EventError
-	Usage   llm.Usage // EventFinal: usage of the turn's model calls
+	Text    string // delta text, final text, or error message
+	Tool    string // tool name (model-visible) for tool events
+	CallID  string // tool call id for tool events
+	Args    string // arguments of EventToolStart
+	IsError bool   // EventToolEnd: the result is an error
+	// Metadata is EventToolEnd's result metadata for renderers (xbot's
+	// ToolResult.Metadata: a diff, a kind).
+	Metadata map[string]string
+	Err      error     // EventError
+	Usage    llm.Usage // EventFinal: usage of the turn's model calls
 }
 
 // Input is one message for the agent.

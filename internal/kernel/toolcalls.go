@@ -145,7 +145,8 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		if k.pipeline.has(sdk.StageAfterToolcall) && sc.Response == nil {
 			k.afterToolcall(t, p)
 		}
-		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError})
+		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError,
+			Metadata: p.result.Metadata})
 		msgs[i] = llm.Message{Role: "tool", ToolCallID: p.call.ID, Content: p.result.Content}
 	}
 	return final, msgs

@@ -549,6 +549,17 @@ type remoteValue struct {
 func (v remoteValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
 func (v remoteValue) IsError() bool                { return v.isErr }
 
+// remoteText is a child's text result with an error flag or metadata.
+type remoteText struct {
+	text  string
+	isErr bool
+	meta  map[string]string
+}
+
+func (r remoteText) Text() string                      { return r.text }
+func (r remoteText) IsError() bool                     { return r.isErr }
+func (r remoteText) ResultMetadata() map[string]string { return r.meta }
+
 // remoteTool forwards calls of one tool to the plugin; the call's context
 // (deadline, cancellation) travels as $/cancel.
 func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
@@ -568,6 +579,9 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 			return nil, err
 		}
 		if res.Text != nil {
+			if res.IsError || len(res.Metadata) > 0 {
+				return remoteText{text: *res.Text, isErr: res.IsError, meta: res.Metadata}, nil
+			}
 			return *res.Text, nil
 		}
 		if len(res.Value) == 0 {

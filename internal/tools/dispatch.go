@@ -29,6 +29,9 @@ type Result struct {
 	Err error
 	// Duration is how long the handler ran.
 	Duration time.Duration
+	// Metadata is for renderers (a diff, a kind); the model does not see
+	// it.
+	Metadata map[string]string
 }
 
 // ErrInvalidArguments wraps every argument validation failure.
@@ -190,6 +193,14 @@ func (t *Tool) invokeDirect(ctx context.Context, tc *sdk.ToolContext, args map[s
 // flag (xbot's ToolResult, for one).
 type errorReporter interface{ IsError() bool }
 
+// textResult is implemented by result types whose content for the model is
+// text, with metadata for renderers (xbot's ToolResult).
+type textResult interface {
+	errorReporter
+	Text() string
+	ResultMetadata() map[string]string
+}
+
 // Encode turns a handler's value into a result. A string is passed as is;
 // valid JSON bytes are passed as is; everything else is JSON-encoded. A map
 // with "isError": true, or a value whose IsError method says so, is an error
@@ -197,6 +208,12 @@ type errorReporter interface{ IsError() bool }
 func Encode(v any) Result {
 	r := Result{Value: v}
 	switch x := v.(type) {
+	case textResult:
+		r.Content, r.IsError, r.Metadata = x.Text(), x.IsError(), x.ResultMetadata()
+		if r.Content == "" {
+			r.Content = "(no output)"
+		}
+		return r
 	case nil:
 		r.Content = "null"
 		return r

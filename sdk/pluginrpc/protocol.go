@@ -167,6 +167,8 @@ type ToolCallResult struct {
 	// IsError marks a result the model should read as a failure (a map
 	// with "isError": true, or a value whose IsError method says so).
 	IsError bool `json:"isError,omitempty"`
+	// Metadata is for renderers, not the model (xbot's ToolResult).
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // StageContext is sdk.StageContext on the wire (without its lock).

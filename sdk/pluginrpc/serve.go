@@ -245,6 +245,14 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	if s, ok := v.(string); ok {
 		return ToolCallResult{Text: &s}, nil
 	}
+	if tr, ok := v.(interface {
+		Text() string
+		IsError() bool
+		ResultMetadata() map[string]string
+	}); ok {
+		s := tr.Text()
+		return ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, &Error{Code: CodeToolFailed, Message: "the result could not be encoded as JSON: " + err.Error()}

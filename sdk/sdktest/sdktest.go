@@ -198,9 +198,10 @@ func (h *Harness) fullName(name string) string {
 
 // Result is a tool call's outcome as the model would see it.
 type Result struct {
-	Content string // the text sent to the model
-	IsError bool   // the model is told the call failed
-	Value   any    // the handler's return value (or the error text)
+	Content  string            // the text sent to the model
+	IsError  bool              // the model is told the call failed
+	Value    any               // the handler's return value (or the error text)
+	Metadata map[string]string // for renderers, not the model
 }
 
 // CallTool calls a tool (by its own or model-visible name) as the agent
@@ -223,7 +224,7 @@ func (h *Harness) CallToolContext(ctx context.Context, tc *sdk.ToolContext, name
 		tc = &sdk.ToolContext{PluginID: h.name, Tool: local, Actor: sdk.ActorAgent, Turn: &sdk.TurnInfo{SessionID: "sdktest"}}
 	}
 	r := h.registry.Call(ctx, tc, full, raw)
-	return Result{Content: r.Content, IsError: r.IsError, Value: r.Value}
+	return Result{Content: r.Content, IsError: r.IsError, Value: r.Value, Metadata: r.Metadata}
 }
 
 func encodeArgs(args any) (json.RawMessage, error) {
