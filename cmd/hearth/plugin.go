@@ -81,6 +81,13 @@ func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io
 	return 0
 }
 
+func tail(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
+}
+
 // pluginLines describes the running plugins for the chat's /plugins.
 func pluginLines(ctx context.Context, a *app.App) string {
 	list, err := a.Plugins.List(ctx)
@@ -99,6 +106,9 @@ func pluginLines(ctx context.Context, a *app.App) string {
 			fmt.Fprintf(&b, "%s, restarts %d", p.Status.State, p.Status.Restarts)
 			if p.Status.LastError != "" {
 				b.WriteString(", last error: " + p.Status.LastError)
+			}
+			for _, l := range tail(p.Status.Stderr, 5) {
+				b.WriteString("\n    stderr: " + l)
 			}
 		}
 		b.WriteString("\n")
