@@ -18,9 +18,7 @@ import (
 // The Python SDK's example plugin, called end to end by the scripted
 // provider through the kernel.
 func TestPythonSDKExample(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	needProgram(t, "python3")
 	f := newFixture(t,
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "q", Name: "pyweather__query", Arguments: `{"city":"北京"}`},
@@ -71,9 +69,7 @@ func TestPythonSDKExample(t *testing.T) {
 }
 
 func TestPythonSDKUnitTests(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	needProgram(t, "python3")
 	cmd := exec.Command("python3", "-m", "unittest", "-v", "test_hearth_plugin")
 	cmd.Dir = "../../sdk/python"
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -81,13 +77,23 @@ func TestPythonSDKUnitTests(t *testing.T) {
 	}
 }
 
+// needProgram skips a test whose language runtime is not installed, except
+// in CI, whose machines have python3 and node: there it fails.
+func needProgram(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed on the CI machine", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+}
+
 // needNodeSDK skips without Node.js or the SDK's npm dependencies, except
 // in CI, where .ci/run installs them and their absence is a failure.
 func needNodeSDK(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
+	needProgram(t, "node")
 	if _, err := os.Stat("../../sdk/typescript/node_modules/zod"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("sdk/typescript/node_modules is missing: .ci/run should have run npm ci")

@@ -4,7 +4,6 @@ package pluginhost
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +14,7 @@ import (
 )
 
 func TestXbotStdioPluginUnmodified(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	needProgram(t, "python3")
 	f := newFixture(t,
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "g", Name: "com-example-python-hello__python_greet", Arguments: `{"name":"Bob"}`},
