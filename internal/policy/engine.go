@@ -334,9 +334,10 @@ func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
 	role := e.RoleOf(c.Requester)
 	res := Result{Role: role, ArgsHash: ArgsHash(c.Tool.Name, c.Raw), DecidedBy: "policy"}
 	def := c.Tool.Def
+	allowed := e.Allowed(c.Requester, role) // takes the lock itself: not under it
 	e.mu.RLock()
 	in := Input{Effect: def.Effect, Override: e.overrides[c.Tool.Name], Defaults: e.defaults[c.Tool.Plugin],
-		Actor: c.TC.Actor, Allowed: e.Allowed(c.Requester, role),
+		Actor: c.TC.Actor, Allowed: allowed,
 		Grant: def.Grant, AlwaysAsk: def.AlwaysAsk, UserOnly: def.UserOnly}
 	hooks := e.hooks
 	e.mu.RUnlock()

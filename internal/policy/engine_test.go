@@ -131,3 +131,27 @@ func TestResolveEffectFailuresDeny(t *testing.T) {
 		}
 	}
 }
+
+// Authorize must not take the engine's read lock twice: a writer waiting
+// in between would deadlock both.
+func TestAuthorizeConcurrentWithWriters(t *testing.T) {
+	eng, err := NewEngine(context.Background(), DiscardStore{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := tools.NewRegistry().Register("p", sdk.ToolDef{Name: "t", Effect: sdk.EffectRead},
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil })
+	c := &Call{Tool: tool, TC: &sdk.ToolContext{Actor: sdk.ActorAgent}, Requester: Requester{Channel: "qq", User: "u"}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2000; i++ {
+			eng.SetOverride(context.Background(), "p__t", sdk.ModeAuto)
+			eng.SetDefaults("p", map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAsk})
+		}
+	}()
+	for i := 0; i < 2000; i++ {
+		eng.Authorize(context.Background(), c)
+	}
+	<-done
+}
