@@ -50,6 +50,8 @@ func TestMain(m *testing.M) {
 		pluginrpc.Serve(newEcho)
 	case "mcp":
 		serveMCP()
+	case "conn":
+		serveConn()
 	case "goplugin":
 		serveGoPlugin()
 	}

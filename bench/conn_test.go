@@ -1,0 +1,39 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+)
+
+// serveConn answers "echo" with a bare pluginrpc.Conn: the protocol's
+// connection without the plugin SDK on top.
+func serveConn() {
+	syscall.SetNonblock(0, true)
+	c := pluginrpc.NewConn(os.NewFile(0, "stdin"), os.Stdout, nil)
+	c.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
+	c.Run()
+	os.Exit(0)
+}
+
+// BenchmarkEchoConn is the Hearth connection alone, process to process.
+func BenchmarkEchoConn(b *testing.B) {
+	cmd := child("conn")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	c := pluginrpc.NewConn(stdout, stdin, nil)
+	go c.Run()
+	msg := json.RawMessage(payload)
+	measure(b, func(ctx context.Context) error {
+		var out json.RawMessage
+		return c.Call(ctx, "echo", msg, &out)
+	})
+}
