@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"syscall"
 	"testing"
 
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -13,8 +12,7 @@ import (
 // serveConn answers "echo" with a bare pluginrpc.Conn: the protocol's
 // connection without the plugin SDK on top.
 func serveConn() {
-	syscall.SetNonblock(0, true)
-	c := pluginrpc.NewConn(os.NewFile(0, "stdin"), os.Stdout, nil)
+	c := pluginrpc.NewConn(os.Stdin, os.Stdout, nil)
 	c.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
 	c.Run()
 	os.Exit(0)

@@ -80,7 +80,8 @@ type Conn struct {
 	closed   bool
 	closeErr error
 	done     chan struct{}
-	work     chan func() // unbuffered: taken only by idle workers
+	leadCh   chan struct{} // unbuffered: passes the reading role to an idle goroutine
+	readErr  chan error    // the reader's final error
 
 	nextID atomic.Int64
 }
@@ -95,7 +96,7 @@ func NewConn(r io.Reader, w io.Writer, log *slog.Logger) *Conn {
 		r: bufio.NewReaderSize(r, 64<<10), w: w, log: log,
 		handlers: map[string]Handler{}, pending: map[string]chan *message{},
 		running: map[string]context.CancelFunc{}, done: make(chan struct{}),
-		work: make(chan func()),
+		leadCh: make(chan struct{}), readErr: make(chan error, 1),
 	}
 }
 
@@ -119,7 +120,13 @@ func (c *Conn) Err() error {
 // Run reads messages until the input ends or Close is called, then closes
 // the connection: pending calls fail and running handlers are cancelled.
 func (c *Conn) Run() error {
-	err := c.readLoop()
+	go c.lead()
+	var err error
+	select {
+	case err = <-c.readErr:
+	case <-c.done:
+		err = c.Err()
+	}
 	c.shutdown(err)
 	return err
 }
@@ -159,14 +166,56 @@ func (c *Conn) shutdown(reason error) {
 	close(c.done)
 }
 
-// readLoop reads one message per line. Lines that are too long, not JSON,
-// or not JSON-RPC are logged and skipped: a plugin that prints stray text
-// to stdout is noisy, not dead.
-func (c *Conn) readLoop() error {
+// lead reads messages while this goroutine holds the reading role. A
+// request is run by the goroutine that read it, right away, after the
+// reading role passed to an idle goroutine (or a new one): the request's
+// critical path has no hand-off, and other requests are still read and run
+// concurrently. Having run it, the goroutine waits to read again.
+func (c *Conn) lead() {
+	for {
+		job, err := c.nextRequest()
+		if err != nil {
+			c.readErr <- err
+			return
+		}
+		select {
+		case c.leadCh <- struct{}{}:
+		default:
+			go c.lead()
+		}
+		job()
+		if !c.follow() {
+			return
+		}
+	}
+}
+
+// idleReader is how long a goroutine waits to read again before it ends.
+const idleReader = 30 * time.Second
+
+// follow waits for the reading role; false means this goroutine should end.
+func (c *Conn) follow() bool {
+	t := time.NewTimer(idleReader)
+	defer t.Stop()
+	select {
+	case <-c.leadCh:
+		return true
+	case <-t.C:
+		return false
+	case <-c.done:
+		return false
+	}
+}
+
+// nextRequest reads until a request arrives, delivering responses and
+// cancellations on the way, and returns the request's job. Lines that are
+// too long, not JSON, or not JSON-RPC are logged and skipped: a plugin that
+// prints stray text to stdout is noisy, not dead.
+func (c *Conn) nextRequest() (func(), error) {
 	for {
 		line, err := c.readLine()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -177,7 +226,9 @@ func (c *Conn) readLoop() error {
 			c.log.Warn("ignoring a line that is not a JSON-RPC 2.0 message", "line", preview(line))
 			continue
 		}
-		c.dispatch(&m)
+		if job := c.dispatch(&m); job != nil {
+			return job, nil
+		}
 	}
 }
 
@@ -220,7 +271,9 @@ func preview(b []byte) string {
 	return string(b)
 }
 
-func (c *Conn) dispatch(m *message) {
+// dispatch handles a response or a cancellation, or returns the job that
+// answers a request.
+func (c *Conn) dispatch(m *message) func() {
 	switch {
 	case m.Method == "$/cancel":
 		var p struct {
@@ -235,7 +288,7 @@ func (c *Conn) dispatch(m *message) {
 			}
 		}
 	case m.Method != "":
-		c.serve(m)
+		return c.serve(m)
 	case m.ID != nil:
 		c.mu.Lock()
 		ch := c.pending[string(m.ID)]
@@ -245,15 +298,16 @@ func (c *Conn) dispatch(m *message) {
 			ch <- m
 		}
 	}
+	return nil
 }
 
-// serve runs a request's handler in its own goroutine.
-func (c *Conn) serve(m *message) {
+// serve returns the job that runs a request's handler and sends the reply.
+func (c *Conn) serve(m *message) func() {
 	c.mu.Lock()
 	h := c.handlers[m.Method]
 	if c.closed {
 		c.mu.Unlock()
-		return
+		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	notification := m.ID == nil
@@ -284,33 +338,7 @@ func (c *Conn) serve(m *message) {
 		}
 		c.reply(m.ID, result, err)
 	}
-	// Hand the request to an idle worker, or start one: every request
-	// runs at once, and workers kept from earlier requests start faster
-	// than a new goroutine (their stacks have already grown).
-	select {
-	case c.work <- job:
-	default:
-		go c.worker(job)
-	}
-}
-
-// idleWorker is how long a worker waits for another request.
-const idleWorker = 30 * time.Second
-
-func (c *Conn) worker(job func()) {
-	t := time.NewTimer(idleWorker)
-	defer t.Stop()
-	for {
-		job()
-		t.Reset(idleWorker)
-		select {
-		case job = <-c.work:
-		case <-t.C:
-			return
-		case <-c.done:
-			return
-		}
-	}
+	return job
 }
 
 func (c *Conn) call(ctx context.Context, h Handler, m *message) (result any, err error) {

@@ -26,7 +26,7 @@ func Serve(factory sdk.NewPlugin) {
 	out := os.Stdout
 	os.Stdout = os.Stderr
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := ServeConn(context.Background(), pollableStdin(), out, factory, log); err != nil {
+	if err := ServeConn(context.Background(), os.Stdin, out, factory, log); err != nil {
 		log.Error("plugin protocol failed", "err", err)
 		os.Exit(1)
 	}
