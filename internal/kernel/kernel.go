@@ -237,6 +237,13 @@ func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
 
 // offered reports whether tool is in this turn's tool list.
 func (k *Kernel) offered(t *turnState, tool *tools.Tool) bool {
+	return k.inScope(t, tool) && (k.cfg.Policy == nil || k.cfg.Policy.Offer(tool, t.requester()))
+}
+
+// inScope is the part of offered that does not depend on the policy: the
+// session loaded the tool's plugin if it is on demand, the channel is one
+// the tool serves.
+func (k *Kernel) inScope(t *turnState, tool *tools.Tool) bool {
 	if tool.Def.OnDemand && !t.s.pluginUsed(tool.Plugin) {
 		return false
 	}
@@ -246,7 +253,7 @@ func (k *Kernel) offered(t *turnState, tool *tools.Tool) bool {
 	if tool.Name == useToolName && !k.hasOnDemand(t) {
 		return false
 	}
-	return k.cfg.Policy == nil || k.cfg.Policy.Offer(tool, t.requester())
+	return true
 }
 
 func sameTools(a, b []*tools.Tool) bool {

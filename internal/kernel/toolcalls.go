@@ -156,14 +156,26 @@ func (p *preparedCall) finish(r tools.Result) {
 	p.result, p.ready = r, true
 }
 
+// notOfferedRules are the policy rules under which a tool is left out of
+// the tool list (policy.Engine.Offer).
+var notOfferedRules = map[string]bool{policy.RuleRole: true, policy.RuleUserOnly: true, policy.RuleOff: true}
+
+// notOffered answers a call of a tool that was not in this turn's list.
+func (p *preparedCall) notOffered() {
+	p.finish(tools.ErrorResult(tools.ErrUnknownTool, fmt.Sprintf("unknown tool %q", p.call.Name)))
+	p.outcome = "denied"
+	if p.auth.Decision.Rule == "" {
+		p.auth.Decision.Rule = "not-offered"
+	}
+}
+
 // prepare resolves, runs before_toolcall for, validates and gates one call.
 func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	sc := t.sc
 	tool, ok := k.tools.Lookup(p.call.Name)
-	if !ok || !k.offered(t, tool) {
+	if !ok || !k.inScope(t, tool) {
 		// A tool not in this turn's list is unknown to this requester.
-		p.finish(tools.ErrorResult(tools.ErrUnknownTool, fmt.Sprintf("unknown tool %q", p.call.Name)))
-		p.outcome, p.auth.Decision.Rule = "denied", "not-offered"
+		p.notOffered()
 		return
 	}
 	p.tool = tool
@@ -218,6 +230,12 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		c.MinVerdict, c.MinReason, c.MinBy = policy.Ask, p.call.Ask, "stage"
 	}
 	p.auth = k.cfg.Policy.Authorize(ctx, c)
+	if !p.auth.Allowed && notOfferedRules[p.auth.Decision.Rule] && c.MinVerdict == policy.Allow {
+		// Refused for a reason that also kept it out of the tool list: to
+		// this requester the tool does not exist.
+		p.notOffered()
+		return
+	}
 	if !p.auth.Allowed {
 		p.finish(tools.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, p.auth.Reason), "denied: "+p.auth.Reason))
 		p.outcome = "denied"
