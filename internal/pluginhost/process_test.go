@@ -24,11 +24,19 @@ import (
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
+// cleanups run after all tests (files that outlive one test's run).
+var cleanups []func()
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("HEARTH_TEST_CHILD"); mode != "" {
 		runChild(mode)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		for _, f := range cleanups {
+			f()
+		}
+		os.Exit(code)
+	}))
 }
 
 type logBuf struct {

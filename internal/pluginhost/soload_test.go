@@ -4,16 +4,32 @@ package pluginhost
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
+
+var (
+	soOnce sync.Once
+	soDir  string
+	soErr  error
+)
+
+func init() { cleanups = append(cleanups, func() { removeSODir() }) }
+
+func removeSODir() {
+	if soDir != "" {
+		os.RemoveAll(soDir)
+	}
+}
 
 // TestLoadSO builds the weather example as a .so with this Go and loads
 // it, as HomeAgent's dynamic plugins were.
@@ -22,17 +38,28 @@ func TestLoadSO(t *testing.T) {
 	if _, err := os.Stat(goBin); err != nil {
 		goBin = "go"
 	}
-	plugins := t.TempDir()
-	os.MkdirAll(filepath.Join(plugins, "weather"), 0o755)
+	// A Go plugin loads once per process, from one path: build it once
+	// into a folder that outlives a single run of the test (-count=N).
+	soOnce.Do(func() {
+		soDir, soErr = os.MkdirTemp("", "hearth-so-")
+		if soErr != nil {
+			return
+		}
+		os.MkdirAll(filepath.Join(soDir, "weather"), 0o755)
+		args := []string{"build", "-buildmode=plugin", "-o", filepath.Join(soDir, "weather", "weather.so")}
+		if raceEnabled {
+			args = append(args, "-race") // the plugin must match the test binary's runtime
+		}
+		cmd := exec.Command(goBin, append(args, "../../examples/homeagent/weather-so")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			soErr = fmt.Errorf("building the .so: %v\n%s", err, out)
+		}
+	})
+	if soErr != nil {
+		t.Fatal(soErr)
+	}
+	plugins := soDir
 	so := filepath.Join(plugins, "weather", "weather.so")
-	args := []string{"build", "-buildmode=plugin", "-o", so}
-	if raceEnabled {
-		args = append(args, "-race") // the plugin must match the test binary's runtime
-	}
-	cmd := exec.Command(goBin, append(args, "../../examples/homeagent/weather-so")...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the .so: %v\n%s", err, out)
-	}
 	factory, err := LoadSO(so)
 	if err != nil {
 		t.Fatal(err)

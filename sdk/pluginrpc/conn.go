@@ -71,7 +71,10 @@ type Conn struct {
 	w   io.Writer
 	log *slog.Logger
 
-	wmu sync.Mutex // serializes writes
+	wmu      sync.Mutex // guards the write buffers
+	wbuf     []byte     // lines waiting for the writer in progress
+	wspare   []byte     // the last written buffer, reused
+	flushing bool       // a goroutine is writing
 
 	mu       sync.Mutex
 	handlers map[string]Handler
@@ -373,14 +376,64 @@ func (c *Conn) reply(id json.RawMessage, result any, err error) {
 }
 
 func (c *Conn) write(m *message) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
+	return c.send(encode(m))
+}
+
+// encode writes a message as one line. The params or result are already
+// JSON (they came from json.Marshal or the peer), so they are spliced in
+// rather than re-encoded, which would scan them again.
+func encode(m *message) []byte {
+	b := make([]byte, 0, 64+len(m.Params)+len(m.Result))
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if m.ID != nil {
+		b = append(b, `,"id":`...)
+		b = append(b, m.ID...)
 	}
-	b = append(b, '\n')
+	if m.Method != "" {
+		b = append(b, `,"method":`...)
+		b = strconv.AppendQuote(b, m.Method)
+	}
+	if m.Params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, m.Params...)
+	}
+	if m.Error != nil {
+		e, _ := json.Marshal(m.Error)
+		b = append(b, `,"error":`...)
+		b = append(b, e...)
+	} else if m.Result != nil {
+		b = append(b, `,"result":`...)
+		b = append(b, m.Result...)
+	}
+	return append(b, "}\n"...)
+}
+
+// send writes one encoded line. Writers that arrive while another is in
+// the middle of a write append their lines to a buffer that the writing
+// one sends next, so concurrent messages share write calls; a lone message
+// is written at once.
+func (c *Conn) send(line []byte) error {
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.w.Write(b)
+	c.wbuf = append(c.wbuf, line...)
+	if c.flushing {
+		c.wmu.Unlock()
+		return nil
+	}
+	c.flushing = true
+	var err error
+	for len(c.wbuf) > 0 && err == nil {
+		buf := c.wbuf
+		c.wbuf = c.wspare[:0]
+		c.wmu.Unlock()
+		_, err = c.w.Write(buf)
+		c.wmu.Lock()
+		c.wspare = buf
+	}
+	if err != nil {
+		c.wbuf = c.wbuf[:0] // the peer is gone; the reader will close the connection
+	}
+	c.flushing = false
+	c.wmu.Unlock()
 	return err
 }
 
