@@ -230,9 +230,11 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		c.MinVerdict, c.MinReason, c.MinBy = policy.Ask, p.call.Ask, "stage"
 	}
 	p.auth = k.cfg.Policy.Authorize(ctx, c)
-	if !p.auth.Allowed && notOfferedRules[p.auth.Decision.Rule] && c.MinVerdict == policy.Allow {
-		// Refused for a reason that also kept it out of the tool list: to
-		// this requester the tool does not exist.
+	if !p.auth.Allowed && notOfferedRules[p.auth.Decision.Rule] && c.MinVerdict == policy.Allow &&
+		p.auth.Decision.Effect == tool.Def.EffectiveEffect() {
+		// Refused for a reason that also kept it out of the tool list (and
+		// not for an effect resolved from these arguments): to this
+		// requester the tool does not exist.
 		p.notOffered()
 		return
 	}
