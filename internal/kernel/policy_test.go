@@ -410,3 +410,23 @@ func TestBeforeToolcallAskNeedsApproval(t *testing.T) {
 		t.Fatalf("audit %+v", entries[0])
 	}
 }
+
+func TestResolvedEffectRefusalIsExplained(t *testing.T) {
+	e := newEnv(t, Config{},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "p", Name: "social__post", Arguments: `{"to":"everyone"}`}}},
+		llmtest.Reply{Text: "ok"},
+	)
+	load(t, e.k, "social", func(s *sdk.PluginSDK) error {
+		return s.RegisterTool("post", sdk.ToolDef{Effect: sdk.EffectRead,
+			ResolveEffect: func(_ context.Context, args map[string]any) (sdk.Assessment, error) {
+				return sdk.Assessment{Effect: sdk.EffectPublic}, nil
+			}}, func(map[string]any) (any, error) { return "posted", nil })
+	})
+	e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "qqgroup", GroupID: "g", UserID: "guest", Text: "post"}})
+	if names := e.srv.Requests()[0].ToolNames(); len(names) != 1 {
+		t.Fatalf("a read tool should be offered to a guest: %v", names)
+	}
+	if got := toolResult(t, e.srv.Requests()[1], "p"); !strings.Contains(got, "may not trigger public") {
+		t.Fatalf("model told %q", got)
+	}
+}
