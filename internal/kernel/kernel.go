@@ -42,6 +42,10 @@ type Config struct {
 	// HistoryMessages is how many stored messages of a session are sent
 	// back to the model.
 	HistoryMessages int
+	// MaxSessions is how many conversations are kept in memory (default
+	// 1024); past it the longest idle ones are dropped and reloaded from
+	// the store when they next speak.
+	MaxSessions int
 	// Logger receives the kernel's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Services returns the host services for a plugin; nil means none.
@@ -89,6 +93,9 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	}
 	if cfg.HistoryMessages <= 0 {
 		cfg.HistoryMessages = DefaultHistoryMessages
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = 1024
 	}
 	if cfg.SystemPrompt == "" {
 		cfg.SystemPrompt = DefaultSystemPrompt

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -461,5 +462,29 @@ func TestChannelScopedToolsAndMetadata(t *testing.T) {
 	e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "b", Text: "edit"}})
 	if names := e.srv.Requests()[2].ToolNames(); len(names) != 0 {
 		t.Fatalf("a channel-a tool was offered on channel b: %v", names)
+	}
+}
+
+func TestIdleSessionsAreEvictedAndReloaded(t *testing.T) {
+	e := newEnv(t, Config{MaxSessions: 4})
+	e.srv.SetFallback(llmtest.Reply{Text: "ok"})
+	for i := 0; i < 10; i++ {
+		e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", ChatID: fmt.Sprint(i), Text: fmt.Sprint("hello ", i)}})
+	}
+	e.k.mu.Lock()
+	n := len(e.k.sessions)
+	e.k.mu.Unlock()
+	if n > 4 {
+		t.Fatalf("%d sessions kept, want at most 4", n)
+	}
+	// Chat 0 was evicted; its history comes back from the store.
+	e.srv.Push(llmtest.Reply{Text: "back"})
+	if out := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", ChatID: "0", Text: "again"}}); out.Text != "back" {
+		t.Fatalf("%+v", out)
+	}
+	reqs := e.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if last[1]["content"] != "hello 0" {
+		t.Fatalf("history not reloaded: %v", last)
 	}
 }

@@ -3,7 +3,9 @@ package kernel
 import (
 	"context"
 	"errors"
+	"sort"
 	"sync"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
@@ -93,6 +95,31 @@ type session struct {
 	// plugins whose on-demand tools the agent loaded with plugins__use
 	usedMu sync.Mutex
 	used   map[string]bool
+
+	idleSince time.Time // guarded by Kernel.mu; when its last turn ended
+}
+
+// evictIdle drops the longest-idle quarter of the sessions once there are
+// Config.MaxSessions of them; their history is in the store and is read
+// again when they next speak. Without a store it would be lost, so then
+// nothing is dropped. k.mu is held.
+func (k *Kernel) evictIdle() {
+	if k.store == nil || len(k.sessions) < k.cfg.MaxSessions {
+		return
+	}
+	idle := make([]*session, 0, len(k.sessions))
+	for _, s := range k.sessions {
+		if !s.running && len(s.queue) == 0 {
+			idle = append(idle, s)
+		}
+	}
+	if len(idle) == 0 {
+		return
+	}
+	sort.Slice(idle, func(i, j int) bool { return idle[i].idleSince.Before(idle[j].idleSince) })
+	for _, s := range idle[:len(idle)/4+1] {
+		delete(k.sessions, s.key)
+	}
 }
 
 func (s *session) pluginUsed(plugin string) bool {
@@ -140,6 +167,7 @@ func (k *Kernel) submit(ctx context.Context, in Input) <-chan Outcome {
 	}
 	s := k.sessions[key]
 	if s == nil {
+		k.evictIdle()
 		s = &session{key: key}
 		k.sessions[key] = s
 	}
@@ -167,6 +195,7 @@ func (k *Kernel) work(s *session) {
 		if len(s.queue) == 0 {
 			s.running = false
 			s.cancelTurn = nil
+			s.idleSince = time.Now()
 			k.mu.Unlock()
 			return
 		}
