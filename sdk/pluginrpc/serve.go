@@ -197,6 +197,17 @@ type dataDirOnly struct {
 	dir string
 }
 
+// GetCore answers core.daemon.data_dir, which HomeAgent plugins read at
+// start to find where to keep files, with the plugin's own data directory
+// (a child process has no business in Hearth's); other keys are
+// unavailable.
+func (d dataDirOnly) GetCore(key string) (interface{}, error) {
+	if key == "core.daemon.data_dir" {
+		return d.DataDir(), nil
+	}
+	return d.Unavailable.GetCore(key)
+}
+
 func (d dataDirOnly) DataDir() string {
 	if d.dir != "" {
 		_ = os.MkdirAll(d.dir, 0o700)
