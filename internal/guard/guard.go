@@ -18,8 +18,13 @@ var (
 	ErrPanic   = errors.New("panicked")
 )
 
-// Call runs fn with a context that ends after d.
+// Call runs fn with a context that ends after d. When fn returns as its
+// context ends, either its result or the context's error may be returned.
 func Call[T any](ctx context.Context, d time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err // already cancelled: do not start
+	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	type result struct {
