@@ -2,8 +2,10 @@ package sdk_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
@@ -11,9 +13,10 @@ import (
 
 func TestRegisterFactoryPanics(t *testing.T) {
 	f := func(string, map[string]interface{}) (sdk.Plugin, error) { return nil, nil }
-	sdk.RegisterFactory("sdk-test-once", f)
+	once := fmt.Sprintf("sdk-test-%d", time.Now().UnixNano()) // unique per run (-count)
+	sdk.RegisterFactory(once, f)
 	for name, call := range map[string]func(){
-		"duplicate": func() { sdk.RegisterFactory("sdk-test-once", f) },
+		"duplicate": func() { sdk.RegisterFactory(once, f) },
 		"empty":     func() { sdk.RegisterFactory("", f) },
 		"nil":       func() { sdk.RegisterFactory("sdk-test-nil", nil) },
 	} {
@@ -26,12 +29,12 @@ func TestRegisterFactoryPanics(t *testing.T) {
 			call()
 		}()
 	}
-	if _, ok := sdk.Factory("sdk-test-once"); !ok {
+	if _, ok := sdk.Factory(once); !ok {
 		t.Fatal("factory not found")
 	}
 	found := false
 	for _, n := range sdk.Factories() {
-		found = found || n == "sdk-test-once"
+		found = found || n == once
 	}
 	if !found {
 		t.Fatal("Factories misses it")
