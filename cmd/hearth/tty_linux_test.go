@@ -263,3 +263,35 @@ func TestApprovalPromptOnTheTerminal(t *testing.T) {
 		t.Fatalf("denied call: %q", denied)
 	}
 }
+
+// Keys typed while an answer streams are kept for the next message, Enter
+// included, and are not echoed into the answer.
+func TestTypeAheadWhileAnswering(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Text: "一个慢慢出来的回答。", ChunkDelay: 150 * time.Millisecond},
+		llmtest.Reply{Text: "第二个回答。"},
+	)
+	home := t.TempDir()
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL)
+	send := func(s string) {
+		t.Helper()
+		if _, err := ptmx.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scr.waitFor(t, "› ")
+	send("first\r")
+	scr.waitFor(t, "一个")
+	send("second\r") // typed while the answer is still streaming
+	scr.waitFor(t, "第二个回答。")
+	send("\x04")
+	waitExit(t, cmd, scr, copied)
+	reqs := srv.Requests()
+	if got := reqs[1].Messages[len(reqs[1].Messages)-2]["content"]; got != "second" {
+		t.Fatalf("typed-ahead message %q", got)
+	}
+	answer := scr.String()[strings.Index(scr.String(), "一个"):strings.Index(scr.String(), "回答。")]
+	if strings.Contains(answer, "second") {
+		t.Fatalf("typed-ahead keys echoed into the answer: %q", answer)
+	}
+}

@@ -170,10 +170,12 @@ func (c *Conn) shutdown(reason error) {
 }
 
 // lead reads messages while this goroutine holds the reading role. A
-// request is run by the goroutine that read it, right away, after the
-// reading role passed to an idle goroutine (or a new one): the request's
-// critical path has no hand-off, and other requests are still read and run
-// concurrently. Having run it, the goroutine waits to read again.
+// request is run by the goroutine that read it, right away. If it is still
+// running after passDelay, the reading role passes to an idle goroutine (or
+// a new one), so other requests (and the responses a handler may itself be
+// waiting for) are read meanwhile; a quick request never pays for waking
+// another goroutine. Having run a request whose role was passed on, the
+// goroutine waits to read again.
 func (c *Conn) lead() {
 	for {
 		job, err := c.nextRequest()
@@ -181,15 +183,27 @@ func (c *Conn) lead() {
 			c.readErr <- err
 			return
 		}
-		select {
-		case c.leadCh <- struct{}{}:
-		default:
-			go c.lead()
-		}
+		handoff := time.AfterFunc(passDelay, c.passLead)
 		job()
+		if handoff.Stop() {
+			continue // still the reader
+		}
 		if !c.follow() {
 			return
 		}
+	}
+}
+
+// passDelay is how long a request may run before another goroutine takes
+// over reading.
+const passDelay = 100 * time.Microsecond
+
+// passLead gives the reading role to an idle goroutine, or a new one.
+func (c *Conn) passLead() {
+	select {
+	case c.leadCh <- struct{}{}:
+	default:
+		go c.lead()
 	}
 }
 

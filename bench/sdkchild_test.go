@@ -1,0 +1,35 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+)
+
+// BenchmarkEchoSDKChild calls the child plugin's tool.call over a bare
+// connection: the child SDK's cost without the host's kernel and
+// pluginhost layers.
+func BenchmarkEchoSDKChild(b *testing.B) {
+	cmd := child("hearth")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	c := pluginrpc.NewConn(stdout, stdin, nil)
+	c.Handle(pluginrpc.MethodToolsRegister, func(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil })
+	go c.Run()
+	if err := c.Call(context.Background(), pluginrpc.MethodInitialize, pluginrpc.InitializeParams{
+		ProtocolVersions: []int{1}, Plugin: "echo"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	params := pluginrpc.ToolCallParams{Tool: "echo", Args: json.RawMessage(payload),
+		Context: pluginrpc.CallContext{PluginID: "echo", Tool: "echo", Actor: "agent"}}
+	measure(b, func(ctx context.Context) error {
+		var res pluginrpc.ToolCallResult
+		return c.Call(ctx, pluginrpc.MethodToolCall, params, &res)
+	})
+}
