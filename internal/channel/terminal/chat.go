@@ -58,13 +58,15 @@ type lineReader interface {
 func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
 	var r lineReader
 	var approver policy.Approver
-	quiet := func() func() { return func() {} }
 	scr := &screen{out: o.Out}
 	if tr, ok := newTTYReader(o.In, o.Out, loadHistory(o.HistoryFile)); ok {
 		r, scr.color, scr.ed = tr, true, tr.ed
 		tr.ed.mu = &scr.mu
 		approver = tr.approver(scr)
-		quiet = func() func() { return quietInput(tr.fd) }
+		// Between messages the terminal neither echoes nor line-edits
+		// input, so keys typed while an answer streams wait, unchanged,
+		// for the editor (which switches to raw mode on top of this).
+		defer quietInput(tr.fd)()
 	} else {
 		pr := newPlainReader(o.In)
 		r = pr
@@ -106,13 +108,11 @@ func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
 			continue
 		}
 		turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
-		restore := quiet()
 		out := k.Ask(turnCtx, kernel.Input{
 			Injection: sdk.Injection{Source: "terminal", Channel: Channel, ChatID: o.ChatID, UserID: "owner", Text: msg},
 			OnEvent:   rend.event,
 			Approver:  approver,
 		})
-		restore()
 		stop()
 		if out.Err != nil && !out.Interrupted {
 			src, _ := currentSource(o.Sources)
