@@ -91,6 +91,16 @@ func startChat(t *testing.T, env ...string) (*exec.Cmd, *os.File, *screen, chan 
 	return cmd, ptmx, scr, copied
 }
 
+// typer returns a function that types s into the terminal.
+func typer(t *testing.T, ptmx *os.File) func(s string) {
+	return func(s string) {
+		t.Helper()
+		if _, err := ptmx.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func waitExit(t *testing.T, cmd *exec.Cmd, scr *screen, copied chan struct{}) {
 	t.Helper()
 	done := make(chan error, 1)
@@ -117,12 +127,7 @@ func TestInjectedAnswerShownAboveTheTypedMessage(t *testing.T) {
 	home := t.TempDir()
 	trigger := home + "/ping"
 	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL, "HEARTH_TEST_PING_FILE="+trigger)
-	send := func(s string) {
-		t.Helper()
-		if _, err := ptmx.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	send("提醒我\r")
 	scr.waitFor(t, "好的，稍后提醒。")
@@ -163,12 +168,7 @@ func TestInteractiveChatOnATerminal(t *testing.T) {
 	)
 	home := t.TempDir()
 	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL)
-	send := func(s string) {
-		t.Helper()
-		if _, err := ptmx.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	// A paste of two lines arrives as one message; Enter sends it.
 	send("\x1b[200~第一行\n第二行\x1b[201~\r")
@@ -229,12 +229,7 @@ func TestApprovalPromptOnTheTerminal(t *testing.T) {
 		t.Fatalf("policy set: %q", errOut)
 	}
 	cmd, ptmx, scr, copied := startChat(t, env...)
-	send := func(s string) {
-		t.Helper()
-		if _, err := ptmx.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	send("几点了\r")
 	scr.waitFor(t, "[y] allow once")
@@ -273,12 +268,7 @@ func TestTypeAheadWhileAnswering(t *testing.T) {
 	)
 	home := t.TempDir()
 	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL)
-	send := func(s string) {
-		t.Helper()
-		if _, err := ptmx.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	send("first\r")
 	scr.waitFor(t, "一个")
