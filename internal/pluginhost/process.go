@@ -587,7 +587,10 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 		if len(res.Value) == 0 {
 			return nil, nil
 		}
-		return remoteValue{raw: res.Value, isErr: res.IsError}, nil
+		if !res.IsError {
+			return res.Value, nil // spliced into the model's content as is
+		}
+		return remoteValue{raw: res.Value, isErr: true}, nil
 	}
 }
 

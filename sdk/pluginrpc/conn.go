@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hearth-agent/hearth/internal/jsonwire"
 )
 
 // MaxMessage is the largest message either side accepts, in bytes. A longer
@@ -78,7 +80,7 @@ type Conn struct {
 
 	mu       sync.Mutex
 	handlers map[string]Handler
-	pending  map[string]chan *message
+	pending  map[int64]chan *message
 	running  map[string]context.CancelFunc
 	closed   bool
 	closeErr error
@@ -97,7 +99,7 @@ func NewConn(r io.Reader, w io.Writer, log *slog.Logger) *Conn {
 	}
 	return &Conn{
 		r: bufio.NewReaderSize(r, 64<<10), w: w, log: log,
-		handlers: map[string]Handler{}, pending: map[string]chan *message{},
+		handlers: map[string]Handler{}, pending: map[int64]chan *message{},
 		running: map[string]context.CancelFunc{}, done: make(chan struct{}),
 		leadCh: make(chan struct{}), readErr: make(chan error, 1),
 	}
@@ -158,7 +160,7 @@ func (c *Conn) shutdown(reason error) {
 	}
 	c.closeErr = reason
 	pending := c.pending
-	c.pending = map[string]chan *message{}
+	c.pending = map[int64]chan *message{}
 	for _, cancel := range c.running {
 		cancel()
 	}
@@ -239,7 +241,7 @@ func (c *Conn) nextRequest() (func(), error) {
 			continue
 		}
 		var m message
-		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+		if err := decodeMessage(line, &m); err != nil || m.JSONRPC != "2.0" {
 			c.log.Warn("ignoring a line that is not a JSON-RPC 2.0 message", "line", preview(line))
 			continue
 		}
@@ -307,9 +309,13 @@ func (c *Conn) dispatch(m *message) func() {
 	case m.Method != "":
 		return c.serve(m)
 	case m.ID != nil:
+		id, ok := parseID(m.ID)
+		if !ok {
+			return nil // not an id this side sent
+		}
 		c.mu.Lock()
-		ch := c.pending[string(m.ID)]
-		delete(c.pending, string(m.ID))
+		ch := c.pending[id]
+		delete(c.pending, id)
 		c.mu.Unlock()
 		if ch != nil {
 			ch <- m
@@ -369,57 +375,62 @@ func (c *Conn) call(ctx context.Context, h Handler, m *message) (result any, err
 }
 
 func (c *Conn) reply(id json.RawMessage, result any, err error) {
-	out := message{JSONRPC: "2.0", ID: id}
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	if err == nil {
+		mark := len(b)
+		b = append(b, `,"result":`...)
+		if b, err = appendValue(b, result); err != nil {
+			b = b[:mark]
+			err = &Error{Code: CodeInternal, Message: "encoding the result: " + err.Error()}
+		}
+	}
 	if err != nil {
 		var re *Error
 		if !errors.As(err, &re) {
 			re = &Error{Code: CodeInternal, Message: err.Error()}
 		}
-		out.Error = re
-	} else {
-		b, merr := json.Marshal(result)
-		if merr != nil {
-			out.Error = &Error{Code: CodeInternal, Message: "encoding the result: " + merr.Error()}
-		} else {
-			out.Result = b
-		}
+		e, _ := json.Marshal(re)
+		b = append(b, `,"error":`...)
+		b = append(b, e...)
 	}
-	if werr := c.write(&out); werr != nil {
+	if werr := c.send(append(b, "}\n"...)); werr != nil {
 		c.log.Debug("could not send a reply", "err", werr)
 	}
 }
 
-func (c *Conn) write(m *message) error {
-	return c.send(encode(m))
+// request encodes a request or, with id 0, a notification.
+func request(id int64, method string, params any) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if id != 0 {
+		b = append(b, `,"id":`...)
+		b = strconv.AppendInt(b, id, 10)
+	}
+	b = append(b, `,"method":`...)
+	b = jsonwire.AppendString(b, method)
+	b = append(b, `,"params":`...)
+	b, err := appendValue(b, params)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s params: %w", method, err)
+	}
+	return append(b, "}\n"...), nil
 }
 
-// encode writes a message as one line. The params or result are already
-// JSON (they came from json.Marshal or the peer), so they are spliced in
-// rather than re-encoded, which would scan them again.
-func encode(m *message) []byte {
-	b := make([]byte, 0, 64+len(m.Params)+len(m.Result))
-	b = append(b, `{"jsonrpc":"2.0"`...)
-	if m.ID != nil {
-		b = append(b, `,"id":`...)
-		b = append(b, m.ID...)
+// parseID reads an id this side sent: a positive integer.
+func parseID(raw json.RawMessage) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 18 {
+		return 0, false
 	}
-	if m.Method != "" {
-		b = append(b, `,"method":`...)
-		b = strconv.AppendQuote(b, m.Method)
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
 	}
-	if m.Params != nil {
-		b = append(b, `,"params":`...)
-		b = append(b, m.Params...)
-	}
-	if m.Error != nil {
-		e, _ := json.Marshal(m.Error)
-		b = append(b, `,"error":`...)
-		b = append(b, e...)
-	} else if m.Result != nil {
-		b = append(b, `,"result":`...)
-		b = append(b, m.Result...)
-	}
-	return append(b, "}\n"...)
+	return n, true
 }
 
 // send writes one encoded line. Writers that arrive while another is in
@@ -454,11 +465,11 @@ func (c *Conn) send(line []byte) error {
 // Call sends a request and decodes the result into result (which may be
 // nil). Cancelling ctx sends $/cancel and returns ctx's error at once.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	raw, err := json.Marshal(params)
+	id := c.nextID.Add(1)
+	line, err := request(id, method, params)
 	if err != nil {
-		return fmt.Errorf("encoding %s params: %w", method, err)
+		return err
 	}
-	id := json.RawMessage(strconv.FormatInt(c.nextID.Add(1), 10))
 	ch := make(chan *message, 1)
 	c.mu.Lock()
 	if c.closed {
@@ -466,9 +477,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		c.mu.Unlock()
 		return err
 	}
-	c.pending[string(id)] = ch
+	c.pending[id] = ch
 	c.mu.Unlock()
-	if err := c.write(&message{JSONRPC: "2.0", ID: id, Method: method, Params: raw}); err != nil {
+	if err := c.send(line); err != nil {
 		c.forget(id)
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
@@ -480,28 +491,39 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		if m.Error != nil {
 			return m.Error
 		}
-		if result != nil && len(m.Result) > 0 {
-			if err := json.Unmarshal(m.Result, result); err != nil {
-				return fmt.Errorf("decoding %s result: %w", method, err)
-			}
+		if result == nil || len(m.Result) == 0 {
+			return nil
+		}
+		// The connection checked the whole line before handing it here.
+		if d, ok := result.(wireDecoder); ok {
+			err = d.decodeJSON(m.Result)
+		} else {
+			err = json.Unmarshal(m.Result, result)
+		}
+		if err != nil {
+			return fmt.Errorf("decoding %s result: %w", method, err)
 		}
 		return nil
 	case <-ctx.Done():
 		c.forget(id)
-		_ = c.Notify("$/cancel", map[string]json.RawMessage{"id": id})
+		_ = c.Notify("$/cancel", cancelParams{ID: id})
 		return ctx.Err()
 	}
 }
 
-func (c *Conn) forget(id json.RawMessage) {
+type cancelParams struct {
+	ID int64 `json:"id"`
+}
+
+func (c *Conn) forget(id int64) {
 	c.mu.Lock()
-	delete(c.pending, string(id))
+	delete(c.pending, id)
 	c.mu.Unlock()
 }
 
 // Notify sends a notification (a request without an id, never answered).
 func (c *Conn) Notify(method string, params any) error {
-	raw, err := json.Marshal(params)
+	line, err := request(0, method, params)
 	if err != nil {
 		return err
 	}
@@ -511,5 +533,5 @@ func (c *Conn) Notify(method string, params any) error {
 	if closed {
 		return ErrClosed
 	}
-	return c.write(&message{JSONRPC: "2.0", Method: method, Params: raw})
+	return c.send(line)
 }

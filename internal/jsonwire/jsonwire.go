@@ -1,0 +1,390 @@
+// Package jsonwire holds the few JSON pieces the plugin protocol's hot path
+// needs, so a message is scanned once instead of validated, decoded by
+// reflection and copied by encoding/json: a validating scanner that finds
+// where a value ends without decoding it, iteration over an object's
+// members as raw values, and string quoting and unquoting that agree with
+// encoding/json. Anything out of the ordinary (escaped keys, a value of an
+// unexpected type) is left to encoding/json by the callers, so the fast
+// path never decides differently from it; the tests check that against
+// encoding/json on fuzzed input.
+package jsonwire
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting accepted, as in encoding/json.
+const MaxDepth = 10000
+
+// SyntaxError is invalid JSON at Offset.
+type SyntaxError struct {
+	Offset int
+	msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at offset %d: %s", e.Offset, e.msg)
+}
+
+func errAt(i int, msg string) error { return &SyntaxError{Offset: i, msg: msg} }
+
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// Valid reports whether b is one JSON value, optionally surrounded by
+// whitespace. It accepts exactly what json.Valid accepts.
+func Valid(b []byte) bool {
+	end, err := Skip(b, SkipSpace(b, 0))
+	return err == nil && SkipSpace(b, end) == len(b)
+}
+
+// Skip validates the JSON value that starts at b[i] and returns the index
+// just past it.
+func Skip(b []byte, i int) (int, error) { return skip(b, i, 0) }
+
+func skip(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return i, errAt(i, "unexpected end of input")
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end, _, err := skipString(b, i)
+		return end, err
+	case c == '{':
+		if depth >= MaxDepth {
+			return i, errAt(i, "nested too deeply")
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, errAt(i, "expected a member name")
+			}
+			end, _, err := skipString(b, i)
+			if err != nil {
+				return end, err
+			}
+			i = SkipSpace(b, end)
+			if i >= len(b) || b[i] != ':' {
+				return i, errAt(i, "expected ':' after a member name")
+			}
+			if i, err = skip(b, SkipSpace(b, i+1), depth+1); err != nil {
+				return i, err
+			}
+			i = SkipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = SkipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				return i + 1, nil
+			}
+			return i, errAt(i, "expected ',' or '}' in an object")
+		}
+	case c == '[':
+		if depth >= MaxDepth {
+			return i, errAt(i, "nested too deeply")
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if i, err = skip(b, i, depth+1); err != nil {
+				return i, err
+			}
+			i = SkipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = SkipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == ']' {
+				return i + 1, nil
+			}
+			return i, errAt(i, "expected ',' or ']' in an array")
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(b, i)
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	}
+	return i, errAt(i, fmt.Sprintf("unexpected character %q", b[i]))
+}
+
+func literal(b []byte, i int, lit string) (int, error) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), nil
+	}
+	return i, errAt(i, "invalid literal")
+}
+
+// skipString returns the index past the string starting at b[i] (a '"'),
+// and whether it holds escapes.
+func skipString(b []byte, i int) (int, bool, error) {
+	escaped := false
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, escaped, nil
+		case c == '\\':
+			escaped = true
+			i++
+			if i >= len(b) {
+				return i, escaped, errAt(i, "unexpected end of input in a string")
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i <= 4 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return i, escaped, errAt(i, "invalid \\u escape")
+				}
+				i += 4
+			default:
+				return i, escaped, errAt(i, "invalid escape")
+			}
+		case c < 0x20:
+			return i, escaped, errAt(i, "control character in a string")
+		}
+	}
+	return i, escaped, errAt(i, "unexpected end of input in a string")
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func skipNumber(b []byte, i int) (int, error) {
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return i, errAt(start, "invalid number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return i, errAt(start, "invalid number")
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return i, errAt(start, "invalid number")
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	return i, nil
+}
+
+// Object reads the members of a JSON object one by one, validating as it
+// goes. Keys are returned raw (without the quotes); Escaped says a key
+// holds escapes or invalid UTF-8, which callers hand to encoding/json
+// rather than compare.
+type Object struct {
+	b     []byte
+	i     int
+	first bool
+	done  bool
+}
+
+// NewObject starts reading the object that is all of b (surrounding
+// whitespace allowed); a value that is not an object is an error.
+func NewObject(b []byte) (*Object, error) {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, errAt(i, "not a JSON object")
+	}
+	return &Object{b: b, i: i + 1, first: true}, nil
+}
+
+// Member is one member of an object.
+type Member struct {
+	Key     []byte // raw, without quotes
+	Escaped bool   // Key holds escapes or invalid UTF-8
+	Value   []byte // the raw value
+}
+
+// Next returns the next member; ok is false after the last one, when the
+// rest of the input has been checked to be only whitespace.
+func (o *Object) Next() (m Member, ok bool, err error) {
+	if o.done {
+		return m, false, nil
+	}
+	i := SkipSpace(o.b, o.i)
+	if o.first {
+		o.first = false
+		if i < len(o.b) && o.b[i] == '}' {
+			return m, false, o.finish(i + 1)
+		}
+	} else {
+		switch {
+		case i < len(o.b) && o.b[i] == '}':
+			return m, false, o.finish(i + 1)
+		case i < len(o.b) && o.b[i] == ',':
+			i = SkipSpace(o.b, i+1)
+		default:
+			return m, false, errAt(i, "expected ',' or '}' in an object")
+		}
+	}
+	if i >= len(o.b) || o.b[i] != '"' {
+		return m, false, errAt(i, "expected a member name")
+	}
+	end, escaped, err := skipString(o.b, i)
+	if err != nil {
+		return m, false, err
+	}
+	m.Key = o.b[i+1 : end-1]
+	m.Escaped = escaped || !utf8.Valid(m.Key)
+	i = SkipSpace(o.b, end)
+	if i >= len(o.b) || o.b[i] != ':' {
+		return m, false, errAt(i, "expected ':' after a member name")
+	}
+	i = SkipSpace(o.b, i+1)
+	end, err = skip(o.b, i, 1)
+	if err != nil {
+		return m, false, err
+	}
+	m.Value = o.b[i:end]
+	o.i = end
+	return m, true, nil
+}
+
+func (o *Object) finish(i int) error {
+	o.done = true
+	if j := SkipSpace(o.b, i); j != len(o.b) {
+		return errAt(j, "data after the object")
+	}
+	return nil
+}
+
+// Null reports whether v is the literal null.
+func Null(v []byte) bool { return string(v) == "null" }
+
+// String decodes the JSON string v (quotes included) as encoding/json
+// would; a value that is not a string is an error (null is too: callers
+// that accept null check for it first).
+func String(v []byte) (string, error) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", fmt.Errorf("expected a string, got %.20s", v)
+	}
+	inner := v[1 : len(v)-1]
+	if !hasByte(inner, '\\') && utf8.Valid(inner) {
+		return string(inner), nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
+func hasByte(b []byte, c byte) bool {
+	for _, x := range b {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Bool decodes true or false.
+func Bool(v []byte) (bool, error) {
+	switch string(v) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("expected a boolean, got %.20s", v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string, escaped as encoding/json does
+// with HTML escaping off: quotes, backslashes, control characters, U+2028
+// and U+2029; invalid UTF-8 becomes U+FFFD.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,392 @@
+package pluginrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hearth-agent/hearth/internal/jsonwire"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// The messages of every tool call (the envelope, ToolCallParams,
+// ToolCallResult) are encoded and decoded here without reflection: a call
+// crosses the protocol twice, and encoding/json's validate-then-decode
+// passes were most of the protocol's CPU time. Decoding falls back to
+// encoding/json for anything unusual (escaped or case-folded member
+// names), so the result is the same; codec_test.go checks that on fuzzed
+// input.
+
+// wireEncoder is implemented by the wire types that append their own JSON.
+type wireEncoder interface {
+	appendJSON(b []byte) ([]byte, error)
+}
+
+// wireDecoder is implemented by the wire types that decode themselves from
+// input the connection has already validated.
+type wireDecoder interface {
+	decodeJSON(b []byte) error
+}
+
+// appendValue appends v's JSON: a wireEncoder appends itself, raw JSON is
+// checked and spliced, anything else goes through encoding/json.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case wireEncoder:
+		return x.appendJSON(b)
+	case json.RawMessage:
+		return appendRaw(b, x)
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, enc...), nil
+}
+
+// appendRaw splices raw JSON (null when empty) after checking it, compacted
+// if it spans lines: a message is one line.
+func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 {
+		return append(b, "null"...), nil
+	}
+	if !jsonwire.Valid(raw) {
+		return b, fmt.Errorf("invalid JSON: %.40s", raw)
+	}
+	if bytes.IndexByte(raw, '\n') < 0 {
+		return append(b, bytes.TrimSpace(raw)...), nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return b, err
+	}
+	return append(b, buf.Bytes()...), nil
+}
+
+// folds reports whether key matches one of names only as encoding/json's
+// case-insensitive matching would, which the fast decoders leave to it.
+func folds(key []byte, names ...string) bool {
+	for _, n := range names {
+		if bytes.EqualFold(key, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeMessage decodes one line. The values it keeps (id, params, result)
+// are slices of line, which the caller does not reuse.
+func decodeMessage(line []byte, m *message) error {
+	o, err := jsonwire.NewObject(line)
+	if err != nil {
+		return err
+	}
+	for {
+		f, ok, err := o.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if f.Escaped {
+			return decodeSlow(line, m)
+		}
+		v := f.Value
+		switch string(f.Key) {
+		case "jsonrpc":
+			if !jsonwire.Null(v) {
+				if m.JSONRPC, err = jsonwire.String(v); err != nil {
+					return err
+				}
+			}
+		case "id":
+			m.ID = v
+		case "method":
+			if !jsonwire.Null(v) {
+				if m.Method, err = jsonwire.String(v); err != nil {
+					return err
+				}
+			}
+		case "params":
+			m.Params = v
+		case "result":
+			m.Result = v
+		case "error":
+			if jsonwire.Null(v) {
+				m.Error = nil
+				continue
+			}
+			if m.Error == nil {
+				m.Error = new(Error)
+			}
+			if err := json.Unmarshal(v, m.Error); err != nil {
+				return err
+			}
+		default:
+			if folds(f.Key, "jsonrpc", "id", "method", "params", "result", "error") {
+				return decodeSlow(line, m)
+			}
+		}
+	}
+}
+
+func isNull(b []byte) bool { return jsonwire.Null(bytes.TrimSpace(b)) }
+
+func decodeSlow(line []byte, m *message) error {
+	*m = message{}
+	return json.Unmarshal(line, m)
+}
+
+// appendJSON implements wireEncoder.
+func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"tool":`...)
+	b = jsonwire.AppendString(b, p.Tool)
+	b = append(b, `,"args":`...)
+	b, err := appendRaw(b, p.Args)
+	if err != nil {
+		return b, fmt.Errorf("tool arguments: %w", err)
+	}
+	b = append(b, `,"context":`...)
+	b = p.Context.appendJSON(b)
+	return append(b, '}'), nil
+}
+
+// decodeJSON implements wireDecoder.
+func (p *ToolCallParams) decodeJSON(b []byte) error {
+	if isNull(b) {
+		return nil // as encoding/json: no effect
+	}
+	o, err := jsonwire.NewObject(b)
+	if err != nil {
+		return err
+	}
+	for {
+		f, ok, err := o.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if f.Escaped {
+			*p = ToolCallParams{}
+			return json.Unmarshal(b, p)
+		}
+		v := f.Value
+		switch string(f.Key) {
+		case "tool":
+			if !jsonwire.Null(v) {
+				if p.Tool, err = jsonwire.String(v); err != nil {
+					return fmt.Errorf("tool: %w", err)
+				}
+			}
+		case "args":
+			p.Args = v
+		case "context":
+			if !jsonwire.Null(v) {
+				if err := p.Context.decodeJSON(v); err != nil {
+					return fmt.Errorf("context: %w", err)
+				}
+			}
+		default:
+			if folds(f.Key, "tool", "args", "context") {
+				*p = ToolCallParams{}
+				return json.Unmarshal(b, p)
+			}
+		}
+	}
+}
+
+func appendField(b []byte, name, value string, omitEmpty bool) []byte {
+	if value == "" && omitEmpty {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return jsonwire.AppendString(b, value)
+}
+
+func (c CallContext) appendJSON(b []byte) []byte {
+	b = append(b, `{"pluginId":`...)
+	b = jsonwire.AppendString(b, c.PluginID)
+	b = appendField(b, "tool", c.Tool, false)
+	b = appendField(b, "callId", c.CallID, true)
+	b = appendField(b, "actor", string(c.Actor), false)
+	b = appendField(b, "effect", string(c.Effect), true)
+	if c.Turn != nil {
+		b = append(b, `,"turn":{`...)
+		if c.Turn.SessionID != "" {
+			b = append(b, `"sessionId":`...)
+			b = jsonwire.AppendString(b, c.Turn.SessionID)
+			b = append(b, ',')
+		}
+		b = append(b, `"tainted":`...)
+		b = appendBool(b, c.Turn.Tainted)
+		if c.Turn.UserAsked {
+			b = append(b, `,"userAsked":true`...)
+		}
+		b = append(b, '}')
+	}
+	b = appendField(b, "channel", c.Channel, true)
+	b = appendField(b, "chatId", c.ChatID, true)
+	b = appendField(b, "userId", c.UserID, true)
+	b = appendField(b, "groupId", c.GroupID, true)
+	b = appendField(b, "grant", c.Grant, true)
+	return append(b, '}')
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
+}
+
+func (c *CallContext) decodeJSON(b []byte) error {
+	if isNull(b) {
+		return nil
+	}
+	o, err := jsonwire.NewObject(b)
+	if err != nil {
+		return err
+	}
+	for {
+		f, ok, err := o.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if f.Escaped {
+			return json.Unmarshal(b, c)
+		}
+		var dst *string
+		switch string(f.Key) {
+		case "pluginId":
+			dst = &c.PluginID
+		case "tool":
+			dst = &c.Tool
+		case "callId":
+			dst = &c.CallID
+		case "actor":
+			dst = (*string)(&c.Actor)
+		case "effect":
+			dst = (*string)(&c.Effect)
+		case "channel":
+			dst = &c.Channel
+		case "chatId":
+			dst = &c.ChatID
+		case "userId":
+			dst = &c.UserID
+		case "groupId":
+			dst = &c.GroupID
+		case "grant":
+			dst = &c.Grant
+		case "turn":
+			if jsonwire.Null(f.Value) {
+				c.Turn = nil
+				continue
+			}
+			if c.Turn == nil {
+				c.Turn = new(sdk.TurnInfo)
+			}
+			if err := json.Unmarshal(f.Value, c.Turn); err != nil {
+				return err
+			}
+			continue
+		default:
+			if folds(f.Key, "pluginId", "tool", "callId", "actor", "effect", "channel", "chatId", "userId", "groupId", "grant", "turn") {
+				return json.Unmarshal(b, c)
+			}
+			continue
+		}
+		if jsonwire.Null(f.Value) {
+			continue
+		}
+		if *dst, err = jsonwire.String(f.Value); err != nil {
+			return fmt.Errorf("%s: %w", f.Key, err)
+		}
+	}
+}
+
+// appendJSON implements wireEncoder.
+func (r ToolCallResult) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"value":`...)
+	b, err := appendRaw(b, r.Value)
+	if err != nil {
+		return b, fmt.Errorf("tool result: %w", err)
+	}
+	if r.Text != nil {
+		b = append(b, `,"text":`...)
+		b = jsonwire.AppendString(b, *r.Text)
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	if len(r.Metadata) > 0 {
+		meta, err := json.Marshal(r.Metadata)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"metadata":`...)
+		b = append(b, meta...)
+	}
+	return append(b, '}'), nil
+}
+
+// decodeJSON implements wireDecoder.
+func (r *ToolCallResult) decodeJSON(b []byte) error {
+	if isNull(b) {
+		return nil
+	}
+	o, err := jsonwire.NewObject(b)
+	if err != nil {
+		return err
+	}
+	for {
+		f, ok, err := o.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if f.Escaped {
+			*r = ToolCallResult{}
+			return json.Unmarshal(b, r)
+		}
+		v := f.Value
+		switch string(f.Key) {
+		case "value":
+			r.Value = v
+		case "text":
+			if jsonwire.Null(v) {
+				r.Text = nil
+				continue
+			}
+			s, err := jsonwire.String(v)
+			if err != nil {
+				return fmt.Errorf("text: %w", err)
+			}
+			r.Text = &s
+		case "isError":
+			if !jsonwire.Null(v) {
+				if r.IsError, err = jsonwire.Bool(v); err != nil {
+					return fmt.Errorf("isError: %w", err)
+				}
+			}
+		case "metadata":
+			if err := json.Unmarshal(v, &r.Metadata); err != nil {
+				return fmt.Errorf("metadata: %w", err)
+			}
+		default:
+			if folds(f.Key, "value", "text", "isError", "metadata") {
+				*r = ToolCallResult{}
+				return json.Unmarshal(b, r)
+			}
+		}
+	}
+}
