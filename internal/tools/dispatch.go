@@ -69,6 +69,9 @@ func DecodeArguments(raw json.RawMessage) (map[string]any, json.RawMessage, erro
 // Validate checks args against the tool's schema. The error names the
 // offending field.
 func (t *Tool) Validate(args map[string]any) error {
+	if t.fast != nil && t.fast.valid(args) {
+		return nil
+	}
 	if err := t.resolved.Validate(args); err != nil {
 		return fmt.Errorf("%w for %s: %s", ErrInvalidArguments, t.Name, describeValidation(err))
 	}

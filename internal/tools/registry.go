@@ -58,6 +58,7 @@ type Tool struct {
 	Direct bool
 
 	resolved *jsonschema.Resolved
+	fast     *fastSchema // nil when the schema needs jsonschema-go
 }
 
 // ModelName returns the name the model sees for tool local of plugin.
@@ -101,14 +102,14 @@ func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 	if def.Name == "" || !namePattern.MatchString(name) {
 		return nil, fmt.Errorf("%w: %q must match %s", ErrInvalidName, name, namePattern)
 	}
-	schema, resolved, err := compileSchema(def.Parameters)
+	schema, resolved, fast, err := compileSchema(def.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrBadSchema, name, err)
 	}
 	t := &Tool{
 		Name: name, Plugin: plugin, Local: def.Name, Def: def,
 		Timeout: def.Timeout, Serial: def.Serial, Handler: h,
-		Schema: schema, resolved: resolved, Direct: direct,
+		Schema: schema, resolved: resolved, fast: fast, Direct: direct,
 	}
 	if t.Timeout <= 0 {
 		t.Timeout = DefaultTimeout
@@ -175,7 +176,7 @@ func (r *Registry) Len() int {
 	return len(r.byName)
 }
 
-func compileSchema(params map[string]interface{}) (json.RawMessage, *jsonschema.Resolved, error) {
+func compileSchema(params map[string]interface{}) (json.RawMessage, *jsonschema.Resolved, *fastSchema, error) {
 	if params == nil {
 		params = map[string]interface{}{"type": "object", "properties": map[string]interface{}{}}
 	}
@@ -188,19 +189,19 @@ func compileSchema(params map[string]interface{}) (json.RawMessage, *jsonschema.
 		params = cp
 	}
 	if params["type"] != "object" {
-		return nil, nil, fmt.Errorf("top-level type must be \"object\", got %v", params["type"])
+		return nil, nil, nil, fmt.Errorf("top-level type must be \"object\", got %v", params["type"])
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	resolved, err := s.Resolve(nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return raw, resolved, nil
+	return raw, resolved, compileFast(&s), nil
 }

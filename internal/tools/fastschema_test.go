@@ -1,0 +1,98 @@
+package tools
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+var fastSchemaSeeds = []string{
+	`{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"],"additionalProperties":false}`,
+	`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":10},"x":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1.5}}}`,
+	`{"type":"object","properties":{"unit":{"type":"string","enum":["c","f"]},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":3},"minItems":1,"maxItems":2}}}`,
+	`{"type":"object","properties":{"id":{"type":["string","null"],"pattern":"^[a-z]+$"},"opts":{"type":"object","properties":{"deep":{"type":"boolean"}},"additionalProperties":{"type":"number"}}}}`,
+	`{"type":"object","properties":{"any":{},"never":false,"e":{"enum":[1,"1",true,null]}},"description":"d","title":"t"}`,
+	`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"}]}}}`,
+	`{"type":"object","properties":{"v":{"const":3}},"required":["v"]}`,
+}
+
+var fastInstanceSeeds = []string{
+	`{"msg":"你好, hearth"}`, `{}`, `{"msg":1}`, `{"msg":"x","extra":true}`, `{"n":3,"x":0.5}`, `{"n":3.5}`, `{"n":0}`,
+	`{"x":1.5}`, `{"unit":"k"}`, `{"tags":["ab","abcd"]}`, `{"tags":[]}`, `{"id":null}`, `{"id":"ABC"}`,
+	`{"opts":{"deep":1,"z":"s"}}`, `{"never":1}`, `{"e":1.0}`, `{"e":"1"}`, `{"v":3}`, `{"tags":["😀😀😀"]}`,
+}
+
+// FuzzFastSchema checks that the fast checker accepts exactly the
+// arguments jsonschema-go accepts, for every schema it handles.
+func FuzzFastSchema(f *testing.F) {
+	for _, s := range fastSchemaSeeds {
+		for _, in := range fastInstanceSeeds {
+			f.Add(s, in)
+		}
+	}
+	f.Fuzz(func(t *testing.T, schemaJSON, instanceJSON string) {
+		var s jsonschema.Schema
+		if json.Unmarshal([]byte(schemaJSON), &s) != nil {
+			return
+		}
+		resolved, err := s.Resolve(nil)
+		if err != nil {
+			return
+		}
+		fast := compileFast(&s)
+		if fast == nil {
+			return
+		}
+		var instance any
+		if json.Unmarshal([]byte(instanceJSON), &instance) != nil {
+			return
+		}
+		want := resolved.Validate(instance)
+		if got := fast.valid(instance); got != (want == nil) {
+			t.Fatalf("schema %s, instance %s: fast says valid=%v, jsonschema-go says %v", schemaJSON, instanceJSON, got, want)
+		}
+	})
+}
+
+func TestFastSchemaCoverage(t *testing.T) {
+	// The schemas our SDKs infer must take the fast path; ones using
+	// keywords it does not handle must not.
+	for i, s := range fastSchemaSeeds {
+		var sc jsonschema.Schema
+		if err := json.Unmarshal([]byte(s), &sc); err != nil {
+			t.Fatal(err)
+		}
+		handled := compileFast(&sc) != nil
+		if want := i < 5; handled != want {
+			t.Errorf("schema %d %s: handled=%v, want %v", i, s, handled, want)
+		}
+	}
+}
+
+func TestFastSchemaTakesInferredSchemas(t *testing.T) {
+	type opts struct {
+		Deep bool `json:"deep,omitempty"`
+	}
+	params, err := sdk.SchemaFor[struct {
+		Msg   string            `json:"msg" jsonschema:"what to say"`
+		N     int               `json:"n,omitempty"`
+		X     float64           `json:"x,omitempty"`
+		Tags  []string          `json:"tags,omitempty"`
+		Opts  *opts             `json:"opts,omitempty"`
+		Extra map[string]string `json:"extra,omitempty"`
+	}]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, fast, err := compileSchema(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fast == nil {
+		raw, _ := json.Marshal(params)
+		t.Fatalf("an AddTool schema is not handled by the fast checker: %s", raw)
+	}
+}
