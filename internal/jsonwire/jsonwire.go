@@ -388,3 +388,60 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// Array reads the elements of a JSON array one by one, validating as it
+// goes.
+type Array struct {
+	b     []byte
+	i     int
+	first bool
+	done  bool
+}
+
+// NewArray starts reading the array that is all of b (surrounding
+// whitespace allowed); a value that is not an array is an error.
+func NewArray(b []byte) (*Array, error) {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, errAt(i, "not a JSON array")
+	}
+	return &Array{b: b, i: i + 1, first: true}, nil
+}
+
+// Next returns the next element; ok is false after the last one, when the
+// rest of the input has been checked to be only whitespace.
+func (a *Array) Next() (value []byte, ok bool, err error) {
+	if a.done {
+		return nil, false, nil
+	}
+	i := SkipSpace(a.b, a.i)
+	if a.first {
+		a.first = false
+		if i < len(a.b) && a.b[i] == ']' {
+			return nil, false, a.finish(i + 1)
+		}
+	} else {
+		switch {
+		case i < len(a.b) && a.b[i] == ']':
+			return nil, false, a.finish(i + 1)
+		case i < len(a.b) && a.b[i] == ',':
+			i = SkipSpace(a.b, i+1)
+		default:
+			return nil, false, errAt(i, "expected ',' or ']' in an array")
+		}
+	}
+	end, err := skip(a.b, i, 1)
+	if err != nil {
+		return nil, false, err
+	}
+	a.i = end
+	return a.b[i:end], true, nil
+}
+
+func (a *Array) finish(i int) error {
+	a.done = true
+	if j := SkipSpace(a.b, i); j != len(a.b) {
+		return errAt(j, "data after the array")
+	}
+	return nil
+}

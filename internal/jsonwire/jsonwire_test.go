@@ -118,3 +118,39 @@ func TestBool(t *testing.T) {
 		t.Error(`Bool("true") accepted a string`)
 	}
 }
+
+// FuzzArray checks that reading an array's elements agrees with
+// encoding/json decoding it into a slice of raw values.
+func FuzzArray(f *testing.F) {
+	for _, s := range append(seeds, `[1, "a" ,{"b":[]} ]`, `[]`, `[,]`, `[1 2]`, ` [null] x`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want []json.RawMessage
+		werr := json.Unmarshal(b, &want)
+		a, err := NewArray(b)
+		var got []json.RawMessage
+		for err == nil {
+			var v []byte
+			var ok bool
+			if v, ok, err = a.Next(); err != nil || !ok {
+				break
+			}
+			got = append(got, v)
+		}
+		if (err == nil) != (werr == nil && want != nil) {
+			t.Fatalf("array %q: err %v, encoding/json err %v (%v)", b, err, werr, want)
+		}
+		if err != nil {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("array %q: %d elements, encoding/json %d", b, len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(bytes.TrimSpace(want[i]), got[i]) {
+				t.Fatalf("array %q element %d: %q, encoding/json %q", b, i, got[i], want[i])
+			}
+		}
+	})
+}

@@ -256,6 +256,13 @@ func (r *Registry) Call(ctx context.Context, tc *sdk.ToolContext, name string, r
 	if !ok {
 		return ErrorResult(ErrUnknownTool, fmt.Sprintf("unknown tool %q", name))
 	}
+	if t.Direct && t.fast != nil {
+		// A direct handler forwards the raw arguments: when they are
+		// surely valid, no map is decoded.
+		if trimmed := bytes.TrimSpace(raw); t.fast.validArgs(trimmed) {
+			return t.Invoke(ctx, tc, nil, trimmed)
+		}
+	}
 	args, raw, err := DecodeArguments(raw)
 	if err != nil {
 		return ErrorResult(err, err.Error())

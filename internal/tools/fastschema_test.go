@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -55,6 +56,62 @@ func FuzzFastSchema(f *testing.F) {
 			t.Fatalf("schema %s, instance %s: fast says valid=%v, jsonschema-go says %v", schemaJSON, instanceJSON, got, want)
 		}
 	})
+}
+
+// FuzzFastSchemaRaw checks the checker that reads JSON text: whatever it
+// accepts, decoding then jsonschema-go accept too.
+func FuzzFastSchemaRaw(f *testing.F) {
+	for _, s := range fastSchemaSeeds {
+		for _, in := range append(fastInstanceSeeds, `{"msg":"a","msg":2}`, `{"m\u0073g":"x"}`, `{"n":1e400}`, `{"n":1.0e1}`, `{"unit":"\u0063"}`, `{"tags":["ab",]}`, `{} x`) {
+			f.Add(s, in)
+		}
+	}
+	f.Fuzz(func(t *testing.T, schemaJSON, instanceJSON string) {
+		var s jsonschema.Schema
+		if json.Unmarshal([]byte(schemaJSON), &s) != nil {
+			return
+		}
+		resolved, err := s.Resolve(nil)
+		if err != nil {
+			return
+		}
+		fast := compileFast(&s)
+		if fast == nil {
+			return
+		}
+		raw := bytes.TrimSpace([]byte(instanceJSON))
+		if !fast.validArgs(raw) {
+			return
+		}
+		var instance any
+		if err := json.Unmarshal(raw, &instance); err != nil {
+			t.Fatalf("schema %s: accepted %s, which encoding/json refuses: %v", schemaJSON, raw, err)
+		}
+		if err := resolved.Validate(instance); err != nil {
+			t.Fatalf("schema %s: accepted %s, which jsonschema-go refuses: %v", schemaJSON, raw, err)
+		}
+	})
+}
+
+func TestFastSchemaRawAgrees(t *testing.T) {
+	// On plain input (no duplicate or escaped names) the text checker
+	// decides as the map checker does, so the fast path is really taken.
+	for _, s := range fastSchemaSeeds[:5] {
+		var sc jsonschema.Schema
+		if err := json.Unmarshal([]byte(s), &sc); err != nil {
+			t.Fatal(err)
+		}
+		fast := compileFast(&sc)
+		for _, in := range fastInstanceSeeds {
+			var v any
+			if err := json.Unmarshal([]byte(in), &v); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := fast.validArgs([]byte(in)), fast.valid(v); got != want {
+				t.Errorf("schema %s, instance %s: text checker %v, map checker %v", s, in, got, want)
+			}
+		}
+	}
 }
 
 func TestFastSchemaCoverage(t *testing.T) {

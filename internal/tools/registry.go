@@ -54,7 +54,8 @@ type Tool struct {
 	// Direct handlers are known to return promptly once their context
 	// ends (a child plugin's calls, which end with $/cancel), so Invoke
 	// calls them on the caller's goroutine instead of handing off to one
-	// of their own.
+	// of their own. They forward the raw arguments, and Registry.Call
+	// passes them no decoded map when it can validate without one.
 	Direct bool
 
 	resolved *jsonschema.Resolved
