@@ -89,6 +89,10 @@ type Conn struct {
 	readErr  chan error    // the reader's final error
 
 	nextID atomic.Int64
+
+	jobSeq   atomic.Uint64 // requests run by a reading goroutine so far
+	busy     atomic.Uint64 // the one running now, 0 if none
+	watching atomic.Bool   // a watchdog is running
 }
 
 // NewConn returns a connection reading r and writing w. Register handlers,
@@ -172,11 +176,14 @@ func (c *Conn) shutdown(reason error) {
 }
 
 // lead reads messages while this goroutine holds the reading role. A
-// request is run by the goroutine that read it, right away. If it is still
-// running after passDelay, the reading role passes to an idle goroutine (or
-// a new one), so other requests (and the responses a handler may itself be
-// waiting for) are read meanwhile; a quick request never pays for waking
-// another goroutine. Having run a request whose role was passed on, the
+// request is run by the goroutine that read it, right away, so a quick
+// request never pays for waking another goroutine (nor for a timer: on a
+// small machine arming one per request wakes an idle thread each time).
+// The reading role passes to an idle goroutine (or a new one), so that
+// other requests, cancellations and responses are read meanwhile, when the
+// request is seen still running by the watchdog, or when anything makes a
+// Call on the connection while it runs (a handler calling the peer needs
+// its response read). Having run a request whose role was passed on, the
 // goroutine waits to read again.
 func (c *Conn) lead() {
 	for {
@@ -185,9 +192,13 @@ func (c *Conn) lead() {
 			c.readErr <- err
 			return
 		}
-		handoff := time.AfterFunc(passDelay, c.passLead)
+		tok := c.jobSeq.Add(1)
+		c.busy.Store(tok)
+		if !c.watching.Load() && c.watching.CompareAndSwap(false, true) {
+			go c.watchdog()
+		}
 		job()
-		if handoff.Stop() {
+		if c.busy.CompareAndSwap(tok, 0) {
 			continue // still the reader
 		}
 		if !c.follow() {
@@ -196,9 +207,58 @@ func (c *Conn) lead() {
 	}
 }
 
-// passDelay is how long a request may run before another goroutine takes
-// over reading.
-const passDelay = 100 * time.Microsecond
+// passIfBusy passes the reading role on if its holder is running a
+// request.
+func (c *Conn) passIfBusy() {
+	if tok := c.busy.Load(); tok != 0 && c.busy.CompareAndSwap(tok, 0) {
+		c.passLead()
+	}
+}
+
+// leadCheck is how often the watchdog looks for a request that holds up
+// reading: one running at two looks in a row has run for at least this
+// long.
+const leadCheck = time.Millisecond
+
+// watchIdle is how many looks without a request the watchdog waits before
+// it ends; the next request starts it again.
+const watchIdle = 100
+
+// watchdog passes the reading role on from a request that runs long. One
+// runs while requests keep coming.
+func (c *Conn) watchdog() {
+	t := time.NewTicker(leadCheck)
+	defer t.Stop()
+	var lastBusy, lastSeq uint64
+	idle := 0
+	for {
+		select {
+		case <-t.C:
+		case <-c.done:
+			return
+		}
+		busy := c.busy.Load()
+		if busy != 0 && busy == lastBusy && c.busy.CompareAndSwap(busy, 0) {
+			c.passLead()
+		}
+		lastBusy = busy
+		seq := c.jobSeq.Load()
+		if seq != lastSeq || busy != 0 {
+			idle, lastSeq = 0, seq
+			continue
+		}
+		if idle++; idle < watchIdle {
+			continue
+		}
+		// Stop, unless a request started meanwhile and its reader saw
+		// this watchdog still running.
+		c.watching.Store(false)
+		if c.jobSeq.Load() == seq || !c.watching.CompareAndSwap(false, true) {
+			return
+		}
+		idle = 0
+	}
+}
 
 // passLead gives the reading role to an idle goroutine, or a new one.
 func (c *Conn) passLead() {
@@ -479,6 +539,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
+	c.passIfBusy() // the caller may be the reader: its answer must be read
 	if err := c.send(line); err != nil {
 		c.forget(id)
 		return fmt.Errorf("%w: %v", ErrClosed, err)

@@ -79,6 +79,25 @@ func TestCallsBothWaysConcurrently(t *testing.T) {
 	}
 }
 
+// A handler that calls the peer back (as a tool calling input.inject
+// does) runs on the goroutine that read its request: the reading role must
+// pass on for the answer to be read.
+func TestHandlerCallsThePeerBack(t *testing.T) {
+	a, b := pair(t)
+	a.Handle("hello", func(context.Context, json.RawMessage) (any, error) { return "你好", nil })
+	b.Handle("nested", func(context.Context, json.RawMessage) (any, error) {
+		var s string
+		err := b.Call(context.Background(), "hello", nil, &s)
+		return s + "!", err
+	})
+	for i := 0; i < 20; i++ {
+		var s string
+		if err := a.Call(context.Background(), "nested", nil, &s); err != nil || s != "你好!" {
+			t.Fatalf("call %d: %q %v", i, s, err)
+		}
+	}
+}
+
 func TestCancelReachesTheHandler(t *testing.T) {
 	a, b := pair(t)
 	seen := make(chan error, 1)
