@@ -18,20 +18,21 @@ func serveConn() {
 	os.Exit(0)
 }
 
-// BenchmarkEchoConn is the Hearth connection alone, process to process.
-func BenchmarkEchoConn(b *testing.B) {
+func setupConn(b *testing.B) (caller, func()) {
 	cmd := child("conn")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { stdin.Close(); cmd.Wait() }()
 	c := pluginrpc.NewConn(stdout, stdin, nil)
 	go c.Run()
 	msg := json.RawMessage(payload)
-	measure(b, func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		var out json.RawMessage
 		return c.Call(ctx, "echo", msg, &out)
-	})
+	}, func() { stdin.Close(); cmd.Wait() }
 }
+
+// BenchmarkEchoConn is the Hearth connection alone, process to process.
+func BenchmarkEchoConn(b *testing.B) { run(b, setupConn) }

@@ -79,8 +79,15 @@ func (p *echoPlugin) Start(s *sdk.PluginSDK) error {
 // caller is one transport's way to make a call.
 type caller func(ctx context.Context) error
 
-// measure runs the sequential and concurrent variants for one transport.
-func measure(b *testing.B, call caller) {
+// setup starts one transport and returns its call and its cleanup.
+type setup func(b *testing.B) (caller, func())
+
+// run measures one transport alone: sequential latency and throughput
+// with 16 callers. BenchmarkSideBySide measures them all interleaved,
+// which is what the ratios come from.
+func run(b *testing.B, s setup) {
+	call, done := s(b)
+	defer done()
 	ctx := context.Background()
 	b.Run("seq", func(b *testing.B) {
 		lat := make([]time.Duration, 0, b.N)
@@ -92,32 +99,45 @@ func measure(b *testing.B, call caller) {
 			lat = append(lat, time.Since(start))
 		}
 		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
-		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+		b.ReportMetric(micros(percentile(lat, 50)), "p50-µs")
+		b.ReportMetric(micros(percentile(lat, 99)), "p99-µs")
 	})
 	b.Run("par16", func(b *testing.B) {
-		start := time.Now()
-		var wg sync.WaitGroup
-		next := make(chan struct{})
-		for w := 0; w < 16; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range next {
-					if err := call(ctx); err != nil {
-						b.Error(err)
-					}
-				}
-			}()
-		}
-		for i := 0; i < b.N; i++ {
-			next <- struct{}{}
-		}
-		close(next)
-		wg.Wait()
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+		d := parallel(b, call, b.N)
+		b.ReportMetric(float64(b.N)/d.Seconds(), "calls/s")
 	})
 }
+
+// parallel makes n calls from 16 goroutines and returns how long it took.
+func parallel(b *testing.B, call caller, n int) time.Duration {
+	ctx := context.Background()
+	start := time.Now()
+	var wg sync.WaitGroup
+	next := make(chan struct{})
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range next {
+				if err := call(ctx); err != nil {
+					b.Error(err)
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- struct{}{}
+	}
+	close(next)
+	wg.Wait()
+	return time.Since(start)
+}
+
+func percentile(sorted []time.Duration, p int) time.Duration {
+	return sorted[(len(sorted)-1)*p/100]
+}
+
+func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
 func child(mode string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -128,26 +148,30 @@ func child(mode string) *exec.Cmd {
 
 // --- (a) in process ---------------------------------------------------------
 
-func BenchmarkEchoInProcess(b *testing.B) {
+func setupInProcess(b *testing.B) (caller, func()) {
 	k := kernel.New(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, nil)
-	defer k.Close()
 	if err := k.LoadPlugin("echo", newEcho, nil); err != nil {
 		b.Fatal(err)
 	}
+	return kernelCaller(k), func() { k.Close() }
+}
+
+func kernelCaller(k *kernel.Kernel) caller {
 	tc := &sdk.ToolContext{Actor: sdk.ActorAgent}
-	measure(b, func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		if r := k.Tools().Call(ctx, tc, "echo__echo", json.RawMessage(payload)); r.IsError {
 			return fmt.Errorf("%s", r.Content)
 		}
 		return nil
-	})
+	}
 }
+
+func BenchmarkEchoInProcess(b *testing.B) { run(b, setupInProcess) }
 
 // --- (b) a Go child plugin over the Hearth protocol -------------------------
 
-func BenchmarkEchoHearthChild(b *testing.B) {
+func setupHearthChild(b *testing.B) (caller, func()) {
 	k := kernel.New(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, nil)
-	defer k.Close()
 	dir := b.TempDir()
 	env := map[string]string{"BENCH_CHILD": "hearth"}
 	if p := os.Getenv("BENCH_CHILD_PROFILE"); p != "" {
@@ -162,20 +186,15 @@ func BenchmarkEchoHearthChild(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := p.WaitReady(ctx); err != nil {
 		b.Fatal(err)
 	}
-	tc := &sdk.ToolContext{Actor: sdk.ActorAgent}
-	measure(b, func(ctx context.Context) error {
-		if r := k.Tools().Call(ctx, tc, "echo__echo", json.RawMessage(payload)); r.IsError {
-			return fmt.Errorf("%s", r.Content)
-		}
-		return nil
-	})
+	return kernelCaller(k), func() { p.Stop(); k.Close() }
 }
+
+func BenchmarkEchoHearthChild(b *testing.B) { run(b, setupHearthChild) }
 
 // --- (c) raw pipe ping-pong, multiplexed by id (the floor) ------------------
 
@@ -201,14 +220,13 @@ type rawPipe struct {
 	pending map[string]chan string
 }
 
-func BenchmarkEchoRawPipe(b *testing.B) {
+func setupRawPipe(b *testing.B) (caller, func()) {
 	cmd := child("raw")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { stdin.Close(); cmd.Wait() }()
 	rp := &rawPipe{w: stdin, pending: map[string]chan string{}}
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -223,7 +241,7 @@ func BenchmarkEchoRawPipe(b *testing.B) {
 			}
 		}
 	}()
-	measure(b, func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		ch := make(chan string, 1)
 		rp.mu.Lock()
 		rp.nextID++
@@ -238,8 +256,10 @@ func BenchmarkEchoRawPipe(b *testing.B) {
 			return fmt.Errorf("echo %q", got)
 		}
 		return nil
-	})
+	}, func() { stdin.Close(); cmd.Wait() }
 }
+
+func BenchmarkEchoRawPipe(b *testing.B) { run(b, setupRawPipe) }
 
 // --- (d) the official MCP Go SDK over stdio ---------------------------------
 
@@ -255,14 +275,13 @@ func serveMCP() {
 	os.Exit(0)
 }
 
-func BenchmarkEchoMCP(b *testing.B) {
+func setupMCP(b *testing.B) (caller, func()) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"}, nil)
 	session, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: child("mcp")}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer session.Close()
-	measure(b, func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "你好, hearth"}})
 		if err != nil {
 			return err
@@ -271,8 +290,10 @@ func BenchmarkEchoMCP(b *testing.B) {
 			return fmt.Errorf("tool error")
 		}
 		return nil
-	})
+	}, func() { session.Close() }
 }
+
+func BenchmarkEchoMCP(b *testing.B) { run(b, setupMCP) }
 
 // --- (e) hashicorp/go-plugin (net/rpc) --------------------------------------
 
@@ -320,26 +341,29 @@ func goPluginCmd() *exec.Cmd {
 	return cmd // go-plugin sets its own stderr
 }
 
-func BenchmarkEchoGoPlugin(b *testing.B) {
+func setupGoPlugin(b *testing.B) (caller, func()) {
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: handshake, Plugins: map[string]plugin.Plugin{"echo": &echoPluginDef{}},
 		Cmd: goPluginCmd(), AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
 		Logger: nil,
 	})
-	defer client.Kill()
 	rpcClient, err := client.Client()
 	if err != nil {
+		client.Kill()
 		b.Fatal(err)
 	}
 	raw, err := rpcClient.Dispense("echo")
 	if err != nil {
+		client.Kill()
 		b.Fatal(err)
 	}
 	e := raw.(Echoer)
-	measure(b, func(context.Context) error {
+	return func(context.Context) error {
 		if e.Echo(EchoIn{Msg: "你好, hearth"}).Msg == "" {
 			return fmt.Errorf("empty echo")
 		}
 		return nil
-	})
+	}, client.Kill
 }
+
+func BenchmarkEchoGoPlugin(b *testing.B) { run(b, setupGoPlugin) }

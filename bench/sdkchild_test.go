@@ -8,17 +8,13 @@ import (
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
 
-// BenchmarkEchoSDKChild calls the child plugin's tool.call over a bare
-// connection: the child SDK's cost without the host's kernel and
-// pluginhost layers.
-func BenchmarkEchoSDKChild(b *testing.B) {
+func setupSDKChild(b *testing.B) (caller, func()) {
 	cmd := child("hearth")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { stdin.Close(); cmd.Wait() }()
 	c := pluginrpc.NewConn(stdout, stdin, nil)
 	c.Handle(pluginrpc.MethodToolsRegister, func(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil })
 	go c.Run()
@@ -28,8 +24,13 @@ func BenchmarkEchoSDKChild(b *testing.B) {
 	}
 	params := pluginrpc.ToolCallParams{Tool: "echo", Args: json.RawMessage(payload),
 		Context: pluginrpc.CallContext{PluginID: "echo", Tool: "echo", Actor: "agent"}}
-	measure(b, func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		var res pluginrpc.ToolCallResult
 		return c.Call(ctx, pluginrpc.MethodToolCall, params, &res)
-	})
+	}, func() { stdin.Close(); cmd.Wait() }
 }
+
+// BenchmarkEchoSDKChild calls the child plugin's tool.call over a bare
+// connection: the child SDK's cost without the host's kernel and
+// pluginhost layers.
+func BenchmarkEchoSDKChild(b *testing.B) { run(b, setupSDKChild) }
