@@ -10,6 +10,7 @@
 package jsonwire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -33,13 +34,8 @@ func errAt(i int, msg string) error { return &SyntaxError{Offset: i, msg: msg} }
 // SkipSpace returns the index of the first byte at or after i that is not
 // JSON whitespace.
 func SkipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
 	return i
 }
@@ -142,7 +138,14 @@ func literal(b []byte, i int, lit string) (int, error) {
 // and whether it holds escapes.
 func skipString(b []byte, i int) (int, bool, error) {
 	escaped := false
-	for i++; i < len(b); i++ {
+	i++
+	for {
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i, escaped, errAt(i, "unexpected end of input in a string")
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, escaped, nil
@@ -162,12 +165,21 @@ func skipString(b []byte, i int) (int, bool, error) {
 			default:
 				return i, escaped, errAt(i, "invalid escape")
 			}
-		case c < 0x20:
+			i++
+		default:
 			return i, escaped, errAt(i, "control character in a string")
 		}
 	}
-	return i, escaped, errAt(i, "unexpected end of input in a string")
 }
+
+// plain marks the bytes a string holds as they are: not a quote, a
+// backslash or a control character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
@@ -221,16 +233,27 @@ type Object struct {
 	i     int
 	first bool
 	done  bool
+	valid bool // the text was checked before: find ends only
 }
 
 // NewObject starts reading the object that is all of b (surrounding
 // whitespace allowed); a value that is not an object is an error.
-func NewObject(b []byte) (*Object, error) {
+func NewObject(b []byte) (Object, error) {
 	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return nil, errAt(i, "not a JSON object")
+		return Object{done: true}, errAt(i, "not a JSON object")
 	}
-	return &Object{b: b, i: i + 1, first: true}, nil
+	return Object{b: b, i: i + 1, first: true}, nil
+}
+
+// NewValidObject is NewObject for text already known to be valid JSON (a
+// value inside a message the connection has checked whole): members are
+// found without checking them a second time. On text that is not valid
+// JSON its results are unspecified, but it neither panics nor loops.
+func NewValidObject(b []byte) (Object, error) {
+	o, err := NewObject(b)
+	o.valid = true
+	return o, err
 }
 
 // Member is one member of an object.
@@ -265,7 +288,14 @@ func (o *Object) Next() (m Member, ok bool, err error) {
 	if i >= len(o.b) || o.b[i] != '"' {
 		return m, false, errAt(i, "expected a member name")
 	}
-	end, escaped, err := skipString(o.b, i)
+	var end int
+	var escaped bool
+	if o.valid {
+		end, err = skipValidString(o.b, i)
+		escaped = bytes.IndexByte(o.b[i:end], '\\') >= 0
+	} else {
+		end, escaped, err = skipString(o.b, i)
+	}
 	if err != nil {
 		return m, false, err
 	}
@@ -276,7 +306,11 @@ func (o *Object) Next() (m Member, ok bool, err error) {
 		return m, false, errAt(i, "expected ':' after a member name")
 	}
 	i = SkipSpace(o.b, i+1)
-	end, err = skip(o.b, i, 1)
+	if o.valid {
+		end, err = skipValid(o.b, i)
+	} else {
+		end, err = skip(o.b, i, 1)
+	}
 	if err != nil {
 		return m, false, err
 	}
@@ -292,6 +326,74 @@ func (o *Object) finish(i int) error {
 	}
 	return nil
 }
+
+// skipValidString returns the index past the string starting at b[i] in
+// text known to be valid: the first quote not escaped.
+func skipValidString(b []byte, i int) (int, error) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b), errAt(len(b), "unexpected end of input in a string")
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, nil
+		}
+		j++
+	}
+}
+
+// skipValid returns the index past the value starting at b[i] in text
+// known to be valid.
+func skipValid(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return i, errAt(i, "unexpected end of input")
+	}
+	switch b[i] {
+	case '"':
+		return skipValidString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := skipValidString(b, j)
+				if err != nil {
+					return end, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return len(b), errAt(len(b), "unexpected end of input")
+	}
+	j := i
+	for j < len(b) && !delim[b[j]] {
+		j++
+	}
+	if j == i {
+		return i, errAt(i, "expected a value")
+	}
+	return j, nil
+}
+
+// delim marks the bytes that end a number or a literal.
+var delim = func() (t [256]bool) {
+	for _, c := range ",}] \t\n\r" {
+		t[c] = true
+	}
+	return t
+}()
 
 // Null reports whether v is the literal null.
 func Null(v []byte) bool { return string(v) == "null" }
@@ -400,12 +502,12 @@ type Array struct {
 
 // NewArray starts reading the array that is all of b (surrounding
 // whitespace allowed); a value that is not an array is an error.
-func NewArray(b []byte) (*Array, error) {
+func NewArray(b []byte) (Array, error) {
 	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
-		return nil, errAt(i, "not a JSON array")
+		return Array{done: true}, errAt(i, "not a JSON array")
 	}
-	return &Array{b: b, i: i + 1, first: true}, nil
+	return Array{b: b, i: i + 1, first: true}, nil
 }
 
 // Next returns the next element; ok is false after the last one, when the

@@ -154,3 +154,42 @@ func FuzzArray(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidObject checks that reading known-valid text without checking
+// it again finds the same members, and that on invalid text it neither
+// panics nor loops.
+func FuzzValidObject(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a\\":"b\\\\","c":[{"d":"]}"}],"e":-1.5e3,"f":true}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		members := func(o Object, err error) (out []Member, _ error) {
+			for n := 0; err == nil; n++ {
+				if n > len(b)+2 {
+					t.Fatalf("%q: no end to the members", b)
+				}
+				var m Member
+				var ok bool
+				if m, ok, err = o.Next(); err != nil || !ok {
+					break
+				}
+				out = append(out, m)
+			}
+			return out, err
+		}
+		fast, ferr := members(NewValidObject(b))
+		if !json.Valid(b) {
+			return
+		}
+		checked, cerr := members(NewObject(b))
+		if (ferr == nil) != (cerr == nil) || len(fast) != len(checked) {
+			t.Fatalf("%q: %d members (%v), checked %d (%v)", b, len(fast), ferr, len(checked), cerr)
+		}
+		for i := range fast {
+			if !bytes.Equal(fast[i].Key, checked[i].Key) || fast[i].Escaped != checked[i].Escaped || !bytes.Equal(fast[i].Value, checked[i].Value) {
+				t.Fatalf("%q member %d: %+v, checked %+v", b, i, fast[i], checked[i])
+			}
+		}
+	})
+}

@@ -22,10 +22,18 @@ type wireEncoder interface {
 	appendJSON(b []byte) ([]byte, error)
 }
 
-// wireDecoder is implemented by the wire types that decode themselves from
-// input the connection has already validated.
+// wireDecoder is implemented by the wire types that decode themselves.
+// valid says b was checked already (it is a value inside a message the
+// connection scanned whole), so only ends need finding.
 type wireDecoder interface {
-	decodeJSON(b []byte) error
+	decodeJSON(b []byte, valid bool) error
+}
+
+func newObject(b []byte, valid bool) (jsonwire.Object, error) {
+	if valid {
+		return jsonwire.NewValidObject(b)
+	}
+	return jsonwire.NewObject(b)
 }
 
 // appendValue appends v's JSON: a wireEncoder appends itself, raw JSON is
@@ -153,11 +161,11 @@ func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
 }
 
 // decodeJSON implements wireDecoder.
-func (p *ToolCallParams) decodeJSON(b []byte) error {
+func (p *ToolCallParams) decodeJSON(b []byte, valid bool) error {
 	if isNull(b) {
 		return nil // as encoding/json: no effect
 	}
-	o, err := jsonwire.NewObject(b)
+	o, err := newObject(b, valid)
 	if err != nil {
 		return err
 	}
@@ -185,7 +193,7 @@ func (p *ToolCallParams) decodeJSON(b []byte) error {
 			p.Args = v
 		case "context":
 			if !jsonwire.Null(v) {
-				if err := p.Context.decodeJSON(v); err != nil {
+				if err := p.Context.decodeJSON(v, valid); err != nil {
 					return fmt.Errorf("context: %w", err)
 				}
 			}
@@ -244,11 +252,11 @@ func appendBool(b []byte, v bool) []byte {
 	return append(b, "false"...)
 }
 
-func (c *CallContext) decodeJSON(b []byte) error {
+func (c *CallContext) decodeJSON(b []byte, valid bool) error {
 	if isNull(b) {
 		return nil
 	}
-	o, err := jsonwire.NewObject(b)
+	o, err := newObject(b, valid)
 	if err != nil {
 		return err
 	}
@@ -338,11 +346,11 @@ func (r ToolCallResult) appendJSON(b []byte) ([]byte, error) {
 }
 
 // decodeJSON implements wireDecoder.
-func (r *ToolCallResult) decodeJSON(b []byte) error {
+func (r *ToolCallResult) decodeJSON(b []byte, valid bool) error {
 	if isNull(b) {
 		return nil
 	}
-	o, err := jsonwire.NewObject(b)
+	o, err := newObject(b, valid)
 	if err != nil {
 		return err
 	}

@@ -44,23 +44,32 @@ func FuzzDecodeToolCall(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var gp, wp ToolCallParams
-		gerr, werr := gp.decodeJSON(b), json.Unmarshal(b, &wp)
-		if (gerr == nil) != (werr == nil) {
-			t.Fatalf("params %q: err %v, encoding/json %v", b, gerr, werr)
-		}
-		if gerr == nil && !reflect.DeepEqual(gp, wp) {
-			t.Fatalf("params %q:\n got %+v\nwant %+v", b, gp, wp)
-		}
-		var gr, wr ToolCallResult
-		gerr, werr = gr.decodeJSON(b), json.Unmarshal(b, &wr)
-		if (gerr == nil) != (werr == nil) {
-			t.Fatalf("result %q: err %v, encoding/json %v", b, gerr, werr)
-		}
-		if gerr == nil && !reflect.DeepEqual(gr, wr) {
-			t.Fatalf("result %q:\n got %+v\nwant %+v", b, gr, wr)
+		for _, valid := range []bool{false, true} {
+			if valid && !json.Valid(b) {
+				continue
+			}
+			decodeBoth(t, b, valid)
 		}
 	})
+}
+
+func decodeBoth(t *testing.T, b []byte, valid bool) {
+	var gp, wp ToolCallParams
+	gerr, werr := gp.decodeJSON(b, valid), json.Unmarshal(b, &wp)
+	if (gerr == nil) != (werr == nil) {
+		t.Fatalf("params %q: err %v, encoding/json %v", b, gerr, werr)
+	}
+	if gerr == nil && !reflect.DeepEqual(gp, wp) {
+		t.Fatalf("params %q:\n got %+v\nwant %+v", b, gp, wp)
+	}
+	var gr, wr ToolCallResult
+	gerr, werr = gr.decodeJSON(b, valid), json.Unmarshal(b, &wr)
+	if (gerr == nil) != (werr == nil) {
+		t.Fatalf("result %q: err %v, encoding/json %v", b, gerr, werr)
+	}
+	if gerr == nil && !reflect.DeepEqual(gr, wr) {
+		t.Fatalf("result %q:\n got %+v\nwant %+v", b, gr, wr)
+	}
 }
 
 // FuzzEncodeToolCall checks that what the encoders write decodes, by

@@ -557,7 +557,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		}
 		// The connection checked the whole line before handing it here.
 		if d, ok := result.(wireDecoder); ok {
-			err = d.decodeJSON(m.Result)
+			err = d.decodeJSON(m.Result, true)
 		} else {
 			err = json.Unmarshal(m.Result, result)
 		}

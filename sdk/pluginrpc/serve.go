@@ -235,7 +235,7 @@ func (r remoteLLM) CurrentSource() string {
 
 func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p ToolCallParams
-	if err := p.decodeJSON(raw); err != nil {
+	if err := p.decodeJSON(raw, true); err != nil { // checked with the message
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
