@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,21 +16,36 @@ import (
 // rotating every round), so a shared machine's drift, which moves the raw
 // pipe alone by 2x between runs, falls on all of them alike. Ratios are to
 // the raw pipe. b.N is the number of calls per transport and mode (at
-// least 2000); the table goes to stdout.
+// least 2000); the table goes to stdout. How many transports are alive
+// changes the floor itself (with all seven the raw pipe is slower), so
+// BENCH_TRANSPORTS can pick some.
 //
 //	cd bench && go test -run '^$' -bench SideBySide -benchtime 20000x
+//	BENCH_TRANSPORTS=child go test -run '^$' -bench SideBySide -benchtime 20000x
 func BenchmarkSideBySide(b *testing.B) {
-	transports := []struct {
-		name  string
-		setup setup
+	all := []struct {
+		key, name string
+		setup     setup
 	}{
-		{"raw pipe (floor)", setupRawPipe},
-		// {"in process", setupInProcess},
-		// {"bare pluginrpc.Conn", setupConn},
-		//{"child SDK over a bare Conn", setupSDKChild},
-		{"Hearth child plugin", setupHearthChild},
-		// {"go-plugin (net/rpc)", setupGoPlugin},
-		// {"MCP Go SDK (stdio)", setupMCP},
+		{"raw", "raw pipe (floor)", setupRawPipe},
+		{"inprocess", "in process", setupInProcess},
+		{"conn", "bare pluginrpc.Conn", setupConn},
+		{"sdkchild", "child SDK over a bare Conn", setupSDKChild},
+		{"child", "Hearth child plugin", setupHearthChild},
+		{"goplugin", "go-plugin (net/rpc)", setupGoPlugin},
+		{"mcp", "MCP Go SDK (stdio)", setupMCP},
+	}
+	// BENCH_TRANSPORTS=raw,child measures only those (the raw pipe always).
+	only := os.Getenv("BENCH_TRANSPORTS")
+	transports := all[:0:0]
+	child := -1
+	for _, t := range all {
+		if t.key == "raw" || only == "" || slices.Contains(strings.Split(only, ","), t.key) {
+			if t.key == "child" {
+				child = len(transports)
+			}
+			transports = append(transports, t)
+		}
 	}
 	type result struct {
 		lat   []time.Duration
@@ -82,7 +98,9 @@ func BenchmarkSideBySide(b *testing.B) {
 		fmt.Fprintf(os.Stdout, "| %s | %.1f µs | %.1f µs | %.2f | %.1f k/s | %.2f |\n",
 			t.name, p50, p99, p50/rawP50, tput/1e3, tput/rawTput)
 	}
-	child := 1
+	if child < 0 {
+		return
+	}
 	b.ReportMetric(micros(percentile(res[child].lat, 50))/rawP50, "child-p50-×raw")
 	b.ReportMetric(float64(res[child].calls)/res[child].busy.Seconds()/rawTput, "child-calls/s-×raw")
 }
