@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -31,10 +32,11 @@ func AddTool[In, Out any](s *PluginSDK, def ToolDef, fn ToolFunc[In, Out]) error
 		}
 		def.Parameters = schema
 	}
+	dec := newArgDecoder(reflect.TypeFor[In]())
 	return s.RegisterRawTool(def.Name, def, func(ctx context.Context, tc *ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
 		var in In
 		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &in); err != nil {
+			if err := dec.decode(raw, &in); err != nil {
 				return nil, fmt.Errorf("decoding arguments: %w", err)
 			}
 		}
