@@ -10,7 +10,6 @@
 package jsonwire
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -292,7 +291,6 @@ func (o *Object) Next() (m Member, ok bool, err error) {
 	var escaped bool
 	if o.valid {
 		end, err = skipValidString(o.b, i)
-		escaped = bytes.IndexByte(o.b[i:end], '\\') >= 0
 	} else {
 		end, escaped, err = skipString(o.b, i)
 	}
@@ -300,7 +298,7 @@ func (o *Object) Next() (m Member, ok bool, err error) {
 		return m, false, err
 	}
 	m.Key = o.b[i+1 : end-1]
-	m.Escaped = escaped || !utf8.Valid(m.Key)
+	m.Escaped = escaped || !plainASCII(m.Key) && (hasByte(m.Key, '\\') || !utf8.Valid(m.Key))
 	i = SkipSpace(o.b, end)
 	if i >= len(o.b) || o.b[i] != ':' {
 		return m, false, errAt(i, "expected ':' after a member name")
@@ -330,22 +328,15 @@ func (o *Object) finish(i int) error {
 // skipValidString returns the index past the string starting at b[i] in
 // text known to be valid: the first quote not escaped.
 func skipValidString(b []byte, i int) (int, error) {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b), errAt(len(b), "unexpected end of input in a string")
-		}
-		j += k
-		n := 0
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
 			return j + 1, nil
+		case '\\':
+			j++
 		}
-		j++
 	}
+	return len(b), errAt(len(b), "unexpected end of input in a string")
 }
 
 // skipValid returns the index past the value starting at b[i] in text
@@ -406,12 +397,23 @@ func String(v []byte) (string, error) {
 		return "", fmt.Errorf("expected a string, got %.20s", v)
 	}
 	inner := v[1 : len(v)-1]
-	if !hasByte(inner, '\\') && utf8.Valid(inner) {
+	if plainASCII(inner) || !hasByte(inner, '\\') && utf8.Valid(inner) {
 		return string(inner), nil
 	}
 	var s string
 	err := json.Unmarshal(v, &s)
 	return s, err
+}
+
+// plainASCII reports whether b is ASCII without backslashes: a string
+// that means what it says.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func hasByte(b []byte, c byte) bool {

@@ -314,6 +314,10 @@ func (c *CallContext) decodeJSON(b []byte, valid bool) error {
 		if jsonwire.Null(f.Value) {
 			continue
 		}
+		if s, ok := known(f.Value); ok {
+			*dst = s
+			continue
+		}
 		if *dst, err = jsonwire.String(f.Value); err != nil {
 			return fmt.Errorf("%s: %w", f.Key, err)
 		}
@@ -397,4 +401,26 @@ func (r *ToolCallResult) decodeJSON(b []byte, valid bool) error {
 			}
 		}
 	}
+}
+
+// known returns the actors and effects as the constants they are, so the
+// values every call carries are not copied each time.
+func known(v []byte) (string, bool) {
+	switch string(v) {
+	case `"agent"`:
+		return string(sdk.ActorAgent), true
+	case `"user"`:
+		return string(sdk.ActorUser), true
+	case `"scheduler"`:
+		return string(sdk.ActorScheduler), true
+	case `"read"`:
+		return string(sdk.EffectRead), true
+	case `"write"`:
+		return string(sdk.EffectWrite), true
+	case `"money"`:
+		return string(sdk.EffectMoney), true
+	case `"public"`:
+		return string(sdk.EffectPublic), true
+	}
+	return "", false
 }
