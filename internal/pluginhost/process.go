@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
@@ -588,7 +589,7 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 			return nil, nil
 		}
 		if !res.IsError {
-			return res.Value, nil // spliced into the model's content as is
+			return tools.ValidJSON(res.Value), nil // checked with its message
 		}
 		return remoteValue{raw: res.Value, isErr: true}, nil
 	}

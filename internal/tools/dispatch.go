@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/deadline"
+	"github.com/hearth-agent/hearth/internal/jsonwire"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -119,11 +121,13 @@ func describeValidation(err error) string {
 // its context is done; a context-free one runs until it returns, but the
 // caller does not wait for it.
 func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]any, raw json.RawMessage) Result {
-	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
-	defer cancel()
 	if t.Direct {
+		ctx, cancel := directDeadlines.WithTimeout(ctx, t.Timeout)
+		defer cancel()
 		return t.invokeDirect(ctx, tc, args, raw)
 	}
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
 
 	type outcome struct {
 		v   any
@@ -169,6 +173,10 @@ func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]
 	}
 }
 
+// directDeadlines times the calls of Direct handlers (Hearth's own, which
+// forward to a child process) without a runtime timer per call.
+var directDeadlines deadline.Sweeper
+
 // invokeDirect calls a Direct handler on this goroutine; it must return
 // once ctx ends.
 func (t *Tool) invokeDirect(ctx context.Context, tc *sdk.ToolContext, args map[string]any, raw json.RawMessage) (r Result) {
@@ -204,6 +212,10 @@ type textResult interface {
 	ResultMetadata() map[string]string
 }
 
+// ValidJSON is a handler's result that is JSON already checked (a child
+// plugin's, which its connection checked whole): Encode passes it as is.
+type ValidJSON []byte
+
 // Encode turns a handler's value into a result. A string is passed as is;
 // valid JSON bytes are passed as is; everything else is JSON-encoded. A map
 // with "isError": true, or a value whose IsError method says so, is an error
@@ -223,13 +235,16 @@ func Encode(v any) Result {
 	case string:
 		r.Content = x
 		return r
+	case ValidJSON:
+		r.Content = string(x)
+		return r
 	case json.RawMessage:
-		if json.Valid(x) {
+		if jsonwire.Valid(x) {
 			r.Content = string(x)
 			return r
 		}
 	case []byte:
-		if json.Valid(x) {
+		if jsonwire.Valid(x) {
 			r.Content = string(x)
 			return r
 		}
