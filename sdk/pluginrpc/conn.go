@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -379,6 +380,12 @@ func (c *Conn) dispatch(m *message) func() {
 		c.mu.Unlock()
 		if ch != nil {
 			ch <- m
+			if c.r.Buffered() == 0 {
+				// Let the caller run now, on this thread, while its cache
+				// is warm: this goroutine's next step is a read that will
+				// find nothing and park, which another thread can do.
+				runtime.Gosched()
+			}
 		}
 	}
 	return nil
