@@ -188,7 +188,7 @@ func (c *Conn) shutdown(reason error) {
 // goroutine waits to read again.
 func (c *Conn) lead() {
 	for {
-		job, err := c.nextRequest()
+		req, err := c.nextRequest()
 		if err != nil {
 			c.readErr <- err
 			return
@@ -198,7 +198,7 @@ func (c *Conn) lead() {
 		if !c.watching.Load() && c.watching.CompareAndSwap(false, true) {
 			go c.watchdog()
 		}
-		job()
+		c.run(req)
 		if c.busy.CompareAndSwap(tok, 0) {
 			continue // still the reader
 		}
@@ -288,10 +288,10 @@ func (c *Conn) follow() bool {
 }
 
 // nextRequest reads until a request arrives, delivering responses and
-// cancellations on the way, and returns the request's job. Lines that are
-// too long, not JSON, or not JSON-RPC are logged and skipped: a plugin that
-// prints stray text to stdout is noisy, not dead.
-func (c *Conn) nextRequest() (func(), error) {
+// cancellations on the way, and returns the request, ready to run. Lines
+// that are too long, not JSON, or not JSON-RPC are logged and skipped: a
+// plugin that prints stray text to stdout is noisy, not dead.
+func (c *Conn) nextRequest() (*inbound, error) {
 	for {
 		line, err := c.readLine()
 		if err != nil {
@@ -301,13 +301,13 @@ func (c *Conn) nextRequest() (func(), error) {
 		if len(line) == 0 {
 			continue
 		}
-		var m message
-		if err := decodeMessage(line, &m); err != nil || m.JSONRPC != "2.0" {
+		r := new(inbound)
+		if err := decodeMessage(line, &r.m); err != nil || r.m.JSONRPC != "2.0" {
 			c.log.Warn("ignoring a line that is not a JSON-RPC 2.0 message", "line", preview(line))
 			continue
 		}
-		if job := c.dispatch(&m); job != nil {
-			return job, nil
+		if c.dispatch(r) {
+			return r, nil
 		}
 	}
 }
@@ -351,9 +351,19 @@ func preview(b []byte) string {
 	return string(b)
 }
 
-// dispatch handles a response or a cancellation, or returns the job that
-// answers a request.
-func (c *Conn) dispatch(m *message) func() {
+// inbound is a message read, and for a request the state of its run.
+type inbound struct {
+	m      message
+	h      Handler
+	key    string // the id, as the key of running
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// dispatch handles a response or a cancellation, or prepares r, a request,
+// to run and reports true.
+func (c *Conn) dispatch(r *inbound) bool {
+	m := &r.m
 	switch {
 	case m.Method == "$/cancel":
 		var p struct {
@@ -368,11 +378,11 @@ func (c *Conn) dispatch(m *message) func() {
 			}
 		}
 	case m.Method != "":
-		return c.serve(m)
+		return c.serve(r)
 	case m.ID != nil:
 		id, ok := parseID(m.ID)
 		if !ok {
-			return nil // not an id this side sent
+			return false // not an id this side sent
 		}
 		c.mu.Lock()
 		ch := c.pending[id]
@@ -388,47 +398,49 @@ func (c *Conn) dispatch(m *message) func() {
 			}
 		}
 	}
-	return nil
+	return false
 }
 
-// serve returns the job that runs a request's handler and sends the reply.
-func (c *Conn) serve(m *message) func() {
+// serve prepares a request to run; false if the connection is closed.
+func (c *Conn) serve(r *inbound) bool {
 	c.mu.Lock()
-	h := c.handlers[m.Method]
+	defer c.mu.Unlock()
 	if c.closed {
-		c.mu.Unlock()
-		return nil
+		return false
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	notification := m.ID == nil
-	if !notification {
-		c.running[string(m.ID)] = cancel
+	r.h = c.handlers[r.m.Method]
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	if r.m.ID != nil {
+		r.key = string(r.m.ID)
+		c.running[r.key] = r.cancel
 	}
+	return true
+}
+
+// run runs a request's handler and sends the reply.
+func (c *Conn) run(r *inbound) {
+	m := &r.m
+	defer r.cancel()
+	var result any
+	var err error
+	if r.h == nil {
+		err = &Error{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}
+	} else {
+		result, err = c.call(r.ctx, r.h, m)
+	}
+	if m.ID == nil { // a notification
+		if err != nil {
+			c.log.Warn("notification failed", "method", m.Method, "err", err)
+		}
+		return
+	}
+	c.mu.Lock()
+	delete(c.running, r.key)
 	c.mu.Unlock()
-	job := func() {
-		defer cancel()
-		var result any
-		var err error
-		if h == nil {
-			err = &Error{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}
-		} else {
-			result, err = c.call(ctx, h, m)
-		}
-		if notification {
-			if err != nil {
-				c.log.Warn("notification failed", "method", m.Method, "err", err)
-			}
-			return
-		}
-		c.mu.Lock()
-		delete(c.running, string(m.ID))
-		c.mu.Unlock()
-		if ctx.Err() != nil && err != nil {
-			err = &Error{Code: CodeCancelled, Message: "request cancelled"}
-		}
-		c.reply(m.ID, result, err)
+	if r.ctx.Err() != nil && err != nil {
+		err = &Error{Code: CodeCancelled, Message: "request cancelled"}
 	}
-	return job
+	c.reply(m.ID, result, err)
 }
 
 func (c *Conn) call(ctx context.Context, h Handler, m *message) (result any, err error) {
