@@ -42,21 +42,24 @@ func (s *Sweeper) WithTimeout(parent context.Context, d time.Duration) (context.
 		return context.WithCancel(parent) // the parent ends first
 	}
 	inner, cancel := context.WithCancelCause(parent)
-	e := &entry{due: due, cancel: cancel}
+	c := &timeoutCtx{Context: inner, entry: entry{due: due, cancel: cancel}, s: s}
 	s.mu.Lock()
-	heap.Push(&s.byDue, e)
+	heap.Push(&s.byDue, &c.entry)
 	if s.armed.IsZero() || due.Before(s.armed) {
 		s.arm(due)
 	}
 	s.mu.Unlock()
-	return &timeoutCtx{Context: inner, due: due}, func() {
-		s.mu.Lock()
-		if e.index >= 0 {
-			heap.Remove(&s.byDue, e.index)
-		}
-		s.mu.Unlock()
-		cancel(context.Canceled)
+	return c, c.stop
+}
+
+// stop is the context's cancel function.
+func (c *timeoutCtx) stop() {
+	c.s.mu.Lock()
+	if c.index >= 0 {
+		heap.Remove(&c.s.byDue, c.index)
 	}
+	c.s.mu.Unlock()
+	c.cancel(context.Canceled)
 }
 
 // arm sets the timer to fire at due; s.mu is held.
@@ -100,7 +103,8 @@ func (s *Sweeper) Pending() int {
 // error once the deadline passed, as a context from WithTimeout does.
 type timeoutCtx struct {
 	context.Context
-	due time.Time
+	entry
+	s *Sweeper
 }
 
 func (c *timeoutCtx) Deadline() (time.Time, bool) { return c.due, true }
