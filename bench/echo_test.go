@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,6 +55,8 @@ func TestMain(m *testing.M) {
 		serveConn()
 	case "goplugin":
 		serveGoPlugin()
+	case "goplugingrpc":
+		serveGoPluginGRPC()
 	}
 	os.Exit(m.Run())
 }
@@ -345,7 +348,7 @@ func setupGoPlugin(b *testing.B) (caller, func()) {
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: handshake, Plugins: map[string]plugin.Plugin{"echo": &echoPluginDef{}},
 		Cmd: goPluginCmd(), AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
-		Logger: nil,
+		Logger: hclog.NewNullLogger(),
 	})
 	rpcClient, err := client.Client()
 	if err != nil {

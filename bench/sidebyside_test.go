@@ -33,6 +33,7 @@ func BenchmarkSideBySide(b *testing.B) {
 		{"sdkchild", "child SDK over a bare Conn", setupSDKChild},
 		{"child", "Hearth child plugin", setupHearthChild},
 		{"goplugin", "go-plugin (net/rpc)", setupGoPlugin},
+		{"goplugingrpc", "go-plugin (gRPC)", setupGoPluginGRPC},
 		{"mcp", "MCP Go SDK (stdio)", setupMCP},
 	}
 	// BENCH_TRANSPORTS=raw,child measures only those (the raw pipe always).
