@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -8,6 +9,23 @@ import (
 // ErrUnavailable is returned by services the running host does not provide
 // yet. Errors from such a service wrap it, so callers test with errors.Is.
 var ErrUnavailable = errors.New("service not available in this Hearth build")
+
+// ErrNotFound is returned (wrapped) by SettingsAPI getters for a key that
+// is neither set nor declared with a default.
+var ErrNotFound = errors.New("setting not found")
+
+// KV is a plugin's private key-value storage (the PKU harness
+// ToolContext's kv): values are kept as JSON, survive restarts, and no
+// other plugin can read them. A tool gets it in ToolContext.KV; anywhere
+// else, PluginSDK.KV.
+type KV interface {
+	// Get decodes the value of key into v (a pointer); false if not set.
+	Get(ctx context.Context, key string, v any) (bool, error)
+	// Set stores v, which must encode as JSON.
+	Set(ctx context.Context, key string, v any) error
+	// Delete removes key; deleting a key that is not set is no error.
+	Delete(ctx context.Context, key string) error
+}
 
 // SettingsAPI reads and writes configuration. Each plugin has its own
 // namespace; core settings live in their own.
@@ -134,6 +152,7 @@ type Unavailable struct {
 }
 
 var (
+	_ KV            = UnavailableKV{}
 	_ SettingsAPI   = Unavailable{}
 	_ MemoryAPI     = Unavailable{}
 	_ TextMemoryAPI = Unavailable{}
@@ -221,6 +240,21 @@ func (u Unavailable) Stats() map[string]interface{} {
 // UnavailableKnowledge implements KnowledgeAPI with methods that fail
 // with an error wrapping ErrUnavailable.
 type UnavailableKnowledge struct{}
+
+// UnavailableKV is the KV of a host without storage; its methods fail with
+// ErrUnavailable.
+type UnavailableKV struct{}
+
+func (UnavailableKV) err() error { return Unavailable{Service: "kv"}.err() }
+
+// Get fails with ErrUnavailable.
+func (u UnavailableKV) Get(context.Context, string, any) (bool, error) { return false, u.err() }
+
+// Set fails with ErrUnavailable.
+func (u UnavailableKV) Set(context.Context, string, any) error { return u.err() }
+
+// Delete fails with ErrUnavailable.
+func (u UnavailableKV) Delete(context.Context, string) error { return u.err() }
 
 func (UnavailableKnowledge) err() error { return Unavailable{Service: "knowledge"}.err() }
 

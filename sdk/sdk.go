@@ -37,6 +37,7 @@ type Services struct {
 	TextMemory TextMemoryAPI
 	DocMemory  DocMemoryAPI
 	Knowledge  KnowledgeAPI
+	KV         KV
 	LLM        LLMAPI
 	Logger     *slog.Logger
 }
@@ -98,6 +99,9 @@ func New(name string, host Host) *PluginSDK {
 	}
 	if s.services.Knowledge == nil {
 		s.services.Knowledge = UnavailableKnowledge{}
+	}
+	if s.services.KV == nil {
+		s.services.KV = UnavailableKV{}
 	}
 	if s.services.LLM == nil {
 		s.services.LLM = Unavailable{Service: "llm"}
@@ -277,6 +281,10 @@ func (s *PluginSDK) Knowledge() KnowledgeAPI { return s.services.Knowledge }
 
 // LLM returns the model source manager.
 func (s *PluginSDK) LLM() LLMAPI { return s.services.LLM }
+
+// KV returns the plugin's private key-value storage, the same a tool of
+// the plugin gets in ToolContext.KV.
+func (s *PluginSDK) KV() KV { return s.services.KV }
 
 // DataDir returns the plugin's own data directory (see SettingsAPI.DataDir).
 func (s *PluginSDK) DataDir() string { return s.services.Settings.DataDir() }

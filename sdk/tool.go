@@ -145,6 +145,9 @@ type ToolContext struct {
 	// Grant is the user's answer to a Grant tool's prompt: "once" or
 	// "always"; empty for other tools and for direct user calls.
 	Grant string
+	// KV is the plugin's private key-value storage; nil where the host
+	// has no storage (sdktest gives a working one).
+	KV KV
 }
 
 // ToolFunc is a typed tool handler for AddTool. In is decoded from the

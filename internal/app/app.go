@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -56,14 +57,15 @@ const (
 
 // App is a started Hearth.
 type App struct {
-	DataDir string
-	Config  *config.File
-	Store   *store.Store
-	Sources *llm.Sources
-	Policy  *policy.Engine
-	Kernel  *kernel.Kernel
-	Plugins *pluginhost.Manager
-	Logger  *slog.Logger
+	DataDir  string
+	Config   *config.File
+	Store    *store.Store
+	Sources  *llm.Sources
+	Policy   *policy.Engine
+	Settings *settings.Service
+	Kernel   *kernel.Kernel
+	Plugins  *pluginhost.Manager
+	Logger   *slog.Logger
 
 	logFile   *os.File
 	stopWatch func() // stops the plugin folder watcher and waits for it
@@ -108,6 +110,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.Settings = settings.New(a.Store, dir)
 	a.Kernel = kernel.New(kernel.Config{
 		Policy:          a.Policy,
 		SystemPrompt:    cfg.SystemPrompt,
@@ -115,7 +118,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		HistoryMessages: cfg.HistoryMessages,
 		Logger:          a.Logger,
 		Services: func(plugin string) sdk.Services {
-			return sdk.Services{LLM: a.Sources, Settings: newPluginDirs(dir, plugin)}
+			return sdk.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin)}
 		},
 	}, a.Sources, a.Store)
 	for _, name := range sdk.Factories() {
@@ -130,7 +133,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		}
 	}
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), pluginhost.Options{
-		Host: a.Kernel, LLM: a.Sources, Log: a.Logger, DataDir: dir,
+		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
 	}, a.Store)
 	if o.Plugins != PluginsOff {
 		if err := a.Plugins.Scan(ctx); err != nil {

@@ -81,6 +81,8 @@ type Kernel struct {
 	specMu      sync.Mutex
 	specVersion []*tools.Tool
 	specs       []llm.ToolSpec
+
+	kvs sync.Map // plugin -> sdk.KV, for the ToolContext of its tools
 }
 
 var _ sdk.Host = (*Kernel)(nil)
@@ -203,6 +205,22 @@ func (k *Kernel) Services(plugin string) sdk.Services {
 		s.Logger = k.log.With("plugin", plugin)
 	}
 	return s
+}
+
+// kv returns plugin's key-value storage, nil if the host has none.
+func (k *Kernel) kv(plugin string) sdk.KV {
+	if v, ok := k.kvs.Load(plugin); ok {
+		return v.(sdk.KV)
+	}
+	if k.cfg.Services == nil {
+		return nil
+	}
+	kv := k.cfg.Services(plugin).KV
+	if kv == nil {
+		return nil
+	}
+	k.kvs.Store(plugin, kv)
+	return kv
 }
 
 // toolSpecs returns the tool list for the model in this turn: the

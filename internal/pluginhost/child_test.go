@@ -47,6 +47,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(weather.NewPlugin)
 	case "silent":
 		select {} // never answers the handshake
+	case "settings":
+		pluginrpc.Serve(newSettingsPlugin)
 	}
 	os.Exit(9)
 }

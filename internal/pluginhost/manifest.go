@@ -72,7 +72,8 @@ func (m *Manifest) PluginName() string {
 }
 
 // knownGroups are the capability groups a manifest may declare.
-var knownGroups = map[string]bool{"core": true, "llm": true, "settings": true, "memory": true, "knowledge": true}
+var knownGroups = map[string]bool{"core": true, "llm": true, "settings": true, "settings.core": true,
+	"settings.plugins": true, "kv": true, "memory": true, "knowledge": true}
 
 // LoadManifest reads and checks dir/plugin.json.
 func LoadManifest(dir string) (*Manifest, error) {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -34,10 +35,11 @@ type Host interface {
 
 // Options tune the supervisor. Zero values mean the defaults in brackets.
 type Options struct {
-	Host    Host
-	LLM     sdk.LLMAPI   // for plugins declaring the llm group; nil refuses
-	Log     *slog.Logger // the host log; the plugin's logs go here with plugin=<id>
-	DataDir string       // the plugin's data directory is DataDir/plugin_data/<id>
+	Host     Host
+	LLM      sdk.LLMAPI        // for plugins declaring the llm group; nil refuses
+	Settings *settings.Service // settings and kv; nil refuses
+	Log      *slog.Logger      // the host log; the plugin's logs go here with plugin=<id>
+	DataDir  string            // the plugin's data directory is DataDir/plugin_data/<id>
 
 	HandshakeTimeout time.Duration // [10s] from start to the end of initialize
 	StageTimeout     time.Duration // [10s] for one stage handler or decision hook
@@ -538,6 +540,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		}
 		return struct{}{}, l.SetSource(sp.Name)
 	}))
+	p.serveSettings(handle)
 }
 
 // remoteValue is a child's tool result: its JSON, passed through, and its

@@ -152,6 +152,21 @@ CREATE TABLE plugin_state (
 	reload_at INTEGER NOT NULL DEFAULT 0
 );
 `},
+	{4, "settings and plugin key-value storage", `
+CREATE TABLE settings (
+	namespace TEXT NOT NULL, -- "core" or a plugin's name
+	key       TEXT NOT NULL,
+	value     TEXT NOT NULL, -- JSON
+	PRIMARY KEY (namespace, key)
+) WITHOUT ROWID;
+CREATE TABLE kv (
+	plugin     TEXT NOT NULL,
+	key        TEXT NOT NULL,
+	value      TEXT NOT NULL, -- JSON
+	updated_at INTEGER NOT NULL,
+	PRIMARY KEY (plugin, key)
+) WITHOUT ROWID;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

@@ -40,6 +40,23 @@ const (
 	MethodLLMList        = "llm.listSources" // llm
 	MethodLLMSet         = "llm.setSource"   // llm
 	MethodLLMCurrent     = "llm.currentSource"
+
+	MethodSettingsGet       = "settings.get"         // settings: this plugin's own
+	MethodSettingsSet       = "settings.set"         // settings
+	MethodSettingsList      = "settings.list"        // settings
+	MethodSettingsRegister  = "settings.registerDef" // settings
+	MethodSettingsDefs      = "settings.defs"        // settings
+	MethodSettingsGetCore   = "settings.getCore"     // settings.core: Hearth's
+	MethodSettingsSetCore   = "settings.setCore"     // settings.core
+	MethodSettingsListCore  = "settings.listCore"    // settings.core
+	MethodSettingsGetOther  = "settings.getPlugin"   // settings.plugins: other plugins'
+	MethodSettingsSetOther  = "settings.setPlugin"   // settings.plugins
+	MethodSettingsListOther = "settings.listPlugin"  // settings.plugins
+	MethodSettingsDump      = "settings.dump"        // settings.plugins
+	MethodSettingsPlugins   = "settings.plugins"     // settings.plugins
+	MethodKVGet             = "kv.get"               // kv
+	MethodKVSet             = "kv.set"               // kv
+	MethodKVDelete          = "kv.delete"            // kv
 )
 
 // CapabilityGroup returns the group a plugin-to-host method belongs to.
@@ -49,6 +66,10 @@ func CapabilityGroup(method string) string {
 		return "core"
 	case MethodLLMList, MethodLLMSet, MethodLLMCurrent:
 		return "llm"
+	case MethodSettingsGetCore, MethodSettingsSetCore, MethodSettingsListCore:
+		return "settings.core"
+	case MethodSettingsGetOther, MethodSettingsSetOther, MethodSettingsListOther, MethodSettingsDump, MethodSettingsPlugins:
+		return "settings.plugins"
 	}
 	if i := indexByte(method, '.'); i > 0 {
 		return method[:i]
@@ -244,4 +265,26 @@ type InjectSyncResult struct {
 // SourceParams names a model source.
 type SourceParams struct {
 	Name string `json:"name"`
+}
+
+// SettingParams addresses a setting (Plugin only for another plugin's),
+// or the keys with Prefix; Value is the value to set.
+type SettingParams struct {
+	Plugin string          `json:"plugin,omitempty"`
+	Key    string          `json:"key,omitempty"`
+	Prefix string          `json:"prefix,omitempty"`
+	Value  json.RawMessage `json:"value,omitempty"`
+}
+
+// ValueResult answers settings.get*, and kv.get: Found is false for a key
+// that is not set (and, for a setting, not declared with a default).
+type ValueResult struct {
+	Value json.RawMessage `json:"value,omitempty"`
+	Found bool            `json:"found"`
+}
+
+// KVParams addresses a key of the plugin's own storage.
+type KVParams struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value,omitempty"`
 }

@@ -178,41 +178,20 @@ func (c *child) InjectSync(ctx context.Context, in sdk.Injection) (string, error
 	return res.Text, err
 }
 
-// Services implements sdk.Host: the LLM sources over the wire (the host
-// refuses them, naming the group, unless plugin.json declares "llm"), the
-// plugin's data directory, and logs to stderr.
+// Services implements sdk.Host: settings, the key-value storage and the
+// LLM sources over the wire (the host refuses each group plugin.json does
+// not declare), the plugin's data directory, and logs to stderr.
 func (c *child) Services(plugin string) sdk.Services {
 	c.mu.Lock()
 	p := c.params
 	c.mu.Unlock()
+	log := c.log.With("plugin", plugin)
 	return sdk.Services{
-		Settings: dataDirOnly{Unavailable: sdk.Unavailable{Service: "settings"}, dir: p.DataDir},
+		Settings: remoteSettings{conn: c.conn, dir: p.DataDir, log: log},
+		KV:       remoteKV{c.conn},
 		LLM:      remoteLLM{c.conn},
-		Logger:   c.log.With("plugin", plugin),
+		Logger:   log,
 	}
-}
-
-type dataDirOnly struct {
-	sdk.Unavailable
-	dir string
-}
-
-// GetCore answers core.daemon.data_dir, which HomeAgent plugins read at
-// start to find where to keep files, with the plugin's own data directory
-// (a child process has no business in Hearth's); other keys are
-// unavailable.
-func (d dataDirOnly) GetCore(key string) (interface{}, error) {
-	if key == "core.daemon.data_dir" {
-		return d.DataDir(), nil
-	}
-	return d.Unavailable.GetCore(key)
-}
-
-func (d dataDirOnly) DataDir() string {
-	if d.dir != "" {
-		_ = os.MkdirAll(d.dir, 0o700)
-	}
-	return d.dir
 }
 
 type remoteLLM struct{ conn *Conn }
@@ -249,7 +228,9 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	if len(p.Args) == 0 {
 		p.Args = json.RawMessage("{}")
 	}
-	v, err := h(ctx, p.Context.ToolContext(), nil, p.Args)
+	tc := p.Context.ToolContext()
+	tc.KV = remoteKV{c.conn}
+	v, err := h(ctx, tc, nil, p.Args)
 	if err != nil {
 		return nil, &Error{Code: CodeToolFailed, Message: err.Error()}
 	}

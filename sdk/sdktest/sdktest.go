@@ -32,10 +32,11 @@ type T interface {
 }
 
 // Options configure a Harness. The zero value gives in-memory settings
-// (with a temporary DataDir) and no other services.
+// (with a temporary DataDir), an in-memory KV, and no other services.
 type Options struct {
 	// Services replaces the default services; nil fields stay unavailable,
-	// except Settings, which defaults to NewSettings().
+	// except Settings, which defaults to NewSettings(), and KV, which
+	// defaults to an empty KV (also given to tools in ToolContext.KV).
 	Services sdk.Services
 	// Reply answers InjectInputSync; nil answers "".
 	Reply func(sdk.Injection) string
@@ -71,6 +72,9 @@ func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interf
 	t.Helper()
 	if opts.Services.Settings == nil {
 		opts.Services.Settings = NewSettings()
+	}
+	if opts.Services.KV == nil {
+		opts.Services.KV = &KV{}
 	}
 	if st, ok := opts.Services.Settings.(*Settings); ok {
 		st = st.For(name)
@@ -222,6 +226,9 @@ func (h *Harness) CallToolContext(ctx context.Context, tc *sdk.ToolContext, name
 	if tc == nil {
 		local := strings.TrimPrefix(full, h.name+tools.Separator)
 		tc = &sdk.ToolContext{PluginID: h.name, Tool: local, Actor: sdk.ActorAgent, Turn: &sdk.TurnInfo{SessionID: "sdktest"}}
+	}
+	if tc.KV == nil {
+		tc.KV = h.opts.Services.KV
 	}
 	r := h.registry.Call(ctx, tc, full, raw)
 	return Result{Content: r.Content, IsError: r.IsError, Value: r.Value, Metadata: r.Metadata}

@@ -1,0 +1,391 @@
+// Package settings is the host side of the SDK's SettingsAPI and KV:
+// plugin settings and core settings in the store's settings table (a
+// namespace per plugin, "core" for Hearth's own), the settings plugins
+// declare for the UI (ConfigDef, kept in memory, registered again at each
+// start), and each plugin's private key-value storage.
+//
+// A value is any JSON. Set checks it against the plugin's declaration, if
+// any (type, options, min/max). A secret setting (ConfigDef.Secret) is
+// readable by its own plugin only: other plugins and Dump get Mask.
+package settings
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Core is the namespace of Hearth's own settings.
+const Core = "core"
+
+// CoreDataDir is the core setting HomeAgent plugins read to find where to
+// keep their files; it is answered, never stored.
+const CoreDataDir = "core.daemon.data_dir"
+
+// Mask replaces a secret's value wherever another party sees it.
+const Mask = "******"
+
+// ErrInvalid wraps a value that does not fit its declaration.
+var ErrInvalid = errors.New("invalid setting value")
+
+// Service holds the settings of every plugin.
+type Service struct {
+	st      *store.Store
+	dataDir string
+
+	mu   sync.RWMutex
+	defs map[string]map[string]sdk.ConfigDef // namespace, key
+}
+
+// New returns the service over st; dataDir is Hearth's data directory.
+func New(st *store.Store, dataDir string) *Service {
+	return &Service{st: st, dataDir: dataDir, defs: map[string]map[string]sdk.ConfigDef{}}
+}
+
+// For returns plugin's view of the settings.
+func (s *Service) For(plugin string) *Plugin { return &Plugin{s: s, name: plugin} }
+
+// KV returns plugin's private key-value storage.
+func (s *Service) KV(plugin string) sdk.KV { return kv{s.st, plugin} }
+
+// Plugin is one plugin's SettingsAPI.
+type Plugin struct {
+	s    *Service
+	name string
+}
+
+var _ sdk.SettingsAPI = (*Plugin)(nil)
+
+func (s *Service) def(ns, key string) (sdk.ConfigDef, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.defs[ns][key]
+	return d, ok
+}
+
+// Value returns ns's setting as stored JSON, or its declared default; ok is
+// false for neither.
+func (s *Service) Value(ns, key string) (json.RawMessage, bool, error) {
+	v, ok, err := s.st.Setting(context.Background(), ns, key)
+	if err != nil || ok {
+		return v, ok, err
+	}
+	if d, ok := s.def(ns, key); ok && d.Default != nil {
+		b, err := json.Marshal(d.Default)
+		return b, err == nil, err
+	}
+	return nil, false, nil
+}
+
+func (s *Service) get(ns, key string, masked bool) (interface{}, error) {
+	raw, ok, err := s.Value(ns, key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s.%s: %w", ns, key, sdk.ErrNotFound)
+	}
+	if d, _ := s.def(ns, key); masked && d.Secret {
+		return Mask, nil
+	}
+	var v interface{}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("%s.%s: stored value is not JSON: %w", ns, key, err)
+	}
+	return v, nil
+}
+
+// Secret reports whether ns declared key secret.
+func (s *Service) Secret(ns, key string) bool {
+	d, _ := s.def(ns, key)
+	return d.Secret
+}
+
+// SetJSON stores ns's setting after checking it against its declaration.
+func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
+	if key == "" {
+		return fmt.Errorf("%w: empty key", ErrInvalid)
+	}
+	if ns == Core && key == CoreDataDir {
+		return fmt.Errorf("%w: %s is read-only", ErrInvalid, CoreDataDir)
+	}
+	var v interface{}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("%w: %s.%s is not JSON: %v", ErrInvalid, ns, key, err)
+	}
+	if d, ok := s.def(ns, key); ok {
+		if err := check(d, v); err != nil {
+			return fmt.Errorf("%w: %s.%s: %v", ErrInvalid, ns, key, err)
+		}
+	}
+	return s.st.SetSetting(context.Background(), ns, key, raw)
+}
+
+func (s *Service) set(ns, key string, v interface{}) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%w: %s.%s cannot be encoded as JSON: %v", ErrInvalid, ns, key, err)
+	}
+	return s.SetJSON(ns, key, raw)
+}
+
+// check tests a value against its declaration.
+func check(d sdk.ConfigDef, v interface{}) error {
+	switch d.Type {
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("want a string, got %T", v)
+		}
+		if len(d.Options) > 0 && !slices.Contains(d.Options, str) {
+			return fmt.Errorf("%q is not one of %q", str, d.Options)
+		}
+	case "number":
+		n, ok := v.(float64)
+		if !ok {
+			return fmt.Errorf("want a number, got %T", v)
+		}
+		if d.Min != d.Max && (n < d.Min || n > d.Max) {
+			return fmt.Errorf("%v is outside %v..%v", n, d.Min, d.Max)
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return fmt.Errorf("want true or false, got %T", v)
+		}
+	}
+	return nil
+}
+
+// Keys returns ns's keys with prefix: those stored and those declared.
+func (s *Service) Keys(ns, prefix string) ([]string, error) {
+	keys, err := s.st.SettingKeys(context.Background(), ns, prefix)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	for k := range s.defs[ns] {
+		if strings.HasPrefix(k, prefix) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.RUnlock()
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// Register declares a setting of ns.
+func (s *Service) Register(ns string, d sdk.ConfigDef) error {
+	if d.Key == "" {
+		return fmt.Errorf("%w: a declaration without a key", ErrInvalid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.defs[ns] == nil {
+		s.defs[ns] = map[string]sdk.ConfigDef{}
+	}
+	s.defs[ns][d.Key] = d
+	return nil
+}
+
+// Defs returns ns's declarations with prefix, sorted by key.
+func (s *Service) Defs(ns, prefix string) []*sdk.ConfigDef {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []*sdk.ConfigDef
+	for k, d := range s.defs[ns] {
+		if strings.HasPrefix(k, prefix) {
+			d := d
+			out = append(out, &d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Dump returns every setting by namespace, secrets masked, declared
+// defaults included.
+func (s *Service) Dump() (map[string]interface{}, error) {
+	all, err := s.st.AllSettings(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]interface{}{}
+	put := func(ns, key string, raw json.RawMessage) {
+		m, _ := out[ns].(map[string]interface{})
+		if m == nil {
+			m = map[string]interface{}{}
+			out[ns] = m
+		}
+		if d, _ := s.def(ns, key); d.Secret {
+			m[key] = Mask
+			return
+		}
+		var v interface{}
+		if json.Unmarshal(raw, &v) == nil {
+			m[key] = v
+		}
+	}
+	for ns, values := range all {
+		for k, raw := range values {
+			put(ns, k, raw)
+		}
+	}
+	s.mu.RLock()
+	defs := map[string][]sdk.ConfigDef{}
+	for ns, m := range s.defs {
+		for _, d := range m {
+			defs[ns] = append(defs[ns], d)
+		}
+	}
+	s.mu.RUnlock()
+	for ns, list := range defs {
+		for _, d := range list {
+			if _, stored := all[ns][d.Key]; !stored && d.Default != nil {
+				raw, err := json.Marshal(d.Default)
+				if err == nil {
+					put(ns, d.Key, raw)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Namespaces returns the plugins that have settings or declarations.
+func (s *Service) Namespaces() ([]string, error) {
+	all, err := s.st.AllSettings(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for ns := range all {
+		set[ns] = true
+	}
+	s.mu.RLock()
+	for ns := range s.defs {
+		set[ns] = true
+	}
+	s.mu.RUnlock()
+	delete(set, Core)
+	out := make([]string, 0, len(set))
+	for ns := range set {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Get implements sdk.SettingsAPI.
+func (p *Plugin) Get(key string) (interface{}, error) { return p.s.get(p.name, key, false) }
+
+// Set implements sdk.SettingsAPI.
+func (p *Plugin) Set(key string, value interface{}) error { return p.s.set(p.name, key, value) }
+
+// List implements sdk.SettingsAPI.
+func (p *Plugin) List(prefix string) ([]string, error) { return p.s.Keys(p.name, prefix) }
+
+// GetCore implements sdk.SettingsAPI; core.daemon.data_dir is Hearth's
+// data directory.
+func (p *Plugin) GetCore(key string) (interface{}, error) {
+	if key == CoreDataDir {
+		return p.s.dataDir, nil
+	}
+	return p.s.get(Core, key, false)
+}
+
+// SetCore implements sdk.SettingsAPI.
+func (p *Plugin) SetCore(key string, value interface{}) error { return p.s.set(Core, key, value) }
+
+// ListCore implements sdk.SettingsAPI.
+func (p *Plugin) ListCore(prefix string) ([]string, error) { return p.s.Keys(Core, prefix) }
+
+// GetPlugin implements sdk.SettingsAPI: another plugin's secrets are
+// masked.
+func (p *Plugin) GetPlugin(plugin, key string) (interface{}, error) {
+	return p.s.get(plugin, key, plugin != p.name)
+}
+
+// SetPlugin implements sdk.SettingsAPI.
+func (p *Plugin) SetPlugin(plugin, key string, value interface{}) error {
+	return p.s.set(plugin, key, value)
+}
+
+// ListPlugin implements sdk.SettingsAPI.
+func (p *Plugin) ListPlugin(plugin, prefix string) ([]string, error) { return p.s.Keys(plugin, prefix) }
+
+// RegisterDef implements sdk.SettingsAPI.
+func (p *Plugin) RegisterDef(def sdk.ConfigDef) {
+	if err := p.s.Register(p.name, def); err != nil {
+		sdkLog(p.name, err)
+	}
+}
+
+// Defs implements sdk.SettingsAPI.
+func (p *Plugin) Defs(prefix string) []*sdk.ConfigDef { return p.s.Defs(p.name, prefix) }
+
+// Dump implements sdk.SettingsAPI: every namespace's values, secrets
+// masked.
+func (p *Plugin) Dump() map[string]interface{} {
+	d, err := p.s.Dump()
+	if err != nil {
+		sdkLog(p.name, err)
+	}
+	return d
+}
+
+// Plugins implements sdk.SettingsAPI.
+func (p *Plugin) Plugins() []string {
+	list, err := p.s.Namespaces()
+	if err != nil {
+		sdkLog(p.name, err)
+	}
+	return list
+}
+
+// DataDir implements sdk.SettingsAPI: the plugin's own directory, created
+// on first use.
+func (p *Plugin) DataDir() string {
+	dir := filepath.Join(p.s.dataDir, "plugin_data", p.name)
+	_ = os.MkdirAll(dir, 0o700)
+	return dir
+}
+
+// kv is one plugin's key-value storage.
+type kv struct {
+	st     *store.Store
+	plugin string
+}
+
+func (k kv) Get(ctx context.Context, key string, v any) (bool, error) {
+	raw, ok, err := k.st.KVGet(ctx, k.plugin, key)
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, json.Unmarshal(raw, v)
+}
+
+func (k kv) Set(ctx context.Context, key string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("kv %q: the value cannot be encoded as JSON: %w", key, err)
+	}
+	return k.st.KVSet(ctx, k.plugin, key, raw)
+}
+
+func (k kv) Delete(ctx context.Context, key string) error { return k.st.KVDelete(ctx, k.plugin, key) }
+
+// sdkLog reports an error of a SettingsAPI method that cannot return one.
+func sdkLog(plugin string, err error) {
+	slog.Warn("settings", "plugin", plugin, "err", err)
+}

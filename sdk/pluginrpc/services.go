@@ -1,0 +1,160 @@
+package pluginrpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// remoteSettings is the SettingsAPI of a child plugin: calls to the host,
+// which allows each group only if plugin.json declares it ("settings" for
+// the plugin's own, "settings.core" for Hearth's, "settings.plugins" for
+// other plugins', whose secrets come masked). core.daemon.data_dir and
+// DataDir are answered here: the plugin's own data directory.
+type remoteSettings struct {
+	conn *Conn
+	dir  string
+	log  *slog.Logger
+}
+
+var _ sdk.SettingsAPI = remoteSettings{}
+
+func (r remoteSettings) value(method string, p SettingParams) (interface{}, error) {
+	var res ValueResult
+	if err := r.conn.Call(context.Background(), method, p, &res); err != nil {
+		return nil, err
+	}
+	if !res.Found {
+		return nil, fmt.Errorf("%s: %w", p.Key, sdk.ErrNotFound)
+	}
+	var v interface{}
+	if err := json.Unmarshal(res.Value, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Key, err)
+	}
+	return v, nil
+}
+
+func (r remoteSettings) set(method string, p SettingParams, v interface{}) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("setting %s: the value cannot be encoded as JSON: %w", p.Key, err)
+	}
+	p.Value = raw
+	return r.conn.Call(context.Background(), method, p, nil)
+}
+
+func (r remoteSettings) keys(method string, p SettingParams) ([]string, error) {
+	var out []string
+	err := r.conn.Call(context.Background(), method, p, &out)
+	return out, err
+}
+
+func (r remoteSettings) Get(key string) (interface{}, error) {
+	return r.value(MethodSettingsGet, SettingParams{Key: key})
+}
+
+func (r remoteSettings) Set(key string, v interface{}) error {
+	return r.set(MethodSettingsSet, SettingParams{Key: key}, v)
+}
+
+func (r remoteSettings) List(prefix string) ([]string, error) {
+	return r.keys(MethodSettingsList, SettingParams{Prefix: prefix})
+}
+
+// GetCore answers core.daemon.data_dir, which HomeAgent plugins read at
+// start to find where to keep files, with the plugin's own data directory
+// (a child process has no business in Hearth's); other keys are asked of
+// the host.
+func (r remoteSettings) GetCore(key string) (interface{}, error) {
+	if key == "core.daemon.data_dir" {
+		return r.DataDir(), nil
+	}
+	return r.value(MethodSettingsGetCore, SettingParams{Key: key})
+}
+
+func (r remoteSettings) SetCore(key string, v interface{}) error {
+	return r.set(MethodSettingsSetCore, SettingParams{Key: key}, v)
+}
+
+func (r remoteSettings) ListCore(prefix string) ([]string, error) {
+	return r.keys(MethodSettingsListCore, SettingParams{Prefix: prefix})
+}
+
+func (r remoteSettings) GetPlugin(plugin, key string) (interface{}, error) {
+	return r.value(MethodSettingsGetOther, SettingParams{Plugin: plugin, Key: key})
+}
+
+func (r remoteSettings) SetPlugin(plugin, key string, v interface{}) error {
+	return r.set(MethodSettingsSetOther, SettingParams{Plugin: plugin, Key: key}, v)
+}
+
+func (r remoteSettings) ListPlugin(plugin, prefix string) ([]string, error) {
+	return r.keys(MethodSettingsListOther, SettingParams{Plugin: plugin, Prefix: prefix})
+}
+
+func (r remoteSettings) RegisterDef(def sdk.ConfigDef) {
+	if err := r.conn.Call(context.Background(), MethodSettingsRegister, def, nil); err != nil {
+		r.log.Error("setting not declared", "key", def.Key, "err", err)
+	}
+}
+
+func (r remoteSettings) Defs(prefix string) []*sdk.ConfigDef {
+	var out []*sdk.ConfigDef
+	if err := r.conn.Call(context.Background(), MethodSettingsDefs, SettingParams{Prefix: prefix}, &out); err != nil {
+		r.log.Error("reading setting declarations", "err", err)
+	}
+	return out
+}
+
+func (r remoteSettings) Dump() map[string]interface{} {
+	var out map[string]interface{}
+	if err := r.conn.Call(context.Background(), MethodSettingsDump, struct{}{}, &out); err != nil {
+		r.log.Error("reading all settings", "err", err)
+	}
+	return out
+}
+
+func (r remoteSettings) Plugins() []string {
+	out, err := r.keys(MethodSettingsPlugins, SettingParams{})
+	if err != nil {
+		r.log.Error("reading the plugins with settings", "err", err)
+	}
+	return out
+}
+
+func (r remoteSettings) DataDir() string {
+	if r.dir != "" {
+		_ = os.MkdirAll(r.dir, 0o700)
+	}
+	return r.dir
+}
+
+// remoteKV is a child plugin's key-value storage, kept by the host (group
+// "kv").
+type remoteKV struct{ conn *Conn }
+
+var _ sdk.KV = remoteKV{}
+
+func (r remoteKV) Get(ctx context.Context, key string, v any) (bool, error) {
+	var res ValueResult
+	if err := r.conn.Call(ctx, MethodKVGet, KVParams{Key: key}, &res); err != nil || !res.Found {
+		return false, err
+	}
+	return true, json.Unmarshal(res.Value, v)
+}
+
+func (r remoteKV) Set(ctx context.Context, key string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("kv %q: the value cannot be encoded as JSON: %w", key, err)
+	}
+	return r.conn.Call(ctx, MethodKVSet, KVParams{Key: key, Value: raw}, nil)
+}
+
+func (r remoteKV) Delete(ctx context.Context, key string) error {
+	return r.conn.Call(ctx, MethodKVDelete, KVParams{Key: key}, nil)
+}
