@@ -67,17 +67,36 @@ def define_plugin(id, name, version, tools, description="", stages=None, default
 class Context(dict):
     """The ToolContext of a call (pluginId, tool, actor, turn, channel,
     chatId, userId, groupId, effect, grant), plus `cancelled`, an Event set
-    when Hearth cancels the call."""
+    when Hearth cancels the call, and `kv`, the plugin's private storage."""
 
-    def __init__(self, data, cancelled):
+    def __init__(self, data, cancelled, kv=None):
         super().__init__(data or {})
         self.cancelled = cancelled
+        self.kv = kv
 
     def __getattr__(self, key):
         try:
             return self[key]
         except KeyError:
             raise AttributeError(key)
+
+
+class KV:
+    """The plugin's private storage, kept by Hearth across restarts
+    (plugin.json must declare "kv"). Values are anything json can encode."""
+
+    def __init__(self, conn):
+        self._conn = conn
+
+    def get(self, key, default=None):
+        r = self._conn.call("kv.get", {"key": key}) or {}
+        return r.get("value") if r.get("found") else default
+
+    def set(self, key, value):
+        self._conn.call("kv.set", {"key": key, "value": value})
+
+    def delete(self, key):
+        self._conn.call("kv.delete", {"key": key})
 
 
 class RPCError(Exception):
@@ -175,7 +194,7 @@ class _Connection:
             tool = p["tools"].get(params.get("tool"))
             if tool is None:
                 raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
-            value = tool["execute"](params.get("args") or {}, Context(params.get("context"), cancelled))
+            value = tool["execute"](params.get("args") or {}, Context(params.get("context"), cancelled, KV(self)))
             if isinstance(value, str):
                 return {"text": value}
             is_error = isinstance(value, dict) and value.get("isError") is True

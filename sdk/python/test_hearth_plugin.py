@@ -17,6 +17,7 @@ class FakeHost:
         self.thread = threading.Thread(target=self.conn.run, daemon=True)
         self.thread.start()
         self.registered = []
+        self.kv = {}
 
     def request(self, mid, method, params):
         self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": mid, "method": method, "params": params}) + "\n")
@@ -26,6 +27,17 @@ class FakeHost:
             if msg.get("method") in ("tools.register", "stages.register"):
                 self.registered.append(msg["params"])
                 self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}) + "\n")
+                self.to_plugin_w.flush()
+                continue
+            if msg.get("method", "").startswith("kv."):  # Hearth's storage, as the wire has it
+                key, result = msg["params"]["key"], {}
+                if msg["method"] == "kv.get":
+                    result = {"value": json.loads(self.kv[key]), "found": True} if key in self.kv else {"found": False}
+                elif msg["method"] == "kv.set":
+                    self.kv[key] = json.dumps(msg["params"]["value"])
+                else:
+                    self.kv.pop(key, None)
+                self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
                 self.to_plugin_w.flush()
                 continue
             if msg.get("id") == mid:
@@ -67,7 +79,16 @@ def plugin():
         "text": hp.define_tool(description="text", execute=lambda a, c: "plain"),
         "boom": hp.define_tool(description="boom", execute=lambda a, c: 1 / 0),
         "refuse": hp.define_tool(description="refuse", execute=lambda a, c: (_ for _ in ()).throw(hp.ToolError("不行"))),
+        "count": hp.define_tool(description="count", execute=_count),
     })
+
+
+def _count(args, ctx):
+    n = ctx.kv.get("n", 0) + 1
+    ctx.kv.set("n", n)
+    if n == 2:
+        ctx.kv.delete("n")
+    return {"n": n, "after": ctx.kv.get("n")}
 
 
 class SDKTest(unittest.TestCase):
@@ -78,7 +99,7 @@ class SDKTest(unittest.TestCase):
 
     def test_registrations_carry_policy_fields(self):
         names = sorted(r["name"] for r in self.host.registered)
-        self.assertEqual(names, ["boom", "echo", "refuse", "text"])
+        self.assertEqual(names, ["boom", "count", "echo", "refuse", "text"])
         echo = [r for r in self.host.registered if r["name"] == "echo"][0]
         self.assertEqual(echo["effect"], "read")
         self.assertEqual(echo["parameters"], {"type": "object", "properties": {}})
@@ -94,6 +115,12 @@ class SDKTest(unittest.TestCase):
         self.assertEqual(r["error"]["code"], -32003)
         r = self.host.request(6, "nope", {})
         self.assertEqual(r["error"]["code"], -32601)
+
+    def test_plugin_storage_goes_to_hearth(self):
+        r = self.host.request(2, "tool.call", {"tool": "count", "args": {}})
+        self.assertEqual(r["result"]["value"], {"n": 1, "after": 1})
+        r = self.host.request(3, "tool.call", {"tool": "count", "args": {}})
+        self.assertEqual(r["result"]["value"], {"n": 2, "after": None})
 
     def test_version_mismatch(self):
         host = FakeHost(plugin())

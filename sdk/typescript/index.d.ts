@@ -26,8 +26,16 @@ export interface ToolContext {
   groupId?: string;
   /** The user's answer to a `grant` tool's prompt. */
   grant?: 'once' | 'always';
+  /** This plugin's private storage, kept by Hearth across restarts (plugin.json must declare "kv"). */
+  kv: KV;
   /** Aborted when Hearth cancels the call (deadline, interrupt). */
   signal: AbortSignal;
+}
+
+export interface KV {
+  get<T>(key: string): Promise<T | undefined>;
+  set<T>(key: string, value: T): Promise<void>;
+  delete(key: string): Promise<void>;
 }
 
 export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {

@@ -67,6 +67,15 @@ export class Connection {
 
   send(msg) { this.output.write(JSON.stringify(msg) + '\n'); }
 
+  /** The plugin's private storage, kept by Hearth (plugin.json must declare "kv"). */
+  get kv() {
+    return this._kv ??= {
+      get: async (key) => { const r = await this.call('kv.get', { key }); return r?.found ? r.value : undefined; },
+      set: async (key, value) => { await this.call('kv.set', { key, value: value === undefined ? null : value }); },
+      delete: async (key) => { await this.call('kv.delete', { key }); },
+    };
+  }
+
   call(method, params) {
     const id = `ts-${++this.nextId}`;
     return new Promise((resolve, reject) => {
@@ -137,7 +146,7 @@ export class Connection {
         const ctx = {
           pluginId: c.pluginId ?? p.id, tool: c.tool, callId: c.callId, actor: c.actor ?? 'agent', effect: c.effect,
           turn: c.turn, channel: c.channel, chatId: c.chatId, userId: c.userId, groupId: c.groupId, grant: c.grant,
-          signal,
+          kv: this.kv, signal,
         };
         const value = await tool.execute(parsed.data, ctx);
         if (typeof value === 'string') return { text: value };

@@ -25,6 +25,7 @@ function host(plugin) {
   conn.run();
   const lines = [];
   const waiters = [];
+  const kv = new Map();
   let buf = '';
   fromPlugin.on('data', (d) => {
     buf += d;
@@ -35,6 +36,15 @@ function host(plugin) {
       if (msg.method === 'tools.register' || msg.method === 'stages.register') {
         lines.push(msg);
         toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }) + '\n');
+        continue;
+      }
+      if (msg.method?.startsWith('kv.')) { // Hearth's storage, as the wire has it
+        const { key, value } = msg.params;
+        let result = {};
+        if (msg.method === 'kv.get') result = kv.has(key) ? { value: JSON.parse(kv.get(key)), found: true } : { found: false };
+        if (msg.method === 'kv.set') kv.set(key, JSON.stringify(value));
+        if (msg.method === 'kv.delete') kv.delete(key);
+        toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }) + '\n');
         continue;
       }
       waiters.shift()?.(msg);
@@ -57,6 +67,15 @@ const plugin = definePlugin({
     }),
     refuse: defineTool({ description: 'no', execute: () => { throw new ToolError('不行'); } }),
     text: defineTool({ description: 'text', execute: async () => 'plain' }),
+    count: defineTool({
+      description: 'counts its calls in the plugin storage', effect: 'write',
+      execute: async (_, ctx) => {
+        const n = ((await ctx.kv.get('n')) ?? 0) + 1;
+        await ctx.kv.set('n', n);
+        if (n === 2) await ctx.kv.delete('n');
+        return { n, after: (await ctx.kv.get('n')) ?? null };
+      },
+    }),
     wait: defineTool({
       description: 'waits', effect: 'read',
       execute: (_, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted'))),
@@ -87,4 +106,11 @@ test('handshake, tools, errors and cancellation', async () => {
 test('version mismatch', async () => {
   const h = host(plugin);
   assert.equal((await h.request(1, 'initialize', { protocolVersions: [9] })).error.code, -32001);
+});
+
+test('the plugin storage goes to Hearth', async () => {
+  const h = host(plugin);
+  await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
+  assert.deepEqual((await h.request(2, 'tool.call', { tool: 'count', args: {} })).result.value, { n: 1, after: 1 });
+  assert.deepEqual((await h.request(3, 'tool.call', { tool: 'count', args: {} })).result.value, { n: 2, after: null });
 });
