@@ -125,7 +125,9 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 		return fmt.Errorf("%w: %s.%s is not JSON: %v", ErrInvalid, ns, key, err)
 	}
 	if d, ok := s.def(ns, key); ok {
-		if err := check(d, v); err != nil {
+		if err := check(d, v); err != nil && d.Secret {
+			return fmt.Errorf("%w: %s.%s: the value does not fit its declaration", ErrInvalid, ns, key) // no value in messages
+		} else if err != nil {
 			return fmt.Errorf("%w: %s.%s: %v", ErrInvalid, ns, key, err)
 		}
 	}

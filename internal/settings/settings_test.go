@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/store"
@@ -70,6 +71,10 @@ func TestSecretsStayWithTheirPlugin(t *testing.T) {
 	}
 	if err := qq.Set("napcat_url", "ws://127.0.0.1:3001"); err != nil {
 		t.Fatal(err)
+	}
+	qq.RegisterDef(sdk.ConfigDef{Key: "pin", Type: "string", Secret: true, Options: []string{"0000"}})
+	if err := qq.Set("pin", "1234"); err == nil || strings.Contains(err.Error(), "1234") {
+		t.Fatalf("a refused secret shows in the error: %v", err)
 	}
 	if v, _ := qq.Get("token"); v != "sk-秘密" {
 		t.Fatalf("own secret = %v", v)
