@@ -178,8 +178,7 @@ func (p *ToolCallParams) decodeJSON(b []byte, valid bool) error {
 			return nil
 		}
 		if f.Escaped {
-			*p = ToolCallParams{}
-			return json.Unmarshal(b, p)
+			return p.decodeSlow(b)
 		}
 		v := f.Value
 		switch string(f.Key) {
@@ -199,8 +198,7 @@ func (p *ToolCallParams) decodeJSON(b []byte, valid bool) error {
 			}
 		default:
 			if folds(f.Key, "tool", "args", "context") {
-				*p = ToolCallParams{}
-				return json.Unmarshal(b, p)
+				return p.decodeSlow(b)
 			}
 		}
 	}
@@ -269,7 +267,7 @@ func (c *CallContext) decodeJSON(b []byte, valid bool) error {
 			return nil
 		}
 		if f.Escaped {
-			return json.Unmarshal(b, c)
+			return c.decodeSlow(b)
 		}
 		var dst *string
 		switch string(f.Key) {
@@ -307,7 +305,7 @@ func (c *CallContext) decodeJSON(b []byte, valid bool) error {
 			continue
 		default:
 			if folds(f.Key, "pluginId", "tool", "callId", "actor", "effect", "channel", "chatId", "userId", "groupId", "grant", "turn") {
-				return json.Unmarshal(b, c)
+				return c.decodeSlow(b)
 			}
 			continue
 		}
@@ -367,8 +365,7 @@ func (r *ToolCallResult) decodeJSON(b []byte, valid bool) error {
 			return nil
 		}
 		if f.Escaped {
-			*r = ToolCallResult{}
-			return json.Unmarshal(b, r)
+			return r.decodeSlow(b)
 		}
 		v := f.Value
 		switch string(f.Key) {
@@ -396,8 +393,7 @@ func (r *ToolCallResult) decodeJSON(b []byte, valid bool) error {
 			}
 		default:
 			if folds(f.Key, "value", "text", "isError", "metadata") {
-				*r = ToolCallResult{}
-				return json.Unmarshal(b, r)
+				return r.decodeSlow(b)
 			}
 		}
 	}
@@ -423,4 +419,29 @@ func known(v []byte) (string, bool) {
 		return string(sdk.EffectPublic), true
 	}
 	return "", false
+}
+
+// The decodeSlow methods decode through encoding/json into a value of
+// their own, so the receiver of decodeJSON, when it is not needed, can
+// stay on the caller's stack.
+
+func (p *ToolCallParams) decodeSlow(b []byte) error {
+	var v ToolCallParams
+	err := json.Unmarshal(b, &v)
+	*p = v
+	return err
+}
+
+func (c *CallContext) decodeSlow(b []byte) error {
+	v := *c // encoding/json merges into what is there
+	err := json.Unmarshal(b, &v)
+	*c = v
+	return err
+}
+
+func (r *ToolCallResult) decodeSlow(b []byte) error {
+	var v ToolCallResult
+	err := json.Unmarshal(b, &v)
+	*r = v
+	return err
 }

@@ -82,7 +82,8 @@ type Conn struct {
 	mu       sync.Mutex
 	handlers map[string]Handler
 	pending  map[int64]chan *message
-	running  map[string]context.CancelFunc
+	running  map[string]context.CancelFunc // requests in progress, by id
+	runningN map[int64]context.CancelFunc  // the same, for integer ids (no string to make)
 	closed   bool
 	closeErr error
 	done     chan struct{}
@@ -105,7 +106,7 @@ func NewConn(r io.Reader, w io.Writer, log *slog.Logger) *Conn {
 	return &Conn{
 		r: bufio.NewReaderSize(r, 64<<10), w: w, log: log,
 		handlers: map[string]Handler{}, pending: map[int64]chan *message{},
-		running: map[string]context.CancelFunc{}, done: make(chan struct{}),
+		running: map[string]context.CancelFunc{}, runningN: map[int64]context.CancelFunc{}, done: make(chan struct{}),
 		leadCh: make(chan struct{}), readErr: make(chan error, 1),
 	}
 }
@@ -166,6 +167,9 @@ func (c *Conn) shutdown(reason error) {
 	c.closeErr = reason
 	pending := c.pending
 	c.pending = map[int64]chan *message{}
+	for _, cancel := range c.runningN {
+		cancel()
+	}
 	for _, cancel := range c.running {
 		cancel()
 	}
@@ -355,7 +359,8 @@ func preview(b []byte) string {
 type inbound struct {
 	m      message
 	h      Handler
-	key    string // the id, as the key of running
+	key    string // the id, as the key of running, unless
+	keyN   int64  // it is an integer, the key of runningN
 	ctx    context.Context
 	cancel context.CancelFunc
 }
@@ -372,6 +377,9 @@ func (c *Conn) dispatch(r *inbound) bool {
 		if json.Unmarshal(m.Params, &p) == nil {
 			c.mu.Lock()
 			cancel := c.running[string(p.ID)]
+			if n, ok := parseID(p.ID); ok {
+				cancel = c.runningN[n]
+			}
 			c.mu.Unlock()
 			if cancel != nil {
 				cancel()
@@ -411,8 +419,13 @@ func (c *Conn) serve(r *inbound) bool {
 	r.h = c.handlers[r.m.Method]
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if r.m.ID != nil {
-		r.key = string(r.m.ID)
-		c.running[r.key] = r.cancel
+		if n, ok := parseID(r.m.ID); ok {
+			r.keyN = n
+			c.runningN[n] = r.cancel
+		} else {
+			r.key = string(r.m.ID)
+			c.running[r.key] = r.cancel
+		}
 	}
 	return true
 }
@@ -435,7 +448,11 @@ func (c *Conn) run(r *inbound) {
 		return
 	}
 	c.mu.Lock()
-	delete(c.running, r.key)
+	if r.key != "" {
+		delete(c.running, r.key)
+	} else {
+		delete(c.runningN, r.keyN)
+	}
 	c.mu.Unlock()
 	if r.ctx.Err() != nil && err != nil {
 		err = &Error{Code: CodeCancelled, Message: "request cancelled"}
