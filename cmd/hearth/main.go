@@ -3,6 +3,7 @@
 //	hearth chat                 interactive chat in the terminal (the default)
 //	hearth ask "question"       answer once and exit, for scripts
 //	hearth tools                list the tools the model sees
+//	hearth settings             see and set plugin settings
 //	hearth version
 //
 // The data directory is ~/.hearth, HEARTH_HOME or --data-dir; the model
@@ -47,6 +48,7 @@ Commands:
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
   plugin          list, enable, disable, reload or install process plugins
+  settings        see and set plugin settings (API keys, options)
   version         print the version
 
 Flags (all commands):
@@ -113,7 +115,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version":
 		fmt.Fprintf(stdout, "hearth %s (sdk %s)\n", version, sdk.SDKVersion)
 		return 0
-	case "chat", "ask", "tools", "policy", "audit", "plugin":
+	case "chat", "ask", "tools", "policy", "audit", "plugin", "settings":
 	default:
 		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -151,6 +153,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runAudit(ctx, a, f, stdout, stderr)
 	case "plugin":
 		return runPlugin(ctx, a, rest, stdout, stderr)
+	case "settings":
+		return runSettings(a, rest, stdin, stdout, stderr)
 	case "ask":
 		text := strings.Join(rest, " ")
 		if text == "" && isTerminal(stdin) {

@@ -5,8 +5,9 @@
 // start), and each plugin's private key-value storage.
 //
 // A value is any JSON. Set checks it against the plugin's declaration, if
-// any (type, options, min/max). A secret setting (ConfigDef.Secret) is
-// readable by its own plugin only: other plugins and Dump get Mask.
+// any (type, options, min/max). A secret setting (ConfigDef.Secret, or an
+// undeclared one named like a secret) is readable by its own plugin only:
+// other plugins, Dump and the CLI get Mask.
 package settings
 
 import (
@@ -49,8 +50,27 @@ type Service struct {
 }
 
 // New returns the service over st; dataDir is Hearth's data directory.
+// The declarations plugins made before are loaded from the store, so
+// their checks and secrets hold before the plugins start again (and in
+// processes that never start them, such as the CLI).
 func New(st *store.Store, dataDir string) *Service {
-	return &Service{st: st, dataDir: dataDir, defs: map[string]map[string]sdk.ConfigDef{}}
+	s := &Service{st: st, dataDir: dataDir, defs: map[string]map[string]sdk.ConfigDef{}}
+	stored, err := st.SettingDefs(context.Background())
+	if err != nil {
+		slog.Warn("settings: could not read the stored declarations", "err", err)
+	}
+	for ns, m := range stored {
+		for key, raw := range m {
+			var d sdk.ConfigDef
+			if json.Unmarshal(raw, &d) == nil && d.Key == key {
+				if s.defs[ns] == nil {
+					s.defs[ns] = map[string]sdk.ConfigDef{}
+				}
+				s.defs[ns][key] = d
+			}
+		}
+	}
+	return s
 }
 
 // For returns plugin's view of the settings.
@@ -96,7 +116,7 @@ func (s *Service) get(ns, key string, masked bool) (interface{}, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s.%s: %w", ns, key, sdk.ErrNotFound)
 	}
-	if d, _ := s.def(ns, key); masked && d.Secret {
+	if masked && s.Secret(ns, key) {
 		return Mask, nil
 	}
 	var v interface{}
@@ -106,10 +126,24 @@ func (s *Service) get(ns, key string, masked bool) (interface{}, error) {
 	return v, nil
 }
 
-// Secret reports whether ns declared key secret.
+// Secret reports whether ns's key is secret: declared so, or, when not
+// declared at all, named like one (token, secret, password, api key), so
+// a key set before its plugin declared it is not shown either.
 func (s *Service) Secret(ns, key string) bool {
-	d, _ := s.def(ns, key)
-	return d.Secret
+	if d, ok := s.def(ns, key); ok {
+		return d.Secret
+	}
+	return secretName(key)
+}
+
+func secretName(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "credential"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(k, "_key") || strings.HasSuffix(k, ".key") || k == "key"
 }
 
 // SetJSON stores ns's setting after checking it against its declaration.
@@ -186,18 +220,22 @@ func (s *Service) Keys(ns, prefix string) ([]string, error) {
 	return keys, nil
 }
 
-// Register declares a setting of ns.
+// Register declares a setting of ns, and stores the declaration.
 func (s *Service) Register(ns string, d sdk.ConfigDef) error {
 	if d.Key == "" {
 		return fmt.Errorf("%w: a declaration without a key", ErrInvalid)
 	}
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("%w: declaration of %s: %v", ErrInvalid, d.Key, err)
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.defs[ns] == nil {
 		s.defs[ns] = map[string]sdk.ConfigDef{}
 	}
 	s.defs[ns][d.Key] = d
-	return nil
+	s.mu.Unlock()
+	return s.st.SetSettingDef(context.Background(), ns, d.Key, raw)
 }
 
 // Defs returns ns's declarations with prefix, sorted by key.
@@ -229,7 +267,7 @@ func (s *Service) Dump() (map[string]interface{}, error) {
 			m = map[string]interface{}{}
 			out[ns] = m
 		}
-		if d, _ := s.def(ns, key); d.Secret {
+		if s.Secret(ns, key) {
 			m[key] = Mask
 			return
 		}

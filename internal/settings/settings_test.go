@@ -89,6 +89,13 @@ func TestSecretsStayWithTheirPlugin(t *testing.T) {
 	if got := dump["qq"].(map[string]interface{})["token"]; got != Mask {
 		t.Fatalf("dump shows the secret: %v", got)
 	}
+	// Undeclared, but named like a secret.
+	if err := qq.Set("api_key", "sk-未声明"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := other.GetPlugin("qq", "api_key"); v != Mask {
+		t.Fatalf("an undeclared secret-named value leaked: %v", v)
+	}
 	if p := other.Plugins(); !slices.Equal(p, []string{"qq"}) {
 		t.Fatalf("plugins %v", p)
 	}
@@ -132,5 +139,23 @@ func TestKVIsPrivate(t *testing.T) {
 	}
 	if ok, _ := a.Get(ctx, "n", &got); ok {
 		t.Fatal("deleted value still there")
+	}
+}
+
+func TestDeclarationsOutliveTheProcess(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	New(st, dir).For("qq").RegisterDef(sdk.ConfigDef{Key: "token", Type: "string", Secret: true})
+	// Another process (the CLI) that never started the plugin.
+	s := New(st, dir)
+	if !s.Secret("qq", "token") {
+		t.Fatal("the declaration was not kept")
+	}
+	if err := s.For("qq").Set("token", 5); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a number went into a string setting: %v", err)
 	}
 }

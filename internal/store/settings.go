@@ -104,3 +104,32 @@ func (s *Store) KVDelete(ctx context.Context, plugin, key string) error {
 func (s *Store) KVKeys(ctx context.Context, plugin, prefix string) ([]string, error) {
 	return s.keys(ctx, `SELECT key FROM kv WHERE plugin = ? ORDER BY key`, plugin, prefix)
 }
+
+// SetSettingDef stores a setting's declaration (a ConfigDef as JSON), so
+// that processes which did not start the plugin (the CLI) know it.
+func (s *Store) SetSettingDef(ctx context.Context, namespace, key string, def json.RawMessage) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO setting_defs(namespace, key, def) VALUES (?, ?, ?)
+		ON CONFLICT(namespace, key) DO UPDATE SET def = excluded.def`, namespace, key, string(def))
+	return err
+}
+
+// SettingDefs returns every stored declaration by namespace and key.
+func (s *Store) SettingDefs(ctx context.Context) (map[string]map[string]json.RawMessage, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT namespace, key, def FROM setting_defs`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]map[string]json.RawMessage{}
+	for rows.Next() {
+		var ns, k, d string
+		if err := rows.Scan(&ns, &k, &d); err != nil {
+			return nil, err
+		}
+		if out[ns] == nil {
+			out[ns] = map[string]json.RawMessage{}
+		}
+		out[ns][k] = json.RawMessage(d)
+	}
+	return out, rows.Err()
+}

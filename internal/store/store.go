@@ -167,6 +167,14 @@ CREATE TABLE kv (
 	PRIMARY KEY (plugin, key)
 ) WITHOUT ROWID;
 `},
+	{5, "setting declarations", `
+CREATE TABLE setting_defs (
+	namespace TEXT NOT NULL,
+	key       TEXT NOT NULL,
+	def       TEXT NOT NULL, -- a ConfigDef as JSON
+	PRIMARY KEY (namespace, key)
+) WITHOUT ROWID;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.
