@@ -16,7 +16,9 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/settings"
@@ -63,6 +65,10 @@ type App struct {
 	Sources  *llm.Sources
 	Policy   *policy.Engine
 	Settings *settings.Service
+	Memory   *memory.Graph
+	Text     *memory.Text
+	Docs     *memory.Docs
+	KB       *knowledge.Base
 	Kernel   *kernel.Kernel
 	Plugins  *pluginhost.Manager
 	Logger   *slog.Logger
@@ -111,6 +117,16 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		return nil, err
 	}
 	a.Settings = settings.New(a.Store, dir)
+	a.Memory = memory.NewGraph(a.Store)
+	a.Text = memory.NewText(filepath.Join(dir, "memory", "text"))
+	if a.Docs, err = memory.NewDocs(a.Store); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("document memory: %w", err)
+	}
+	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge")); err != nil {
+		a.Close()
+		return nil, err
+	}
 	a.Kernel = kernel.New(kernel.Config{
 		Policy:          a.Policy,
 		SystemPrompt:    cfg.SystemPrompt,
@@ -118,7 +134,8 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		HistoryMessages: cfg.HistoryMessages,
 		Logger:          a.Logger,
 		Services: func(plugin string) sdk.Services {
-			return sdk.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin)}
+			return sdk.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
+				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
 		},
 	}, a.Sources, a.Store)
 	for _, name := range sdk.Factories() {
@@ -134,6 +151,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
+		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
 	}, a.Store)
 	if o.Plugins != PluginsOff {
 		if err := a.Plugins.Scan(ctx); err != nil {

@@ -49,6 +49,8 @@ func runChild(mode string) {
 		select {} // never answers the handshake
 	case "settings":
 		pluginrpc.Serve(newSettingsPlugin)
+	case "memory":
+		pluginrpc.Serve(newMemoryPlugin)
 	}
 	os.Exit(9)
 }

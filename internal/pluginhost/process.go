@@ -38,8 +38,15 @@ type Options struct {
 	Host     Host
 	LLM      sdk.LLMAPI        // for plugins declaring the llm group; nil refuses
 	Settings *settings.Service // settings and kv; nil refuses
-	Log      *slog.Logger      // the host log; the plugin's logs go here with plugin=<id>
-	DataDir  string            // the plugin's data directory is DataDir/plugin_data/<id>
+
+	// The memory and knowledge services, shared by all plugins; nil
+	// answers "unavailable".
+	Memory     sdk.MemoryAPI
+	TextMemory sdk.TextMemoryAPI
+	DocMemory  sdk.DocMemoryAPI
+	Knowledge  sdk.KnowledgeAPI
+	Log        *slog.Logger // the host log; the plugin's logs go here with plugin=<id>
+	DataDir    string       // the plugin's data directory is DataDir/plugin_data/<id>
 
 	HandshakeTimeout time.Duration // [10s] from start to the end of initialize
 	StageTimeout     time.Duration // [10s] for one stage handler or decision hook
@@ -541,6 +548,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		return struct{}{}, l.SetSource(sp.Name)
 	}))
 	p.serveSettings(handle)
+	p.serveMemory(handle)
 }
 
 // remoteValue is a child's tool result: its JSON, passed through, and its

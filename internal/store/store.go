@@ -175,6 +175,28 @@ CREATE TABLE setting_defs (
 	PRIMARY KEY (namespace, key)
 ) WITHOUT ROWID;
 `},
+	{6, "graph and document memory", `
+CREATE TABLE mem_entities (
+	name          TEXT PRIMARY KEY,
+	type          TEXT NOT NULL DEFAULT '',
+	mention_count INTEGER NOT NULL DEFAULT 0,
+	deleted       INTEGER NOT NULL DEFAULT 0 -- purged softly
+) WITHOUT ROWID;
+CREATE TABLE mem_relations (
+	source   TEXT NOT NULL,
+	relation TEXT NOT NULL,
+	target   TEXT NOT NULL,
+	deleted  INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (source, relation, target)
+) WITHOUT ROWID;
+CREATE INDEX mem_relations_by_target ON mem_relations(target);
+CREATE TABLE mem_docs (
+	id         TEXT PRIMARY KEY,
+	title      TEXT NOT NULL,
+	content    TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

@@ -57,6 +57,20 @@ const (
 	MethodKVGet             = "kv.get"               // kv
 	MethodKVSet             = "kv.set"               // kv
 	MethodKVDelete          = "kv.delete"            // kv
+
+	MethodMemoryRecall     = "memory.recall"     // memory
+	MethodMemoryCommit     = "memory.commit"     // memory
+	MethodMemoryIntrospect = "memory.introspect" // memory
+	MethodMemoryMerge      = "memory.merge"      // memory
+	MethodMemoryPurge      = "memory.purge"      // memory
+	MethodMemoryAppendText = "memory.appendText" // memory
+	MethodMemoryDocQuery   = "memory.docQuery"   // memory
+	MethodMemoryDocInsert  = "memory.docInsert"  // memory
+	MethodMemoryDocRemove  = "memory.docRemove"  // memory
+	MethodMemoryDocStats   = "memory.docStats"   // memory
+	MethodKnowledgeSearch  = "knowledge.search"  // knowledge
+	MethodKnowledgeAdd     = "knowledge.add"     // knowledge
+	MethodKnowledgeList    = "knowledge.list"    // knowledge
 )
 
 // CapabilityGroup returns the group a plugin-to-host method belongs to.
@@ -287,4 +301,55 @@ type ValueResult struct {
 type KVParams struct {
 	Key   string          `json:"key"`
 	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// RecallParams asks the graph memory.
+type RecallParams struct {
+	Query []string `json:"query"`
+	Depth int      `json:"depth"`
+}
+
+// RecallResult is what the graph memory recalled.
+type RecallResult struct {
+	Entities  []sdk.Entity   `json:"entities"`
+	Relations []sdk.Relation `json:"relations"`
+}
+
+// CommitParams records triples.
+type CommitParams struct {
+	Triples []sdk.Triple `json:"triples"`
+}
+
+// MergeParams folds one entity into another.
+type MergeParams struct {
+	Source string `json:"source"`
+	Target string `json:"target"`
+}
+
+// PurgeParams removes entities.
+type PurgeParams struct {
+	Criteria map[string]string `json:"criteria"`
+	Mode     string            `json:"mode"`
+}
+
+// CountResult answers memory.merge and memory.purge.
+type CountResult struct {
+	Count int `json:"count"`
+}
+
+// SearchParams searches the document memory or the knowledge base.
+type SearchParams struct {
+	Query string `json:"query"`
+	TopK  int    `json:"topK"`
+}
+
+// DocParams names a document.
+type DocParams struct {
+	ID string `json:"id"`
+}
+
+// KnowledgeParams adds a knowledge entry.
+type KnowledgeParams struct {
+	Name    string `json:"name"`
+	Content string `json:"content"`
 }

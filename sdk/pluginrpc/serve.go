@@ -178,19 +178,25 @@ func (c *child) InjectSync(ctx context.Context, in sdk.Injection) (string, error
 	return res.Text, err
 }
 
-// Services implements sdk.Host: settings, the key-value storage and the
-// LLM sources over the wire (the host refuses each group plugin.json does
-// not declare), the plugin's data directory, and logs to stderr.
+// Services implements sdk.Host: settings, the key-value storage, memory,
+// the knowledge base and the LLM sources over the wire (the host refuses
+// each group plugin.json does not declare), the plugin's data directory,
+// and logs to stderr.
 func (c *child) Services(plugin string) sdk.Services {
 	c.mu.Lock()
 	p := c.params
 	c.mu.Unlock()
 	log := c.log.With("plugin", plugin)
+	mem := remoteMemory{c.conn, log}
 	return sdk.Services{
-		Settings: remoteSettings{conn: c.conn, dir: p.DataDir, log: log},
-		KV:       remoteKV{c.conn},
-		LLM:      remoteLLM{c.conn},
-		Logger:   log,
+		Settings:   remoteSettings{conn: c.conn, dir: p.DataDir, log: log},
+		KV:         remoteKV{c.conn},
+		Memory:     mem,
+		TextMemory: mem,
+		DocMemory:  mem,
+		Knowledge:  remoteKnowledge{c.conn},
+		LLM:        remoteLLM{c.conn},
+		Logger:     log,
 	}
 }
 

@@ -158,3 +158,105 @@ func (r remoteKV) Set(ctx context.Context, key string, v any) error {
 func (r remoteKV) Delete(ctx context.Context, key string) error {
 	return r.conn.Call(ctx, MethodKVDelete, KVParams{Key: key}, nil)
 }
+
+// remoteMemory is a child plugin's graph, text and document memory, kept
+// by the host (group "memory").
+type remoteMemory struct {
+	conn *Conn
+	log  *slog.Logger
+}
+
+var (
+	_ sdk.MemoryAPI     = remoteMemory{}
+	_ sdk.TextMemoryAPI = remoteMemory{}
+	_ sdk.DocMemoryAPI  = remoteMemory{}
+)
+
+func (r remoteMemory) call(method string, params, result any) error {
+	return r.conn.Call(context.Background(), method, params, result)
+}
+
+func (r remoteMemory) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation, error) {
+	var res RecallResult
+	err := r.call(MethodMemoryRecall, RecallParams{Query: query, Depth: depth}, &res)
+	return res.Entities, res.Relations, err
+}
+
+func (r remoteMemory) Commit(triples []sdk.Triple) error {
+	return r.call(MethodMemoryCommit, CommitParams{Triples: triples}, nil)
+}
+
+func (r remoteMemory) Introspect() (map[string]interface{}, error) {
+	var out map[string]interface{}
+	err := r.call(MethodMemoryIntrospect, struct{}{}, &out)
+	return out, err
+}
+
+func (r remoteMemory) MergeEntities(source, target string) (int, error) {
+	var res CountResult
+	err := r.call(MethodMemoryMerge, MergeParams{Source: source, Target: target}, &res)
+	return res.Count, err
+}
+
+func (r remoteMemory) Purge(criteria map[string]string, mode string) (int, error) {
+	var res CountResult
+	err := r.call(MethodMemoryPurge, PurgeParams{Criteria: criteria, Mode: mode}, &res)
+	return res.Count, err
+}
+
+func (r remoteMemory) Append(evt sdk.TextEvent) error {
+	return r.call(MethodMemoryAppendText, evt, nil)
+}
+
+func (r remoteMemory) Query(text string, topK int) []*sdk.Doc {
+	var out []*sdk.Doc
+	if err := r.call(MethodMemoryDocQuery, SearchParams{Query: text, TopK: topK}, &out); err != nil {
+		r.log.Error("document memory query failed", "err", err)
+	}
+	return out
+}
+
+func (r remoteMemory) Insert(doc *sdk.Doc) error {
+	var res DocParams
+	if err := r.call(MethodMemoryDocInsert, doc, &res); err != nil {
+		return err
+	}
+	doc.ID = res.ID
+	return nil
+}
+
+func (r remoteMemory) Remove(id string) {
+	if err := r.call(MethodMemoryDocRemove, DocParams{ID: id}, nil); err != nil {
+		r.log.Error("document memory remove failed", "id", id, "err", err)
+	}
+}
+
+func (r remoteMemory) Stats() map[string]interface{} {
+	var out map[string]interface{}
+	if err := r.call(MethodMemoryDocStats, struct{}{}, &out); err != nil {
+		r.log.Error("document memory stats failed", "err", err)
+	}
+	return out
+}
+
+// remoteKnowledge is a child plugin's view of the knowledge base (group
+// "knowledge").
+type remoteKnowledge struct{ conn *Conn }
+
+var _ sdk.KnowledgeAPI = remoteKnowledge{}
+
+func (r remoteKnowledge) Search(query string, topK int) ([]*sdk.Knowledge, error) {
+	var out []*sdk.Knowledge
+	err := r.conn.Call(context.Background(), MethodKnowledgeSearch, SearchParams{Query: query, TopK: topK}, &out)
+	return out, err
+}
+
+func (r remoteKnowledge) Add(name, content string) error {
+	return r.conn.Call(context.Background(), MethodKnowledgeAdd, KnowledgeParams{Name: name, Content: content}, nil)
+}
+
+func (r remoteKnowledge) List() ([]string, error) {
+	var out []string
+	err := r.conn.Call(context.Background(), MethodKnowledgeList, struct{}{}, &out)
+	return out, err
+}

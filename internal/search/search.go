@@ -1,0 +1,194 @@
+// Package search is the ranked text index that the knowledge base and the
+// document memory share: BM25 over tokens that work for Chinese as for
+// English. Latin, digits and other scripts with spaces are split into
+// lower-cased words; runs of Han, kana and Hangul, which have no spaces,
+// give each character and each pair of neighbouring characters, so
+// "天气预报" is found by "天气" and by "预报" without a dictionary (the way
+// Lucene's CJK analyzer indexes them). The index lives in memory; its
+// owners rebuild it from their storage.
+package search
+
+import (
+	"math"
+	"sort"
+	"sync"
+	"unicode"
+)
+
+// Tokens returns the index terms of text.
+func Tokens(text string) []string {
+	var out []string
+	var word []rune
+	var cjk []rune
+	flushWord := func() {
+		if len(word) > 0 {
+			out = append(out, string(word))
+			word = word[:0]
+		}
+	}
+	flushCJK := func() {
+		for i := range cjk {
+			out = append(out, string(cjk[i]))
+			if i+1 < len(cjk) {
+				out = append(out, string(cjk[i:i+2]))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	for _, r := range text {
+		r = fold(r)
+		switch {
+		case isCJK(r):
+			flushWord()
+			cjk = append(cjk, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			flushCJK()
+			word = append(word, r)
+		default:
+			flushWord()
+			flushCJK()
+		}
+	}
+	flushWord()
+	flushCJK()
+	return out
+}
+
+// fold lower-cases and maps full-width ASCII forms to ASCII, so "ＡＰＩ"
+// and "api" are one term.
+func fold(r rune) rune {
+	if r >= 0xFF01 && r <= 0xFF5E {
+		r -= 0xFF01 - 0x21
+	}
+	return unicode.ToLower(r)
+}
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// BM25 parameters, the usual ones.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Index is a BM25 index of documents by id. It is safe for concurrent use.
+type Index struct {
+	mu       sync.RWMutex
+	docs     map[string]map[string]int // id -> term -> frequency
+	lengths  map[string]int
+	postings map[string]map[string]int // term -> id -> frequency
+	total    int                       // sum of lengths
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{docs: map[string]map[string]int{}, lengths: map[string]int{}, postings: map[string]map[string]int{}}
+}
+
+// Add indexes text under id, replacing what id had.
+func (x *Index) Add(id, text string) {
+	terms := Tokens(text)
+	tf := make(map[string]int, len(terms))
+	for _, t := range terms {
+		tf[t]++
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.remove(id)
+	x.docs[id] = tf
+	x.lengths[id] = len(terms)
+	x.total += len(terms)
+	for t, n := range tf {
+		p := x.postings[t]
+		if p == nil {
+			p = map[string]int{}
+			x.postings[t] = p
+		}
+		p[id] = n
+	}
+}
+
+// Remove drops id.
+func (x *Index) Remove(id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.remove(id)
+}
+
+func (x *Index) remove(id string) {
+	tf, ok := x.docs[id]
+	if !ok {
+		return
+	}
+	for t := range tf {
+		delete(x.postings[t], id)
+		if len(x.postings[t]) == 0 {
+			delete(x.postings, t)
+		}
+	}
+	x.total -= x.lengths[id]
+	delete(x.docs, id)
+	delete(x.lengths, id)
+}
+
+// Len returns the number of documents.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.docs)
+}
+
+// Hit is one document found.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// Search returns the k best documents for query, best first; documents
+// sharing no term with it are not returned. Ties go by id, so results are
+// stable.
+func (x *Index) Search(query string, k int) []Hit {
+	terms := Tokens(query)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := float64(len(x.docs))
+	if n == 0 || k <= 0 {
+		return nil
+	}
+	avg := float64(x.total) / n
+	scores := map[string]float64{}
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		p := x.postings[t]
+		if len(p) == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-float64(len(p))+0.5)/(float64(len(p))+0.5))
+		for id, f := range p {
+			tf := float64(f)
+			dl := float64(x.lengths[id])
+			scores[id] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avg))
+		}
+	}
+	hits := make([]Hit, 0, len(scores))
+	for id, s := range scores {
+		hits = append(hits, Hit{id, s})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID < hits[j].ID
+	})
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits
+}

@@ -1,0 +1,72 @@
+package search
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestTokens(t *testing.T) {
+	got := Tokens("明天北京天气？Weather API，ＡＰＩ v2")
+	want := []string{"明", "明天", "天", "天北", "北", "北京", "京", "京天", "天", "天气", "气", "weather", "api", "api", "v2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Tokens = %q\nwant %q", got, want)
+	}
+	if got := Tokens("東京タワー 서울"); !slices.Contains(got, "東京") || !slices.Contains(got, "タワ") || !slices.Contains(got, "서울") {
+		t.Fatalf("CJK scripts: %q", got)
+	}
+}
+
+func TestChineseSearchRanks(t *testing.T) {
+	x := NewIndex()
+	x.Add("weather", "天气预报：明天北京晴，气温二十五度。")
+	x.Add("train", "从北京到上海的高铁时刻表")
+	x.Add("cat", "猫喜欢晒太阳，也喜欢吃鱼。")
+	x.Add("en", "The weather API returns a forecast for a city.")
+	cases := map[string]string{
+		"北京天气":          "weather",
+		"预报":            "weather",
+		"高铁":            "train",
+		"猫":             "cat",
+		"weather api":   "en",
+		"Forecast CITY": "en",
+	}
+	for q, want := range cases {
+		hits := x.Search(q, 3)
+		if len(hits) == 0 || hits[0].ID != want {
+			t.Errorf("Search(%q) = %v, want %s first", q, hits, want)
+		}
+	}
+	if hits := x.Search("火星", 3); len(hits) != 0 {
+		t.Errorf("unrelated query found %v", hits)
+	}
+	x.Remove("weather")
+	if hits := x.Search("天气预报", 3); len(hits) != 0 {
+		t.Errorf("removed document found: %v", hits)
+	}
+	x.Add("cat", "狗喜欢散步")
+	if hits := x.Search("猫", 3); len(hits) != 0 {
+		t.Errorf("replaced text still found: %v", hits)
+	}
+	if x.Len() != 3 {
+		t.Errorf("Len = %d", x.Len())
+	}
+}
+
+func FuzzIndex(f *testing.F) {
+	f.Add("天气预报", "天气", "北京上海")
+	f.Fuzz(func(t *testing.T, a, q, b string) {
+		x := NewIndex()
+		x.Add("a", a)
+		x.Add("b", b)
+		for _, h := range x.Search(q, 5) {
+			if h.Score <= 0 || (h.ID != "a" && h.ID != "b") {
+				t.Fatalf("hit %v", h)
+			}
+		}
+		x.Remove("a")
+		x.Remove("b")
+		if x.Len() != 0 || len(x.postings) != 0 || x.total != 0 {
+			t.Fatalf("index not empty after removing all: %d %d %d", x.Len(), len(x.postings), x.total)
+		}
+	})
+}
