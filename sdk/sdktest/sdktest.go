@@ -32,7 +32,8 @@ type T interface {
 }
 
 // Options configure a Harness. The zero value gives in-memory settings
-// (with a temporary DataDir), an in-memory KV, and no other services.
+// (with a temporary DataDir), an in-memory KV, and no other services;
+// Options{Services: HostServices(t, name)} gives Hearth's own.
 type Options struct {
 	// Services replaces the default services; nil fields stay unavailable,
 	// except Settings, which defaults to NewSettings(), and KV, which

@@ -71,3 +71,23 @@ func TestHarnessToolContext(t *testing.T) {
 		t.Fatalf("invalid input accepted: %+v", r)
 	}
 }
+
+func TestHostServices(t *testing.T) {
+	h := StartWith(t, "notes", factory(func(s *sdk.PluginSDK) error {
+		if err := s.Knowledge().Add("wifi", "密码是 hearth2026"); err != nil {
+			return err
+		}
+		return s.Memory().Commit([]sdk.Triple{{Subject: "我", Relation: "住在", Object: "杭州"}})
+	}), nil, Options{Services: HostServices(t, "notes")})
+	hits, err := h.SDK().Knowledge().Search("密码", 1)
+	if err != nil || len(hits) != 1 || hits[0].Name != "wifi" {
+		t.Fatalf("knowledge: %v %v", hits, err)
+	}
+	ents, _, err := h.SDK().Memory().Recall([]string{"杭州"}, 1)
+	if err != nil || len(ents) != 2 {
+		t.Fatalf("memory: %v %v", ents, err)
+	}
+	if err := h.SDK().Settings().Set("k", 1); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,41 @@
+package sdktest
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/hearth-agent/hearth/internal/knowledge"
+	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/internal/settings"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// HostServices returns Hearth's own services on a database and folders in
+// a temporary directory of t, for Options.Services: settings, KV, the
+// graph, text and document memory, and the knowledge base, as a plugin
+// gets them in Hearth (for the plugin named name). The database closes at
+// cleanup.
+func HostServices(t T, name string) sdk.Services {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("sdktest: opening a store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	docs, err := memory.NewDocs(st)
+	if err != nil {
+		t.Fatalf("sdktest: document memory: %v", err)
+	}
+	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"))
+	if err != nil {
+		t.Fatalf("sdktest: knowledge base: %v", err)
+	}
+	svc := settings.New(st, dir)
+	return sdk.Services{
+		Settings: svc.For(name), KV: svc.KV(name),
+		Memory: memory.NewGraph(st), TextMemory: memory.NewText(filepath.Join(dir, "memory", "text")),
+		DocMemory: docs, Knowledge: kb,
+	}
+}
