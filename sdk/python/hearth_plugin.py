@@ -67,12 +67,14 @@ def define_plugin(id, name, version, tools, description="", stages=None, default
 class Context(dict):
     """The ToolContext of a call (pluginId, tool, actor, turn, channel,
     chatId, userId, groupId, effect, grant), plus `cancelled`, an Event set
-    when Hearth cancels the call, and `kv`, the plugin's private storage."""
+    when Hearth cancels the call, `kv`, the plugin's private storage, and
+    `services`, Hearth's settings, memory and knowledge base."""
 
-    def __init__(self, data, cancelled, kv=None):
+    def __init__(self, data, cancelled, kv=None, services=None):
         super().__init__(data or {})
         self.cancelled = cancelled
         self.kv = kv
+        self.services = services
 
     def __getattr__(self, key):
         try:
@@ -97,6 +99,57 @@ class KV:
 
     def delete(self, key):
         self._conn.call("kv.delete", {"key": key})
+
+
+class Services:
+    """Hearth's services over the protocol; plugin.json must declare each
+    group used: "settings", "memory", "knowledge" (docs/protocol.md)."""
+
+    def __init__(self, conn):
+        self._conn = conn
+
+    def _value(self, method, params, default):
+        r = self._conn.call(method, params) or {}
+        return r.get("value") if r.get("found") else default
+
+    # settings: this plugin's own
+    def get_setting(self, key, default=None):
+        return self._value("settings.get", {"key": key}, default)
+
+    def set_setting(self, key, value):
+        self._conn.call("settings.set", {"key": key, "value": value})
+
+    def list_settings(self, prefix=""):
+        return self._conn.call("settings.list", {"prefix": prefix}) or []
+
+    # memory
+    def recall(self, query, depth=1):
+        return self._conn.call("memory.recall", {"query": list(query), "depth": depth})
+
+    def commit(self, triples):
+        self._conn.call("memory.commit", {"triples": triples})
+
+    def append_text(self, role, content, channel="", timestamp=0):
+        self._conn.call("memory.appendText", {"role": role, "content": content, "channel": channel, "timestamp": timestamp})
+
+    def query_docs(self, query, top_k=5):
+        return self._conn.call("memory.docQuery", {"query": query, "topK": top_k}) or []
+
+    def insert_doc(self, title, content, id=""):
+        return (self._conn.call("memory.docInsert", {"id": id, "title": title, "content": content}) or {}).get("id")
+
+    def remove_doc(self, id):
+        self._conn.call("memory.docRemove", {"id": id})
+
+    # knowledge
+    def search_knowledge(self, query, top_k=5):
+        return self._conn.call("knowledge.search", {"query": query, "topK": top_k}) or []
+
+    def add_knowledge(self, name, content):
+        self._conn.call("knowledge.add", {"name": name, "content": content})
+
+    def list_knowledge(self):
+        return self._conn.call("knowledge.list", {}) or []
 
 
 class RPCError(Exception):
@@ -194,7 +247,7 @@ class _Connection:
             tool = p["tools"].get(params.get("tool"))
             if tool is None:
                 raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
-            value = tool["execute"](params.get("args") or {}, Context(params.get("context"), cancelled, KV(self)))
+            value = tool["execute"](params.get("args") or {}, Context(params.get("context"), cancelled, KV(self), Services(self)))
             if isinstance(value, str):
                 return {"text": value}
             is_error = isinstance(value, dict) and value.get("isError") is True

@@ -29,6 +29,11 @@ class FakeHost:
                 self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}) + "\n")
                 self.to_plugin_w.flush()
                 continue
+            if msg.get("method") == "knowledge.search":  # one of Hearth's services, as the wire has it
+                result = [{"name": "wifi", "content": "密码 (%s, %d)" % (msg["params"]["query"], msg["params"]["topK"])}]
+                self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+                self.to_plugin_w.flush()
+                continue
             if msg.get("method", "").startswith("kv."):  # Hearth's storage, as the wire has it
                 key, result = msg["params"]["key"], {}
                 if msg["method"] == "kv.get":
@@ -80,6 +85,8 @@ def plugin():
         "boom": hp.define_tool(description="boom", execute=lambda a, c: 1 / 0),
         "refuse": hp.define_tool(description="refuse", execute=lambda a, c: (_ for _ in ()).throw(hp.ToolError("不行"))),
         "count": hp.define_tool(description="count", execute=_count),
+        "lookup": hp.define_tool(description="lookup", effect="read",
+                                 execute=lambda a, c: c.services.search_knowledge("wifi 密码", 2)),
     })
 
 
@@ -99,7 +106,7 @@ class SDKTest(unittest.TestCase):
 
     def test_registrations_carry_policy_fields(self):
         names = sorted(r["name"] for r in self.host.registered)
-        self.assertEqual(names, ["boom", "count", "echo", "refuse", "text"])
+        self.assertEqual(names, ["boom", "count", "echo", "lookup", "refuse", "text"])
         echo = [r for r in self.host.registered if r["name"] == "echo"][0]
         self.assertEqual(echo["effect"], "read")
         self.assertEqual(echo["parameters"], {"type": "object", "properties": {}})
@@ -121,6 +128,10 @@ class SDKTest(unittest.TestCase):
         self.assertEqual(r["result"]["value"], {"n": 1, "after": 1})
         r = self.host.request(3, "tool.call", {"tool": "count", "args": {}})
         self.assertEqual(r["result"]["value"], {"n": 2, "after": None})
+
+    def test_services_over_the_protocol(self):
+        r = self.host.request(2, "tool.call", {"tool": "lookup", "args": {}})
+        self.assertEqual(r["result"]["value"], [{"name": "wifi", "content": "密码 (wifi 密码, 2)"}])
 
     def test_version_mismatch(self):
         host = FakeHost(plugin())

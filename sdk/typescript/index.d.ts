@@ -28,8 +28,38 @@ export interface ToolContext {
   grant?: 'once' | 'always';
   /** This plugin's private storage, kept by Hearth across restarts (plugin.json must declare "kv"). */
   kv: KV;
+  /** Hearth's services; plugin.json must declare each group used ("settings", "memory", "knowledge"). */
+  services: HostServices;
   /** Aborted when Hearth cancels the call (deadline, interrupt). */
   signal: AbortSignal;
+}
+
+export interface Entity { name: string; type: string; mention_count: number }
+export interface Relation { source_name: string; target_name: string; relation_type: string }
+export interface Triple { subject: string; relation: string; object: string }
+export interface Doc { id?: string; title: string; content: string; score?: number }
+
+export interface HostServices {
+  settings: {
+    /** This plugin's setting, or its declared default; undefined if neither. */
+    get<T>(key: string): Promise<T | undefined>;
+    set<T>(key: string, value: T): Promise<void>;
+    list(prefix?: string): Promise<string[]>;
+  };
+  memory: {
+    recall(query: string[], depth?: number): Promise<{ entities: Entity[]; relations: Relation[] }>;
+    commit(triples: Triple[]): Promise<void>;
+    appendText(event: { role: string; content: string; timestamp?: number; channel?: string }): Promise<void>;
+    queryDocs(query: string, topK?: number): Promise<Doc[]>;
+    /** Returns the document's id (given one if it had none). */
+    insertDoc(doc: Doc): Promise<string>;
+    removeDoc(id: string): Promise<void>;
+  };
+  knowledge: {
+    search(query: string, topK?: number): Promise<{ name: string; content: string }[]>;
+    add(name: string, content: string): Promise<void>;
+    list(): Promise<string[]>;
+  };
 }
 
 export interface KV {

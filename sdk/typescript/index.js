@@ -67,6 +67,34 @@ export class Connection {
 
   send(msg) { this.output.write(JSON.stringify(msg) + '\n'); }
 
+  /**
+   * Hearth's services, over the protocol; plugin.json must declare each
+   * group used: "settings", "memory", "knowledge" (docs/protocol.md).
+   */
+  get services() {
+    const value = async (method, params) => { const r = await this.call(method, params); return r?.found ? r.value : undefined; };
+    return this._services ??= {
+      settings: {
+        get: (key) => value('settings.get', { key }),
+        set: async (key, v) => { await this.call('settings.set', { key, value: v === undefined ? null : v }); },
+        list: (prefix = '') => this.call('settings.list', { prefix }),
+      },
+      memory: {
+        recall: (query, depth = 1) => this.call('memory.recall', { query, depth }),
+        commit: async (triples) => { await this.call('memory.commit', { triples }); },
+        appendText: async (event) => { await this.call('memory.appendText', event); },
+        queryDocs: (query, topK = 5) => this.call('memory.docQuery', { query, topK }),
+        insertDoc: async (doc) => (await this.call('memory.docInsert', doc)).id,
+        removeDoc: async (id) => { await this.call('memory.docRemove', { id }); },
+      },
+      knowledge: {
+        search: (query, topK = 5) => this.call('knowledge.search', { query, topK }),
+        add: async (name, content) => { await this.call('knowledge.add', { name, content }); },
+        list: () => this.call('knowledge.list', {}),
+      },
+    };
+  }
+
   /** The plugin's private storage, kept by Hearth (plugin.json must declare "kv"). */
   get kv() {
     return this._kv ??= {
@@ -146,7 +174,7 @@ export class Connection {
         const ctx = {
           pluginId: c.pluginId ?? p.id, tool: c.tool, callId: c.callId, actor: c.actor ?? 'agent', effect: c.effect,
           turn: c.turn, channel: c.channel, chatId: c.chatId, userId: c.userId, groupId: c.groupId, grant: c.grant,
-          kv: this.kv, signal,
+          kv: this.kv, services: this.services, signal,
         };
         const value = await tool.execute(parsed.data, ctx);
         if (typeof value === 'string') return { text: value };

@@ -38,6 +38,14 @@ function host(plugin) {
         toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }) + '\n');
         continue;
       }
+      if (msg.method === 'knowledge.search') { // one of Hearth's services, as the wire has it
+        toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: [{ name: 'wifi', content: `密码 (${msg.params.query}, ${msg.params.topK})` }] }) + '\n');
+        continue;
+      }
+      if (msg.method === 'settings.get') {
+        toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: msg.params.key === 'unit' ? { value: 'c', found: true } : { found: false } }) + '\n');
+        continue;
+      }
       if (msg.method?.startsWith('kv.')) { // Hearth's storage, as the wire has it
         const { key, value } = msg.params;
         let result = {};
@@ -67,6 +75,14 @@ const plugin = definePlugin({
     }),
     refuse: defineTool({ description: 'no', execute: () => { throw new ToolError('不行'); } }),
     text: defineTool({ description: 'text', execute: async () => 'plain' }),
+    lookup: defineTool({
+      description: 'uses the knowledge base and settings', effect: 'read',
+      execute: async (_, ctx) => ({
+        hits: await ctx.services.knowledge.search('wifi 密码', 2),
+        unit: await ctx.services.settings.get('unit'),
+        missing: (await ctx.services.settings.get('nope')) ?? null,
+      }),
+    }),
     count: defineTool({
       description: 'counts its calls in the plugin storage', effect: 'write',
       execute: async (_, ctx) => {
@@ -113,4 +129,11 @@ test('the plugin storage goes to Hearth', async () => {
   await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
   assert.deepEqual((await h.request(2, 'tool.call', { tool: 'count', args: {} })).result.value, { n: 1, after: 1 });
   assert.deepEqual((await h.request(3, 'tool.call', { tool: 'count', args: {} })).result.value, { n: 2, after: null });
+});
+
+test('Hearth services over the protocol', async () => {
+  const h = host(plugin);
+  await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
+  assert.deepEqual((await h.request(2, 'tool.call', { tool: 'lookup', args: {} })).result.value,
+    { hits: [{ name: 'wifi', content: '密码 (wifi 密码, 2)' }], unit: 'c', missing: null });
 });
