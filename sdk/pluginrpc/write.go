@@ -1,0 +1,98 @@
+package pluginrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/hearth-agent/hearth/internal/jsonwire"
+)
+
+func (c *Conn) reply(id json.RawMessage, result any, err error) {
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	if err == nil {
+		mark := len(b)
+		b = append(b, `,"result":`...)
+		if b, err = appendValue(b, result); err != nil {
+			b = b[:mark]
+			err = &Error{Code: CodeInternal, Message: "encoding the result: " + err.Error()}
+		}
+	}
+	if err != nil {
+		var re *Error
+		if !errors.As(err, &re) {
+			re = &Error{Code: CodeInternal, Message: err.Error()}
+		}
+		e, _ := json.Marshal(re)
+		b = append(b, `,"error":`...)
+		b = append(b, e...)
+	}
+	if werr := c.send(append(b, "}\n"...)); werr != nil {
+		c.log.Debug("could not send a reply", "err", werr)
+	}
+}
+
+// request encodes a request or, with id 0, a notification.
+func request(id int64, method string, params any) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if id != 0 {
+		b = append(b, `,"id":`...)
+		b = strconv.AppendInt(b, id, 10)
+	}
+	b = append(b, `,"method":`...)
+	b = jsonwire.AppendString(b, method)
+	b = append(b, `,"params":`...)
+	b, err := appendValue(b, params)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s params: %w", method, err)
+	}
+	return append(b, "}\n"...), nil
+}
+
+// parseID reads an id this side sent: a positive integer.
+func parseID(raw json.RawMessage) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// send writes one encoded line. Writers that arrive while another is in
+// the middle of a write append their lines to a buffer that the writing
+// one sends next, so concurrent messages share write calls; a lone message
+// is written at once.
+func (c *Conn) send(line []byte) error {
+	c.wmu.Lock()
+	c.wbuf = append(c.wbuf, line...)
+	if c.flushing {
+		c.wmu.Unlock()
+		return nil
+	}
+	c.flushing = true
+	var err error
+	for len(c.wbuf) > 0 && err == nil {
+		buf := c.wbuf
+		c.wbuf = c.wspare[:0]
+		c.wmu.Unlock()
+		_, err = c.w.Write(buf)
+		c.wmu.Lock()
+		c.wspare = buf
+	}
+	if err != nil {
+		c.wbuf = c.wbuf[:0] // the peer is gone; the reader will close the connection
+	}
+	c.flushing = false
+	c.wmu.Unlock()
+	return err
+}
