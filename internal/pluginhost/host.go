@@ -1,0 +1,189 @@
+package pluginhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+)
+
+// serveHost answers the plugin's requests to the host, refusing methods
+// of capability groups the manifest does not declare.
+func (p *Process) serveHost(conn *pluginrpc.Conn) {
+	handle := func(method string, h pluginrpc.Handler) {
+		conn.Handle(method, func(ctx context.Context, params json.RawMessage) (any, error) {
+			if g := pluginrpc.CapabilityGroup(method); g != "core" && !slices.Contains(p.m.Capabilities, g) {
+				return nil, &pluginrpc.Error{Code: pluginrpc.CodeCapability, Message: fmt.Sprintf(
+					"plugin %s may not call %s: add %q to \"capabilities\" in its plugin.json", p.m.ID, method, g)}
+			}
+			return h(ctx, params)
+		})
+	}
+	handle(pluginrpc.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var def pluginrpc.ToolDef
+		if err := json.Unmarshal(raw, &def); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		d := def.Definition()
+		if d.Timeout == 0 {
+			d.Timeout = p.m.ToolTimeout()
+		}
+		if err := p.opts.Host.RegisterDirectTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
+		}
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodStagesRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r pluginrpc.StageRegistration
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		if !slices.Contains(sdk.Stages, r.Stage) {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
+		}
+		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID))
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r pluginrpc.HookRegistration
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, r.ID))
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var in pluginrpc.InjectParams
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		if in.Source == "" {
+			in.Source = p.name
+		}
+		p.opts.Host.Inject(in.Injection)
+		return struct{}{}, nil
+	})
+	handle(pluginrpc.MethodInjectSync, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var in pluginrpc.InjectParams
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		if in.Source == "" {
+			in.Source = p.name
+		}
+		text, err := p.opts.Host.InjectSync(ctx, in.Injection)
+		return pluginrpc.InjectSyncResult{Text: text}, err
+	})
+	llm := func(fn func(sdk.LLMAPI, json.RawMessage) (any, error)) pluginrpc.Handler {
+		return func(_ context.Context, raw json.RawMessage) (any, error) {
+			if p.opts.LLM == nil {
+				return nil, &pluginrpc.Error{Code: pluginrpc.CodeUnavailable, Message: "this host has no model sources"}
+			}
+			return fn(p.opts.LLM, raw)
+		}
+	}
+	handle(pluginrpc.MethodLLMList, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.ListSources(), nil }))
+	handle(pluginrpc.MethodLLMCurrent, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.CurrentSource(), nil }))
+	handle(pluginrpc.MethodLLMSet, llm(func(l sdk.LLMAPI, raw json.RawMessage) (any, error) {
+		var sp pluginrpc.SourceParams
+		if err := json.Unmarshal(raw, &sp); err != nil {
+			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		return struct{}{}, l.SetSource(sp.Name)
+	}))
+	p.serveSettings(handle)
+	p.serveMemory(handle)
+}
+
+// remoteValue is a child's tool result: its JSON, passed through, and its
+// error flag.
+type remoteValue struct {
+	raw   json.RawMessage
+	isErr bool
+}
+
+func (v remoteValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
+func (v remoteValue) IsError() bool                { return v.isErr }
+
+// remoteText is a child's text result with an error flag or metadata.
+type remoteText struct {
+	text  string
+	isErr bool
+	meta  map[string]string
+}
+
+func (r remoteText) Text() string                      { return r.text }
+func (r remoteText) IsError() bool                     { return r.isErr }
+func (r remoteText) ResultMetadata() map[string]string { return r.meta }
+
+// remoteTool forwards calls of one tool to the plugin; the call's context
+// (deadline, cancellation) travels as $/cancel.
+func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
+	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+		cc := pluginrpc.FromToolContext(tc)
+		cc.PluginID, cc.Tool = plugin, tool
+		var res pluginrpc.ToolCallResult
+		err := conn.Call(ctx, pluginrpc.MethodToolCall, pluginrpc.ToolCallParams{Tool: tool, Args: raw, Context: cc}, &res)
+		var rerr *pluginrpc.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &rerr) && rerr.Code == pluginrpc.CodeToolFailed:
+			return nil, errors.New(rerr.Message)
+		case errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("plugin %s is not running: %v", plugin, err)
+		default:
+			return nil, err
+		}
+		if res.Text != nil {
+			if res.IsError || len(res.Metadata) > 0 {
+				return remoteText{text: *res.Text, isErr: res.IsError, meta: res.Metadata}, nil
+			}
+			return *res.Text, nil
+		}
+		if len(res.Value) == 0 {
+			return nil, nil
+		}
+		if !res.IsError {
+			return tools.ValidJSON(res.Value), nil // checked with its message
+		}
+		return remoteValue{raw: res.Value, isErr: true}, nil
+	}
+}
+
+// remoteStage runs a stage handler in the plugin and copies the context
+// back; the host's pipeline then undoes writes the stage does not allow.
+func (p *Process) remoteStage(conn *pluginrpc.Conn, id int) sdk.StageHandler {
+	return func(sc *sdk.StageContext) error {
+		ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
+		defer cancel()
+		var res pluginrpc.StageRunResult
+		if err := conn.Call(ctx, pluginrpc.MethodStageRun, pluginrpc.StageRunParams{ID: id, Context: pluginrpc.FromStage(sc)}, &res); err != nil {
+			return fmt.Errorf("stage handler of plugin %s: %w", p.m.ID, err)
+		}
+		res.Context.ApplyTo(sc)
+		if res.Error != "" {
+			return errors.New(res.Error)
+		}
+		return nil
+	}
+}
+
+// remoteHook asks a decision hook in the plugin. The policy engine bounds
+// it with its own deadline and fails closed.
+func remoteHook(conn *pluginrpc.Conn, id int) sdk.DecisionHook {
+	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return sdk.HookDecision{}, err
+		}
+		var d sdk.HookDecision
+		err = conn.Call(ctx, pluginrpc.MethodHookDecide, pluginrpc.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: pluginrpc.FromToolContext(tc)}, &d)
+		return d, err
+	}
+}
