@@ -75,40 +75,58 @@ const (
 )
 
 // Index is a BM25 index of documents by id. It is safe for concurrent use.
+// Documents are numbered; a term's postings are a slice of (number,
+// frequency), so a search adds up scores in an array instead of maps.
 type Index struct {
 	mu       sync.RWMutex
-	docs     map[string]map[string]int // id -> term -> frequency
-	lengths  map[string]int
-	postings map[string]map[string]int // term -> id -> frequency
-	total    int                       // sum of lengths
+	num      map[string]int32 // id -> number
+	docs     []doc            // by number
+	free     []int32          // numbers of removed documents, reused
+	postings map[string][]posting
+	total    int // sum of the live documents' lengths
+}
+
+type doc struct {
+	id     string // "" once removed
+	length int32
+	terms  []string // distinct, for removal
+}
+
+type posting struct {
+	doc int32
+	tf  int32
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{docs: map[string]map[string]int{}, lengths: map[string]int{}, postings: map[string]map[string]int{}}
+	return &Index{num: map[string]int32{}, postings: map[string][]posting{}}
 }
 
 // Add indexes text under id, replacing what id had.
 func (x *Index) Add(id, text string) {
 	terms := Tokens(text)
-	tf := make(map[string]int, len(terms))
+	tf := make(map[string]int32, len(terms))
 	for _, t := range terms {
 		tf[t]++
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.remove(id)
-	x.docs[id] = tf
-	x.lengths[id] = len(terms)
-	x.total += len(terms)
-	for t, n := range tf {
-		p := x.postings[t]
-		if p == nil {
-			p = map[string]int{}
-			x.postings[t] = p
-		}
-		p[id] = n
+	var n int32
+	if k := len(x.free); k > 0 {
+		n, x.free = x.free[k-1], x.free[:k-1]
+	} else {
+		n = int32(len(x.docs))
+		x.docs = append(x.docs, doc{})
 	}
+	d := doc{id: id, length: int32(len(terms)), terms: make([]string, 0, len(tf))}
+	for t, f := range tf {
+		d.terms = append(d.terms, t)
+		x.postings[t] = append(x.postings[t], posting{n, f})
+	}
+	x.docs[n] = d
+	x.num[id] = n
+	x.total += len(terms)
 }
 
 // Remove drops id.
@@ -119,26 +137,36 @@ func (x *Index) Remove(id string) {
 }
 
 func (x *Index) remove(id string) {
-	tf, ok := x.docs[id]
+	n, ok := x.num[id]
 	if !ok {
 		return
 	}
-	for t := range tf {
-		delete(x.postings[t], id)
-		if len(x.postings[t]) == 0 {
+	for _, t := range x.docs[n].terms {
+		p := x.postings[t]
+		for i := range p {
+			if p[i].doc == n {
+				p[i] = p[len(p)-1]
+				p = p[:len(p)-1]
+				break
+			}
+		}
+		if len(p) == 0 {
 			delete(x.postings, t)
+		} else {
+			x.postings[t] = p
 		}
 	}
-	x.total -= x.lengths[id]
-	delete(x.docs, id)
-	delete(x.lengths, id)
+	x.total -= int(x.docs[n].length)
+	x.docs[n] = doc{}
+	x.free = append(x.free, n)
+	delete(x.num, id)
 }
 
 // Len returns the number of documents.
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.docs)
+	return len(x.num)
 }
 
 // Hit is one document found.
@@ -154,12 +182,13 @@ func (x *Index) Search(query string, k int) []Hit {
 	terms := Tokens(query)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	n := float64(len(x.docs))
+	n := float64(len(x.num))
 	if n == 0 || k <= 0 {
 		return nil
 	}
 	avg := float64(x.total) / n
-	scores := map[string]float64{}
+	scores := make([]float64, len(x.docs))
+	var touched []int32
 	seen := map[string]bool{}
 	for _, t := range terms {
 		if seen[t] {
@@ -171,15 +200,18 @@ func (x *Index) Search(query string, k int) []Hit {
 			continue
 		}
 		idf := math.Log(1 + (n-float64(len(p))+0.5)/(float64(len(p))+0.5))
-		for id, f := range p {
-			tf := float64(f)
-			dl := float64(x.lengths[id])
-			scores[id] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avg))
+		for _, e := range p {
+			tf := float64(e.tf)
+			dl := float64(x.docs[e.doc].length)
+			if scores[e.doc] == 0 {
+				touched = append(touched, e.doc)
+			}
+			scores[e.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avg))
 		}
 	}
-	hits := make([]Hit, 0, len(scores))
-	for id, s := range scores {
-		hits = append(hits, Hit{id, s})
+	hits := make([]Hit, len(touched))
+	for i, d := range touched {
+		hits[i] = Hit{x.docs[d].id, scores[d]}
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {

@@ -68,5 +68,33 @@ func FuzzIndex(f *testing.F) {
 		if x.Len() != 0 || len(x.postings) != 0 || x.total != 0 {
 			t.Fatalf("index not empty after removing all: %d %d %d", x.Len(), len(x.postings), x.total)
 		}
+		// Numbers are reused and replacing keeps one copy.
+		x.Add("a", a)
+		x.Add("a", b)
+		x.Add("b", a)
+		if x.Len() != 2 || len(x.docs) > 2 {
+			t.Fatalf("after re-adding: %d live, %d numbers", x.Len(), len(x.docs))
+		}
+		if hits := x.Search(b, 5); len(Tokens(b)) > 0 && (len(hits) == 0 || hits[0].Score <= 0) {
+			t.Fatalf("text of a not found: %v", hits)
+		}
 	})
+}
+
+// BenchmarkSearch indexes 2,000 short Chinese and English documents and
+// searches them.
+func BenchmarkSearch(b *testing.B) {
+	subjects := []string{"北京", "上海", "杭州", "天气", "高铁", "会议", "预算", "猫", "咖啡", "路由器", "weather", "budget", "train"}
+	verbs := []string{"明天", "讨论", "喜欢", "查询", "预订", "更新", "forecast", "meeting"}
+	x := NewIndex()
+	for i := 0; i < 2000; i++ {
+		s := subjects[i%len(subjects)] + verbs[i%len(verbs)] + subjects[(i*7)%len(subjects)] + "，第" + string(rune('0'+i%10)) + "条记录。"
+		x.Add(string(rune(i)), s)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(x.Search("明天北京天气预报", 5)) == 0 {
+			b.Fatal("nothing found")
+		}
+	}
 }
