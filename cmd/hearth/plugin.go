@@ -35,7 +35,7 @@ func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io
 			return 0
 		}
 		w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tENABLED\tSTATE\tFOLDER")
+		fmt.Fprintln(w, "ID\tENABLED\tSTATE\tMAY USE\tFOLDER")
 		for _, p := range list {
 			state := "-"
 			if p.Status != nil {
@@ -44,7 +44,11 @@ func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io
 			if p.Error != "" {
 				state = "error: " + p.Error
 			}
-			fmt.Fprintf(w, "%s\t%v\t%s\t%s\n", p.ID, p.Enabled, state, p.Dir)
+			groups := "core"
+			if len(p.Capabilities) > 0 {
+				groups += "," + strings.Join(p.Capabilities, ",")
+			}
+			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", p.ID, p.Enabled, state, groups, p.Dir)
 		}
 		w.Flush()
 		return 0

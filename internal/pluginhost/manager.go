@@ -25,11 +25,12 @@ type StateStore interface {
 
 // Info describes one plugin folder.
 type Info struct {
-	ID      string
-	Dir     string
-	Enabled bool
-	Error   string  // why the folder cannot be used (bad plugin.json)
-	Status  *Status // nil when not running in this process
+	ID           string
+	Dir          string
+	Enabled      bool
+	Capabilities []string // the groups beyond core its plugin.json declares
+	Error        string   // why the folder cannot be used (bad plugin.json)
+	Status       *Status  // nil when not running in this process
 }
 
 // Manager runs the plugins of one folder: every sub-folder with a
@@ -269,7 +270,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 			out = append(out, Info{ID: e.Name(), Dir: dir, Error: err.Error()})
 			continue
 		}
-		info := Info{ID: man.ID, Dir: dir, Enabled: true}
+		info := Info{ID: man.ID, Dir: dir, Enabled: true, Capabilities: man.Capabilities}
 		if st, ok := states[man.ID]; ok {
 			info.Enabled = st.Enabled
 		}
