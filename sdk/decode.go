@@ -120,7 +120,7 @@ func (d *argDecoder) decode(data []byte, v any) error {
 
 // fast decodes data into rv, or reports that json.Unmarshal must.
 func (d *argDecoder) fast(data []byte, rv reflect.Value) bool {
-	if jsonwire.Null(bytes.TrimSpace(data)) {
+	if jsonwire.Null(jsonwire.TrimSpace(data)) {
 		return true // no effect, as with encoding/json
 	}
 	o, err := jsonwire.NewObject(data)

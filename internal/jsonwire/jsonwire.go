@@ -39,6 +39,18 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
+// TrimSpace returns b without leading and trailing JSON whitespace (space,
+// tab, newline, carriage return; unlike bytes.TrimSpace, not form feeds or
+// other Unicode spaces, which JSON does not allow).
+func TrimSpace(b []byte) []byte {
+	b = b[SkipSpace(b, 0):]
+	end := len(b)
+	for end > 0 && (b[end-1] == ' ' || b[end-1] == '\t' || b[end-1] == '\n' || b[end-1] == '\r') {
+		end--
+	}
+	return b[:end]
+}
+
 // Valid reports whether b is one JSON value, optionally surrounded by
 // whitespace. It accepts exactly what json.Valid accepts.
 func Valid(b []byte) bool {

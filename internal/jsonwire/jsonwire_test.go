@@ -193,3 +193,11 @@ func FuzzValidObject(f *testing.F) {
 		}
 	})
 }
+
+func TestTrimSpace(t *testing.T) {
+	for in, want := range map[string]string{" \t\r\nnull \n": "null", "null\f": "null\f", "": "", "  ": "", "\u00a0x": "\u00a0x"} {
+		if got := string(TrimSpace([]byte(in))); got != want {
+			t.Errorf("TrimSpace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func decodeMessage(line []byte, m *message) error {
 	}
 }
 
-func isNull(b []byte) bool { return jsonwire.Null(bytes.TrimSpace(b)) }
+func isNull(b []byte) bool { return jsonwire.Null(jsonwire.TrimSpace(b)) }
 
 func decodeSlow(line []byte, m *message) error {
 	*m = message{}
