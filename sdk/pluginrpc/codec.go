@@ -3,6 +3,7 @@ package pluginrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/hearth-agent/hearth/internal/jsonwire"
@@ -85,37 +86,15 @@ func folds(key []byte, names ...string) bool {
 // decodeMessage decodes one line. The values it keeps (id, params, result)
 // are slices of line, which the caller does not reuse.
 func decodeMessage(line []byte, m *message) error {
-	o, err := jsonwire.NewObject(line)
-	if err != nil {
-		return err
-	}
-	for {
-		f, ok, err := o.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if f.Escaped {
-			return decodeSlow(line, m)
-		}
-		v := f.Value
-		switch string(f.Key) {
+	err := members(line, false, messageNames, func(key, v []byte) (bool, error) {
+		var err error
+		switch string(key) {
 		case "jsonrpc":
-			if !jsonwire.Null(v) {
-				if m.JSONRPC, err = jsonwire.String(v); err != nil {
-					return err
-				}
-			}
+			err = setString(&m.JSONRPC, v)
 		case "id":
 			m.ID = v
 		case "method":
-			if !jsonwire.Null(v) {
-				if m.Method, err = jsonwire.String(v); err != nil {
-					return err
-				}
-			}
+			err = setString(&m.Method, v)
 		case "params":
 			m.Params = v
 		case "result":
@@ -123,27 +102,73 @@ func decodeMessage(line []byte, m *message) error {
 		case "error":
 			if jsonwire.Null(v) {
 				m.Error = nil
-				continue
+				break
 			}
 			if m.Error == nil {
 				m.Error = new(Error)
 			}
-			if err := json.Unmarshal(v, m.Error); err != nil {
-				return err
-			}
+			err = json.Unmarshal(v, m.Error)
 		default:
-			if folds(f.Key, "jsonrpc", "id", "method", "params", "result", "error") {
-				return decodeSlow(line, m)
-			}
+			return false, nil
 		}
+		return true, err
+	})
+	if err == errSlow {
+		*m = message{}
+		return json.Unmarshal(line, m)
 	}
+	return err
 }
 
 func isNull(b []byte) bool { return jsonwire.Null(jsonwire.TrimSpace(b)) }
 
-func decodeSlow(line []byte, m *message) error {
-	*m = message{}
-	return json.Unmarshal(line, m)
+// The member names of the decoded types, for members.
+var (
+	messageNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	paramsNames  = []string{"tool", "args", "context"}
+	contextNames = []string{"pluginId", "tool", "callId", "actor", "effect", "channel", "chatId", "userId", "groupId", "grant", "turn"}
+	resultNames  = []string{"value", "text", "isError", "metadata"}
+	errSlow      = errors.New("left to encoding/json")
+)
+
+// members reads the object b (already checked if valid) and hands each
+// member to set, which reports whether it knew the name. It returns
+// errSlow for a name the fast decoders leave to encoding/json: an escaped
+// one, or an unknown one that matches one of names case-insensitively.
+func members(b []byte, valid bool, names []string, set func(key, v []byte) (bool, error)) error {
+	o, err := newObject(b, valid)
+	if err != nil {
+		return err
+	}
+	for {
+		f, ok, err := o.Next()
+		if err != nil || !ok {
+			return err
+		}
+		if f.Escaped {
+			return errSlow
+		}
+		known, err := set(f.Key, f.Value)
+		if err != nil {
+			return err
+		}
+		if !known && folds(f.Key, names...) {
+			return errSlow
+		}
+	}
+}
+
+// setString decodes a JSON string into dst; null leaves dst as it is, as
+// encoding/json does.
+func setString(dst *string, v []byte) error {
+	if jsonwire.Null(v) {
+		return nil
+	}
+	s, err := jsonwire.String(v)
+	if err == nil {
+		*dst = s
+	}
+	return err
 }
 
 // appendJSON implements wireEncoder.
@@ -165,43 +190,29 @@ func (p *ToolCallParams) decodeJSON(b []byte, valid bool) error {
 	if isNull(b) {
 		return nil // as encoding/json: no effect
 	}
-	o, err := newObject(b, valid)
-	if err != nil {
-		return err
-	}
-	for {
-		f, ok, err := o.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if f.Escaped {
-			return p.decodeSlow(b)
-		}
-		v := f.Value
-		switch string(f.Key) {
+	err := members(b, valid, paramsNames, func(key, v []byte) (bool, error) {
+		switch string(key) {
 		case "tool":
-			if !jsonwire.Null(v) {
-				if p.Tool, err = jsonwire.String(v); err != nil {
-					return fmt.Errorf("tool: %w", err)
-				}
+			if err := setString(&p.Tool, v); err != nil {
+				return true, fmt.Errorf("tool: %w", err)
 			}
 		case "args":
 			p.Args = v
 		case "context":
 			if !jsonwire.Null(v) {
 				if err := p.Context.decodeJSON(v, valid); err != nil {
-					return fmt.Errorf("context: %w", err)
+					return true, fmt.Errorf("context: %w", err)
 				}
 			}
 		default:
-			if folds(f.Key, "tool", "args", "context") {
-				return p.decodeSlow(b)
-			}
+			return false, nil
 		}
+		return true, nil
+	})
+	if err == errSlow {
+		return p.decodeSlow(b)
 	}
+	return err
 }
 
 func appendField(b []byte, name, value string, omitEmpty bool) []byte {
@@ -254,23 +265,9 @@ func (c *CallContext) decodeJSON(b []byte, valid bool) error {
 	if isNull(b) {
 		return nil
 	}
-	o, err := newObject(b, valid)
-	if err != nil {
-		return err
-	}
-	for {
-		f, ok, err := o.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if f.Escaped {
-			return c.decodeSlow(b)
-		}
+	err := members(b, valid, contextNames, func(key, v []byte) (bool, error) {
 		var dst *string
-		switch string(f.Key) {
+		switch string(key) {
 		case "pluginId":
 			dst = &c.PluginID
 		case "tool":
@@ -292,34 +289,30 @@ func (c *CallContext) decodeJSON(b []byte, valid bool) error {
 		case "grant":
 			dst = &c.Grant
 		case "turn":
-			if jsonwire.Null(f.Value) {
+			if jsonwire.Null(v) {
 				c.Turn = nil
-				continue
+				return true, nil
 			}
 			if c.Turn == nil {
 				c.Turn = new(sdk.TurnInfo)
 			}
-			if err := json.Unmarshal(f.Value, c.Turn); err != nil {
-				return err
-			}
-			continue
+			return true, json.Unmarshal(v, c.Turn)
 		default:
-			if folds(f.Key, "pluginId", "tool", "callId", "actor", "effect", "channel", "chatId", "userId", "groupId", "grant", "turn") {
-				return c.decodeSlow(b)
-			}
-			continue
+			return false, nil
 		}
-		if jsonwire.Null(f.Value) {
-			continue
-		}
-		if s, ok := known(f.Value); ok {
+		if s, ok := known(v); ok {
 			*dst = s
-			continue
+			return true, nil
 		}
-		if *dst, err = jsonwire.String(f.Value); err != nil {
-			return fmt.Errorf("%s: %w", f.Key, err)
+		if err := setString(dst, v); err != nil {
+			return true, fmt.Errorf("%s: %w", key, err)
 		}
+		return true, nil
+	})
+	if err == errSlow {
+		return c.decodeSlow(b)
 	}
+	return err
 }
 
 // appendJSON implements wireEncoder.
@@ -352,51 +345,40 @@ func (r *ToolCallResult) decodeJSON(b []byte, valid bool) error {
 	if isNull(b) {
 		return nil
 	}
-	o, err := newObject(b, valid)
-	if err != nil {
-		return err
-	}
-	for {
-		f, ok, err := o.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if f.Escaped {
-			return r.decodeSlow(b)
-		}
-		v := f.Value
-		switch string(f.Key) {
+	err := members(b, valid, resultNames, func(key, v []byte) (bool, error) {
+		switch string(key) {
 		case "value":
 			r.Value = v
 		case "text":
 			if jsonwire.Null(v) {
 				r.Text = nil
-				continue
+				break
 			}
 			s, err := jsonwire.String(v)
 			if err != nil {
-				return fmt.Errorf("text: %w", err)
+				return true, fmt.Errorf("text: %w", err)
 			}
 			r.Text = &s
 		case "isError":
 			if !jsonwire.Null(v) {
+				var err error
 				if r.IsError, err = jsonwire.Bool(v); err != nil {
-					return fmt.Errorf("isError: %w", err)
+					return true, fmt.Errorf("isError: %w", err)
 				}
 			}
 		case "metadata":
 			if err := json.Unmarshal(v, &r.Metadata); err != nil {
-				return fmt.Errorf("metadata: %w", err)
+				return true, fmt.Errorf("metadata: %w", err)
 			}
 		default:
-			if folds(f.Key, "value", "text", "isError", "metadata") {
-				return r.decodeSlow(b)
-			}
+			return false, nil
 		}
+		return true, nil
+	})
+	if err == errSlow {
+		return r.decodeSlow(b)
 	}
+	return err
 }
 
 // known returns the actors and effects as the constants they are, so the
