@@ -338,17 +338,12 @@ func serveGoPlugin() {
 	os.Exit(0)
 }
 
-func goPluginCmd() *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "BENCH_CHILD=goplugin")
-	return cmd // go-plugin sets its own stderr
-}
-
-func setupGoPlugin(b *testing.B) (caller, func()) {
+// dispense starts a go-plugin child speaking protocol and returns its
+// "echo" plugin and the client that stops it.
+func dispense(b *testing.B, cmd *exec.Cmd, def plugin.Plugin, protocol plugin.Protocol) (any, *plugin.Client) {
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig: handshake, Plugins: map[string]plugin.Plugin{"echo": &echoPluginDef{}},
-		Cmd: goPluginCmd(), AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
-		Logger: hclog.NewNullLogger(),
+		HandshakeConfig: handshake, Plugins: map[string]plugin.Plugin{"echo": def},
+		Cmd: cmd, AllowedProtocols: []plugin.Protocol{protocol}, Logger: hclog.NewNullLogger(),
 	})
 	rpcClient, err := client.Client()
 	if err != nil {
@@ -360,6 +355,17 @@ func setupGoPlugin(b *testing.B) (caller, func()) {
 		client.Kill()
 		b.Fatal(err)
 	}
+	return raw, client
+}
+
+func goPluginCmd() *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BENCH_CHILD=goplugin")
+	return cmd // go-plugin sets its own stderr
+}
+
+func setupGoPlugin(b *testing.B) (caller, func()) {
+	raw, client := dispense(b, goPluginCmd(), &echoPluginDef{}, plugin.ProtocolNetRPC)
 	e := raw.(Echoer)
 	return func(context.Context) error {
 		if e.Echo(EchoIn{Msg: "你好, hearth"}).Msg == "" {

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -72,20 +71,7 @@ func serveGoPluginGRPC() {
 func setupGoPluginGRPC(b *testing.B) (caller, func()) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "BENCH_CHILD=goplugingrpc")
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig: handshake, Plugins: map[string]plugin.Plugin{"echo": echoGRPCPlugin{}},
-		Cmd: cmd, AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC}, Logger: hclog.NewNullLogger(),
-	})
-	rpcClient, err := client.Client()
-	if err != nil {
-		client.Kill()
-		b.Fatal(err)
-	}
-	raw, err := rpcClient.Dispense("echo")
-	if err != nil {
-		client.Kill()
-		b.Fatal(err)
-	}
+	raw, client := dispense(b, cmd, echoGRPCPlugin{}, plugin.ProtocolGRPC)
 	conn := raw.(*grpc.ClientConn)
 	in := wrapperspb.String("你好, hearth")
 	return func(ctx context.Context) error {
