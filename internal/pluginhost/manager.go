@@ -95,8 +95,9 @@ func fingerprint(dir string, man *Manifest) string {
 
 // found is a plugin folder with a valid plugin.json.
 type found struct {
-	dir string
-	man *Manifest
+	dir      string
+	man      *Manifest
+	disabled bool // keeps its name, but does not run
 }
 
 // assign decides which folders may run. For each plugin name the one
@@ -105,7 +106,9 @@ type found struct {
 // it); else the one in a folder named after its id (where install puts
 // it); else the first in folder order. The others, and a folder whose
 // name another loader holds (a built-in plugin, a .so), are refused with
-// a reason naming the owner. The caller holds m.mu.
+// a reason naming the owner. A disabled plugin keeps its name (and so its
+// tools' policy overrides, settings and data folder) without running. The
+// caller holds m.mu.
 func (m *Manager) assign(list []found) (want map[string]found, refused map[string]string) {
 	want, refused = map[string]found{}, map[string]string{}
 	groups := map[string][]found{}
@@ -139,10 +142,17 @@ func (m *Manager) assign(list []found) (want map[string]found, refused map[strin
 				winner = f
 			}
 		}
+		by := owner(winner.dir, winner.man)
+		if winner.disabled {
+			by += ", disabled"
+		}
 		for _, f := range group {
 			if f.dir != winner.dir {
-				refused[f.dir] = fmt.Sprintf("not started: the plugin name %q is already used by %s", name, owner(winner.dir, winner.man))
+				refused[f.dir] = fmt.Sprintf("not started: the plugin name %q is already used by %s", name, by)
 			}
+		}
+		if winner.disabled {
+			continue
 		}
 		if _, ours := m.procs[name]; !ours {
 			if err := m.opts.Names.Check(name); err != nil {
@@ -181,10 +191,8 @@ func (m *Manager) folders(states map[string]store.PluginState, so func(name, dir
 			bad[dir] = err.Error()
 			continue
 		}
-		if st, ok := states[man.ID]; ok && !st.Enabled {
-			continue
-		}
-		list = append(list, found{dir, man})
+		st, ok := states[man.ID]
+		list = append(list, found{dir: dir, man: man, disabled: ok && !st.Enabled})
 	}
 	return list, bad, nil
 }
@@ -368,9 +376,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		if st, ok := states[man.ID]; ok {
 			info.Enabled = st.Enabled
 		}
-		if info.Enabled {
-			valid = append(valid, found{dir, man})
-		}
+		valid = append(valid, found{dir: dir, man: man, disabled: !info.Enabled})
 		if msg, ok := m.bad[dir]; ok {
 			info.Error = msg
 		}

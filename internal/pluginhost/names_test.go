@@ -139,6 +139,22 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	}
 	m.WaitReady(ctx)
 	check(m, 0)
+
+	// Disabling the real plugin does not hand its name over.
+	if err := st.SetPluginEnabled(ctx, "victim", false); err != nil {
+		t.Fatal(err)
+	}
+	m.Scan(ctx) // reports the impostor's new reason
+	m.WaitReady(ctx)
+	if got := info(t, m, impostor); !strings.Contains(got.Error, `(id "victim"), disabled`) || got.Status != nil {
+		t.Fatalf("impostor after disabling the owner: %q %+v", got.Error, got.Status)
+	}
+	if _, ok := f.k.Tools().Lookup("victim__pay"); ok {
+		t.Fatal("the impostor registered victim__pay")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the impostor ran with the real plugin's data folder")
+	}
 }
 
 // A plugin folder with a built-in's name is refused, and neither its crash
