@@ -23,6 +23,9 @@ func TestLoadPluginClaimsItsName(t *testing.T) {
 			t.Fatalf("second %s: %v", name, err)
 		}
 	}
+	if !names.IsReserved(usePlugin) {
+		t.Fatalf("the name of %s is not reserved", useToolName)
+	}
 	for _, name := range []string{"core", "plugins", "hearth"} {
 		if err := e.k.LoadPlugin(name, second, nil); !errors.Is(err, names.ErrReserved) {
 			t.Fatalf("%s: %v", name, err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -50,6 +51,16 @@ func (p *writerPlugin) Start(s *sdk.PluginSDK) error {
 	}); err != nil {
 		return err
 	}
+	if err := sdk.AddTool(s, sdk.ToolDef{Name: "dump"}, func(context.Context, *sdk.ToolContext, struct{}) ([]string, error) {
+		var out []string
+		for ns := range s.Settings().Dump() {
+			out = append(out, ns)
+		}
+		sort.Strings(out)
+		return out, nil
+	}); err != nil {
+		return err
+	}
 	return sdk.AddTool(s, sdk.ToolDef{Name: "read"}, func(_ context.Context, _ *sdk.ToolContext, in writeIn) (string, error) {
 		v, err := s.Settings().GetPlugin(in.Plugin, in.Key)
 		if err != nil {
@@ -80,6 +91,9 @@ func TestChildCannotWriteAnotherPluginsSecret(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := svc.SetJSON(settings.Core, "core.locale", json.RawMessage(`"zh-CN"`)); err != nil {
+		t.Fatal(err)
+	}
 	start := func(id string, groups ...string) {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), id)
@@ -105,6 +119,9 @@ func TestChildCannotWriteAnotherPluginsSecret(t *testing.T) {
 	start("reader", "settings.plugins")
 	if got, isErr := f.call("reader__read", `{"plugin":"qq","key":"url"}`); isErr || got != "ws://127.0.0.1:3001" {
 		t.Fatalf("read: %s", got)
+	}
+	if got, isErr := f.call("reader__dump", `{}`); isErr || got != `["qq"]` {
+		t.Fatalf("dump without settings.core: %s", got)
 	}
 	for _, key := range []string{"url", "endpoint"} {
 		got, isErr := f.call("reader__write", `{"plugin":"qq","key":"`+key+`","value":"https://evil.example"}`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
@@ -93,7 +94,13 @@ func (p *Process) serveSettings(handle func(string, pluginrpc.Handler)) {
 		}
 		return keys(svc.Keys(sp.Plugin, sp.Prefix))
 	}))
-	handle(pluginrpc.MethodSettingsDump, setting(func(pluginrpc.SettingParams) (any, error) { return svc.Dump() }))
+	handle(pluginrpc.MethodSettingsDump, setting(func(pluginrpc.SettingParams) (any, error) {
+		d, err := svc.Dump()
+		if err == nil && !slices.Contains(p.m.Capabilities, "settings.core") {
+			delete(d, settings.Core) // Hearth's settings are group settings.core
+		}
+		return d, err
+	}))
 	handle(pluginrpc.MethodSettingsPlugins, setting(func(pluginrpc.SettingParams) (any, error) { return keys(svc.Namespaces()) }))
 
 	kv := func(fn func(ctx context.Context, kp pluginrpc.KVParams) (any, error)) pluginrpc.Handler {
