@@ -36,7 +36,10 @@ type SettingsAPI interface {
 	GetCore(key string) (interface{}, error) // a core value
 	SetCore(key string, value interface{}) error
 	ListCore(prefix string) ([]string, error)
-	GetPlugin(plugin, key string) (interface{}, error) // another plugin's value
+	GetPlugin(plugin, key string) (interface{}, error) // another plugin's value; secrets masked
+	// SetPlugin writes another plugin's value. Hearth refuses another
+	// plugin's secrets and records every such write in its audit log; a
+	// child plugin needs the settings.plugins.write group.
 	SetPlugin(plugin, key string, value interface{}) error
 	ListPlugin(plugin, prefix string) ([]string, error)
 	RegisterDef(def ConfigDef)       // declare a setting for the UI

@@ -138,15 +138,26 @@ func Open(ctx context.Context, o Options) (*App, error) {
 				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
 		},
 	}, a.Sources, a.Store)
+	// Built-ins first, so their names are theirs: a plugin folder or .so
+	// with a built-in's name is refused, even while the built-in is
+	// disabled or failed to start (its tools keep their policy overrides).
 	for _, name := range sdk.Factories() {
-		if slices.Contains(cfg.DisabledPlugins, name) {
-			continue
-		}
 		factory, _ := sdk.Factory(name)
-		if err := a.Kernel.LoadPlugin(name, factory, nil); errors.Is(err, kernel.ErrHidden) {
+		err := errors.New("disabled in the config")
+		if !slices.Contains(cfg.DisabledPlugins, name) {
+			err = a.Kernel.LoadPlugin(name, factory, nil)
+		}
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, kernel.ErrHidden):
 			a.Logger.Info("plugin hidden", "plugin", name, "reason", err)
-		} else if err != nil {
+			continue // the kernel keeps its name
+		case !slices.Contains(cfg.DisabledPlugins, name):
 			a.Logger.Error("plugin not loaded", "plugin", name, "err", err)
+		}
+		if _, cerr := a.Kernel.Names().Claim(name, fmt.Sprintf("the built-in plugin %q (not loaded: %v)", name, err)); cerr != nil {
+			a.Logger.Error("built-in plugin name not kept", "plugin", name, "err", cerr)
 		}
 	}
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), pluginhost.Options{

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
@@ -55,6 +56,9 @@ type Config struct {
 	// records nothing; only tests and embedders that do their own
 	// checking should leave it nil.
 	Policy *policy.Engine
+	// Names hands out plugin names, shared with the other loaders (the
+	// plugin folder manager); nil means a registry of the kernel's own.
+	Names *names.Registry
 }
 
 // Kernel is the running agent. It implements sdk.Host for plugins.
@@ -76,6 +80,7 @@ type Kernel struct {
 	sinks    map[string]Sink
 	plugins  []*loadedPlugin
 	hidden   map[string]string // plugin -> why it is not loaded
+	claims   map[string]*names.Claim
 	closed   bool
 
 	specMu      sync.Mutex
@@ -105,6 +110,9 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Names == nil {
+		cfg.Names = names.New()
+	}
 	base, cancel := context.WithCancel(context.Background())
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
@@ -113,10 +121,14 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 		base: base, cancel: cancel,
 		sessions: map[sessionKey]*session{},
 		sinks:    map[string]Sink{},
+		claims:   map[string]*names.Claim{},
 	}
 	k.registerUseTool()
 	return k
 }
+
+// Names returns the registry plugin names are claimed from.
+func (k *Kernel) Names() *names.Registry { return k.cfg.Names }
 
 // Tools returns the tool registry.
 func (k *Kernel) Tools() *tools.Registry { return k.tools }
@@ -313,12 +325,30 @@ type loadedPlugin struct {
 	manifest sdk.Manifest
 }
 
-// LoadPlugin creates the plugin with factory and starts it. A plugin whose
+// LoadPlugin loads a plugin compiled into Hearth; see LoadPluginFrom.
+func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[string]any) error {
+	return k.LoadPluginFrom(name, fmt.Sprintf("the built-in plugin %q", name), factory, config)
+}
+
+// LoadPluginFrom claims name for the plugin (origin describes it in the
+// message another claimant gets, e.g. "the .so plugin in /x/pay"), creates
+// the plugin with factory and starts it. A name that is reserved or held
+// by another plugin is refused before the factory runs. A plugin whose
 // manifest is invalid is refused; one whose manifest requires capabilities
 // this host lacks is hidden (the error wraps ErrHidden and says what is
-// missing). When Start fails or panics, whatever the plugin registered is
-// withdrawn.
-func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[string]any) (err error) {
+// missing) and keeps its name. When Start fails or panics, whatever the
+// plugin registered is withdrawn and the name is given back.
+func (k *Kernel) LoadPluginFrom(name, origin string, factory sdk.NewPlugin, config map[string]any) (err error) {
+	claim, err := k.cfg.Names.Claim(name, origin)
+	if err != nil {
+		return fmt.Errorf("plugin %q: %w", name, err)
+	}
+	hidden := false
+	defer func() {
+		if err != nil && !hidden {
+			claim.Release()
+		}
+	}()
 	p, err := safeFactory(name, factory, config)
 	if err != nil {
 		return err
@@ -328,12 +358,14 @@ func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[strin
 		return fmt.Errorf("plugin %q: %w", name, err)
 	}
 	if missing := unmet(m.Requires); len(missing) > 0 {
+		hidden = true
 		reason := "needs " + strings.Join(missing, ", ") + ", which this host does not provide"
 		k.mu.Lock()
 		if k.hidden == nil {
 			k.hidden = map[string]string{}
 		}
 		k.hidden[name] = reason
+		k.claims[name] = claim
 		k.mu.Unlock()
 		return fmt.Errorf("plugin %q: %w: %s", name, ErrHidden, reason)
 	}
@@ -354,6 +386,7 @@ func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[strin
 	}
 	k.mu.Lock()
 	k.plugins = append(k.plugins, &loadedPlugin{name: name, plugin: p, sdk: s, manifest: m})
+	k.claims[name] = claim
 	k.mu.Unlock()
 	return nil
 }
@@ -402,12 +435,29 @@ func (k *Kernel) stopPlugins() error {
 		}
 		k.withdraw(lp.name)
 	}
+	k.mu.Lock()
+	for name, c := range k.claims {
+		c.Release()
+		delete(k.claims, name)
+	}
+	k.mu.Unlock()
 	return errors.Join(errs...)
 }
 
 // Withdraw removes every tool, stage handler and decision hook of plugin,
-// for loaders whose plugins come and go (a child process that died).
-func (k *Kernel) Withdraw(plugin string) { k.withdraw(plugin) }
+// for loaders whose plugins come and go (a child process that died). The
+// registrations of a plugin loaded in process (LoadPlugin) are never
+// withdrawn this way: only stopping the kernel removes them.
+func (k *Kernel) Withdraw(plugin string) {
+	k.mu.Lock()
+	_, inProcess := k.claims[plugin]
+	k.mu.Unlock()
+	if inProcess {
+		k.log.Error("refused to withdraw a plugin loaded in process", "plugin", plugin)
+		return
+	}
+	k.withdraw(plugin)
+}
 
 // withdraw removes everything plugin registered.
 func (k *Kernel) withdraw(plugin string) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,19 +45,21 @@ type Manager struct {
 	st   StateStore
 
 	mu      sync.Mutex
-	procs   map[string]*managed
-	bad     map[string]string // folder -> error
-	sos     map[string]string // .so plugins tried in this process: "" or why it failed
+	procs   map[string]*managed // by plugin name
+	bad     map[string]string   // folder -> error
+	sos     map[string]string   // .so plugins tried in this process: "" or why it failed
 	started time.Time
 }
 
 // soLoader is what .so plugins are loaded into; *kernel.Kernel has it.
+// It claims the name from the same registry as the manager.
 type soLoader interface {
-	LoadPlugin(name string, factory sdk.NewPlugin, config map[string]any) error
+	LoadPluginFrom(name, origin string, factory sdk.NewPlugin, config map[string]any) error
 }
 
 type managed struct {
 	proc   *Process
+	id     string // the manifest's id (procs are keyed by plugin name)
 	dir    string
 	print  string // fingerprint of plugin.json and the program
 	loaded time.Time
@@ -90,22 +93,87 @@ func fingerprint(dir string, man *Manifest) string {
 	return out
 }
 
-// Scan brings the running plugins in line with the folder and the stored
-// state.
-func (m *Manager) Scan(ctx context.Context) error {
-	states, err := m.st.PluginStates(ctx)
-	if err != nil {
-		return err
+// found is a plugin folder with a valid plugin.json.
+type found struct {
+	dir      string
+	man      *Manifest
+	disabled bool // keeps its name, but does not run
+}
+
+// assign decides which folders may run. For each plugin name the one
+// that keeps it is the folder already running under it; else the one
+// whose id is the name itself (pay over Pay_, which only normalises to
+// it); else the one in a folder named after its id (where install puts
+// it); else the first in folder order. The others, and a folder whose
+// name another loader holds (a built-in plugin, a .so), are refused with
+// a reason naming the owner. A disabled plugin keeps its name (and so its
+// tools' policy overrides, settings and data folder) without running. The
+// caller holds m.mu.
+func (m *Manager) assign(list []found) (want map[string]found, refused map[string]string) {
+	want, refused = map[string]found{}, map[string]string{}
+	groups := map[string][]found{}
+	var order []string
+	for _, f := range list {
+		name := f.man.PluginName()
+		if _, seen := groups[name]; !seen {
+			order = append(order, name)
+		}
+		groups[name] = append(groups[name], f)
 	}
+	for _, name := range order {
+		group := groups[name]
+		rank := func(f found) int {
+			switch mp, running := m.procs[name]; {
+			case running && mp.dir == f.dir:
+				return 0
+			case f.man.ID == name:
+				if filepath.Base(f.dir) == f.man.ID {
+					return 1
+				}
+				return 2
+			case filepath.Base(f.dir) == f.man.ID:
+				return 3
+			}
+			return 4
+		}
+		winner := group[0]
+		for _, f := range group[1:] {
+			if rank(f) < rank(winner) {
+				winner = f
+			}
+		}
+		by := owner(winner.dir, winner.man)
+		if winner.disabled {
+			by += ", disabled"
+		}
+		for _, f := range group {
+			if f.dir != winner.dir {
+				refused[f.dir] = fmt.Sprintf("not started: the plugin name %q is already used by %s", name, by)
+			}
+		}
+		if winner.disabled {
+			continue
+		}
+		if _, ours := m.procs[name]; !ours {
+			if err := m.opts.Names.Check(name); err != nil {
+				refused[winner.dir] = "not started: " + err.Error()
+				continue
+			}
+		}
+		want[name] = winner
+	}
+	return want, refused
+}
+
+// folders reads the plugins folder: the folders with a valid plugin.json
+// in folder order, and why the others cannot be used. .so folders are
+// passed to so.
+func (m *Manager) folders(states map[string]store.PluginState, so func(name, dir string) string) ([]found, map[string]string, error) {
 	entries, err := os.ReadDir(m.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return nil, nil, err
 	}
-	type found struct {
-		dir string
-		man *Manifest
-	}
-	want := map[string]found{}
+	var list []found
 	bad := map[string]string{}
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -114,7 +182,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 		dir := filepath.Join(m.dir, e.Name())
 		man, err := LoadManifest(dir)
 		if errors.Is(err, fs.ErrNotExist) {
-			if msg := m.loadSO(e.Name(), dir, states); msg != "" {
+			if msg := so(e.Name(), dir); msg != "" {
 				bad[dir] = msg
 			}
 			continue
@@ -123,44 +191,67 @@ func (m *Manager) Scan(ctx context.Context) error {
 			bad[dir] = err.Error()
 			continue
 		}
-		if prev, dup := want[man.ID]; dup {
-			bad[dir] = fmt.Sprintf("id %q is also used by %s", man.ID, prev.dir)
-			continue
-		}
-		if st, ok := states[man.ID]; ok && !st.Enabled {
-			continue
-		}
-		want[man.ID] = found{dir, man}
+		st, ok := states[man.ID]
+		list = append(list, found{dir: dir, man: man, disabled: ok && !st.Enabled})
+	}
+	return list, bad, nil
+}
+
+// Scan brings the running plugins in line with the folder and the stored
+// state. A plugin name has one owner: a folder whose name is taken (by a
+// built-in plugin, a .so, or another folder that got it first) is refused
+// and its reason shown by List; it is logged and returned once.
+func (m *Manager) Scan(ctx context.Context) error {
+	states, err := m.st.PluginStates(ctx)
+	if err != nil {
+		return err
+	}
+	list, bad, err := m.folders(states, func(name, dir string) string { return m.loadSO(name, dir, states) })
+	if err != nil {
+		return err
 	}
 
 	m.mu.Lock()
+	want, refused := m.assign(list)
+	for dir, msg := range refused {
+		bad[dir] = msg
+	}
+	prevBad := m.bad
 	m.bad = bad
 	var stop []*managed
-	for id, mp := range m.procs {
-		f, ok := want[id]
-		reload := states[id].ReloadAt.After(mp.loaded)
+	for name, mp := range m.procs {
+		f, ok := want[name]
+		reload := states[mp.id].ReloadAt.After(mp.loaded)
 		if !ok || f.dir != mp.dir || fingerprint(f.dir, f.man) != mp.print || reload {
 			stop = append(stop, mp)
-			delete(m.procs, id)
+			delete(m.procs, name)
 		}
 	}
 	m.mu.Unlock()
 	for _, mp := range stop {
-		mp.proc.Stop()
+		mp.proc.Stop() // gives its name back
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
-	for id, f := range want {
-		if _, running := m.procs[id]; running {
+	for dir, msg := range refused {
+		if prevBad[dir] != msg {
+			errs = append(errs, fmt.Errorf("%s: %s", dir, msg))
+		}
+	}
+	for name, f := range want {
+		if _, running := m.procs[name]; running {
 			continue
 		}
 		p, err := Start(f.dir, m.opts)
 		if err != nil {
-			errs = append(errs, err)
+			if prevBad[f.dir] != err.Error() {
+				errs = append(errs, err)
+			}
+			m.bad[f.dir] = err.Error()
 			continue
 		}
-		m.procs[id] = &managed{proc: p, dir: f.dir, print: fingerprint(f.dir, f.man), loaded: time.Now()}
+		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, f.man), loaded: time.Now()}
 	}
 	return errors.Join(errs...)
 }
@@ -186,9 +277,13 @@ func (m *Manager) loadSO(name, dir string, states map[string]store.PluginState) 
 	if !ok {
 		return "this host cannot load .so plugins"
 	}
+	// Checked before plugin.Open, which runs the library's code.
+	if err := m.opts.Names.Check(name); err != nil {
+		return "not loaded: " + err.Error()
+	}
 	factory, err := LoadSO(so)
 	if err == nil {
-		err = l.LoadPlugin(name, factory, nil)
+		err = l.LoadPluginFrom(name, fmt.Sprintf("the .so plugin in %s", dir), factory, nil)
 	}
 	msg = ""
 	if err != nil {
@@ -234,7 +329,8 @@ func (m *Manager) WaitReady(ctx context.Context) {
 	}
 }
 
-// List describes every plugin folder, running or not.
+// List describes every plugin folder, running or not. A folder refused
+// because its plugin name is taken says by whom, in this process or not.
 func (m *Manager) List(ctx context.Context) ([]Info, error) {
 	states, err := m.st.PluginStates(ctx)
 	if err != nil {
@@ -247,6 +343,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Info
+	var valid []found
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -259,8 +356,13 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 				if st, ok := states[e.Name()]; ok {
 					info.Enabled = st.Enabled
 				}
-				if msg, tried := m.sos[e.Name()]; tried && msg == "" {
+				msg, tried := m.sos[e.Name()]
+				if tried && msg == "" {
 					info.Status = &Status{ID: e.Name(), State: "loaded in process (.so)"}
+				} else if !tried && info.Enabled && info.Error == "" {
+					if err := m.opts.Names.Check(e.Name()); err != nil {
+						info.Error = "not loaded: " + err.Error()
+					}
 				}
 				out = append(out, info)
 			}
@@ -274,14 +376,21 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		if st, ok := states[man.ID]; ok {
 			info.Enabled = st.Enabled
 		}
+		valid = append(valid, found{dir: dir, man: man, disabled: !info.Enabled})
 		if msg, ok := m.bad[dir]; ok {
 			info.Error = msg
 		}
-		if mp, ok := m.procs[man.ID]; ok && mp.dir == dir {
+		if mp, ok := m.procs[man.PluginName()]; ok && mp.dir == dir {
 			st := mp.proc.Status()
 			info.Status = &st
 		}
 		out = append(out, info)
+	}
+	_, refused := m.assign(valid)
+	for i := range out {
+		if msg, ok := refused[out[i].Dir]; ok && out[i].Error == "" {
+			out[i].Error = msg
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
@@ -313,7 +422,8 @@ func (m *Manager) Install(ctx context.Context, src string) (string, error) {
 }
 
 // InstallFolder copies a plugin folder into pluginsDir/<id>. It refuses a
-// folder without a valid plugin.json or whose id is taken. A running
+// folder without a valid plugin.json, or whose id or plugin name is taken
+// by an installed folder or a plugin compiled into this Hearth. A running
 // Hearth picks it up at its next scan.
 func InstallFolder(pluginsDir, src string) (string, error) {
 	man, err := LoadManifest(src)
@@ -323,6 +433,24 @@ func InstallFolder(pluginsDir, src string) (string, error) {
 	dst := filepath.Join(pluginsDir, man.ID)
 	if _, err := os.Stat(dst); err == nil {
 		return "", fmt.Errorf("a plugin %q is already installed in %s", man.ID, dst)
+	}
+	name := man.PluginName()
+	for _, b := range sdk.Factories() {
+		if strings.EqualFold(b, name) {
+			return "", fmt.Errorf("the plugin name %q is already used by the built-in plugin %q", name, b)
+		}
+	}
+	entries, _ := os.ReadDir(pluginsDir)
+	for _, e := range entries {
+		dir := filepath.Join(pluginsDir, e.Name())
+		if other, err := LoadManifest(dir); err == nil && other.PluginName() == name {
+			return "", fmt.Errorf("the plugin name %q is already used by %s", name, owner(dir, other))
+		}
+		if strings.EqualFold(e.Name(), name) {
+			if _, err := os.Stat(filepath.Join(dir, e.Name()+".so")); err == nil {
+				return "", fmt.Errorf("the plugin name %q is already used by the .so plugin in %s", name, dir)
+			}
+		}
 	}
 	if err := copyTree(src, dst); err != nil {
 		os.RemoveAll(dst)

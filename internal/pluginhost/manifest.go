@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/hearth-agent/hearth/internal/names"
 )
 
 // ManifestFile is the name of a plugin folder's manifest.
@@ -57,9 +59,11 @@ var (
 // Xbot reports whether the plugin speaks xbot's stdio protocol.
 func (m *Manifest) Xbot() bool { return m.Runtime == "stdio" || m.Runtime == "grpc" }
 
-// PluginName is the name the plugin's tools are registered under: the id,
-// or for an xbot id like com.example.hello a name made of its lowercase
-// letters, digits and dashes (com-example-hello).
+// PluginName is the name the plugin's tools, settings, storage and data
+// folder are kept under: the id, or for an xbot id like com.example.hello
+// a name made of its lowercase letters, digits and dashes
+// (com-example-hello). Two ids can give one name (Pay_ and pay); the name
+// is what must be unique, and the first plugin to claim it keeps it.
 func (m *Manifest) PluginName() string {
 	if !m.Xbot() {
 		return m.ID
@@ -71,9 +75,15 @@ func (m *Manifest) PluginName() string {
 	return n
 }
 
+// owner describes the plugin of folder dir to another plugin that wants
+// its name.
+func owner(dir string, m *Manifest) string {
+	return fmt.Sprintf("the plugin in %s (id %q)", dir, m.ID)
+}
+
 // knownGroups are the capability groups a manifest may declare.
 var knownGroups = map[string]bool{"core": true, "llm": true, "settings": true, "settings.core": true,
-	"settings.plugins": true, "kv": true, "memory": true, "knowledge": true}
+	"settings.plugins": true, "settings.plugins.write": true, "kv": true, "memory": true, "knowledge": true}
 
 // LoadManifest reads and checks dir/plugin.json.
 func LoadManifest(dir string) (*Manifest, error) {
@@ -103,6 +113,9 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	default:
 		return nil, fmt.Errorf("%s: runtime %q is not supported (use \"process\", or \"stdio\" for xbot plugins)", path, m.Runtime)
 	}
+	if err := names.CheckReserved(m.PluginName()); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if len(m.Command) == 0 && m.Executable != "" {
 		m.Command = []string{m.Executable}
 	}
@@ -114,7 +127,7 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	}
 	for _, g := range m.Capabilities {
 		if !knownGroups[g] {
-			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, memory, knowledge)", path, g)
+			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, settings.core, settings.plugins, settings.plugins.write, kv, memory, knowledge)", path, g)
 		}
 	}
 	if m.Timeout != "" {

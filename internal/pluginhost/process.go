@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -44,6 +45,10 @@ type Options struct {
 	Knowledge  sdk.KnowledgeAPI
 	Log        *slog.Logger // the host log; the plugin's logs go here with plugin=<id>
 	DataDir    string       // the plugin's data directory is DataDir/plugin_data/<id>
+	// Names is where plugin names are claimed; nil means the Host's
+	// (a Names method, as *kernel.Kernel has), or else a registry of
+	// these options' own.
+	Names *names.Registry
 
 	HandshakeTimeout time.Duration // [10s] from start to the end of initialize
 	StageTimeout     time.Duration // [10s] for one stage handler or decision hook
@@ -73,6 +78,13 @@ func (o *Options) defaults() {
 	}
 	if o.HostVersion == "" {
 		o.HostVersion = "dev"
+	}
+	if o.Names == nil {
+		if h, ok := o.Host.(interface{ Names() *names.Registry }); ok {
+			o.Names = h.Names()
+		} else {
+			o.Names = names.New()
+		}
 	}
 }
 
@@ -106,6 +118,8 @@ type Process struct {
 	opts Options
 	log  *slog.Logger
 
+	claim *names.Claim // holds name while the process is supervised
+
 	stderr *ring
 
 	mu        sync.Mutex
@@ -120,8 +134,10 @@ type Process struct {
 	autoStart bool
 }
 
-// Start loads dir/plugin.json and starts supervising the plugin. It
-// returns at once; WaitReady waits for the handshake.
+// Start loads dir/plugin.json, claims the plugin's name and starts
+// supervising the plugin. It returns at once; WaitReady waits for the
+// handshake. A name that is reserved or held by another plugin is refused
+// (the error wraps names.ErrReserved or names.ErrTaken) and nothing runs.
 func Start(dir string, opts Options) (*Process, error) {
 	m, err := LoadManifest(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -134,8 +150,12 @@ func Start(dir string, opts Options) (*Process, error) {
 	if opts.Host == nil {
 		return nil, errors.New("pluginhost: Options.Host is nil")
 	}
+	claim, err := opts.Names.Claim(m.PluginName(), owner(dir, m))
+	if err != nil {
+		return nil, fmt.Errorf("plugin %q in %s not started: %w", m.ID, dir, err)
+	}
 	p := &Process{
-		m: m, name: m.PluginName(), dir: dir, opts: opts, log: opts.Log.With("plugin", m.PluginName()),
+		m: m, name: m.PluginName(), claim: claim, dir: dir, opts: opts, log: opts.Log.With("plugin", m.PluginName()),
 		stderr: newRing(50), state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 		autoStart: true,
@@ -197,6 +217,7 @@ func (p *Process) setState(s State, err error) {
 // exponential backoff, until Stop.
 func (p *Process) supervise() {
 	defer close(p.done)
+	defer p.claim.Release() // after the last withdrawal, before Stop returns
 	backoff := p.opts.BackoffMin
 	for {
 		started := time.Now()

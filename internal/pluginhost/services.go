@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
@@ -12,8 +13,9 @@ import (
 
 // serveSettings answers settings.* and kv.* for the plugin: its own
 // settings (group "settings"), Hearth's (group "settings.core"), other
-// plugins' with their secrets masked (group "settings.plugins"), and its
-// private key-value storage (group "kv").
+// plugins' with their secrets masked (group "settings.plugins"; writing
+// them is group "settings.plugins.write", never a secret, and audited),
+// and its private key-value storage (group "kv").
 func (p *Process) serveSettings(handle func(string, pluginrpc.Handler)) {
 	svc := p.opts.Settings
 	params := func(raw json.RawMessage, v any) error {
@@ -32,8 +34,11 @@ func (p *Process) serveSettings(handle func(string, pluginrpc.Handler)) {
 				return nil, err
 			}
 			v, err := fn(sp)
-			if errors.Is(err, settings.ErrInvalid) {
+			switch {
+			case errors.Is(err, settings.ErrInvalid):
 				return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			case errors.Is(err, settings.ErrForbidden):
+				return nil, &pluginrpc.Error{Code: pluginrpc.CodeCapability, Message: err.Error()}
 			}
 			return v, err
 		}
@@ -75,13 +80,27 @@ func (p *Process) serveSettings(handle func(string, pluginrpc.Handler)) {
 	}))
 	handle(pluginrpc.MethodSettingsListCore, setting(func(sp pluginrpc.SettingParams) (any, error) { return keys(svc.Keys(settings.Core, sp.Prefix)) }))
 	handle(pluginrpc.MethodSettingsGetOther, setting(func(sp pluginrpc.SettingParams) (any, error) {
+		if err := settings.CheckPlugin(sp.Plugin); err != nil {
+			return nil, err
+		}
 		return value(sp.Plugin, sp.Key, sp.Plugin != own)
 	}))
 	handle(pluginrpc.MethodSettingsSetOther, setting(func(sp pluginrpc.SettingParams) (any, error) {
-		return ok(svc.SetJSON(sp.Plugin, sp.Key, sp.Value))
+		return ok(svc.SetForPlugin(own, sp.Plugin, sp.Key, sp.Value))
 	}))
-	handle(pluginrpc.MethodSettingsListOther, setting(func(sp pluginrpc.SettingParams) (any, error) { return keys(svc.Keys(sp.Plugin, sp.Prefix)) }))
-	handle(pluginrpc.MethodSettingsDump, setting(func(pluginrpc.SettingParams) (any, error) { return svc.Dump() }))
+	handle(pluginrpc.MethodSettingsListOther, setting(func(sp pluginrpc.SettingParams) (any, error) {
+		if err := settings.CheckPlugin(sp.Plugin); err != nil {
+			return nil, err
+		}
+		return keys(svc.Keys(sp.Plugin, sp.Prefix))
+	}))
+	handle(pluginrpc.MethodSettingsDump, setting(func(pluginrpc.SettingParams) (any, error) {
+		d, err := svc.Dump()
+		if err == nil && !slices.Contains(p.m.Capabilities, "settings.core") {
+			delete(d, settings.Core) // Hearth's settings are group settings.core
+		}
+		return d, err
+	}))
 	handle(pluginrpc.MethodSettingsPlugins, setting(func(pluginrpc.SettingParams) (any, error) { return keys(svc.Namespaces()) }))
 
 	kv := func(fn func(ctx context.Context, kp pluginrpc.KVParams) (any, error)) pluginrpc.Handler {

@@ -7,11 +7,17 @@
 // A value is any JSON. Set checks it against the plugin's declaration, if
 // any (type, options, min/max). A secret setting (ConfigDef.Secret, or an
 // undeclared one named like a secret) is readable by its own plugin only:
-// other plugins, Dump and the CLI get Mask.
+// other plugins, Dump and the CLI get Mask. It is writable by its own
+// plugin only, too; a plugin's write of another plugin's setting is
+// recorded in the audit log (who, which plugin, which key; never a
+// secret's value). No plugin has the namespace "core" or another name
+// reserved for Hearth itself.
 package settings
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +28,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -37,8 +45,18 @@ const CoreDataDir = "core.daemon.data_dir"
 // Mask replaces a secret's value wherever another party sees it.
 const Mask = "******"
 
-// ErrInvalid wraps a value that does not fit its declaration.
-var ErrInvalid = errors.New("invalid setting value")
+// Errors callers branch on.
+var (
+	// ErrInvalid wraps a value that does not fit its declaration.
+	ErrInvalid = errors.New("invalid setting value")
+	// ErrForbidden wraps a write of another plugin's secret, and a
+	// plugin's use of a namespace that is not a plugin's (core).
+	ErrForbidden = errors.New("not allowed")
+)
+
+// AuditTool is the prefix of the audit log's tool column for a plugin's
+// write of another plugin's setting: settings:<plugin>.<key>.
+const AuditTool = "settings:"
 
 // Service holds the settings of every plugin.
 type Service struct {
@@ -326,14 +344,100 @@ func (s *Service) Namespaces() ([]string, error) {
 	return out, nil
 }
 
+// CheckPlugin refuses, wrapping ErrForbidden, a namespace that is not a
+// plugin's: empty, "core", or another name reserved for Hearth itself.
+func CheckPlugin(ns string) error {
+	if ns == "" {
+		return fmt.Errorf("%w: no plugin named", ErrForbidden)
+	}
+	if names.IsReserved(ns) {
+		return fmt.Errorf("%w: %q is not a plugin's namespace (Hearth's own settings are the core ones)", ErrForbidden, ns)
+	}
+	return nil
+}
+
+// WriteProtected reports whether ns's key may be written by ns only: a
+// secret, declared so or named like one (whatever its declaration says).
+func (s *Service) WriteProtected(ns, key string) bool {
+	return s.Secret(ns, key) || secretName(key)
+}
+
+// SetForPlugin stores target's setting on behalf of plugin writer. A
+// plugin's own setting is SetJSON. Another plugin's secret (see
+// WriteProtected) is refused with ErrForbidden; any other write is
+// recorded in the audit log before it is made (and refused if it cannot
+// be), and its failure after. Refused secret writes are recorded too.
+func (s *Service) SetForPlugin(writer, target, key string, raw json.RawMessage) error {
+	if err := CheckPlugin(writer); err != nil {
+		return err
+	}
+	if err := CheckPlugin(target); err != nil {
+		return err
+	}
+	if target == writer {
+		return s.SetJSON(target, key, raw)
+	}
+	if key == "" {
+		return fmt.Errorf("%w: empty key", ErrInvalid)
+	}
+	if s.WriteProtected(target, key) {
+		s.audit(writer, target, key, "", "deny", "denied", "secrets are writable by their own plugin only")
+		return fmt.Errorf("%w: %s.%s is a secret of plugin %s; only that plugin may change it", ErrForbidden, target, key, target)
+	}
+	if err := s.audit(writer, target, key, valueHash(target, key, raw), "allow", "written", "another plugin's setting"); err != nil {
+		return fmt.Errorf("%s.%s not written: recording it in the audit log failed: %w", target, key, err)
+	}
+	if err := s.SetJSON(target, key, raw); err != nil {
+		s.audit(writer, target, key, valueHash(target, key, raw), "allow", "error", "another plugin's setting")
+		return err
+	}
+	return nil
+}
+
+// audit records writer's write of target's key.
+func (s *Service) audit(writer, target, key, hash, decision, outcome, rule string) error {
+	err := s.st.AppendAudit(context.Background(), store.AuditEntry{
+		At: time.Now(), Channel: "settings", User: writer, Role: "plugin", Actor: "plugin " + writer,
+		Tool: AuditTool + target + "." + key, Effect: string(sdk.EffectWrite), ArgsHash: hash,
+		Decision: decision, Rule: rule, DecidedBy: "settings", Outcome: outcome,
+	})
+	if err != nil {
+		slog.Error("settings: writing the audit log failed", "plugin", writer, "target", target, "key", key, "err", err)
+	}
+	return err
+}
+
+// valueHash identifies a written value without showing it.
+func valueHash(target, key string, raw json.RawMessage) string {
+	h := sha256.New()
+	h.Write([]byte(target + "\x00" + key + "\x00"))
+	h.Write(raw)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
 // Get implements sdk.SettingsAPI.
-func (p *Plugin) Get(key string) (interface{}, error) { return p.s.get(p.name, key, false) }
+func (p *Plugin) Get(key string) (interface{}, error) {
+	if err := CheckPlugin(p.name); err != nil {
+		return nil, err
+	}
+	return p.s.get(p.name, key, false)
+}
 
 // Set implements sdk.SettingsAPI.
-func (p *Plugin) Set(key string, value interface{}) error { return p.s.set(p.name, key, value) }
+func (p *Plugin) Set(key string, value interface{}) error {
+	if err := CheckPlugin(p.name); err != nil {
+		return err
+	}
+	return p.s.set(p.name, key, value)
+}
 
 // List implements sdk.SettingsAPI.
-func (p *Plugin) List(prefix string) ([]string, error) { return p.s.Keys(p.name, prefix) }
+func (p *Plugin) List(prefix string) ([]string, error) {
+	if err := CheckPlugin(p.name); err != nil {
+		return nil, err
+	}
+	return p.s.Keys(p.name, prefix)
+}
 
 // GetCore implements sdk.SettingsAPI; core.daemon.data_dir is Hearth's
 // data directory.
@@ -351,22 +455,40 @@ func (p *Plugin) SetCore(key string, value interface{}) error { return p.s.set(C
 func (p *Plugin) ListCore(prefix string) ([]string, error) { return p.s.Keys(Core, prefix) }
 
 // GetPlugin implements sdk.SettingsAPI: another plugin's secrets are
-// masked.
+// masked, and Hearth's core settings are not a plugin's.
 func (p *Plugin) GetPlugin(plugin, key string) (interface{}, error) {
+	if err := CheckPlugin(plugin); err != nil {
+		return nil, err
+	}
 	return p.s.get(plugin, key, plugin != p.name)
 }
 
-// SetPlugin implements sdk.SettingsAPI.
+// SetPlugin implements sdk.SettingsAPI: another plugin's secrets are
+// read-only, and every write of another plugin's setting is audited (see
+// Service.SetForPlugin).
 func (p *Plugin) SetPlugin(plugin, key string, value interface{}) error {
-	return p.s.set(plugin, key, value)
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("%w: %s.%s cannot be encoded as JSON: %v", ErrInvalid, plugin, key, err)
+	}
+	return p.s.SetForPlugin(p.name, plugin, key, raw)
 }
 
 // ListPlugin implements sdk.SettingsAPI.
-func (p *Plugin) ListPlugin(plugin, prefix string) ([]string, error) { return p.s.Keys(plugin, prefix) }
+func (p *Plugin) ListPlugin(plugin, prefix string) ([]string, error) {
+	if err := CheckPlugin(plugin); err != nil {
+		return nil, err
+	}
+	return p.s.Keys(plugin, prefix)
+}
 
 // RegisterDef implements sdk.SettingsAPI.
 func (p *Plugin) RegisterDef(def sdk.ConfigDef) {
-	if err := p.s.Register(p.name, def); err != nil {
+	err := CheckPlugin(p.name)
+	if err == nil {
+		err = p.s.Register(p.name, def)
+	}
+	if err != nil {
 		sdkLog(p.name, err)
 	}
 }

@@ -50,7 +50,7 @@ const (
 	MethodSettingsSetCore   = "settings.setCore"     // settings.core
 	MethodSettingsListCore  = "settings.listCore"    // settings.core
 	MethodSettingsGetOther  = "settings.getPlugin"   // settings.plugins: other plugins'
-	MethodSettingsSetOther  = "settings.setPlugin"   // settings.plugins
+	MethodSettingsSetOther  = "settings.setPlugin"   // settings.plugins.write: never another's secret
 	MethodSettingsListOther = "settings.listPlugin"  // settings.plugins
 	MethodSettingsDump      = "settings.dump"        // settings.plugins
 	MethodSettingsPlugins   = "settings.plugins"     // settings.plugins
@@ -82,8 +82,10 @@ func CapabilityGroup(method string) string {
 		return "llm"
 	case MethodSettingsGetCore, MethodSettingsSetCore, MethodSettingsListCore:
 		return "settings.core"
-	case MethodSettingsGetOther, MethodSettingsSetOther, MethodSettingsListOther, MethodSettingsDump, MethodSettingsPlugins:
+	case MethodSettingsGetOther, MethodSettingsListOther, MethodSettingsDump, MethodSettingsPlugins:
 		return "settings.plugins"
+	case MethodSettingsSetOther:
+		return "settings.plugins.write"
 	}
 	if i := indexByte(method, '.'); i > 0 {
 		return method[:i]

@@ -13,7 +13,8 @@ import (
 // remoteSettings is the SettingsAPI of a child plugin: calls to the host,
 // which allows each group only if plugin.json declares it ("settings" for
 // the plugin's own, "settings.core" for Hearth's, "settings.plugins" for
-// other plugins', whose secrets come masked). core.daemon.data_dir and
+// reading other plugins', whose secrets come masked, "settings.plugins.write"
+// for writing them, never their secrets). core.daemon.data_dir and
 // DataDir are answered here: the plugin's own data directory.
 type remoteSettings struct {
 	conn *Conn
