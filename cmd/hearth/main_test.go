@@ -21,6 +21,9 @@ import (
 // TestMain lets tests run this test binary as the hearth command, so the
 // end-to-end tests exercise the real main in a real child process.
 func TestMain(m *testing.M) {
+	if n := os.Getenv("HEARTH_TEST_SPEW_STDERR"); n != "" {
+		spewStderr(n, os.Getenv("HEARTH_TEST_SPEW_LINE")) // a plugin that floods its stderr, then serves
+	}
 	if os.Getenv("HEARTH_TEST_SERVE_WEATHER") == "1" {
 		pluginrpc.Serve(weather.NewPlugin) // the example plugin as a child process
 	}
