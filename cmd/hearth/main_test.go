@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		if f := os.Getenv("HEARTH_TEST_PING_FILE"); f != "" {
 			sdk.RegisterFactory("pinger", pinger(f))
 		}
+		if os.Getenv("HEARTH_TEST_BIG_TOOLS") == "1" {
+			sdk.RegisterFactory("big", newBigPlugin)
+		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
+	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -241,5 +242,47 @@ func TestPluginStderrFloodLeavesBoundedLog(t *testing.T) {
 	}
 	if strings.Contains(log, "0011223344556677") || !strings.Contains(log, "my token is ****6677") {
 		t.Fatalf("the key is not masked in the log")
+	}
+}
+
+// bigPlugin has a tool whose result is over the size limit, and one that
+// says whether it ever ran.
+type bigPlugin struct{}
+
+func newBigPlugin(string, map[string]any) (sdk.Plugin, error) { return bigPlugin{}, nil }
+
+func (bigPlugin) Name() string { return "big" }
+func (bigPlugin) Stop() error  { return nil }
+func (bigPlugin) Start(s *sdk.PluginSDK) error {
+	if err := s.RegisterTool("dump", sdk.ToolDef{Description: "dump everything", Effect: sdk.EffectRead},
+		func(map[string]any) (any, error) { return strings.Repeat("row\n", 1<<20), nil }); err != nil {
+		return err
+	}
+	return s.RegisterTool("store", sdk.ToolDef{Description: "store text", Effect: sdk.EffectRead},
+		func(map[string]any) (any, error) { return "stored: the handler ran", nil })
+}
+
+func TestOversizedToolCallsAreRefused(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{
+			{ID: "d", Name: "big__dump", Arguments: `{}`},
+			{ID: "s", Name: "big__store", Arguments: `{"text":"` + strings.Repeat("a", 2<<20) + `"}`},
+		}},
+		llmtest.Reply{Text: "done"})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir(), "HEARTH_TEST_BIG_TOOLS=1"}
+	if stdout, stderr, code := hearth(t, env, "", "ask", "dump it all"); code != 0 || stdout != "done\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	results := map[string]string{}
+	for _, m := range srv.Requests()[1].Messages {
+		if m["role"] == "tool" {
+			results[m["tool_call_id"].(string)] = m["content"].(string)
+		}
+	}
+	if r := results["d"]; len(r) > 1000 || !strings.Contains(r, "over the limit of 1048576 bytes") {
+		t.Errorf("oversized result sent to the model as %.200q (%d bytes)", r, len(r))
+	}
+	if r := results["s"]; len(r) > 1000 || !strings.Contains(r, "over the limit of 1048576 bytes") || strings.Contains(r, "handler ran") {
+		t.Errorf("oversized arguments answered %.200q", r)
 	}
 }
