@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -410,6 +411,25 @@ func BenchmarkHugeAnswer(b *testing.B) {
 	for b.Loop() {
 		if _, err := c.Chat(context.Background(), &Request{}, func(Delta) {}); !errors.Is(err, ErrTooLarge) {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, tc := range []struct{ mediaType, body, want string }{
+		{"text/event-stream", "data: {}\n\n", "stream"},
+		{"text/event-stream", ": keep-alive\n\n", "stream"},
+		{"text/event-stream", `{"error":{"message":"quota"}}`, "json"},
+		{"application/json", `{"choices":[]}`, "json"},
+		{"application/json", "  <html></html>", "an HTML page"},
+		{"application/json", "oops", "json"},
+		{"text/html", "data: {}", "an HTML page"},
+		{"", "\r\n<!DOCTYPE html>", "an HTML page"},
+		{"text/plain", "data: {}\n\n", "stream"},
+		{"", "", "stream"},
+	} {
+		if got := sniff(tc.mediaType, bufio.NewReader(strings.NewReader(tc.body))); got != tc.want {
+			t.Errorf("sniff(%q, %q) = %q, want %q", tc.mediaType, tc.body, got, tc.want)
 		}
 	}
 }

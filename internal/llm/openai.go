@@ -254,15 +254,10 @@ func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) 
 	return out, nil
 }
 
-// sniff tells how to read a successful answer: by its content type, or
-// for an unusual one by its first byte.
+// sniff tells how to read a successful answer: by its content type and
+// its first byte, which also catches an HTML page sent as something else.
 func sniff(mediaType string, br *bufio.Reader) string {
-	switch mediaType {
-	case "text/event-stream":
-		return "stream"
-	case "application/json":
-		return "json"
-	case "text/html", "application/xhtml+xml":
+	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
 		return "an HTML page"
 	}
 	for {
@@ -273,13 +268,13 @@ func sniff(mediaType string, br *bufio.Reader) string {
 		switch b {
 		case ' ', '\t', '\r', '\n':
 			continue
-		case '{':
-			_ = br.UnreadByte()
-			return "json"
 		case '<':
 			return "an HTML page"
 		}
 		_ = br.UnreadByte()
+		if b == '{' || mediaType == "application/json" {
+			return "json"
+		}
 		return "stream"
 	}
 }
