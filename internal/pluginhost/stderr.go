@@ -78,7 +78,7 @@ func relayStderrAt(r io.Reader, log *slog.Logger, keep *ring, b *bucket) {
 	dropped := 0
 	summary := func() {
 		if dropped > 0 {
-			log.Warn("plugin stderr over its rate limit", "dropped_lines", dropped)
+			log.Warn(fmt.Sprintf("plugin stderr: %d lines dropped (over the rate limit)", dropped), "dropped_lines", dropped)
 			dropped = 0
 		}
 	}
