@@ -72,3 +72,24 @@ func TestWriterMasksRecords(t *testing.T) {
 		t.Fatalf("leaked: %q", out.String())
 	}
 }
+
+// FuzzStream checks that masking text written in pieces gives what
+// masking it whole gives, wherever the pieces are cut.
+func FuzzStream(f *testing.F) {
+	f.Add("your key is sk-0123456789abcdef, twice: sk-0123456789abcdef", uint8(3), uint8(17))
+	f.Add("sk-0123456789abcdesk-0123456789abcdef", uint8(1), uint8(2))
+	f.Fuzz(func(t *testing.T, text string, a, b uint8) {
+		var s Secrets
+		s.Add("sk-0123456789abcdef")
+		var out strings.Builder
+		w := NewStream(&out, &s)
+		i, j := min(int(a), len(text)), min(int(a)+int(b), len(text))
+		for _, piece := range []string{text[:i], text[i:j], text[j:]} {
+			w.Write([]byte(piece))
+		}
+		w.Flush()
+		if want := s.String(text); out.String() != want {
+			t.Fatalf("pieces gave %q, whole %q", out.String(), want)
+		}
+	})
+}
