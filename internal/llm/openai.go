@@ -245,7 +245,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) 
 	case "stream":
 		out, err = d.stream(br)
 	default:
-		return nil, fmt.Errorf("%w: %s answered with %s (status %d), not a chat completion; "+
+		return nil, fmt.Errorf("%w: %s answered with %s (status %d); "+
 			"check the base URL (OpenAI-compatible APIs usually end in /v1)", ErrNotAPI, c.endpoint(), kind, resp.StatusCode)
 	}
 	if err != nil {
