@@ -143,6 +143,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	defer a.Close()
+	if cmd == "chat" || cmd == "ask" {
+		var flushOut, flushErr func()
+		stdout, flushOut = maskOutput(stdout, a.Sources.Secrets())
+		stderr, flushErr = maskOutput(stderr, a.Sources.Secrets())
+		defer flushErr()
+		defer flushOut()
+	}
 
 	switch cmd {
 	case "tools":

@@ -21,12 +21,18 @@ import (
 // TestMain lets tests run this test binary as the hearth command, so the
 // end-to-end tests exercise the real main in a real child process.
 func TestMain(m *testing.M) {
+	if n := os.Getenv("HEARTH_TEST_SPEW_STDERR"); n != "" {
+		spewStderr(n, os.Getenv("HEARTH_TEST_SPEW_LINE")) // a plugin that floods its stderr, then serves
+	}
 	if os.Getenv("HEARTH_TEST_SERVE_WEATHER") == "1" {
 		pluginrpc.Serve(weather.NewPlugin) // the example plugin as a child process
 	}
 	if os.Getenv("HEARTH_TEST_MAIN") == "1" {
 		if f := os.Getenv("HEARTH_TEST_PING_FILE"); f != "" {
 			sdk.RegisterFactory("pinger", pinger(f))
+		}
+		if os.Getenv("HEARTH_TEST_BIG_TOOLS") == "1" {
+			sdk.RegisterFactory("big", newBigPlugin)
 		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

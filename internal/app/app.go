@@ -12,15 +12,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/logfile"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -73,8 +76,9 @@ type App struct {
 	Plugins  *pluginhost.Manager
 	Logger   *slog.Logger
 
-	logFile   *os.File
-	stopWatch func() // stops the plugin folder watcher and waits for it
+	logFile   *logfile.File
+	logMask   atomic.Pointer[redact.Secrets] // the keys the log masks, once known
+	stopWatch func()                         // stops the plugin folder watcher and waits for it
 }
 
 // Open starts Hearth: it reads the config, opens the database, resolves the
@@ -106,6 +110,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.logMask.Store(a.Sources.Secrets())
 	a.Store, err = store.Open(ctx, dir)
 	if err != nil {
 		a.Close()
@@ -185,15 +190,19 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	return a, nil
 }
 
+// openLog opens <data dir>/hearth.log, capped and rotated (10 MiB x 3
+// files), with every source's key and anything that looks like a key
+// masked in it and in LogTo.
 func (a *App) openLog(o Options) error {
-	f, err := os.OpenFile(filepath.Join(a.DataDir, "hearth.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := logfile.Open(filepath.Join(a.DataDir, "hearth.log"), 0, 0)
 	if err != nil {
-		return fmt.Errorf("opening the log file: %w", err)
+		return err
 	}
 	a.logFile = f
-	var h slog.Handler = slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
+	mask := func(s string) string { return a.logMask.Load().All(s) }
+	var h slog.Handler = slog.NewTextHandler(redact.NewWriter(f, mask), &slog.HandlerOptions{Level: slog.LevelInfo})
 	if o.LogTo != nil {
-		h = fanout{h, slog.NewTextHandler(o.LogTo, &slog.HandlerOptions{Level: o.LogLevel})}
+		h = fanout{h, slog.NewTextHandler(redact.NewWriter(o.LogTo, mask), &slog.HandlerOptions{Level: o.LogLevel})}
 	}
 	a.Logger = slog.New(h)
 	return nil

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 )
@@ -43,7 +45,50 @@ type SourceConfig struct {
 	APIKey    string `json:"api_key,omitempty"`
 	APIKeyEnv string `json:"api_key_env,omitempty"`
 	Model     string `json:"model,omitempty"`
+
+	// How long to wait for the provider; zero means the default.
+	ConnectTimeout   Duration `json:"connect_timeout,omitempty"`    // connecting, TLS included (10s)
+	FirstByteTimeout Duration `json:"first_byte_timeout,omitempty"` // from the request to the answer's first byte (120s)
+	IdleTimeout      Duration `json:"idle_timeout,omitempty"`       // between two pieces of an answer (60s)
+	// MaxResponseBytes caps one answer's text, reasoning and tool call
+	// arguments together (4 MiB).
+	MaxResponseBytes int64 `json:"max_response_bytes,omitempty"`
 }
+
+// Duration is a duration in config.json: a string such as "90s" or
+// "2m", or a number of seconds.
+type Duration time.Duration
+
+// UnmarshalJSON reads "90s" or 90.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var dur time.Duration
+	switch x := v.(type) {
+	case string:
+		var err error
+		if dur, err = time.ParseDuration(x); err != nil {
+			return fmt.Errorf("duration %q: write it like \"90s\" or \"2m\"", x)
+		}
+	case float64:
+		if x > float64(math.MaxInt64/int64(time.Second)) {
+			return fmt.Errorf("duration %v seconds is too long", x)
+		}
+		dur = time.Duration(x * float64(time.Second))
+	default:
+		return fmt.Errorf("duration %s: write it like \"90s\" or a number of seconds", b)
+	}
+	if dur < 0 {
+		return fmt.Errorf("duration %s is negative", b)
+	}
+	*d = Duration(dur)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string such as "1m30s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // Load reads config.json from dir. A missing file is an empty config; a
 // malformed one is an error naming the file and the problem.
@@ -77,6 +122,9 @@ func Parse(path string, b []byte) (*File, error) {
 		}
 		if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("%s: source %q: base_url %q is not an http(s) URL", path, name, s.BaseURL)
+		}
+		if s.MaxResponseBytes < 0 {
+			return nil, fmt.Errorf("%s: source %q: max_response_bytes is negative", path, name)
 		}
 	}
 	if f.Source != "" {
@@ -124,7 +172,9 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		if sc.APIKeyEnv != "" {
 			key = getenv(sc.APIKeyEnv)
 		}
-		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model})
+		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model,
+			ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
+			IdleTimeout: time.Duration(sc.IdleTimeout), MaxResponseBytes: sc.MaxResponseBytes})
 	}
 	current := f.Source
 	if current == "" && len(names) > 0 {
@@ -139,8 +189,12 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 				if env.BaseURL == "" {
 					env.BaseURL, env.Model = s.BaseURL, s.Model
 				}
-				if env.APIKey == "" && env.BaseURL == s.BaseURL {
-					env.APIKey = s.APIKey
+				if env.BaseURL == s.BaseURL {
+					if env.APIKey == "" {
+						env.APIKey = s.APIKey
+					}
+					env.ConnectTimeout, env.FirstByteTimeout, env.IdleTimeout = s.ConnectTimeout, s.FirstByteTimeout, s.IdleTimeout
+					env.MaxResponseBytes = s.MaxResponseBytes
 				}
 			}
 		}

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/llm"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -94,8 +97,45 @@ func TestDataDir(t *testing.T) {
 	}
 }
 
+func TestSourceLimits(t *testing.T) {
+	f, err := Parse("config.json", []byte(`{"source":"slow","sources":{
+		"slow": {"base_url":"http://127.0.0.1:8000/v1","connect_timeout":"2s","first_byte_timeout":"10m",
+			"idle_timeout":90,"max_response_bytes":1048576},
+		"fast": {"base_url":"http://127.0.0.1:9000/v1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := f.ResolveSources(Overrides{Env: envOf(map[string]string{"OPENAI_API_KEY": "sk-env"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := llm.Source{ConnectTimeout: 2 * time.Second, FirstByteTimeout: 10 * time.Minute, IdleTimeout: 90 * time.Second,
+		MaxResponseBytes: 1 << 20}
+	for _, s := range list {
+		got := llm.Source{ConnectTimeout: s.ConnectTimeout, FirstByteTimeout: s.FirstByteTimeout, IdleTimeout: s.IdleTimeout,
+			MaxResponseBytes: s.MaxResponseBytes}
+		switch s.Name {
+		case "slow", EnvSource: // env takes the limits of the source whose URL it uses
+			if got != want {
+				t.Errorf("%s: %+v, want %+v", s.Name, got, want)
+			}
+		case "fast":
+			if got != (llm.Source{}) {
+				t.Errorf("fast: %+v, want defaults", got)
+			}
+		}
+	}
+	for _, bad := range []string{`"idle_timeout":"soon"`, `"idle_timeout":"-1s"`, `"idle_timeout":true`, `"max_response_bytes":-1`} {
+		_, err := Parse("config.json", []byte(`{"sources":{"a":{"base_url":"http://h/v1",`+bad+`}}}`))
+		if err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"source":"a","sources":{"a":{"base_url":"http://h/v1"}}}`))
+	f.Add([]byte(`{"sources":{"a":{"base_url":"http://h/v1","idle_timeout":"1m","first_byte_timeout":30}}}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := Parse("config.json", b)

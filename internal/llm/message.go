@@ -110,7 +110,10 @@ type Delta struct {
 }
 
 // Provider answers chat requests. onDelta, when not nil, receives the
-// answer as it streams; it is called from the calling goroutine.
+// answer as it streams; it is called from the calling goroutine. An answer
+// that is cut off, empty, malformed or too large is an error (ErrIncomplete,
+// ErrEmptyAnswer, ErrMalformed, ErrTooLarge), never a short success; with
+// ErrIncomplete the part that arrived may be returned too.
 type Provider interface {
 	Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error)
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,10 +10,15 @@ import (
 	"io"
 	"math/rand/v2"
 	"mime"
+	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/hearth-agent/hearth/internal/redact"
 )
 
 // Errors callers branch on.
@@ -21,12 +27,48 @@ var (
 	ErrAuth = errors.New("the provider rejected the API key")
 	// ErrNoSource means no model source is configured.
 	ErrNoSource = errors.New("no model provider is configured")
+	// ErrIncomplete means the answer was cut off: the stream ended, or the
+	// connection broke, before the provider said the answer was finished
+	// (a finish_reason or [DONE]). Chat returns the partial answer with it.
+	ErrIncomplete = errors.New("the answer was cut off")
+	// ErrEmptyAnswer means the provider finished an answer with neither
+	// text nor tool calls.
+	ErrEmptyAnswer = errors.New("the model returned an empty answer")
+	// ErrMalformed means the answer was not valid JSON or server-sent
+	// events; it is retried once.
+	ErrMalformed = errors.New("the provider's answer is malformed")
+	// ErrNotAPI means the server answered with something that is not a
+	// chat completions API at all, such as an HTML page: usually a wrong
+	// base URL.
+	ErrNotAPI = errors.New("the server did not answer as a chat completions API")
+	// ErrTooLarge means the answer went over the size limit
+	// (Client.MaxResponseBytes).
+	ErrTooLarge = errors.New("the model's answer is too large")
+	// ErrTimeout means the provider did not answer in time; a
+	// *TimeoutError says which wait ran out.
+	ErrTimeout = errors.New("the provider did not answer in time")
 )
+
+// TimeoutError is a wait for the provider that ran out.
+type TimeoutError struct {
+	Wait  string        // "first byte" or "idle"
+	After time.Duration // the timeout that ran out
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Wait == "idle" {
+		return fmt.Sprintf("the provider stopped sending for %s in the middle of the answer (idle_timeout)", e.After)
+	}
+	return fmt.Sprintf("the provider sent nothing for %s after the request (first_byte_timeout)", e.After)
+}
+
+// Unwrap lets errors.Is(err, ErrTimeout) match.
+func (e *TimeoutError) Unwrap() error { return ErrTimeout }
 
 // APIError is an error answer from the provider.
 type APIError struct {
 	Status  int    // HTTP status, 0 for an error inside a stream
-	Message string // the provider's message
+	Message string // the provider's message, with keys masked
 	Type    string
 	// RetryAfter is the delay the provider asked for, if any.
 	RetryAfter time.Duration
@@ -56,16 +98,28 @@ func (e *APIError) retryable() bool {
 	return false
 }
 
+// Defaults of the Client's limits.
+const (
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultFirstByteTimeout = 120 * time.Second // reasoning models think long before the first token
+	DefaultIdleTimeout      = 60 * time.Second
+	DefaultMaxResponseBytes = 4 << 20
+)
+
 // Client is an OpenAI-compatible chat completions client. The zero value is
 // not usable; fill BaseURL at least.
 type Client struct {
 	BaseURL string // e.g. https://api.deepseek.com/v1
 	APIKey  string // sent as a bearer token; never logged
 	Model   string // used when a request names none
-	HTTP    *http.Client
+	// HTTP sends the requests. Nil means a client of its own whose
+	// dialer and TLS handshake honour ConnectTimeout.
+	HTTP *http.Client
 
-	// MaxRetries is how many times a 429 or 5xx answer, or a connection
-	// failure before any answer, is retried. Zero means 3; negative none.
+	// MaxRetries is how many times a transient failure is retried: a 429
+	// or 5xx answer, a connection failure, a timeout, or an answer cut
+	// off, all before any part of the answer was passed on. Zero means 3;
+	// negative none. A malformed answer is retried once.
 	MaxRetries int
 	// Backoff is the first retry delay, doubled on each retry with
 	// jitter. Zero means one second. A Retry-After header wins.
@@ -73,6 +127,27 @@ type Client struct {
 	// MaxRetryAfter caps how long a Retry-After may make it wait; a
 	// longer one fails at once. Zero means one minute.
 	MaxRetryAfter time.Duration
+
+	// ConnectTimeout bounds connecting, TLS included (only when HTTP is
+	// nil). Zero means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// FirstByteTimeout bounds the wait from sending a request to the first
+	// byte of the answer's body. Zero means DefaultFirstByteTimeout.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds the wait between two pieces of an answer once it
+	// has begun. Zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxResponseBytes caps one answer: its text, reasoning and tool call
+	// arguments together. The answer is read piece by piece and dropped
+	// with ErrTooLarge once over. Zero means DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+
+	// Redact masks secrets in the provider's messages before they become
+	// errors. Nil masks APIKey and anything that looks like a key.
+	Redact func(string) string
+
+	once sync.Once
+	own  *http.Client
 }
 
 var _ Provider = (*Client)(nil)
@@ -88,7 +163,9 @@ type wireRequest struct {
 }
 
 // Chat sends req and streams the answer to onDelta. Retries happen only
-// before any part of the answer arrived, so onDelta never sees text twice.
+// before any part of the answer was passed to onDelta, so onDelta never
+// sees text twice. An answer cut off after it began is returned, as far
+// as it came, with an error wrapping ErrIncomplete.
 func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
 	wr := wireRequest{Model: req.Model, Messages: req.Messages, Tools: req.Tools, Stream: true}
 	if wr.Model == "" {
@@ -105,25 +182,29 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 	if retries == 0 {
 		retries = 3
 	}
+	malformed := 0
 	for attempt := 0; ; attempt++ {
-		resp, err := c.do(ctx, body)
+		started := false
+		resp, err := c.attempt(ctx, body, func(d Delta) {
+			started = true
+			if onDelta != nil {
+				onDelta(d)
+			}
+		})
 		if err == nil {
-			defer resp.Body.Close()
-			mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-			if mt == "application/json" {
-				return decodeWhole(resp.Body, onDelta)
-			}
-			out, err := decodeStream(resp.Body, onDelta)
-			if err != nil && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return out, err
+			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if started {
+			return resp, err // never retried: the caller has seen part of it
+		}
+		if errors.Is(err, ErrMalformed) {
+			malformed++
+		}
 		wait, ok := c.retryDelay(err, attempt)
-		if !ok || attempt >= retries {
+		if !ok || attempt >= retries || malformed > 1 {
 			return nil, err
 		}
 		t := time.NewTimer(wait)
@@ -136,9 +217,96 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 	}
 }
 
+// attempt sends one request and reads its answer, with the first-byte and
+// idle deadlines enforced by a watchdog that cancels the request.
+func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) (*Response, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := newWatchdog(cancel)
+	defer wd.stop()
+	wd.arm(orDefault(c.FirstByteTimeout, DefaultFirstByteTimeout), "first byte")
+	resp, err := c.do(ctx, body)
+	if err != nil {
+		return nil, wd.explain(ctx, err)
+	}
+	defer resp.Body.Close()
+	limit := c.MaxResponseBytes
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	br := bufio.NewReaderSize(&watchedBody{r: resp.Body, wd: wd, idle: orDefault(c.IdleTimeout, DefaultIdleTimeout),
+		left: wireLimit(limit)}, 64<<10)
+	d := decoder{limit: limit, maxLine: lineLimit(limit), onDelta: onDelta, redact: c.redact}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	var out *Response
+	switch kind := sniff(mt, br); kind {
+	case "json":
+		out, err = d.whole(br)
+	case "stream":
+		out, err = d.stream(br)
+	default:
+		return nil, fmt.Errorf("%w: %s answered with %s (status %d); "+
+			"check the base URL (OpenAI-compatible APIs usually end in /v1)", ErrNotAPI, c.endpoint(), kind, resp.StatusCode)
+	}
+	if err != nil {
+		return out, wd.explain(ctx, err)
+	}
+	return out, nil
+}
+
+// sniff tells how to read a successful answer: by its content type and
+// its first byte, which also catches an HTML page sent as something else.
+func sniff(mediaType string, br *bufio.Reader) string {
+	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
+		return "an HTML page"
+	}
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return "stream" // empty: reported as cut off
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '<':
+			return "an HTML page"
+		}
+		_ = br.UnreadByte()
+		if b == '{' || mediaType == "application/json" {
+			return "json"
+		}
+		return "stream"
+	}
+}
+
+func (c *Client) endpoint() string { return strings.TrimRight(c.BaseURL, "/") + "/chat/completions" }
+
+func (c *Client) redact(s string) string {
+	if c.Redact != nil {
+		return c.Redact(s)
+	}
+	if c.APIKey != "" && len(c.APIKey) >= redact.MinSecret {
+		s = strings.ReplaceAll(s, c.APIKey, redact.Mask(c.APIKey))
+	}
+	return redact.KeyLike(s)
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	c.once.Do(func() {
+		connect := orDefault(c.ConnectTimeout, DefaultConnectTimeout)
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+		tr.TLSHandshakeTimeout = connect
+		c.own = &http.Client{Transport: tr}
+	})
+	return c.own
+}
+
 func (c *Client) do(ctx context.Context, body []byte) (*http.Response, error) {
-	url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint(), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("building request: %w", err)
 	}
@@ -147,30 +315,37 @@ func (c *Client) do(ctx context.Context, body []byte) (*http.Response, error) {
 	if c.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hreq)
+	resp, err := c.httpClient().Do(hreq)
 	if err != nil {
-		return nil, &netError{err}
+		return nil, &netError{err: err, msg: c.redact(err.Error())}
 	}
 	if resp.StatusCode/100 == 2 {
 		return resp, nil
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	apiErr := &APIError{Status: resp.StatusCode, Message: errorMessage(b)}
+	apiErr := &APIError{Status: resp.StatusCode, Message: c.redact(errorMessage(b))}
 	apiErr.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 	return nil, apiErr
 }
 
-// netError is a failure to reach the provider at all.
-type netError struct{ err error }
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
 
-func (e *netError) Error() string { return "cannot reach the provider: " + e.err.Error() }
+// netError is a failure to reach the provider at all.
+type netError struct {
+	err error
+	msg string // err's text, keys masked
+}
+
+func (e *netError) Error() string { return "cannot reach the provider: " + e.msg }
 func (e *netError) Unwrap() error { return e.err }
 
+// retryDelay says whether err is worth another try, and after how long.
 func (c *Client) retryDelay(err error, attempt int) (time.Duration, bool) {
 	var apiErr *APIError
 	var nerr *netError
@@ -186,7 +361,7 @@ func (c *Client) retryDelay(err error, attempt int) (time.Duration, bool) {
 			}
 			return apiErr.RetryAfter, apiErr.RetryAfter <= limit
 		}
-	case errors.As(err, &nerr):
+	case errors.As(err, &nerr), errors.Is(err, ErrTimeout), errors.Is(err, ErrIncomplete), errors.Is(err, ErrMalformed):
 	default:
 		return 0, false
 	}
@@ -196,6 +371,84 @@ func (c *Client) retryDelay(err error, attempt int) (time.Duration, bool) {
 	}
 	d := base << attempt
 	return d/2 + rand.N(d/2+1), true
+}
+
+// watchdog cancels a request whose provider keeps it waiting too long.
+type watchdog struct {
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	t      *time.Timer
+	wait   string
+	d      time.Duration
+}
+
+func newWatchdog(cancel context.CancelCauseFunc) *watchdog {
+	return &watchdog{cancel: cancel}
+}
+
+// arm (re)starts the countdown: after d without another arm, the request
+// is cancelled with a *TimeoutError naming wait.
+func (w *watchdog) arm(d time.Duration, wait string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.wait, w.d = wait, d
+	if w.t == nil {
+		w.t = time.AfterFunc(d, w.fire)
+		return
+	}
+	w.t.Reset(d)
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	err := &TimeoutError{Wait: w.wait, After: w.d}
+	w.mu.Unlock()
+	w.cancel(err)
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.t != nil {
+		w.t.Stop()
+	}
+}
+
+// explain replaces the error of a request the watchdog cancelled by the
+// timeout, keeping ErrIncomplete when the answer had begun.
+func (w *watchdog) explain(ctx context.Context, err error) error {
+	var te *TimeoutError
+	if !errors.As(context.Cause(ctx), &te) {
+		return err
+	}
+	if errors.Is(err, ErrIncomplete) {
+		return fmt.Errorf("%w: %w", ErrIncomplete, te)
+	}
+	return te
+}
+
+// watchedBody re-arms the watchdog for the idle timeout whenever bytes
+// arrive, and stops reading after left bytes.
+type watchedBody struct {
+	r    io.Reader
+	wd   *watchdog
+	idle time.Duration
+	left int64
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errWireLimit
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	if n > 0 {
+		b.wd.arm(b.idle, "idle")
+		b.left -= int64(n)
+	}
+	return n, err
 }
 
 func parseRetryAfter(v string) time.Duration {
@@ -233,5 +486,14 @@ func errorMessage(b []byte) string {
 	if s == "" {
 		return "(empty body)"
 	}
+	if strings.HasPrefix(s, "<") {
+		// A web server's error page, not the API's: its title says enough.
+		if m := htmlTitle.FindStringSubmatch(s); m != nil {
+			return fmt.Sprintf("an HTML page titled %q (is the base URL right?)", truncate([]byte(strings.TrimSpace(m[1])), 100))
+		}
+		return "an HTML page (is the base URL right?)"
+	}
 	return truncate([]byte(s), 300)
 }
+
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)

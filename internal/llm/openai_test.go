@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,7 +85,7 @@ func TestToolCallAssembly(t *testing.T) {
 }
 
 func TestAssemblerMissingIDs(t *testing.T) {
-	a := newAssembler()
+	a := newAssembler(0)
 	zero := 0
 	a.addToolCall(&toolCallDelta{Index: &zero, Function: struct {
 		Name      string `json:"name"`
@@ -180,6 +182,13 @@ func TestMessageMarshal(t *testing.T) {
 	if !strings.Contains(string(b), `"content":""`) || strings.Contains(string(b), "secret") {
 		t.Errorf("user message: %s", b)
 	}
+}
+
+// decodeStream reads a stream as Chat does, with the default limits.
+func decodeStream(r io.Reader, onDelta func(Delta)) (*Response, error) {
+	d := decoder{limit: DefaultMaxResponseBytes, maxLine: lineLimit(DefaultMaxResponseBytes), onDelta: onDelta,
+		redact: func(s string) string { return s }}
+	return d.stream(bufio.NewReader(r))
 }
 
 func FuzzDecodeStream(f *testing.F) {

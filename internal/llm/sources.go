@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"time"
 
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -16,6 +18,12 @@ type Source struct {
 	BaseURL string
 	APIKey  string
 	Model   string
+
+	// Limits of the source's client; zero means the Client's default.
+	ConnectTimeout   time.Duration
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
+	MaxResponseBytes int64
 }
 
 // String describes the source with its key masked.
@@ -24,16 +32,7 @@ func (s Source) String() string {
 }
 
 // MaskKey shows only the last four characters of a secret.
-func MaskKey(k string) string {
-	switch {
-	case k == "":
-		return "not set"
-	case len(k) <= 8:
-		return "****"
-	default:
-		return "****" + k[len(k)-4:]
-	}
-}
+func MaskKey(k string) string { return redact.Mask(k) }
 
 // Sources holds the named sources and which one is current. Switching
 // takes effect for the next model call, without a restart. It implements
@@ -45,6 +44,7 @@ type Sources struct {
 	sources map[string]*Client
 	meta    map[string]Source
 	current string
+	secrets redact.Secrets // every source's key, ever
 }
 
 var (
@@ -74,8 +74,18 @@ func (s *Sources) put(src Source) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.meta[src.Name] = src
-	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP}
+	s.secrets.Add(src.APIKey)
+	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP,
+		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
+		MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All}
 }
+
+// Secrets returns the set of every source's API key, for masking what
+// Hearth prints and logs.
+func (s *Sources) Secrets() *redact.Secrets { return &s.secrets }
+
+// Redact masks every source's API key in text.
+func (s *Sources) Redact(text string) string { return s.secrets.String(text) }
 
 // Put adds or replaces a source.
 func (s *Sources) Put(src Source) { s.put(src) }
@@ -126,5 +136,21 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 	if c == nil {
 		return nil, ErrNoSource
 	}
-	return c.Chat(ctx, req, onDelta)
+	resp, err := c.Chat(ctx, req, onDelta)
+	if err != nil {
+		if msg := s.secrets.String(err.Error()); msg != err.Error() {
+			err = &maskedError{msg: msg, err: err}
+		}
+	}
+	return resp, err
 }
+
+// maskedError shows an error with keys masked and still matches what it
+// wraps.
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // chunk is one streamed chat.completion.chunk (or, for servers that ignore
@@ -70,12 +71,18 @@ func (u *wireUsage) usage() Usage {
 	return out
 }
 
-// assembler builds a Response from chunks.
+// assembler builds a Response from chunks, keeping its size under a
+// limit.
 type assembler struct {
 	resp    Response
 	calls   []*callBuilder
 	byIndex map[int]*callBuilder
 	byID    map[string]*callBuilder
+	size    int64 // bytes of text, reasoning and tool calls so far
+	limit   int64
+
+	// The answer so far, built without copying it on every piece.
+	content, reasoning strings.Builder
 }
 
 type callBuilder struct {
@@ -83,12 +90,17 @@ type callBuilder struct {
 	args     bytes.Buffer
 }
 
-func newAssembler() *assembler {
-	return &assembler{byIndex: map[int]*callBuilder{}, byID: map[string]*callBuilder{}}
+// callOverhead is what a tool call counts against the size limit beyond
+// its name and arguments, so a stream of empty calls is bounded too.
+const callOverhead = 64
+
+func newAssembler(limit int64) *assembler {
+	return &assembler{byIndex: map[int]*callBuilder{}, byID: map[string]*callBuilder{}, limit: limit}
 }
 
-// add folds one chunk in and returns the text delta it carried.
-func (a *assembler) add(c *chunk) Delta {
+// add folds one chunk in and returns the text delta it carried. Going over
+// the size limit is an error wrapping ErrTooLarge.
+func (a *assembler) add(c *chunk) (Delta, error) {
 	var d Delta
 	if c.Model != "" {
 		a.resp.Model = c.Model
@@ -107,16 +119,20 @@ func (a *assembler) add(c *chunk) Delta {
 			r = wd.Reasoning
 		}
 		d.Reasoning += r
+		a.size += int64(len(wd.Content) + len(r))
 		for i := range wd.ToolCalls {
 			a.addToolCall(&wd.ToolCalls[i])
 		}
 		if ch.FinishReason != "" {
 			a.resp.FinishReason = ch.FinishReason
 		}
+		if a.limit > 0 && a.size > a.limit {
+			return Delta{}, fmt.Errorf("%w: over %s (the limit, max_response_bytes)", ErrTooLarge, byteSize(a.limit))
+		}
 	}
-	a.resp.Content += d.Content
-	a.resp.Reasoning += d.Reasoning
-	return d
+	a.content.WriteString(d.Content)
+	a.reasoning.WriteString(d.Reasoning)
+	return d, nil
 }
 
 // addToolCall merges one tool call delta. Providers disagree on indexes:
@@ -140,6 +156,7 @@ func (a *assembler) addToolCall(tc *toolCallDelta) {
 	if b == nil {
 		b = &callBuilder{}
 		a.calls = append(a.calls, b)
+		a.size += callOverhead
 	}
 	if tc.Index != nil {
 		a.byIndex[*tc.Index] = b
@@ -147,14 +164,19 @@ func (a *assembler) addToolCall(tc *toolCallDelta) {
 	if tc.ID != "" && b.id == "" {
 		b.id = tc.ID
 		a.byID[tc.ID] = b
+		a.size += int64(len(tc.ID))
 	}
 	if n := tc.Function.Name; n != "" && n != b.name {
 		b.name += n
+		a.size += int64(len(n))
 	}
 	b.args.WriteString(tc.Function.Arguments)
+	a.size += int64(len(tc.Function.Arguments))
 }
 
 func (a *assembler) finish() *Response {
+	a.resp.Content, a.resp.Reasoning = a.content.String(), a.reasoning.String()
+	a.resp.ToolCalls = nil
 	for i, b := range a.calls {
 		if b.name == "" && b.args.Len() == 0 {
 			continue
@@ -171,15 +193,21 @@ func (a *assembler) finish() *Response {
 	return &a.resp
 }
 
-// errStreamEnded marks the [DONE] sentinel.
-var errStreamEnded = errors.New("stream ended")
+// Errors of reading the wire, turned into the exported ones by decoder.
+var (
+	errStreamEnded = errors.New("stream ended") // the [DONE] sentinel
+	errLineTooLong = errors.New("line too long")
+	errWireLimit   = errors.New("too many bytes")
+)
 
-// readSSE reads server-sent events from r and calls fn with the data of
-// each event. Lines may be of any length; an event's data lines are joined
-// with newlines, per the SSE specification.
-func readSSE(r io.Reader, fn func(data []byte) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var data bytes.Buffer
+// readSSE reads server-sent events from br and calls fn with the data of
+// each event; an event's data lines are joined with newlines, per the SSE
+// specification. A line or an event longer than maxLine is errLineTooLong,
+// so memory stays bounded whatever the server sends. Errors of fn are
+// returned as they are; a last line cut off by the end of the input is
+// io.ErrUnexpectedEOF when fn cannot read it.
+func readSSE(br *bufio.Reader, maxLine int, fn func(data []byte) error) error {
+	var data, line bytes.Buffer
 	flush := func() error {
 		if data.Len() == 0 {
 			return nil
@@ -192,20 +220,35 @@ func readSSE(r io.Reader, fn func(data []byte) error) error {
 		return fn(b)
 	}
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			line = bytes.TrimRight(line, "\r\n")
+		line.Reset()
+		var err error
+		for {
+			var frag []byte
+			frag, err = br.ReadSlice('\n')
+			if line.Len()+len(frag) > maxLine {
+				return errLineTooLong
+			}
+			line.Write(frag)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		complete := bytes.HasSuffix(line.Bytes(), []byte("\n"))
+		if l := bytes.TrimRight(line.Bytes(), "\r\n"); len(l) > 0 || complete {
 			switch {
-			case len(line) == 0:
+			case len(l) == 0:
 				if ferr := flush(); ferr != nil {
 					return ferr
 				}
-			case line[0] == ':':
+			case l[0] == ':':
 				// comment, e.g. keep-alive
 			default:
-				field, value, _ := bytes.Cut(line, []byte(":"))
+				field, value, _ := bytes.Cut(l, []byte(":"))
 				value = bytes.TrimPrefix(value, []byte(" "))
 				if string(field) == "data" {
+					if data.Len()+len(value)+1 > maxLine {
+						return errLineTooLong
+					}
 					if data.Len() > 0 {
 						data.WriteByte('\n')
 					}
@@ -214,7 +257,11 @@ func readSSE(r io.Reader, fn func(data []byte) error) error {
 			}
 		}
 		if err == io.EOF {
-			return flush()
+			ferr := flush()
+			if !complete && errors.Is(ferr, ErrMalformed) {
+				return io.ErrUnexpectedEOF
+			}
+			return ferr
 		}
 		if err != nil {
 			return err
@@ -222,42 +269,126 @@ func readSSE(r io.Reader, fn func(data []byte) error) error {
 	}
 }
 
-// decodeStream reads a streamed answer, calling onDelta for text.
-func decodeStream(r io.Reader, onDelta func(Delta)) (*Response, error) {
-	a := newAssembler()
-	err := readSSE(r, func(data []byte) error {
+// decoder reads one answer, as a stream or a whole JSON document.
+type decoder struct {
+	limit   int64 // MaxResponseBytes
+	maxLine int   // the longest line, event or JSON document read
+	onDelta func(Delta)
+	redact  func(string) string
+}
+
+// stream reads a streamed answer, calling onDelta for text. The answer is
+// complete when a finish_reason or [DONE] arrived; otherwise the partial
+// answer is returned with an error wrapping ErrIncomplete.
+func (d *decoder) stream(br *bufio.Reader) (*Response, error) {
+	a := newAssembler(d.limit)
+	events := 0
+	err := readSSE(br, d.maxLine, func(data []byte) error {
+		events++
 		var c chunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("malformed stream event %q: %w", truncate(data, 200), err)
+			return fmt.Errorf("%w: stream event %q: %v", ErrMalformed, truncate([]byte(d.redact(string(data))), 200), err)
 		}
 		if c.Error != nil {
-			return &APIError{Message: c.Error.Message, Type: c.Error.Type}
+			return &APIError{Message: d.redact(c.Error.Message), Type: c.Error.Type}
 		}
-		if d := a.add(&c); onDelta != nil && (d.Content != "" || d.Reasoning != "") {
-			onDelta(d)
+		delta, err := a.add(&c)
+		if err != nil {
+			return err
+		}
+		if d.onDelta != nil && (delta.Content != "" || delta.Reasoning != "") {
+			d.onDelta(delta)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStreamEnded) {
-		return nil, err
+	done := errors.Is(err, errStreamEnded)
+	switch {
+	case done || err == nil:
+	case errors.Is(err, errLineTooLong), errors.Is(err, errWireLimit):
+		return a.finish(), fmt.Errorf("%w: over %s (the limit, max_response_bytes)", ErrTooLarge, byteSize(d.limit))
+	case errors.Is(err, ErrMalformed), errors.Is(err, ErrTooLarge):
+		return a.finish(), err
+	case errors.As(err, new(*APIError)):
+		return a.finish(), err
+	default: // the connection broke, or the request was cancelled
+		return a.finish(), fmt.Errorf("%w: the connection broke during the answer: %w", ErrIncomplete, err)
 	}
-	return a.finish(), nil
+	resp := a.finish()
+	if !done && resp.FinishReason == "" {
+		if events == 0 {
+			return resp, fmt.Errorf("%w: the provider closed the connection without answering", ErrIncomplete)
+		}
+		return resp, fmt.Errorf("%w: the stream ended before the provider finished the answer", ErrIncomplete)
+	}
+	return resp, checkEmpty(resp)
 }
 
-// decodeWhole reads a non-streamed chat.completion.
-func decodeWhole(r io.Reader, onDelta func(Delta)) (*Response, error) {
+// whole reads a non-streamed chat.completion.
+func (d *decoder) whole(r io.Reader) (*Response, error) {
+	lr := &io.LimitedReader{R: r, N: int64(d.maxLine) + 1}
 	var c chunk
-	if err := json.NewDecoder(r).Decode(&c); err != nil {
-		return nil, fmt.Errorf("malformed response: %w", err)
+	if err := json.NewDecoder(lr).Decode(&c); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case lr.N <= 0 || errors.Is(err, errWireLimit):
+			return nil, fmt.Errorf("%w: over %s (the limit, max_response_bytes)", ErrTooLarge, byteSize(d.limit))
+		case errors.As(err, &syn), errors.As(err, &typ):
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		case errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("%w: the provider closed the connection without answering", ErrIncomplete)
+		default:
+			return nil, fmt.Errorf("%w: the connection broke during the answer: %w", ErrIncomplete, err)
+		}
 	}
 	if c.Error != nil {
-		return nil, &APIError{Message: c.Error.Message, Type: c.Error.Type}
+		return nil, &APIError{Message: d.redact(c.Error.Message), Type: c.Error.Type}
 	}
-	a := newAssembler()
-	if d := a.add(&c); onDelta != nil && (d.Content != "" || d.Reasoning != "") {
-		onDelta(d)
+	a := newAssembler(d.limit)
+	delta, err := a.add(&c)
+	if err != nil {
+		return nil, err
 	}
-	return a.finish(), nil
+	if d.onDelta != nil && (delta.Content != "" || delta.Reasoning != "") {
+		d.onDelta(delta)
+	}
+	resp := a.finish()
+	return resp, checkEmpty(resp)
+}
+
+// checkEmpty refuses a finished answer with neither text nor tool calls.
+func checkEmpty(resp *Response) error {
+	if strings.TrimSpace(resp.Content) != "" || len(resp.ToolCalls) > 0 {
+		return nil
+	}
+	if resp.FinishReason != "" && resp.FinishReason != "stop" {
+		return fmt.Errorf("%w (finish reason %q)", ErrEmptyAnswer, resp.FinishReason)
+	}
+	return ErrEmptyAnswer
+}
+
+// lineLimit is the longest line, event or JSON document read for a size
+// limit: the limit twice over, for JSON escapes, and room for the
+// envelope.
+func lineLimit(limit int64) int {
+	return int(min(2*limit+64<<10, 1<<30))
+}
+
+// wireLimit caps the bytes read for one answer, keep-alives and envelopes
+// included, so a server that streams forever without saying anything is
+// still stopped.
+func wireLimit(limit int64) int64 {
+	return max(64*limit, 64<<20)
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 func truncate(b []byte, n int) string {

@@ -2,13 +2,16 @@ package pluginhost
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -52,15 +55,47 @@ func (r *ring) tail(n int) string {
 	return strings.Join(l, " | ")
 }
 
+// The stderr relay's budget per plugin: a burst, then a steady rate. What
+// goes over is dropped and counted, and the count is logged once lines
+// pass again (or when the stream ends), so a plugin that floods its
+// stderr costs bounded log space and CPU.
+const (
+	stderrBurstLines = 500
+	stderrBurstBytes = 256 << 10
+	stderrLinesPerS  = 50
+	stderrBytesPerS  = 32 << 10
+)
+
 // relayStderr re-emits the plugin's stderr into the host log: JSON lines
 // from slog keep their level and message, other lines are logged as text.
+// Lines longer than maxStderrLine are cut, and the relay is rate limited.
 func relayStderr(r io.Reader, log *slog.Logger, keep *ring) {
+	relayStderrAt(r, log, keep, newBucket(time.Now))
+}
+
+func relayStderrAt(r io.Reader, log *slog.Logger, keep *ring, b *bucket) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	dropped := 0
+	summary := func() {
+		if dropped > 0 {
+			log.Warn(fmt.Sprintf("plugin stderr: %d lines dropped (over the rate limit)", dropped), "dropped_lines", dropped)
+			dropped = 0
+		}
+	}
+	defer summary()
 	for {
-		line, err := readCapped(br, maxStderrLine)
+		line, cut, err := readLine(br, maxStderrLine)
+		if cut > 0 {
+			line += fmt.Sprintf(" …(%d bytes cut)", cut)
+		}
 		if len(line) > 0 {
 			keep.add(line)
-			emit(log, line)
+			if b.take(len(line)) {
+				summary()
+				emit(log, line)
+			} else {
+				dropped++
+			}
 		}
 		if err != nil {
 			return
@@ -68,22 +103,59 @@ func relayStderr(r io.Reader, log *slog.Logger, keep *ring) {
 	}
 }
 
+// bucket is a token bucket of lines and bytes.
+type bucket struct {
+	now          func() time.Time
+	last         time.Time
+	lines, bytes float64
+}
+
+func newBucket(now func() time.Time) *bucket {
+	return &bucket{now: now, last: now(), lines: stderrBurstLines, bytes: stderrBurstBytes}
+}
+
+// take spends one line of n bytes if the budget allows.
+func (b *bucket) take(n int) bool {
+	t := b.now()
+	if dt := t.Sub(b.last).Seconds(); dt > 0 {
+		b.lines = min(stderrBurstLines, b.lines+dt*stderrLinesPerS)
+		b.bytes = min(stderrBurstBytes, b.bytes+dt*stderrBytesPerS)
+		b.last = t
+	}
+	if b.lines < 1 || b.bytes < float64(n) {
+		return false
+	}
+	b.lines--
+	b.bytes -= float64(n)
+	return true
+}
+
 // readCapped reads a line, keeping at most max bytes of it.
 func readCapped(br *bufio.Reader, max int) (string, error) {
+	s, _, err := readLine(br, max)
+	return s, err
+}
+
+// readLine reads a line, keeping at most limit bytes of it (cut to whole
+// UTF-8 characters); cut is how many bytes of the line were dropped.
+func readLine(br *bufio.Reader, limit int) (s string, cut int, err error) {
 	var b []byte
+	total := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if room := max - len(b); room > 0 {
+		total += len(chunk)
+		if room := limit - len(b); room > 0 {
 			b = append(b, chunk[:min(len(chunk), room)]...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+		total -= len(chunk) - len(bytes.TrimRight(chunk, "\r\n"))
 		s := strings.TrimRight(string(b), "\r\n")
 		for !utf8.ValidString(s) && len(s) > 0 {
 			s = s[:len(s)-1]
 		}
-		return s, err
+		return s, max(0, total-len(s)), err
 	}
 }
 

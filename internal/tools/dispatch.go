@@ -45,6 +45,27 @@ var ErrTimeout = errors.New("tool call timed out")
 // ErrPanic is the cause of a call whose handler panicked.
 var ErrPanic = errors.New("tool handler panicked")
 
+// ErrTooLarge is the cause of a call whose arguments or result are over
+// their size limit.
+var ErrTooLarge = errors.New("over the size limit")
+
+// Size limits of one tool call. Arguments over the limit are refused
+// before the handler runs; a result over it is replaced by an error result
+// naming the limit, so the model can ask for less.
+const (
+	MaxArgumentBytes = 1 << 20
+	MaxResultBytes   = 1 << 20
+)
+
+// argumentsTooLarge is the error for n bytes of arguments, or nil.
+func argumentsTooLarge(n int) error {
+	if n <= MaxArgumentBytes {
+		return nil
+	}
+	return fmt.Errorf("%w: %w: the arguments are %d bytes, over the limit of %d bytes (1 MiB); "+
+		"split the work into smaller calls", ErrInvalidArguments, ErrTooLarge, n, MaxArgumentBytes)
+}
+
 // ErrorResult returns an error result whose content is {"error": msg}.
 func ErrorResult(cause error, msg string) Result {
 	b, _ := json.Marshal(map[string]any{"error": msg})
@@ -54,6 +75,9 @@ func ErrorResult(cause error, msg string) Result {
 // DecodeArguments parses the model's argument string. Empty input means no
 // arguments. Anything but a JSON object is an error naming the problem.
 func DecodeArguments(raw json.RawMessage) (map[string]any, json.RawMessage, error) {
+	if err := argumentsTooLarge(len(raw)); err != nil {
+		return nil, nil, err
+	}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return map[string]any{}, json.RawMessage("{}"), nil
@@ -121,6 +145,9 @@ func describeValidation(err error) string {
 // its context is done; a context-free one runs until it returns, but the
 // caller does not wait for it.
 func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]any, raw json.RawMessage) Result {
+	if err := argumentsTooLarge(len(raw)); err != nil {
+		return ErrorResult(err, err.Error())
+	}
 	if t.Direct {
 		ctx, cancel := directDeadlines.WithTimeout(ctx, t.Timeout)
 		defer cancel()
@@ -219,8 +246,17 @@ type ValidJSON []byte
 // Encode turns a handler's value into a result. A string is passed as is;
 // valid JSON bytes are passed as is; everything else is JSON-encoded. A map
 // with "isError": true, or a value whose IsError method says so, is an error
-// result.
+// result. A result over MaxResultBytes becomes an error result saying so.
 func Encode(v any) Result {
+	r := encode(v)
+	if n := len(r.Content); n > MaxResultBytes {
+		err := fmt.Errorf("%w: the tool's result is %d bytes, over the limit of %d bytes (1 MiB)", ErrTooLarge, n, MaxResultBytes)
+		return ErrorResult(err, err.Error()+"; ask for less (a smaller range, a filter, one page at a time)")
+	}
+	return r
+}
+
+func encode(v any) Result {
 	r := Result{Value: v}
 	switch x := v.(type) {
 	case textResult:
@@ -270,6 +306,9 @@ func (r *Registry) Call(ctx context.Context, tc *sdk.ToolContext, name string, r
 	t, ok := r.Lookup(name)
 	if !ok {
 		return ErrorResult(ErrUnknownTool, fmt.Sprintf("unknown tool %q", name))
+	}
+	if err := argumentsTooLarge(len(raw)); err != nil {
+		return ErrorResult(err, err.Error())
 	}
 	if t.Direct && t.fast != nil {
 		// A direct handler forwards the raw arguments: when they are

@@ -282,3 +282,56 @@ func FuzzDecodeArguments(f *testing.F) {
 		_ = tool.Validate(args)
 	})
 }
+
+func TestOversizedArgumentsNeverReachHandler(t *testing.T) {
+	r := NewRegistry()
+	var calls atomic.Int32
+	handler := func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+		calls.Add(1)
+		return "ok", nil
+	}
+	if _, err := r.Register("files", sdk.ToolDef{Name: "write"}, handler); err != nil {
+		t.Fatal(err)
+	}
+	huge := json.RawMessage(`{"text":"` + strings.Repeat("a", MaxArgumentBytes) + `"}`)
+	res := r.Call(context.Background(), &sdk.ToolContext{}, "files__write", huge)
+	if !res.IsError || !errors.Is(res.Err, ErrTooLarge) || !errors.Is(res.Err, ErrInvalidArguments) ||
+		!strings.Contains(res.Content, "over the limit of 1048576 bytes") {
+		t.Fatalf("got error %v, content %.200s", res.Err, res.Content)
+	}
+	tool, _ := r.Lookup("files__write")
+	if res := tool.Invoke(context.Background(), &sdk.ToolContext{}, map[string]any{}, huge); !errors.Is(res.Err, ErrTooLarge) {
+		t.Fatalf("Invoke ran oversized arguments: %+v", res.Err)
+	}
+	if _, _, err := DecodeArguments(huge); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("DecodeArguments: %v", err)
+	}
+	if calls.Load() != 0 {
+		t.Fatalf("handler called %d times", calls.Load())
+	}
+	if res := r.Call(context.Background(), &sdk.ToolContext{}, "files__write", json.RawMessage(`{"text":"a"}`)); res.IsError {
+		t.Fatalf("small call: %+v", res)
+	}
+}
+
+func TestOversizedResultBecomesErrorResult(t *testing.T) {
+	r := NewRegistry()
+	for name, v := range map[string]any{
+		"text":   strings.Repeat("x", MaxResultBytes+1),
+		"object": map[string]any{"rows": strings.Repeat("y", MaxResultBytes)},
+	} {
+		if _, err := r.Register("big", sdk.ToolDef{Name: name}, func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+			return v, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		res := r.Call(context.Background(), &sdk.ToolContext{}, "big__"+name, nil)
+		if !res.IsError || !errors.Is(res.Err, ErrTooLarge) || len(res.Content) > 1000 ||
+			!strings.Contains(res.Content, "over the limit of 1048576 bytes") || !json.Valid([]byte(res.Content)) {
+			t.Fatalf("%s: error %v, content %.300s", name, res.Err, res.Content)
+		}
+	}
+	if res := Encode(strings.Repeat("z", MaxResultBytes)); res.IsError {
+		t.Fatal("a result of exactly the limit was refused")
+	}
+}

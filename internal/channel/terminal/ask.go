@@ -59,7 +59,11 @@ func Ask(ctx context.Context, k *kernel.Kernel, text string, o Options) error {
 			fmt.Fprintln(o.Err, "interrupted")
 		} else {
 			src, _ := currentSource(o.Sources)
-			fmt.Fprintln(o.Err, Explain(out.Err, src, o.ConfigPath))
+			msg := Explain(out.Err, src, o.ConfigPath)
+			if rend.cut {
+				msg = CutMarker + " " + msg
+			}
+			fmt.Fprintln(o.Err, msg)
 		}
 		return ErrFailed
 	}

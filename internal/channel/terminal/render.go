@@ -31,7 +31,11 @@ type renderer struct {
 	inReasoning bool
 	stepText    strings.Builder // text streamed since the last tool call
 	lineOpen    bool            // the cursor is not at the start of a line
+	cut         bool            // the last turn failed in the middle of an answer
 }
+
+// CutMarker marks an answer that broke off where it is shown.
+const CutMarker = "[answer cut off / 回答不完整]"
 
 func (r *renderer) style(s, text string) string {
 	if !r.color {
@@ -111,6 +115,14 @@ func (r *renderer) event(ev kernel.Event) {
 		r.stepText.Reset()
 	case kernel.EventError:
 		r.endReasoning()
+		// Text of an answer that did not finish is shown as far as it
+		// came, marked as cut off (ask marks it on stderr).
+		r.cut = r.stepText.Len() > 0
+		if r.cut && r.streamText {
+			r.write(r.style(dim, " "+CutMarker))
+		} else if r.cut {
+			r.write(r.stepText.String())
+		}
 		r.newline()
 		r.stepText.Reset()
 	}
@@ -146,6 +158,17 @@ func Explain(err error, src llm.Source, configPath string) string {
 	case strings.Contains(err.Error(), "cannot reach the provider"):
 		return fmt.Sprintf("%v\nCheck that %s is the right address (OPENAI_BASE_URL) and that it is reachable.\n"+
 			"无法连接模型服务，请检查 OPENAI_BASE_URL。", err, src.BaseURL)
+	case errors.Is(err, llm.ErrNotAPI):
+		return fmt.Sprintf("%v\n%s 返回的不是模型接口（可能是网页），请检查 OPENAI_BASE_URL，通常以 /v1 结尾。", err, src.BaseURL)
+	case errors.Is(err, llm.ErrIncomplete):
+		return fmt.Sprintf("%v\nThe answer is incomplete; ask again. / 回答不完整（连接中断或超时），请重试。", err)
+	case errors.Is(err, llm.ErrTimeout):
+		return fmt.Sprintf("%v\nIf the model is only slow, raise the timeouts of source %q in %s (see docs/configuration.md).\n"+
+			"模型服务响应超时；如果只是慢，可以在配置文件中调大超时时间。", err, src.Name, configPath)
+	case errors.Is(err, llm.ErrEmptyAnswer):
+		return fmt.Sprintf("%v. / 模型返回了空回答。", err)
+	case errors.Is(err, llm.ErrTooLarge):
+		return fmt.Sprintf("%v\n模型的回答超过了大小上限（max_response_bytes）。", err)
 	}
 	return err.Error()
 }

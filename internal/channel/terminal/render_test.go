@@ -45,6 +45,13 @@ func TestRenderChat(t *testing.T) {
 			{Kind: kernel.EventInterrupted},
 			{Kind: kernel.EventReasoning, Text: "next"},
 		}, "partial\n(interrupted / 已中断)\n💭 next"},
+		{"answer cut off", []kernel.Event{
+			{Kind: kernel.EventText, Text: "The capital of France is"},
+			{Kind: kernel.EventError, Err: llm.ErrIncomplete},
+		}, "The capital of France is " + CutMarker + "\n"},
+		{"error before any text", []kernel.Event{
+			{Kind: kernel.EventError, Err: llm.ErrEmptyAnswer},
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +79,20 @@ func TestRenderAskPrintsOnlyTheFinalAnswer(t *testing.T) {
 		kernel.Event{Kind: kernel.EventToolStart, Tool: "x"}, kernel.Event{Kind: kernel.EventFinal, Text: "answer"})
 	if got != "answer\n" {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestRenderAskShowsCutAnswer(t *testing.T) {
+	r := &renderer{}
+	got := render(r, kernel.Event{Kind: kernel.EventText, Text: "The capital"}, kernel.Event{Kind: kernel.EventError, Err: llm.ErrIncomplete})
+	if got != "The capital\n" || !r.cut {
+		t.Fatalf("%q, cut %v", got, r.cut)
+	}
+	r = &renderer{}
+	got = render(r, kernel.Event{Kind: kernel.EventText, Text: "draft"}, kernel.Event{Kind: kernel.EventToolStart, Tool: "x"},
+		kernel.Event{Kind: kernel.EventError, Err: llm.ErrTimeout})
+	if got != "" || r.cut {
+		t.Fatalf("a failure after a finished step marked as a cut answer: %q", got)
 	}
 }
 
