@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -180,11 +181,14 @@ func runAudit(ctx context.Context, a *app.App, f *flags, stdout, stderr io.Write
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TIME\tTOOL\tEFFECT\tWHO\tDECISION\tOUTCOME\tTOOK\tARGS")
+	// Tool names come from the model, users and channels from plugins:
+	// every cell is neutralised, so the log cannot drive the terminal.
+	cell := terminal.SanitizeLine
 	for _, e := range entries {
 		who := e.Actor + " for " + e.User + "@" + e.Channel + " (" + e.Role + ")"
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s by %s (%s)\t%s\t%s\t%s\n",
-			e.At.Local().Format("01-02 15:04:05"), e.Tool, e.Effect, who, e.Decision, e.DecidedBy, e.Rule,
-			e.Outcome, e.Duration, e.ArgsHash[:min(12, len(e.ArgsHash))])
+			e.At.Local().Format("01-02 15:04:05"), cell(e.Tool), cell(e.Effect), cell(who), cell(e.Decision),
+			cell(e.DecidedBy), cell(e.Rule), cell(e.Outcome), e.Duration, cell(e.ArgsHash[:min(12, len(e.ArgsHash))]))
 	}
 	w.Flush()
 	return 0
