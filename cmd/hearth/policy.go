@@ -201,7 +201,7 @@ func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
 		listed[en.Tool] = true
 		mode, source := a.Policy.ModeOfEntry(en)
 		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", cell(en.Tool), effectCell(en.Effect), mode, source,
-			cell(origin(en.Plugin)+"; last seen "+en.Updated.Local().Format("2006-01-02")), cell(strings.Join(en.Flags, ",")))
+			cell(origin(en.Plugin)+" (as recorded "+en.Updated.Local().Format("2006-01-02")+")"), cell(strings.Join(en.Flags, ",")))
 	}
 	// Modes set for tools never seen here ("allow always" in another
 	// data directory's chat, or a name set ahead of installing).

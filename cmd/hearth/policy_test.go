@@ -45,6 +45,12 @@ func toolResult(srv *llmtest.Server, req int, id string) string {
 // takes effect.
 func TestPolicyListsAndSetsAChildPluginsTools(t *testing.T) {
 	base := installWeather(t)
+	_, pyErr := exec.LookPath("python3")
+	if pyErr == nil { // an xbot stdio plugin too
+		if _, errOut, code := hearth(t, base, "", "plugin", "install", "../../internal/pluginhost/testdata/xbot-hello"); code != 0 {
+			t.Fatalf("install xbot plugin: %q", errOut)
+		}
+	}
 	if out, _, _ := hearth(t, base, "", "tools"); !strings.Contains(out, "weather__weather_query") {
 		t.Fatalf("tools:\n%s", out)
 	}
@@ -52,6 +58,9 @@ func TestPolicyListsAndSetsAChildPluginsTools(t *testing.T) {
 	line := lineWith(out, "weather__weather_query")
 	if !strings.Contains(line, "write (undeclared)") || !strings.Contains(line, "auto (default)") || !strings.Contains(line, "child process in ") {
 		t.Fatalf("policy list:\n%s", out)
+	}
+	if pyErr == nil && !strings.Contains(lineWith(out, "__python_greet"), "xbot stdio plugin in ") {
+		t.Fatalf("policy list without the xbot plugin's tool:\n%s", out)
 	}
 	out, errOut, code := hearth(t, base, "", "policy", "set", "weather__weather_query", "off")
 	if code != 0 || out != "weather__weather_query: off\n" || errOut != "" {
