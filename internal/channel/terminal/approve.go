@@ -329,6 +329,9 @@ func (r *ttyReader) settle(ctx context.Context) (int, error) {
 	dropped := r.ed.in.Buffered()
 	r.ed.in.Discard(dropped)
 	flushInput(r.fd)
+	if !canPoll {
+		return dropped, nil
+	}
 	quietSince := time.Now()
 	for time.Since(quietSince) < settleTime {
 		if err := ctx.Err(); err != nil {
