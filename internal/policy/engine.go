@@ -258,7 +258,9 @@ func (e *Engine) refresh(ctx context.Context, maxAge time.Duration) {
 	}
 	ov, err := e.st.Overrides(ctx)
 	if err != nil {
-		e.log.Warn("reading tool modes failed; using the ones read before", "err", err)
+		if ctx.Err() == nil {
+			e.log.Warn("reading tool modes failed; using the ones read before", "err", err)
+		}
 		return
 	}
 	e.refreshedAt = time.Now()
