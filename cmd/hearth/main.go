@@ -248,7 +248,7 @@ func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
 		fmt.Fprintln(stdout, "(no tools)")
 	}
 	for _, t := range list {
-		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, firstLine(t.Def.Description))
+		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, terminal.SanitizeLine(firstLine(t.Def.Description)))
 	}
 	hidden := a.Kernel.Hidden()
 	names := make([]string, 0, len(hidden))
@@ -257,7 +257,7 @@ func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(stdout, "(plugin %s is hidden: %s)\n", n, hidden[n])
+		fmt.Fprintf(stdout, "(plugin %s is hidden: %s)\n", terminal.SanitizeLine(n), terminal.SanitizeLine(hidden[n]))
 	}
 	return 0
 }

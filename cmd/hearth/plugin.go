@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 )
 
@@ -48,7 +49,8 @@ func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io
 			if len(p.Capabilities) > 0 {
 				groups += "," + strings.Join(p.Capabilities, ",")
 			}
-			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", p.ID, p.Enabled, state, groups, p.Dir)
+			cell := terminal.SanitizeLine
+			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(p.ID), p.Enabled, cell(state), cell(groups), cell(p.Dir))
 		}
 		w.Flush()
 		return 0

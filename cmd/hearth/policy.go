@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/channel/terminal"
+	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -37,8 +40,8 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		if len(args) != 3 {
 			return usageErr("set needs a tool and a mode")
 		}
-		if _, ok := a.Kernel.Tools().Lookup(args[1]); !ok {
-			fmt.Fprintf(stderr, "note: no tool %q is loaded now; the mode is saved for when it is\n", args[1])
+		if _, ok := a.Kernel.Tools().Lookup(args[1]); !ok && !catalogued(ctx, a, args[1]) {
+			fmt.Fprintf(stderr, "note: no tool %q is known yet; the mode is saved for when it is\n", terminal.SanitizeLine(args[1]))
 		}
 		if err := a.Policy.SetOverride(ctx, args[1], sdk.Mode(args[2])); err != nil {
 			return usageErr(err.Error())
@@ -99,6 +102,47 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 	return 0
 }
 
+// catalogued reports whether a tool ran here before (its plugin may not be
+// running now).
+func catalogued(ctx context.Context, a *app.App, tool string) bool {
+	list, _ := a.Policy.Catalog(ctx)
+	for _, en := range list {
+		if en.Tool == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// pluginOrigins says where each plugin's tools come from: compiled in, or
+// a folder in <data dir>/plugins run as a child process, an xbot stdio
+// plugin or a .so.
+func pluginOrigins(ctx context.Context, a *app.App) map[string]string {
+	out := map[string]string{}
+	for _, n := range sdk.Factories() {
+		out[n] = "built in"
+	}
+	out["plugins"] = "built in"
+	list, _ := a.Plugins.List(ctx)
+	for _, p := range list {
+		name, kind := p.ID, ".so plugin"
+		if man, err := pluginhost.LoadManifest(p.Dir); err == nil {
+			name, kind = man.PluginName(), "child process"
+			if man.Xbot() {
+				kind = "xbot stdio plugin"
+			}
+		} else if p.Error != "" && p.Status == nil {
+			continue
+		}
+		where := kind + " in " + p.Dir
+		if !p.Enabled {
+			where += " (disabled)"
+		}
+		out[name] = where
+	}
+	return out
+}
+
 func userLabel(u string) string {
 	if u == "" {
 		return "(messages without a user)"
@@ -121,25 +165,56 @@ func orNone(s string) string {
 }
 
 func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
+	origins := pluginOrigins(ctx, a)
+	origin := func(plugin string) string {
+		if o, ok := origins[plugin]; ok {
+			return o
+		}
+		return "plugin " + plugin + ", not installed now"
+	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOOL\tEFFECT\tMODE\tFLAGS")
+	fmt.Fprintln(w, "TOOL\tEFFECT\tMODE\tFROM\tFLAGS")
+	cell := terminal.SanitizeLine
+	effectCell := func(declared string) string {
+		if declared == "" {
+			return "write (undeclared)"
+		}
+		return cell(declared)
+	}
+	listed := map[string]bool{}
 	for _, t := range a.Kernel.Tools().List() {
+		listed[t.Name] = true
 		mode, source := a.Policy.ModeOf(t)
-		var flags []string
-		for _, f := range []struct {
-			on   bool
-			name string
-		}{{t.Def.Untrusted, "untrusted"}, {t.Def.UserOnly, "userOnly"}, {t.Def.OnDemand, "onDemand"},
-			{t.Def.Grant, "grant"}, {t.Def.AlwaysAsk, "alwaysAsk"}, {t.Def.ResolveEffect != nil, "resolveEffect"}} {
-			if f.on {
-				flags = append(flags, f.name)
-			}
+		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", t.Name, effectCell(string(t.Def.Effect)), mode, source,
+			cell(origin(t.Plugin)), strings.Join(policy.ToolFlags(t.Def), ","))
+	}
+	// Tools of plugins this command does not start (child processes,
+	// xbot, .so), as last recorded when they ran.
+	catalog, err := a.Policy.Catalog(ctx)
+	if err != nil {
+		fmt.Fprintf(w, "(the tool catalogue could not be read: %s)\n", cell(err.Error()))
+	}
+	for _, en := range catalog {
+		if listed[en.Tool] {
+			continue
 		}
-		effect := string(t.Def.EffectiveEffect())
-		if t.Def.Effect == "" {
-			effect += " (undeclared)"
+		listed[en.Tool] = true
+		mode, source := a.Policy.ModeOfEntry(en)
+		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", cell(en.Tool), effectCell(en.Effect), mode, source,
+			cell(origin(en.Plugin)+" (as recorded "+en.Updated.Local().Format("2006-01-02")+")"), cell(strings.Join(en.Flags, ",")))
+	}
+	// Modes set for tools never seen here ("allow always" in another
+	// data directory's chat, or a name set ahead of installing).
+	overrides, _ := a.Store.Overrides(ctx)
+	names := make([]string, 0, len(overrides))
+	for n := range overrides {
+		if !listed[n] {
+			names = append(names, n)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\n", t.Name, effect, mode, source, strings.Join(flags, ","))
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "%s\t?\t%s (override)\toverride for a tool not loaded now\t\n", cell(n), cell(overrides[n]))
 	}
 	w.Flush()
 	roles, _ := a.Store.Roles(ctx)
@@ -180,11 +255,14 @@ func runAudit(ctx context.Context, a *app.App, f *flags, stdout, stderr io.Write
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TIME\tTOOL\tEFFECT\tWHO\tDECISION\tOUTCOME\tTOOK\tARGS")
+	// Tool names come from the model, users and channels from plugins:
+	// every cell is neutralised, so the log cannot drive the terminal.
+	cell := terminal.SanitizeLine
 	for _, e := range entries {
 		who := e.Actor + " for " + e.User + "@" + e.Channel + " (" + e.Role + ")"
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s by %s (%s)\t%s\t%s\t%s\n",
-			e.At.Local().Format("01-02 15:04:05"), e.Tool, e.Effect, who, e.Decision, e.DecidedBy, e.Rule,
-			e.Outcome, e.Duration, e.ArgsHash[:min(12, len(e.ArgsHash))])
+			e.At.Local().Format("01-02 15:04:05"), cell(e.Tool), cell(e.Effect), cell(who), cell(e.Decision),
+			cell(e.DecidedBy), cell(e.Rule), cell(e.Outcome), e.Duration, cell(e.ArgsHash[:min(12, len(e.ArgsHash))]))
 	}
 	w.Flush()
 	return 0

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -50,7 +51,7 @@ func runSettings(a *app.App, args []string, stdin io.Reader, stdout, stderr io.W
 			if i > 0 {
 				fmt.Fprintln(stdout)
 			}
-			fmt.Fprintf(stdout, "[%s]\n", ns)
+			fmt.Fprintf(stdout, "[%s]\n", terminal.SanitizeLine(ns))
 			if err := listSettings(svc, ns, stdout); err != nil {
 				return fail(err)
 			}
@@ -136,7 +137,9 @@ func listSettings(svc *settings.Service, ns string, stdout io.Writer) error {
 				about = strings.TrimSpace(about + " (secret)")
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", k, value, about)
+		// Keys, values and descriptions are the plugins': neutralised.
+		cell := terminal.SanitizeLine
+		fmt.Fprintf(w, "%s\t%s\t%s\n", cell(k), cell(value), cell(about))
 	}
 	return w.Flush()
 }

@@ -233,13 +233,14 @@ func TestApprovalPromptOnTheTerminal(t *testing.T) {
 	scr.waitFor(t, "› ")
 	send("几点了\r")
 	scr.waitFor(t, "[y] allow once")
-	if !strings.Contains(scr.String(), "当前时间 (time__now) · read") || !strings.Contains(scr.String(), `{"zone":"Asia/Shanghai"}`) {
+	if !strings.Contains(scr.String(), "当前时间 (time__now) · read") || !strings.Contains(scr.String(), `zone = "Asia/Shanghai"`) {
 		t.Fatalf("prompt:\n%s", scr.String())
 	}
 	send("y")
 	scr.waitFor(t, "批准后查到了。")
 	send("再查一次\r")
 	scr.waitFor(t, "参数 args:   {}")
+	scr.waitCount(t, "[y] allow once", 2)
 	send("n")
 	scr.waitFor(t, "被拒绝了。")
 	send("\x04")

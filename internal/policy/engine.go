@@ -121,6 +121,12 @@ type Engine struct {
 	grants    map[grantKey]EffectSet
 	defaults  map[string]map[sdk.Effect]sdk.Mode
 	hooks     []Hook
+
+	cat    catalogCache // see catalog.go
+	shared bool         // the store is the database other processes change too
+
+	refreshMu   sync.Mutex
+	refreshedAt time.Time
 }
 
 type grantKey struct {
@@ -138,6 +144,9 @@ func NewEngine(ctx context.Context, st Store, log *slog.Logger) (*Engine, error)
 		LocalChannels: []string{"terminal", "ask"},
 		defaults:      map[string]map[sdk.Effect]sdk.Mode{},
 	}
+	// `hearth policy set` in another process changes the database; the
+	// overrides are read again before each decision (see refresh).
+	_, e.shared = st.(*store.Store)
 	if err := e.Reload(ctx); err != nil {
 		return nil, err
 	}
@@ -181,15 +190,17 @@ func (e *Engine) Reload(ctx context.Context) error {
 	return nil
 }
 
-// SetDefaults records a plugin's default modes (from its manifest).
+// SetDefaults records a plugin's default modes (from its manifest), here
+// and in the tool catalogue.
 func (e *Engine) SetDefaults(plugin string, modes map[sdk.Effect]sdk.Mode) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if len(modes) == 0 {
 		delete(e.defaults, plugin)
-		return
+	} else {
+		e.defaults[plugin] = modes
 	}
-	e.defaults[plugin] = modes
+	e.mu.Unlock()
+	e.recordDefaults(plugin, modes)
 }
 
 // AddHook adds a plugin's decision hook.
@@ -230,6 +241,36 @@ func (e *Engine) Override(tool string) sdk.Mode {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.overrides[tool]
+}
+
+// refresh reads the user's overrides again from a shared store, unless it
+// did within maxAge, so that a mode set by `hearth policy set` (or "allow
+// always" in another Hearth) takes effect in this one. On a read error the
+// modes known so far stay in force.
+func (e *Engine) refresh(ctx context.Context, maxAge time.Duration) {
+	if !e.shared {
+		return
+	}
+	e.refreshMu.Lock()
+	defer e.refreshMu.Unlock()
+	if maxAge > 0 && time.Since(e.refreshedAt) < maxAge {
+		return
+	}
+	ov, err := e.st.Overrides(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("reading tool modes failed; using the ones read before", "err", err)
+		}
+		return
+	}
+	e.refreshedAt = time.Now()
+	modes := make(map[string]sdk.Mode, len(ov))
+	for tool, m := range ov {
+		modes[tool] = sdk.Mode(m)
+	}
+	e.mu.Lock()
+	e.overrides = modes
+	e.mu.Unlock()
 }
 
 // ModeOf returns the mode in force for a tool's declared effect and where
@@ -288,6 +329,7 @@ func (e *Engine) Allowed(r Requester, role Role) EffectSet {
 // user-only, its declared effect allowed for r's role, and not turned off.
 // Calls are checked again when they arrive.
 func (e *Engine) Offer(t *tools.Tool, r Requester) bool {
+	e.refresh(context.Background(), time.Second)
 	if t.Def.UserOnly {
 		return false
 	}
@@ -331,6 +373,7 @@ type Result struct {
 // function, then the decision hooks (deny > ask > allow; a hook that
 // fails, panics or times out denies), and ask for approval when needed.
 func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
+	e.refresh(ctx, 0)
 	role := e.RoleOf(c.Requester)
 	res := Result{Role: role, ArgsHash: ArgsHash(c.Tool.Name, c.Raw), DecidedBy: "policy"}
 	def := c.Tool.Def

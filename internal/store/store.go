@@ -197,6 +197,17 @@ CREATE TABLE mem_docs (
 	created_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	{7, "tool catalogue", `
+CREATE TABLE tool_catalog (
+	tool       TEXT PRIMARY KEY, -- the model-visible name
+	plugin     TEXT NOT NULL,
+	effect     TEXT NOT NULL DEFAULT '', -- as declared; '' counts as write
+	title      TEXT NOT NULL DEFAULT '',
+	flags      TEXT NOT NULL DEFAULT '', -- comma-separated
+	defaults   TEXT NOT NULL DEFAULT '{}', -- the plugin's default modes, JSON
+	updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

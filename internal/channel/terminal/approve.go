@@ -2,7 +2,9 @@ package terminal
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +14,27 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/sdk"
 )
+
+// How an approval is asked on a terminal, so that it is answered on
+// purpose:
+//
+//   - The prompt shows every argument, folded to the screen's width and
+//     never cut; the target and the arguments that name a payee or an
+//     amount come first, and are repeated above the answer line when the
+//     prompt is long.
+//   - Keys typed before the prompt (while the tool before it ran) are
+//     discarded, and so are keys typed while the prompt is drawn: the
+//     answer line appears only once typing has paused for settleTime, and
+//     only a key pressed after it counts.
+//   - "Allow always" for a money or public effect, or a grant, needs the
+//     word "always" typed out and Enter: a stray "a" cannot give lasting
+//     permission to spend or publish.
+
+// settleTime is how long input must be quiet before an approval prompt
+// takes an answer.
+const settleTime = 400 * time.Millisecond
 
 // waitInput returns when br has input to read, or ctx ends.
 func waitInput(ctx context.Context, fd int, br *bufio.Reader) error {
@@ -31,27 +53,233 @@ func waitInput(ctx context.Context, fd int, br *bufio.Reader) error {
 	return nil
 }
 
-// describeApproval is the prompt's text, without the answer line.
-func describeApproval(req *policy.ApprovalRequest, color bool) string {
-	var b strings.Builder
-	title := req.Title
-	if title != req.Tool {
-		title += " (" + req.Tool + ")"
+// needsConfirm reports whether "allow always" must be confirmed by typing
+// the word: lasting permission to spend, publish, or grant access.
+func needsConfirm(req *policy.ApprovalRequest) bool {
+	return req.Grant || req.Effect == sdk.EffectMoney || req.Effect == sdk.EffectPublic
+}
+
+// argField is one leaf of a call's arguments.
+type argField struct {
+	path  string // a.b[2].c
+	value string // its JSON text
+	key   bool   // names a payee, an account or an amount
+	dup   bool   // the same path appears more than once
+}
+
+// keyNames are argument names (lowercase, without _ and -) that say who is
+// paid or how much; keyParts are parts of such names.
+var (
+	keyNames = map[string]bool{"to": true, "dest": true, "destination": true, "address": true,
+		"wallet": true, "iban": true, "qty": true, "quantity": true, "sum": true, "total": true,
+		"value": true, "target": true, "recipients": true, "receiver": true, "phone": true, "email": true}
+	keyParts = []string{"amount", "price", "cost", "fee", "payee", "recipient", "account", "beneficiary",
+		"currency", "receiver", "iban", "wallet", "address"}
+)
+
+func isKeyName(name string) bool {
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(name))
+	if keyNames[n] {
+		return true
 	}
-	head := fmt.Sprintf("⚠ 需要确认 / Approval needed: %s · %s", title, req.Effect)
+	for _, p := range keyParts {
+		if strings.Contains(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// argFields lists every leaf of raw in the order written, duplicates
+// included. It fails when raw is not a JSON object.
+func argFields(raw []byte) ([]argField, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var out []argField
+	if err := walkObject(dec, "", &out); err != nil {
+		return nil, err
+	}
+	seen := map[string]int{}
+	for _, f := range out {
+		seen[f.path]++
+	}
+	for i := range out {
+		out[i].dup = seen[out[i].path] > 1
+	}
+	return out, nil
+}
+
+func walkObject(dec *json.Decoder, path string, out *[]argField) error {
+	empty := true
+	for dec.More() {
+		empty = false
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := t.(string)
+		if err := walkValue(dec, joinPath(path, name), name, out); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // }
+		return err
+	}
+	if empty && path != "" {
+		*out = append(*out, argField{path: path, value: "{}"})
+	}
+	return nil
+}
+
+func walkValue(dec *json.Decoder, path, name string, out *[]argField) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t {
+	case json.Delim('{'):
+		return walkObject(dec, path, out)
+	case json.Delim('['):
+		i := 0
+		for ; dec.More(); i++ {
+			if err := walkValue(dec, fmt.Sprintf("%s[%d]", path, i), name, out); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ]
+			return err
+		}
+		if i == 0 {
+			*out = append(*out, argField{path: path, value: "[]", key: isKeyName(name)})
+		}
+		return nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(t); err != nil {
+		return err
+	}
+	*out = append(*out, argField{path: path, value: strings.TrimSuffix(b.String(), "\n"), key: isKeyName(name)})
+	return nil
+}
+
+func joinPath(path, name string) string {
+	simple := name != ""
+	for _, r := range name {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f) {
+			simple = false
+			break
+		}
+	}
+	if !simple {
+		q, _ := json.Marshal(name)
+		name = string(q)
+	}
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// fold writes text after a label, wrapped to width columns (0: no
+// wrapping), continuation lines indented under the text. text must be
+// sanitized for one line.
+func fold(b *strings.Builder, label, text string, width int) {
+	indent := stringWidth(label)
+	b.WriteString(label)
+	if width <= 0 || width-indent < 20 {
+		b.WriteString(text + "\n")
+		return
+	}
+	col := indent
+	for _, r := range text {
+		w := runeWidth(r)
+		if col+w > width-1 {
+			b.WriteString("\n" + strings.Repeat(" ", indent+2))
+			col = indent + 2
+		}
+		b.WriteRune(r)
+		col += w
+	}
+	b.WriteString("\n")
+}
+
+const (
+	labelTarget = "  目标 target: "
+	labelKey    = "  要点 key:    "
+	labelArgs   = "  参数 args:   "
+	labelWhy    = "  原因 why:    "
+	labelAgain  = "  再看 again:  "
+	labelBlank  = "               "
+)
+
+// describeApproval is the prompt's text, without the answer line: every
+// argument, the target and the payee and amount first. Everything from the
+// plugin or the model is neutralised. width folds long values (0: none).
+func describeApproval(req *policy.ApprovalRequest, color bool, width int) string {
+	var b strings.Builder
+	title := SanitizeLine(req.Title)
+	if req.Title != req.Tool {
+		title += " (" + SanitizeLine(req.Tool) + ")"
+	}
+	head := fmt.Sprintf("⚠ 需要确认 / Approval needed: %s · %s", title, SanitizeLine(string(req.Effect)))
 	if color {
 		head = "\x1b[1;33m" + head + reset
 	}
 	b.WriteString(head + "\n")
-	if req.Target != nil && req.Target.Label != "" {
-		fmt.Fprintf(&b, "  目标 target: %s\n", req.Target.Label)
+
+	// The target and the payee and amount come first, and are repeated
+	// above the answer line when the rest is long enough to scroll them
+	// away.
+	type item struct{ label, text string }
+	var key []item
+	if req.Target != nil && (req.Target.Label != "" || req.Target.Context != "") {
+		key = append(key, item{labelTarget, SanitizeLine(req.Target.Label)})
 		if req.Target.Context != "" {
-			fmt.Fprintf(&b, "               %s\n", req.Target.Context)
+			key = append(key, item{labelBlank, SanitizeLine(req.Target.Context)})
 		}
 	}
-	fmt.Fprintf(&b, "  参数 args:   %s\n", shorten(string(req.Args), 300))
+	var rest strings.Builder
+	fields, err := argFields(req.Args)
+	if err != nil {
+		fold(&rest, labelArgs, SanitizeLine(string(req.Args)), width)
+	}
+	firstKey, firstRest := labelKey, labelArgs
+	for _, f := range fields {
+		line := SanitizeLine(f.path) + " = " + SanitizeLine(f.value)
+		if f.dup {
+			line += "   ⚠ key given more than once / 重复的键"
+		}
+		if f.key {
+			key = append(key, item{firstKey, line})
+			firstKey = labelBlank
+			continue
+		}
+		fold(&rest, firstRest, line, width)
+		firstRest = labelBlank
+	}
+	if err == nil && len(fields) == 0 {
+		rest.WriteString(labelArgs + "{}\n")
+	}
+	for _, it := range key {
+		fold(&b, it.label, it.text, width)
+	}
+	b.WriteString(rest.String())
 	if req.Reason != "" {
-		fmt.Fprintf(&b, "  原因 why:    %s\n", req.Reason)
+		fold(&b, labelWhy, SanitizeLine(req.Reason), width)
+	}
+	if len(key) > 0 && strings.Count(rest.String(), "\n") > 8 {
+		for i, it := range key {
+			label := labelBlank
+			if i == 0 {
+				label = labelAgain
+			}
+			fold(&b, label, it.text, width)
+		}
 	}
 	return b.String()
 }
@@ -61,46 +289,157 @@ func answerLine(req *policy.ApprovalRequest) string {
 	if req.Grant {
 		always = "grant lasting access 长期授权"
 	}
+	if needsConfirm(req) {
+		always += " (asks you to confirm)"
+	}
 	return fmt.Sprintf("  [y] allow once 允许一次  [a] %s  [n] deny 拒绝  (until %s) › ", always, req.Expires.Format("15:04:05"))
 }
 
-func parseAnswer(s string) (policy.Answer, bool) {
+func confirmLine(req *policy.ApprovalRequest) string {
+	what := "every future call of " + SanitizeLine(req.Tool) + " without asking"
+	if req.Grant {
+		what = "lasting access through " + SanitizeLine(req.Tool)
+	}
+	return fmt.Sprintf("  Allow %s (%s)? Type always and press Enter; anything else goes back.\n"+
+		"  确认始终允许请输入 always 并回车，其他输入返回。 › ", what, req.Effect)
+}
+
+// parseAnswer reads a typed answer. "a" alone means always only where no
+// confirmation is needed.
+func parseAnswer(req *policy.ApprovalRequest, s string) (policy.Answer, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "y", "yes", "是", "允许":
 		return policy.AllowOnce, true
-	case "a", "always", "始终":
+	case "always", "始终":
 		return policy.AllowAlways, true
+	case "a":
+		if !needsConfirm(req) {
+			return policy.AllowAlways, true
+		}
 	case "n", "no", "否", "拒绝":
 		return policy.Refuse, true
 	}
 	return "", false
 }
 
-// ttyApprover asks on the terminal, reading one key in raw mode. It
-// returns when a valid key is pressed or the request expires.
+// settle discards what was typed before the prompt and while it was drawn:
+// it returns once no key has arrived for settleTime, or ctx ends, with the
+// number of bytes dropped.
+func (r *ttyReader) settle(ctx context.Context) (int, error) {
+	dropped := r.ed.in.Buffered()
+	r.ed.in.Discard(dropped)
+	flushInput(r.fd)
+	if !canPoll {
+		return dropped, nil
+	}
+	quietSince := time.Now()
+	for time.Since(quietSince) < settleTime {
+		if err := ctx.Err(); err != nil {
+			return dropped, err
+		}
+		ok, err := readable(r.fd, min(100*time.Millisecond, settleTime-time.Since(quietSince)+time.Millisecond))
+		if err != nil {
+			return dropped, err
+		}
+		if ok {
+			if _, err := r.ed.in.ReadByte(); err != nil {
+				return dropped, err
+			}
+			n := r.ed.in.Buffered()
+			r.ed.in.Discard(n)
+			dropped += n + 1
+			quietSince = time.Now()
+		}
+	}
+	return dropped, nil
+}
+
+// readConfirm reads a line typed after the confirmation prompt, with
+// echo and Backspace, until Enter; Ctrl-C and Esc end it empty.
+func (r *ttyReader) readConfirm(ctx context.Context, out io.Writer) (string, error) {
+	var line []rune
+	for {
+		if err := waitInput(ctx, r.fd, r.ed.in); err != nil {
+			return "", err
+		}
+		c, _, err := r.ed.in.ReadRune()
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case c == '\r' || c == '\n':
+			io.WriteString(out, "\r\n")
+			return string(line), nil
+		case c == 0x03 || c == 0x1b:
+			io.WriteString(out, "\r\n")
+			return "", nil
+		case c == 0x7f || c == 0x08:
+			if len(line) > 0 {
+				line = line[:len(line)-1]
+				io.WriteString(out, "\b \b")
+			}
+		case c >= 0x20 && !unsafeRune(c) && len(line) < 64:
+			line = append(line, c)
+			io.WriteString(out, Sanitize(string(c)))
+		}
+	}
+}
+
+// approver asks on the terminal in raw mode; see the rules at the top of
+// this file. It returns when the user answers or the request expires.
 func (r *ttyReader) approver(scr *screen) policy.Approver {
 	return func(ctx context.Context, req *policy.ApprovalRequest) (policy.Answer, error) {
 		scr.mu.Lock()
 		defer scr.mu.Unlock()
-		io.WriteString(scr.out, "\n"+describeApproval(req, scr.color)+answerLine(req))
+		io.WriteString(scr.out, "\n"+describeApproval(req, scr.color, r.ed.width()))
 		state, err := term.MakeRaw(r.fd)
 		if err != nil {
 			return "", err
 		}
 		defer term.Restore(r.fd, state)
+		expired := func(err error) (policy.Answer, error) {
+			io.WriteString(scr.out, "\r\n(expired / 已过期)\r\n")
+			return "", err
+		}
+		dropped, err := r.settle(ctx)
+		if err != nil {
+			return expired(err)
+		}
+		if dropped > 0 {
+			io.WriteString(scr.out, "  (keys typed before this prompt were ignored / 提示出现前的按键已忽略)\r\n")
+		}
+		io.WriteString(scr.out, answerLine(req))
 		for {
 			if err := waitInput(ctx, r.fd, r.ed.in); err != nil {
-				io.WriteString(scr.out, "\r\n(expired / 已过期)\r\n")
-				return "", err
+				return expired(err)
 			}
 			c, _, err := r.ed.in.ReadRune()
 			if err != nil {
 				return "", err
 			}
-			if c == 0x03 || c == 0x1b { // Ctrl-C, Esc
+			switch c {
+			case 0x03, 0x1b: // Ctrl-C, Esc
+				c = 'n'
+			case 'A':
+				c = 'a'
+			case 'Y':
+				c = 'y'
+			case 'N':
 				c = 'n'
 			}
-			if a, ok := parseAnswer(string(c)); ok {
+			if c == 'a' && needsConfirm(req) {
+				io.WriteString(scr.out, "a\r\n"+strings.ReplaceAll(confirmLine(req), "\n", "\r\n"))
+				line, err := r.readConfirm(ctx, scr.out)
+				if err != nil {
+					return expired(err)
+				}
+				if a, ok := parseAnswer(req, line); ok && a == policy.AllowAlways {
+					return a, nil
+				}
+				io.WriteString(scr.out, answerLine(req))
+				continue
+			}
+			if a, ok := parseAnswer(req, string(c)); ok {
 				io.WriteString(scr.out, string(c)+"\r\n")
 				return a, nil
 			}
@@ -111,13 +450,13 @@ func (r *ttyReader) approver(scr *screen) policy.Approver {
 // plainApprover asks on a pipe, reading one line.
 func (p *plainReader) approver(out io.Writer) policy.Approver {
 	return func(ctx context.Context, req *policy.ApprovalRequest) (policy.Answer, error) {
-		io.WriteString(out, describeApproval(req, false)+answerLine(req)+"\n")
+		io.WriteString(out, describeApproval(req, false, 0)+answerLine(req)+"\n")
 		for {
 			if err := waitInput(ctx, p.fd, p.br); err != nil {
 				return "", err
 			}
 			line, err := p.br.ReadString('\n')
-			if a, ok := parseAnswer(line); ok {
+			if a, ok := parseAnswer(req, line); ok {
 				return a, nil
 			}
 			if err != nil {
@@ -125,6 +464,10 @@ func (p *plainReader) approver(out io.Writer) policy.Approver {
 					return "", errors.New("input ended before an answer")
 				}
 				return "", err
+			}
+			if strings.TrimSpace(line) == "a" {
+				io.WriteString(out, "to allow always, answer always › \n")
+				continue
 			}
 			io.WriteString(out, "answer y, a or n › \n")
 		}

@@ -100,7 +100,7 @@ func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
 		if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") {
 			quit, err := command(ctx, k, o, rend, strings.Fields(msg))
 			if err != nil {
-				fmt.Fprintln(o.Err, err)
+				fmt.Fprintln(o.Err, Sanitize(err.Error()))
 			}
 			if quit {
 				return nil
@@ -161,7 +161,7 @@ func command(ctx context.Context, k *kernel.Kernel, o Options, rend *renderer, a
 		if o.Plugins == nil {
 			return false, errors.New("no plugin manager")
 		}
-		fmt.Fprint(o.Out, o.Plugins())
+		fmt.Fprint(o.Out, Sanitize(o.Plugins()))
 	case "/help":
 		fmt.Fprint(o.Out, `/new              start a new conversation (forget this one)
 /sources          list model sources; /source NAME switches

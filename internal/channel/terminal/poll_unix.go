@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// canPoll says readable can wait with a deadline.
+const canPoll = true
+
 // readable waits up to d for fd to have input.
 func readable(fd int, d time.Duration) (bool, error) {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}

@@ -32,6 +32,10 @@ type renderer struct {
 	stepText    strings.Builder // text streamed since the last tool call
 	lineOpen    bool            // the cursor is not at the start of a line
 	cut         bool            // the last turn failed in the middle of an answer
+
+	// The streamed text and reasoning are the model's: neutralised on the
+	// way out, across chunk boundaries.
+	textStream, reasonStream safeStream
 }
 
 // CutMarker marks an answer that broke off where it is shown.
@@ -61,7 +65,17 @@ func (r *renderer) newline() {
 func (r *renderer) endReasoning() {
 	if r.inReasoning {
 		r.inReasoning = false
+		if rest := r.reasonStream.flush(); rest != "" {
+			r.write(r.style(dim, rest))
+		}
 		r.newline()
+	}
+}
+
+// endText prints what the text stream still holds.
+func (r *renderer) endText() {
+	if r.streamText {
+		r.write(r.textStream.flush())
 	}
 }
 
@@ -77,19 +91,22 @@ func (r *renderer) event(ev kernel.Event) {
 			r.inReasoning = true
 			r.write(r.style(dim, "💭 "))
 		}
-		r.write(r.style(dim, ev.Text))
+		if text := r.reasonStream.write(ev.Text); text != "" {
+			r.write(r.style(dim, text))
+		}
 	case kernel.EventText:
 		r.endReasoning()
 		r.stepText.WriteString(ev.Text)
 		if r.streamText {
-			r.write(ev.Text)
+			r.write(r.textStream.write(ev.Text))
 		}
 	case kernel.EventToolStart:
 		r.endReasoning()
+		r.endText()
 		r.newline()
 		r.stepText.Reset()
 		if r.streamText {
-			r.write(r.style(dim, fmt.Sprintf("→ %s %s", ev.Tool, shorten(ev.Args, 120))) + "\n")
+			r.write(r.style(dim, fmt.Sprintf("→ %s %s", SanitizeLine(ev.Tool), shorten(ev.Args, 120))) + "\n")
 		}
 	case kernel.EventToolEnd:
 		if r.streamText {
@@ -97,19 +114,21 @@ func (r *renderer) event(ev kernel.Event) {
 			if ev.IsError {
 				mark = "✗"
 			}
-			r.write(r.style(dim, fmt.Sprintf("  %s %s %s", mark, ev.Tool, shorten(ev.Text, 160))) + "\n")
+			r.write(r.style(dim, fmt.Sprintf("  %s %s %s", mark, SanitizeLine(ev.Tool), shorten(ev.Text, 160))) + "\n")
 		}
 	case kernel.EventFinal:
 		r.endReasoning()
+		r.endText()
 		if !r.streamText || r.stepText.String() != ev.Text {
 			// Not streamed, or a stage rewrote the answer: show the final text.
 			r.newline()
-			r.write(ev.Text)
+			r.write(Sanitize(ev.Text))
 		}
 		r.newline()
 		r.stepText.Reset()
 	case kernel.EventInterrupted:
 		r.endReasoning()
+		r.endText()
 		r.newline()
 		r.write(r.style(dim, "(interrupted / 已中断)") + "\n")
 		r.stepText.Reset()
@@ -117,20 +136,22 @@ func (r *renderer) event(ev kernel.Event) {
 		r.endReasoning()
 		// Text of an answer that did not finish is shown as far as it
 		// came, marked as cut off (ask marks it on stderr).
+		r.endText()
 		r.cut = r.stepText.Len() > 0
 		if r.cut && r.streamText {
 			r.write(r.style(dim, " "+CutMarker))
 		} else if r.cut {
-			r.write(r.stepText.String())
+			r.write(Sanitize(r.stepText.String()))
 		}
 		r.newline()
 		r.stepText.Reset()
 	}
 }
 
-// shorten keeps s on one line and at most n runes.
+// shorten keeps s on one line and at most n runes, neutralising control
+// characters; it is for progress lines, never for what the user approves.
 func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = SanitizeLine(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -140,8 +161,13 @@ func shorten(s string, n int) string {
 
 // Explain turns a turn's error into a message that tells the user what to
 // do. src describes the source in use; configPath is where sources are
-// configured.
+// configured. The message is safe to print: what a provider or plugin put
+// in the error is neutralised.
 func Explain(err error, src llm.Source, configPath string) string {
+	return Sanitize(explain(err, src, configPath))
+}
+
+func explain(err error, src llm.Source, configPath string) string {
 	var apiErr *llm.APIError
 	switch {
 	case errors.Is(err, llm.ErrNoSource):

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 func render(r *renderer, evs ...kernel.Event) string {
@@ -40,6 +41,12 @@ func TestRenderChat(t *testing.T) {
 			{Kind: kernel.EventText, Text: "draft"},
 			{Kind: kernel.EventFinal, Text: "final"},
 		}, "draft\nfinal\n"},
+		{"control sequences neutralised, across chunks", []kernel.Event{
+			{Kind: kernel.EventReasoning, Text: "r\x1b"}, {Kind: kernel.EventReasoning, Text: "[2J\n"},
+			{Kind: kernel.EventText, Text: "a\r"}, {Kind: kernel.EventText, Text: "\nb\x1b]52;c;eA==\x07\xe4\xb8"},
+			{Kind: kernel.EventText, Text: "\xad\r"},
+			{Kind: kernel.EventFinal, Text: "a\r\nb\x1b]52;c;eA==\x07中\r"},
+		}, "💭 r^[[2J\na\nb^[]52;c;eA==^G中^M\n"},
 		{"interrupted", []kernel.Event{
 			{Kind: kernel.EventText, Text: "partial"},
 			{Kind: kernel.EventInterrupted},
@@ -117,5 +124,14 @@ func TestExplain(t *testing.T) {
 		if strings.Contains(got, "secret") {
 			t.Errorf("key leaked: %q", got)
 		}
+	}
+}
+
+func TestNotificationNeutralised(t *testing.T) {
+	var b strings.Builder
+	scr := &screen{out: &b}
+	scr.sink(sdk.Injection{Source: "evil\x1b]0;title\x07"}, kernel.Event{Kind: kernel.EventFinal, Text: "hi\x1b[2J\rthere"})
+	if got, want := b.String(), "\n[evil^[]0;title^G] hi^[[2J^Mthere\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

@@ -47,8 +47,10 @@ func (s *screen) sink(in sdk.Injection, ev kernel.Event) {
 	s.notify("["+label+"] ", text)
 }
 
-// notify prints a labelled message on lines of its own.
+// notify prints a labelled message on lines of its own. Both come from
+// plugins and the model, and are neutralised.
 func (s *screen) notify(label, text string) {
+	label, text = SanitizeLine(label), Sanitize(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.color {

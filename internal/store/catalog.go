@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// CatalogEntry is the last known record of a tool, kept so that commands
+// that do not start the plugins (hearth policy) can still list the tools
+// of child-process, xbot and .so plugins, with their policy.
+type CatalogEntry struct {
+	Tool     string            // model-visible name
+	Plugin   string            // owning plugin
+	Effect   string            // as declared; "" counts as write
+	Title    string            // the tool's title for users
+	Flags    []string          // untrusted, userOnly, grant, ...
+	Defaults map[string]string // the plugin's default mode of each effect
+	Updated  time.Time         // when this record last changed
+}
+
+// Catalog returns every recorded tool, by name.
+func (s *Store) Catalog(ctx context.Context) ([]CatalogEntry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT tool, plugin, effect, title, flags, defaults, updated_at FROM tool_catalog ORDER BY tool`)
+	if err != nil {
+		return nil, fmt.Errorf("reading the tool catalogue: %w", err)
+	}
+	defer rows.Close()
+	var out []CatalogEntry
+	for rows.Next() {
+		var e CatalogEntry
+		var flags, defaults string
+		var at int64
+		if err := rows.Scan(&e.Tool, &e.Plugin, &e.Effect, &e.Title, &flags, &defaults, &at); err != nil {
+			return nil, err
+		}
+		if flags != "" {
+			e.Flags = strings.Split(flags, ",")
+		}
+		if err := json.Unmarshal([]byte(defaults), &e.Defaults); err != nil {
+			return nil, fmt.Errorf("tool catalogue entry %s: %w", e.Tool, err)
+		}
+		e.Updated = time.UnixMilli(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// SaveCatalogEntry records (or replaces) a tool's record.
+func (s *Store) SaveCatalogEntry(ctx context.Context, e CatalogEntry) error {
+	defaults, err := json.Marshal(e.Defaults)
+	if err != nil {
+		return err
+	}
+	if e.Defaults == nil {
+		defaults = []byte("{}")
+	}
+	if e.Updated.IsZero() {
+		e.Updated = time.Now()
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO tool_catalog(tool, plugin, effect, title, flags, defaults, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(tool) DO UPDATE SET plugin = excluded.plugin, effect = excluded.effect, title = excluded.title,
+			flags = excluded.flags, defaults = excluded.defaults, updated_at = excluded.updated_at`,
+		e.Tool, e.Plugin, e.Effect, e.Title, strings.Join(e.Flags, ","), string(defaults), e.Updated.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("recording tool %s: %w", e.Tool, err)
+	}
+	return nil
+}
