@@ -131,8 +131,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "chat":
 		opts.Plugins = app.PluginsStart
-	case "ask", "tools":
+	case "ask":
 		opts.Plugins = app.PluginsWait
+	case "tools":
+		opts.Plugins = app.PluginsIfFree
 	}
 	if f.verbose {
 		opts.LogTo, opts.LogLevel = stderr, slog.LevelDebug
@@ -143,9 +145,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	defer a.Close()
+	for _, w := range a.Warnings {
+		fmt.Fprintf(stderr, "hearth: %s\n", w)
+	}
 
 	switch cmd {
 	case "tools":
+		if a.Busy != nil {
+			fmt.Fprintf(stderr, "hearth tools: the process plugins' tools are not listed: %v\n", a.Busy)
+		}
 		return listTools(a, f.jsonOut, stdout)
 	case "policy":
 		return runPolicy(ctx, a, f, rest, stdout, stderr)
