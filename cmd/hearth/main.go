@@ -29,6 +29,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -36,6 +37,7 @@ import (
 var version = "dev"
 
 func main() {
+	pluginhost.ShimMain() // a plugin's supervisor exits here; see its doc
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
