@@ -23,6 +23,7 @@ import (
 // end-to-end tests exercise the real main in a real child process.
 func TestMain(m *testing.M) {
 	pluginhost.ShimMain() // first, as in main
+	runTestChild()
 	if os.Getenv("HEARTH_TEST_SERVE_WEATHER") == "1" {
 		pluginrpc.Serve(weather.NewPlugin) // the example plugin as a child process
 	}
