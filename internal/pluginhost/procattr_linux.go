@@ -86,20 +86,22 @@ func sweepAdopted() {
 	self, group := os.Getpid(), syscall.Getpgrp()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		alive := false
+		// Until a pass finds nobody: reaping one may have handed its
+		// children to Hearth after the pass read them.
+		found := false
 		for _, p := range children(self) {
 			if shims.live[p.pid] || p.pgid == group {
 				continue
 			}
+			found = true
 			if p.state == 'Z' {
 				var ws unix.WaitStatus
 				_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
 				continue
 			}
-			alive = true
 			_ = unix.Kill(p.pid, unix.SIGKILL)
 		}
-		if !alive || time.Now().After(deadline) {
+		if !found || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
