@@ -87,8 +87,8 @@ type App struct {
 	// Busy names the process that owns the plugins when Options.Plugins
 	// was PluginsIfFree and they were left off because of it.
 	Busy *datadir.LockedError
-	// Warnings are things the user should read once, in their language
-	// (a data directory that was readable by others and was made
+	// Warnings are things the user should read once, in English and
+	// Chinese (a data directory that was open to others and was made
 	// private).
 	Warnings []string
 
@@ -123,9 +123,9 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		return nil, err
 	}
 	for _, l := range loose {
-		a.Logger.Warn("the data directory was readable by other users; made it private", "path", l.Path,
+		a.Logger.Warn("the data directory was open to other users; made it private", "path", l.Path,
 			"was", fmt.Sprintf("%04o", l.Was), "now", fmt.Sprintf("%04o", l.Now))
-		a.Warnings = append(a.Warnings, fmt.Sprintf("%s was readable by other users; made it private (%04o -> %04o) / 权限过宽，已改为仅本人可访问",
+		a.Warnings = append(a.Warnings, fmt.Sprintf("%s was open to other users; made it private (%04o -> %04o) / 其他用户可以访问它，已改为仅本人可访问",
 			l.Path, l.Was, l.Now))
 	}
 	list, current, err := cfg.ResolveSources(config.Overrides{Env: o.Getenv, Model: o.Model, Source: o.Source})
