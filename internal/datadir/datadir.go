@@ -19,6 +19,7 @@ type Loosened struct {
 	Was, Now fs.FileMode
 }
 
+// String describes the change for a message.
 func (l Loosened) String() string {
 	return fmt.Sprintf("%s (was %04o, now %04o)", l.Path, l.Was, l.Now)
 }

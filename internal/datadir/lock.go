@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // LockFile is the lock's name inside the data directory.
@@ -22,6 +23,7 @@ type LockedError struct {
 	PID int // 0 when the holder has not written its pid yet
 }
 
+// Error says who holds the lock and what to do, in English and Chinese.
 func (e *LockedError) Error() string {
 	pid, zh := "pid unknown", "pid 未知"
 	if e.PID > 0 {
@@ -59,7 +61,13 @@ func Acquire(dir string) (*Lock, error) {
 	}
 	if !held {
 		f.Close()
-		return nil, &LockedError{Dir: dir, PID: holder(path)}
+		// The holder writes its pid just after it locks; give it a moment.
+		pid := holder(path)
+		for i := 0; pid == 0 && i < 20; i++ {
+			time.Sleep(5 * time.Millisecond)
+			pid = holder(path)
+		}
+		return nil, &LockedError{Dir: dir, PID: pid}
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
