@@ -29,6 +29,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -36,6 +37,7 @@ import (
 var version = "dev"
 
 func main() {
+	pluginhost.ShimMain() // a plugin's supervisor exits here; see its doc
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -131,8 +133,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "chat":
 		opts.Plugins = app.PluginsStart
-	case "ask", "tools":
+	case "ask":
 		opts.Plugins = app.PluginsWait
+	case "tools":
+		opts.Plugins = app.PluginsIfFree
 	}
 	if f.verbose {
 		opts.LogTo, opts.LogLevel = stderr, slog.LevelDebug
@@ -143,6 +147,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	defer a.Close()
+	for _, w := range a.Warnings {
+		fmt.Fprintf(stderr, "hearth: %s\n", w)
+	}
 	if cmd == "chat" || cmd == "ask" {
 		var flushOut, flushErr func()
 		stdout, flushOut = maskOutput(stdout, a.Sources.Secrets())
@@ -153,6 +160,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	switch cmd {
 	case "tools":
+		if a.Busy != nil {
+			fmt.Fprintf(stderr, "hearth tools: the process plugins' tools are not listed: %v\n", a.Busy)
+		}
 		return listTools(a, f.jsonOut, stdout)
 	case "policy":
 		return runPolicy(ctx, a, f, rest, stdout, stderr)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/examples/homeagent/weather"
+	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -21,6 +22,8 @@ import (
 // TestMain lets tests run this test binary as the hearth command, so the
 // end-to-end tests exercise the real main in a real child process.
 func TestMain(m *testing.M) {
+	pluginhost.ShimMain() // first, as in main
+	runTestChild()
 	if n := os.Getenv("HEARTH_TEST_SPEW_STDERR"); n != "" {
 		spewStderr(n, os.Getenv("HEARTH_TEST_SPEW_LINE")) // a plugin that floods its stderr, then serves
 	}

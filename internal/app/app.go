@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -44,6 +44,8 @@ type Options struct {
 	// <data dir>/plugins: nothing (commands that only read the
 	// configuration), start them, or start them and wait for their
 	// handshakes (one-shot commands that need their tools at once).
+	// Every mode but PluginsOff first takes the data directory's lock:
+	// one process owns the plugins (see datadir.Acquire).
 	Plugins PluginMode
 	// WatchInterval is how often the plugins folder is scanned for
 	// changes while Hearth runs (default 2 s; only with PluginsStart).
@@ -55,9 +57,18 @@ type PluginMode int
 
 // The plugin modes.
 const (
+	// PluginsOff leaves the process plugins alone; any number of
+	// processes may open the data directory so.
 	PluginsOff PluginMode = iota
+	// PluginsStart takes the lock and starts the plugins; Open fails with
+	// a *datadir.LockedError when another process holds it.
 	PluginsStart
+	// PluginsWait is PluginsStart, then waits for the handshakes.
 	PluginsWait
+	// PluginsIfFree is PluginsWait when the lock is free, and PluginsOff
+	// with App.Busy set when another process holds it: for commands that
+	// show the plugins' tools but can do without them.
+	PluginsIfFree
 )
 
 // App is a started Hearth.
@@ -75,7 +86,15 @@ type App struct {
 	Kernel   *kernel.Kernel
 	Plugins  *pluginhost.Manager
 	Logger   *slog.Logger
+	// Busy names the process that owns the plugins when Options.Plugins
+	// was PluginsIfFree and they were left off because of it.
+	Busy *datadir.LockedError
+	// Warnings are things the user should read once, in English and
+	// Chinese (a data directory that was open to others and was made
+	// private).
+	Warnings []string
 
+	lock      *datadir.Lock
 	logFile   *logfile.File
 	logMask   atomic.Pointer[redact.Secrets] // the keys the log masks, once known
 	stopWatch func()                         // stops the plugin folder watcher and waits for it
@@ -89,16 +108,28 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating the data directory: %w", err)
-	}
-	cfg, err := config.Load(dir)
+	loose, err := datadir.Secure(dir)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{DataDir: dir, Config: cfg}
-	if err := a.openLog(o); err != nil {
+	a := &App{DataDir: dir}
+	if err := a.takeLock(o); err != nil {
 		return nil, err
+	}
+	if a.Config, err = config.Load(dir); err != nil {
+		a.Close()
+		return nil, err
+	}
+	cfg := a.Config
+	if err := a.openLog(o); err != nil {
+		a.Close()
+		return nil, err
+	}
+	for _, l := range loose {
+		a.Logger.Warn("the data directory was open to other users; made it private", "path", l.Path,
+			"was", fmt.Sprintf("%04o", l.Was), "now", fmt.Sprintf("%04o", l.Now))
+		a.Warnings = append(a.Warnings, fmt.Sprintf("%s was open to other users; made it private (%04o -> %04o) / 其他用户可以访问它，已改为仅本人可访问",
+			l.Path, l.Was, l.Now))
 	}
 	list, current, err := cfg.ResolveSources(config.Overrides{Env: o.Getenv, Model: o.Model, Source: o.Source})
 	if err != nil {
@@ -169,11 +200,11 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
 		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
 	}, a.Store)
-	if o.Plugins != PluginsOff {
+	if a.lock != nil {
 		if err := a.Plugins.Scan(ctx); err != nil {
 			a.Logger.Warn("some plugins could not start", "err", err)
 		}
-		if o.Plugins == PluginsWait {
+		if o.Plugins == PluginsWait || o.Plugins == PluginsIfFree {
 			wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			a.Plugins.WaitReady(wctx)
 			cancel()
@@ -188,6 +219,24 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		go func() { defer close(done); a.Plugins.Watch(wctx, interval) }()
 	}
 	return a, nil
+}
+
+// takeLock takes the data directory's lock when the plugins are to run.
+func (a *App) takeLock(o Options) error {
+	if o.Plugins == PluginsOff {
+		return nil
+	}
+	l, err := datadir.Acquire(a.DataDir)
+	var busy *datadir.LockedError
+	if errors.As(err, &busy) && o.Plugins == PluginsIfFree {
+		a.Busy = busy
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a.lock = l
+	return nil
 }
 
 // openLog opens <data dir>/hearth.log, capped and rotated (10 MiB x 3
@@ -226,6 +275,8 @@ func (a *App) Close() error {
 	if a.logFile != nil {
 		errs = append(errs, a.logFile.Close())
 	}
+	// Last: the plugins are stopped, another process may run them now.
+	errs = append(errs, a.lock.Release())
 	return errors.Join(errs...)
 }
 

@@ -7,15 +7,25 @@ import (
 	"syscall"
 )
 
-// setProcAttr puts the child in its own process group. Without Linux's
-// Pdeathsig the child notices Hearth's death when its stdin closes.
-func setProcAttr(cmd *exec.Cmd) {
+// pluginCommand runs the plugin in its own process group. Without Linux's
+// Pdeathsig the plugin notices Hearth's death when its stdin closes, and
+// descendants that leave the group or outlive Hearth are not contained.
+func pluginCommand(path, argv0 string, args []string) *exec.Cmd {
+	cmd := exec.Command(path, args...)
+	cmd.Args[0] = argv0
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
 }
 
-// signalGroup sends sig to the child's process group.
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+func startCommand(cmd *exec.Cmd) error { return cmd.Start() }
+func waitCommand(cmd *exec.Cmd) error  { return cmd.Wait() }
+
+// signalPlugin sends sig to the plugin's process group.
+func signalPlugin(cmd *exec.Cmd, sig syscall.Signal) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, sig)
 	}
 }
+
+// killGroup kills the plugin's process group.
+func killGroup(cmd *exec.Cmd) { signalPlugin(cmd, syscall.SIGKILL) }

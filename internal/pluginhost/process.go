@@ -292,12 +292,16 @@ func (p *Process) spawn() (*spawned, error) {
 	if !filepath.IsAbs(name) && (filepath.Base(name) != name) {
 		name = filepath.Join(p.dir, name)
 	}
-	cmd := exec.Command(name, p.m.Command[1:]...)
+	// Resolved here so that a missing program is reported at once, not
+	// by the shim.
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", p.m.Command[0], err)
+	}
+	cmd := pluginCommand(path, name, p.m.Command[1:])
 	cmd.Dir = p.dir
 	cmd.Env = p.minimalEnv(dataDir)
-	setProcAttr(cmd)
 	sp := &spawned{cmd: cmd, exited: make(chan error, 1), relayDone: make(chan struct{}), dataDir: dataDir}
-	var err error
 	if sp.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
@@ -308,7 +312,7 @@ func (p *Process) spawn() (*spawned, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startCommand(cmd); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", p.m.Command[0], err)
 	}
 	p.mu.Lock()
@@ -317,17 +321,19 @@ func (p *Process) spawn() (*spawned, error) {
 	go func() { defer close(sp.relayDone); relayStderr(stderr, p.log, p.stderr) }()
 	// Crash detection waits on the process, not on stdout: a grandchild
 	// holding the pipe open cannot hide the plugin's death.
-	go func() { sp.exited <- cmd.Wait() }()
+	go func() { sp.exited <- waitCommand(cmd) }()
 	return sp, nil
 }
 
-// kill ends the process group (grandchildren too) and lets the stderr
-// relay finish.
+// kill ends the plugin and its descendants (see signalPlugin) and lets
+// the stderr relay finish; if that takes more than a second, it kills the
+// process group.
 func (sp *spawned) kill() {
-	signalGroup(sp.cmd, syscall.SIGKILL)
+	signalPlugin(sp.cmd, syscall.SIGKILL)
 	select {
 	case <-sp.relayDone:
 	case <-time.After(time.Second):
+		killGroup(sp.cmd)
 	}
 }
 
@@ -468,8 +474,14 @@ func (p *Process) shutdown(conn *pluginrpc.Conn, cmd *exec.Cmd, stdin io.Closer,
 		case <-exited:
 			return
 		case <-time.After(p.opts.GracePeriod):
-			signalGroup(cmd, sig)
+			signalPlugin(cmd, sig)
 		}
+	}
+	select {
+	case <-exited:
+		return
+	case <-time.After(p.opts.GracePeriod):
+		killGroup(cmd) // a shim that did not do it
 	}
 	<-exited
 }

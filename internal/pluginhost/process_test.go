@@ -28,7 +28,9 @@ import (
 var cleanups []func()
 
 func TestMain(m *testing.M) {
+	ShimMain() // plugins run under the shim, as in hearth
 	if mode := os.Getenv("HEARTH_TEST_CHILD"); mode != "" {
+		runContainChild(mode)
 		runChild(mode)
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {

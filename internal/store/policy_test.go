@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -101,5 +102,44 @@ func TestAuditIsAppendOnly(t *testing.T) {
 	}
 	if _, err := s.DB().Exec(`DELETE FROM audit`); err == nil {
 		t.Fatal("audit row deleted")
+	}
+}
+
+// The audit table is append-only against raw SQL too: INSERT OR REPLACE
+// deletes the row it conflicts with without firing the DELETE trigger,
+// so it is refused on its own.
+func TestAuditRefusesReplace(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	if err := s.AppendAudit(ctx, AuditEntry{At: time.UnixMilli(1000), Tool: "shop__pay", Decision: "deny", Outcome: "denied"}); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := s.DB().QueryRowContext(ctx, `SELECT id FROM audit`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	const cols = `(id, at, session, channel, user_id, role, actor, tool, effect, args_hash, decision, rule, decided_by, duration_ms, outcome)`
+	for _, verb := range []string{"INSERT OR REPLACE INTO", "REPLACE INTO", "INSERT INTO"} {
+		_, err := s.DB().ExecContext(ctx, verb+` audit `+cols+` VALUES (?, 2000, '', '', '', '', '', 'shop__pay', '', '', 'allow', '', '', 0, 'ok')`, id)
+		if err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Errorf("%s with the id of an existing row: %v", verb, err)
+		}
+	}
+	for _, q := range []string{`UPDATE audit SET decision = 'allow'`, `DELETE FROM audit`,
+		`INSERT INTO audit ` + cols + ` VALUES (1, 2000, '', '', '', '', '', 'shop__pay', '', '', 'allow', '', '', 0, 'ok') ON CONFLICT(id) DO UPDATE SET decision = 'allow'`} {
+		if _, err := s.DB().ExecContext(ctx, q); err == nil {
+			t.Errorf("%s: accepted", q)
+		}
+	}
+	got, err := s.Audit(ctx, AuditQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Decision != "deny" || got[0].Outcome != "denied" || got[0].At.UnixMilli() != 1000 {
+		t.Fatalf("audit rows after the attempts: %+v", got)
+	}
+	// Appending still works.
+	if err := s.AppendAudit(ctx, AuditEntry{At: time.UnixMilli(3000), Tool: "shop__pay"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -32,8 +32,15 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	return OpenFile(ctx, filepath.Join(dir, FileName))
 }
 
-// OpenFile opens the database at path and migrates it.
+// OpenFile opens the database at path and migrates it. The database is
+// private to the user whatever the umask: the file is created 0600 before
+// SQLite opens it (SQLite gives its -wal and -shm files the database's
+// mode), and an existing database, WAL or SHM file readable by others is
+// made private.
 func OpenFile(ctx context.Context, path string) (*Store, error) {
+	if err := private(path); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
 		"&_pragma=foreign_keys(ON)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -46,6 +53,31 @@ func OpenFile(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("migrating %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// private creates the database file 0600 if it is missing and takes the
+// group and world permissions away from it and its WAL and SHM files.
+func private(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("checking %s: %w", p, err)
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return fmt.Errorf("making %s private: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // DB returns the underlying database for packages that own their tables.
@@ -208,6 +240,14 @@ CREATE TABLE tool_catalog (
 	updated_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	// INSERT OR REPLACE deletes the row it conflicts with without firing
+	// DELETE triggers (recursive_triggers is off), so an explicit id that
+	// is taken is refused before the insert.
+	{8, "audit refuses replace", `
+CREATE TRIGGER audit_append_only_replace BEFORE INSERT ON audit
+WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM audit WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.
@@ -242,6 +282,15 @@ func (s *Store) apply(ctx context.Context, m Migration) error {
 		return err
 	}
 	defer tx.Rollback()
+	// Another process opening the database at the same time may have
+	// applied it since migrate looked; the write lock is ours now.
+	var done bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = ?)`, m.Version).Scan(&done); err != nil {
+		return err
+	}
+	if done {
+		return nil
+	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return err
 	}

@@ -101,3 +101,23 @@ func TestSessionsAreSeparate(t *testing.T) {
 		t.Fatalf("FindSession = %v", err)
 	}
 }
+
+// Processes opening a new database at once do not apply a migration twice.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	dir := t.TempDir()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			s, err := Open(context.Background(), dir)
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package pluginhost
+
+import (
+	"os"
+	"sync/atomic"
+)
+
+// shimArg is the hidden first argument that makes a Hearth binary a
+// plugin's supervisor instead of Hearth.
+const shimArg = "__hearth-plugin-shim"
+
+// shimEnabled is set by ShimMain: the program can run the supervisor, so
+// plugins start under it.
+var shimEnabled atomic.Bool
+
+// ShimMain runs the plugin supervisor ("shim") and exits, when this
+// process was started as one; otherwise it returns at once, and process
+// plugins started from then on run under the supervisor. Call it first
+// thing in main, before anything else, and in TestMain of every test
+// binary that starts process plugins (the shim is this same binary,
+// re-executed).
+//
+// On Linux the shim is the plugin's parent: a child subreaper, so every
+// process the plugin starts (setsid, double fork and all) stays below it;
+// when the plugin exits, when Hearth asks, or when Hearth dies (even by
+// kill -9), it kills them all and exits with the plugin's status. A
+// program that never calls ShimMain, and every other system, starts
+// plugins directly in their own process group: descendants that leave the
+// group, or that outlive Hearth, are not contained there.
+func ShimMain() {
+	if len(os.Args) > 1 && os.Args[1] == shimArg {
+		os.Exit(runShim(os.Args[2:]))
+	}
+	shimEnabled.Store(shimUsable())
+}
