@@ -27,7 +27,18 @@ type Host interface {
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	Inject(in sdk.Injection)
 	InjectSync(ctx context.Context, in sdk.Injection) (string, error)
+	// SetManifest applies the plugin's manifest as for a compiled-in
+	// plugin; an error wrapping kernel.ErrHidden hides the plugin.
+	SetManifest(plugin string, m sdk.Manifest) error
+	// Withdraw removes all the plugin registered, its manifest and hooks:
+	// the plugin was stopped on purpose.
 	Withdraw(plugin string)
+	// Suspend withdraws the tools and stage handlers of a plugin that is
+	// down, and replaces its decision hooks by a stand-in that refuses
+	// (after waiting up to the hook deadline, with hold) until
+	// ResumeHooks or Withdraw.
+	Suspend(plugin, reason string, hold bool)
+	ResumeHooks(plugin string)
 }
 
 // Options tune the supervisor. Zero values mean the defaults in brackets.
@@ -118,6 +129,8 @@ type Process struct {
 	done      chan struct{}
 	stopOnce  sync.Once
 	autoStart bool
+	guards    bool // it guards calls: declared, or registered a hook
+	hooks     int  // decision hooks registered in this run
 }
 
 // Start loads dir/plugin.json and starts supervising the plugin. It
@@ -138,7 +151,11 @@ func Start(dir string, opts Options) (*Process, error) {
 		m: m, name: m.PluginName(), dir: dir, opts: opts, log: opts.Log.With("plugin", m.PluginName()),
 		stderr: newRing(50), state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
-		autoStart: true,
+		autoStart: true, guards: m.declaresHook(),
+	}
+	if p.guards {
+		// Calls are held (then refused) until the handshake ends.
+		opts.Host.Suspend(p.name, "it is starting", true)
 	}
 	go p.supervise()
 	return p, nil
@@ -178,10 +195,12 @@ func (p *Process) WaitReady(ctx context.Context) error {
 
 // Stop stops the plugin gracefully: shutdown (its stop handlers and Stop
 // run), then stdin closed, then SIGTERM, then SIGKILL, each after the grace
-// period. Its registrations are withdrawn.
+// period. Its registrations are withdrawn, its decision hooks too: only a
+// deliberate stop ends the refusals of a guard that is down.
 func (p *Process) Stop() {
 	p.stopOnce.Do(func() { close(p.stop) })
 	<-p.done
+	p.opts.Host.Withdraw(p.name)
 }
 
 func (p *Process) setState(s State, err error) {
@@ -201,13 +220,14 @@ func (p *Process) supervise() {
 	for {
 		started := time.Now()
 		autoRestart, err := p.runOnce()
-		p.opts.Host.Withdraw(p.name)
 		select {
 		case <-p.stop:
+			p.opts.Host.Withdraw(p.name)
 			p.setState(Stopped, nil)
 			return
 		default:
 		}
+		p.down(err, autoRestart)
 		p.log.Error("plugin stopped unexpectedly", "err", err, "stderr", p.stderr.tail(5))
 		if !autoRestart {
 			p.setState(Failed, err)
@@ -322,6 +342,9 @@ func (p *Process) markRunning(pid int, detail string) {
 // runOnce starts the process, does the handshake, and serves it until it
 // exits or Stop. It reports whether the plugin wants to be restarted.
 func (p *Process) runOnce() (autoRestart bool, err error) {
+	p.mu.Lock()
+	p.hooks = 0
+	p.mu.Unlock()
 	sp, err := p.spawn()
 	if err != nil {
 		return true, err
@@ -335,6 +358,12 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 // runHearth serves a plugin speaking the Hearth protocol.
 func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
+	// No tool of the plugin runs before its manifest is in force.
+	if err := p.opts.Host.SetManifest(p.name, p.pendingManifest()); err != nil {
+		sp.kill()
+		<-exited
+		return false, err
+	}
 	conn := pluginrpc.NewConn(sp.stdout, stdin, p.log)
 	p.serveHost(conn)
 	go conn.Run()
@@ -370,7 +399,6 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		select {
 		case werr := <-exited:
 			err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
-			p.opts.Host.Withdraw(p.name)
 			cleanup(err)
 			return true, err
 		case <-time.After(time.Second):
@@ -385,11 +413,26 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		} else {
 			handshake = fmt.Errorf("handshake failed: %w", handshake)
 		}
-		p.opts.Host.Withdraw(p.name)
 		cleanup(handshake)
 		<-exited
 		return true, handshake
 	}
+	// The plugin's answer to what it promised is deterministic: a bad
+	// manifest or a missing hook does not get better by restarting.
+	if err := p.applyManifest(conn, res.Manifest); err != nil {
+		cleanup(err)
+		<-exited
+		return false, err
+	}
+	if err := p.hookWithoutRegistration(); err != nil {
+		cleanup(err)
+		<-exited
+		return false, err
+	}
+	p.mu.Lock()
+	p.guards = p.m.declaresHook() || p.hooks > 0
+	p.mu.Unlock()
+	p.opts.Host.ResumeHooks(p.name)
 	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
 
 	pingFailed := make(chan error, 1)
