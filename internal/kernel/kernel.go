@@ -75,7 +75,7 @@ type Kernel struct {
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
 	plugins  []*loadedPlugin
-	external []*loadedPlugin    // manifests of plugins running outside (SetManifest)
+	external []*loadedPlugin   // manifests of plugins running outside (SetManifest)
 	hidden   map[string]string // plugin -> why it is not loaded
 	closed   bool
 

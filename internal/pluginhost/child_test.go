@@ -51,6 +51,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newSettingsPlugin)
 	case "memory":
 		pluginrpc.Serve(newMemoryPlugin)
+	case "bank":
+		pluginrpc.Serve(newBankPlugin)
 	}
 	os.Exit(9)
 }

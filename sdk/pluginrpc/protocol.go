@@ -21,16 +21,15 @@ const ProtocolVersion = 1
 
 // Methods the host calls on the plugin.
 const (
-	MethodInitialize = "initialize"  // handshake; the plugin starts and registers
-	MethodToolCall   = "tool.call"   // run a tool
-	MethodStageRun   = "stage.run"   // run a stage handler
-	MethodHookDecide = "hook.decide" // run a decision hook
-
+	MethodInitialize    = "initialize"          // handshake; the plugin starts and registers
+	MethodToolCall      = "tool.call"           // run a tool
 	MethodResolveEffect = "tool.resolveEffect"  // a tool's ResolveEffect, before its call is authorized
+	MethodStageRun      = "stage.run"           // run a stage handler
+	MethodHookDecide    = "hook.decide"         // run a decision hook
 	MethodContext       = "plugin.context"      // the manifest's Context, before a turn
 	MethodInstructions  = "plugin.instructions" // the manifest's InstructionsFunc, before a turn
-	MethodShutdown   = "shutdown"    // stop handlers, Stop, then exit
-	MethodPing       = "$/ping"      // liveness
+	MethodShutdown      = "shutdown"            // stop handlers, Stop, then exit
+	MethodPing          = "$/ping"              // liveness
 )
 
 // Methods the plugin calls on the host, by capability group. A plugin may

@@ -86,8 +86,8 @@ type child struct {
 
 	defs     map[string]sdk.ToolDef // for ResolveEffect
 	manifest sdk.Manifest
-	hooks  map[int]sdk.DecisionHook
-	nextID int
+	hooks    map[int]sdk.DecisionHook
+	nextID   int
 }
 
 var _ sdk.Host = (*child)(nil)
