@@ -53,6 +53,10 @@ func runChild(mode string) {
 		pluginrpc.Serve(newMemoryPlugin)
 	case "bank":
 		pluginrpc.Serve(newBankPlugin)
+	case "guard":
+		pluginrpc.Serve(newGuardPlugin)
+	case "rawguard":
+		serveRawGuard()
 	}
 	os.Exit(9)
 }

@@ -1,0 +1,220 @@
+//go:build unix
+
+package pluginhost
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+)
+
+// guardPlugin refuses calls whose item is "evil". While the file "hold"
+// exists in its data directory its Start does not return, so its
+// handshake does not finish.
+type guardPlugin struct{ name string }
+
+func newGuardPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	return &guardPlugin{name: name}, nil
+}
+
+func (p *guardPlugin) Name() string { return p.name }
+func (p *guardPlugin) Stop() error  { return nil }
+
+func (p *guardPlugin) Start(s *sdk.PluginSDK) error {
+	for {
+		if _, err := os.Stat(filepath.Join(s.DataDir(), "hold")); err != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.RegisterDecisionHook(func(_ context.Context, _ *sdk.ToolContext, _ string, args map[string]interface{}) (sdk.HookDecision, error) {
+		if args["item"] == "evil" {
+			return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "evil is blocked"}, nil
+		}
+		return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
+	})
+	return s.RegisterToolContext("crash", sdk.ToolDef{Effect: sdk.EffectRead}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		os.Exit(3)
+		return nil, nil
+	})
+}
+
+// serveRawGuard speaks the protocol by hand: its decision hook answers
+// args.hook and the ResolveEffect of its tool "move" answers args.effect,
+// as raw JSON, whatever they are.
+func serveRawGuard() {
+	conn := pluginrpc.NewConn(os.Stdin, os.Stdout, slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	answer := func(key string) pluginrpc.Handler {
+		return func(_ context.Context, raw json.RawMessage) (any, error) {
+			var p struct {
+				Args map[string]string `json:"args"`
+			}
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, err
+			}
+			if p.Args[key] == "" {
+				return nil, nil // a result member that is null
+			}
+			return json.RawMessage(p.Args[key]), nil
+		}
+	}
+	conn.Handle(pluginrpc.MethodInitialize, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		if err := conn.Call(ctx, pluginrpc.MethodHooksRegister, pluginrpc.HookRegistration{ID: 1}, nil); err != nil {
+			return nil, err
+		}
+		def := pluginrpc.ToolDef{ToolDef: sdk.ToolDef{Name: "move", Effect: sdk.EffectWrite}, HasResolveEffect: true}
+		if err := conn.Call(ctx, pluginrpc.MethodToolsRegister, def, nil); err != nil {
+			return nil, err
+		}
+		return pluginrpc.InitializeResult{ProtocolVersion: pluginrpc.ProtocolVersion, Name: "rawguard", AutoRestart: true}, nil
+	})
+	conn.Handle(pluginrpc.MethodHookDecide, answer("hook"))
+	conn.Handle(pluginrpc.MethodResolveEffect, answer("effect"))
+	conn.Handle(pluginrpc.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
+	conn.Run()
+	os.Exit(0)
+}
+
+// shop registers a compiled-in read tool that guards are asked about.
+func (f *fixture) shop(t *testing.T) {
+	t.Helper()
+	err := f.k.RegisterTool("shop", sdk.ToolDef{Name: "buy", Effect: sdk.EffectRead},
+		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) { return "bought", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// authorize asks the policy engine about an agent's call by the owner.
+func (f *fixture) authorize(t *testing.T, tool, args string) policy.Result {
+	t.Helper()
+	tl, ok := f.k.Tools().Lookup(tool)
+	if !ok {
+		t.Fatalf("no tool %s", tool)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		t.Fatal(err)
+	}
+	return f.eng.Authorize(context.Background(), &policy.Call{Tool: tl, Args: m, Raw: json.RawMessage(args),
+		TC:        &sdk.ToolContext{PluginID: tl.Plugin, Tool: tl.Local, Actor: sdk.ActorAgent, Turn: &sdk.TurnInfo{}},
+		Requester: policy.Requester{Channel: "test"}})
+}
+
+func wantRefused(t *testing.T, r policy.Result, by, why string) {
+	t.Helper()
+	if r.Allowed || r.DecidedBy != by || !strings.Contains(r.Reason, why) {
+		t.Fatalf("want refused by %s with %q, got %+v", by, why, r)
+	}
+}
+
+func wantAllowed(t *testing.T, r policy.Result) {
+	t.Helper()
+	if !r.Allowed {
+		t.Fatalf("want allowed, got %+v", r)
+	}
+}
+
+// A guard that crashes keeps refusing, and refuses everything, until its
+// process is back; then its hook decides again.
+func TestGuardCrashKeepsRefusing(t *testing.T) {
+	f := newFixture(t)
+	f.eng.HookTimeout = 2 * time.Second
+	f.shop(t)
+	p := f.start(t, "guard", "guard")
+	ready(t, p)
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"evil"}`), "hook:guard", "evil is blocked")
+	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"book"}`))
+
+	// Crash it, and hold its next handshake.
+	hold := filepath.Join(f.data, "plugin_data", "guard", "hold")
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.call("guard__crash", `{}`)
+	eventually(t, "crashed", func() bool { return p.Status().Restarts >= 1 })
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"evil"}`), "hook:guard", "not answering")
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"book"}`), "hook:guard", "not answering")
+
+	// Back: its hook decides again.
+	os.Remove(hold)
+	ready(t, p)
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"evil"}`), "hook:guard", "evil is blocked")
+	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"book"}`))
+
+	// Stopping it on purpose withdraws the hook.
+	p.Stop()
+	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"evil"}`))
+}
+
+// A guard declared in plugin.json guards from Start: a call made while its
+// handshake has not finished is held and refused, never allowed; one that
+// waits long enough is decided by the hook.
+func TestGuardSlowHandshakeRefuses(t *testing.T) {
+	f := newFixture(t)
+	f.eng.HookTimeout = 200 * time.Millisecond
+	f.shop(t)
+	hold := filepath.Join(f.data, "plugin_data", "guard", "hold")
+	if err := os.MkdirAll(filepath.Dir(hold), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := pluginDir(t, "guard", "guard")
+	m, err := LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DecisionHook = true
+	writeManifest(t, dir, m)
+	p, err := Start(dir, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"book"}`), "hook:guard", "it is starting")
+
+	// A call that waits for the guard is decided by it once it is ready.
+	f.eng.HookTimeout = time.Minute
+	held := make(chan policy.Result, 1)
+	go func() { held <- f.authorize(t, "shop__buy", `{"item":"evil"}`) }()
+	os.Remove(hold)
+	wantRefused(t, <-held, "hook:guard", "evil is blocked")
+	ready(t, p)
+	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"book"}`))
+}
+
+// Over the wire a hook's or a resolver's answer that is not a decision
+// refuses: null, a bare string, an empty or unknown verdict or effect.
+func TestGuardGarbageAnswersRefuse(t *testing.T) {
+	f := newFixture(t)
+	f.shop(t)
+	p := f.start(t, "rawguard", "rawguard")
+	ready(t, p)
+	args := func(hook, effect string) string {
+		b, _ := json.Marshal(map[string]string{"hook": hook, "effect": effect})
+		return string(b)
+	}
+	wantAllowed(t, f.authorize(t, "shop__buy", args(`{"verdict":"allow"}`, "")))
+	for _, hook := range []string{"", "null", `"allow"`, `{}`, `{"verdict":""}`, `{"verdict":"maybe"}`, `[{"verdict":"allow"}]`, `{"verdict":`} {
+		wantRefused(t, f.authorize(t, "shop__buy", args(hook, "")), "hook:rawguard", "decision hook of plugin")
+	}
+	allow := `{"verdict":"allow"}`
+	wantAllowed(t, f.authorize(t, "rawguard__move", args(allow, `{"effect":"read"}`)))
+	for _, effect := range []string{"", "null", `"read"`, `{}`, `{"effect":""}`, `{"effect":"teleport"}`, `{"target":{"label":"x"}}`} {
+		r := f.authorize(t, "rawguard__move", args(allow, effect))
+		if r.Allowed || r.Decision.Rule != "resolve-effect" {
+			t.Errorf("effect %s: want refused by resolve-effect, got %+v", effect, r)
+		}
+	}
+}
