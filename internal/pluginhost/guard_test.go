@@ -88,7 +88,9 @@ func serveRawGuard() {
 func (f *fixture) shop(t *testing.T) {
 	t.Helper()
 	err := f.k.RegisterTool("shop", sdk.ToolDef{Name: "buy", Effect: sdk.EffectRead},
-		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) { return "bought", nil })
+		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+			return "bought", nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,9 @@ func TestXbotPreToolHookRefusesWhileDown(t *testing.T) {
 	f.opts.BackoffMin, f.opts.BackoffMax = time.Hour, time.Hour // stays down
 	f.eng.HookTimeout = 200 * time.Millisecond
 	if err := f.k.RegisterTool("shop", sdk.ToolDef{Name: "dangerous_buy", Effect: sdk.EffectRead},
-		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) { return "bought", nil }); err != nil {
+		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+			return "bought", nil
+		}); err != nil {
 		t.Fatal(err)
 	}
 	dir, _ := filepath.Abs("testdata/xbot-hello")
