@@ -184,7 +184,7 @@ func runConformance(t *testing.T, k *kernel.Kernel, srv *llmtest.Server) conform
 	}
 	for _, m := range reqs[2].Messages {
 		if id, ok := m["tool_call_id"].(string); ok {
-			run.results[id] = m["content"].(string)
+			run.results[id] = canonicalJSON(m["content"].(string))
 		}
 	}
 	sort.Strings(approvals)
@@ -207,22 +207,72 @@ func runConformance(t *testing.T, k *kernel.Kernel, srv *llmtest.Server) conform
 // taint of an untrusted tool, its decision hook, its instructions and
 // context, and a requirement the host lacks (hidden).
 func TestPolicyConformanceCompiledInAndChild(t *testing.T) {
-	compiledK, compiledSrv, _ := conformanceKernel(t)
-	if err := compiledK.LoadPlugin("bank", newBankPlugin, nil); err != nil {
+	compiledK, compiled := compiledBank(t)
+	childK, child, opts := childBank(t, pluginDir(t, "bank", "bank"))
+	compareConformance(t, compiled, child)
+
+	// A requirement this host lacks hides the plugin either way.
+	if err := compiledK.LoadPlugin("bank-campus", newBankPlugin, map[string]any{"requires": "campus-network"}); !errors.Is(err, kernel.ErrHidden) {
+		t.Fatalf("compiled in: %v", err)
+	}
+	dir := pluginDir(t, "bank-campus", "bank")
+	setConfig(t, dir, map[string]any{"requires": "campus-network"})
+	hp, err := Start(dir, opts)
+	if err != nil {
 		t.Fatal(err)
 	}
-	compiled := runConformance(t, compiledK, compiledSrv)
+	t.Cleanup(hp.Stop)
+	eventually(t, "the child is hidden", func() bool { return hp.Status().State == Failed })
+	if st := hp.Status(); !strings.Contains(st.LastError, "campus-network") {
+		t.Errorf("hidden child: %+v", st)
+	}
+	if !reflect.DeepEqual(compiledK.Hidden(), childK.Hidden()) {
+		t.Errorf("hidden: compiled in %v, child %v", compiledK.Hidden(), childK.Hidden())
+	}
+	if _, ok := childK.Tools().Lookup("bank-campus__pay"); ok {
+		t.Error("a hidden child's tools stayed registered")
+	}
+}
 
-	childK, childSrv, _ := conformanceKernel(t)
-	opts := Options{Host: childK, Log: slog.New(slog.DiscardHandler), DataDir: t.TempDir(), HandshakeTimeout: 20 * time.Second}
-	p, err := Start(pluginDir(t, "bank", "bank"), opts)
+// compiledBank runs the conformance turn with the bank plugin compiled in.
+func compiledBank(t *testing.T) (*kernel.Kernel, conformanceRun) {
+	t.Helper()
+	k, srv, _ := conformanceKernel(t)
+	if err := k.LoadPlugin("bank", newBankPlugin, nil); err != nil {
+		t.Fatal(err)
+	}
+	return k, runConformance(t, k, srv)
+}
+
+// childBank runs the conformance turn with the bank plugin in dir.
+func childBank(t *testing.T, dir string) (*kernel.Kernel, conformanceRun, Options) {
+	t.Helper()
+	k, srv, _ := conformanceKernel(t)
+	opts := Options{Host: k, Log: slog.New(slog.DiscardHandler), DataDir: t.TempDir(), HandshakeTimeout: 20 * time.Second}
+	p, err := Start(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Stop)
 	ready(t, p)
-	child := runConformance(t, childK, childSrv)
+	return k, runConformance(t, k, srv), opts
+}
 
+// canonicalJSON re-encodes JSON text so that key order and spacing do not
+// matter; other text is returned as it is.
+func canonicalJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// compareConformance checks that the child decided as the compiled-in
+// plugin did, and that those are the right decisions.
+func compareConformance(t *testing.T, compiled, child conformanceRun) {
+	t.Helper()
 	if !reflect.DeepEqual(compiled, child) {
 		t.Errorf("the child decided differently:\ncompiled in: %#v\nchild:       %#v", compiled, child)
 		for id, r := range compiled.results {
@@ -280,27 +330,6 @@ func TestPolicyConformanceCompiledInAndChild(t *testing.T) {
 		t.Errorf("pay's record: %s", got)
 	}
 
-	// A requirement this host lacks hides the plugin either way.
-	if err := compiledK.LoadPlugin("bank-campus", newBankPlugin, map[string]any{"requires": "campus-network"}); !errors.Is(err, kernel.ErrHidden) {
-		t.Fatalf("compiled in: %v", err)
-	}
-	dir := pluginDir(t, "bank-campus", "bank")
-	setConfig(t, dir, map[string]any{"requires": "campus-network"})
-	hp, err := Start(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(hp.Stop)
-	eventually(t, "the child is hidden", func() bool { return hp.Status().State == Failed })
-	if st := hp.Status(); !strings.Contains(st.LastError, "campus-network") {
-		t.Errorf("hidden child: %+v", st)
-	}
-	if !reflect.DeepEqual(compiledK.Hidden(), childK.Hidden()) {
-		t.Errorf("hidden: compiled in %v, child %v", compiledK.Hidden(), childK.Hidden())
-	}
-	if _, ok := childK.Tools().Lookup("bank-campus__pay"); ok {
-		t.Error("a hidden child's tools stayed registered")
-	}
 }
 
 // setConfig writes config into a plugin folder's plugin.json.
