@@ -110,7 +110,8 @@ type Engine struct {
 	// before it is denied (default 5 minutes).
 	ApprovalTTL time.Duration
 	// HookTimeout bounds each decision hook and ResolveEffect call
-	// (default 5 s); one that runs longer denies.
+	// (default 5 s), and how long a call waits for the hooks of a
+	// suspended plugin (SuspendHooks); one that runs longer denies.
 	HookTimeout time.Duration
 	// LocalChannels are channels whose only user is the owner (the
 	// terminal, scripts).
@@ -377,7 +378,8 @@ type Result struct {
 
 // Authorize decides one call: resolve its effect, apply the decision
 // function, then the decision hooks (deny > ask > allow; a hook that
-// fails, panics or times out denies), and ask for approval when needed.
+// fails, panics or times out denies, and so does a suspended plugin's),
+// and ask for approval when needed.
 func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
 	role := e.RoleOf(c.Requester)
 	res := Result{Role: role, ArgsHash: ArgsHash(c.Tool.Name, c.Raw), DecidedBy: "policy"}
