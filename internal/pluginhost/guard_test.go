@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
@@ -219,4 +220,49 @@ func TestGuardGarbageAnswersRefuse(t *testing.T) {
 			t.Errorf("effect %s: want refused by resolve-effect, got %+v", effect, r)
 		}
 	}
+}
+
+// A guard reloaded by the manager keeps refusing until the new process is
+// back, and disabling it withdraws its hook.
+func TestGuardReloadKeepsRefusing(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.eng.HookTimeout = 200 * time.Millisecond
+	f.shop(t)
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plugins := t.TempDir()
+	m := NewManager(plugins, f.opts, st)
+	defer m.Close()
+	writePlugin(t, filepath.Join(plugins, "guard"), "guard", "guard")
+	if err := m.Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.WaitReady(ctx)
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"evil"}`), "hook:guard", "evil is blocked")
+
+	hold := filepath.Join(f.data, "plugin_data", "guard", "hold")
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // the reload must be asked after the load (ms resolution)
+	if err := m.Reload(ctx, "guard"); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"book"}`), "hook:guard", "not answering")
+	os.Remove(hold)
+	m.WaitReady(ctx)
+	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"book"}`))
+	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"evil"}`), "hook:guard", "evil is blocked")
+
+	if err := st.SetPluginEnabled(ctx, "guard", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"evil"}`))
 }

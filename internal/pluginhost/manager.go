@@ -146,7 +146,11 @@ func (m *Manager) Scan(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 	for _, mp := range stop {
-		mp.proc.Stop()
+		if _, again := want[mp.proc.ID()]; again {
+			mp.proc.stopForRestart() // a guard keeps refusing until it is back
+		} else {
+			mp.proc.Stop()
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -157,6 +161,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 		}
 		p, err := Start(f.dir, m.opts)
 		if err != nil {
+			m.opts.Host.Withdraw(f.man.PluginName()) // a guard stopped for a restart
 			errs = append(errs, err)
 			continue
 		}

@@ -58,6 +58,13 @@ func (p *Process) hooked() {
 	p.mu.Unlock()
 }
 
+// guarded records, after a handshake, whether the plugin guards calls.
+func (p *Process) guarded() {
+	p.mu.Lock()
+	p.guards = p.m.DecisionHook || p.hooks > 0
+	p.mu.Unlock()
+}
+
 // guarding reports whether the plugin guards calls.
 func (p *Process) guarding() bool {
 	p.mu.Lock()
@@ -142,16 +149,22 @@ func stricterModes(a, b map[sdk.Effect]sdk.Mode) map[sdk.Effect]sdk.Mode {
 	return out
 }
 
-// hookWithoutRegistration is the error of a plugin that declares a
-// decision hook but registered none: it cannot guard what it promised to.
+// hookWithoutRegistration is the error of a plugin whose plugin.json says
+// "decisionHook": true but that registered none: it cannot guard what it
+// promised to. (xbot's contributes.hooks is documentation in xbot, so a
+// stale one is only logged.)
 func (p *Process) hookWithoutRegistration() error {
 	p.mu.Lock()
 	n := p.hooks
 	p.mu.Unlock()
-	if n > 0 || !p.m.declaresHook() {
+	switch {
+	case n > 0 || !p.m.declaresHook():
 		return nil
+	case p.m.DecisionHook:
+		return errors.New("its plugin.json declares a decision hook (\"decisionHook\": true), but it registered none")
 	}
-	return errors.New("its plugin.json declares a decision hook, but it registered none")
+	p.log.Warn("plugin.json lists a PreToolUse hook in contributes.hooks, but the plugin registered none; it does not guard calls")
+	return nil
 }
 
 // xbotPreToolHook is an xbot PreToolUse hook as a decision hook: the

@@ -119,18 +119,19 @@ type Process struct {
 
 	stderr *ring
 
-	mu        sync.Mutex
-	state     State
-	pid       int
-	restarts  int
-	lastErr   string
-	ready     chan struct{} // closed when running; replaced on restart
-	stop      chan struct{}
-	done      chan struct{}
-	stopOnce  sync.Once
-	autoStart bool
-	guards    bool // it guards calls: declared, or registered a hook
-	hooks     int  // decision hooks registered in this run
+	mu         sync.Mutex
+	state      State
+	pid        int
+	restarts   int
+	lastErr    string
+	ready      chan struct{} // closed when running; replaced on restart
+	stop       chan struct{}
+	done       chan struct{}
+	stopOnce   sync.Once
+	autoStart  bool
+	guards     bool // it guards calls: declared, or registered a hook
+	hooks      int  // decision hooks registered in this run
+	restarting bool // stopped for a reload: a guard stays suspended
 }
 
 // Start loads dir/plugin.json and starts supervising the plugin. It
@@ -197,9 +198,33 @@ func (p *Process) WaitReady(ctx context.Context) error {
 // run), then stdin closed, then SIGTERM, then SIGKILL, each after the grace
 // period. Its registrations are withdrawn, its decision hooks too: only a
 // deliberate stop ends the refusals of a guard that is down.
-func (p *Process) Stop() {
+func (p *Process) Stop() { p.halt(false) }
+
+// stopForRestart stops the plugin for a new Process of the same folder
+// (a reload): a guard's hooks stay suspended, holding calls, until the new
+// process has finished its handshake.
+func (p *Process) stopForRestart() { p.halt(true) }
+
+func (p *Process) halt(restart bool) {
+	if restart {
+		p.mu.Lock()
+		p.restarting = true
+		p.mu.Unlock()
+	}
 	p.stopOnce.Do(func() { close(p.stop) })
 	<-p.done
+	p.release()
+}
+
+// release withdraws a stopped plugin, or suspends it for its restart.
+func (p *Process) release() {
+	p.mu.Lock()
+	restart, guards := p.restarting, p.guards
+	p.mu.Unlock()
+	if restart && guards {
+		p.opts.Host.Suspend(p.name, "it is restarting", true)
+		return
+	}
 	p.opts.Host.Withdraw(p.name)
 }
 
@@ -222,7 +247,7 @@ func (p *Process) supervise() {
 		autoRestart, err := p.runOnce()
 		select {
 		case <-p.stop:
-			p.opts.Host.Withdraw(p.name)
+			p.release()
 			p.setState(Stopped, nil)
 			return
 		default:
@@ -429,9 +454,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		<-exited
 		return false, err
 	}
-	p.mu.Lock()
-	p.guards = p.m.declaresHook() || p.hooks > 0
-	p.mu.Unlock()
+	p.guarded()
 	p.opts.Host.ResumeHooks(p.name)
 	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
 

@@ -209,9 +209,7 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		<-sp.exited
 		return false, err
 	}
-	p.mu.Lock()
-	p.guards = p.m.declaresHook() || p.hooks > 0
-	p.mu.Unlock()
+	p.guarded()
 	p.opts.Host.ResumeHooks(p.name)
 	p.markRunning(sp.cmd.Process.Pid, "xbot stdio")
 
