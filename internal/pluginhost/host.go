@@ -196,16 +196,22 @@ func remoteHook(conn *pluginrpc.Conn, plugin string, id int) sdk.DecisionHook {
 			}
 			return sdk.HookDecision{}, err
 		}
-		var d sdk.HookDecision
-		if err := strictObject(res, &d); err != nil {
-			return sdk.HookDecision{}, fmt.Errorf("its answer is not a decision: %w", err)
-		}
-		switch d.Verdict {
-		case sdk.VerdictAllow, sdk.VerdictAsk, sdk.VerdictDeny:
-			return d, nil
-		}
-		return sdk.HookDecision{}, fmt.Errorf("it answered verdict %q; want allow, ask or deny", d.Verdict)
+		return decodeDecision(res)
 	}
+}
+
+// decodeDecision decodes a hook.decide answer: an object whose verdict is
+// allow, ask or deny. Anything else is an error.
+func decodeDecision(raw json.RawMessage) (sdk.HookDecision, error) {
+	var d sdk.HookDecision
+	if err := strictObject(raw, &d); err != nil {
+		return sdk.HookDecision{}, fmt.Errorf("its answer is not a decision: %w", err)
+	}
+	switch d.Verdict {
+	case sdk.VerdictAllow, sdk.VerdictAsk, sdk.VerdictDeny:
+		return d, nil
+	}
+	return sdk.HookDecision{}, fmt.Errorf("it answered verdict %q; want allow, ask or deny", d.Verdict)
 }
 
 // remoteResolve asks the plugin for the effect of one call of a tool with
@@ -224,18 +230,24 @@ func remoteResolve(conn *pluginrpc.Conn, plugin, tool string) sdk.ResolveEffectF
 			}
 			return sdk.Assessment{}, err
 		}
-		var a sdk.Assessment
-		if err := strictObject(res, &a); err != nil {
-			return sdk.Assessment{}, fmt.Errorf("the plugin's answer is not an assessment: %w", err)
-		}
-		if !a.Effect.Valid() {
-			return sdk.Assessment{}, fmt.Errorf("the plugin answered effect %q; want read, write, money or public", a.Effect)
-		}
-		if a.Target != nil && a.Target.Label == "" {
-			a.Target = nil
-		}
-		return a, nil
+		return decodeAssessment(res)
 	}
+}
+
+// decodeAssessment decodes a tool.resolveEffect answer: an object with one
+// of the four effects and an optional target. Anything else is an error.
+func decodeAssessment(raw json.RawMessage) (sdk.Assessment, error) {
+	var a sdk.Assessment
+	if err := strictObject(raw, &a); err != nil {
+		return sdk.Assessment{}, fmt.Errorf("the plugin's answer is not an assessment: %w", err)
+	}
+	if !a.Effect.Valid() {
+		return sdk.Assessment{}, fmt.Errorf("the plugin answered effect %q; want read, write, money or public", a.Effect)
+	}
+	if a.Target != nil && a.Target.Label == "" {
+		a.Target = nil
+	}
+	return a, nil
 }
 
 // strictObject decodes a JSON object; null, a missing answer or another
