@@ -5,6 +5,7 @@ package pluginhost
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -159,41 +160,56 @@ func TestGuardCrashKeepsRefusing(t *testing.T) {
 	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"evil"}`))
 }
 
-// A guard declared in plugin.json guards from Start: a call made while its
-// handshake has not finished is held and refused, never allowed; one that
-// waits long enough is decided by the hook.
+// A guard guards from Start: a call made while its first handshake has not
+// finished is held and refused, never allowed, whether or not plugin.json
+// declares the hook; one that waits long enough is decided by the hook.
 func TestGuardSlowHandshakeRefuses(t *testing.T) {
-	f := newFixture(t)
-	f.eng.HookTimeout = 200 * time.Millisecond
-	f.shop(t)
-	hold := filepath.Join(f.data, "plugin_data", "guard", "hold")
-	if err := os.MkdirAll(filepath.Dir(hold), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(hold, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dir := pluginDir(t, "guard", "guard")
-	m, err := LoadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.DecisionHook = true
-	writeManifest(t, dir, m)
-	p, err := Start(dir, f.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Stop)
-	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"book"}`), "hook:guard", "it is starting")
+	for _, declared := range []bool{true, false} {
+		t.Run(fmt.Sprintf("declared=%v", declared), func(t *testing.T) {
+			f := newFixture(t)
+			f.eng.HookTimeout = 200 * time.Millisecond
+			f.shop(t)
+			hold := filepath.Join(f.data, "plugin_data", "guard", "hold")
+			if err := os.MkdirAll(filepath.Dir(hold), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(hold, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			dir := pluginDir(t, "guard", "guard")
+			m, err := LoadManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.DecisionHook = declared
+			writeManifest(t, dir, m)
+			p, err := Start(dir, f.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.Stop)
+			wantRefused(t, f.authorize(t, "shop__buy", `{"item":"book"}`), "hook:guard", "it is starting")
 
-	// A call that waits for the guard is decided by it once it is ready.
-	f.eng.HookTimeout = time.Minute
-	held := make(chan policy.Result, 1)
-	go func() { held <- f.authorize(t, "shop__buy", `{"item":"evil"}`) }()
-	os.Remove(hold)
-	wantRefused(t, <-held, "hook:guard", "evil is blocked")
-	ready(t, p)
+			// A call that waits for the guard is decided by it once it is ready.
+			f.eng.HookTimeout = time.Minute
+			held := make(chan policy.Result, 1)
+			go func() { held <- f.authorize(t, "shop__buy", `{"item":"evil"}`) }()
+			os.Remove(hold)
+			wantRefused(t, <-held, "hook:guard", "evil is blocked")
+			ready(t, p)
+			wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"book"}`))
+		})
+	}
+}
+
+// A plugin that fails before its first handshake and declares no hook
+// does not hold calls up: it never said it guards them.
+func TestFailedStartDoesNotGuard(t *testing.T) {
+	f := newFixture(t)
+	f.opts.BackoffMin, f.opts.BackoffMax = time.Hour, time.Hour
+	f.shop(t)
+	p := f.start(t, "broken", "crash-start")
+	eventually(t, "failed to start", func() bool { return p.Status().State == Backoff })
 	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"book"}`))
 }
 

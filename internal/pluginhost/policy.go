@@ -23,7 +23,9 @@ import (
 //   - A plugin that guards calls (plugin.json "decisionHook", or a hook it
 //     registered) keeps a stand-in hook from Start until it is stopped:
 //     while it is starting, restarting or down, calls are held up to the
-//     hook deadline, then refused.
+//     hook deadline, then refused. Until its first handshake every plugin
+//     counts as a guard; one that fails before it and declares no hook is
+//     released.
 
 // declaresHook reports whether plugin.json says the plugin guards calls:
 // "decisionHook": true, or for xbot a PreToolUse hook in contributes.hooks.

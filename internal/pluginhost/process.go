@@ -154,10 +154,10 @@ func Start(dir string, opts Options) (*Process, error) {
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 		autoStart: true, guards: m.declaresHook(),
 	}
-	if p.guards {
-		// Calls are held (then refused) until the handshake ends.
-		opts.Host.Suspend(p.name, "it is starting", true)
-	}
+	// Until its first handshake says whether it guards calls, any plugin
+	// may be a guard: calls are held (then refused) until it ends. A
+	// plugin that fails before it, and declares no hook, is released.
+	opts.Host.Suspend(p.name, "it is starting", true)
 	go p.supervise()
 	return p, nil
 }
