@@ -445,6 +445,11 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	// The plugin's answer to what it promised is deterministic: a bad
 	// manifest or a missing hook does not get better by restarting.
 	if err := p.applyManifest(conn, res.Manifest); err != nil {
+		// Refused or hidden, the plugin is not used, as compiled in: the
+		// hooks of its handshake do not count; a declared one still does.
+		p.mu.Lock()
+		p.guards = p.m.DecisionHook
+		p.mu.Unlock()
 		cleanup(err)
 		<-exited
 		return false, err
