@@ -425,11 +425,20 @@ func (k *Kernel) withdraw(plugin string) {
 // stage handlers, instructions and context go, its default modes stay, and
 // its decision hooks are replaced by a stand-in that refuses the calls
 // they would be asked about (see policy.Engine.SuspendHooks) until
-// ResumeHooks or Withdraw. Only plugins that guard calls are suspended.
+// ResumeHooks or Withdraw.
 func (k *Kernel) Suspend(plugin, reason string, hold bool) {
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
 	k.dropExternal(plugin)
+	if k.cfg.Policy != nil {
+		k.cfg.Policy.SuspendHooks(plugin, reason, hold)
+	}
+}
+
+// SuspendHooks is the part of Suspend for a plugin that registered nothing
+// yet (a child process starting): its decision hooks, if it has or will
+// have any, refuse until ResumeHooks or Withdraw.
+func (k *Kernel) SuspendHooks(plugin, reason string, hold bool) {
 	if k.cfg.Policy != nil {
 		k.cfg.Policy.SuspendHooks(plugin, reason, hold)
 	}

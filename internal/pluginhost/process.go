@@ -38,6 +38,8 @@ type Host interface {
 	// (after waiting up to the hook deadline, with hold) until
 	// ResumeHooks or Withdraw.
 	Suspend(plugin, reason string, hold bool)
+	// SuspendHooks is Suspend for a plugin that registered nothing yet.
+	SuspendHooks(plugin, reason string, hold bool)
 	ResumeHooks(plugin string)
 }
 
@@ -157,7 +159,7 @@ func Start(dir string, opts Options) (*Process, error) {
 	// Until its first handshake says whether it guards calls, any plugin
 	// may be a guard: calls are held (then refused) until it ends. A
 	// plugin that fails before it, and declares no hook, is released.
-	opts.Host.Suspend(p.name, "it is starting", true)
+	opts.Host.SuspendHooks(p.name, "it is starting", true)
 	go p.supervise()
 	return p, nil
 }
