@@ -427,14 +427,16 @@ func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
 			}
 		}
 	}
-	for _, plugin := range slices.Sorted(maps.Keys(guarded)) {
-		if d.Verdict == Deny {
-			break
-		}
-		v, why := e.runSuspended(ctx, plugin, guarded[plugin], c)
-		if v > d.Verdict {
-			d.Verdict, reason, res.DecidedBy = v, why, "hook:"+plugin
-			res.Decision.Verdict = v
+	if len(guarded) > 0 && d.Verdict != Deny {
+		for _, plugin := range slices.Sorted(maps.Keys(guarded)) {
+			v, why := e.runSuspended(ctx, plugin, guarded[plugin], c)
+			if v > d.Verdict {
+				d.Verdict, reason, res.DecidedBy = v, why, "hook:"+plugin
+				res.Decision.Verdict = v
+			}
+			if v == Deny {
+				break
+			}
 		}
 	}
 	switch d.Verdict {
