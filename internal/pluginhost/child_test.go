@@ -57,6 +57,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newGuardPlugin)
 	case "rawguard":
 		serveRawGuard()
+	case "stageguard":
+		pluginrpc.Serve(newStageGuardPlugin)
 	}
 	os.Exit(9)
 }

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
 
@@ -281,4 +283,62 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"evil"}`))
+}
+
+// stageGuardPlugin refuses calls whose item is "evil" the HomeAgent way:
+// a before_toolcall stage handler that sets Deny.
+type stageGuardPlugin struct{ guardPlugin }
+
+func newStageGuardPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	return &stageGuardPlugin{guardPlugin{name: name}}, nil
+}
+
+func (p *stageGuardPlugin) Start(s *sdk.PluginSDK) error {
+	s.RegisterStage(sdk.StageBeforeToolcall, func(sc *sdk.StageContext) error {
+		if len(sc.ToolCalls) == 1 && sc.ToolCalls[0].Arguments["item"] == "evil" {
+			sc.ToolCalls[0].Deny = "evil is blocked"
+		}
+		return nil
+	})
+	return s.RegisterToolContext("crash", sdk.ToolDef{Effect: sdk.EffectRead}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		os.Exit(3)
+		return nil, nil
+	})
+}
+
+// A child's before_toolcall handler guards like a decision hook: while the
+// child is down, calls are refused, not run.
+func TestStageGuardCrashKeepsRefusing(t *testing.T) {
+	buy := func(id, item string) llmtest.Reply {
+		return llmtest.Reply{ToolCalls: []llmtest.Call{{ID: id, Name: "shop__buy", Arguments: `{"item":"` + item + `"}`}}}
+	}
+	f := newFixture(t, buy("evil", "evil"), llmtest.Reply{Text: "ok"}, buy("book", "book"), llmtest.Reply{Text: "ok"})
+	f.opts.BackoffMin, f.opts.BackoffMax = time.Hour, time.Hour // stays down
+	f.eng.HookTimeout = 200 * time.Millisecond
+	f.shop(t)
+	p := f.start(t, "stageguard", "stageguard")
+	ready(t, p)
+	result := func(req int, id string) string {
+		for _, m := range f.srv.Requests()[req].Messages {
+			if m["tool_call_id"] == id {
+				return m["content"].(string)
+			}
+		}
+		return ""
+	}
+	ask := func() {
+		if out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "buy"}}); out.Err != nil {
+			t.Fatal(out.Err)
+		}
+	}
+	ask()
+	if got := result(1, "evil"); !strings.Contains(got, "evil is blocked") {
+		t.Fatalf("evil: %s", got)
+	}
+	f.call("stageguard__crash", `{}`)
+	eventually(t, "down", func() bool { return p.Status().State == Backoff })
+	ask()
+	if got := result(3, "book"); !strings.Contains(got, "not answering") {
+		t.Fatalf("while the guard is down: %s", got)
+	}
 }

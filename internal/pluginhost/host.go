@@ -51,7 +51,10 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if !slices.Contains(sdk.Stages, r.Stage) {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
 		}
-		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID))
+		if r.Stage == sdk.StageBeforeToolcall && !r.OwnTools {
+			p.hooked() // it can refuse other plugins' calls: a guard
+		}
+		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID, r.Stage))
 		return struct{}{}, nil
 	})
 	handle(pluginrpc.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -163,12 +166,17 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 
 // remoteStage runs a stage handler in the plugin and copies the context
 // back; the host's pipeline then undoes writes the stage does not allow.
-func (p *Process) remoteStage(conn *pluginrpc.Conn, id int) sdk.StageHandler {
+// A before_toolcall handler that does not answer refuses the call, as a
+// decision hook does: it may have been there to refuse it.
+func (p *Process) remoteStage(conn *pluginrpc.Conn, id int, stage sdk.Stage) sdk.StageHandler {
 	return func(sc *sdk.StageContext) error {
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
 		defer cancel()
 		var res pluginrpc.StageRunResult
 		if err := conn.Call(ctx, pluginrpc.MethodStageRun, pluginrpc.StageRunParams{ID: id, Context: pluginrpc.FromStage(sc)}, &res); err != nil {
+			if stage == sdk.StageBeforeToolcall && len(sc.ToolCalls) == 1 {
+				sc.ToolCalls[0].Deny = fmt.Sprintf("the before_toolcall handler of plugin %s did not answer: %v", p.m.ID, err)
+			}
 			return fmt.Errorf("stage handler of plugin %s: %w", p.m.ID, err)
 		}
 		res.Context.ApplyTo(sc)
