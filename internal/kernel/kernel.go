@@ -79,6 +79,7 @@ type Kernel struct {
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
 	plugins  []*loadedPlugin
+	external []*loadedPlugin   // manifests of plugins running outside (SetManifest)
 	hidden   map[string]string // plugin -> why it is not loaded
 	claims   map[string]*names.Claim
 	closed   bool
@@ -470,8 +471,40 @@ func (k *Kernel) Withdraw(plugin string) {
 func (k *Kernel) withdraw(plugin string) {
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
+	k.dropExternal(plugin)
 	if k.cfg.Policy != nil {
 		k.cfg.Policy.RemovePlugin(plugin)
+	}
+}
+
+// Suspend is Withdraw for a plugin that is down but not removed (a child
+// process that crashed, or has not finished its handshake): its tools,
+// stage handlers, instructions and context go, its default modes stay, and
+// its decision hooks are replaced by a stand-in that refuses the calls
+// they would be asked about (see policy.Engine.SuspendHooks) until
+// ResumeHooks or Withdraw.
+func (k *Kernel) Suspend(plugin, reason string, hold bool) {
+	k.tools.RemovePlugin(plugin)
+	k.pipeline.RemovePlugin(plugin)
+	k.dropExternal(plugin)
+	if k.cfg.Policy != nil {
+		k.cfg.Policy.SuspendHooks(plugin, reason, hold)
+	}
+}
+
+// SuspendHooks is the part of Suspend for a plugin that registered nothing
+// yet (a child process starting): its decision hooks, if it has or will
+// have any, refuse until ResumeHooks or Withdraw.
+func (k *Kernel) SuspendHooks(plugin, reason string, hold bool) {
+	if k.cfg.Policy != nil {
+		k.cfg.Policy.SuspendHooks(plugin, reason, hold)
+	}
+}
+
+// ResumeHooks ends a suspension: the plugin's hooks answer again.
+func (k *Kernel) ResumeHooks(plugin string) {
+	if k.cfg.Policy != nil {
+		k.cfg.Policy.ResumeHooks(plugin)
 	}
 }
 

@@ -53,6 +53,56 @@ func unmet(req []sdk.Capability) []string {
 	return out
 }
 
+// SetManifest applies the manifest of a plugin that runs outside the
+// kernel (a child process), as LoadPlugin applies a compiled-in plugin's:
+// an invalid manifest, or one whose id is not plugin, is an error; one
+// whose requirements this host does not meet hides the plugin (the error
+// wraps ErrHidden) and the caller should withdraw it; otherwise its
+// default modes take effect and its instructions and context join the
+// turns, until Withdraw or Suspend. A second call replaces the first.
+func (k *Kernel) SetManifest(plugin string, m sdk.Manifest) error {
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("plugin %q: %w", plugin, err)
+	}
+	if m.ID != plugin {
+		return fmt.Errorf("plugin %q: manifest id %q differs from the plugin's id", plugin, m.ID)
+	}
+	k.dropExternal(plugin)
+	if missing := unmet(m.Requires); len(missing) > 0 {
+		reason := "needs " + strings.Join(missing, ", ") + ", which this host does not provide"
+		k.mu.Lock()
+		if k.hidden == nil {
+			k.hidden = map[string]string{}
+		}
+		k.hidden[plugin] = reason
+		k.mu.Unlock()
+		return fmt.Errorf("plugin %q: %w: %s", plugin, ErrHidden, reason)
+	}
+	if k.cfg.Policy != nil {
+		k.cfg.Policy.SetDefaults(plugin, m.DefaultModes)
+	}
+	k.mu.Lock()
+	delete(k.hidden, plugin)
+	k.external = append(k.external, &loadedPlugin{name: plugin, manifest: m})
+	k.mu.Unlock()
+	return nil
+}
+
+// dropExternal forgets a SetManifest manifest.
+func (k *Kernel) dropExternal(plugin string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.external = slices.DeleteFunc(k.external, func(lp *loadedPlugin) bool { return lp.name == plugin })
+}
+
+// manifests returns the loaded plugins' and the outside plugins'
+// manifests, in load order.
+func (k *Kernel) manifests() []*loadedPlugin {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append(slices.Clone(k.plugins), k.external...)
+}
+
 // Hidden returns the plugins that were not loaded because their
 // requirements are not met, with the reason.
 func (k *Kernel) Hidden() map[string]string {
@@ -68,9 +118,7 @@ func (k *Kernel) Hidden() map[string]string {
 // instructions returns the loaded plugins' instructions for the system
 // prompt, in load order.
 func (k *Kernel) instructions() string {
-	k.mu.Lock()
-	list := slices.Clone(k.plugins)
-	k.mu.Unlock()
+	list := k.manifests()
 	var b strings.Builder
 	for _, lp := range list {
 		text := lp.manifest.Instructions
@@ -87,9 +135,7 @@ func (k *Kernel) instructions() string {
 // pluginContext calls each loaded plugin's Context function and returns
 // their texts as system messages marked as data.
 func (k *Kernel) pluginContext(ctx context.Context, query string) []llm.Message {
-	k.mu.Lock()
-	list := slices.Clone(k.plugins)
-	k.mu.Unlock()
+	list := k.manifests()
 	var out []llm.Message
 	for _, lp := range list {
 		if lp.manifest.Context == nil {

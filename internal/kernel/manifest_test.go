@@ -92,3 +92,31 @@ func TestInvalidManifestRefused(t *testing.T) {
 		}
 	}
 }
+
+// SetManifest applies an outside plugin's manifest as LoadPlugin does, and
+// Withdraw forgets it.
+func TestSetManifestOfAnOutsidePlugin(t *testing.T) {
+	e := newEnv(t, Config{}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+	if err := e.k.SetManifest("card", sdk.Manifest{ID: "other", Name: "x", Version: "1.0.0"}); err == nil {
+		t.Fatal("a manifest with another id was accepted")
+	}
+	if err := e.k.SetManifest("card", sdk.Manifest{ID: "card", Name: "x", Version: "1"}); err == nil {
+		t.Fatal("an invalid manifest was accepted")
+	}
+	err := e.k.SetManifest("campus", sdk.Manifest{ID: "campus", Name: "x", Version: "1.0.0", Requires: []sdk.Capability{sdk.CapCampusNetwork}})
+	if !errors.Is(err, ErrHidden) || e.k.Hidden()["campus"] == "" {
+		t.Fatalf("unmet requirement: %v %v", err, e.k.Hidden())
+	}
+	if err := e.k.SetManifest("card", sdk.Manifest{ID: "card", Name: "校园卡", Version: "1.0.0", Instructions: "outside instructions"}); err != nil {
+		t.Fatal(err)
+	}
+	e.ask(t, "hi")
+	if sys := e.srv.Requests()[0].Messages[0]["content"].(string); !strings.Contains(sys, "## 校园卡 (card)\noutside instructions") {
+		t.Fatalf("instructions missing: %q", sys)
+	}
+	e.k.Withdraw("card")
+	e.ask(t, "hi")
+	if sys := e.srv.Requests()[1].Messages[0]["content"].(string); strings.Contains(sys, "outside instructions") {
+		t.Fatalf("instructions kept after Withdraw: %q", sys)
+	}
+}

@@ -51,6 +51,14 @@ func runChild(mode string) {
 		pluginrpc.Serve(newSettingsPlugin)
 	case "memory":
 		pluginrpc.Serve(newMemoryPlugin)
+	case "bank":
+		pluginrpc.Serve(newBankPlugin)
+	case "guard":
+		pluginrpc.Serve(newGuardPlugin)
+	case "rawguard":
+		serveRawGuard()
+	case "stageguard":
+		pluginrpc.Serve(newStageGuardPlugin)
 	}
 	os.Exit(9)
 }

@@ -1,6 +1,7 @@
 package pluginhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,6 +35,9 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if d.Timeout == 0 {
 			d.Timeout = p.m.ToolTimeout()
 		}
+		if def.HasResolveEffect {
+			d.ResolveEffect = remoteResolve(conn, p.name, d.Name)
+		}
 		if err := p.opts.Host.RegisterDirectTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
 		}
@@ -47,7 +51,10 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if !slices.Contains(sdk.Stages, r.Stage) {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
 		}
-		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID))
+		if r.Stage == sdk.StageBeforeToolcall && !r.OwnTools {
+			p.hooked() // it can refuse other plugins' calls: a guard
+		}
+		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID, r.Stage))
 		return struct{}{}, nil
 	})
 	handle(pluginrpc.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -55,7 +62,8 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, r.ID))
+		p.hooked()
+		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, p.name, r.ID))
 		return struct{}{}, nil
 	})
 	handle(pluginrpc.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -158,12 +166,17 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 
 // remoteStage runs a stage handler in the plugin and copies the context
 // back; the host's pipeline then undoes writes the stage does not allow.
-func (p *Process) remoteStage(conn *pluginrpc.Conn, id int) sdk.StageHandler {
+// A before_toolcall handler that does not answer refuses the call, as a
+// decision hook does: it may have been there to refuse it.
+func (p *Process) remoteStage(conn *pluginrpc.Conn, id int, stage sdk.Stage) sdk.StageHandler {
 	return func(sc *sdk.StageContext) error {
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
 		defer cancel()
 		var res pluginrpc.StageRunResult
 		if err := conn.Call(ctx, pluginrpc.MethodStageRun, pluginrpc.StageRunParams{ID: id, Context: pluginrpc.FromStage(sc)}, &res); err != nil {
+			if stage == sdk.StageBeforeToolcall && len(sc.ToolCalls) == 1 {
+				sc.ToolCalls[0].Deny = fmt.Sprintf("the before_toolcall handler of plugin %s did not answer: %v", p.m.ID, err)
+			}
 			return fmt.Errorf("stage handler of plugin %s: %w", p.m.ID, err)
 		}
 		res.Context.ApplyTo(sc)
@@ -175,15 +188,85 @@ func (p *Process) remoteStage(conn *pluginrpc.Conn, id int) sdk.StageHandler {
 }
 
 // remoteHook asks a decision hook in the plugin. The policy engine bounds
-// it with its own deadline and fails closed.
-func remoteHook(conn *pluginrpc.Conn, id int) sdk.DecisionHook {
+// it with its own deadline and fails closed; an answer that is not a
+// decision with one of the three verdicts (null, garbage, an empty or
+// unknown verdict) is an error, so it refuses too.
+func remoteHook(conn *pluginrpc.Conn, plugin string, id int) sdk.DecisionHook {
 	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
 		raw, err := json.Marshal(args)
 		if err != nil {
 			return sdk.HookDecision{}, err
 		}
-		var d sdk.HookDecision
-		err = conn.Call(ctx, pluginrpc.MethodHookDecide, pluginrpc.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: pluginrpc.FromToolContext(tc)}, &d)
-		return d, err
+		var res json.RawMessage
+		if err := conn.Call(ctx, pluginrpc.MethodHookDecide, pluginrpc.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: pluginrpc.FromToolContext(tc)}, &res); err != nil {
+			if errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF) {
+				return sdk.HookDecision{}, fmt.Errorf("plugin %s is not running: %v", plugin, err)
+			}
+			return sdk.HookDecision{}, err
+		}
+		return decodeDecision(res)
 	}
+}
+
+// decodeDecision decodes a hook.decide answer: an object whose verdict is
+// allow, ask or deny. Anything else is an error.
+func decodeDecision(raw json.RawMessage) (sdk.HookDecision, error) {
+	var d sdk.HookDecision
+	if err := strictObject(raw, &d); err != nil {
+		return sdk.HookDecision{}, fmt.Errorf("its answer is not a decision: %w", err)
+	}
+	switch d.Verdict {
+	case sdk.VerdictAllow, sdk.VerdictAsk, sdk.VerdictDeny:
+		return d, nil
+	}
+	return sdk.HookDecision{}, fmt.Errorf("it answered verdict %q; want allow, ask or deny", d.Verdict)
+}
+
+// remoteResolve asks the plugin for the effect of one call of a tool with
+// ResolveEffect. The policy engine bounds it with its deadline; an error,
+// or an answer without a valid effect, refuses the call.
+func remoteResolve(conn *pluginrpc.Conn, plugin, tool string) sdk.ResolveEffectFunc {
+	return func(ctx context.Context, args map[string]interface{}) (sdk.Assessment, error) {
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return sdk.Assessment{}, err
+		}
+		var res json.RawMessage
+		if err := conn.Call(ctx, pluginrpc.MethodResolveEffect, pluginrpc.ResolveEffectParams{Tool: tool, Args: raw}, &res); err != nil {
+			if errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF) {
+				return sdk.Assessment{}, fmt.Errorf("plugin %s is not running: %v", plugin, err)
+			}
+			return sdk.Assessment{}, err
+		}
+		return decodeAssessment(res)
+	}
+}
+
+// decodeAssessment decodes a tool.resolveEffect answer: an object with one
+// of the four effects and an optional target. Anything else is an error.
+func decodeAssessment(raw json.RawMessage) (sdk.Assessment, error) {
+	var a sdk.Assessment
+	if err := strictObject(raw, &a); err != nil {
+		return sdk.Assessment{}, fmt.Errorf("the plugin's answer is not an assessment: %w", err)
+	}
+	if !a.Effect.Valid() {
+		return sdk.Assessment{}, fmt.Errorf("the plugin answered effect %q; want read, write, money or public", a.Effect)
+	}
+	if a.Target != nil && a.Target.Label == "" {
+		a.Target = nil
+	}
+	return a, nil
+}
+
+// strictObject decodes a JSON object; null, a missing answer or another
+// kind of value is an error.
+func strictObject(raw json.RawMessage, v any) error {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 || b[0] != '{' {
+		if len(b) == 0 {
+			b = []byte("nothing")
+		}
+		return fmt.Errorf("got %.40s", b)
+	}
+	return json.Unmarshal(b, v)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -229,7 +230,11 @@ func (m *Manager) Scan(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 	for _, mp := range stop {
-		mp.proc.Stop() // gives its name back
+		if _, again := want[mp.proc.name]; again {
+			mp.proc.stopForRestart() // a guard keeps refusing until it is back
+		} else {
+			mp.proc.Stop() // gives its name back
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -245,6 +250,9 @@ func (m *Manager) Scan(ctx context.Context) error {
 		}
 		p, err := Start(f.dir, m.opts)
 		if err != nil {
+			if !errors.Is(err, names.ErrTaken) && !errors.Is(err, names.ErrReserved) {
+				m.opts.Host.Withdraw(f.man.PluginName()) // a guard stopped for a restart
+			}
 			if prevBad[f.dir] != err.Error() {
 				errs = append(errs, err)
 			}

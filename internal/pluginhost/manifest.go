@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/names"
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // ManifestFile is the name of a plugin folder's manifest.
@@ -48,6 +49,19 @@ type Manifest struct {
 	// Timeout is the default deadline of the plugin's tools (Go duration,
 	// e.g. "30s").
 	Timeout string `json:"timeout,omitempty"`
+
+	// DefaultModes are the plugin's default modes, in force before its
+	// process answers; the manifest it sends at initialize can make them
+	// stricter, never looser (see policy.go).
+	DefaultModes map[sdk.Effect]sdk.Mode `json:"defaultModes,omitempty"`
+	// DecisionHook says the plugin guards tool calls with a decision hook:
+	// from its start until it is stopped, a call is refused whenever the
+	// hook cannot answer. xbot plugins declare it with a PreToolUse hook
+	// in contributes.hooks.
+	DecisionHook bool `json:"decisionHook,omitempty"`
+	// Contributes is xbot's (documentation-only) list of contributions;
+	// Hearth reads only contributes.hooks.
+	Contributes json.RawMessage `json:"contributes,omitempty"`
 }
 
 var (
@@ -128,6 +142,11 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	for _, g := range m.Capabilities {
 		if !knownGroups[g] {
 			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, settings.core, settings.plugins, settings.plugins.write, kv, memory, knowledge)", path, g)
+		}
+	}
+	for e, mode := range m.DefaultModes {
+		if !e.Valid() || !mode.Valid() {
+			return nil, fmt.Errorf("%s: defaultModes: %q: %q: want an effect (read, write, money, public) and a mode (auto, ask, off)", path, e, mode)
 		}
 	}
 	if m.Timeout != "" {

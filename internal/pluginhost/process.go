@@ -28,7 +28,20 @@ type Host interface {
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	Inject(in sdk.Injection)
 	InjectSync(ctx context.Context, in sdk.Injection) (string, error)
+	// SetManifest applies the plugin's manifest as for a compiled-in
+	// plugin; an error wrapping kernel.ErrHidden hides the plugin.
+	SetManifest(plugin string, m sdk.Manifest) error
+	// Withdraw removes all the plugin registered, its manifest and hooks:
+	// the plugin was stopped on purpose.
 	Withdraw(plugin string)
+	// Suspend withdraws the tools and stage handlers of a plugin that is
+	// down, and replaces its decision hooks by a stand-in that refuses
+	// (after waiting up to the hook deadline, with hold) until
+	// ResumeHooks or Withdraw.
+	Suspend(plugin, reason string, hold bool)
+	// SuspendHooks is Suspend for a plugin that registered nothing yet.
+	SuspendHooks(plugin, reason string, hold bool)
+	ResumeHooks(plugin string)
 }
 
 // Options tune the supervisor. Zero values mean the defaults in brackets.
@@ -122,16 +135,19 @@ type Process struct {
 
 	stderr *ring
 
-	mu        sync.Mutex
-	state     State
-	pid       int
-	restarts  int
-	lastErr   string
-	ready     chan struct{} // closed when running; replaced on restart
-	stop      chan struct{}
-	done      chan struct{}
-	stopOnce  sync.Once
-	autoStart bool
+	mu         sync.Mutex
+	state      State
+	pid        int
+	restarts   int
+	lastErr    string
+	ready      chan struct{} // closed when running; replaced on restart
+	stop       chan struct{}
+	done       chan struct{}
+	stopOnce   sync.Once
+	autoStart  bool
+	guards     bool // it guards calls: declared, or registered a hook
+	hooks      int  // decision hooks registered in this run
+	restarting bool // stopped for a reload: a guard stays suspended
 }
 
 // Start loads dir/plugin.json, claims the plugin's name and starts
@@ -158,8 +174,12 @@ func Start(dir string, opts Options) (*Process, error) {
 		m: m, name: m.PluginName(), claim: claim, dir: dir, opts: opts, log: opts.Log.With("plugin", m.PluginName()),
 		stderr: newRing(50), state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
-		autoStart: true,
+		autoStart: true, guards: m.declaresHook(),
 	}
+	// Until its first handshake says whether it guards calls, any plugin
+	// may be a guard: calls are held (then refused) until it ends. A
+	// plugin that fails before it, and declares no hook, is released.
+	opts.Host.SuspendHooks(p.name, "it is starting", true)
 	go p.supervise()
 	return p, nil
 }
@@ -198,10 +218,36 @@ func (p *Process) WaitReady(ctx context.Context) error {
 
 // Stop stops the plugin gracefully: shutdown (its stop handlers and Stop
 // run), then stdin closed, then SIGTERM, then SIGKILL, each after the grace
-// period. Its registrations are withdrawn.
-func (p *Process) Stop() {
+// period. Its registrations are withdrawn, its decision hooks too: only a
+// deliberate stop ends the refusals of a guard that is down.
+func (p *Process) Stop() { p.halt(false) }
+
+// stopForRestart stops the plugin for a new Process of the same folder
+// (a reload): a guard's hooks stay suspended, holding calls, until the new
+// process has finished its handshake.
+func (p *Process) stopForRestart() { p.halt(true) }
+
+func (p *Process) halt(restart bool) {
+	if restart {
+		p.mu.Lock()
+		p.restarting = true
+		p.mu.Unlock()
+	}
 	p.stopOnce.Do(func() { close(p.stop) })
 	<-p.done
+	p.release()
+}
+
+// release withdraws a stopped plugin, or suspends it for its restart.
+func (p *Process) release() {
+	p.mu.Lock()
+	restart, guards := p.restarting, p.guards
+	p.mu.Unlock()
+	if restart && guards {
+		p.opts.Host.Suspend(p.name, "it is restarting", true)
+		return
+	}
+	p.opts.Host.Withdraw(p.name)
 }
 
 func (p *Process) setState(s State, err error) {
@@ -222,13 +268,14 @@ func (p *Process) supervise() {
 	for {
 		started := time.Now()
 		autoRestart, err := p.runOnce()
-		p.opts.Host.Withdraw(p.name)
 		select {
 		case <-p.stop:
+			p.release()
 			p.setState(Stopped, nil)
 			return
 		default:
 		}
+		p.down(err, autoRestart)
 		p.log.Error("plugin stopped unexpectedly", "err", err, "stderr", p.stderr.tail(5))
 		if !autoRestart {
 			p.setState(Failed, err)
@@ -349,6 +396,9 @@ func (p *Process) markRunning(pid int, detail string) {
 // runOnce starts the process, does the handshake, and serves it until it
 // exits or Stop. It reports whether the plugin wants to be restarted.
 func (p *Process) runOnce() (autoRestart bool, err error) {
+	p.mu.Lock()
+	p.hooks = 0
+	p.mu.Unlock()
 	sp, err := p.spawn()
 	if err != nil {
 		return true, err
@@ -362,6 +412,12 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 // runHearth serves a plugin speaking the Hearth protocol.
 func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
+	// No tool of the plugin runs before its manifest is in force.
+	if err := p.opts.Host.SetManifest(p.name, p.pendingManifest()); err != nil {
+		sp.kill()
+		<-exited
+		return false, err
+	}
 	conn := pluginrpc.NewConn(sp.stdout, stdin, p.log)
 	p.serveHost(conn)
 	go conn.Run()
@@ -397,7 +453,6 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		select {
 		case werr := <-exited:
 			err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
-			p.opts.Host.Withdraw(p.name)
 			cleanup(err)
 			return true, err
 		case <-time.After(time.Second):
@@ -412,11 +467,29 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		} else {
 			handshake = fmt.Errorf("handshake failed: %w", handshake)
 		}
-		p.opts.Host.Withdraw(p.name)
 		cleanup(handshake)
 		<-exited
 		return true, handshake
 	}
+	// The plugin's answer to what it promised is deterministic: a bad
+	// manifest or a missing hook does not get better by restarting.
+	if err := p.applyManifest(conn, res.Manifest); err != nil {
+		// Refused or hidden, the plugin is not used, as compiled in: the
+		// hooks of its handshake do not count; a declared one still does.
+		p.mu.Lock()
+		p.guards = p.m.DecisionHook
+		p.mu.Unlock()
+		cleanup(err)
+		<-exited
+		return false, err
+	}
+	if err := p.hookWithoutRegistration(); err != nil {
+		cleanup(err)
+		<-exited
+		return false, err
+	}
+	p.guarded()
+	p.opts.Host.ResumeHooks(p.name)
 	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
 
 	pingFailed := make(chan error, 1)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
@@ -60,6 +61,7 @@ func (l *logBuf) String() string {
 
 type fixture struct {
 	k    *kernel.Kernel
+	eng  *policy.Engine
 	srv  *llmtest.Server
 	logs *logBuf
 	data string
@@ -72,9 +74,14 @@ func newFixture(t *testing.T, replies ...llmtest.Reply) *fixture {
 	logs := &logBuf{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	src, _ := llm.NewSources([]llm.Source{{Name: "main", BaseURL: srv.URL}, {Name: "other", BaseURL: srv.URL}}, "main")
-	k := kernel.New(kernel.Config{Logger: log}, src, nil)
+	eng, err := policy.NewEngine(context.Background(), policy.DiscardStore{}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.LocalChannels = append(eng.LocalChannels, "test") // the owner speaks on "test"
+	k := kernel.New(kernel.Config{Logger: log, Policy: eng}, src, nil)
 	t.Cleanup(func() { k.Close() })
-	f := &fixture{k: k, srv: srv, logs: logs, data: t.TempDir()}
+	f := &fixture{k: k, eng: eng, srv: srv, logs: logs, data: t.TempDir()}
 	f.opts = Options{Host: k, LLM: src, Log: log, DataDir: f.data, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
 		GracePeriod: time.Second, HandshakeTimeout: 20 * time.Second}
 	return f
@@ -383,6 +390,7 @@ func TestSameSourceRunsAsAChild(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "weather__weather_query", Arguments: `{"city":"北京"}`}}},
 		llmtest.Reply{Text: "北京晴。"},
 	)
+	f.eng.LocalChannels = append(f.eng.LocalChannels, "qq") // the example's tool declares no effect: write
 	p := f.start(t, "weather", "weather")
 	ready(t, p)
 	blocked := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "qq", UserID: "blocked_user", Text: "hi"}})

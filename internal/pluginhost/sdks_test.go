@@ -155,3 +155,22 @@ func TestTypeScriptSDKExample(t *testing.T) {
 		t.Fatalf("registered %+v", tool)
 	}
 }
+
+// The bank plugin of the conformance test, written with the TypeScript
+// SDK, makes the decisions the Go plugin makes compiled in.
+func TestTypeScriptSDKPolicyConformance(t *testing.T) {
+	needNodeSDK(t)
+	_, compiled := compiledBank(t)
+	dir, _ := filepath.Abs("testdata/tsbank")
+	_, child, _ := childBank(t, dir)
+	compareConformance(t, compiled, child)
+}
+
+// The same in Python.
+func TestPythonSDKPolicyConformance(t *testing.T) {
+	needProgram(t, "python3")
+	_, compiled := compiledBank(t)
+	dir, _ := filepath.Abs("testdata/pybank")
+	_, child, _ := childBank(t, dir)
+	compareConformance(t, compiled, child)
+}

@@ -200,11 +200,17 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		return true, fmt.Errorf("activate failed: %w", a.err)
 	}
 	if err := p.registerXbot(link, a.resp, timeout); err != nil {
-		p.opts.Host.Withdraw(p.name)
 		sp.kill()
 		<-sp.exited
 		return true, err
 	}
+	if err := p.hookWithoutRegistration(); err != nil {
+		sp.kill()
+		<-sp.exited
+		return false, err
+	}
+	p.guarded()
+	p.opts.Host.ResumeHooks(p.name)
 	p.markRunning(sp.cmd.Process.Pid, "xbot stdio")
 
 	select {
@@ -229,8 +235,12 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 	}
 }
 
-// registerXbot turns an activate response into Hearth registrations.
+// registerXbot turns an activate response into Hearth registrations,
+// after plugin.json's default modes are in force.
 func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, timeout time.Duration) error {
+	if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: p.m.DefaultModes}); err != nil {
+		return err
+	}
 	for _, t := range r.Tools {
 		schema, err := xbotSchema(t)
 		if err != nil {
@@ -337,27 +347,10 @@ func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, timeout time.Dura
 	}
 	switch h.Event {
 	case "PreToolUse":
-		p.opts.Host.RegisterStage(p.name, sdk.StageBeforeToolcall, false, func(sc *sdk.StageContext) error {
-			tool, input, ok := callArgs(sc)
-			if !ok {
-				return nil
-			}
-			r := ask(sc, tool, input)
-			if r == nil {
-				return nil
-			}
-			msg := r.Message
-			if msg == "" {
-				msg = "refused by plugin " + p.m.ID
-			}
-			switch r.Decision {
-			case "deny":
-				sc.ToolCalls[0].Deny = msg
-			case "ask":
-				sc.ToolCalls[0].Ask = msg
-			}
-			return nil
-		})
+		// A decision hook, not a stage handler: the policy engine holds
+		// and refuses calls while the plugin is down.
+		p.hooked()
+		p.opts.Host.RegisterDecisionHook(p.name, p.xbotPreToolHook(link, h, min(timeout, p.opts.StageTimeout)))
 	case "PostToolUse", "PostToolUseFailure":
 		failure := h.Event == "PostToolUseFailure"
 		p.opts.Host.RegisterStage(p.name, sdk.StageAfterToolcall, false, func(sc *sdk.StageContext) error {

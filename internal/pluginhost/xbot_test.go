@@ -4,9 +4,11 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/sdk"
@@ -91,4 +93,31 @@ func TestXbotManifestNames(t *testing.T) {
 		t.Fatal("a name with no letters accepted")
 	}
 
+}
+
+// An xbot PreToolUse hook is a decision hook: while the plugin is down
+// after a crash, the calls it would be asked about are refused, not run.
+func TestXbotPreToolHookRefusesWhileDown(t *testing.T) {
+	needProgram(t, "python3")
+	f := newFixture(t)
+	f.opts.BackoffMin, f.opts.BackoffMax = time.Hour, time.Hour // stays down
+	f.eng.HookTimeout = 200 * time.Millisecond
+	if err := f.k.RegisterTool("shop", sdk.ToolDef{Name: "dangerous_buy", Effect: sdk.EffectRead},
+		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+			return "bought", nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := filepath.Abs("testdata/xbot-hello")
+	p, err := Start(dir, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ready(t, p)
+	wantRefused(t, f.authorize(t, "shop__dangerous_buy", `{}`), "hook:com-example-python-hello", "python-hello blocks dangerous tools")
+
+	f.call("com-example-python-hello__crash", `{}`)
+	eventually(t, "crashed", func() bool { return p.Status().State == Backoff })
+	wantRefused(t, f.authorize(t, "shop__dangerous_buy", `{}`), "hook:com-example-python-hello", "not answering")
 }

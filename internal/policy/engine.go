@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -109,7 +110,8 @@ type Engine struct {
 	// before it is denied (default 5 minutes).
 	ApprovalTTL time.Duration
 	// HookTimeout bounds each decision hook and ResolveEffect call
-	// (default 5 s); one that runs longer denies.
+	// (default 5 s), and how long a call waits for the hooks of a
+	// suspended plugin (SuspendHooks); one that runs longer denies.
 	HookTimeout time.Duration
 	// LocalChannels are channels whose only user is the owner (the
 	// terminal, scripts).
@@ -127,6 +129,16 @@ type Engine struct {
 
 	refreshMu   sync.Mutex
 	refreshedAt time.Time
+	guards      map[string]*hookGuard // plugins whose hooks are not answering
+}
+
+// hookGuard stands for the decision hooks of a plugin that is not
+// answering (a child process starting, restarting or down): calls its hooks
+// would be asked about are held until it is back, or refused.
+type hookGuard struct {
+	reason string        // why the hooks are not answering, for the refusal
+	hold   bool          // wait (up to HookTimeout) for the plugin to come back
+	ready  chan struct{} // closed when the plugin is back (or removed)
 }
 
 type grantKey struct {
@@ -143,6 +155,7 @@ func NewEngine(ctx context.Context, st Store, log *slog.Logger) (*Engine, error)
 		ApprovalTTL: 5 * time.Minute, HookTimeout: 5 * time.Second,
 		LocalChannels: []string{"terminal", "ask"},
 		defaults:      map[string]map[sdk.Effect]sdk.Mode{},
+		guards:        map[string]*hookGuard{},
 	}
 	// `hearth policy set` in another process changes the database; the
 	// overrides are read again before each decision (see refresh).
@@ -210,12 +223,48 @@ func (e *Engine) AddHook(h Hook) {
 	e.hooks = append(e.hooks, h)
 }
 
-// RemovePlugin withdraws a plugin's hooks and defaults.
+// RemovePlugin withdraws a plugin's hooks (live or suspended) and
+// defaults: the plugin was stopped, disabled or removed on purpose.
 func (e *Engine) RemovePlugin(plugin string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.hooks = slices.DeleteFunc(e.hooks, func(h Hook) bool { return h.Plugin == plugin })
 	delete(e.defaults, plugin)
+	if g := e.guards[plugin]; g != nil {
+		delete(e.guards, plugin)
+		close(g.ready)
+	}
+}
+
+// SuspendHooks replaces a plugin's decision hooks by a stand-in that
+// refuses: the plugin guards calls (it declared or registered a hook) but
+// cannot answer now, because its process is starting, restarting or down.
+// Until ResumeHooks or RemovePlugin, every call its hooks would be asked
+// about is refused with reason; with hold, the call first waits up to
+// HookTimeout for the plugin to come back and is then decided by its
+// hooks. Hooks the plugin adds while suspended (during its handshake) are
+// asked only once it is resumed.
+func (e *Engine) SuspendHooks(plugin, reason string, hold bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hooks = slices.DeleteFunc(e.hooks, func(h Hook) bool { return h.Plugin == plugin })
+	if g := e.guards[plugin]; g != nil {
+		g.reason, g.hold = reason, hold
+		return
+	}
+	e.guards[plugin] = &hookGuard{reason: reason, hold: hold, ready: make(chan struct{})}
+}
+
+// ResumeHooks ends a plugin's suspension: its hooks (those added since it
+// was suspended; none means it no longer guards calls) are asked again,
+// including by the calls that were waiting for it.
+func (e *Engine) ResumeHooks(plugin string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if g := e.guards[plugin]; g != nil {
+		delete(e.guards, plugin)
+		close(g.ready)
+	}
 }
 
 // SetOverride sets (or with "" clears) the user's mode for a tool.
@@ -371,7 +420,8 @@ type Result struct {
 
 // Authorize decides one call: resolve its effect, apply the decision
 // function, then the decision hooks (deny > ask > allow; a hook that
-// fails, panics or times out denies), and ask for approval when needed.
+// fails, panics or times out denies, and so does a suspended plugin's),
+// and ask for approval when needed.
 func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
 	e.refresh(ctx, 0)
 	role := e.RoleOf(c.Requester)
@@ -382,7 +432,7 @@ func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
 	in := Input{Effect: def.Effect, Override: e.overrides[c.Tool.Name], Defaults: e.defaults[c.Tool.Plugin],
 		Actor: c.TC.Actor, Allowed: allowed,
 		Grant: def.Grant, AlwaysAsk: def.AlwaysAsk, UserOnly: def.UserOnly}
-	hooks := e.hooks
+	hooks, guarded := e.hooks, e.suspended()
 	e.mu.RUnlock()
 	if c.TC.Turn != nil {
 		in.Tainted = c.TC.Turn.Tainted
@@ -407,9 +457,24 @@ func (e *Engine) Authorize(ctx context.Context, c *Call) Result {
 	}
 	if d.Verdict != Deny {
 		for _, h := range hooks {
+			if _, down := guarded[h.Plugin]; down {
+				continue // asked below, once the plugin is back
+			}
 			v, why := e.runHook(ctx, h, c)
 			if v > d.Verdict {
 				d.Verdict, reason, res.DecidedBy = v, why, "hook:"+h.Plugin
+				res.Decision.Verdict = v
+			}
+			if v == Deny {
+				break
+			}
+		}
+	}
+	if len(guarded) > 0 && d.Verdict != Deny {
+		for _, plugin := range slices.Sorted(maps.Keys(guarded)) {
+			v, why := e.runSuspended(ctx, plugin, guarded[plugin], c)
+			if v > d.Verdict {
+				d.Verdict, reason, res.DecidedBy = v, why, "hook:"+plugin
 				res.Decision.Verdict = v
 			}
 			if v == Deny {
@@ -434,6 +499,59 @@ func (e *Engine) resolve(ctx context.Context, fn sdk.ResolveEffectFunc, args map
 		a.Effect = sdk.EffectWrite
 	}
 	return a, err
+}
+
+// suspended returns the guards of the suspended plugins; e.mu is held.
+func (e *Engine) suspended() map[string]*hookGuard {
+	if len(e.guards) == 0 {
+		return nil
+	}
+	return maps.Clone(e.guards)
+}
+
+// runSuspended decides for the hooks of a suspended plugin: it refuses at
+// once, or, with hold, waits up to HookTimeout for the plugin to be resumed
+// and then asks its hooks.
+func (e *Engine) runSuspended(ctx context.Context, plugin string, g *hookGuard, c *Call) (Verdict, string) {
+	e.mu.RLock()
+	reason, hold := g.reason, g.hold
+	e.mu.RUnlock()
+	refuse := fmt.Sprintf("the decision hook of plugin %q is not answering (%s); calls it checks are refused until it is back", plugin, reason)
+	if !hold {
+		return Deny, refuse
+	}
+	t := time.NewTimer(e.HookTimeout)
+	defer t.Stop()
+	select {
+	case <-g.ready:
+	case <-t.C:
+		return Deny, refuse
+	case <-ctx.Done():
+		return Deny, refuse
+	}
+	e.mu.RLock()
+	var hooks []Hook
+	for _, h := range e.hooks {
+		if h.Plugin == plugin {
+			hooks = append(hooks, h)
+		}
+	}
+	again := e.guards[plugin]
+	e.mu.RUnlock()
+	if again != nil {
+		return Deny, fmt.Sprintf("the decision hook of plugin %q is not answering (%s); calls it checks are refused until it is back", plugin, again.reason)
+	}
+	verdict, why := Allow, ""
+	for _, h := range hooks {
+		v, r := e.runHook(ctx, h, c)
+		if v > verdict {
+			verdict, why = v, r
+		}
+		if v == Deny {
+			break
+		}
+	}
+	return verdict, why
 }
 
 // runHook runs one decision hook with the hook deadline. It fails closed.

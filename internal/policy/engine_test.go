@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,4 +155,43 @@ func TestAuthorizeConcurrentWithWriters(t *testing.T) {
 		eng.Authorize(context.Background(), c)
 	}
 	<-done
+}
+
+// A suspended plugin's hooks refuse every call (after holding it, with
+// hold) until it is resumed; hooks it adds meanwhile are asked only then;
+// removing the plugin ends the refusals.
+func TestSuspendedHooksRefuse(t *testing.T) {
+	eng, err := NewEngine(context.Background(), DiscardStore{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.HookTimeout = 20 * time.Millisecond
+	reg := tools.NewRegistry()
+	tool, err := reg.Register("p", sdk.ToolDef{Name: "read", Effect: sdk.EffectRead},
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	authorize := func() Result {
+		return eng.Authorize(context.Background(), &Call{Tool: tool, TC: &sdk.ToolContext{Actor: sdk.ActorAgent}, Requester: Requester{Channel: "terminal"}})
+	}
+	allow := func(context.Context, *sdk.ToolContext, string, map[string]any) (sdk.HookDecision, error) {
+		return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
+	}
+	for _, hold := range []bool{false, true} {
+		eng.SuspendHooks("guard", "it crashed", hold)
+		eng.AddHook(Hook{Plugin: "guard", Fn: allow}) // during its handshake
+		if r := authorize(); r.Allowed || r.DecidedBy != "hook:guard" || !strings.Contains(r.Reason, "it crashed") {
+			t.Fatalf("hold %v: suspended: %+v", hold, r)
+		}
+		eng.ResumeHooks("guard")
+		if r := authorize(); !r.Allowed {
+			t.Fatalf("hold %v: resumed: %+v", hold, r)
+		}
+	}
+	eng.SuspendHooks("guard", "it crashed", true)
+	eng.RemovePlugin("guard")
+	if r := authorize(); !r.Allowed {
+		t.Fatalf("removed: %+v", r)
+	}
 }

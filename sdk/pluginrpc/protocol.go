@@ -21,12 +21,15 @@ const ProtocolVersion = 1
 
 // Methods the host calls on the plugin.
 const (
-	MethodInitialize = "initialize"  // handshake; the plugin starts and registers
-	MethodToolCall   = "tool.call"   // run a tool
-	MethodStageRun   = "stage.run"   // run a stage handler
-	MethodHookDecide = "hook.decide" // run a decision hook
-	MethodShutdown   = "shutdown"    // stop handlers, Stop, then exit
-	MethodPing       = "$/ping"      // liveness
+	MethodInitialize    = "initialize"          // handshake; the plugin starts and registers
+	MethodToolCall      = "tool.call"           // run a tool
+	MethodResolveEffect = "tool.resolveEffect"  // a tool's ResolveEffect, before its call is authorized
+	MethodStageRun      = "stage.run"           // run a stage handler
+	MethodHookDecide    = "hook.decide"         // run a decision hook
+	MethodContext       = "plugin.context"      // the manifest's Context, before a turn
+	MethodInstructions  = "plugin.instructions" // the manifest's InstructionsFunc, before a turn
+	MethodShutdown      = "shutdown"            // stop handlers, Stop, then exit
+	MethodPing          = "$/ping"              // liveness
 )
 
 // Methods the plugin calls on the host, by capability group. A plugin may
@@ -114,13 +117,57 @@ type InitializeParams struct {
 }
 
 // InitializeResult closes the handshake, after the plugin's Start returned
-// and its registrations were made.
+// and its registrations were made. The host applies Manifest as it applies
+// a compiled-in plugin's (default modes, requirements, instructions,
+// context) before it offers the plugin's tools.
 type InitializeResult struct {
-	ProtocolVersion int           `json:"protocolVersion"`
-	SDKVersion      string        `json:"sdkVersion"`
-	Name            string        `json:"name"`
-	Manifest        *sdk.Manifest `json:"manifest,omitempty"`
-	AutoRestart     bool          `json:"autoRestart"`
+	ProtocolVersion int       `json:"protocolVersion"`
+	SDKVersion      string    `json:"sdkVersion"`
+	Name            string    `json:"name"`
+	Manifest        *Manifest `json:"manifest,omitempty"`
+	AutoRestart     bool      `json:"autoRestart"`
+}
+
+// Manifest is sdk.Manifest on the wire: its functions become flags, and
+// the host calls them as methods.
+type Manifest struct {
+	sdk.Manifest
+	// HasContext says the plugin answers "plugin.context" before each
+	// turn (sdk.Manifest.Context).
+	HasContext bool `json:"hasContext,omitempty"`
+	// DynamicInstructions says the plugin answers "plugin.instructions"
+	// before each turn (sdk.Manifest.InstructionsFunc); Instructions is
+	// the text used when it does not answer.
+	DynamicInstructions bool `json:"dynamicInstructions,omitempty"`
+}
+
+// WireManifest converts a plugin's manifest for the wire. Dynamic
+// instructions are also evaluated once into Instructions, the fallback.
+func WireManifest(m sdk.Manifest) *Manifest {
+	w := &Manifest{Manifest: m, HasContext: m.Context != nil, DynamicInstructions: m.InstructionsFunc != nil}
+	if m.InstructionsFunc != nil {
+		w.Instructions = m.InstructionsFunc()
+	}
+	w.InstructionsFunc, w.Context = nil, nil
+	return w
+}
+
+// ResolveEffectParams asks the plugin for the effect of one call
+// (sdk.ToolDef.ResolveEffect); the result is an sdk.Assessment. The host
+// refuses the call unless the answer names a valid effect in time.
+type ResolveEffectParams struct {
+	Tool string          `json:"tool"` // the tool's name inside the plugin
+	Args json.RawMessage `json:"args"` // validated by the host
+}
+
+// ContextParams asks for the manifest's per-turn context.
+type ContextParams struct {
+	Query string `json:"query"` // the user's latest message
+}
+
+// TextResult answers plugin.context and plugin.instructions.
+type TextResult struct {
+	Text string `json:"text"`
 }
 
 // VersionErrorData is the data of a CodeVersion error.
@@ -133,8 +180,8 @@ type VersionErrorData struct {
 type ToolDef struct {
 	sdk.ToolDef
 	TimeoutMS int64 `json:"timeoutMs,omitempty"`
-	// HasResolveEffect says the plugin answers "tool.resolveEffect"; not
-	// yet used by the host.
+	// HasResolveEffect says the plugin answers "tool.resolveEffect" for
+	// this tool; the host asks it before authorizing each call.
 	HasResolveEffect bool `json:"hasResolveEffect,omitempty"`
 }
 
@@ -152,7 +199,9 @@ type StageRegistration struct {
 	OwnTools bool      `json:"ownTools,omitempty"`
 }
 
-// HookRegistration registers a decision hook.
+// HookRegistration registers a decision hook. The hook's answer to
+// hook.decide must be an sdk.HookDecision whose verdict is allow, ask or
+// deny; anything else (null, an empty or unknown verdict) refuses.
 type HookRegistration struct {
 	ID int `json:"id"`
 }

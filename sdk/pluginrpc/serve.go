@@ -40,12 +40,15 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
 	c := &child{factory: factory, log: log,
-		tools: map[string]sdk.RawToolHandler{}, stages: map[int]sdk.StageHandler{}, hooks: map[int]sdk.DecisionHook{}}
+		tools: map[string]sdk.RawToolHandler{}, defs: map[string]sdk.ToolDef{}, stages: map[int]sdk.StageHandler{}, hooks: map[int]sdk.DecisionHook{}}
 	c.conn = NewConn(r, w, log)
 	c.conn.Handle(MethodInitialize, c.initialize)
 	c.conn.Handle(MethodToolCall, c.toolCall)
 	c.conn.Handle(MethodStageRun, c.stageRun)
 	c.conn.Handle(MethodHookDecide, c.hookDecide)
+	c.conn.Handle(MethodResolveEffect, c.resolveEffect)
+	c.conn.Handle(MethodContext, c.context)
+	c.conn.Handle(MethodInstructions, c.instructions)
 	c.conn.Handle(MethodShutdown, c.shutdown)
 	c.conn.Handle(MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
 	runErr := make(chan error, 1)
@@ -80,8 +83,11 @@ type child struct {
 	sdk    *sdk.PluginSDK
 	tools  map[string]sdk.RawToolHandler
 	stages map[int]sdk.StageHandler
-	hooks  map[int]sdk.DecisionHook
-	nextID int
+
+	defs     map[string]sdk.ToolDef // for ResolveEffect
+	manifest sdk.Manifest
+	hooks    map[int]sdk.DecisionHook
+	nextID   int
 }
 
 var _ sdk.Host = (*child)(nil)
@@ -116,7 +122,10 @@ func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error
 	res := InitializeResult{ProtocolVersion: ProtocolVersion, SDKVersion: sdk.SDKVersion, Name: p2.Name(), AutoRestart: s.AutoRestart()}
 	if mp, ok := p2.(sdk.ManifestProvider); ok {
 		m := mp.Manifest()
-		res.Manifest = &m
+		c.mu.Lock()
+		c.manifest = m
+		c.mu.Unlock()
+		res.Manifest = WireManifest(m)
 	}
 	return res, nil
 }
@@ -129,11 +138,13 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 		return fmt.Errorf("tool %q registered twice", def.Name)
 	}
 	c.tools[def.Name] = h
+	c.defs[def.Name] = def
 	c.mu.Unlock()
 	wire := ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil}
 	if err := c.conn.Call(context.Background(), MethodToolsRegister, wire, nil); err != nil {
 		c.mu.Lock()
 		delete(c.tools, def.Name)
+		delete(c.defs, def.Name)
 		c.mu.Unlock()
 		return err
 	}
@@ -307,7 +318,78 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 	}
 	var args map[string]interface{}
 	_ = json.Unmarshal(p.Args, &args)
-	return h(ctx, p.Context.ToolContext(), p.Tool, args)
+	d, err := h(ctx, p.Context.ToolContext(), p.Tool, args)
+	if err != nil {
+		return nil, err
+	}
+	if d.Verdict == "" {
+		// Compiled in, an empty verdict allows (HomeAgent's zero value);
+		// on the wire the host accepts only the three verdicts.
+		d.Verdict = sdk.VerdictAllow
+	}
+	return d, nil
+}
+
+func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p ResolveEffectParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	c.mu.Lock()
+	def := c.defs[p.Tool]
+	c.mu.Unlock()
+	fn := def.ResolveEffect
+	if fn == nil {
+		return nil, &Error{Code: CodeNotRegistered, Message: "no ResolveEffect for tool " + p.Tool}
+	}
+	var args map[string]interface{}
+	if err := json.Unmarshal(p.Args, &args); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	if args == nil {
+		args = map[string]interface{}{}
+	}
+	a, err := fn(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case a.Effect == "":
+		// Compiled in, an empty effect adds nothing to the declared one;
+		// on the wire an effect is required.
+		a.Effect = def.EffectiveEffect()
+	case !a.Effect.Valid():
+		a.Effect = sdk.EffectWrite // as the host does compiled in
+	}
+	return a, nil
+}
+
+func (c *child) context(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p ContextParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	c.mu.Lock()
+	fn := c.manifest.Context
+	c.mu.Unlock()
+	if fn == nil {
+		return nil, &Error{Code: CodeNotRegistered, Message: "the plugin has no context function"}
+	}
+	text, err := fn(ctx, sdk.ContextInput{Query: p.Query})
+	if err != nil {
+		return nil, err
+	}
+	return TextResult{Text: text}, nil
+}
+
+func (c *child) instructions(context.Context, json.RawMessage) (any, error) {
+	c.mu.Lock()
+	fn, text := c.manifest.InstructionsFunc, c.manifest.Instructions
+	c.mu.Unlock()
+	if fn != nil {
+		text = fn()
+	}
+	return TextResult{Text: text}, nil
 }
 
 func (c *child) shutdown(context.Context, json.RawMessage) (any, error) {

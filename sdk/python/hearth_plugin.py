@@ -36,32 +36,92 @@ class ToolError(Exception):
     """Raise to fail a tool call with a message the model reads."""
 
 
+MODES = ("auto", "ask", "off")
+VERDICTS = ("allow", "ask", "deny")
+
+
 def define_tool(description, execute, input=None, title="", effect="write", untrusted=False,
                 user_only=False, on_demand=False, grant=False, always_ask=False, serial=False,
-                day_scoped=False, timeout_ms=0):
+                day_scoped=False, timeout_ms=0, resolve_effect=None, channels=None):
     """Describe a tool. `input` is a JSON Schema for the arguments (Hearth
     validates calls against it before execute runs); execute(args, ctx)
-    returns any JSON value (a str is passed to the model as is)."""
+    returns any JSON value (a str is passed to the model as is).
+
+    resolve_effect(args, services), when given, returns the effect one call
+    will really have: an effect name, or {"effect": ..., "target": {"label":
+    ...}}. Hearth checks it with `effect` and the stricter decision wins;
+    raising, returning anything else or taking over 5 s refuses the call.
+    channels limits the tool to sessions of those channels."""
     if effect not in EFFECTS:
         raise ValueError("effect must be one of %s" % (EFFECTS,))
+    if resolve_effect is not None and not callable(resolve_effect):
+        raise ValueError("resolve_effect must be callable")
     return {
         "description": description, "execute": execute,
         "input": input or {"type": "object", "properties": {}},
         "title": title, "effect": effect, "untrusted": untrusted, "userOnly": user_only,
         "onDemand": on_demand, "grant": grant, "alwaysAsk": always_ask, "serial": serial,
-        "dayScoped": day_scoped, "timeoutMs": timeout_ms,
+        "dayScoped": day_scoped, "timeoutMs": timeout_ms, "channels": list(channels or []),
+        "resolveEffect": resolve_effect,
     }
 
 
 def define_plugin(id, name, version, tools, description="", stages=None, default_modes=None,
-                  instructions="", scopes=None):
+                  instructions="", scopes=None, requires=None, context=None, decide=None):
     """Describe a plugin. stages maps a stage name (on_input, pre_action,
-    ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict."""
+    ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict.
+
+    The manifest fields are applied by Hearth as for a compiled-in plugin:
+    default_modes ({"money": "ask", ...}), requires (a plugin whose needs
+    Hearth lacks is hidden), instructions (a str, or a function of the
+    services asked before each turn) and context(query) -> str, shown to
+    the model as data before each turn.
+
+    decide(call) is a decision hook: it is asked about every tool call the
+    policy did not refuse (call has "tool", "args" and "context") and must
+    return {"verdict": "allow" | "ask" | "deny", "reason": ...}; anything
+    else, raising or taking over 5 s refuses the call. Declare
+    "decisionHook": true in plugin.json so calls are refused, not run,
+    while the plugin is down."""
+    for effect, mode in (default_modes or {}).items():
+        if effect not in EFFECTS or mode not in MODES:
+            raise ValueError("default_modes: %r: %r is not an effect and a mode" % (effect, mode))
     return {
         "id": id, "name": name, "version": version, "description": description,
         "tools": tools, "stages": stages or {}, "defaultModes": default_modes or {},
-        "instructions": instructions, "scopes": scopes or [],
+        "instructions": instructions, "scopes": scopes or [], "requires": list(requires or []),
+        "context": context, "decide": decide,
     }
+
+
+def wire_manifest(plugin, services=None):
+    """The manifest sent at initialize."""
+    instructions = plugin.get("instructions") or ""
+    dynamic = callable(instructions)
+    return {
+        "id": plugin["id"], "name": plugin["name"], "version": plugin["version"],
+        "description": plugin.get("description", ""), "scopes": plugin.get("scopes", []),
+        "requires": plugin.get("requires", []), "defaultModes": plugin.get("defaultModes", {}),
+        "instructions": str(instructions(services) or "") if dynamic else instructions,
+        "dynamicInstructions": dynamic, "hasContext": callable(plugin.get("context")),
+    }
+
+
+def wire_assessment(r):
+    """A resolve_effect answer for the wire; anything else raises."""
+    a = {"effect": r} if isinstance(r, str) else r
+    if not isinstance(a, dict) or a.get("effect") not in EFFECTS:
+        raise ValueError("resolve_effect returned %r; want one of %s or {\"effect\": ..., \"target\": ...}" % (r, EFFECTS))
+    out = {"effect": a["effect"]}
+    if a.get("target"):
+        out["target"] = a["target"]
+    return out
+
+
+def _wire_decision(d):
+    if not isinstance(d, dict) or d.get("verdict") not in VERDICTS:
+        raise ValueError("decide returned %r; want {\"verdict\": \"allow\" | \"ask\" | \"deny\"}" % (d,))
+    return {"verdict": d["verdict"], "reason": d.get("reason", "")}
 
 
 class Context(dict):
@@ -234,15 +294,38 @@ class _Connection:
                 raise RPCError(-32001, "the plugin speaks protocol version %d; the host offered %s"
                                % (PROTOCOL_VERSION, params.get("protocolVersions")))
             for name, tool in p["tools"].items():
-                wire = {k: v for k, v in tool.items() if k not in ("execute", "input")}
+                wire = {k: v for k, v in tool.items() if k not in ("execute", "input", "resolveEffect")}
                 wire["name"] = name
                 wire["parameters"] = tool["input"]
+                wire["hasResolveEffect"] = callable(tool.get("resolveEffect"))
                 self.call("tools.register", wire)
             for i, (stage, _) in enumerate(p["stages"].items(), start=1):
                 self.stage_ids[i] = stage
                 self.call("stages.register", {"id": i, "stage": stage})
+            if callable(p.get("decide")):
+                self.call("hooks.register", {"id": 0})
             return {"protocolVersion": PROTOCOL_VERSION, "sdkVersion": "python-" + SDK_VERSION,
-                    "name": p["id"], "autoRestart": True}
+                    "name": p["id"], "autoRestart": True, "manifest": wire_manifest(p, Services(self))}
+        if method == "tool.resolveEffect":
+            tool = p["tools"].get(params.get("tool"))
+            if tool is None or not callable(tool.get("resolveEffect")):
+                raise RPCError(-32005, "no resolve_effect for tool %s" % params.get("tool"))
+            return wire_assessment(tool["resolveEffect"](params.get("args") or {}, Services(self)))
+        if method == "hook.decide":
+            if not callable(p.get("decide")):
+                raise RPCError(-32005, "unknown decision hook")
+            call = {"tool": params.get("tool"), "args": params.get("args") or {},
+                    "context": Context(params.get("context"), cancelled)}
+            return _wire_decision(p["decide"](call))
+        if method == "plugin.context":
+            if not callable(p.get("context")):
+                raise RPCError(-32005, "the plugin has no context function")
+            return {"text": str(p["context"](params.get("query", "")) or "")}
+        if method == "plugin.instructions":
+            instructions = p.get("instructions") or ""
+            if callable(instructions):
+                instructions = instructions(Services(self))
+            return {"text": str(instructions or "")}
         if method == "tool.call":
             tool = p["tools"].get(params.get("tool"))
             if tool is None:

@@ -24,7 +24,7 @@ class FakeHost:
         self.to_plugin_w.flush()
         while True:
             msg = self.from_plugin.next()
-            if msg.get("method") in ("tools.register", "stages.register"):
+            if msg.get("method") in ("tools.register", "stages.register", "hooks.register"):
                 self.registered.append(msg["params"])
                 self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}) + "\n")
                 self.to_plugin_w.flush()
@@ -141,6 +141,67 @@ class SDKTest(unittest.TestCase):
     def test_bad_effect_rejected(self):
         with self.assertRaises(ValueError):
             hp.define_tool(description="x", execute=None, effect="teleport")
+
+
+def _resolve(args, services):
+    to = args.get("to")
+    if to == "mallory":
+        raise ValueError("mallory is a known scammer")
+    if to == "self":
+        return "read"
+    if to == "garbage":
+        return "teleport"
+    return {"effect": "money", "target": {"label": "转账给 %s" % to}}
+
+
+def _decide(call):
+    if call["args"].get("to") == "eve":
+        return {"verdict": "deny", "reason": "eve is blocked"}
+    if call["tool"] == "x__null":
+        return None
+    return {"verdict": "allow"}
+
+
+class PolicyTest(unittest.TestCase):
+    """The manifest, resolve_effect and the decision hook travel."""
+
+    def setUp(self):
+        bank = hp.define_plugin(
+            id="bank", name="银行", version="1.0.0", default_modes={"money": "ask", "public": "off"},
+            requires=["network"], instructions="Pay with bank__pay.",
+            context=lambda query: "balance 42, asked: " + query, decide=_decide,
+            tools={"transfer": hp.define_tool(description="transfer", execute=lambda a, c: "ok",
+                                              resolve_effect=_resolve, channels=["web"])})
+        self.host = FakeHost(bank)
+        self.init = self.host.request(1, "initialize", {"protocolVersions": [1], "plugin": "bank"})
+
+    def test_manifest(self):
+        m = self.init["result"]["manifest"]
+        self.assertEqual(m["defaultModes"], {"money": "ask", "public": "off"})
+        self.assertEqual(m["requires"], ["network"])
+        self.assertEqual(m["instructions"], "Pay with bank__pay.")
+        self.assertTrue(m["hasContext"])
+        transfer = [r for r in self.host.registered if r.get("name") == "transfer"][0]
+        self.assertTrue(transfer["hasResolveEffect"])
+        self.assertEqual(transfer["channels"], ["web"])
+        self.assertNotIn("resolveEffect", transfer)
+        r = self.host.request(2, "plugin.context", {"query": "hi"})
+        self.assertEqual(r["result"], {"text": "balance 42, asked: hi"})
+
+    def test_resolve_effect(self):
+        def resolve(mid, to):
+            return self.host.request(mid, "tool.resolveEffect", {"tool": "transfer", "args": {"to": to}})
+        self.assertEqual(resolve(2, "bob")["result"], {"effect": "money", "target": {"label": "转账给 bob"}})
+        self.assertEqual(resolve(3, "self")["result"], {"effect": "read"})
+        self.assertIn("scammer", resolve(4, "mallory")["error"]["message"])
+        self.assertIn("teleport", resolve(5, "garbage")["error"]["message"])
+
+    def test_decision_hook(self):
+        def decide(mid, tool, to):
+            return self.host.request(mid, "hook.decide", {"id": 0, "tool": tool, "args": {"to": to}, "context": {}})
+        self.assertEqual(decide(2, "bank__transfer", "eve")["result"], {"verdict": "deny", "reason": "eve is blocked"})
+        self.assertEqual(decide(3, "bank__transfer", "bob")["result"], {"verdict": "allow", "reason": ""})
+        self.assertIn("error", decide(4, "x__null", "bob"))
 
 
 if __name__ == "__main__":

@@ -68,11 +68,26 @@ export interface KV {
   delete(key: string): Promise<void>;
 }
 
+/** What a call will act on, shown as the title of the approval prompt. */
+export interface ToolAssessment {
+  effect: ToolEffect;
+  target?: { label: string; context?: string };
+}
+
 export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {
   title?: string;
   description: string | (() => string);
   input?: I;
   effect?: ToolEffect;
+  /**
+   * The effect one call will really have, from its arguments; Hearth checks
+   * it with `effect` and the stricter decision wins. Throwing, answering
+   * anything but an effect, or taking longer than Hearth's hook deadline
+   * (5 s) refuses the call.
+   */
+  resolveEffect?: (input: z.infer<I>, services: HostServices) => ToolEffect | ToolAssessment | Promise<ToolEffect | ToolAssessment>;
+  /** Offer the tool only in sessions of these channels. */
+  channels?: string[];
   untrusted?: boolean;
   userOnly?: boolean;
   onDemand?: boolean;
@@ -89,13 +104,52 @@ export type Stage = 'on_input' | 'pre_action' | 'post_action' | 'before_toolcall
 /** The stage context on the wire (docs/protocol.md). */
 export type StageContext = Record<string, unknown>;
 
+export type Mode = 'auto' | 'ask' | 'off';
+export type Capability = 'network' | 'campus-network' | 'campus-session' | 'notifications' | 'background'
+  | 'shell' | 'filesystem' | 'cloud' | 'phone-control' | 'ongoing';
+
+/** A decision hook's answer; anything else refuses the call. */
+export interface HookDecision {
+  verdict: 'allow' | 'ask' | 'deny';
+  reason?: string;
+}
+
+/** A tool call a decision hook is asked about. */
+export interface HookCall {
+  /** The tool as the model sees it (`plugin__tool`). */
+  tool: string;
+  args: Record<string, unknown>;
+  context: Omit<ToolContext, 'kv' | 'services'>;
+}
+
 export interface PluginDef {
   id: string;
   name: string;
   description?: string;
   version: string;
+  icon?: string;
+  core?: boolean;
+  /** What the device must provide; a plugin whose needs Hearth lacks is hidden. */
+  requires?: Capability[];
+  scopes?: string[];
+  /** Each effect's mode unless the user changes it; missing effects are auto. */
+  defaultModes?: Partial<Record<ToolEffect, Mode>>;
+  /** Appended to the system prompt; a function is asked before each turn. */
+  instructions?: string | ((services: HostServices) => string);
+  /** Called before each turn; the text is shown to the model as data. */
+  context?: (input: { query: string }) => Promise<string | undefined> | string | undefined;
+  contributes?: Record<string, unknown>;
+  i18n?: { en?: Record<string, unknown> };
+  legacy?: { pluginIds?: string[]; tools?: Record<string, string> };
   tools: Record<string, ToolDef<any, any>>;
   stages?: Partial<Record<Stage, (ctx: StageContext) => StageContext | void | Promise<StageContext | void>>>;
+  /**
+   * A decision hook, asked about every tool call (of every plugin) that the
+   * policy did not refuse. Throwing, answering anything but a HookDecision,
+   * or taking longer than 5 s refuses the call. Declare `"decisionHook": true`
+   * in plugin.json so calls are refused, not run, while the plugin is down.
+   */
+  decide?: (call: HookCall) => HookDecision | Promise<HookDecision>;
 }
 
 export const PROTOCOL_VERSION: 1;

@@ -24,6 +24,7 @@ export function definePlugin(def) {
 /** Returns the tool definition unchanged; it exists for type checking. */
 export function defineTool(def) {
   if (def.effect !== undefined && !EFFECTS.includes(def.effect)) throw new Error(`effect must be one of ${EFFECTS.join(', ')}`);
+  if (def.resolveEffect !== undefined && typeof def.resolveEffect !== 'function') throw new Error('resolveEffect must be a function');
   return def;
 }
 
@@ -46,8 +47,47 @@ export function wireTool(name, tool) {
     title: tool.title ?? '', effect: tool.effect ?? 'write',
     untrusted: !!tool.untrusted, userOnly: !!tool.userOnly, onDemand: !!tool.onDemand,
     grant: !!tool.grant, alwaysAsk: !!tool.alwaysAsk, serial: !!tool.serial, dayScoped: !!tool.dayScoped,
-    timeoutMs: tool.timeoutMs ?? 0,
+    channels: tool.channels ?? [], timeoutMs: tool.timeoutMs ?? 0,
+    hasResolveEffect: typeof tool.resolveEffect === 'function',
   };
+}
+
+/**
+ * The manifest sent at initialize: Hearth applies defaultModes, requires
+ * and instructions as for a compiled-in plugin, and asks `context` (and
+ * `instructions` when it is a function) before each turn.
+ */
+export function wireManifest(plugin, services) {
+  const dynamic = typeof plugin.instructions === 'function';
+  return {
+    id: plugin.id, name: plugin.name, description: plugin.description ?? '', version: plugin.version,
+    icon: plugin.icon, core: !!plugin.core, requires: plugin.requires ?? [], scopes: plugin.scopes ?? [],
+    defaultModes: plugin.defaultModes ?? {},
+    instructions: dynamic ? String(plugin.instructions(services) ?? '') : (plugin.instructions ?? ''),
+    dynamicInstructions: dynamic, hasContext: typeof plugin.context === 'function',
+    contributes: plugin.contributes, i18n: plugin.i18n, legacy: plugin.legacy,
+  };
+}
+
+/**
+ * A resolveEffect answer for the wire: an effect, or an assessment with
+ * an effect and an optional target. Anything else is an error, which
+ * Hearth reads as a refusal.
+ */
+export function wireAssessment(r) {
+  const a = typeof r === 'string' ? { effect: r } : r;
+  if (!a || typeof a !== 'object' || !EFFECTS.includes(a.effect)) {
+    throw new Error(`resolveEffect returned ${JSON.stringify(r)}; want one of ${EFFECTS.join(', ')} or { effect, target }`);
+  }
+  return a.target ? { effect: a.effect, target: a.target } : { effect: a.effect };
+}
+
+/** A decide answer for the wire; anything but a verdict is an error (a refusal). */
+function wireDecision(d) {
+  if (!d || typeof d !== 'object' || !['allow', 'ask', 'deny'].includes(d.verdict)) {
+    throw new Error(`decide returned ${JSON.stringify(d)}; want { verdict: 'allow' | 'ask' | 'deny', reason? }`);
+  }
+  return { verdict: d.verdict, reason: d.reason ?? '' };
 }
 
 class RPCError extends Error {
@@ -163,7 +203,31 @@ export class Connection {
           this.stageIds.set(++i, stage);
           await this.call('stages.register', { id: i, stage });
         }
-        return { protocolVersion: PROTOCOL_VERSION, sdkVersion: `ts-${SDK_VERSION}`, name: p.id, autoRestart: true };
+        if (typeof p.decide === 'function') await this.call('hooks.register', { id: 0 });
+        return {
+          protocolVersion: PROTOCOL_VERSION, sdkVersion: `ts-${SDK_VERSION}`, name: p.id, autoRestart: true,
+          manifest: wireManifest(p, this.services),
+        };
+      }
+      case 'tool.resolveEffect': {
+        const tool = p.tools?.[params.tool];
+        if (typeof tool?.resolveEffect !== 'function') throw new RPCError(-32005, `no resolveEffect for tool ${params.tool}`);
+        const parsed = tool.input ? tool.input.safeParse(params.args ?? {}) : { success: true, data: params.args ?? {} };
+        if (!parsed.success) throw new Error(`invalid arguments: ${parsed.error.message}`);
+        return wireAssessment(await tool.resolveEffect(parsed.data, this.services));
+      }
+      case 'hook.decide': {
+        if (typeof p.decide !== 'function') throw new RPCError(-32005, 'unknown decision hook');
+        const c = params.context ?? {};
+        return wireDecision(await p.decide({ tool: params.tool, args: params.args ?? {}, context: { ...c, signal } }));
+      }
+      case 'plugin.context': {
+        if (typeof p.context !== 'function') throw new RPCError(-32005, 'the plugin has no context function');
+        return { text: String((await p.context({ query: params.query ?? '' })) ?? '') };
+      }
+      case 'plugin.instructions': {
+        const text = typeof p.instructions === 'function' ? p.instructions(this.services) : p.instructions;
+        return { text: String(text ?? '') };
       }
       case 'tool.call': {
         const tool = p.tools?.[params.tool];

@@ -33,7 +33,7 @@ function host(plugin) {
     while ((i = buf.indexOf('\n')) >= 0) {
       const msg = JSON.parse(buf.slice(0, i));
       buf = buf.slice(i + 1);
-      if (msg.method === 'tools.register' || msg.method === 'stages.register') {
+      if (msg.method === 'tools.register' || msg.method === 'stages.register' || msg.method === 'hooks.register') {
         lines.push(msg);
         toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }) + '\n');
         continue;
@@ -136,4 +136,52 @@ test('Hearth services over the protocol', async () => {
   await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
   assert.deepEqual((await h.request(2, 'tool.call', { tool: 'lookup', args: {} })).result.value,
     { hits: [{ name: 'wifi', content: '密码 (wifi 密码, 2)' }], unit: 'c', missing: null });
+});
+
+const bank = definePlugin({
+  id: 'bank', name: '银行', version: '1.0.0',
+  defaultModes: { money: 'ask', public: 'off' }, requires: ['network'],
+  instructions: 'Pay with bank__pay.',
+  context: ({ query }) => `balance 42, asked: ${query}`,
+  tools: {
+    transfer: defineTool({
+      description: 'transfer', effect: 'write', channels: ['web'],
+      input: z.object({ to: z.string() }),
+      resolveEffect: async ({ to }) => {
+        if (to === 'mallory') throw new Error('mallory is a known scammer');
+        if (to === 'self') return 'read';
+        if (to === 'garbage') return 'teleport';
+        return { effect: 'money', target: { label: `转账给 ${to}` } };
+      },
+      execute: () => 'ok',
+    }),
+  },
+  decide: ({ tool, args }) => (args.to === 'eve' ? { verdict: 'deny', reason: 'eve is blocked' } : tool === 'x__null' ? null : { verdict: 'allow' }),
+});
+
+test('the manifest, resolveEffect and the decision hook travel', async () => {
+  const h = host(bank);
+  const init = await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'bank' });
+  const m = init.result.manifest;
+  assert.deepEqual(m.defaultModes, { money: 'ask', public: 'off' });
+  assert.deepEqual(m.requires, ['network']);
+  assert.equal(m.instructions, 'Pay with bank__pay.');
+  assert.equal(m.hasContext, true);
+  const transfer = h.registered.find((r) => r.params.name === 'transfer').params;
+  assert.equal(transfer.hasResolveEffect, true);
+  assert.deepEqual(transfer.channels, ['web']);
+  assert.ok(h.registered.some((r) => r.method === 'hooks.register'));
+
+  const resolve = (id, to) => h.request(id, 'tool.resolveEffect', { tool: 'transfer', args: { to } });
+  assert.deepEqual((await resolve(2, 'bob')).result, { effect: 'money', target: { label: '转账给 bob' } });
+  assert.deepEqual((await resolve(3, 'self')).result, { effect: 'read' });
+  assert.match((await resolve(4, 'mallory')).error.message, /scammer/);
+  assert.match((await resolve(5, 'garbage')).error.message, /teleport/);
+
+  const decide = (id, tool, to) => h.request(id, 'hook.decide', { id: 0, tool, args: { to }, context: { actor: 'agent' } });
+  assert.deepEqual((await decide(6, 'bank__transfer', 'eve')).result, { verdict: 'deny', reason: 'eve is blocked' });
+  assert.deepEqual((await decide(7, 'bank__transfer', 'bob')).result, { verdict: 'allow', reason: '' });
+  assert.ok((await decide(8, 'x__null', 'bob')).error, 'a null decision must be an error');
+
+  assert.deepEqual((await h.request(9, 'plugin.context', { query: 'hi' })).result, { text: 'balance 42, asked: hi' });
 });
