@@ -92,7 +92,7 @@ func TestAskFailsOnCutAnswer(t *testing.T) {
 	if code == 0 || stdout != "The capital of France is\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	if !strings.HasPrefix(stderr, terminal.CutMarker) || !strings.Contains(stderr, "cut off") {
+	if !strings.Contains("\n"+stderr, "\n"+terminal.CutMarker) || !strings.Contains(stderr, "cut off") {
 		t.Fatalf("stderr %q", stderr)
 	}
 	if p.requests() != 1 {
@@ -127,7 +127,7 @@ func TestAskStalledMidAnswerTimesOut(t *testing.T) {
 	home := t.TempDir()
 	writeConfig(t, home, p.URL, `, "idle_timeout": "100ms"`)
 	stdout, stderr, code := hearth(t, []string{"HEARTH_HOME=" + home}, "", "ask", "hi")
-	if code == 0 || stdout != "Thinking about\n" || !strings.Contains(stderr, "idle_timeout") || !strings.HasPrefix(stderr, terminal.CutMarker) {
+	if code == 0 || stdout != "Thinking about\n" || !strings.Contains(stderr, "idle_timeout") || !strings.Contains("\n"+stderr, "\n"+terminal.CutMarker) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
