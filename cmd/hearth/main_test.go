@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 		if f := os.Getenv("HEARTH_TEST_PING_FILE"); f != "" {
 			sdk.RegisterFactory("pinger", pinger(f))
 		}
+		if d := os.Getenv("HEARTH_TEST_SLOW_DIR"); d != "" {
+			sdk.RegisterFactory("slow", slowPlugin(d))
+		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

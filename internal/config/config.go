@@ -30,6 +30,8 @@ type File struct {
 	SystemPrompt string `json:"system_prompt,omitempty"`
 	// MaxSteps caps model calls per turn (default 20).
 	MaxSteps int `json:"max_steps,omitempty"`
+	// MaxToolCalls caps tool calls per turn (default 64).
+	MaxToolCalls int `json:"max_tool_calls,omitempty"`
 	// HistoryMessages is how many past messages are sent (default 60).
 	HistoryMessages int `json:"history_messages,omitempty"`
 	// DisabledPlugins are built-in plugins not to load.

@@ -23,6 +23,7 @@ import (
 // Defaults for Config's zero values.
 const (
 	DefaultMaxSteps        = 20
+	DefaultMaxToolCalls    = 64
 	DefaultHistoryMessages = 60
 	DefaultSystemPrompt    = "You are Hearth, a personal AI assistant running on the user's own machine. " +
 		"Answer in the language the user writes in. Use the tools you are given when they help; " +
@@ -37,8 +38,14 @@ type Config struct {
 	// SystemPrompt opens every conversation.
 	SystemPrompt string
 	// MaxSteps caps model calls per turn. The last allowed call is made
-	// without tools, so the model has to answer in words.
+	// without tools, so the model has to answer in words; if it calls
+	// tools anyway they are answered as unknown, never run, and the turn
+	// ends with a note saying it reached the limit.
 	MaxSteps int
+	// MaxToolCalls caps the tool calls of one turn (default 64). Calls
+	// past it are answered "not run"; the next model call is made without
+	// tools, and the turn ends there as at MaxSteps.
+	MaxToolCalls int
 	// HistoryMessages is how many stored messages of a session are sent
 	// back to the model.
 	HistoryMessages int
@@ -64,7 +71,7 @@ type Kernel struct {
 	tools    *tools.Registry
 	pipeline *Pipeline
 	provider llm.Provider
-	store    *store.Store // nil keeps history in memory only
+	store    History // nil keeps history in memory only
 
 	// base is cancelled by Close; every turn's context derives from it.
 	base   context.Context
@@ -93,6 +100,9 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
+	if cfg.MaxToolCalls <= 0 {
+		cfg.MaxToolCalls = DefaultMaxToolCalls
+	}
 	if cfg.HistoryMessages <= 0 {
 		cfg.HistoryMessages = DefaultHistoryMessages
 	}
@@ -109,10 +119,13 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
 		tools: tools.NewRegistry(), pipeline: NewPipeline(cfg.Logger),
-		provider: provider, store: st,
-		base: base, cancel: cancel,
+		provider: provider,
+		base:     base, cancel: cancel,
 		sessions: map[sessionKey]*session{},
 		sinks:    map[string]Sink{},
+	}
+	if st != nil { // a nil *store.Store must stay a nil History
+		k.store = st
 	}
 	k.registerUseTool()
 	return k
