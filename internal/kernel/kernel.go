@@ -82,7 +82,8 @@ type Kernel struct {
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
 	plugins  []*loadedPlugin
-	hidden   map[string]string // plugin -> why it is not loaded
+	hidden   map[string]string   // plugin -> why it is not loaded
+	caps     map[string][]string // plugin -> declared capability groups
 	closed   bool
 
 	specMu      sync.Mutex
@@ -196,16 +197,68 @@ func (k *Kernel) RegisterDecisionHook(plugin string, h sdk.DecisionHook) {
 	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: h})
 }
 
-// Inject implements sdk.Host: it queues the input without waiting.
-func (k *Kernel) Inject(in sdk.Injection) {
-	k.Submit(Input{Injection: in})
+// Inject implements sdk.Host: it queues plugin's input without waiting.
+// The input is answered with plugin's rights (see pluginInput).
+func (k *Kernel) Inject(plugin string, in sdk.Injection) error {
+	input, err := k.pluginInput(plugin, in)
+	if err != nil {
+		return err
+	}
+	k.Submit(input)
+	return nil
 }
 
-// InjectSync implements sdk.Host: it queues the input and waits for the
-// answer.
-func (k *Kernel) InjectSync(ctx context.Context, in sdk.Injection) (string, error) {
-	out := k.Ask(ctx, Input{Injection: in})
+// InjectSync implements sdk.Host: it queues plugin's input and waits for
+// the answer. The turn runs with the plugin's rights, so the answer holds
+// only what tools the plugin may trigger could produce.
+func (k *Kernel) InjectSync(ctx context.Context, plugin string, in sdk.Injection) (string, error) {
+	input, err := k.pluginInput(plugin, in)
+	if err != nil {
+		return "", err
+	}
+	out := k.Ask(ctx, input)
 	return out.Text, out.Err
+}
+
+// SetCapabilities records the capability groups plugin declared (for a
+// child process, those of its plugin.json); LoadPlugin records a compiled-in
+// plugin's from its manifest.
+func (k *Kernel) SetCapabilities(plugin string, groups []string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.caps == nil {
+		k.caps = map[string][]string{}
+	}
+	k.caps[plugin] = slices.Clone(groups)
+}
+
+// pluginInput turns plugin's injection into an input whose requester is
+// the plugin. The plugin may inject into its own channel (named after it;
+// an empty channel means that one) without a user; another channel needs
+// sdk.CapabilityInjectChannels and a user or group sdk.CapabilityInjectUser.
+// Source is always the plugin's name, whatever it sent.
+func (k *Kernel) pluginInput(plugin string, in sdk.Injection) (Input, error) {
+	if plugin == "" {
+		return Input{}, fmt.Errorf("%w: the injecting plugin is not known", sdk.ErrInjectRefused)
+	}
+	if in.Channel == "" {
+		in.Channel = plugin
+	}
+	k.mu.Lock()
+	caps := k.caps[plugin]
+	k.mu.Unlock()
+	if in.Channel != plugin && !slices.Contains(caps, sdk.CapabilityInjectChannels) {
+		return Input{}, fmt.Errorf("%w: plugin %q may inject only into its own channel %q, not %q "+
+			"(declare the capability %q to inject into other channels)",
+			sdk.ErrInjectRefused, plugin, plugin, in.Channel, sdk.CapabilityInjectChannels)
+	}
+	if (in.UserID != "" || in.GroupID != "") && !slices.Contains(caps, sdk.CapabilityInjectUser) {
+		return Input{}, fmt.Errorf("%w: plugin %q may not speak as user %q or in group %q "+
+			"(declare the capability %q to relay people's messages)",
+			sdk.ErrInjectRefused, plugin, in.UserID, in.GroupID, sdk.CapabilityInjectUser)
+	}
+	in.Source = plugin
+	return Input{Injection: in, Plugin: plugin}, nil
 }
 
 // Services implements sdk.Host.
@@ -353,6 +406,7 @@ func (k *Kernel) LoadPlugin(name string, factory sdk.NewPlugin, config map[strin
 	if k.cfg.Policy != nil {
 		k.cfg.Policy.SetDefaults(name, m.DefaultModes)
 	}
+	k.SetCapabilities(name, m.Capabilities)
 	s := sdk.New(name, k)
 	defer func() {
 		if r := recover(); r != nil {

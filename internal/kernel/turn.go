@@ -35,7 +35,7 @@ type turnState struct {
 }
 
 func (t *turnState) requester() policy.Requester {
-	return policy.Requester{Channel: t.in.Channel, Group: t.in.GroupID, User: t.in.UserID}
+	return policy.Requester{Channel: t.in.Channel, Group: t.in.GroupID, User: t.in.UserID, Plugin: t.in.Plugin}
 }
 
 func (t *turnState) actor() sdk.Actor {

@@ -51,6 +51,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newSettingsPlugin)
 	case "memory":
 		pluginrpc.Serve(newMemoryPlugin)
+	case "injector":
+		pluginrpc.Serve(newInjector)
 	}
 	os.Exit(9)
 }

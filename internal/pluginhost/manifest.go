@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // ManifestFile is the name of a plugin folder's manifest.
@@ -73,7 +75,8 @@ func (m *Manifest) PluginName() string {
 
 // knownGroups are the capability groups a manifest may declare.
 var knownGroups = map[string]bool{"core": true, "llm": true, "settings": true, "settings.core": true,
-	"settings.plugins": true, "kv": true, "memory": true, "knowledge": true}
+	"settings.plugins": true, "kv": true, "memory": true, "knowledge": true,
+	sdk.CapabilityInjectChannels: true, sdk.CapabilityInjectUser: true}
 
 // LoadManifest reads and checks dir/plugin.json.
 func LoadManifest(dir string) (*Manifest, error) {
@@ -114,7 +117,7 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	}
 	for _, g := range m.Capabilities {
 		if !knownGroups[g] {
-			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, memory, knowledge)", path, g)
+			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, memory, knowledge, input.channels, input.user)", path, g)
 		}
 	}
 	if m.Timeout != "" {

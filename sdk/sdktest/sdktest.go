@@ -148,17 +148,21 @@ func (h *Harness) DecisionHooks() []sdk.DecisionHook {
 	return append([]sdk.DecisionHook(nil), h.hooks...)
 }
 
-// Inject implements sdk.Host by recording the input.
-func (h *Harness) Inject(in sdk.Injection) {
+// Inject implements sdk.Host by recording the input, with Source set to
+// the plugin as Hearth sets it.
+func (h *Harness) Inject(plugin string, in sdk.Injection) error {
+	in.Source = plugin
 	h.mu.Lock()
 	h.injected = append(h.injected, in)
 	h.mu.Unlock()
+	return nil
 }
 
 // InjectSync implements sdk.Host: it records the input and answers with
 // Options.Reply.
-func (h *Harness) InjectSync(_ context.Context, in sdk.Injection) (string, error) {
-	h.Inject(in)
+func (h *Harness) InjectSync(_ context.Context, plugin string, in sdk.Injection) (string, error) {
+	in.Source = plugin
+	h.Inject(plugin, in)
 	if h.opts.Reply == nil {
 		return "", nil
 	}
