@@ -226,3 +226,15 @@ func TestAskFailsWhenTheTurnCannotBeSaved(t *testing.T) {
 		t.Fatalf("answer not saved: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// A provider's "context length exceeded" is explained as such, not as a
+// wrong model name.
+func TestAskContextTooLongIsExplained(t *testing.T) {
+	tooLong := llmtest.Reply{Status: 400, ErrorMessage: "This model's maximum context length is 65536 tokens. Please reduce the length of the messages."}
+	srv := llmtest.NewServer(t, tooLong, tooLong)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir(), "HEARTH_MODEL=deepseek-chat"}
+	_, errOut, code := hearth(t, env, "", "ask", "hi")
+	if code != 1 || !strings.Contains(errOut, "too long for the model's context window") || strings.Contains(errOut, "may not exist") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}

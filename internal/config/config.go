@@ -45,6 +45,9 @@ type SourceConfig struct {
 	APIKey    string `json:"api_key,omitempty"`
 	APIKeyEnv string `json:"api_key_env,omitempty"`
 	Model     string `json:"model,omitempty"`
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// default Hearth knows for the model name.
+	ContextWindow int `json:"context_window,omitempty"`
 }
 
 // Load reads config.json from dir. A missing file is an empty config; a
@@ -126,7 +129,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		if sc.APIKeyEnv != "" {
 			key = getenv(sc.APIKeyEnv)
 		}
-		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model})
+		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow})
 	}
 	current := f.Source
 	if current == "" && len(names) > 0 {
@@ -139,7 +142,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		for _, s := range list {
 			if s.Name == current {
 				if env.BaseURL == "" {
-					env.BaseURL, env.Model = s.BaseURL, s.Model
+					env.BaseURL, env.Model, env.ContextWindow = s.BaseURL, s.Model, s.ContextWindow
 				}
 				if env.APIKey == "" && env.BaseURL == s.BaseURL {
 					env.APIKey = s.APIKey

@@ -34,6 +34,10 @@ var ErrNotSaved = errors.New("the conversation could not be saved")
 const (
 	interruptedNote = "[interrupted: this turn was stopped before it finished]"
 	failedNote      = "[failed: this turn ended with an error before it finished]"
+	tooLongNote     = "[failed: the message was too long for the model's context window]"
+	// leftOutMessage replaces a user message answered by tooLongNote when
+	// history is sent, so one oversized paste does not fail every turn.
+	leftOutMessage = "[a message too long for the model's context window was left out]"
 )
 
 // interruptedResult answers a call whose result was never stored: Hearth
@@ -143,6 +147,7 @@ func closeTurns(h []llm.Message) (out, tail []llm.Message) {
 	out = make([]llm.Message, 0, len(h)+2)
 	var pending []string // ids of calls still without a result
 	open := false        // the latest user message has no answer yet
+	lastUser := -1       // index in out of the latest user message
 	closeCalls := func() {
 		for _, id := range pending {
 			out = append(out, llm.Message{Role: "tool", ToolCallID: id, Content: interruptedResult})
@@ -158,9 +163,12 @@ func closeTurns(h []llm.Message) (out, tail []llm.Message) {
 			if open {
 				out = append(out, llm.Message{Role: "assistant", Content: interruptedNote})
 			}
-			open = true
+			open, lastUser = true, len(out)
 		case "assistant":
 			open = len(m.ToolCalls) > 0
+			if m.Content == tooLongNote && lastUser >= 0 {
+				out[lastUser].Content = leftOutMessage
+			}
 			for _, c := range m.ToolCalls {
 				pending = append(pending, c.ID)
 			}

@@ -49,6 +49,11 @@ type Config struct {
 	// HistoryMessages is how many stored messages of a session are sent
 	// back to the model.
 	HistoryMessages int
+	// ContextWindow is the model's context window in tokens. Zero means
+	// the current source's configured window, else the one known for the
+	// model (WindowFor). The oldest history is left out of a request that
+	// would not fit, and a message that cannot fit alone is refused.
+	ContextWindow int
 	// MaxSessions is how many conversations are kept in memory (default
 	// 1024); past it the longest idle ones are dropped and reloaded from
 	// the store when they next speak.

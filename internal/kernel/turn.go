@@ -70,6 +70,17 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	msgs = append(msgs, s.history...)
 	msgs = append(msgs, t.user)
 	msgs = append(msgs, k.pluginContext(ctx, t.user.Content)...)
+	window, model := k.contextWindow(&llm.Request{Model: k.cfg.Model})
+	budget := window - answerReserve(window)
+	tools := toolsTokens(k.toolSpecs(t))
+	if need := messagesTokens(withoutHistory(msgs)) + tools; need > budget {
+		// Refused before it is stored: it would fail every later turn.
+		return k.fail(ctx, t, fmt.Errorf("%w: it is about %d tokens with the instructions and tools, and %s "+
+			"takes about %d, less %d kept for the answer. Shorten it or send it in parts "+
+			"(set \"context_window\" of the source in config.json if the model takes more)",
+			ErrInputTooLong, need, model, window, answerReserve(window)))
+	}
+	msgs = fitRequest(msgs, tools, budget)
 	if k.pipeline.has(sdk.StagePreAction) {
 		sc.ContextMsgs = toMaps(msgs)
 		k.pipeline.Run(sdk.StagePreAction, sc, "")
@@ -83,22 +94,38 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 		return k.fail(ctx, t, err)
 	}
 
+	onDelta := func(d llm.Delta) {
+		if d.Reasoning != "" {
+			t.emit(Event{Kind: EventReasoning, Text: d.Reasoning})
+		}
+		if d.Content != "" {
+			t.emit(Event{Kind: EventText, Text: d.Content})
+		}
+	}
+	retried := false
 	for step := 1; ; step++ {
-		req := &llm.Request{Model: k.cfg.Model, Messages: append(msgs[:len(msgs):len(msgs)], t.steps...)}
 		last := step >= k.cfg.MaxSteps || t.toolCalls >= k.cfg.MaxToolCalls
+		req := &llm.Request{Model: k.cfg.Model}
 		if !last {
 			req.Tools = k.toolSpecs(t)
 		}
 		t.offered = offeredNames(t.offered, req.Tools)
-		resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
-			if d.Reasoning != "" {
-				t.emit(Event{Kind: EventReasoning, Text: d.Reasoning})
-			}
-			if d.Content != "" {
-				t.emit(Event{Kind: EventText, Text: d.Content})
-			}
-		})
+		// The turn's own exchanges grow; older history makes room.
+		msgs = fitRequest(msgs, messagesTokens(t.steps)+toolsTokens(req.Tools), budget)
+		req.Messages = append(msgs[:len(msgs):len(msgs)], t.steps...)
+		resp, err := k.provider.Chat(ctx, req, onDelta)
+		if err != nil && !retried && isContextError(err) && ctx.Err() == nil {
+			// The estimate was short for this model: once, without history.
+			retried = true
+			k.log.Warn("context window exceeded; retrying without history", "session", s.key, "model", model, "err", err)
+			msgs = withoutHistory(msgs)
+			req.Messages = append(msgs[:len(msgs):len(msgs)], t.steps...)
+			resp, err = k.provider.Chat(ctx, req, onDelta)
+		}
 		if err != nil {
+			if isContextError(err) {
+				err = contextError(model, window, err)
+			}
 			return k.fail(ctx, t, err)
 		}
 		addUsage(&t.usage, resp.Usage)
@@ -210,11 +237,17 @@ func (k *Kernel) fail(ctx context.Context, t *turnState, err error) Outcome {
 	}
 	if t.userSaved {
 		note := llm.Message{Role: "assistant", Content: interruptedNote}
-		if !interrupted {
+		switch {
+		case errors.Is(err, ErrContextTooLong):
+			note.Content = tooLongNote // the message is not sent again
+		case !interrupted:
 			note.Content = failedNote
 		}
 		if rerr := k.save(context.WithoutCancel(ctx), t, note); rerr != nil {
 			k.log.Error("saving the conversation failed", "session", t.s.key, "err", rerr)
+		}
+		if note.Content == tooLongNote {
+			t.s.history, _ = closeTurns(t.s.history)
 		}
 	}
 	if interrupted {

@@ -16,6 +16,9 @@ type Source struct {
 	BaseURL string
 	APIKey  string
 	Model   string
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// default known for the model.
+	ContextWindow int
 }
 
 // String describes the source with its key masked.
