@@ -1,10 +1,14 @@
 package kernel
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
 func TestCloseTurns(t *testing.T) {
@@ -60,5 +64,42 @@ func TestCloseTurns(t *testing.T) {
 		if short(out) != tc.out || short(tail) != tc.tail {
 			t.Errorf("%s: got %q (tail %q), want %q (tail %q)", short(tc.in), short(out), short(tail), tc.out, tc.tail)
 		}
+	}
+}
+
+// failingHistory is the store failing on cue: appends after the first ok
+// ones fail as a full disk does.
+type failingHistory struct {
+	History
+	ok atomic.Int32 // appends still allowed
+}
+
+func (f *failingHistory) AppendMessages(ctx context.Context, id int64, msgs []llm.Message) error {
+	if f.ok.Add(-1) < 0 {
+		return errors.New("database or disk is full")
+	}
+	return f.History.AppendMessages(ctx, id, msgs)
+}
+
+// A tool call that could not be recorded does not run, and the turn fails.
+func TestUnsavedToolCallDoesNotRun(t *testing.T) {
+	e := newEnv(t, Config{},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "clock__now", Arguments: `{}`}}},
+		llmtest.Reply{Text: "never"},
+	)
+	var ran atomic.Int32
+	load(t, e.k, "clock", countingClock(&ran))
+	fh := &failingHistory{History: e.st}
+	fh.ok.Store(1) // the user's message only
+	e.k.store = fh
+	out := e.ask(t, "what time is it?")
+	if !errors.Is(out.Err, ErrNotSaved) || !strings.Contains(out.Err.Error(), "disk is full") {
+		t.Fatalf("outcome %+v", out)
+	}
+	if ran.Load() != 0 {
+		t.Fatal("a call that was not recorded ran")
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Fatalf("%d model calls after the store failed", n)
 	}
 }
