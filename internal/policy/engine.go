@@ -487,6 +487,10 @@ func (e *Engine) runHook(ctx context.Context, h Hook, c *Call) (Verdict, string)
 func (e *Engine) approve(ctx context.Context, c *Call, res Result, reason string, target *sdk.Target) Result {
 	effect := res.Decision.Effect
 	now := e.now()
+	if c.Requester.Plugin != "" {
+		// Whoever is asked must know the request is not their own.
+		reason = fmt.Sprintf("asked by plugin %q, not by you: %s", c.Requester.Plugin, reason)
+	}
 	req := &ApprovalRequest{
 		Tool: c.Tool.Name, Title: c.Tool.Def.Title, Effect: effect, Target: target, Args: c.Raw,
 		Reason: reason, Expires: now.Add(e.ApprovalTTL), Grant: c.Tool.Def.Grant,
