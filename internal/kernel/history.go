@@ -86,12 +86,17 @@ func (k *Kernel) storeMessages(ctx context.Context, t *turnState, msgs ...llm.Me
 		return nil
 	}
 	err = fmt.Errorf("%w: %w", ErrNotSaved, err)
+	t.setSaveError(err)
+	return err
+}
+
+// setSaveError keeps err if it is the turn's first failure to store.
+func (t *turnState) setSaveError(err error) {
 	t.saveMu.Lock()
 	if t.saveErr == nil {
 		t.saveErr = err
 	}
 	t.saveMu.Unlock()
-	return err
 }
 
 // saveError returns the first failure to store a message of the turn.

@@ -3,11 +3,14 @@ package kernel
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -101,5 +104,41 @@ func TestUnsavedToolCallDoesNotRun(t *testing.T) {
 	}
 	if n := len(e.srv.Requests()); n != 1 {
 		t.Fatalf("%d model calls after the store failed", n)
+	}
+}
+
+// failingAudit is a policy store whose audit log refuses writes.
+type failingAudit struct{ *store.Store }
+
+func (failingAudit) AppendAudit(context.Context, store.AuditEntry) error {
+	return errors.New("database or disk is full")
+}
+
+// A call whose start cannot be audited does not run, and the turn fails.
+func TestUnauditedToolCallDoesNotRun(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "clock__now", Arguments: `{}`}}},
+		llmtest.Reply{Text: "never"},
+	)
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	eng, err := policy.NewEngine(context.Background(), failingAudit{st}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.LocalChannels = append(eng.LocalChannels, "test")
+	e := startEnv(t, Config{Policy: eng}, srv, dir)
+	var ran atomic.Int32
+	load(t, e.k, "clock", countingClock(&ran))
+	out := e.ask(t, "what time is it?")
+	if !errors.Is(out.Err, ErrNotSaved) || !strings.Contains(out.Err.Error(), "audit") {
+		t.Fatalf("outcome %+v", out)
+	}
+	if ran.Load() != 0 {
+		t.Fatal("a call that could not be audited ran")
 	}
 }

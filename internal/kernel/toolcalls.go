@@ -158,11 +158,18 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		k.settle(ctx, t, p)
 	}
 	for _, p := range prepared {
+		if !p.ready {
+			if err := k.audit(ctx, t, p, true); err != nil {
+				// A call that could not be recorded does not run.
+				t.setSaveError(fmt.Errorf("%w: %w", ErrNotSaved, err))
+				p.finish(tools.ErrorResult(errNotRun, "not run: the audit log could not be written"))
+				p.outcome = "not-run"
+			}
+		}
 		if p.ready {
 			done(p)
 			continue
 		}
-		k.audit(ctx, t, p, true)
 		t.emit(Event{Kind: EventToolStart, Tool: p.call.Name, CallID: p.call.ID, Args: string(p.raw)})
 	}
 	k.invokeAll(ctx, prepared, done)
@@ -193,7 +200,7 @@ func (k *Kernel) settle(ctx context.Context, t *turnState, p *preparedCall) {
 			p.outcome = "error"
 		}
 	}
-	k.audit(ctx, t, p, false)
+	k.audit(ctx, t, p, false) // the call has run; a failure is logged
 }
 
 // message is the tool message answering the call.
@@ -298,9 +305,9 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 
 // audit records one call in the audit log: with started, that it is about
 // to run (its outcome follows in a second row when it ends).
-func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, started bool) {
+func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, started bool) error {
 	if k.cfg.Policy == nil {
-		return
+		return nil
 	}
 	decision, outcome := "allow", p.outcome
 	if started {
@@ -329,7 +336,7 @@ func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, start
 	if by == "" {
 		by = "host"
 	}
-	k.cfg.Policy.Audit(ctx, store.AuditEntry{
+	return k.cfg.Policy.Audit(ctx, store.AuditEntry{
 		Session: t.s.key.String(), Channel: t.in.Channel, User: t.in.UserID, Role: string(role),
 		Actor: string(t.actor()), Tool: p.call.Name, Effect: string(effect), ArgsHash: hash,
 		Decision: decision, Rule: rule, DecidedBy: by, Duration: p.result.Duration, Outcome: outcome,

@@ -571,15 +571,17 @@ func ArgsHash(tool string, raw json.RawMessage) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// Audit records one call in the audit log. Failures are logged: the call
-// already happened.
-func (e *Engine) Audit(ctx context.Context, entry store.AuditEntry) {
+// Audit records one call in the audit log. Failures are logged and
+// returned: a call whose start could not be recorded should not run.
+func (e *Engine) Audit(ctx context.Context, entry store.AuditEntry) error {
 	if entry.At.IsZero() {
 		entry.At = e.now()
 	}
 	if err := e.st.AppendAudit(context.WithoutCancel(ctx), entry); err != nil {
 		e.log.Error("writing the audit log failed", "tool", entry.Tool, "err", err)
+		return fmt.Errorf("writing the audit log: %w", err)
 	}
+	return nil
 }
 
 // DiscardStore keeps nothing: no overrides, roles or grants, and records
