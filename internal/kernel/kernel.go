@@ -483,6 +483,9 @@ func (k *Kernel) Withdraw(plugin string) { k.withdraw(plugin) }
 
 // withdraw removes everything plugin registered.
 func (k *Kernel) withdraw(plugin string) {
+	k.mu.Lock()
+	delete(k.caps, plugin)
+	k.mu.Unlock()
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
 	if k.cfg.Policy != nil {
