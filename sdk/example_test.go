@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -110,4 +111,22 @@ func (t *exampleT) cleanup() {
 	if t.dir != "" {
 		os.RemoveAll(t.dir)
 	}
+}
+
+func ExamplePluginSDK_InjectAndWait() {
+	t := newExampleT()
+	defer t.cleanup()
+	h := sdktest.StartWith(t, "memo", func(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+		return &plugin{name, func(*sdk.PluginSDK) error { return nil }}, nil
+	}, nil, sdktest.Options{Reply: func(in sdk.Injection) string { return "已提醒 (" + in.Source + ")" }})
+	// Into the plugin's own channel (the empty channel): answered with the
+	// plugin's rights, read-only tools unless the owner grants more.
+	answer, err := h.SDK().InjectAndWait(context.Background(), sdk.Injection{Text: "该喝水了"})
+	fmt.Println(answer, err)
+	// Another channel needs the input.channels capability in the manifest.
+	_, err = h.SDK().InjectAndWait(context.Background(), sdk.Injection{Channel: "terminal", Text: "转账"})
+	fmt.Println(errors.Is(err, sdk.ErrInjectRefused))
+	// Output:
+	// 已提醒 (memo) <nil>
+	// true
 }

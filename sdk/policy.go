@@ -99,6 +99,11 @@ type Manifest struct {
 	Core bool `json:"core,omitempty"`
 	// Requires lists what the device must provide.
 	Requires []Capability `json:"requires,omitempty"`
+	// Capabilities are the host capability groups the plugin uses beyond
+	// core. Compiled in, Hearth reads CapabilityInjectChannels and
+	// CapabilityInjectUser here; a child process declares its groups in
+	// plugin.json instead, and what it sends here is ignored.
+	Capabilities []string `json:"capabilities,omitempty"`
 	// Scopes are the services or hosts the plugin reaches, shown to users.
 	Scopes []string `json:"scopes"`
 	// DefaultModes is the authorization of each effect unless the user

@@ -20,10 +20,15 @@ type Host interface {
 	RegisterStage(plugin string, stage Stage, ownTools bool, handler StageHandler)
 	// RegisterDecisionHook adds a decision hook of plugin.
 	RegisterDecisionHook(plugin string, hook DecisionHook)
-	// Inject queues an input; it does not wait for the answer.
-	Inject(in Injection)
-	// InjectSync queues an input and waits for the answer text.
-	InjectSync(ctx context.Context, in Injection) (string, error)
+	// Inject queues an input from plugin; it does not wait for the
+	// answer. The host records plugin as who asked (whatever in.Source
+	// says) and refuses, with an error saying why, an injection into a
+	// channel other than the plugin's own or in a named user's or group's
+	// name unless the plugin declared CapabilityInjectChannels or
+	// CapabilityInjectUser.
+	Inject(plugin string, in Injection) error
+	// InjectSync is Inject that waits for the answer text.
+	InjectSync(ctx context.Context, plugin string, in Injection) (string, error)
 	// Services returns the services for plugin; nil fields mean the host
 	// does not provide that service.
 	Services(plugin string) Services
@@ -42,9 +47,30 @@ type Services struct {
 	Logger     *slog.Logger
 }
 
-// Injection is one input a plugin (or a channel) hands to the agent.
+// The capabilities a plugin declares to inject beyond its own channel
+// (sdk.Manifest.Capabilities compiled in, "capabilities" in plugin.json for
+// a child process). Users see them in `hearth plugin`.
+const (
+	// CapabilityInjectChannels lets a plugin inject into any channel's
+	// sessions, not only the one named after itself. The answer it gets
+	// back may draw on that conversation's history.
+	CapabilityInjectChannels = "input.channels"
+	// CapabilityInjectUser lets a plugin inject in the name of a user or
+	// group (UserID, GroupID), as a channel plugin relaying people's
+	// messages does. The turn gets that person's rights and the plugin's,
+	// whichever are fewer.
+	CapabilityInjectUser = "input.user"
+)
+
+// ErrInjectRefused is returned for an injection the plugin may not make.
+var ErrInjectRefused = errors.New("injection refused")
+
+// Injection is one input a plugin (or a channel) hands to the agent. An
+// injected input is answered with the injecting plugin's rights, never the
+// owner's: read-only tools unless the owner grants the plugin more
+// (`hearth policy grant plugin:ID read,write`).
 type Injection struct {
-	Source    string `json:"source,omitempty"`    // who injected it, usually the plugin name
+	Source    string `json:"source,omitempty"`    // who injected it; the host sets the plugin's name
 	Channel   string `json:"channel"`             // channel whose session answers it
 	ChatID    string `json:"chatId,omitempty"`    // chat within the channel; empty means the default chat
 	UserID    string `json:"userId,omitempty"`    // who is speaking, if known
@@ -215,22 +241,25 @@ func (s *PluginSDK) ioInjector() IOInjector {
 }
 
 // InjectInterruptText cancels the in-flight model call of channel's session
-// and has text answered next.
+// and has text answered next. source is kept for HomeAgent compatibility;
+// the host records this plugin as the sender. A refused injection is
+// logged; InjectInput returns the error instead.
 func (s *PluginSDK) InjectInterruptText(source, channel, text string) {
 	if inj := s.ioInjector(); inj != nil {
 		inj.InjectInterruptText(source, channel, text)
 		return
 	}
-	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, Interrupt: true})
+	s.inject(Injection{Channel: channel, Text: text, Interrupt: true})
 }
 
-// InjectText queues text for channel's session.
+// InjectText queues text for channel's session (see InjectInterruptText
+// about source and refusals).
 func (s *PluginSDK) InjectText(source, channel, text string) {
 	if inj := s.ioInjector(); inj != nil {
 		inj.InjectText(source, channel, text)
 		return
 	}
-	s.host.Inject(Injection{Source: source, Channel: channel, Text: text})
+	s.inject(Injection{Channel: channel, Text: text})
 }
 
 // InjectTextNoMemory queues text for channel's session; the exchange is
@@ -240,23 +269,47 @@ func (s *PluginSDK) InjectTextNoMemory(source, channel, text string) {
 		inj.InjectTextNoMemory(source, channel, text)
 		return
 	}
-	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, NoMemory: true})
+	s.inject(Injection{Channel: channel, Text: text, NoMemory: true})
 }
 
 // InjectTextOpts is InjectText with explicit options.
 func (s *PluginSDK) InjectTextOpts(source, channel, text string, opts InjectOptions) {
-	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, NoMemory: opts.NoMemory})
+	s.inject(Injection{Channel: channel, Text: text, NoMemory: opts.NoMemory})
 }
 
 // InjectInterruptTextOpts is InjectInterruptText with explicit options.
 func (s *PluginSDK) InjectInterruptTextOpts(source, channel, text string, opts InjectOptions) {
-	s.host.Inject(Injection{Source: source, Channel: channel, Text: text, Interrupt: true, NoMemory: opts.NoMemory})
+	s.inject(Injection{Channel: channel, Text: text, Interrupt: true, NoMemory: opts.NoMemory})
+}
+
+// InjectInput queues in and returns the host's refusal, if any (an
+// ErrInjectRefused saying which capability is missing). An empty channel
+// means the plugin's own.
+func (s *PluginSDK) InjectInput(in Injection) error {
+	in.Source = s.name
+	return s.host.Inject(s.name, in)
+}
+
+func (s *PluginSDK) inject(in Injection) {
+	if err := s.InjectInput(in); err != nil {
+		s.Logger().Warn("injected input refused", "channel", in.Channel, "err", err)
+	}
+}
+
+// InjectAndWait queues in and waits for the answer, or returns why it was
+// refused (ErrInjectRefused) or failed. The turn runs with this plugin's
+// rights: the answer holds only what tools the plugin may trigger could
+// produce.
+func (s *PluginSDK) InjectAndWait(ctx context.Context, in Injection) (string, error) {
+	in.Source = s.name
+	return s.host.InjectSync(ctx, s.name, in)
 }
 
 // InjectInputSync queues text for channel's session and waits for the
-// answer. It returns "" when the turn produced no answer or failed.
+// answer. It returns "" when the turn produced no answer, failed, or the
+// injection was refused (the reason is logged).
 func (s *PluginSDK) InjectInputSync(source, channel, text string) string {
-	out, err := s.host.InjectSync(context.Background(), Injection{Source: source, Channel: channel, Text: text})
+	out, err := s.host.InjectSync(context.Background(), s.name, Injection{Source: s.name, Channel: channel, Text: text})
 	if err != nil {
 		s.Logger().Warn("injected input failed", "channel", channel, "err", err)
 		return ""

@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 		if os.Getenv("HEARTH_TEST_BIG_TOOLS") == "1" {
 			sdk.RegisterFactory("big", newBigPlugin)
 		}
+		if d := os.Getenv("HEARTH_TEST_SLOW_DIR"); d != "" {
+			sdk.RegisterFactory("slow", slowPlugin(d))
+		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

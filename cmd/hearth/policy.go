@@ -24,7 +24,8 @@ const policyUsage = `Usage:
   hearth policy role CHANNEL USER ROLE [--group G]
                                          give a person a role (owner, admin, member, guest; none removes)
   hearth policy grant ROLE EFFECTS [--channel C] [--group G]
-                                         let a role trigger effects (e.g. read,write; none removes)
+                                         let a role trigger effects (e.g. read,write; none removes);
+                                         ROLE plugin:ID is what plugin ID's injected messages may do
 `
 
 func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout, stderr io.Writer) int {
@@ -63,7 +64,7 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		role := args[3]
 		if role == "none" {
 			role = ""
-		} else if !policy.ValidRole(role) {
+		} else if !policy.ValidRole(role) || policy.IsPluginRole(role) {
 			return usageErr(fmt.Sprintf("unknown role %q", role))
 		}
 		if err := a.Store.SetRole(ctx, store.RoleAssignment{Channel: args[1], Group: f.group, User: args[2], Role: role}); err != nil {
@@ -76,7 +77,7 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 			return usageErr("grant needs a role and effects")
 		}
 		if !policy.ValidRole(args[1]) || args[1] == string(policy.Owner) {
-			return usageErr(fmt.Sprintf("grants are for admin, member or guest, not %q", args[1]))
+			return usageErr(fmt.Sprintf("grants are for admin, member, guest or plugin:ID, not %q", args[1]))
 		}
 		var effects []string
 		if args[2] != "none" {

@@ -167,6 +167,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		Policy:          a.Policy,
 		SystemPrompt:    cfg.SystemPrompt,
 		MaxSteps:        cfg.MaxSteps,
+		MaxToolCalls:    cfg.MaxToolCalls,
 		HistoryMessages: cfg.HistoryMessages,
 		Logger:          a.Logger,
 		Services: func(plugin string) sdk.Services {

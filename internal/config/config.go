@@ -32,6 +32,8 @@ type File struct {
 	SystemPrompt string `json:"system_prompt,omitempty"`
 	// MaxSteps caps model calls per turn (default 20).
 	MaxSteps int `json:"max_steps,omitempty"`
+	// MaxToolCalls caps tool calls per turn (default 64).
+	MaxToolCalls int `json:"max_tool_calls,omitempty"`
 	// HistoryMessages is how many past messages are sent (default 60).
 	HistoryMessages int `json:"history_messages,omitempty"`
 	// DisabledPlugins are built-in plugins not to load.
@@ -45,6 +47,9 @@ type SourceConfig struct {
 	APIKey    string `json:"api_key,omitempty"`
 	APIKeyEnv string `json:"api_key_env,omitempty"`
 	Model     string `json:"model,omitempty"`
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// default Hearth knows for the model name.
+	ContextWindow int `json:"context_window,omitempty"`
 
 	// How long to wait for the provider; zero means the default.
 	ConnectTimeout   Duration `json:"connect_timeout,omitempty"`    // connecting, TLS included (10s)
@@ -172,7 +177,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		if sc.APIKeyEnv != "" {
 			key = getenv(sc.APIKeyEnv)
 		}
-		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model,
+		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow,
 			ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
 			IdleTimeout: time.Duration(sc.IdleTimeout), MaxResponseBytes: sc.MaxResponseBytes})
 	}
@@ -187,7 +192,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		for _, s := range list {
 			if s.Name == current {
 				if env.BaseURL == "" {
-					env.BaseURL, env.Model = s.BaseURL, s.Model
+					env.BaseURL, env.Model, env.ContextWindow = s.BaseURL, s.Model, s.ContextWindow
 				}
 				if env.BaseURL == s.BaseURL {
 					if env.APIKey == "" {

@@ -73,10 +73,12 @@ func BenchmarkToolCallPath(b *testing.B) {
 		in: Input{Injection: sdk.Injection{Channel: "terminal"}}}
 	wire := []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "weather__query", Arguments: benchArgs}}}
 	t.lastCalls = wire
+	t.offered = map[string]bool{"weather__query": true}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, msgs := k.runToolCalls(ctx, t, toStageCalls(wire, k.tools))
+		t.toolCalls = 0
+		_, msgs := k.runToolCalls(ctx, t, toStageCalls(wire, k.tools), "", "")
 		if msgs[0].Content == "" {
 			b.Fatal("no result")
 		}

@@ -24,6 +24,7 @@ import (
 // Defaults for Config's zero values.
 const (
 	DefaultMaxSteps        = 20
+	DefaultMaxToolCalls    = 64
 	DefaultHistoryMessages = 60
 	DefaultSystemPrompt    = "You are Hearth, a personal AI assistant running on the user's own machine. " +
 		"Answer in the language the user writes in. Use the tools you are given when they help; " +
@@ -38,11 +39,22 @@ type Config struct {
 	// SystemPrompt opens every conversation.
 	SystemPrompt string
 	// MaxSteps caps model calls per turn. The last allowed call is made
-	// without tools, so the model has to answer in words.
+	// without tools, so the model has to answer in words; if it calls
+	// tools anyway they are answered as unknown, never run, and the turn
+	// ends with a note saying it reached the limit.
 	MaxSteps int
+	// MaxToolCalls caps the tool calls of one turn (default 64). Calls
+	// past it are answered "not run"; the next model call is made without
+	// tools, and the turn ends there as at MaxSteps.
+	MaxToolCalls int
 	// HistoryMessages is how many stored messages of a session are sent
 	// back to the model.
 	HistoryMessages int
+	// ContextWindow is the model's context window in tokens. Zero means
+	// the current source's configured window, else the one known for the
+	// model (WindowFor). The oldest history is left out of a request that
+	// would not fit, and a message that cannot fit alone is refused.
+	ContextWindow int
 	// MaxSessions is how many conversations are kept in memory (default
 	// 1024); past it the longest idle ones are dropped and reloaded from
 	// the store when they next speak.
@@ -68,7 +80,7 @@ type Kernel struct {
 	tools    *tools.Registry
 	pipeline *Pipeline
 	provider llm.Provider
-	store    *store.Store // nil keeps history in memory only
+	store    History // nil keeps history in memory only
 
 	// base is cancelled by Close; every turn's context derives from it.
 	base   context.Context
@@ -79,8 +91,9 @@ type Kernel struct {
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
 	plugins  []*loadedPlugin
-	external []*loadedPlugin   // manifests of plugins running outside (SetManifest)
-	hidden   map[string]string // plugin -> why it is not loaded
+	external []*loadedPlugin     // manifests of plugins running outside (SetManifest)
+	hidden   map[string]string   // plugin -> why it is not loaded
+	caps     map[string][]string // plugin -> declared capability groups
 	claims   map[string]*names.Claim
 	closed   bool
 
@@ -98,6 +111,9 @@ var _ sdk.Host = (*Kernel)(nil)
 func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.MaxToolCalls <= 0 {
+		cfg.MaxToolCalls = DefaultMaxToolCalls
 	}
 	if cfg.HistoryMessages <= 0 {
 		cfg.HistoryMessages = DefaultHistoryMessages
@@ -118,11 +134,14 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
 		tools: tools.NewRegistry(), pipeline: NewPipeline(cfg.Logger),
-		provider: provider, store: st,
-		base: base, cancel: cancel,
+		provider: provider,
+		base:     base, cancel: cancel,
 		sessions: map[sessionKey]*session{},
 		sinks:    map[string]Sink{},
 		claims:   map[string]*names.Claim{},
+	}
+	if st != nil { // a nil *store.Store must stay a nil History
+		k.store = st
 	}
 	k.registerUseTool()
 	return k
@@ -203,16 +222,68 @@ func (k *Kernel) RegisterDecisionHook(plugin string, h sdk.DecisionHook) {
 	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: h})
 }
 
-// Inject implements sdk.Host: it queues the input without waiting.
-func (k *Kernel) Inject(in sdk.Injection) {
-	k.Submit(Input{Injection: in})
+// Inject implements sdk.Host: it queues plugin's input without waiting.
+// The input is answered with plugin's rights (see pluginInput).
+func (k *Kernel) Inject(plugin string, in sdk.Injection) error {
+	input, err := k.pluginInput(plugin, in)
+	if err != nil {
+		return err
+	}
+	k.Submit(input)
+	return nil
 }
 
-// InjectSync implements sdk.Host: it queues the input and waits for the
-// answer.
-func (k *Kernel) InjectSync(ctx context.Context, in sdk.Injection) (string, error) {
-	out := k.Ask(ctx, Input{Injection: in})
+// InjectSync implements sdk.Host: it queues plugin's input and waits for
+// the answer. The turn runs with the plugin's rights, so the answer holds
+// only what tools the plugin may trigger could produce.
+func (k *Kernel) InjectSync(ctx context.Context, plugin string, in sdk.Injection) (string, error) {
+	input, err := k.pluginInput(plugin, in)
+	if err != nil {
+		return "", err
+	}
+	out := k.Ask(ctx, input)
 	return out.Text, out.Err
+}
+
+// SetCapabilities records the capability groups plugin declared (for a
+// child process, those of its plugin.json); LoadPlugin records a compiled-in
+// plugin's from its manifest.
+func (k *Kernel) SetCapabilities(plugin string, groups []string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.caps == nil {
+		k.caps = map[string][]string{}
+	}
+	k.caps[plugin] = slices.Clone(groups)
+}
+
+// pluginInput turns plugin's injection into an input whose requester is
+// the plugin. The plugin may inject into its own channel (named after it;
+// an empty channel means that one) without a user; another channel needs
+// sdk.CapabilityInjectChannels and a user or group sdk.CapabilityInjectUser.
+// Source is always the plugin's name, whatever it sent.
+func (k *Kernel) pluginInput(plugin string, in sdk.Injection) (Input, error) {
+	if plugin == "" {
+		return Input{}, fmt.Errorf("%w: the injecting plugin is not known", sdk.ErrInjectRefused)
+	}
+	if in.Channel == "" {
+		in.Channel = plugin
+	}
+	k.mu.Lock()
+	caps := k.caps[plugin]
+	k.mu.Unlock()
+	if in.Channel != plugin && !slices.Contains(caps, sdk.CapabilityInjectChannels) {
+		return Input{}, fmt.Errorf("%w: plugin %q may inject only into its own channel %q, not %q "+
+			"(declare the capability %q to inject into other channels)",
+			sdk.ErrInjectRefused, plugin, plugin, in.Channel, sdk.CapabilityInjectChannels)
+	}
+	if (in.UserID != "" || in.GroupID != "") && !slices.Contains(caps, sdk.CapabilityInjectUser) {
+		return Input{}, fmt.Errorf("%w: plugin %q may not speak as user %q or in group %q "+
+			"(declare the capability %q to relay people's messages)",
+			sdk.ErrInjectRefused, plugin, in.UserID, in.GroupID, sdk.CapabilityInjectUser)
+	}
+	in.Source = plugin
+	return Input{Injection: in, Plugin: plugin}, nil
 }
 
 // Services implements sdk.Host.
@@ -380,6 +451,7 @@ func (k *Kernel) LoadPluginFrom(name, origin string, factory sdk.NewPlugin, conf
 	if k.cfg.Policy != nil {
 		k.cfg.Policy.SetDefaults(name, m.DefaultModes)
 	}
+	k.SetCapabilities(name, m.Capabilities)
 	s := sdk.New(name, k)
 	defer func() {
 		if r := recover(); r != nil {
@@ -469,6 +541,9 @@ func (k *Kernel) Withdraw(plugin string) {
 
 // withdraw removes everything plugin registered.
 func (k *Kernel) withdraw(plugin string) {
+	k.mu.Lock()
+	delete(k.caps, plugin)
+	k.mu.Unlock()
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
 	k.dropExternal(plugin)

@@ -316,6 +316,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	queued := e.k.Submit(Input{Injection: sdk.Injection{Channel: "test", Text: "queued"}})
+	e.k.SetCapabilities("timer", []string{sdk.CapabilityInjectChannels})
 	s := sdk.New("timer", e.k)
 	s.InjectInterruptText("timer", "test", "urgent")
 
@@ -348,6 +349,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 
 func TestNoMemoryInputIsNotRemembered(t *testing.T) {
 	e := newEnv(t, Config{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "hello"})
+	e.k.SetCapabilities("p", []string{sdk.CapabilityInjectChannels})
 	s := sdk.New("p", e.k)
 	s.InjectTextNoMemory("p", "test", "[browser navigated]")
 	out := e.ask(t, "hi") // queued behind the injection, same session

@@ -101,8 +101,10 @@ func TestUntrustedTextCannotSpendWithoutApproval(t *testing.T) {
 		t.Fatalf("model told %q", got)
 	}
 	entries, _ := e.st.Audit(context.Background(), store.AuditQuery{})
-	if len(entries) != 2 || entries[0].Tool != "shop__buy" || entries[0].Decision != "deny" || entries[0].DecidedBy != "user" ||
-		entries[1].Tool != "shop__read_page" || entries[1].Decision != "allow" {
+	// Newest first: the refused buy (one row), the read's outcome and its start.
+	if len(entries) != 3 || entries[0].Tool != "shop__buy" || entries[0].Decision != "deny" || entries[0].DecidedBy != "user" ||
+		entries[1].Tool != "shop__read_page" || entries[1].Decision != "allow" || entries[1].Outcome != "ok" ||
+		entries[2].Tool != "shop__read_page" || entries[2].Outcome != "started" {
 		t.Fatalf("audit %+v", entries)
 	}
 }

@@ -54,6 +54,10 @@ type Input struct {
 	// Actor is who started the input; empty means the user typing, whose
 	// tool calls are made by the agent.
 	Actor sdk.Actor
+	// Plugin is the plugin that injected the input, set by the host (see
+	// Kernel.Inject); empty for a channel's own input. A plugin's input
+	// gets the plugin's rights, never the owner's.
+	Plugin string
 }
 
 // Outcome is how a turn ended.

@@ -97,21 +97,33 @@ type preparedCall struct {
 	outcome string // denied, invalid, not-run; ok or error once run
 }
 
-// runToolCalls runs the calls of one assistant message and returns the
-// calls as finally run (before_toolcall may rewrite arguments) and the tool
-// messages answering them, one per call, in order. before_toolcall
-// and after_toolcall run one call at a time, in order; the handlers
-// themselves run concurrently, except that serial tools of one plugin run
-// one after another.
-func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.ToolCall) ([]sdk.ToolCall, []llm.Message) {
+// runToolCalls runs the calls of one assistant message and returns that
+// message (with the calls as finally run: before_toolcall may rewrite
+// arguments) and the tool messages answering them, one per call, in order.
+// before_toolcall and after_toolcall run one call at a time, in order; the
+// handlers themselves run concurrently, except that serial tools of one
+// plugin run one after another.
+//
+// It writes as it goes: the assistant message is stored before any call
+// runs, each call is audited as started before it runs and again when it
+// ends, and each result is stored as soon as it is final, so a crash
+// loses at most the calls still running.
+func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.ToolCall, text, reasoning string) (llm.Message, []llm.Message) {
 	sc := t.sc
 	prepared := make([]*preparedCall, len(calls))
 	ended := false
 	for i, call := range calls {
 		p := &preparedCall{call: call}
 		prepared[i] = p
-		if ended {
+		t.toolCalls++
+		switch {
+		case ended:
 			p.finish(tools.ErrorResult(errNotRun, "not run: the turn was ended before this call"))
+			p.outcome = "not-run"
+			continue
+		case t.toolCalls > k.cfg.MaxToolCalls:
+			p.finish(tools.ErrorResult(errNotRun, fmt.Sprintf(
+				"not run: this turn reached its limit of %d tool calls", k.cfg.MaxToolCalls)))
 			p.outcome = "not-run"
 			continue
 		}
@@ -120,36 +132,80 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			ended = true
 		}
 	}
-	for _, p := range prepared {
-		if !p.ready {
-			t.emit(Event{Kind: EventToolStart, Tool: p.call.Name, CallID: p.call.ID, Args: string(p.raw)})
-		}
-	}
-	k.invokeAll(ctx, prepared)
-
+	staged := t.staged || k.pipeline.has(sdk.StageBeforeToolcall)
 	final := make([]sdk.ToolCall, len(prepared))
-	msgs := make([]llm.Message, len(prepared))
 	for i, p := range prepared {
 		final[i] = p.call
-		if p.outcome == "" {
-			p.outcome = "ok"
-			if p.result.IsError {
-				p.outcome = "error"
-			}
-			if p.tool.Def.Untrusted {
-				// Third-party text reaches the model from here on.
-				t.tainted = true
+	}
+	assistant := llm.Message{Role: "assistant", Content: text, Reasoning: reasoning,
+		ToolCalls: toWireCalls(final, t.lastCalls, staged)}
+	// after_toolcall may still change a result; then results are stored
+	// once it has run.
+	later := k.pipeline.has(sdk.StageAfterToolcall) && sc.Response == nil
+	if err := k.storeMessages(ctx, t, assistant); err != nil {
+		// Nothing runs that could not be recorded.
+		for _, p := range prepared {
+			if !p.ready {
+				p.finish(tools.ErrorResult(errNotRun, "not run: the conversation could not be saved"))
+				p.outcome = "not-run"
 			}
 		}
-		k.audit(ctx, t, p)
-		if k.pipeline.has(sdk.StageAfterToolcall) && sc.Response == nil {
+	}
+	done := func(p *preparedCall) {
+		if !later {
+			k.storeMessages(ctx, t, p.message())
+		}
+		k.settle(ctx, t, p)
+	}
+	for _, p := range prepared {
+		if !p.ready {
+			if err := k.audit(ctx, t, p, true); err != nil {
+				// A call that could not be recorded does not run.
+				t.setSaveError(fmt.Errorf("%w: %w", ErrNotSaved, err))
+				p.finish(tools.ErrorResult(errNotRun, "not run: the audit log could not be written"))
+				p.outcome = "not-run"
+			}
+		}
+		if p.ready {
+			done(p)
+			continue
+		}
+		t.emit(Event{Kind: EventToolStart, Tool: p.call.Name, CallID: p.call.ID, Args: string(p.raw)})
+	}
+	k.invokeAll(ctx, prepared, done)
+
+	msgs := make([]llm.Message, len(prepared))
+	for i, p := range prepared {
+		if p.tool != nil && p.tool.Def.Untrusted && (p.outcome == "ok" || p.outcome == "error") {
+			// Third-party text reaches the model from here on.
+			t.tainted = true
+		}
+		if later {
 			k.afterToolcall(t, p)
+			k.storeMessages(ctx, t, p.message())
 		}
 		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError,
 			Metadata: p.result.Metadata})
-		msgs[i] = llm.Message{Role: "tool", ToolCallID: p.call.ID, Content: p.result.Content}
+		msgs[i] = p.message()
 	}
-	return final, msgs
+	k.remember(t, append([]llm.Message{assistant}, msgs...)...)
+	return assistant, msgs
+}
+
+// settle records the outcome of a call that has its result.
+func (k *Kernel) settle(ctx context.Context, t *turnState, p *preparedCall) {
+	if p.outcome == "" {
+		p.outcome = "ok"
+		if p.result.IsError {
+			p.outcome = "error"
+		}
+	}
+	k.audit(ctx, t, p, false) // the call has run; a failure is logged
+}
+
+// message is the tool message answering the call.
+func (p *preparedCall) message() llm.Message {
+	return llm.Message{Role: "tool", ToolCallID: p.call.ID, Content: p.result.Content}
 }
 
 func (p *preparedCall) finish(r tools.Result) {
@@ -173,8 +229,9 @@ func (p *preparedCall) notOffered() {
 func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	sc := t.sc
 	tool, ok := k.tools.Lookup(p.call.Name)
-	if !ok || !k.inScope(t, tool) {
-		// A tool not in this turn's list is unknown to this requester.
+	if !ok || !t.offered[p.call.Name] || !k.inScope(t, tool) {
+		// A tool not in the list sent with this request (none is, when
+		// no tools were sent) is unknown to the model: it never runs.
 		p.notOffered()
 		return
 	}
@@ -246,12 +303,16 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	p.tc.Effect, p.tc.Grant = p.auth.Decision.Effect, p.auth.Grant
 }
 
-// audit records one call in the audit log.
-func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall) {
+// audit records one call in the audit log: with started, that it is about
+// to run (its outcome follows in a second row when it ends).
+func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, started bool) error {
 	if k.cfg.Policy == nil {
-		return
+		return nil
 	}
-	decision := "allow"
+	decision, outcome := "allow", p.outcome
+	if started {
+		outcome = "started"
+	}
 	if p.outcome == "denied" || p.outcome == "invalid" || p.outcome == "not-run" {
 		decision = "deny"
 	}
@@ -269,22 +330,23 @@ func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall) {
 	}
 	rule := p.auth.Decision.Rule
 	if rule == "" {
-		rule = p.outcome
+		rule = outcome
 	}
 	by := p.auth.DecidedBy
 	if by == "" {
 		by = "host"
 	}
-	k.cfg.Policy.Audit(ctx, store.AuditEntry{
+	return k.cfg.Policy.Audit(ctx, store.AuditEntry{
 		Session: t.s.key.String(), Channel: t.in.Channel, User: t.in.UserID, Role: string(role),
 		Actor: string(t.actor()), Tool: p.call.Name, Effect: string(effect), ArgsHash: hash,
-		Decision: decision, Rule: rule, DecidedBy: by, Duration: p.result.Duration, Outcome: p.outcome,
+		Decision: decision, Rule: rule, DecidedBy: by, Duration: p.result.Duration, Outcome: outcome,
 	})
 }
 
 // invokeAll runs the ready-to-run calls: concurrently, except serial tools
-// of one plugin, which run in order in one lane.
-func (k *Kernel) invokeAll(ctx context.Context, prepared []*preparedCall) {
+// of one plugin, which run in order in one lane. done is called for each
+// call as soon as it returns, from the goroutine that ran it.
+func (k *Kernel) invokeAll(ctx context.Context, prepared []*preparedCall, done func(*preparedCall)) {
 	var lanes [][]*preparedCall
 	serial := map[string]int{}
 	for _, p := range prepared {
@@ -303,6 +365,7 @@ func (k *Kernel) invokeAll(ctx context.Context, prepared []*preparedCall) {
 	run := func(lane []*preparedCall) {
 		for _, p := range lane {
 			p.result = p.tool.Invoke(ctx, p.tc, p.args, p.raw)
+			done(p)
 		}
 	}
 	if len(lanes) == 1 {

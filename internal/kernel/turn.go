@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
@@ -24,10 +25,17 @@ type turnState struct {
 
 	lastCalls []llm.ToolCall // the model's calls in its latest answer
 	staged    bool           // a post_action handler may have rewritten them
+
+	offered   map[string]bool // the tools sent with the latest request
+	toolCalls int             // tool calls the model asked for in this turn
+
+	userSaved bool // the user's message is in the history (and the store)
+	saveMu    sync.Mutex
+	saveErr   error // the first failure to store a message of this turn
 }
 
 func (t *turnState) requester() policy.Requester {
-	return policy.Requester{Channel: t.in.Channel, Group: t.in.GroupID, User: t.in.UserID}
+	return policy.Requester{Channel: t.in.Channel, Group: t.in.GroupID, User: t.in.UserID, Plugin: t.in.Plugin}
 }
 
 func (t *turnState) actor() sdk.Actor {
@@ -62,6 +70,17 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	msgs = append(msgs, s.history...)
 	msgs = append(msgs, t.user)
 	msgs = append(msgs, k.pluginContext(ctx, t.user.Content)...)
+	window, model := k.contextWindow(&llm.Request{Model: k.cfg.Model})
+	budget := window - answerReserve(window)
+	tools := toolsTokens(k.toolSpecs(t))
+	if need := messagesTokens(withoutHistory(msgs)) + tools; need > budget {
+		// Refused before it is stored: it would fail every later turn.
+		return k.fail(ctx, t, fmt.Errorf("%w: it is about %d tokens with the instructions and tools, and %s "+
+			"takes about %d, less %d kept for the answer. Shorten it or send it in parts "+
+			"(set \"context_window\" of the source in config.json if the model takes more)",
+			ErrInputTooLong, need, model, window, answerReserve(window)))
+	}
+	msgs = fitRequest(msgs, tools, budget)
 	if k.pipeline.has(sdk.StagePreAction) {
 		sc.ContextMsgs = toMaps(msgs)
 		k.pipeline.Run(sdk.StagePreAction, sc, "")
@@ -71,20 +90,42 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 		msgs = fromMaps(sc.ContextMsgs, k.log)
 	}
 
+	if err := k.saveUser(ctx, t); err != nil {
+		return k.fail(ctx, t, err)
+	}
+
+	onDelta := func(d llm.Delta) {
+		if d.Reasoning != "" {
+			t.emit(Event{Kind: EventReasoning, Text: d.Reasoning})
+		}
+		if d.Content != "" {
+			t.emit(Event{Kind: EventText, Text: d.Content})
+		}
+	}
+	retried := false
 	for step := 1; ; step++ {
-		req := &llm.Request{Model: k.cfg.Model, Messages: append(msgs[:len(msgs):len(msgs)], t.steps...)}
-		if step < k.cfg.MaxSteps {
+		last := step >= k.cfg.MaxSteps || t.toolCalls >= k.cfg.MaxToolCalls
+		req := &llm.Request{Model: k.cfg.Model}
+		if !last {
 			req.Tools = k.toolSpecs(t)
 		}
-		resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
-			if d.Reasoning != "" {
-				t.emit(Event{Kind: EventReasoning, Text: d.Reasoning})
-			}
-			if d.Content != "" {
-				t.emit(Event{Kind: EventText, Text: d.Content})
-			}
-		})
+		t.offered = offeredNames(t.offered, req.Tools)
+		// The turn's own exchanges grow; older history makes room.
+		msgs = fitRequest(msgs, messagesTokens(t.steps)+toolsTokens(req.Tools), budget)
+		req.Messages = append(msgs[:len(msgs):len(msgs)], t.steps...)
+		resp, err := k.provider.Chat(ctx, req, onDelta)
+		if err != nil && !retried && isContextError(err) && ctx.Err() == nil {
+			// The estimate was short for this model: once, without history.
+			retried = true
+			k.log.Warn("context window exceeded; retrying without history", "session", s.key, "model", model, "err", err)
+			msgs = withoutHistory(msgs)
+			req.Messages = append(msgs[:len(msgs):len(msgs)], t.steps...)
+			resp, err = k.provider.Chat(ctx, req, onDelta)
+		}
 		if err != nil {
+			if isContextError(err) {
+				err = contextError(model, window, err)
+			}
 			return k.fail(ctx, t, err)
 		}
 		addUsage(&t.usage, resp.Usage)
@@ -100,19 +141,51 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 			return k.respond(ctx, t, sc.LLMText, false)
 		}
 		text, reasoning := sc.LLMText, sc.ReasoningContent
-		calls, results := k.runToolCalls(ctx, t, sc.ToolCalls)
-		staged := t.staged || k.pipeline.has(sdk.StageBeforeToolcall)
-		assistant := llm.Message{Role: "assistant", Content: text, Reasoning: reasoning,
-			ToolCalls: toWireCalls(calls, resp.ToolCalls, staged)}
+		assistant, results := k.runToolCalls(ctx, t, sc.ToolCalls, text, reasoning)
 		if ctx.Err() != nil {
 			return k.fail(ctx, t, context.Cause(ctx))
 		}
 		t.steps = append(t.steps, assistant)
 		t.steps = append(t.steps, results...)
+		if err := t.saveError(); err != nil {
+			return k.fail(ctx, t, err)
+		}
 		if sc.Response != nil {
 			return k.respond(ctx, t, *sc.Response, true)
 		}
+		if last {
+			// The model called tools although none were offered: the calls
+			// were answered as unknown, and the turn ends here.
+			return k.stopAtLimit(ctx, t, text)
+		}
 	}
+}
+
+// offeredNames returns the names of the tools in specs, reusing m.
+func offeredNames(m map[string]bool, specs []llm.ToolSpec) map[string]bool {
+	if m == nil {
+		m = make(map[string]bool, len(specs))
+	}
+	clear(m)
+	for _, s := range specs {
+		m[s.Function.Name] = true
+	}
+	return m
+}
+
+// stopAtLimit ends a turn whose model kept calling tools past the limits,
+// telling the user so.
+func (k *Kernel) stopAtLimit(ctx context.Context, t *turnState, text string) Outcome {
+	why := fmt.Sprintf("the limit of %d model calls per turn (max_steps)", k.cfg.MaxSteps)
+	if t.toolCalls >= k.cfg.MaxToolCalls {
+		why = fmt.Sprintf("the limit of %d tool calls per turn (max_tool_calls)", k.cfg.MaxToolCalls)
+	}
+	k.log.Warn("turn stopped at a limit", "session", t.s.key, "limit", why, "tool_calls", t.toolCalls)
+	note := "[Hearth stopped this turn: it reached " + why + ". / 本轮已达到上限，Hearth 已停止。]"
+	if strings.TrimSpace(text) != "" {
+		note = text + "\n\n" + note
+	}
+	return k.respond(ctx, t, note, false)
 }
 
 // systemPrompt is the configured prompt, the plugins' instructions, and
@@ -127,7 +200,8 @@ func (k *Kernel) systemPrompt(s *session) string {
 }
 
 // respond finishes a turn with text. shortCircuit skips before_output, as a
-// Response set by a stage does.
+// Response set by a stage does. An answer that cannot be stored is still
+// given, and the outcome carries the error.
 func (k *Kernel) respond(ctx context.Context, t *turnState, text string, shortCircuit bool) Outcome {
 	sc := t.sc
 	sc.FinalText = text
@@ -140,14 +214,20 @@ func (k *Kernel) respond(ctx context.Context, t *turnState, text string, shortCi
 	t.emit(Event{Kind: EventFinal, Text: sc.FinalText, Usage: t.usage})
 	k.pipeline.Run(sdk.StageAfterOutput, sc, "")
 	final := llm.Message{Role: "assistant", Content: sc.FinalText, Reasoning: sc.ReasoningContent}
-	if err := k.remember(ctx, t, final); err != nil {
-		k.log.Error("saving the conversation failed", "session", t.s.key, "err", err)
+	msgs := []llm.Message{final}
+	if !t.userSaved {
+		msgs = []llm.Message{t.user, final} // on_input answered before the message was stored
+	}
+	if err := k.save(ctx, t, msgs...); err != nil {
+		t.emit(Event{Kind: EventError, Err: err, Text: err.Error()})
+		return Outcome{Text: sc.FinalText, Err: err}
 	}
 	return Outcome{Text: sc.FinalText}
 }
 
 // fail ends a turn that could not finish. What the user said and the
-// complete tool exchanges are still remembered, so nothing typed is lost.
+// complete tool exchanges are already stored; the turn is closed with a
+// note saying it did not finish, so the next turn's model knows.
 func (k *Kernel) fail(ctx context.Context, t *turnState, err error) Outcome {
 	interrupted := ctx.Err() != nil
 	if interrupted {
@@ -155,52 +235,25 @@ func (k *Kernel) fail(ctx context.Context, t *turnState, err error) Outcome {
 	} else {
 		t.emit(Event{Kind: EventError, Err: err, Text: err.Error()})
 	}
-	if rerr := k.remember(context.WithoutCancel(ctx), t, llm.Message{}); rerr != nil {
-		k.log.Error("saving the conversation failed", "session", t.s.key, "err", rerr)
+	if t.userSaved {
+		note := llm.Message{Role: "assistant", Content: interruptedNote}
+		switch {
+		case errors.Is(err, ErrContextTooLong):
+			note.Content = tooLongNote // the message is not sent again
+		case !interrupted:
+			note.Content = failedNote
+		}
+		if rerr := k.save(context.WithoutCancel(ctx), t, note); rerr != nil {
+			k.log.Error("saving the conversation failed", "session", t.s.key, "err", rerr)
+		}
+		if note.Content == tooLongNote {
+			t.s.history, _ = closeTurns(t.s.history)
+		}
 	}
 	if interrupted {
 		return Outcome{Interrupted: true, Err: context.Cause(ctx)}
 	}
 	return Outcome{Err: err}
-}
-
-// remember appends the turn to the session's history and the store, unless
-// the input asked not to be remembered. final is skipped when empty.
-func (k *Kernel) remember(ctx context.Context, t *turnState, final llm.Message) error {
-	if t.sc.NoMemory {
-		return nil
-	}
-	add := make([]llm.Message, 0, len(t.steps)+2)
-	add = append(add, t.user)
-	add = append(add, t.steps...)
-	if final.Role != "" {
-		add = append(add, final)
-	}
-	s := t.s
-	s.history = trimHistory(append(s.history, add...), k.cfg.HistoryMessages)
-	if k.store == nil || !s.historyLoaded {
-		return nil
-	}
-	return k.store.AppendMessages(ctx, s.storeID, add)
-}
-
-func (k *Kernel) loadHistory(ctx context.Context, s *session) error {
-	if s.historyLoaded {
-		return nil
-	}
-	if k.store != nil {
-		sess, err := k.store.Session(ctx, s.key.channel, s.key.chat)
-		if err != nil {
-			return err
-		}
-		hist, err := k.store.RecentMessages(ctx, sess.ID, k.cfg.HistoryMessages)
-		if err != nil {
-			return err
-		}
-		s.storeID, s.history = sess.ID, hist
-	}
-	s.historyLoaded = true
-	return nil
 }
 
 // trimHistory keeps at most limit messages, starting at a user message.

@@ -18,6 +18,9 @@ type Source struct {
 	BaseURL string
 	APIKey  string
 	Model   string
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// default known for the model.
+	ContextWindow int
 
 	// Limits of the source's client; zero means the Client's default.
 	ConnectTimeout   time.Duration

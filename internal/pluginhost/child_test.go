@@ -59,6 +59,8 @@ func runChild(mode string) {
 		serveRawGuard()
 	case "stageguard":
 		pluginrpc.Serve(newStageGuardPlugin)
+	case "injector":
+		pluginrpc.Serve(newInjector)
 	}
 	os.Exit(9)
 }

@@ -71,10 +71,9 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		if in.Source == "" {
-			in.Source = p.name
+		if err := p.opts.Host.Inject(p.name, in.Injection); err != nil {
+			return nil, injectError(err)
 		}
-		p.opts.Host.Inject(in.Injection)
 		return struct{}{}, nil
 	})
 	handle(pluginrpc.MethodInjectSync, func(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -82,11 +81,11 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		if in.Source == "" {
-			in.Source = p.name
+		text, err := p.opts.Host.InjectSync(ctx, p.name, in.Injection)
+		if err != nil {
+			return nil, injectError(err)
 		}
-		text, err := p.opts.Host.InjectSync(ctx, in.Injection)
-		return pluginrpc.InjectSyncResult{Text: text}, err
+		return pluginrpc.InjectSyncResult{Text: text}, nil
 	})
 	llm := func(fn func(sdk.LLMAPI, json.RawMessage) (any, error)) pluginrpc.Handler {
 		return func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -107,6 +106,15 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 	}))
 	p.serveSettings(handle)
 	p.serveMemory(handle)
+}
+
+// injectError is the wire form of a refused or failed injection: a
+// refusal carries the capability code.
+func injectError(err error) error {
+	if errors.Is(err, sdk.ErrInjectRefused) {
+		return &pluginrpc.Error{Code: pluginrpc.CodeCapability, Message: err.Error()}
+	}
+	return err
 }
 
 // remoteValue is a child's tool result: its JSON, passed through, and its

@@ -26,8 +26,12 @@ type Host interface {
 	RegisterDirectTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
-	Inject(in sdk.Injection)
-	InjectSync(ctx context.Context, in sdk.Injection) (string, error)
+	// Inject and InjectSync take the plugin's name from the host side,
+	// never from the plugin; SetCapabilities tells the kernel the groups
+	// plugin.json declares (input.channels, input.user matter there).
+	Inject(plugin string, in sdk.Injection) error
+	InjectSync(ctx context.Context, plugin string, in sdk.Injection) (string, error)
+	SetCapabilities(plugin string, groups []string)
 	// SetManifest applies the plugin's manifest as for a compiled-in
 	// plugin; an error wrapping kernel.ErrHidden hides the plugin.
 	SetManifest(plugin string, m sdk.Manifest) error
@@ -419,6 +423,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		return false, err
 	}
 	conn := pluginrpc.NewConn(sp.stdout, stdin, p.log)
+	p.opts.Host.SetCapabilities(p.name, p.m.Capabilities)
 	p.serveHost(conn)
 	go conn.Run()
 	cleanup := func(reason error) {

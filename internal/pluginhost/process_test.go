@@ -182,7 +182,7 @@ func TestChildPluginCapabilityGroupAllowed(t *testing.T) {
 
 func TestChildPluginStagesInjectionAndGracefulStop(t *testing.T) {
 	f := newFixture(t, llmtest.Reply{Text: "answer"}, llmtest.Reply{Text: "injected answer"})
-	p := f.start(t, "child", "ok")
+	p := f.start(t, "child", "ok", sdk.CapabilityInjectChannels)
 	ready(t, p)
 	out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "hi"}})
 	if out.Err != nil || out.Text != "answer" {

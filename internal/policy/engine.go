@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,13 +32,25 @@ const (
 	Guest  Role = "guest"
 )
 
-// ValidRole reports whether r is one of the four roles.
+// pluginRolePrefix starts the role of a plugin's injected inputs.
+const pluginRolePrefix = "plugin:"
+
+// PluginRole is the role of the inputs plugin injects ("plugin:<id>"). It
+// may trigger only read effects unless the owner grants it more
+// (`hearth policy grant plugin:<id> read,write`); it is never the owner.
+func PluginRole(plugin string) Role { return Role(pluginRolePrefix + plugin) }
+
+// IsPluginRole reports whether r is a plugin's role.
+func IsPluginRole(r string) bool { return strings.HasPrefix(r, pluginRolePrefix) }
+
+// ValidRole reports whether r is one of the four roles or a plugin's role.
 func ValidRole(r string) bool {
 	switch Role(r) {
 	case Owner, Admin, Member, Guest:
 		return true
 	}
-	return false
+	id, ok := strings.CutPrefix(r, pluginRolePrefix)
+	return ok && id != "" && !strings.ContainsAny(id, " \t\n:")
 }
 
 // Requester is who is speaking, as the channel reports it.
@@ -45,6 +58,30 @@ type Requester struct {
 	Channel string
 	Group   string // empty in a private chat
 	User    string
+	// Plugin is the plugin that injected the input, empty for a channel's
+	// own. A plugin's input has the plugin's role; in a user's name (a
+	// relay), it gets the fewer of the user's and the plugin's rights.
+	Plugin string
+}
+
+// String describes the requester for people: "alice on qq", or "plugin
+// memo" when a plugin asked.
+func (r Requester) String() string {
+	who := r.User
+	if who == "" {
+		who = "(no user)"
+	}
+	s := who + " on " + r.Channel
+	if r.Group != "" {
+		s += " group " + r.Group
+	}
+	if r.Plugin != "" {
+		if r.User == "" {
+			return "plugin " + r.Plugin + " on " + r.Channel
+		}
+		s = "plugin " + r.Plugin + " for " + s
+	}
+	return s
 }
 
 // Store is what the engine keeps in the database; *store.Store has it.
@@ -336,30 +373,56 @@ func (e *Engine) ModeOf(t *tools.Tool) (sdk.Mode, string) {
 	return sdk.ModeAuto, "default"
 }
 
-// RoleOf returns the requester's role: the owner on local channels, else
-// the assigned role (for the group, then for the channel), else guest.
+// RoleOf returns the requester's role: a plugin's role for input a plugin
+// injected (on any channel), the owner on local channels, else the
+// assigned role (for the group, then for the channel), else guest.
 func (e *Engine) RoleOf(r Requester) Role {
+	if r.Plugin != "" {
+		return PluginRole(r.Plugin)
+	}
+	return e.personRole(r)
+}
+
+// personRole is RoleOf for the person r names, whoever relayed it.
+func (e *Engine) personRole(r Requester) Role {
 	if slices.Contains(e.LocalChannels, r.Channel) {
 		return Owner
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if role, ok := e.roles[store.RoleAssignment{Channel: r.Channel, Group: r.Group, User: r.User}]; ok {
-		return role
+	role, ok := e.roles[store.RoleAssignment{Channel: r.Channel, Group: r.Group, User: r.User}]
+	if !ok {
+		role, ok = e.roles[store.RoleAssignment{Channel: r.Channel, User: r.User}]
 	}
-	if role, ok := e.roles[store.RoleAssignment{Channel: r.Channel, User: r.User}]; ok {
-		return role
+	if !ok || strings.HasPrefix(string(role), pluginRolePrefix) {
+		return Guest // a plugin's role is not for people
 	}
-	return Guest
+	return role
 }
 
 // Allowed returns the effects role may trigger where r speaks: everything
 // for the owner; for others the most specific grant (group, channel,
-// everywhere), else read only.
+// everywhere), else read only. A plugin's input gets its plugin role's
+// grant, and when it speaks for a user, no more than that user may.
 func (e *Engine) Allowed(r Requester, role Role) EffectSet {
+	if r.Plugin != "" {
+		set := e.grantOf(r, PluginRole(r.Plugin))
+		if r.User != "" || r.Group != "" {
+			person := r
+			person.Plugin = ""
+			set &= e.Allowed(person, e.personRole(person))
+		}
+		return set
+	}
 	if role == Owner {
 		return AllEffects
 	}
+	return e.grantOf(r, role)
+}
+
+// grantOf returns the most specific grant of role where r speaks, else
+// read only.
+func (e *Engine) grantOf(r Requester, role Role) EffectSet {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, k := range [...]grantKey{
@@ -585,6 +648,10 @@ func (e *Engine) runHook(ctx context.Context, h Hook, c *Call) (Verdict, string)
 func (e *Engine) approve(ctx context.Context, c *Call, res Result, reason string, target *sdk.Target) Result {
 	effect := res.Decision.Effect
 	now := e.now()
+	if c.Requester.Plugin != "" {
+		// Whoever is asked must know the request is not their own.
+		reason = fmt.Sprintf("asked by plugin %q, not by you: %s", c.Requester.Plugin, reason)
+	}
 	req := &ApprovalRequest{
 		Tool: c.Tool.Name, Title: c.Tool.Def.Title, Effect: effect, Target: target, Args: c.Raw,
 		Reason: reason, Expires: now.Add(e.ApprovalTTL), Grant: c.Tool.Def.Grant,
@@ -600,9 +667,13 @@ func (e *Engine) approve(ctx context.Context, c *Call, res Result, reason string
 	if target != nil {
 		label = target.Label
 	}
+	requester := c.Requester.Channel + ":" + c.Requester.User
+	if c.Requester.Plugin != "" {
+		requester = string(PluginRole(c.Requester.Plugin)) + "@" + requester // a plugin asked, not the user
+	}
 	id, err := e.st.CreateApproval(ctx, store.Approval{
 		Tool: c.Tool.Name, Effect: string(effect), Target: label, ArgsHash: res.ArgsHash,
-		Requester: c.Requester.Channel + ":" + c.Requester.User, Session: req.Session,
+		Requester: requester, Session: req.Session,
 		Created: now, Expires: req.Expires,
 	})
 	if err != nil {
@@ -661,15 +732,17 @@ func ArgsHash(tool string, raw json.RawMessage) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// Audit records one call in the audit log. Failures are logged: the call
-// already happened.
-func (e *Engine) Audit(ctx context.Context, entry store.AuditEntry) {
+// Audit records one call in the audit log. Failures are logged and
+// returned: a call whose start could not be recorded should not run.
+func (e *Engine) Audit(ctx context.Context, entry store.AuditEntry) error {
 	if entry.At.IsZero() {
 		entry.At = e.now()
 	}
 	if err := e.st.AppendAudit(context.WithoutCancel(ctx), entry); err != nil {
 		e.log.Error("writing the audit log failed", "tool", entry.Tool, "err", err)
+		return fmt.Errorf("writing the audit log: %w", err)
 	}
+	return nil
 }
 
 // DiscardStore keeps nothing: no overrides, roles or grants, and records

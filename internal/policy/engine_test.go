@@ -195,3 +195,47 @@ func TestSuspendedHooksRefuse(t *testing.T) {
 		t.Fatalf("removed: %+v", r)
 	}
 }
+
+// A plugin's input is never the owner's: on a local channel, in the
+// owner's name, its rights are its own grant (read only by default), and
+// in a user's name no more than that user's.
+func TestPluginRequesterIsNeverTheOwner(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.SetGrant(ctx, store.Grant{Role: "plugin:relay", Effects: []string{"read", "write", "money"}})
+	st.SetGrant(ctx, store.Grant{Channel: "qq", Role: "member", Effects: []string{"read", "write"}})
+	st.SetRole(ctx, store.RoleAssignment{Channel: "qq", User: "bob", Role: "member"})
+	st.SetRole(ctx, store.RoleAssignment{Channel: "qq", User: "eve", Role: "plugin:relay"})
+	eng, err := NewEngine(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		r    Requester
+		role Role
+		want EffectSet
+	}{
+		{Requester{Channel: "terminal", User: "owner"}, Owner, AllEffects},
+		{Requester{Channel: "terminal", Plugin: "memo"}, "plugin:memo", ReadOnly},
+		{Requester{Channel: "terminal", User: "owner", Plugin: "memo"}, "plugin:memo", ReadOnly},
+		{Requester{Channel: "memo", Plugin: "memo"}, "plugin:memo", ReadOnly},
+		{Requester{Channel: "terminal", User: "owner", Plugin: "relay"}, "plugin:relay", SetOf("read", "write", "money")},
+		{Requester{Channel: "qq", User: "bob", Plugin: "relay"}, "plugin:relay", SetOf("read", "write")},
+		{Requester{Channel: "qq", User: "eve"}, Guest, ReadOnly}, // a plugin's role given to a person is ignored
+	} {
+		role := eng.RoleOf(tc.r)
+		if role != tc.role {
+			t.Errorf("%v: role %s, want %s", tc.r, role, tc.role)
+		}
+		if got := eng.Allowed(tc.r, role); got != tc.want {
+			t.Errorf("%v: allowed %b, want %b", tc.r, got, tc.want)
+		}
+	}
+	if !ValidRole("plugin:memo") || ValidRole("plugin:") || !IsPluginRole("plugin:memo") {
+		t.Error("plugin roles")
+	}
+}

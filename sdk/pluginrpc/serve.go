@@ -175,18 +175,31 @@ func (c *child) RegisterDecisionHook(_ string, h sdk.DecisionHook) {
 	}
 }
 
-// Inject implements sdk.Host.
-func (c *child) Inject(in sdk.Injection) {
-	if err := c.conn.Call(context.Background(), MethodInject, InjectParams{in}, nil); err != nil {
-		c.log.Error("injecting input failed", "channel", in.Channel, "err", err)
-	}
+// Inject implements sdk.Host; the host knows which plugin is calling.
+func (c *child) Inject(_ string, in sdk.Injection) error {
+	return injectError(c.conn.Call(context.Background(), MethodInject, InjectParams{in}, nil))
 }
 
 // InjectSync implements sdk.Host.
-func (c *child) InjectSync(ctx context.Context, in sdk.Injection) (string, error) {
+func (c *child) InjectSync(ctx context.Context, _ string, in sdk.Injection) (string, error) {
 	var res InjectSyncResult
 	err := c.conn.Call(ctx, MethodInjectSync, InjectParams{in}, &res)
-	return res.Text, err
+	return res.Text, injectError(err)
+}
+
+// refusedError is the host's refusal of an injection; it matches
+// sdk.ErrInjectRefused.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string        { return e.msg }
+func (e *refusedError) Is(target error) bool { return target == sdk.ErrInjectRefused }
+
+func injectError(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeCapability {
+		return &refusedError{e.Message}
+	}
+	return err
 }
 
 // Services implements sdk.Host: settings, the key-value storage, memory,

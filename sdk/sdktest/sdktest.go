@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -148,21 +149,48 @@ func (h *Harness) DecisionHooks() []sdk.DecisionHook {
 	return append([]sdk.DecisionHook(nil), h.hooks...)
 }
 
-// Inject implements sdk.Host by recording the input.
-func (h *Harness) Inject(in sdk.Injection) {
+// Inject implements sdk.Host by recording the input, with Source set to
+// the plugin as Hearth sets it. Like Hearth, it refuses an injection into
+// another channel or in a user's name unless the plugin's manifest
+// declares sdk.CapabilityInjectChannels or sdk.CapabilityInjectUser.
+func (h *Harness) Inject(plugin string, in sdk.Injection) error {
+	if err := h.checkInjection(plugin, in); err != nil {
+		return err
+	}
+	in.Source = plugin
 	h.mu.Lock()
 	h.injected = append(h.injected, in)
 	h.mu.Unlock()
+	return nil
 }
 
 // InjectSync implements sdk.Host: it records the input and answers with
 // Options.Reply.
-func (h *Harness) InjectSync(_ context.Context, in sdk.Injection) (string, error) {
-	h.Inject(in)
+func (h *Harness) InjectSync(_ context.Context, plugin string, in sdk.Injection) (string, error) {
+	if err := h.Inject(plugin, in); err != nil {
+		return "", err
+	}
+	in.Source = plugin
 	if h.opts.Reply == nil {
 		return "", nil
 	}
 	return h.opts.Reply(in), nil
+}
+
+func (h *Harness) checkInjection(plugin string, in sdk.Injection) error {
+	var caps []string
+	if mp, ok := h.plugin.(sdk.ManifestProvider); ok {
+		caps = mp.Manifest().Capabilities
+	}
+	if in.Channel != "" && in.Channel != plugin && !slices.Contains(caps, sdk.CapabilityInjectChannels) {
+		return fmt.Errorf("%w: plugin %q may inject only into its own channel, not %q (declare %q)",
+			sdk.ErrInjectRefused, plugin, in.Channel, sdk.CapabilityInjectChannels)
+	}
+	if (in.UserID != "" || in.GroupID != "") && !slices.Contains(caps, sdk.CapabilityInjectUser) {
+		return fmt.Errorf("%w: plugin %q may not speak as a user or group (declare %q)",
+			sdk.ErrInjectRefused, plugin, sdk.CapabilityInjectUser)
+	}
+	return nil
 }
 
 // Services implements sdk.Host.

@@ -27,8 +27,9 @@ func TestHarnessEnforcesMatrixAndRecordsInjections(t *testing.T) {
 		if err := s.Settings().Set("k", "v"); err != nil {
 			return err
 		}
-		s.InjectText("probe", "terminal", "hello")
-		s.InjectInterruptText("probe", "terminal", "now!")
+		s.InjectText("probe", "probe", "hello")
+		s.InjectInterruptText("probe", "probe", "now!")
+		s.InjectText("probe", "terminal", "refused: not its channel")
 		return nil
 	}), nil)
 	sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{RawMessage: "orig"})
@@ -39,7 +40,7 @@ func TestHarnessEnforcesMatrixAndRecordsInjections(t *testing.T) {
 		t.Fatalf("logs: %s", logs)
 	}
 	inj := h.Injected()
-	if len(inj) != 2 || inj[0].Text != "hello" || inj[0].Interrupt || !inj[1].Interrupt {
+	if len(inj) != 2 || inj[0].Text != "hello" || inj[0].Interrupt || !inj[1].Interrupt || inj[0].Source != "probe" {
 		t.Fatalf("injected %+v", inj)
 	}
 	if v, _ := h.SDK().Settings().Get("k"); v != "v" {
