@@ -77,8 +77,9 @@ func (p *Pipeline) has(stage sdk.Stage) bool { return len(p.handlers(stage)) > 0
 // tool the stage is about (before_toolcall, after_toolcall), for handlers
 // registered with RegisterStageOwnTools. A handler that errors or panics
 // is logged and the next one runs; a write the stage does not allow is
-// undone and logged. Once a handler sets Response the remaining handlers
-// of the stage are skipped.
+// undone and logged, and so is a write that clears or weakens a refusal
+// (ToolCall.Deny, ToolCall.Ask) an earlier handler set. Once a handler
+// sets Response the remaining handlers of the stage are skipped.
 func (p *Pipeline) Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string) {
 	hs := p.handlers(stage)
 	if len(hs) == 0 {
@@ -96,6 +97,10 @@ func (p *Pipeline) Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string)
 		for _, field := range before.enforce(stage, sc) {
 			p.log.Warn("stage handler wrote a field its stage may not change; the write was undone",
 				"plugin", h.plugin, "stage", stage, "field", field)
+		}
+		for _, r := range before.keepRefusals(sc) {
+			p.log.Warn("stage handler cleared or weakened a refusal set before it; the refusal stays",
+				"plugin", h.plugin, "stage", stage, "call", r.call, "field", r.field, "kept", r.kept)
 		}
 		sc.Phase = stage
 		if before.response == nil && sc.Response != nil {

@@ -240,6 +240,15 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		sc.ToolCalls = []sdk.ToolCall{p.call}
 		sc.ToolResults = nil
 		k.pipeline.Run(sdk.StageBeforeToolcall, sc, tool.Plugin)
+		if sc.Response != nil {
+			// The turn ends here (the seed's short circuit to
+			// after_output): this call does not run either, whether or
+			// not the handlers after the one that ended it would have
+			// let it.
+			p.finish(tools.ErrorResult(errNotRun, "not run: a stage handler ended the turn before this call"))
+			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "not-run", "before_toolcall", "stage"
+			return
+		}
 		if len(sc.ToolCalls) != 1 || sc.ToolCalls[0].ID != p.call.ID {
 			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler removed this call"))
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
