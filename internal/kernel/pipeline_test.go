@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/examples/homeagent/weather"
+	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
@@ -327,5 +328,55 @@ func TestResponseInBeforeToolcallRefusesTheCall(t *testing.T) {
 		if a.Outcome != "not-run" || a.Decision != "deny" {
 			t.Fatalf("audit %+v", a)
 		}
+	}
+}
+
+// A before_toolcall handler registered while a call was being authorized
+// (a guard that was starting or restarting, while the call waited for it;
+// here, while the user was asked) has not seen the call: the call is
+// refused. A handler only for another plugin's own tools does not count.
+func TestGuardRegisteredWhileAuthorizingRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		own  bool
+		want string
+	}{
+		{"guard", false, "checks calls before they run and started after this call was checked"},
+		{"own tools of another plugin", true, "bought"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, Config{},
+				llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "shop__buy", Arguments: `{}`}}},
+				llmtest.Reply{Text: "ok"})
+			var bought atomic.Int32
+			load(t, e.k, "shop", func(s *sdk.PluginSDK) error {
+				return s.RegisterTool("buy", sdk.ToolDef{Effect: sdk.EffectRead, AlwaysAsk: true}, func(map[string]any) (any, error) {
+					bought.Add(1)
+					return "bought", nil
+				})
+			})
+			approve := func(ctx context.Context, _ *policy.ApprovalRequest) (policy.Answer, error) {
+				load(t, e.k, "late", func(s *sdk.PluginSDK) error {
+					h := func(*sdk.StageContext) error { return nil }
+					if tc.own {
+						s.RegisterStageOwnTools(sdk.StageBeforeToolcall, h)
+					} else {
+						s.RegisterStage(sdk.StageBeforeToolcall, h)
+					}
+					return nil
+				})
+				return policy.AllowOnce, nil
+			}
+			out := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", Text: "buy"}, Approver: approve})
+			if out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			if got := toolResult(t, e.srv.Requests()[1], "c"); !strings.Contains(got, tc.want) {
+				t.Fatalf("result %q, want %q", got, tc.want)
+			}
+			if ran := bought.Load() == 1; ran != tc.own {
+				t.Fatalf("ran %v, want %v", ran, tc.own)
+			}
+		})
 	}
 }
