@@ -25,7 +25,8 @@ var Stages = []Stage{
 
 // StageHandler runs at a stage. An error is logged and the pipeline goes
 // on; a before_toolcall handler that wants to refuse a call sets
-// ToolCall.Deny instead.
+// ToolCall.Deny (or ToolCall.Ask) instead. A refusal, once set, stays:
+// a later handler that clears or changes it has that write undone.
 type StageHandler func(ctx *StageContext) error
 
 // StageContext is what stage handlers read and write. Which fields a
@@ -43,7 +44,16 @@ type StageHandler func(ctx *StageContext) error
 // Extra is writable at every stage and carries data between handlers. All
 // other fields are read-only. A write a stage does not allow is discarded
 // and logged by the host. Setting Response skips the rest of the pipeline
-// and sends *Response to the user; after_output still runs.
+// and sends *Response to the user; after_output still runs. Set at
+// before_toolcall, it ends the turn before the call in question, which
+// does not run.
+//
+// ToolCall.Deny and ToolCall.Ask may be set, not withdrawn: a handler may
+// refuse a call, make it ask, or deny a call that asks, but a write that
+// clears or changes a Deny or an Ask set before the handler ran (by
+// another plugin's handler, or at post_action) is undone and logged. (The
+// HomeAgent matrix marks Deny read-write; Hearth narrows it so that no
+// plugin can undo another's guard.)
 //
 // Handlers of one stage run one after another, never in parallel; Lock and
 // Unlock exist for handlers that hand the context to goroutines of their

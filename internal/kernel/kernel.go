@@ -557,7 +557,9 @@ func (k *Kernel) withdraw(plugin string) {
 // stage handlers, instructions and context go, its default modes stay, and
 // its decision hooks are replaced by a stand-in that refuses the calls
 // they would be asked about (see policy.Engine.SuspendHooks) until
-// ResumeHooks or Withdraw.
+// ResumeHooks or Withdraw. A call that passed before_toolcall while the
+// plugin's handlers of that stage were withdrawn, and waited for the
+// plugin, is refused once they are registered again: they never saw it.
 func (k *Kernel) Suspend(plugin, reason string, hold bool) {
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)

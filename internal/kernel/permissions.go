@@ -121,6 +121,56 @@ func (s *snapshot) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
 	return undone
 }
 
+// keptRefusal is a refusal a handler tried to clear or weaken.
+type keptRefusal struct {
+	call  string // the call's ID
+	field string // Deny or Ask
+	kept  string // its text, restored
+}
+
+// keepRefusals restores every ToolCall.Deny and ToolCall.Ask set before
+// the handler ran that it cleared or changed, and returns what it
+// restored: a handler may refuse a call, make it ask, or deny a call that
+// asks, but never withdraw or weaken a refusal another handler set. Calls
+// are matched by ID. (The seed's matrix lets before_toolcall write Deny;
+// Hearth narrows that to "set", so that a plugin cannot undo a guard.)
+func (s *snapshot) keepRefusals(sc *sdk.StageContext) []keptRefusal {
+	var set map[string]sdk.ToolCall // by call ID: the refusals set before
+	for _, c := range s.toolCalls {
+		if c.Deny == "" && c.Ask == "" {
+			continue
+		}
+		if set == nil {
+			set = map[string]sdk.ToolCall{}
+		}
+		r := set[c.ID]
+		if r.Deny == "" {
+			r.Deny = c.Deny
+		}
+		if r.Ask == "" {
+			r.Ask = c.Ask
+		}
+		set[c.ID] = r
+	}
+	var kept []keptRefusal
+	for i := range sc.ToolCalls {
+		c := &sc.ToolCalls[i]
+		r, ok := set[c.ID]
+		if !ok {
+			continue
+		}
+		if r.Deny != "" && c.Deny != r.Deny {
+			c.Deny = r.Deny
+			kept = append(kept, keptRefusal{call: c.ID, field: "Deny", kept: r.Deny})
+		}
+		if r.Ask != "" && c.Ask != r.Ask {
+			c.Ask = r.Ask
+			kept = append(kept, keptRefusal{call: c.ID, field: "Ask", kept: r.Ask})
+		}
+	}
+	return kept
+}
+
 func equalStringPtr(a, b *string) bool {
 	if a == nil || b == nil {
 		return a == b

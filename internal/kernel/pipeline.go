@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -11,9 +12,13 @@ import (
 
 type stageHandler struct {
 	plugin string
-	own    bool // only for calls of this plugin's own tools
+	own    bool   // only for calls of this plugin's own tools
+	seq    uint64 // registration order across the pipeline, from 1
 	fn     sdk.StageHandler
 }
+
+// applies reports whether h runs for a call of toolPlugin's tool.
+func (h stageHandler) applies(toolPlugin string) bool { return !h.own || h.plugin == toolPlugin }
 
 // Pipeline holds the stage handlers and runs them in registration order,
 // one after another, enforcing the permission matrix of sdk.StageContext.
@@ -22,6 +27,7 @@ type Pipeline struct {
 
 	mu     sync.RWMutex
 	stages map[sdk.Stage][]stageHandler // copy on write
+	seq    uint64                       // the last handler's seq
 }
 
 // NewPipeline returns an empty pipeline logging to log.
@@ -45,7 +51,8 @@ func (p *Pipeline) Register(plugin string, stage sdk.Stage, own bool, fn sdk.Sta
 	old := p.stages[stage]
 	next := make([]stageHandler, len(old), len(old)+1)
 	copy(next, old)
-	p.stages[stage] = append(next, stageHandler{plugin: plugin, own: own, fn: fn})
+	p.seq++
+	p.stages[stage] = append(next, stageHandler{plugin: plugin, own: own, seq: p.seq, fn: fn})
 	return nil
 }
 
@@ -65,9 +72,29 @@ func (p *Pipeline) RemovePlugin(plugin string) {
 }
 
 func (p *Pipeline) handlers(stage sdk.Stage) []stageHandler {
+	hs, _ := p.snapshot(stage)
+	return hs
+}
+
+// snapshot returns the handlers of stage and a mark: handlers registered
+// later have a greater seq (see since).
+func (p *Pipeline) snapshot(stage sdk.Stage) ([]stageHandler, uint64) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return p.stages[stage]
+	return p.stages[stage], p.seq
+}
+
+// since returns the plugins with a handler of stage for calls of
+// toolPlugin's tools that was registered after mark: handlers that did not
+// see a call the stage ran on at mark.
+func (p *Pipeline) since(stage sdk.Stage, mark uint64, toolPlugin string) []string {
+	var plugins []string
+	for _, h := range p.handlers(stage) {
+		if h.seq > mark && h.applies(toolPlugin) && !slices.Contains(plugins, h.plugin) {
+			plugins = append(plugins, h.plugin)
+		}
+	}
+	return plugins
 }
 
 // has reports whether stage has any handler.
@@ -77,16 +104,21 @@ func (p *Pipeline) has(stage sdk.Stage) bool { return len(p.handlers(stage)) > 0
 // tool the stage is about (before_toolcall, after_toolcall), for handlers
 // registered with RegisterStageOwnTools. A handler that errors or panics
 // is logged and the next one runs; a write the stage does not allow is
-// undone and logged. Once a handler sets Response the remaining handlers
-// of the stage are skipped.
+// undone and logged, and so is a write that clears or weakens a refusal
+// (ToolCall.Deny, ToolCall.Ask) an earlier handler set. Once a handler
+// sets Response the remaining handlers of the stage are skipped.
 func (p *Pipeline) Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string) {
-	hs := p.handlers(stage)
+	p.run(stage, p.handlers(stage), sc, toolPlugin)
+}
+
+// run is Run with the handlers taken beforehand (see snapshot).
+func (p *Pipeline) run(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext, toolPlugin string) {
 	if len(hs) == 0 {
 		return
 	}
 	sc.Phase = stage
 	for _, h := range hs {
-		if h.own && h.plugin != toolPlugin {
+		if !h.applies(toolPlugin) {
 			continue
 		}
 		before := takeSnapshot(sc)
@@ -96,6 +128,10 @@ func (p *Pipeline) Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string)
 		for _, field := range before.enforce(stage, sc) {
 			p.log.Warn("stage handler wrote a field its stage may not change; the write was undone",
 				"plugin", h.plugin, "stage", stage, "field", field)
+		}
+		for _, r := range before.keepRefusals(sc) {
+			p.log.Warn("stage handler cleared or weakened a refusal set before it; the refusal stays",
+				"plugin", h.plugin, "stage", stage, "call", r.call, "field", r.field, "kept", r.kept)
 		}
 		sc.Phase = stage
 		if before.response == nil && sc.Response != nil {

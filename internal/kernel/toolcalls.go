@@ -236,10 +236,20 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		return
 	}
 	p.tool = tool
-	if k.pipeline.has(sdk.StageBeforeToolcall) {
+	hs, mark := k.pipeline.snapshot(sdk.StageBeforeToolcall)
+	if len(hs) > 0 {
 		sc.ToolCalls = []sdk.ToolCall{p.call}
 		sc.ToolResults = nil
-		k.pipeline.Run(sdk.StageBeforeToolcall, sc, tool.Plugin)
+		k.pipeline.run(sdk.StageBeforeToolcall, hs, sc, tool.Plugin)
+		if sc.Response != nil {
+			// The turn ends here (the seed's short circuit to
+			// after_output): this call does not run either, whether or
+			// not the handlers after the one that ended it would have
+			// let it.
+			p.finish(tools.ErrorResult(errNotRun, "not run: a stage handler ended the turn before this call"))
+			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "not-run", "before_toolcall", "stage"
+			return
+		}
 		if len(sc.ToolCalls) != 1 || sc.ToolCalls[0].ID != p.call.ID {
 			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler removed this call"))
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
@@ -253,8 +263,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 		return
 	}
-	staged := t.staged || k.pipeline.has(sdk.StageBeforeToolcall)
-	raw := json.RawMessage(rawArguments(p.call, t.lastCalls, staged))
+	raw := json.RawMessage(rawArguments(p.call, t.lastCalls, t.staged || len(hs) > 0))
 	args := p.call.Arguments
 	if args == nil {
 		// Either no arguments, or text that is not a JSON object: decoding
@@ -280,8 +289,24 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	}
 	if k.cfg.Policy == nil {
 		p.auth = policy.Result{Allowed: true, DecidedBy: "none"}
+	} else if !k.authorize(ctx, t, p, args, raw) {
 		return
 	}
+	// Authorizing may have waited for a guard that was starting or
+	// restarting (policy.Engine.SuspendHooks), or for the user. A
+	// before_toolcall handler registered meanwhile has not seen this call,
+	// and the guard it belongs to may count on it: the call is refused.
+	if late := k.pipeline.since(sdk.StageBeforeToolcall, mark, tool.Plugin); len(late) > 0 {
+		reason := fmt.Sprintf("plugin %q checks calls before they run and started after this call was checked; try again", late[0])
+		p.finish(tools.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, reason), "denied: "+reason))
+		p.outcome, p.auth.Allowed, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", false, "before_toolcall", "stage:"+late[0]
+	}
+}
+
+// authorize asks the policy engine about a prepared call and reports
+// whether it may run; a refusal is finished.
+func (k *Kernel) authorize(ctx context.Context, t *turnState, p *preparedCall, args map[string]any, raw json.RawMessage) bool {
+	tool := p.tool
 	c := &policy.Call{Tool: tool, Args: args, Raw: raw, TC: p.tc, Requester: t.requester(), Approver: t.in.Approver}
 	if p.call.Ask != "" {
 		c.MinVerdict, c.MinReason, c.MinBy = policy.Ask, p.call.Ask, "stage"
@@ -293,14 +318,15 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		// not for an effect resolved from these arguments): to this
 		// requester the tool does not exist.
 		p.notOffered()
-		return
+		return false
 	}
 	if !p.auth.Allowed {
 		p.finish(tools.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, p.auth.Reason), "denied: "+p.auth.Reason))
 		p.outcome = "denied"
-		return
+		return false
 	}
 	p.tc.Effect, p.tc.Grant = p.auth.Decision.Effect, p.auth.Grant
+	return true
 }
 
 // audit records one call in the audit log: with started, that it is about

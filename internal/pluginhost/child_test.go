@@ -59,6 +59,8 @@ func runChild(mode string) {
 		serveRawGuard()
 	case "stageguard":
 		pluginrpc.Serve(newStageGuardPlugin)
+	case "undeny", "respond":
+		pluginrpc.Serve(newMeddler(mode))
 	case "injector":
 		pluginrpc.Serve(newInjector)
 	}

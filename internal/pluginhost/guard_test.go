@@ -33,13 +33,19 @@ func newGuardPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
 func (p *guardPlugin) Name() string { return p.name }
 func (p *guardPlugin) Stop() error  { return nil }
 
-func (p *guardPlugin) Start(s *sdk.PluginSDK) error {
+// waitHold returns once the file "hold" is not in the plugin's data
+// directory.
+func waitHold(s *sdk.PluginSDK) {
 	for {
 		if _, err := os.Stat(filepath.Join(s.DataDir(), "hold")); err != nil {
-			break
+			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+func (p *guardPlugin) Start(s *sdk.PluginSDK) error {
+	waitHold(s)
 	s.RegisterDecisionHook(func(_ context.Context, _ *sdk.ToolContext, _ string, args map[string]interface{}) (sdk.HookDecision, error) {
 		if args["item"] == "evil" {
 			return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "evil is blocked"}, nil
@@ -286,7 +292,8 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 }
 
 // stageGuardPlugin refuses calls whose item is "evil" the HomeAgent way:
-// a before_toolcall stage handler that sets Deny.
+// a before_toolcall stage handler that sets Deny. Like guardPlugin, it
+// does not finish its Start while the file "hold" exists.
 type stageGuardPlugin struct{ guardPlugin }
 
 func newStageGuardPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
@@ -294,6 +301,7 @@ func newStageGuardPlugin(name string, _ map[string]interface{}) (sdk.Plugin, err
 }
 
 func (p *stageGuardPlugin) Start(s *sdk.PluginSDK) error {
+	waitHold(s)
 	s.RegisterStage(sdk.StageBeforeToolcall, func(sc *sdk.StageContext) error {
 		if len(sc.ToolCalls) == 1 && sc.ToolCalls[0].Arguments["item"] == "evil" {
 			sc.ToolCalls[0].Deny = "evil is blocked"
