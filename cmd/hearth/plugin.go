@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -156,12 +157,23 @@ func printForgotten(w io.Writer, f *pluginhost.Forgotten) {
 	}
 	switch {
 	case f.Trash != "":
-		fmt.Fprintf(w, "%s: what was removed is in %s (secrets too); delete it when you no longer need it\n", name, cell(f.Trash))
+		secrets := ""
+		if f.Store != nil && len(f.Store.Settings) > 0 {
+			secrets = " (secrets too)"
+		}
+		fmt.Fprintf(w, "%s: what was removed is in %s%s; delete it when you no longer need it\n", name, cell(f.Trash), secrets)
 	case f.Store != nil && f.Store.Empty() && f.Folder == "":
 		fmt.Fprintf(w, "%s: nothing was kept under this name\n", name)
 	}
-	if f.Store != nil {
-		fmt.Fprintf(w, "%s: the next plugin to ask for this name starts clean\n", name)
+	if f.Store == nil {
+		return
+	}
+	fmt.Fprintf(w, "%s: the next plugin to ask for this name starts clean\n", name)
+	if f.Owner != "" && f.Folder == "" {
+		if _, err := os.Stat(f.Owner); err == nil {
+			fmt.Fprintf(w, "%s: the plugin in %s is still there and may take the name again at the next start;\n"+
+				"to give the name to another plugin, remove it (`hearth plugin remove %s`)\n", name, cell(f.Owner), name)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,8 +37,8 @@ func checkForgettable(name string) error {
 	if name == "" {
 		return errors.New("no plugin name given")
 	}
-	if err := names.CheckReserved(name); err != nil {
-		return err
+	if names.IsReserved(name) {
+		return fmt.Errorf("%w: %q stands for Hearth itself; it is no plugin's to forget", names.ErrReserved, name)
 	}
 	for _, b := range sdk.Factories() {
 		if strings.EqualFold(b, name) {
@@ -98,11 +99,13 @@ func Remove(ctx context.Context, st *store.Store, dataDir, pluginsDir, name stri
 				asking = append(asking, d)
 			}
 		}
-		switch len(asking) {
-		case 0:
+		switch {
+		case len(asking) == 0:
 			return nil, fmt.Errorf("no plugin folder in %s has the name %q (`hearth plugin forget %s` frees what is kept under it)", pluginsDir, name, name)
-		case 1:
+		case len(asking) == 1:
 			dir = asking[0]
+		case slices.Contains(asking, filepath.Join(pluginsDir, name)):
+			dir = filepath.Join(pluginsDir, name) // where install puts it
 		default:
 			return nil, fmt.Errorf("several plugin folders ask for the name %q: %s; remove the one you mean by hand", name, strings.Join(asking, ", "))
 		}

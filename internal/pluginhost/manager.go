@@ -215,7 +215,7 @@ func (m *Manager) assign(list []found, owners map[string]string) (want map[strin
 // belongs says that name is dir's, and how to free it.
 func belongs(name, dir string) string {
 	return fmt.Sprintf("the plugin name %q belongs to the plugin in %s, which keeps its settings, secrets, "+
-		"storage and data folder under it; to free the name, deleting them, run `hearth plugin forget %s`", name, dir, name)
+		"storage and data folder under the name; to free the name, moving those to the trash, run `hearth plugin forget %s`", name, dir, name)
 }
 
 // folders reads the plugins folder: the folders with a valid plugin.json
