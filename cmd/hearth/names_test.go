@@ -127,6 +127,11 @@ func TestPluginNameStaysWithItsFolder(t *testing.T) {
 	if _, errOut, code := hearth(t, base, "victim-secret-token\n", "settings", "set", "victim", "token"); code != 0 {
 		t.Fatalf("settings set: %s", errOut)
 	}
+	for _, args := range [][]string{{"policy", "set", "victim__weather_query", "auto"}, {"policy", "grant", "plugin:victim", "read,write"}} {
+		if _, errOut, code := hearth(t, base, "", args...); code != 0 {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+	}
 	notes := filepath.Join(home, "plugin_data", "victim", "notes.txt")
 	if err := os.WriteFile(notes, []byte("victim's notes"), 0o600); err != nil {
 		t.Fatal(err)
@@ -167,6 +172,8 @@ func TestPluginNameStaysWithItsFolder(t *testing.T) {
 		"moved the plugin folder " + victim,
 		"removed 1 settings (secrets included) of victim: token",
 		"moved the data folder " + filepath.Join(home, "plugin_data", "victim"),
+		"removed your policy modes for victim__weather_query",
+		"removed the grant of read,write to plugin:victim everywhere",
 		filepath.Join(home, "trash"),
 		"starts clean",
 	} {
@@ -189,5 +196,8 @@ func TestPluginNameStaysWithItsFolder(t *testing.T) {
 	}
 	if out, errOut, _ := hearth(t, base, "", "settings", "victim"); strings.Contains(out, "token") {
 		t.Fatalf("the new holder got the old plugin's settings: %q %q", out, errOut)
+	}
+	if out, _, _ := hearth(t, base, "", "policy"); strings.Contains(out, "plugin:victim") || strings.Contains(out, "victim__weather_query") {
+		t.Fatalf("the old plugin's grant or mode is left:\n%s", out)
 	}
 }

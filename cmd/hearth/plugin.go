@@ -148,6 +148,13 @@ func printForgotten(w io.Writer, f *pluginhost.Forgotten) {
 		if len(s.Overrides) > 0 {
 			fmt.Fprintf(w, "%s: removed your policy modes for %s\n", name, cell(strings.Join(slices.Sorted(maps.Keys(s.Overrides)), ", ")))
 		}
+		for _, g := range s.Grants {
+			where := "everywhere"
+			if g.Channel != "" || g.Group != "" {
+				where = "in " + g.Channel + " " + g.Group
+			}
+			fmt.Fprintf(w, "%s: removed the grant of %s to %s %s\n", name, cell(strings.Join(g.Effects, ",")), cell(g.Role), cell(strings.TrimSpace(where)))
+		}
 		if len(s.Catalog) > 0 {
 			fmt.Fprintf(w, "%s: removed %d tools from the catalogue\n", name, len(s.Catalog))
 		}

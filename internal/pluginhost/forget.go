@@ -157,7 +157,7 @@ func forget(ctx context.Context, st *store.Store, dataDir, pluginsDir, name, fol
 	if out.Store.Folder != "" {
 		out.Owner = filepath.Join(pluginsDir, out.Store.Folder)
 	}
-	if len(out.Store.Settings)+len(out.Store.Defs)+len(out.Store.KV)+len(out.Store.Overrides) > 0 {
+	if len(out.Store.Settings)+len(out.Store.Defs)+len(out.Store.KV)+len(out.Store.Overrides)+len(out.Store.Grants) > 0 {
 		if trash == "" {
 			if trash, err = newTrash(dataDir, name); err != nil {
 				return out, err

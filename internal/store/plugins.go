@@ -89,20 +89,22 @@ type ForgottenPlugin struct {
 	Defs      map[string]map[string]json.RawMessage // namespace, key: declaration
 	KV        map[string]map[string]json.RawMessage // plugin, key: value
 	Overrides map[string]string                     // tool: the user's mode for it
+	Grants    []Grant                               // what its injections were granted (role plugin:<name>)
 	Catalog   []string                              // the tools it had in the catalogue
 }
 
 // Empty reports whether nothing was removed.
 func (f *ForgottenPlugin) Empty() bool {
 	return f.Folder == "" && len(f.Settings) == 0 && len(f.Defs) == 0 && len(f.KV) == 0 &&
-		len(f.Overrides) == 0 && len(f.Catalog) == 0
+		len(f.Overrides) == 0 && len(f.Grants) == 0 && len(f.Catalog) == 0
 }
 
 // ForgetPlugin removes, in one transaction, everything the database keeps
 // under a plugin name (compared without regard to case): its binding to
 // a folder, its settings and their declarations, its key-value storage,
-// the user's policy modes for its tools (<name>__<tool>) and its tools in
-// the catalogue. It returns what it removed.
+// the user's policy modes for its tools (<name>__<tool>), the grants to
+// its injections (role plugin:<name>) and its tools in the catalogue. It
+// returns what it removed.
 func (s *Store) ForgetPlugin(ctx context.Context, name string) (*ForgottenPlugin, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -155,6 +157,26 @@ func (s *Store) ForgetPlugin(ctx context.Context, name string) (*ForgottenPlugin
 			return nil, err
 		}
 		f.Overrides[tool] = mode
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = tx.QueryContext(ctx, `DELETE FROM policy_grants WHERE lower(role) = ? RETURNING channel, group_id, role, effects`, "plugin:"+key)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var g Grant
+		var effects string
+		if err := rows.Scan(&g.Channel, &g.Group, &g.Role, &effects); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if effects != "" {
+			g.Effects = strings.Split(effects, ",")
+		}
+		f.Grants = append(f.Grants, g)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

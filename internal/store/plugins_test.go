@@ -37,6 +37,7 @@ func TestPluginNameBindingAndForget(t *testing.T) {
 		must(t, s.KVSet(ctx, ns, "k", raw))
 		must(t, s.SetOverride(ctx, ns+"__pay", "auto"))
 		must(t, s.SaveCatalogEntry(ctx, CatalogEntry{Tool: ns + "__pay", Plugin: ns}))
+		must(t, s.SetGrant(ctx, Grant{Role: "plugin:" + ns, Effects: []string{"read", "write"}}))
 	}
 	f, err := s.ForgetPlugin(ctx, "VICTIM")
 	if err != nil {
@@ -45,7 +46,7 @@ func TestPluginNameBindingAndForget(t *testing.T) {
 	both := map[string]map[string]json.RawMessage{"victim": {"token": raw}, "Victim": {"token": raw}}
 	if f.Folder != "victim" || !reflect.DeepEqual(f.Settings, both) || !reflect.DeepEqual(f.KV, map[string]map[string]json.RawMessage{"victim": {"k": raw}, "Victim": {"k": raw}}) || len(f.Defs) != 2 ||
 		!reflect.DeepEqual(f.Overrides, map[string]string{"victim__pay": "auto", "Victim__pay": "auto"}) ||
-		!reflect.DeepEqual(f.Catalog, []string{"Victim__pay", "victim__pay"}) {
+		!reflect.DeepEqual(f.Catalog, []string{"Victim__pay", "victim__pay"}) || len(f.Grants) != 2 {
 		t.Fatalf("forgotten: %+v", f)
 	}
 	if _, ok, _ := s.Setting(ctx, "victim", "token"); ok {
@@ -64,6 +65,9 @@ func TestPluginNameBindingAndForget(t *testing.T) {
 	}
 	if o, _ := s.Overrides(ctx); len(o) != 2 || o["victim2__pay"] != "auto" {
 		t.Fatalf("overrides left: %v", o)
+	}
+	if g, _ := s.Grants(ctx); len(g) != 2 || g[0].Role != "plugin:other" || g[1].Role != "plugin:victim2" {
+		t.Fatalf("grants left: %+v", g)
 	}
 	if got, _ := s.PluginOwners(ctx); !reflect.DeepEqual(got, map[string]string{"other": "zz"}) {
 		t.Fatalf("owners after forget: %v", got)
