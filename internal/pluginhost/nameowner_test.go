@@ -227,6 +227,22 @@ func TestForgetFreesNameClean(t *testing.T) {
 	if got := f.peek(t, "victim"); got != `{"files":[],"kv":"","token":null}` {
 		t.Fatalf("the new holder sees: %s", got)
 	}
+	// A .so in a folder named like the name is refused before its
+	// library is opened (this one is not even a library).
+	so := filepath.Join(plugins, "victim")
+	if err := os.MkdirAll(so, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(so, "victim.so"), []byte("not a library"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Scan(ctx)
+	if got := info(t, m, so); !strings.Contains(got.Error, "not loaded: the plugin name \"victim\" belongs to the plugin in "+zz) {
+		t.Fatalf(".so: %q", got.Error)
+	}
+	if err := os.RemoveAll(so); err != nil {
+		t.Fatal(err)
+	}
 	m.Close()
 
 	// Installing another folder with the name is refused up front.
