@@ -49,7 +49,7 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
-  plugin          list, enable, disable, reload or install process plugins
+  plugin          list, enable, disable, reload, install, remove or forget process plugins
   settings        see and set plugin settings (API keys, options)
   version         print the version
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hearth-agent/hearth/internal/datadir"
 )
 
 // The impostor runs from init, before TestMain: an xbot stdio plugin that
@@ -85,7 +87,7 @@ func TestPluginNamesHaveOneOwner(t *testing.T) {
 	for id, want := range map[string]string{
 		"time":    `the plugin name "time" is already used by the built-in plugin "time"`,
 		"core":    `"core" stands for Hearth itself`,
-		"Victim_": fmt.Sprintf(`the plugin name "victim" is already used by the plugin in %s (id "victim")`, filepath.Join(plugins, "victim")),
+		"Victim_": fmt.Sprintf(`the plugin name "victim" belongs to the plugin in %s, which keeps`, filepath.Join(plugins, "victim")),
 		"victim":  "core,settings.plugins,settings.plugins.write",
 	} {
 		if !strings.Contains(rows[id], want) {
@@ -99,5 +101,103 @@ func TestPluginNamesHaveOneOwner(t *testing.T) {
 	out, errOut, code = hearth(t, []string{"HEARTH_HOME=" + t.TempDir()}, "", "plugin", "install", src)
 	if code == 0 || !strings.Contains(errOut, `already used by the built-in plugin "time"`) {
 		t.Fatalf("install: %d %q %q", code, out, errOut)
+	}
+}
+
+// A plugin name stays with the folder that first ran under it: another
+// folder asking for it is refused while the owner's plugin.json is
+// invalid, the owner runs again once it is back, and only `hearth plugin
+// remove` (or forget) frees the name, taking its secret and data folder
+// away first, so the next holder starts clean.
+func TestPluginNameStaysWithItsFolder(t *testing.T) {
+	home := t.TempDir()
+	base := []string{"HEARTH_HOME=" + home}
+	plugins := filepath.Join(home, "plugins")
+	victim := filepath.Join(plugins, "victim")
+	good := fmt.Sprintf(`{"id": "victim", "command": [%q], "env": {"HEARTH_TEST_SERVE_WEATHER": "1"}}`, os.Args[0])
+	writeManifest(t, victim, good)
+	tools := func(when string, want, unwanted string) {
+		t.Helper()
+		out, errOut, code := hearth(t, base, "", "tools")
+		if code != 0 || !strings.Contains(out, want) || strings.Contains(out, unwanted) {
+			t.Fatalf("%s: tools: %d %s\n%s", when, code, errOut, out)
+		}
+	}
+	tools("first start", "victim__weather_query\t", "victim__pay")
+	if _, errOut, code := hearth(t, base, "victim-secret-token\n", "settings", "set", "victim", "token"); code != 0 {
+		t.Fatalf("settings set: %s", errOut)
+	}
+	for _, args := range [][]string{{"policy", "set", "victim__weather_query", "auto"}, {"policy", "grant", "plugin:victim", "read,write"}} {
+		if _, errOut, code := hearth(t, base, "", args...); code != 0 {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+	}
+	notes := filepath.Join(home, "plugin_data", "victim", "notes.txt")
+	if err := os.WriteFile(notes, []byte("victim's notes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(home, "plugin_data", "victim", "impostor-was-here")
+
+	// Another folder asks for the name while the owner's plugin.json is
+	// invalid.
+	writeManifest(t, filepath.Join(plugins, "zz"), fmt.Sprintf(
+		`{"id": "Victim_", "runtime": "stdio", "command": [%q], "env": {"HEARTH_TEST_NAMES_IMPOSTOR": "1"}}`, os.Args[0]))
+	writeManifest(t, victim, `{not json`)
+	tools("owner invalid", "time__now", "victim__")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the impostor ran with the owner's data folder")
+	}
+	out, _, _ := hearth(t, base, "", "plugin")
+	if !strings.Contains(out, "Victim_ ") || !strings.Contains(out, `the plugin name "victim" belongs to the plugin in `+victim) ||
+		!strings.Contains(out, "`hearth plugin forget victim`") {
+		t.Fatalf("hearth plugin does not say why the impostor is refused:\n%s", out)
+	}
+	writeManifest(t, victim, good)
+	tools("owner back", "victim__weather_query\t", "victim__pay")
+
+	// Remove needs the plugins stopped.
+	lock, err := datadir.Acquire(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := hearth(t, base, "", "plugin", "remove", "victim"); code == 0 || !strings.Contains(errOut, "another Hearth") {
+		t.Fatalf("remove while a Hearth runs: %d %q %q", code, out, errOut)
+	}
+	lock.Release()
+	out, errOut, code := hearth(t, base, "", "plugin", "remove", "victim")
+	if code != 0 {
+		t.Fatalf("remove: %d %q %q", code, out, errOut)
+	}
+	for _, want := range []string{
+		"moved the plugin folder " + victim,
+		"removed 1 settings (secrets included) of victim: token",
+		"moved the data folder " + filepath.Join(home, "plugin_data", "victim"),
+		"removed your policy modes for victim__weather_query",
+		"removed the grant of read,write to plugin:victim everywhere",
+		filepath.Join(home, "trash"),
+		"starts clean",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("remove does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "victim-secret-token") {
+		t.Errorf("remove printed the secret:\n%s", out)
+	}
+
+	// The freed name goes to the other folder, with nothing of the old
+	// plugin's.
+	tools("after remove", "victim__pay\t", "victim__weather_query")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the new holder got no data folder: %v", err)
+	}
+	if _, err := os.Stat(notes); err == nil {
+		t.Fatal("the new holder got the old plugin's files")
+	}
+	if out, errOut, _ := hearth(t, base, "", "settings", "victim"); strings.Contains(out, "token") {
+		t.Fatalf("the new holder got the old plugin's settings: %q %q", out, errOut)
+	}
+	if out, _, _ := hearth(t, base, "", "policy"); strings.Contains(out, "plugin:victim") || strings.Contains(out, "victim__weather_query") {
+		t.Fatalf("the old plugin's grant or mode is left:\n%s", out)
 	}
 }

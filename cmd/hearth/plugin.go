@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
+	"github.com/hearth-agent/hearth/internal/datadir"
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 )
 
@@ -19,6 +25,13 @@ const pluginUsage = `Usage:
   hearth plugin disable ID       disable a plugin (remembered)
   hearth plugin reload ID        restart a plugin in the running Hearth
   hearth plugin install FOLDER   copy a plugin folder in; a running Hearth loads it
+  hearth plugin remove NAME      move the plugin's folder to the trash, then forget NAME
+  hearth plugin forget NAME      free the plugin name NAME: its settings (secrets
+                                 too), storage and data folder go to the trash, so
+                                 the next plugin to ask for the name starts clean
+
+A plugin name belongs to the folder that first ran under it; remove and forget
+need Hearth stopped.
 `
 
 func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io.Writer) int {
@@ -75,16 +88,100 @@ func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io
 		if err != nil {
 			return fail(err)
 		}
-		id, err := pluginhost.InstallFolder(a.Plugins.Dir(), src)
+		id, err := pluginhost.InstallFolder(ctx, a.Store, a.Plugins.Dir(), src)
 		if err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "installed %s into %s\n", id, filepath.Join(a.Plugins.Dir(), id))
+		if man, err := pluginhost.LoadManifest(src); err == nil {
+			if owners, err := a.Store.PluginOwners(ctx); err == nil && owners[names.Key(man.PluginName())] == id {
+				fmt.Fprintf(stdout, "%s: this folder had the name before, so the plugin gets the settings, secrets, storage and data kept under it;\n"+
+					"to start it clean instead, stop Hearth and run `hearth plugin forget %s`\n", id, man.PluginName())
+			}
+		}
+	case "forget", "remove":
+		// No plugin may run while what it keeps is taken away.
+		lock, err := datadir.Acquire(a.DataDir)
+		if err != nil {
+			return fail(err)
+		}
+		defer lock.Release()
+		op := pluginhost.Forget
+		if args[0] == "remove" {
+			op = pluginhost.Remove
+		}
+		f, err := op(ctx, a.Store, a.DataDir, a.Plugins.Dir(), args[1])
+		if f != nil {
+			printForgotten(stdout, f)
+		}
+		if err != nil {
+			return fail(err)
+		}
 	default:
 		fmt.Fprintf(stderr, "hearth plugin: unknown subcommand %q\n\n%s", args[0], pluginUsage)
 		return 2
 	}
 	return 0
+}
+
+// printForgotten says what forget or remove took away, keys but never
+// values.
+func printForgotten(w io.Writer, f *pluginhost.Forgotten) {
+	cell := terminal.SanitizeLine
+	name := cell(f.Name)
+	if f.Folder != "" {
+		fmt.Fprintf(w, "%s: moved the plugin folder %s to the trash\n", name, cell(f.Folder))
+	}
+	if s := f.Store; s != nil {
+		if f.Owner != "" {
+			fmt.Fprintf(w, "%s: the name no longer belongs to the plugin in %s\n", name, cell(f.Owner))
+		}
+		keys := func(what string, m map[string]map[string]json.RawMessage) {
+			for _, ns := range slices.Sorted(maps.Keys(m)) {
+				ks := slices.Sorted(maps.Keys(m[ns]))
+				fmt.Fprintf(w, "%s: removed %d %s of %s: %s\n", name, len(ks), what, cell(ns), cell(strings.Join(ks, ", ")))
+			}
+		}
+		keys("settings (secrets included)", s.Settings)
+		keys("setting declarations", s.Defs)
+		keys("stored values (KV)", s.KV)
+		if len(s.Overrides) > 0 {
+			fmt.Fprintf(w, "%s: removed your policy modes for %s\n", name, cell(strings.Join(slices.Sorted(maps.Keys(s.Overrides)), ", ")))
+		}
+		for _, g := range s.Grants {
+			where := "everywhere"
+			if g.Channel != "" || g.Group != "" {
+				where = "in " + g.Channel + " " + g.Group
+			}
+			fmt.Fprintf(w, "%s: removed the grant of %s to %s %s\n", name, cell(strings.Join(g.Effects, ",")), cell(g.Role), cell(strings.TrimSpace(where)))
+		}
+		if len(s.Catalog) > 0 {
+			fmt.Fprintf(w, "%s: removed %d tools from the catalogue\n", name, len(s.Catalog))
+		}
+	}
+	for _, d := range f.Data {
+		fmt.Fprintf(w, "%s: moved the data folder %s to the trash\n", name, cell(d))
+	}
+	switch {
+	case f.Trash != "":
+		secrets := ""
+		if f.Store != nil && len(f.Store.Settings) > 0 {
+			secrets = " (secrets too)"
+		}
+		fmt.Fprintf(w, "%s: what was removed is in %s%s; delete it when you no longer need it\n", name, cell(f.Trash), secrets)
+	case f.Store != nil && f.Store.Empty() && f.Folder == "":
+		fmt.Fprintf(w, "%s: nothing was kept under this name\n", name)
+	}
+	if f.Store == nil {
+		return
+	}
+	fmt.Fprintf(w, "%s: the next plugin to ask for this name starts clean\n", name)
+	if f.Owner != "" && f.Folder == "" {
+		if _, err := os.Stat(f.Owner); err == nil {
+			fmt.Fprintf(w, "%s: the plugin in %s is still there and may take the name again at the next start;\n"+
+				"to give the name to another plugin, remove it (`hearth plugin remove %s`)\n", name, cell(f.Owner), name)
+		}
+	}
 }
 
 func tail(lines []string, n int) []string {

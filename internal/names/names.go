@@ -39,6 +39,10 @@ var reserved = map[string]bool{
 // key is the form names are compared in.
 func key(name string) string { return strings.ToLower(name) }
 
+// Key returns the form names are compared in (lower case): two names with
+// the same key are the same name.
+func Key(name string) string { return key(name) }
+
 // IsReserved reports whether name stands for Hearth itself.
 func IsReserved(name string) bool { return reserved[key(name)] }
 

@@ -18,11 +18,23 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-// StateStore keeps enable/disable and reload requests; *store.Store has it.
+// StateStore keeps enable/disable and reload requests, and which folder
+// owns each plugin name; *store.Store has it.
 type StateStore interface {
 	PluginStates(ctx context.Context) (map[string]store.PluginState, error)
 	SetPluginEnabled(ctx context.Context, id string, enabled bool) error
 	RequestPluginReload(ctx context.Context, id string) error
+	NameOwners
+	// BindPluginName binds name to folder (a folder name inside the
+	// plugins folder) unless it is bound already, and returns its owner.
+	BindPluginName(ctx context.Context, name, folder string) (string, error)
+}
+
+// NameOwners says which folder owns each plugin name.
+type NameOwners interface {
+	// PluginOwners returns the folder (inside the plugins folder) each
+	// plugin name is bound to, by names.Key of the name.
+	PluginOwners(ctx context.Context) (map[string]string, error)
 }
 
 // Info describes one plugin folder.
@@ -101,16 +113,21 @@ type found struct {
 	disabled bool // keeps its name, but does not run
 }
 
-// assign decides which folders may run. For each plugin name the one
-// that keeps it is the folder already running under it; else the one
-// whose id is the name itself (pay over Pay_, which only normalises to
-// it); else the one in a folder named after its id (where install puts
-// it); else the first in folder order. The others, and a folder whose
-// name another loader holds (a built-in plugin, a .so), are refused with
-// a reason naming the owner. A disabled plugin keeps its name (and so its
-// tools' policy overrides, settings and data folder) without running. The
+// assign decides which folders may run. A plugin name belongs to the
+// folder that first ran under it (owners, by names.Key): every other
+// folder asking for it is refused, even while the owner's folder is
+// missing or its plugin.json invalid, so that its settings, secrets, KV
+// and data folder, all kept by name, never pass to another program; the
+// owner runs again when its folder is back. A name no folder owns yet
+// goes to the folder already running under it; else the one whose id is
+// the name itself (pay over Pay_, which only normalises to it); else the
+// one in a folder named after its id (where install puts it); else the
+// first in folder order. The others, and a folder whose name another
+// loader holds (a built-in plugin, a .so), are refused with a reason
+// naming the owner. A disabled plugin keeps its name (and so its tools'
+// policy overrides, settings and data folder) without running. The
 // caller holds m.mu.
-func (m *Manager) assign(list []found) (want map[string]found, refused map[string]string) {
+func (m *Manager) assign(list []found, owners map[string]string) (want map[string]found, refused map[string]string) {
 	want, refused = map[string]found{}, map[string]string{}
 	groups := map[string][]found{}
 	var order []string
@@ -123,33 +140,62 @@ func (m *Manager) assign(list []found) (want map[string]found, refused map[strin
 	}
 	for _, name := range order {
 		group := groups[name]
-		rank := func(f found) int {
-			switch mp, running := m.procs[name]; {
-			case running && mp.dir == f.dir:
-				return 0
-			case f.man.ID == name:
-				if filepath.Base(f.dir) == f.man.ID {
-					return 1
+		var winner found
+		if folder, bound := owners[names.Key(name)]; bound {
+			dir := filepath.Join(m.dir, folder)
+			for _, f := range group {
+				if f.dir == dir {
+					winner = f
 				}
-				return 2
-			case filepath.Base(f.dir) == f.man.ID:
-				return 3
 			}
-			return 4
-		}
-		winner := group[0]
-		for _, f := range group[1:] {
-			if rank(f) < rank(winner) {
-				winner = f
+			state := ""
+			_, err := os.Stat(dir)
+			_, serr := os.Stat(filepath.Join(dir, folder+".so"))
+			switch {
+			case winner.man != nil && winner.disabled:
+				state = " (disabled)"
+			case errors.Is(err, fs.ErrNotExist):
+				state = " (its folder is gone)"
+			case winner.man == nil && serr != nil:
+				state = " (its plugin.json does not give it the name now)"
 			}
-		}
-		by := owner(winner.dir, winner.man)
-		if winner.disabled {
-			by += ", disabled"
-		}
-		for _, f := range group {
-			if f.dir != winner.dir {
-				refused[f.dir] = fmt.Sprintf("not started: the plugin name %q is already used by %s", name, by)
+			for _, f := range group {
+				if f.dir != dir {
+					refused[f.dir] = "not started: " + belongs(name, dir+state)
+				}
+			}
+			if winner.man == nil {
+				continue // the owner is away; the name waits for it
+			}
+		} else {
+			rank := func(f found) int {
+				switch mp, running := m.procs[name]; {
+				case running && mp.dir == f.dir:
+					return 0
+				case f.man.ID == name:
+					if filepath.Base(f.dir) == f.man.ID {
+						return 1
+					}
+					return 2
+				case filepath.Base(f.dir) == f.man.ID:
+					return 3
+				}
+				return 4
+			}
+			winner = group[0]
+			for _, f := range group[1:] {
+				if rank(f) < rank(winner) {
+					winner = f
+				}
+			}
+			by := owner(winner.dir, winner.man)
+			if winner.disabled {
+				by += ", disabled"
+			}
+			for _, f := range group {
+				if f.dir != winner.dir {
+					refused[f.dir] = fmt.Sprintf("not started: the plugin name %q is already used by %s", name, by)
+				}
 			}
 		}
 		if winner.disabled {
@@ -164,6 +210,12 @@ func (m *Manager) assign(list []found) (want map[string]found, refused map[strin
 		want[name] = winner
 	}
 	return want, refused
+}
+
+// belongs says that name is dir's, and how to free it.
+func belongs(name, dir string) string {
+	return fmt.Sprintf("the plugin name %q belongs to the plugin in %s, which keeps its settings, secrets, "+
+		"storage and data folder under the name; to free the name, moving those to the trash, run `hearth plugin forget %s`", name, dir, name)
 }
 
 // folders reads the plugins folder: the folders with a valid plugin.json
@@ -207,13 +259,33 @@ func (m *Manager) Scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	list, bad, err := m.folders(states, func(name, dir string) string { return m.loadSO(name, dir, states) })
+	owners, err := m.st.PluginOwners(ctx)
+	if err != nil {
+		return err
+	}
+	list, bad, err := m.folders(states, func(name, dir string) string { return m.loadSO(ctx, name, dir, states, owners) })
 	if err != nil {
 		return err
 	}
 
 	m.mu.Lock()
-	want, refused := m.assign(list)
+	want, refused := m.assign(list, owners)
+	// A name about to run is its folder's from now on.
+	bound := false
+	for name, f := range want {
+		if _, ok := owners[names.Key(name)]; ok {
+			continue
+		}
+		by, err := m.st.BindPluginName(ctx, name, filepath.Base(f.dir))
+		if err != nil {
+			m.mu.Unlock()
+			return err
+		}
+		owners[names.Key(name)], bound = by, true
+	}
+	if bound {
+		want, refused = m.assign(list, owners)
+	}
 	for dir, msg := range refused {
 		bad[dir] = msg
 	}
@@ -267,7 +339,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 // loadSO loads <dir>/<name>.so, HomeAgent's dynamic plugin format, once:
 // a Go plugin cannot be unloaded, so disabling or replacing it takes effect
 // at the next start. It returns why it could not, or "".
-func (m *Manager) loadSO(name, dir string, states map[string]store.PluginState) string {
+func (m *Manager) loadSO(ctx context.Context, name, dir string, states map[string]store.PluginState, owners map[string]string) string {
 	so := filepath.Join(dir, name+".so")
 	if _, err := os.Stat(so); err != nil {
 		return ""
@@ -286,8 +358,16 @@ func (m *Manager) loadSO(name, dir string, states map[string]store.PluginState) 
 		return "this host cannot load .so plugins"
 	}
 	// Checked before plugin.Open, which runs the library's code.
+	if folder, bound := owners[names.Key(name)]; bound && folder != filepath.Base(dir) {
+		return "not loaded: " + belongs(name, filepath.Join(m.dir, folder))
+	}
 	if err := m.opts.Names.Check(name); err != nil {
 		return "not loaded: " + err.Error()
+	}
+	if by, err := m.st.BindPluginName(ctx, name, filepath.Base(dir)); err != nil {
+		return "not loaded: " + err.Error() // tried again at the next scan
+	} else if by != filepath.Base(dir) {
+		return "not loaded: " + belongs(name, filepath.Join(m.dir, by))
 	}
 	factory, err := LoadSO(so)
 	if err == nil {
@@ -344,6 +424,10 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 	if err != nil {
 		return nil, err
 	}
+	owners, err := m.st.PluginOwners(ctx)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(m.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -368,7 +452,9 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 				if tried && msg == "" {
 					info.Status = &Status{ID: e.Name(), State: "loaded in process (.so)"}
 				} else if !tried && info.Enabled && info.Error == "" {
-					if err := m.opts.Names.Check(e.Name()); err != nil {
+					if folder, bound := owners[names.Key(e.Name())]; bound && folder != e.Name() {
+						info.Error = "not loaded: " + belongs(e.Name(), filepath.Join(m.dir, folder))
+					} else if err := m.opts.Names.Check(e.Name()); err != nil {
 						info.Error = "not loaded: " + err.Error()
 					}
 				}
@@ -394,7 +480,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		}
 		out = append(out, info)
 	}
-	_, refused := m.assign(valid)
+	_, refused := m.assign(valid, owners)
 	for i := range out {
 		if msg, ok := refused[out[i].Dir]; ok && out[i].Error == "" {
 			out[i].Error = msg
@@ -422,7 +508,7 @@ func (m *Manager) Reload(ctx context.Context, id string) error {
 
 // Install copies a plugin folder into the plugins folder and scans.
 func (m *Manager) Install(ctx context.Context, src string) (string, error) {
-	id, err := InstallFolder(m.dir, src)
+	id, err := InstallFolder(ctx, m.st, m.dir, src)
 	if err != nil {
 		return "", err
 	}
@@ -431,9 +517,10 @@ func (m *Manager) Install(ctx context.Context, src string) (string, error) {
 
 // InstallFolder copies a plugin folder into pluginsDir/<id>. It refuses a
 // folder without a valid plugin.json, or whose id or plugin name is taken
-// by an installed folder or a plugin compiled into this Hearth. A running
+// by an installed folder or a plugin compiled into this Hearth, or
+// belongs to another folder (owners; nil skips that check). A running
 // Hearth picks it up at its next scan.
-func InstallFolder(pluginsDir, src string) (string, error) {
+func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src string) (string, error) {
 	man, err := LoadManifest(src)
 	if err != nil {
 		return "", fmt.Errorf("not a plugin folder: %w", err)
@@ -443,6 +530,15 @@ func InstallFolder(pluginsDir, src string) (string, error) {
 		return "", fmt.Errorf("a plugin %q is already installed in %s", man.ID, dst)
 	}
 	name := man.PluginName()
+	if owners != nil {
+		bound, err := owners.PluginOwners(ctx)
+		if err != nil {
+			return "", err
+		}
+		if folder, ok := bound[names.Key(name)]; ok && folder != man.ID {
+			return "", errors.New(belongs(name, filepath.Join(pluginsDir, folder)))
+		}
+	}
 	for _, b := range sdk.Factories() {
 		if strings.EqualFold(b, name) {
 			return "", fmt.Errorf("the plugin name %q is already used by the built-in plugin %q", name, b)

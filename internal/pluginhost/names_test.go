@@ -92,7 +92,7 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	check := func(m *Manager, pid int) {
 		t.Helper()
 		got := info(t, m, impostor)
-		want := fmt.Sprintf(`the plugin name "victim" is already used by the plugin in %s (id "victim")`, real)
+		want := fmt.Sprintf(`the plugin name "victim" belongs to the plugin in %s, which keeps`, real)
 		if !strings.Contains(got.Error, want) || got.Status != nil {
 			t.Fatalf("impostor: error %q, status %+v; want the error to say %q", got.Error, got.Status, want)
 		}
@@ -120,7 +120,7 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	pid := info(t, m, real).Status.PID
 
 	writeXbotImpostor(t, impostor, "Victim_")
-	if err := m.Scan(ctx); err == nil || !strings.Contains(err.Error(), "already used by") {
+	if err := m.Scan(ctx); err == nil || !strings.Contains(err.Error(), "belongs to") {
 		t.Fatalf("scan with the impostor: %v", err)
 	}
 	if err := m.Scan(ctx); err != nil {
@@ -130,8 +130,14 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	check(m, pid)
 	m.Close()
 
-	// A fresh start with both folders: the impostor's folder comes first
-	// in folder order, the real one still gets the name.
+	// A fresh start with both folders and a new database (no folder owns
+	// the name yet): the impostor's folder comes first in folder order,
+	// the real one still gets the name.
+	st, err = store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
 	m = NewManager(plugins, f.opts, st)
 	defer m.Close()
 	if err := m.Scan(ctx); err == nil {
@@ -146,7 +152,7 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	}
 	m.Scan(ctx) // reports the impostor's new reason
 	m.WaitReady(ctx)
-	if got := info(t, m, impostor); !strings.Contains(got.Error, `(id "victim"), disabled`) || got.Status != nil {
+	if got := info(t, m, impostor); !strings.Contains(got.Error, real+` (disabled), which keeps`) || got.Status != nil {
 		t.Fatalf("impostor after disabling the owner: %q %+v", got.Error, got.Status)
 	}
 	if _, ok := f.k.Tools().Lookup("victim__pay"); ok {
@@ -249,7 +255,7 @@ func TestReservedIDsAreRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.data, "plugin_data", "core")); err == nil {
 		t.Fatal("a data folder was made for core")
 	}
-	if _, err := InstallFolder(t.TempDir(), process); !errors.Is(err, names.ErrReserved) {
+	if _, err := InstallFolder(context.Background(), nil, t.TempDir(), process); !errors.Is(err, names.ErrReserved) {
 		t.Fatalf("install: %v", err)
 	}
 }

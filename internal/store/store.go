@@ -248,6 +248,16 @@ CREATE TRIGGER audit_append_only_replace BEFORE INSERT ON audit
 WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM audit WHERE id = NEW.id)
 BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
 `},
+	// A plugin name belongs to the folder that first ran under it, so its
+	// settings, secrets, KV and data folder (all kept by name) never pass
+	// to another program that asks for the name later.
+	{9, "plugin name owners", `
+CREATE TABLE plugin_names (
+	name     TEXT PRIMARY KEY, -- the plugin name, lower case
+	folder   TEXT NOT NULL,    -- the owner's folder inside the plugins folder
+	bound_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.
