@@ -124,6 +124,41 @@ func TestApprovalShowsEveryArgument(t *testing.T) {
 	}
 }
 
+// Invisible characters in the arguments are shown in the prompt: a payee
+// "bob\u200b\u200bmallory" does not read as bobmallory, and a key
+// amo\u200bunt is shown first, flagged as looking like amount.
+func TestApprovalShowsHiddenCharacters(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "p", Name: "payer__pay",
+			Arguments: `{"memo":"lunch","to":"bob\u200b\u200bmallory","amount":1,"amo\u200bunt":999}`}}},
+		llmtest.Reply{Text: "没有付款。"},
+	)
+	env, dir := payerEnv(t, srv)
+	cmd, send, scr, copied := startOnPTY(t, env, "ask", "付钱")
+	scr.waitFor(t, armed)
+	prompt := ansi.ReplaceAllString(scr.String(), "")
+	prompt = prompt[strings.Index(prompt, "⚠"):]
+	key, rest := strings.Index(prompt, "要点 key:"), strings.Index(prompt, "参数 args:")
+	if key < 0 || rest < key {
+		t.Fatalf("no key fields first:\n%s", prompt)
+	}
+	for _, want := range []string{`to = "bob<U+200B><U+200B>mallory"`,
+		"amo<U+200B>unt = 999   ⚠ the name hides characters; it looks like amount"} {
+		if !strings.Contains(prompt[key:rest], want) {
+			t.Errorf("%q not among the key fields:\n%s", want, prompt)
+		}
+	}
+	if strings.ContainsRune(scr.String(), 0x200b) {
+		t.Errorf("a zero-width space reached the terminal:\n%q", scr.String())
+	}
+	send("n")
+	scr.waitFor(t, "没有付款。")
+	waitExit(t, cmd, scr, copied)
+	if p := paid(t, dir); p != nil {
+		t.Fatalf("paid: %v", p)
+	}
+}
+
 // Keys typed while a tool runs (a sentence with y and a in it) do not
 // answer the approval prompt that follows.
 func TestKeysTypedDuringAToolDoNotAnswer(t *testing.T) {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -161,16 +163,23 @@ func readLogs(t *testing.T, home string) string {
 
 func TestKeysMaskedInEveryMessage(t *testing.T) {
 	const (
-		key      = "sk-main-5f4e3d2c1b0a99887766"
+		key      = "sk-main+5f4e/3d2c1b0a=99887766"
 		otherKey = "other-key-aabbccddeeff00112233"
 		stranger = "sk-proj-StrangerKey0123456789"
 	)
-	leaks := []string{"5f4e3d2c1b0a9988", "aabbccddeeff0011", "StrangerKey01234"}
+	leaks := []string{"aabbccddeeff0011", "StrangerKey01234"}
+	for i := 0; i+12 <= len(key); i++ {
+		leaks = append(leaks, key[i:i+12]) // any 12 characters of the key
+	}
+	// The key comes back as sent, JSON-escaped as some servers do, in a
+	// URL, in base64 and cut short.
 	p := newProvider(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
-		fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s (you sent %q; did you mean %s or %s?)"}}`,
-			key, r.Header.Get("Authorization"), otherKey, stranger)
+		fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s (you sent %q; did you mean %s or %s?)",`+
+			`"detail":"invalid key %s","url":"/v1/check?key=%s","b64":"%s","prefix":"%s"}}`,
+			key, r.Header.Get("Authorization"), otherKey, stranger, strings.ReplaceAll(key, "/", `\/`),
+			url.QueryEscape(key), base64.StdEncoding.EncodeToString([]byte(key)), key[:len(key)-5])
 	})
 	home := t.TempDir()
 	cfg := fmt.Sprintf(`{"source": "main", "sources": {

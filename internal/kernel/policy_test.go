@@ -2,6 +2,9 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -430,5 +433,108 @@ func TestResolvedEffectRefusalIsExplained(t *testing.T) {
 	}
 	if got := toolResult(t, e.srv.Requests()[1], "p"); !strings.Contains(got, "may not trigger public") {
 		t.Fatalf("model told %q", got)
+	}
+}
+
+// TestHookAndToolSeeTheSameArguments: arguments naming a key twice mean
+// one thing to encoding/json (the last value, which the decision hooks,
+// resolveEffect and the approval judge) and another to a tool that reads
+// the first. They are refused as invalid before anyone judges them; the
+// model can correct them. Names that differ only in case count as the
+// same, since a typed AddTool input matches them case-insensitively.
+func TestHookAndToolSeeTheSameArguments(t *testing.T) {
+	for _, staged := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "with-before_toolcall"}[staged], func(t *testing.T) {
+			e := newEnv(t, Config{},
+				llmtest.Reply{ToolCalls: []llmtest.Call{
+					{ID: "dup", Name: "bank__pay", Arguments: `{"to":"mallory","amount":5,"to":"bob"}`},
+					{ID: "nested", Name: "bank__pay", Arguments: `{"to":"bob","amount":5,"memo":{"note":"a","note":"b"}}`},
+					{ID: "case", Name: "transfers__transfer", Arguments: `{"to":"bob","To":"mallory"}`},
+				}},
+				llmtest.Reply{ToolCalls: []llmtest.Call{
+					{ID: "fixed", Name: "bank__pay", Arguments: `{"to":"bob","amount":5}`},
+					{ID: "fixed2", Name: "transfers__transfer", Arguments: `{"to":"bob"}`},
+				}},
+				llmtest.Reply{Text: "paid bob"})
+			var mu sync.Mutex
+			var sent, judged, resolved []string
+			def := sdk.ToolDef{Name: "pay", Effect: sdk.EffectWrite,
+				ResolveEffect: func(_ context.Context, args map[string]any) (sdk.Assessment, error) {
+					mu.Lock()
+					resolved = append(resolved, args["to"].(string))
+					mu.Unlock()
+					return sdk.Assessment{Effect: sdk.EffectWrite}, nil
+				}}
+			err := e.k.RegisterTool("bank", def, func(_ context.Context, _ *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
+				mu.Lock()
+				sent = append(sent, string(raw))
+				mu.Unlock()
+				return "paid", nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			load(t, e.k, "transfers", func(s *sdk.PluginSDK) error {
+				type in struct {
+					To string `json:"to"`
+				}
+				// A hand-written schema that allows other members, as
+				// many do: encoding/json fills To from "To" as well.
+				return sdk.AddTool(s, sdk.ToolDef{Name: "transfer", Effect: sdk.EffectWrite,
+					Parameters: map[string]any{"type": "object", "properties": map[string]any{"to": map[string]any{"type": "string"}}}},
+					func(_ context.Context, _ *sdk.ToolContext, a in) (string, error) {
+						mu.Lock()
+						sent = append(sent, "transfer to "+a.To)
+						mu.Unlock()
+						return "sent", nil
+					})
+			})
+			e.k.cfg.Policy.SetDefaults("bank", map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAuto})
+			e.k.cfg.Policy.SetDefaults("transfers", map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAuto})
+			e.k.RegisterDecisionHook("guard", func(_ context.Context, _ *sdk.ToolContext, _ string, args map[string]any) (sdk.HookDecision, error) {
+				mu.Lock()
+				judged = append(judged, fmt.Sprint(args["to"]))
+				mu.Unlock()
+				if args["to"] == "mallory" {
+					return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "not mallory"}, nil
+				}
+				return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
+			})
+			if staged {
+				e.k.RegisterStage("watcher", sdk.StageBeforeToolcall, false, func(*sdk.StageContext) error { return nil })
+			}
+			if out := e.ask(t, "pay bob"); out.Err != nil || out.Text != "paid bob" {
+				t.Fatalf("%+v", out)
+			}
+			second := e.srv.Requests()[1]
+			for id, want := range map[string]string{
+				"dup":    `duplicate key \"to\"`,
+				"nested": `duplicate key \"note\"`,
+				"case":   `duplicate key \"To\": it names the same field as \"to\"`,
+			} {
+				if got := toolResult(t, second, id); !strings.Contains(got, want) {
+					t.Errorf("%s: model told %s, want %s", id, got, want)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			slices.Sort(sent)
+			if want := []string{"transfer to bob", `{"to":"bob","amount":5}`}; !slices.Equal(sent, want) {
+				t.Errorf("tools were sent %q, want only the corrected calls %q", sent, want)
+			}
+			if !slices.Equal(judged, []string{"bob", "bob"}) || !slices.Equal(resolved, []string{"bob"}) {
+				t.Errorf("hooks judged %q, resolveEffect saw %q: only the corrected calls should be judged", judged, resolved)
+			}
+			entries, _ := e.st.Audit(context.Background(), store.AuditQuery{})
+			invalid := 0
+			for _, en := range entries {
+				if en.Outcome == "invalid" {
+					invalid++
+				}
+			}
+			if invalid != 3 {
+				t.Errorf("audit has %d invalid calls, want 3: %+v", invalid, entries)
+			}
+		})
 	}
 }

@@ -285,10 +285,9 @@ func (c *Client) redact(s string) string {
 	if c.Redact != nil {
 		return c.Redact(s)
 	}
-	if c.APIKey != "" && len(c.APIKey) >= redact.MinSecret {
-		s = strings.ReplaceAll(s, c.APIKey, redact.Mask(c.APIKey))
-	}
-	return redact.KeyLike(s)
+	var key redact.Secrets
+	key.Add(c.APIKey)
+	return key.All(s)
 }
 
 func (c *Client) httpClient() *http.Client {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -173,10 +172,9 @@ func (p *Process) hookWithoutRegistration() error {
 // plugin is asked about each call whose tool matches, and its decision
 // (deny, ask; allow, defer or no hookResult allow, as in xbot) is the
 // hook's verdict. An error, a timeout or an unknown decision refuses.
-func (p *Process) xbotPreToolHook(link *xbotLink, h xbotHook, timeout time.Duration) sdk.DecisionHook {
+func (p *Process) xbotPreToolHook(link *xbotLink, h xbotHook, m xbotMatcher, timeout time.Duration) sdk.DecisionHook {
 	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
-		_, local, _ := strings.Cut(tool, "__")
-		if !globMatch(h.Matcher, tool) && !globMatch(h.Matcher, local) {
+		if !m.match(tool) {
 			return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
 		}
 		input, err := json.Marshal(args)

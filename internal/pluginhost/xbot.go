@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"strings"
 	"time"
 
@@ -199,7 +198,15 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		}
 		return true, fmt.Errorf("activate failed: %w", a.err)
 	}
-	if err := p.registerXbot(link, a.resp, timeout); err != nil {
+	matchers, err := p.xbotMatchers(a.resp.Hooks)
+	if err != nil {
+		// What the plugin answers to activate does not change by
+		// restarting it; a guard among its hooks keeps refusing.
+		sp.kill()
+		<-sp.exited
+		return false, err
+	}
+	if err := p.registerXbot(link, a.resp, matchers, timeout); err != nil {
 		sp.kill()
 		<-sp.exited
 		return true, err
@@ -235,9 +242,29 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 	}
 }
 
+// xbotMatchers compiles the matchers of the hooks an activate response
+// registers, one for each. A matcher that does not compile fails the
+// activation; if it belongs to a PreToolUse hook the plugin counts as a
+// guard, so the calls that hook would have been asked about are refused
+// (all of them: which ones it meant is unknown).
+func (p *Process) xbotMatchers(hooks []xbotHook) ([]xbotMatcher, error) {
+	matchers := make([]xbotMatcher, len(hooks))
+	for i, h := range hooks {
+		m, err := compileXbotMatcher(h.Matcher)
+		if err != nil {
+			if h.Event == "PreToolUse" {
+				p.hooked()
+			}
+			return nil, fmt.Errorf("activate: %s hook: %w", h.Event, err)
+		}
+		matchers[i] = m
+	}
+	return matchers, nil
+}
+
 // registerXbot turns an activate response into Hearth registrations,
 // after plugin.json's default modes are in force.
-func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, timeout time.Duration) error {
+func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotMatcher, timeout time.Duration) error {
 	if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: p.m.DefaultModes}); err != nil {
 		return err
 	}
@@ -265,8 +292,8 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, timeout time.Dur
 			return err
 		}
 	}
-	for _, h := range r.Hooks {
-		p.registerXbotHook(link, h, timeout)
+	for i, h := range r.Hooks {
+		p.registerXbotHook(link, h, matchers[i], timeout)
 	}
 	if len(r.Enrichers) > 0 {
 		enrichers := r.Enrichers
@@ -305,18 +332,8 @@ func (p *Process) enrich(link *xbotLink, enrichers []xbotEnricher, sc *sdk.Stage
 	return nil
 }
 
-// globMatch implements xbot's tool matchers: empty or * matches all,
-// otherwise a shell glob on the tool name.
-func globMatch(pattern, name string) bool {
-	if pattern == "" || pattern == "*" {
-		return true
-	}
-	ok, err := path.Match(pattern, name)
-	return err == nil && ok
-}
-
 // registerXbotHook maps an xbot hook event onto a Hearth stage.
-func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, timeout time.Duration) {
+func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, timeout time.Duration) {
 	ask := func(sc *sdk.StageContext, tool, input string) *xbotHookResult {
 		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
 		defer cancel()
@@ -337,9 +354,7 @@ func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, timeout time.Dura
 		if len(sc.ToolCalls) != 1 {
 			return "", "", false
 		}
-		name := sc.ToolCalls[0].Name
-		_, local, _ := strings.Cut(name, "__")
-		if !globMatch(h.Matcher, name) && !globMatch(h.Matcher, local) {
+		if !m.match(sc.ToolCalls[0].Name) {
 			return "", "", false
 		}
 		b, _ := json.Marshal(sc.ToolCalls[0].Arguments)
@@ -350,7 +365,7 @@ func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, timeout time.Dura
 		// A decision hook, not a stage handler: the policy engine holds
 		// and refuses calls while the plugin is down.
 		p.hooked()
-		p.opts.Host.RegisterDecisionHook(p.name, p.xbotPreToolHook(link, h, min(timeout, p.opts.StageTimeout)))
+		p.opts.Host.RegisterDecisionHook(p.name, p.xbotPreToolHook(link, h, m, min(timeout, p.opts.StageTimeout)))
 	case "PostToolUse", "PostToolUseFailure":
 		failure := h.Event == "PostToolUseFailure"
 		p.opts.Host.RegisterStage(p.name, sdk.StageAfterToolcall, false, func(sc *sdk.StageContext) error {

@@ -5,6 +5,8 @@ package pluginhost
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,4 +122,110 @@ func TestXbotPreToolHookRefusesWhileDown(t *testing.T) {
 	f.call("com-example-python-hello__crash", `{}`)
 	eventually(t, "crashed", func() bool { return p.Status().State == Backoff })
 	wantRefused(t, f.authorize(t, "shop__dangerous_buy", `{}`), "hook:com-example-python-hello", "not answering")
+}
+
+// xbotGuardPy is an xbot stdio plugin whose PreToolUse hook, registered
+// with the matcher in $MATCHER, refuses every call it is asked about.
+const xbotGuardPy = `import json, os, sys
+for line in sys.stdin:
+    req = json.loads(line)
+    m = req.get("method")
+    if m == "activate":
+        print(json.dumps({"tools": [], "hooks": [{"event": "PreToolUse", "matcher": os.environ["MATCHER"]}]}), flush=True)
+    elif m == "hook":
+        print(json.dumps({"hookResult": {"decision": "deny", "message": "xbot guard says no"}}), flush=True)
+    elif m == "deactivate":
+        print("{}", flush=True)
+        sys.exit(0)
+    else:
+        print(json.dumps({"result": "ok"}), flush=True)
+`
+
+// startXbotGuard starts the guard with the matcher; declare lists the
+// hook in plugin.json's contributes.hooks too.
+func startXbotGuard(t *testing.T, f *fixture, matcher string, declare bool) *Process {
+	t.Helper()
+	dir := t.TempDir()
+	m := map[string]any{"id": "guard", "runtime": "stdio", "entry": "python3 guard.py", "timeout": "5s",
+		"env": map[string]string{"MATCHER": matcher}}
+	if declare {
+		m["contributes"] = map[string]any{"hooks": []any{map[string]any{"event": "PreToolUse", "matcher": matcher}}}
+	}
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, "plugin.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "guard.py"), []byte(xbotGuardPy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(dir, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// An xbot PreToolUse matcher that path.Match could not parse ("now|pay",
+// "[") used to match nothing, so the guard was never asked and every call
+// ran. Matchers take alternatives and regular expressions now, and one
+// that is neither fails the plugin's activation while its guard refuses
+// every call.
+func TestXbotPreToolMatchersFailClosed(t *testing.T) {
+	needProgram(t, "python3")
+	for _, tc := range []struct {
+		matcher string
+		refused []string // by the hook's own answer
+		allowed []string
+	}{
+		{"now", []string{"time__now"}, []string{"shop__pay", "shop__list"}},
+		{"now|pay", []string{"time__now", "shop__pay"}, []string{"shop__list"}},
+		{"time__now|pay", []string{"time__now", "shop__pay"}, []string{"shop__list"}},
+		{"^time__|li.t", []string{"time__now", "shop__list"}, []string{"shop__pay"}},
+		{"*a*", []string{"shop__pay"}, []string{"time__now", "shop__list"}},
+	} {
+		t.Run(tc.matcher, func(t *testing.T) {
+			f := newFixture(t)
+			registerGuarded(t, f)
+			p := startXbotGuard(t, f, tc.matcher, true)
+			ready(t, p)
+			for _, tool := range tc.refused {
+				wantRefused(t, f.authorize(t, tool, `{}`), "hook:guard", "xbot guard says no")
+			}
+			for _, tool := range tc.allowed {
+				wantAllowed(t, f.authorize(t, tool, `{}`))
+			}
+		})
+	}
+	for _, tc := range []struct {
+		matcher string
+		declare bool
+	}{{"[", true}, {"[", false}, {"now||pay", true}, {"(?=now)", false}} {
+		t.Run(fmt.Sprintf("%s declared=%v", tc.matcher, tc.declare), func(t *testing.T) {
+			f := newFixture(t)
+			registerGuarded(t, f)
+			p := startXbotGuard(t, f, tc.matcher, tc.declare)
+			eventually(t, "failed", func() bool { return p.Status().State == Failed })
+			if st := p.Status(); !strings.Contains(st.LastError, fmt.Sprintf("PreToolUse hook: matcher %q", tc.matcher)) || st.Restarts != 0 {
+				t.Fatalf("status %+v", st)
+			}
+			for _, tool := range []string{"time__now", "shop__pay", "shop__list"} {
+				wantRefused(t, f.authorize(t, tool, `{}`), "hook:guard", "matcher")
+			}
+		})
+	}
+}
+
+// registerGuarded registers the tools the guard tests call.
+func registerGuarded(t *testing.T, f *fixture) {
+	t.Helper()
+	for _, name := range []string{"time__now", "shop__pay", "shop__list"} {
+		plugin, tool, _ := strings.Cut(name, "__")
+		if err := f.k.RegisterTool(plugin, sdk.ToolDef{Name: tool, Effect: sdk.EffectRead},
+			func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+				return "ran", nil
+			}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

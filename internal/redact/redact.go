@@ -1,6 +1,7 @@
 // Package redact keeps secrets out of what Hearth prints and logs: the
-// configured API keys, matched exactly, and text that looks like a key
-// (sk-..., bearer tokens, api_key=...) in messages from outside.
+// configured API keys, whole, in part or in the forms a server echoing
+// them uses (JSON- and URL-escaped, base64), and text that looks like a
+// key (sk-..., bearer tokens, api_key=...) in messages from outside.
 package redact
 
 import (
@@ -27,45 +28,59 @@ func Mask(k string) string {
 	}
 }
 
-// Secrets is a set of exact values to mask, such as the API keys of every
-// model source. The zero value is an empty set, safe for concurrent use.
+// Secrets is a set of secrets to mask, such as the API keys of every model
+// source. A secret is found not only as it is but in the forms a server
+// echoing it is likely to use: JSON-escaped (`\/`, `\u002b`), URL-escaped
+// (query and path, either case of hex), base64 (standard and URL, at any
+// alignment inside a longer encoded text), and in part: any run of at least
+// GramLen consecutive characters of one of these forms (of the whole form,
+// if it is shorter) is masked, so a key cut short or echoed in pieces does
+// not leak either. The zero value is an empty set, safe for concurrent use.
 type Secrets struct {
 	mu   sync.RWMutex
-	vals []string // longest first, so a key containing another is masked whole
+	vals []string
+	idx  *index // nil when empty
 }
+
+// GramLen is the shortest part of a secret that is masked on its own.
+const GramLen = 12
 
 // Add adds values to the set; empty and short ones (under MinSecret bytes)
 // are ignored.
 func (s *Secrets) Add(vals ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	added := false
 	for _, v := range vals {
 		v = strings.TrimSpace(v)
 		if len(v) < MinSecret || slices.Contains(s.vals, v) {
 			continue
 		}
 		s.vals = append(s.vals, v)
+		added = true
 	}
-	slices.SortFunc(s.vals, func(a, b string) int { return len(b) - len(a) })
+	if added {
+		s.idx = newIndex(s.vals)
+	}
 }
 
-func (s *Secrets) list() []string {
+func (s *Secrets) index() *index {
 	if s == nil {
 		return nil
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.vals
+	return s.idx
 }
 
-// String masks every secret of the set in text.
+// String masks every secret of the set in text: each run of text made of
+// a secret's parts becomes that secret's Mask.
 func (s *Secrets) String(text string) string {
-	for _, v := range s.list() {
-		if strings.Contains(text, v) {
-			text = strings.ReplaceAll(text, v, Mask(v))
-		}
+	idx := s.index()
+	if idx == nil {
+		return text
 	}
-	return text
+	return idx.mask(text, idx.find(text))
 }
 
 // All masks the set's secrets and anything that looks like a key.
@@ -121,13 +136,14 @@ func (w *Writer) Write(p []byte) (int, error) {
 }
 
 // Stream masks the secrets of a set in text written in pieces (a streamed
-// answer): a piece that ends in the beginning of a secret is held back
-// until the next write or Flush shows whether the secret follows.
+// answer), exactly as Secrets.String would mask the whole: the end of a
+// piece that may still be, or continue, a secret's part is held back until
+// the next write or Flush shows what follows.
 type Stream struct {
 	mu      sync.Mutex
 	w       io.Writer
 	secrets *Secrets
-	pending string
+	pending string // raw text not yet written
 }
 
 // NewStream returns a stream writing to w with the set's secrets masked.
@@ -135,22 +151,34 @@ func NewStream(w io.Writer, secrets *Secrets) *Stream {
 	return &Stream{w: w, secrets: secrets}
 }
 
-// Write masks and writes what cannot be the start of a secret.
+// Write masks and writes what no later text can change.
 func (s *Stream) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	text := s.secrets.String(s.pending + string(p))
-	hold := 0
-	for _, v := range s.secrets.list() {
-		for k := min(len(v)-1, len(text)); k > hold; k-- {
-			if strings.HasSuffix(text, v[:k]) {
-				hold = k
-				break
-			}
+	text := s.pending + string(p)
+	idx := s.secrets.index()
+	if idx == nil {
+		s.pending = ""
+		if _, err := io.WriteString(s.w, text); err != nil {
+			return 0, err
 		}
+		return len(p), nil
 	}
-	s.pending = text[len(text)-hold:]
-	if _, err := io.WriteString(s.w, text[:len(text)-hold]); err != nil {
+	found := idx.find(text)
+	// A part found later starts at cut or after; a run of parts found
+	// already that reaches past cut may still grow, so it waits whole.
+	cut := max(0, len(text)-(idx.maxGram-1))
+	var done []run
+	for i, r := range found {
+		if r.end > cut {
+			cut = min(cut, r.start)
+			done = found[:i]
+			break
+		}
+		done = found[:i+1]
+	}
+	s.pending = text[cut:]
+	if _, err := io.WriteString(s.w, idx.mask(text[:cut], done)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -163,7 +191,7 @@ func (s *Stream) Flush() error {
 	if s.pending == "" {
 		return nil
 	}
-	_, err := io.WriteString(s.w, s.pending)
+	_, err := io.WriteString(s.w, s.secrets.String(s.pending))
 	s.pending = ""
 	return err
 }

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/base64"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -16,6 +18,65 @@ func TestSecretsMaskExactValues(t *testing.T) {
 	} {
 		if got := s.String(tt.in); got != tt.want {
 			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// echoKey is the attack review's key: every character class a URL, JSON
+// and base64 treat specially.
+const echoKey = "AbCd+EfGh/IjKl=MnOpt1234"
+
+// TestSecretsMaskEchoedForms: a server that rejects a key often echoes it,
+// and not always as it was sent.
+func TestSecretsMaskEchoedForms(t *testing.T) {
+	var s Secrets
+	s.Add(echoKey)
+	basic := base64.StdEncoding.EncodeToString([]byte("user:" + echoKey))
+	for name, echoed := range map[string]string{
+		"exact":        `invalid key ` + echoKey,
+		"json slash":   `{"detail":"invalid key AbCd+EfGh\/IjKl=MnOpt1234"}`,
+		"json u":       `{"detail":"invalid key AbCd\u002bEfGh\u002fIjKl\u003dMnOpt1234"}`,
+		"json U":       `{"detail":"invalid key AbCd\u002BEfGh\u002FIjKl\u003DMnOpt1234"}`,
+		"query":        "GET /v1?key=" + url.QueryEscape(echoKey) + "&x=1",
+		"query lower":  "GET /v1?key=AbCd%2bEfGh%2fIjKl%3dMnOpt1234",
+		"path":         "GET /keys/" + url.PathEscape(echoKey) + "/usage",
+		"base64":       "b64=" + base64.StdEncoding.EncodeToString([]byte(echoKey)),
+		"base64url":    "b64=" + base64.URLEncoding.EncodeToString([]byte(echoKey)),
+		"basic auth":   "Authorization: Basic " + basic,
+		"basic auth 2": "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("me:"+echoKey+"!")),
+		"cut short":    "key " + echoKey[:len(echoKey)-5] + "…",
+		"tail":         "key …" + echoKey[7:],
+		"twelve":       "part " + echoKey[3:15] + " here",
+	} {
+		got := s.String(echoed)
+		if !strings.Contains(got, "****1234") {
+			t.Errorf("%s: %q masked as %q", name, echoed, got)
+		}
+		for i := 0; i+GramLen <= len(echoKey); i++ {
+			if strings.Contains(got, echoKey[i:i+GramLen]) {
+				t.Errorf("%s: %q still shows %q", name, got, echoKey[i:i+GramLen])
+			}
+		}
+	}
+	// Eleven characters of a key, and unrelated text, stay.
+	for _, text := range []string{"part " + echoKey[2:13] + " here", "AbCd and EfGh and IjKl", "QWJDZCtFZkd is too short"} {
+		if got := s.String(text); got != text {
+			t.Errorf("%q masked as %q", text, got)
+		}
+	}
+}
+
+func TestSecretsShortKeyMaskedWhole(t *testing.T) {
+	var s Secrets
+	s.Add("k3y-9x7Z") // 8 bytes: only the whole key, in any form
+	for in, want := range map[string]string{
+		"k3y-9x7Z":                         "****",
+		"k3y-9x7":                          "k3y-9x7",
+		"a=" + url.QueryEscape("k3y-9x7Z"): "a=****",
+		base64.StdEncoding.EncodeToString([]byte("k3y-9x7Z")): "****",
+	} {
+		if got := s.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -76,20 +137,55 @@ func TestWriterMasksRecords(t *testing.T) {
 // FuzzStream checks that masking text written in pieces gives what
 // masking it whole gives, wherever the pieces are cut.
 func FuzzStream(f *testing.F) {
-	f.Add("your key is sk-0123456789abcdef, twice: sk-0123456789abcdef", uint8(3), uint8(17))
-	f.Add("sk-0123456789abcdesk-0123456789abcdef", uint8(1), uint8(2))
-	f.Fuzz(func(t *testing.T, text string, a, b uint8) {
+	f.Add("your key is sk-0123456789abcdef, twice: sk-0123456789abcdef", uint8(3), uint8(17), uint8(5))
+	f.Add("sk-0123456789abcdesk-0123456789abcdef", uint8(1), uint8(2), uint8(30))
+	f.Add(`{"detail":"invalid key AbCd+EfGh\/IjKl=MnOpt1234"}`, uint8(30), uint8(4), uint8(3))
+	f.Add("key=AbCd%2BEfGh%2FIjKl%3DMnOpt1234 and AbCd+EfGh/IjKl=MnOp", uint8(10), uint8(9), uint8(20))
+	f.Add("Basic "+base64.StdEncoding.EncodeToString([]byte("u:AbCd+EfGh/IjKl=MnOpt1234")), uint8(12), uint8(12), uint8(12))
+	f.Add("AbCd+EfGh/IjKl=MnOpAbCd+EfGh/IjKl=MnOpt1234sk-01234567", uint8(19), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, text string, a, b, c uint8) {
 		var s Secrets
-		s.Add("sk-0123456789abcdef")
+		s.Add("sk-0123456789abcdef", echoKey)
 		var out strings.Builder
 		w := NewStream(&out, &s)
-		i, j := min(int(a), len(text)), min(int(a)+int(b), len(text))
-		for _, piece := range []string{text[:i], text[i:j], text[j:]} {
+		i := min(int(a), len(text))
+		j := min(i+int(b), len(text))
+		k := min(j+int(c), len(text))
+		for _, piece := range []string{text[:i], text[i:j], text[j:k], text[k:]} {
 			w.Write([]byte(piece))
 		}
 		w.Flush()
-		if want := s.String(text); out.String() != want {
+		want := s.String(text)
+		if out.String() != want {
 			t.Fatalf("pieces gave %q, whole %q", out.String(), want)
 		}
+		for _, key := range []string{"sk-0123456789abcdef", echoKey} {
+			for n := 0; n+GramLen <= len(key); n++ {
+				if strings.Contains(want, key[n:n+GramLen]) {
+					t.Fatalf("%q shows %q", want, key[n:n+GramLen])
+				}
+			}
+		}
 	})
+}
+
+// BenchmarkSecretsString masks a log record and a page of prose with two
+// keys configured: what every log line and every streamed answer costs.
+func BenchmarkSecretsString(b *testing.B) {
+	var s Secrets
+	s.Add("sk-0123456789abcdef", echoKey)
+	for name, text := range map[string]string{
+		"record": `time=2026-11-30T17:00:00Z level=ERROR msg="model call failed" source=main status=401 err="the provider rejected the API key"`,
+		"page":   strings.Repeat("Hearth runs the conversation loop, enforces policy and keeps memory; 北京晴，25 度。 ", 50),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if s.String(text) != text {
+					b.Fatal("masked")
+				}
+			}
+		})
+	}
 }

@@ -73,7 +73,10 @@ func ErrorResult(cause error, msg string) Result {
 }
 
 // DecodeArguments parses the model's argument string. Empty input means no
-// arguments. Anything but a JSON object is an error naming the problem.
+// arguments. Anything but a JSON object is an error naming the problem, and
+// so is an object that names a key twice, at any depth: parsers disagree on
+// which value counts, so the map the hooks judge and the text the tool
+// reads could differ.
 func DecodeArguments(raw json.RawMessage) (map[string]any, json.RawMessage, error) {
 	if err := argumentsTooLarge(len(raw)); err != nil {
 		return nil, nil, err
@@ -85,6 +88,9 @@ func DecodeArguments(raw json.RawMessage) (map[string]any, json.RawMessage, erro
 	var args map[string]any
 	if err := json.Unmarshal(trimmed, &args); err != nil {
 		return nil, nil, fmt.Errorf("%w: arguments are not a JSON object: %v", ErrInvalidArguments, err)
+	}
+	if err := duplicateKey(trimmed); err != nil {
+		return nil, nil, err
 	}
 	if args == nil {
 		args = map[string]any{}
@@ -313,7 +319,7 @@ func (r *Registry) Call(ctx context.Context, tc *sdk.ToolContext, name string, r
 	if t.Direct && t.fast != nil {
 		// A direct handler forwards the raw arguments: when they are
 		// surely valid, no map is decoded.
-		if trimmed := bytes.TrimSpace(raw); t.fast.validArgs(trimmed) {
+		if trimmed := bytes.TrimSpace(raw); t.fast.validArgs(trimmed) && duplicateKey(trimmed) == nil {
 			return t.Invoke(ctx, tc, nil, trimmed)
 		}
 	}

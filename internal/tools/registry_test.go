@@ -268,16 +268,25 @@ func FuzzDecodeArguments(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, s := range []string{`{"city":"x"}`, ``, `null`, `[]`, `{"city":1}`, `{"opts":{"unit":"c"}}`, "\x00"} {
+	for _, s := range []string{`{"city":"x"}`, ``, `null`, `[]`, `{"city":1}`, `{"opts":{"unit":"c"}}`, "\x00",
+		`{"city":"a","city":"b"}`, `{"city":"a","CITY":"b"}`, `{"c\u0069ty":1,"city":2}`, `{"a":[{"k":1,"\u212a":2}]}`,
+		`{"a":{"b":1},"b":{"a":1}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		args, raw, err := DecodeArguments(data)
 		if err != nil {
+			// A duplicate is reported only for valid JSON that has one.
+			if strings.Contains(err.Error(), "duplicate key") && (!json.Valid(data) || !duplicateByTokens(data)) {
+				t.Fatalf("%q: %v", data, err)
+			}
 			return
 		}
 		if args == nil || !json.Valid(raw) {
 			t.Fatalf("decoded %q to %v / %q", data, args, raw)
+		}
+		if duplicateByTokens(raw) {
+			t.Fatalf("accepted %q, which names a key twice", data)
 		}
 		_ = tool.Validate(args)
 	})

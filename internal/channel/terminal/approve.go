@@ -23,7 +23,9 @@ import (
 //   - The prompt shows every argument, folded to the screen's width and
 //     never cut; the target and the arguments that name a payee or an
 //     amount come first, and are repeated above the answer line when the
-//     prompt is long.
+//     prompt is long. So do arguments whose name hides characters, with a
+//     warning naming what they look like; invisible characters are shown
+//     as codes (see Sanitize).
 //   - Keys typed before the prompt (while the tool before it ran) are
 //     discarded, and so are keys typed while the prompt is drawn: the
 //     answer line appears only once typing has paused for settleTime, and
@@ -61,10 +63,23 @@ func needsConfirm(req *policy.ApprovalRequest) bool {
 
 // argField is one leaf of a call's arguments.
 type argField struct {
-	path  string // a.b[2].c
-	value string // its JSON text
-	key   bool   // names a payee, an account or an amount
-	dup   bool   // the same path appears more than once
+	path    string // a.b[2].c
+	value   string // its JSON text
+	key     bool   // names a payee, an account or an amount, or hides characters
+	dup     bool   // the same path, as shown, appears more than once
+	visible string // path without the characters that show nothing
+}
+
+// visibleName is name without the characters that show nothing (zero-width
+// spaces and joiners, format characters, variation selectors, controls):
+// what it looks like on a screen that does not show them.
+func visibleName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if hiddenRune(r) {
+			return -1
+		}
+		return r
+	}, name)
 }
 
 // keyNames are argument names (lowercase, without _ and -) that say who is
@@ -78,7 +93,7 @@ var (
 )
 
 func isKeyName(name string) bool {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(name))
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(visibleName(name)))
 	if keyNames[n] {
 		return true
 	}
@@ -102,12 +117,19 @@ func argFields(raw []byte) ([]argField, error) {
 	if err := walkObject(dec, "", &out); err != nil {
 		return nil, err
 	}
+	// Names are compared as they look: "amo\u200bunt" next to "amount" is
+	// a duplicate, and a name hiding characters is a key field, so that
+	// it is shown first, with a warning.
 	seen := map[string]int{}
-	for _, f := range out {
-		seen[f.path]++
+	for i := range out {
+		out[i].visible = visibleName(out[i].path)
+		seen[out[i].visible]++
 	}
 	for i := range out {
-		out[i].dup = seen[out[i].path] > 1
+		out[i].dup = seen[out[i].visible] > 1
+		if out[i].visible != out[i].path {
+			out[i].key = true
+		}
 	}
 	return out, nil
 }
@@ -251,6 +273,9 @@ func describeApproval(req *policy.ApprovalRequest, color bool, width int) string
 	firstKey, firstRest := labelKey, labelArgs
 	for _, f := range fields {
 		line := SanitizeLine(f.path) + " = " + SanitizeLine(f.value)
+		if f.visible != f.path {
+			line += "   ⚠ the name hides characters; it looks like " + SanitizeLine(f.visible) + " / 键名含不可见字符"
+		}
 		if f.dup {
 			line += "   ⚠ key given more than once / 重复的键"
 		}
@@ -378,7 +403,7 @@ func (r *ttyReader) readConfirm(ctx context.Context, out io.Writer) (string, err
 				line = line[:len(line)-1]
 				io.WriteString(out, "\b \b")
 			}
-		case c >= 0x20 && !unsafeRune(c) && len(line) < 64:
+		case !hiddenRune(c) && len(line) < 64:
 			line = append(line, c)
 			io.WriteString(out, Sanitize(string(c)))
 		}

@@ -46,6 +46,33 @@ func TestDescribeApproval(t *testing.T) {
 	}
 }
 
+// Invisible characters in a value or a key name are shown, and a name
+// that hides characters comes first, with a warning, next to the name it
+// imitates.
+func TestDescribeApprovalShowsHiddenCharacters(t *testing.T) {
+	req := &policy.ApprovalRequest{
+		Tool: "bank__pay", Title: "pay", Effect: sdk.EffectMoney, Expires: time.Now(),
+		Args: []byte(`{"memo":"lunch","amount":5,"amo\u200bunt":500,"to":"bob\u200b\u200bmallory",` +
+			`"no\u200fte":"\u2028x","opts":{"cur\ufeffrency":"EUR"},"flag":"🏴\udb40\udc67\udb40\udc7f 👩\u200d💻"}`),
+	}
+	got := describeApproval(req, false, 0)
+	for _, want := range []string{
+		"要点 key:    amount = 5   ⚠ key given more than once",
+		"               amo<U+200B>unt = 500   ⚠ the name hides characters; it looks like amount / 键名含不可见字符   ⚠ key given more than once",
+		`               to = "bob<U+200B><U+200B>mallory"`,
+		`               no<U+200F>te = "\u2028x"   ⚠ the name hides characters; it looks like note`,
+		`               opts.cur<U+FEFF>rency = "EUR"   ⚠ the name hides characters; it looks like opts.currency`,
+		"参数 args:   memo = \"lunch\"\n               flag = \"🏴\U000E0067\U000E007F 👩\u200d💻\"\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.ContainsRune(got, 0x200b) || strings.ContainsRune(got, 0xfeff) || strings.ContainsRune(got, 0x2028) {
+		t.Errorf("an invisible character is printed as is:\n%q", got)
+	}
+}
+
 func TestParseAnswerNeedsTheWordForMoney(t *testing.T) {
 	for _, tt := range []struct {
 		effect sdk.Effect
