@@ -34,9 +34,16 @@ func shimUsable() bool {
 // exited, every remaining descendant is killed and the shim exits with
 // the plugin's status.
 func runShim(args []string) int {
-	sigs := make(chan os.Signal, 8)
 	// Before Hearth's pid is checked: a death after the check is heard.
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGCONT)
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1)
+	// The kernel sends SIGCONT each time the shim changes parent, and so
+	// when each of Hearth's threads that was its parent exits: a burst
+	// that could fill a channel and lose the last one, sent after Hearth
+	// is gone. One slot is enough: a signal dropped while one waits is
+	// handled when that one is, later.
+	reparented := make(chan os.Signal, 1)
+	signal.Notify(reparented, syscall.SIGCONT)
 	if len(args) < 3 {
 		fmt.Fprintln(os.Stderr, "hearth plugin shim: missing arguments")
 		return 125
@@ -67,22 +74,30 @@ func runShim(args []string) int {
 		case ws := <-plugin:
 			killAll(allGone)
 			return exitLike(ws)
+		case <-reparented:
+			if os.Getppid() != parent {
+				return killPlugin(pid, plugin, allGone)
+			}
 		case sig := <-sigs:
 			if sig == syscall.SIGUSR1 || os.Getppid() != parent {
-				_ = unix.Kill(-pid, unix.SIGKILL) // the plugin's group, if it made one
-				_ = unix.Kill(pid, unix.SIGKILL)
-				killAll(allGone)
-				select {
-				case ws := <-plugin:
-					return exitLike(ws)
-				default:
-					return 128 + int(syscall.SIGKILL)
-				}
+				return killPlugin(pid, plugin, allGone)
 			}
-			if sig != syscall.SIGCONT {
-				_ = unix.Kill(pid, sig.(syscall.Signal))
-			}
+			_ = unix.Kill(pid, sig.(syscall.Signal))
 		}
+	}
+}
+
+// killPlugin kills the plugin and every other descendant, and returns the
+// shim's exit status.
+func killPlugin(pid int, plugin <-chan unix.WaitStatus, allGone <-chan struct{}) int {
+	_ = unix.Kill(-pid, unix.SIGKILL) // the plugin's group, if it made one
+	_ = unix.Kill(pid, unix.SIGKILL)
+	killAll(allGone)
+	select {
+	case ws := <-plugin:
+		return exitLike(ws)
+	default:
+		return 128 + int(syscall.SIGKILL)
 	}
 }
 
