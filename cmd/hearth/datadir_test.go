@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,9 +19,9 @@ import (
 )
 
 // One process owns a data directory's plugins: while a chat runs, a second
-// ask is refused, naming the chat's pid, and commands that only read or
-// edit records keep working; once the chat is killed with SIGKILL, the
-// lock is free.
+// ask is refused, naming the chat's pid, even after hearth.lock is
+// removed, and commands that only read or edit records keep working; once
+// the chat is killed with SIGKILL, the lock is free.
 func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "ok"})
 	home := t.TempDir()
@@ -56,6 +57,17 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 	want := fmt.Sprintf("another Hearth (pid %d) is using %s", chat.Process.Pid, home)
 	if code == 0 || stdout != "" || !strings.Contains(stderr, want) || !strings.Contains(stderr, fmt.Sprintf("另一个 Hearth（pid %d）", chat.Process.Pid)) {
 		t.Fatalf("second ask: exit %d, stdout %q, stderr %q; want refused with %q", code, stdout, stderr, want)
+	}
+	// Removed, taken for a stale lock: the chat still owns the directory.
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	wantGone := want
+	if runtime.GOOS != "linux" {
+		wantGone = "another Hearth (pid unknown) is using " + home // only Linux names the holder of a lock whose file is gone
+	}
+	if stdout, stderr, code := hearth(t, env, "", "ask", "hi"); code == 0 || stdout != "" || !strings.Contains(stderr, wantGone) {
+		t.Fatalf("ask after hearth.lock was removed: exit %d, stdout %q, stderr %q; want refused with %q", code, stdout, stderr, wantGone)
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("the refused ask reached the model (%d requests)", n)

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// LockFile is the lock's name inside the data directory.
+// LockFile is the name, inside the data directory, of the file that
+// records the pid of the lock's holder (on Windows, the lock itself).
 const LockFile = "hearth.lock"
 
 // ErrLocked means another process holds the data directory's lock.
@@ -41,43 +42,52 @@ func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 // the process ends, however it ends (kill -9 too), so a stale lock file
 // never blocks a later start.
 type Lock struct {
-	f *os.File
+	dir  *os.File // the data directory, where it is the lock (see lock)
+	file *os.File // hearth.lock, which holds the pid (and is the lock elsewhere)
 }
 
 // Acquire takes the lock of dir without waiting: it returns a
-// *LockedError naming the holder's pid when another process has it. The
-// lock file records the holder's pid for that message; the file is never
-// removed (removing it would let two processes lock two different files).
+// *LockedError naming the holder's pid when another process has it.
+//
+// On Unix the lock is on the directory itself, which stays in place while
+// it holds Hearth's data: removing hearth.lock (say, taken for a stale
+// lock) never lets a second process in. hearth.lock is locked
+// too, so that a Hearth from before the directory lock, which locks only
+// the file, and this one exclude each other, and it records the holder's
+// pid for the message. On Windows the lock is on hearth.lock, which cannot
+// be removed while it is open.
 func Acquire(dir string) (*Lock, error) {
-	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	l, held, err := lock(dir)
 	if err != nil {
-		return nil, fmt.Errorf("opening the lock file: %w", err)
-	}
-	held, err := tryLock(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("locking %s: %w", path, err)
+		return nil, fmt.Errorf("locking %s: %w", dir, err)
 	}
 	if !held {
-		f.Close()
 		// The holder writes its pid just after it locks; give it a moment.
-		pid := holder(path)
+		pid := holder(dir)
 		for i := 0; pid == 0 && i < 20; i++ {
 			time.Sleep(5 * time.Millisecond)
-			pid = holder(path)
+			pid = holder(dir)
 		}
 		return nil, &LockedError{Dir: dir, PID: pid}
 	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	if err := l.file.Truncate(0); err == nil {
+		_, _ = l.file.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &Lock{f: f}, nil
+	return l, nil
 }
 
-// holder reads the pid the lock's holder wrote.
-func holder(path string) int {
-	b, err := os.ReadFile(path)
+// openLockFile opens (creating it) the file that holds the pid.
+func openLockFile(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the lock file: %w", err)
+	}
+	return f, nil
+}
+
+// pidInFile reads the pid the lock's holder wrote in hearth.lock.
+func pidInFile(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, LockFile))
 	if err != nil {
 		return 0
 	}
@@ -85,13 +95,18 @@ func holder(path string) int {
 	return pid
 }
 
-// Release gives the lock up. Closing the file releases it; the pid stays
-// in the file, harmless, until the next holder overwrites it.
+// Release gives the lock up. Closing the files releases it; the pid stays
+// in hearth.lock, harmless, until the next holder overwrites it.
 func (l *Lock) Release() error {
-	if l == nil || l.f == nil {
+	if l == nil || l.file == nil {
 		return nil
 	}
-	err := l.f.Close()
-	l.f = nil
+	err := l.file.Close()
+	if l.dir != nil {
+		if derr := l.dir.Close(); err == nil {
+			err = derr
+		}
+	}
+	l.file, l.dir = nil, nil
 	return err
 }

@@ -2,8 +2,15 @@
 
 package datadir
 
-import "os"
+// lock always succeeds here: this build has no file lock, so two Hearth
+// processes on one data directory are not prevented.
+func lock(dir string) (*Lock, bool, error) {
+	f, err := openLockFile(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	return &Lock{file: f}, true, nil
+}
 
-// tryLock always succeeds here: this build has no file lock, so two
-// Hearth processes on one data directory are not prevented.
-func tryLock(*os.File) (bool, error) { return true, nil }
+// holder returns the pid in hearth.lock.
+func holder(dir string) int { return pidInFile(dir) }

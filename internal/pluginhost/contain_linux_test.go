@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,6 +49,57 @@ func runContainChild(mode string) {
 		if err := os.WriteFile(filepath.Join(os.Getenv("HEARTH_PLUGIN_DATA"), "escapee.pid"), []byte(strconv.Itoa(c.Process.Pid)), 0o600); err != nil {
 			os.Exit(1)
 		}
+		os.Exit(0)
+	case "joiner", "stopper":
+		// The reviewer's escape: a double-forked grandchild that ignores
+		// the polite signals, moves into Hearth's own process group, and
+		// kills the shim (joiner) or stops it (stopper) when told to.
+		// Only the first start does it; a restart just serves.
+		data := os.Getenv("HEARTH_PLUGIN_DATA")
+		if _, err := os.Stat(filepath.Join(data, "escapee.pid")); os.IsNotExist(err) {
+			if err := os.WriteFile(filepath.Join(data, "plugin.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+				panic(err)
+			}
+			os.Setenv("HEARTH_TEST_SHIM", strconv.Itoa(os.Getppid()))
+			os.Setenv("HEARTH_TEST_ACTION", mode)
+			if err := startChild("join-fork", nil).Wait(); err != nil {
+				panic(err)
+			}
+		}
+		pluginrpc.Serve(newTestPlugin)
+	case "join-fork":
+		startChild("group-joiner", nil)
+		os.Exit(0)
+	case "group-joiner":
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		data := os.Getenv("HEARTH_PLUGIN_DATA")
+		shim, _ := strconv.Atoi(os.Getenv("HEARTH_TEST_SHIM"))
+		st, ok := readStat(shim)
+		if !ok {
+			os.Exit(1)
+		}
+		joined := "joined"
+		if group, err := syscall.Getpgid(st.ppid); err != nil {
+			joined = err.Error()
+		} else if err := syscall.Setpgid(0, group); err != nil {
+			joined = err.Error()
+		}
+		_ = os.WriteFile(filepath.Join(data, "join.txt"), []byte(joined), 0o600)
+		if err := os.WriteFile(filepath.Join(data, "escapee.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			os.Exit(1)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(data, "go")); err == nil {
+				sig := syscall.SIGKILL
+				if os.Getenv("HEARTH_TEST_ACTION") == "stopper" {
+					sig = syscall.SIGSTOP
+				}
+				_ = syscall.Kill(shim, sig)
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(time.Hour)
 		os.Exit(0)
 	case "sleeper":
 		time.Sleep(time.Hour)
@@ -136,8 +188,32 @@ func allGone(t *testing.T, what string, pids map[string]int) {
 // double fork.
 func TestNoPluginProcessOutlivesHearthKilled(t *testing.T) {
 	data := t.TempDir()
+	host, shim := startHost(t, "spawner", data)
+	pids := spawnerPIDs(t, data)
+	pids["shim"] = shim
+	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	host.Wait()
+	allGone(t, "after Hearth was killed", pids)
+}
+
+// killLeftovers kills what a failed test left running (never after a
+// passing one, whose pids may have been reused since).
+func killLeftovers(t *testing.T, pids map[string]int) {
+	if t.Failed() {
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// startHost starts this test binary as Hearth running the plugin of the
+// given mode, and returns it with the pid of the plugin's shim.
+func startHost(t *testing.T, mode, data string) (*exec.Cmd, int) {
+	t.Helper()
 	host := exec.Command(os.Args[0])
-	host.Env = append(os.Environ(), "HEARTH_TEST_CHILD=host", "HEARTH_TEST_PLUGIN_DIR="+pluginDir(t, "spawner", "spawner"), "HEARTH_TEST_DATA="+data)
+	host.Env = append(os.Environ(), "HEARTH_TEST_CHILD=host", "HEARTH_TEST_PLUGIN_DIR="+pluginDir(t, mode, mode), "HEARTH_TEST_DATA="+data)
 	stdout, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -146,19 +222,70 @@ func TestNoPluginProcessOutlivesHearthKilled(t *testing.T) {
 	if err := host.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer host.Process.Kill()
+	t.Cleanup(func() { host.Process.Kill(); host.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	var shim int
 	if _, serr := fmt.Sscanf(line, "ready %d", &shim); err != nil || serr != nil {
 		t.Fatalf("host: %q %v", line, err)
 	}
-	pids := spawnerPIDs(t, data)
-	pids["shim"] = shim
+	go io.Copy(io.Discard, stdout)
+	return host, shim
+}
+
+// A plugin's grandchild that ignores SIGTERM, tries to hide in Hearth's
+// own process group and then kills its shim is killed by Hearth at once,
+// and is not there after Hearth is killed with SIGKILL either.
+func TestGrandchildJoiningHearthsGroupAndKillingItsShimDies(t *testing.T) {
+	data := t.TempDir()
+	host, shim := startHost(t, "joiner", data)
+	dir := filepath.Join(data, "plugin_data", "joiner")
+	pids := map[string]int{"shim": shim}
+	for _, name := range []string{"plugin", "escapee"} {
+		pids[name] = readPID(t, filepath.Join(dir, name+".pid"))
+		if !alive(pids[name]) {
+			t.Fatalf("%s (pid %d) is not running", name, pids[name])
+		}
+	}
+	t.Cleanup(func() { killLeftovers(t, pids) })
+	if b, _ := os.ReadFile(filepath.Join(dir, "join.txt")); string(b) != syscall.EPERM.Error() {
+		t.Errorf("moving into Hearth's process group: %q, want %q", b, syscall.EPERM.Error())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	allGone(t, "after the shim was killed, with Hearth running", pids)
+	if !alive(host.Process.Pid) || zombie(host.Process.Pid) {
+		t.Fatal("Hearth died")
+	}
 	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	host.Wait()
-	go io.Copy(io.Discard, stdout)
+	allGone(t, "after Hearth was killed", pids)
+}
+
+// A shim stopped by its plugin (SIGSTOP) still cleans up when Hearth is
+// killed: the kernel wakes it.
+func TestPluginStoppingItsShimLeavesNothingBehindHearthKilled(t *testing.T) {
+	data := t.TempDir()
+	host, shim := startHost(t, "stopper", data)
+	dir := filepath.Join(data, "plugin_data", "stopper")
+	pids := map[string]int{"shim": shim}
+	for _, name := range []string{"plugin", "escapee"} {
+		pids[name] = readPID(t, filepath.Join(dir, name+".pid"))
+	}
+	t.Cleanup(func() { killLeftovers(t, pids) })
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the shim stopped", func() bool {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(shim) + "/stat")
+		return err == nil && strings.Contains(string(b), ") T ")
+	})
+	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	host.Wait()
 	allGone(t, "after Hearth was killed", pids)
 }
 
@@ -196,9 +323,11 @@ func TestParseStat(t *testing.T) {
 		want procStat
 		ok   bool
 	}{
-		{"42 (sleep) S 7 42 7 0 -1", procStat{ppid: 7, pgid: 42, state: 'S'}, true},
-		{"43 (a) Z (b) R 1 9 9 0", procStat{ppid: 1, pgid: 9, state: 'R'}, true},
+		{"42 (sleep) S 7 42 7 0 -1", procStat{ppid: 7, sid: 7, state: 'S'}, true},
+		{"43 (a) Z (b) R 1 9 9 0", procStat{ppid: 1, sid: 9, state: 'R'}, true},
 		{"44 (x) Z 3", procStat{}, false},
+		{"46 (x) S 3 4", procStat{}, false},
+		{"47 (x) S 3 4 s", procStat{}, false},
 		{"45 (broken", procStat{}, false},
 		{"", procStat{}, false},
 	}

@@ -15,30 +15,41 @@ import (
 
 // pluginCommand returns the command that runs the plugin at path with
 // argv argv0 args. Under the shim (see ShimMain) it is this binary,
-// re-executed as the plugin's supervisor, in its own process group; the
-// kernel sends the shim SIGTERM if Hearth dies, and the shim then kills
-// everything below it. Without the shim the plugin runs directly in its
-// own process group and is killed if Hearth dies.
+// re-executed as the plugin's supervisor, in a new session; the kernel
+// sends the shim SIGCONT if Hearth dies, and the shim then kills
+// everything below it. Without the shim the plugin runs directly in a new
+// session and is killed if Hearth dies.
+//
+// A new session, not just a new process group: setpgid only moves a
+// process into a group of its own session, and no call enters an
+// existing session, so nothing the plugin starts can ever join Hearth's
+// process group or session (which is how sweepAdopted tells Hearth's own
+// processes from the plugins'). The session leader's process group id is
+// its pid, so signalling -pid still reaches the group.
 func pluginCommand(path, argv0 string, args []string) *exec.Cmd {
 	if !shimEnabled.Load() {
 		cmd := exec.Command(path, args...)
 		cmd.Args[0] = argv0
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 		return cmd
 	}
 	// /proc/self/exe is the running binary even if the file was replaced
 	// (an upgrade) since Hearth started.
 	cmd := exec.Command("/proc/self/exe", append([]string{shimArg, strconv.Itoa(os.Getpid()), path, argv0}, args...)...)
 	cmd.Args[0] = os.Args[0]
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// SIGCONT, not SIGTERM: it also wakes a shim that something stopped
+	// (SIGSTOP), which would leave a SIGTERM pending for ever. The shim
+	// takes any signal as the order to clean up once Hearth is gone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGCONT}
 	return cmd
 }
 
 func isShim(cmd *exec.Cmd) bool { return len(cmd.Args) > 1 && cmd.Args[1] == shimArg }
 
-// shims are the running shims, Hearth's children that sweepAdopted must
-// leave alone.
-var shims = struct {
+// started are the plugin processes (shims, or plugins without one) that
+// Hearth started and has not reaped yet: its children that sweepAdopted
+// must leave alone.
+var started = struct {
 	sync.Mutex
 	live map[int]bool
 }{live: map[int]bool{}}
@@ -50,47 +61,52 @@ var subreaper sync.Once
 // clean up, the plugin's descendants come to Hearth instead of init, and
 // sweepAdopted kills them.
 func startCommand(cmd *exec.Cmd) error {
-	if !isShim(cmd) {
-		return cmd.Start()
+	if isShim(cmd) {
+		subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 	}
-	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
-	shims.Lock()
-	defer shims.Unlock()
+	// Held across the start, so that a sweep never sees the new child
+	// before it is known.
+	started.Lock()
+	defer started.Unlock()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	shims.live[cmd.Process.Pid] = true
+	started.live[cmd.Process.Pid] = true
 	return nil
 }
 
-// waitCommand waits for cmd; after a shim, it sweeps what the shim may
-// have left to Hearth.
+// waitCommand waits for cmd; after a shim, it sweeps at once what the
+// shim left to Hearth.
 func waitCommand(cmd *exec.Cmd) error {
 	err := cmd.Wait()
+	started.Lock()
+	delete(started.live, cmd.Process.Pid)
+	started.Unlock()
 	if isShim(cmd) {
-		shims.Lock()
-		delete(shims.live, cmd.Process.Pid)
-		shims.Unlock()
 		sweepAdopted()
 	}
 	return err
 }
 
 // sweepAdopted kills and reaps the processes Hearth adopted as a
-// subreaper: its children that are neither a running shim nor in Hearth's
-// own process group (children that Hearth's own code starts stay in it;
-// code that starts one in a new group must not run beside plugins).
+// subreaper. It decides by what a child is, not by what it claims: a
+// child of Hearth that is not a plugin process Hearth started (live) and
+// not in Hearth's own session came from a plugin, since every plugin
+// starts in a new session and nothing can enter an existing one. The
+// children Hearth's own code starts stay in its session (code that starts
+// one with Setsid must not run beside plugins).
 func sweepAdopted() {
-	shims.Lock()
-	defer shims.Unlock()
-	self, group := os.Getpid(), syscall.Getpgrp()
+	started.Lock()
+	defer started.Unlock()
+	self := os.Getpid()
+	session, _ := unix.Getsid(0) // cannot fail for the caller
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		// Until a pass finds nobody: reaping one may have handed its
-		// children to Hearth after the pass read them.
+		// Until a pass finds nobody: killing or reaping one hands its
+		// children to Hearth, perhaps after the pass read them.
 		found := false
 		for _, p := range children(self) {
-			if shims.live[p.pid] || p.pgid == group {
+			if started.live[p.pid] || p.sid == session {
 				continue
 			}
 			found = true

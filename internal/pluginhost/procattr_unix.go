@@ -7,13 +7,15 @@ import (
 	"syscall"
 )
 
-// pluginCommand runs the plugin in its own process group. Without Linux's
-// Pdeathsig the plugin notices Hearth's death when its stdin closes, and
-// descendants that leave the group or outlive Hearth are not contained.
+// pluginCommand runs the plugin in a new session, and so in its own
+// process group, which nothing it starts can leave for Hearth's. Without
+// Linux's Pdeathsig the plugin notices Hearth's death when its stdin
+// closes, and descendants that leave the group or outlive Hearth are not
+// contained.
 func pluginCommand(path, argv0 string, args []string) *exec.Cmd {
 	cmd := exec.Command(path, args...)
 	cmd.Args[0] = argv0
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd
 }
 

@@ -332,7 +332,7 @@ type spawned struct {
 }
 
 // spawn starts the process with the plugin folder as its working
-// directory, a minimal environment, its own process group, and its stderr
+// directory, a minimal environment, a new session, and its stderr
 // relayed into the log.
 func (p *Process) spawn() (*spawned, error) {
 	dataDir := filepath.Join(p.opts.DataDir, "plugin_data", p.name)

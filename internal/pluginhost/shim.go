@@ -23,10 +23,12 @@ var shimEnabled atomic.Bool
 // On Linux the shim is the plugin's parent: a child subreaper, so every
 // process the plugin starts (setsid, double fork and all) stays below it;
 // when the plugin exits, when Hearth asks, or when Hearth dies (even by
-// kill -9), it kills them all and exits with the plugin's status. A
-// program that never calls ShimMain, and every other system, starts
-// plugins directly in their own process group: descendants that leave the
-// group, or that outlive Hearth, are not contained there.
+// kill -9), it kills them all and exits with the plugin's status. The
+// shim runs in a new session, so nothing below it can join Hearth's
+// process group. A program that never calls ShimMain, and every other
+// Unix system, starts plugins directly in a new session: descendants that
+// leave the plugin's process group, or that outlive Hearth, are not
+// contained there.
 func ShimMain() {
 	if len(os.Args) > 1 && os.Args[1] == shimArg {
 		os.Exit(runShim(os.Args[2:]))

@@ -28,13 +28,22 @@ func shimUsable() bool {
 // stderr (nothing is copied). The shim becomes a child subreaper, so
 // every orphaned descendant of the plugin becomes its child, and reaps
 // them all. SIGTERM, SIGINT, SIGHUP and SIGQUIT from Hearth are passed on
-// to the plugin; SIGUSR1 from Hearth, or any of them once Hearth is gone
-// (the kernel sends SIGTERM when it dies), kills the plugin. When the
-// plugin has exited, every remaining descendant is killed and the shim
-// exits with the plugin's status.
+// to the plugin; SIGUSR1 from Hearth, or any of these signals and SIGCONT
+// once Hearth is gone (the kernel sends SIGCONT when it dies, which also
+// wakes a shim that was stopped), kills the plugin. When the plugin has
+// exited, every remaining descendant is killed and the shim exits with
+// the plugin's status.
 func runShim(args []string) int {
+	// Before Hearth's pid is checked: a death after the check is heard.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1)
+	// The kernel sends SIGCONT each time the shim changes parent, and so
+	// when each of Hearth's threads that was its parent exits: a burst
+	// that could fill a channel and lose the last one, sent after Hearth
+	// is gone. One slot is enough: a signal dropped while one waits is
+	// handled when that one is, later.
+	reparented := make(chan os.Signal, 1)
+	signal.Notify(reparented, syscall.SIGCONT)
 	if len(args) < 3 {
 		fmt.Fprintln(os.Stderr, "hearth plugin shim: missing arguments")
 		return 125
@@ -65,20 +74,30 @@ func runShim(args []string) int {
 		case ws := <-plugin:
 			killAll(allGone)
 			return exitLike(ws)
+		case <-reparented:
+			if os.Getppid() != parent {
+				return killPlugin(pid, plugin, allGone)
+			}
 		case sig := <-sigs:
 			if sig == syscall.SIGUSR1 || os.Getppid() != parent {
-				_ = unix.Kill(-pid, unix.SIGKILL) // the plugin's group, if it made one
-				_ = unix.Kill(pid, unix.SIGKILL)
-				killAll(allGone)
-				select {
-				case ws := <-plugin:
-					return exitLike(ws)
-				default:
-					return 128 + int(syscall.SIGKILL)
-				}
+				return killPlugin(pid, plugin, allGone)
 			}
 			_ = unix.Kill(pid, sig.(syscall.Signal))
 		}
+	}
+}
+
+// killPlugin kills the plugin and every other descendant, and returns the
+// shim's exit status.
+func killPlugin(pid int, plugin <-chan unix.WaitStatus, allGone <-chan struct{}) int {
+	_ = unix.Kill(-pid, unix.SIGKILL) // the plugin's group, if it made one
+	_ = unix.Kill(pid, unix.SIGKILL)
+	killAll(allGone)
+	select {
+	case ws := <-plugin:
+		return exitLike(ws)
+	default:
+		return 128 + int(syscall.SIGKILL)
 	}
 }
 
@@ -140,8 +159,8 @@ func exitLike(ws unix.WaitStatus) int {
 
 // procStat is what /proc/<pid>/stat says of one process.
 type procStat struct {
-	pid, ppid, pgid int
-	state           byte
+	pid, ppid, sid int
+	state          byte
 }
 
 // children lists the processes whose parent is ppid.
@@ -165,7 +184,7 @@ func children(ppid int) []procStat {
 	return out
 }
 
-// readStat parses /proc/<pid>/stat: "pid (comm) state ppid pgrp ...",
+// readStat parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session ...",
 // where comm may hold spaces and parentheses.
 func readStat(pid int) (procStat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -183,13 +202,14 @@ func parseStat(b []byte) (procStat, bool) {
 		return procStat{}, false
 	}
 	f := bytes.Fields(b[i+2:])
-	if len(f) < 3 || len(f[0]) != 1 {
+	if len(f) < 4 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
-	pgid, err2 := strconv.Atoi(string(f[2]))
-	if err1 != nil || err2 != nil {
+	_, err2 := strconv.Atoi(string(f[2])) // the process group
+	sid, err3 := strconv.Atoi(string(f[3]))
+	if err1 != nil || err2 != nil || err3 != nil {
 		return procStat{}, false
 	}
-	return procStat{ppid: ppid, pgid: pgid, state: f[0][0]}, true
+	return procStat{ppid: ppid, sid: sid, state: f[0][0]}, true
 }
