@@ -78,3 +78,29 @@ func TestCallIDsAreUnique(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCallIDs checks, over any stream or whole answer, that every tool
+// call decoded has an id no other call of the answer has.
+func FuzzCallIDs(f *testing.F) {
+	f.Add([]byte(`{"choices":[{"message":{"tool_calls":[{"id":"x","function":{"name":"a"}},{"id":"x","function":{"name":"b"}},{"function":{"name":"c"}}]}}]}`))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"function\":{\"name\":\"x\"}},{\"index\":1,\"function\":{\"name\":\"y\"}}]}}]}\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{maxLine: 1 << 16, redact: func(s string) string { return s }}
+		check := func(resp *Response) {
+			if resp == nil {
+				return
+			}
+			seen := map[string]bool{}
+			for _, c := range resp.ToolCalls {
+				if c.ID == "" || seen[c.ID] {
+					t.Fatalf("id %q empty or taken: %+v", c.ID, resp.ToolCalls)
+				}
+				seen[c.ID] = true
+			}
+		}
+		resp, _ := d.stream(bufio.NewReader(strings.NewReader(string(data))))
+		check(resp)
+		resp, _ = d.whole(strings.NewReader(string(data)))
+		check(resp)
+	})
+}
