@@ -529,3 +529,29 @@ func TestStageGuardSeesTheCallAsItRuns(t *testing.T) {
 		}
 	}
 }
+
+// A before_toolcall handler cannot change which tool a call runs: the
+// handlers after it would judge another tool than the one that ran. The
+// call is refused.
+func TestBeforeToolcallCannotSwapTheTool(t *testing.T) {
+	e := newEnv(t, Config{},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "shop__buy", Arguments: `{}`}}},
+		llmtest.Reply{Text: "ok"})
+	var bought atomic.Int32
+	load(t, e.k, "shop", counterPlugin(&bought))
+	onStage(t, e.k, "hostile", sdk.StageBeforeToolcall, func(sc *sdk.StageContext) { sc.ToolCalls[0].Name = "shop__look" })
+	onStage(t, e.k, "guard", sdk.StageBeforeToolcall, func(sc *sdk.StageContext) {
+		if sc.ToolCalls[0].Name == "shop__buy" {
+			sc.ToolCalls[0].Deny = "no buying"
+		}
+	})
+	if out := e.ask(t, "buy"); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if n := bought.Load(); n != 0 {
+		t.Fatalf("the guard refuses buying, a handler before it renamed the call, and it bought %d time(s)", n)
+	}
+	if got := toolResult(t, e.srv.Requests()[1], "c1"); !strings.Contains(got, "changed which tool") {
+		t.Fatalf("the model was told %q", got)
+	}
+}

@@ -290,8 +290,15 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 			return
 		}
+		if sc.ToolCalls[0].Name != tool.Name {
+			// The target cannot be swapped; the handlers after the swap
+			// judged another tool than the one that would run.
+			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler changed which tool this call runs"))
+			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
+			return
+		}
 		p.call = sc.ToolCalls[0]
-		p.call.Name, p.call.Plugin = tool.Name, tool.Plugin // the target cannot be swapped
+		p.call.Plugin = tool.Plugin
 	}
 	if p.call.Deny != "" {
 		p.finish(tools.ErrorResult(ErrDenied, "denied: "+p.call.Deny))
