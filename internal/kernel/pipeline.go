@@ -122,8 +122,8 @@ func (p *Pipeline) Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string)
 // tool calls. A handler that normalises a call settles in the second.
 const maxPasses = 3
 
-// errUnsettled is the refusal of calls that stage handlers kept changing.
-const errUnsettled = "stage handlers kept changing this call, so no check can be sure it saw the call as it would run"
+// unsettled is the refusal of calls that stage handlers kept changing.
+const unsettled = "stage handlers kept changing this call, so no check can be sure it saw the call as it would run"
 
 // run is Run with the handlers taken beforehand (see snapshot).
 func (p *Pipeline) run(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext, toolPlugin string) {
@@ -131,26 +131,28 @@ func (p *Pipeline) run(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext,
 		return
 	}
 	for pass := 1; ; pass++ {
-		changed, ended := p.pass(stage, hs, sc, toolPlugin)
-		if ended || !changed || permissions[stage]&fToolCalls == 0 {
+		changer, ended := p.pass(stage, hs, sc, toolPlugin)
+		if ended || changer == "" || permissions[stage]&fToolCalls == 0 {
 			return
 		}
 		if pass == maxPasses {
 			for i := range sc.ToolCalls {
 				if sc.ToolCalls[i].Deny == "" {
-					sc.ToolCalls[i].Deny = errUnsettled
+					sc.ToolCalls[i].Deny = unsettled
 				}
 			}
-			p.log.Warn("stage handlers kept changing the tool calls; they are refused", "stage", stage, "passes", pass)
+			p.log.Warn("stage handlers kept changing the tool calls; they are refused",
+				"stage", stage, "passes", pass, "plugin", changer)
 			return
 		}
 	}
 }
 
-// pass runs the handlers of stage once, in order. It reports whether a
-// handler changed the tool calls (other than by refusing them), and
-// whether one ended the turn (set Response).
-func (p *Pipeline) pass(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext, toolPlugin string) (changed, ended bool) {
+// pass runs the handlers of stage once, in order. It returns the plugin of
+// the last handler that changed the tool calls (other than by refusing
+// them), "" when none did, and whether a handler ended the turn (set
+// Response).
+func (p *Pipeline) pass(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext, toolPlugin string) (changer string, ended bool) {
 	sc.Phase = stage
 	for _, h := range hs {
 		if !h.applies(toolPlugin) {
@@ -169,14 +171,14 @@ func (p *Pipeline) pass(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext
 				"plugin", h.plugin, "stage", stage, "call", r.call, "field", r.field, "kept", r.kept)
 		}
 		if !sameCalls(before.toolCalls, sc.ToolCalls) {
-			changed = true
+			changer = h.plugin
 		}
 		sc.Phase = stage
 		if before.response == nil && sc.Response != nil {
-			return changed, true
+			return changer, true
 		}
 	}
-	return changed, false
+	return changer, false
 }
 
 func (p *Pipeline) call(h stageHandler, sc *sdk.StageContext) (err error) {
