@@ -53,7 +53,17 @@ type StageHandler func(ctx *StageContext) error
 // clears or changes a Deny or an Ask set before the handler ran (by
 // another plugin's handler, or at post_action) is undone and logged. (The
 // HomeAgent matrix marks Deny read-write; Hearth narrows it so that no
-// plugin can undo another's guard.)
+// plugin can undo another's guard.) A refusal also holds for any call
+// with the same name and arguments, whatever its id, and a refused call a
+// handler removes is put back, still refused.
+//
+// Every handler of a stage sees the calls as they will run: when a
+// post_action or before_toolcall handler changes a call's id, name or
+// arguments, or adds, removes or reorders calls, the stage runs again (all
+// its handlers, in order) until a pass changes nothing; calls still
+// changing after three passes are refused. Setting Deny or Ask is not a
+// change. A handler may so run more than once for one call, and should
+// rewrite idempotently.
 //
 // Handlers of one stage run one after another, never in parallel; Lock and
 // Unlock exist for handlers that hand the context to goroutines of their

@@ -1,7 +1,10 @@
 package kernel
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -124,41 +127,40 @@ func (s *snapshot) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
 // keptRefusal is a refusal a handler tried to clear or weaken.
 type keptRefusal struct {
 	call  string // the call's ID
-	field string // Deny or Ask
+	field string // Deny, Ask, or removal (the call was put back)
 	kept  string // its text, restored
 }
 
 // keepRefusals restores every ToolCall.Deny and ToolCall.Ask set before
 // the handler ran that it cleared or changed, and returns what it
 // restored: a handler may refuse a call, make it ask, or deny a call that
-// asks, but never withdraw or weaken a refusal another handler set. Calls
-// are matched by ID. (The seed's matrix lets before_toolcall write Deny;
-// Hearth narrows that to "set", so that a plugin cannot undo a guard.)
+// asks, but never withdraw or weaken a refusal another handler set. A
+// refusal belongs to the call it was set on and to any call with the same
+// name and arguments, whatever its id; a refused call the handler removed
+// is put back, last, still refused. (The seed's matrix lets
+// before_toolcall write Deny; Hearth narrows that to "set", so that a
+// plugin cannot undo a guard.)
 func (s *snapshot) keepRefusals(sc *sdk.StageContext) []keptRefusal {
-	var set map[string]sdk.ToolCall // by call ID: the refusals set before
+	var byID, byContent map[string]sdk.ToolCall // the refusals set before
 	for _, c := range s.toolCalls {
 		if c.Deny == "" && c.Ask == "" {
 			continue
 		}
-		if set == nil {
-			set = map[string]sdk.ToolCall{}
+		if byID == nil {
+			byID, byContent = map[string]sdk.ToolCall{}, map[string]sdk.ToolCall{}
 		}
-		r := set[c.ID]
-		if r.Deny == "" {
-			r.Deny = c.Deny
-		}
-		if r.Ask == "" {
-			r.Ask = c.Ask
-		}
-		set[c.ID] = r
+		byID[c.ID] = mergeRefusal(byID[c.ID], c)
+		byContent[callContent(c)] = mergeRefusal(byContent[callContent(c)], c)
+	}
+	if byID == nil {
+		return nil
 	}
 	var kept []keptRefusal
+	present := map[string]bool{}
 	for i := range sc.ToolCalls {
 		c := &sc.ToolCalls[i]
-		r, ok := set[c.ID]
-		if !ok {
-			continue
-		}
+		present[c.ID] = true
+		r := mergeRefusal(byID[c.ID], byContent[callContent(*c)])
 		if r.Deny != "" && c.Deny != r.Deny {
 			c.Deny = r.Deny
 			kept = append(kept, keptRefusal{call: c.ID, field: "Deny", kept: r.Deny})
@@ -168,7 +170,48 @@ func (s *snapshot) keepRefusals(sc *sdk.StageContext) []keptRefusal {
 			kept = append(kept, keptRefusal{call: c.ID, field: "Ask", kept: r.Ask})
 		}
 	}
+	for _, c := range s.toolCalls {
+		if (c.Deny != "" || c.Ask != "") && !present[c.ID] {
+			present[c.ID] = true
+			c.Arguments, _ = cloneValue(c.Arguments).(map[string]any)
+			sc.ToolCalls = append(sc.ToolCalls, c)
+			kept = append(kept, keptRefusal{call: c.ID, field: "removal", kept: c.Deny + c.Ask})
+		}
+	}
 	return kept
+}
+
+// mergeRefusal returns r with c's Deny and Ask where r has none.
+func mergeRefusal(r, c sdk.ToolCall) sdk.ToolCall {
+	if r.Deny == "" {
+		r.Deny = c.Deny
+	}
+	if r.Ask == "" {
+		r.Ask = c.Ask
+	}
+	return r
+}
+
+// callContent is what a call does, whatever its id: its name and its
+// arguments, encoded canonically (no arguments and {} are the same).
+func callContent(c sdk.ToolCall) string {
+	args := "{}"
+	if len(c.Arguments) > 0 {
+		b, err := json.Marshal(c.Arguments)
+		if err != nil {
+			b = []byte(fmt.Sprintf("%#v", c.Arguments)) // not JSON: compared as Go values
+		}
+		args = string(b)
+	}
+	return c.Name + "\x00" + args
+}
+
+// sameCalls reports whether a and b are the same calls in the same order:
+// the same ids, names and arguments. Refusals do not count.
+func sameCalls(a, b []sdk.ToolCall) bool {
+	return slices.EqualFunc(a, b, func(x, y sdk.ToolCall) bool {
+		return x.ID == y.ID && callContent(x) == callContent(y)
+	})
 }
 
 func equalStringPtr(a, b *string) bool {

@@ -107,15 +107,52 @@ func (p *Pipeline) has(stage sdk.Stage) bool { return len(p.handlers(stage)) > 0
 // undone and logged, and so is a write that clears or weakens a refusal
 // (ToolCall.Deny, ToolCall.Ask) an earlier handler set. Once a handler
 // sets Response the remaining handlers of the stage are skipped.
+//
+// At the stages that may change the tool calls (post_action,
+// before_toolcall), every handler sees the calls as they will run: when a
+// handler changed a call's id, name or arguments, or added, removed or
+// reordered calls, the stage runs again, all its handlers in order, on the
+// calls as they now are, until a pass in which no handler changed them.
+// Calls still changing after maxPasses passes are refused.
 func (p *Pipeline) Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string) {
 	p.run(stage, p.handlers(stage), sc, toolPlugin)
 }
+
+// maxPasses bounds the passes of a stage whose handlers keep changing the
+// tool calls. A handler that normalises a call settles in the second.
+const maxPasses = 3
+
+// unsettled is the refusal of calls that stage handlers kept changing.
+const unsettled = "stage handlers kept changing this call, so no check can be sure it saw the call as it would run"
 
 // run is Run with the handlers taken beforehand (see snapshot).
 func (p *Pipeline) run(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext, toolPlugin string) {
 	if len(hs) == 0 {
 		return
 	}
+	for pass := 1; ; pass++ {
+		changer, ended := p.pass(stage, hs, sc, toolPlugin)
+		if ended || changer == "" || permissions[stage]&fToolCalls == 0 {
+			return
+		}
+		if pass == maxPasses {
+			for i := range sc.ToolCalls {
+				if sc.ToolCalls[i].Deny == "" {
+					sc.ToolCalls[i].Deny = unsettled
+				}
+			}
+			p.log.Warn("stage handlers kept changing the tool calls; they are refused",
+				"stage", stage, "passes", pass, "plugin", changer)
+			return
+		}
+	}
+}
+
+// pass runs the handlers of stage once, in order. It returns the plugin of
+// the last handler that changed the tool calls (other than by refusing
+// them), "" when none did, and whether a handler ended the turn (set
+// Response).
+func (p *Pipeline) pass(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext, toolPlugin string) (changer string, ended bool) {
 	sc.Phase = stage
 	for _, h := range hs {
 		if !h.applies(toolPlugin) {
@@ -133,11 +170,15 @@ func (p *Pipeline) run(stage sdk.Stage, hs []stageHandler, sc *sdk.StageContext,
 			p.log.Warn("stage handler cleared or weakened a refusal set before it; the refusal stays",
 				"plugin", h.plugin, "stage", stage, "call", r.call, "field", r.field, "kept", r.kept)
 		}
+		if !sameCalls(before.toolCalls, sc.ToolCalls) {
+			changer = h.plugin
+		}
 		sc.Phase = stage
 		if before.response == nil && sc.Response != nil {
-			return
+			return changer, true
 		}
 	}
+	return changer, false
 }
 
 func (p *Pipeline) call(h stageHandler, sc *sdk.StageContext) (err error) {

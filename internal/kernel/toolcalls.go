@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -41,26 +43,22 @@ func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
 	return out
 }
 
-// rawArguments returns the JSON to send for call: the model's own text when
-// no stage changed the arguments, else the re-encoded arguments. When no
-// stage handler could have changed them (staged is false) the model's text
-// is used without comparing.
-func rawArguments(call sdk.ToolCall, orig []llm.ToolCall, staged bool) string {
-	for _, o := range orig {
-		if o.ID != call.ID || o.Function.Name != call.Name {
-			continue
-		}
-		if !staged {
-			return o.Function.Arguments
-		}
-		args, _, err := tools.DecodeArguments(json.RawMessage(o.Function.Arguments))
+// rawArguments returns the JSON the tool is sent for call: the model's own
+// text of the call (orig, nil when there is none) when it decodes to
+// exactly the arguments call carries, else those arguments encoded. So
+// the bytes a tool receives always say what every check of the call saw
+// (stage handlers, decision hooks, the policy engine): a call is never
+// paired with another call's text, whatever the ids say.
+func rawArguments(call sdk.ToolCall, orig *llm.ToolCall) string {
+	if orig != nil {
+		text := orig.Function.Arguments
+		args, _, err := tools.DecodeArguments(json.RawMessage(text))
 		if err != nil && call.Arguments == nil {
-			return o.Function.Arguments // still the model's malformed text
+			return text // still the model's malformed text, refused as such
 		}
 		if err == nil && reflect.DeepEqual(args, call.Arguments) {
-			return o.Function.Arguments
+			return text
 		}
-		break
 	}
 	if call.Arguments == nil {
 		return "{}"
@@ -72,22 +70,49 @@ func rawArguments(call sdk.ToolCall, orig []llm.ToolCall, staged bool) string {
 	return string(b)
 }
 
-// toWireCalls converts the (possibly rewritten) stage calls back into the
-// assistant message's tool calls.
-func toWireCalls(calls []sdk.ToolCall, orig []llm.ToolCall, staged bool) []llm.ToolCall {
-	out := make([]llm.ToolCall, len(calls))
-	for i, c := range calls {
-		out[i] = llm.ToolCall{ID: c.ID, Type: "function",
-			Function: llm.FunctionCall{Name: c.Name, Arguments: rawArguments(c, orig, staged)}}
+// modelCall returns the model's call that calls[i] comes from: the call
+// at the same position of the model's answer, when it has the same id and
+// name (post_action handlers may have added, removed or reordered calls);
+// else nil. It pairs by position, never by looking an id up.
+func modelCall(calls []sdk.ToolCall, i int, model []llm.ToolCall) *llm.ToolCall {
+	if i >= len(model) || model[i].ID != calls[i].ID || model[i].Function.Name != calls[i].Name {
+		return nil
 	}
-	return out
+	return &model[i]
+}
+
+// uniqueIDs gives each call without an id, or with the id of a call
+// before it, a fresh one (call_<n>, used by no other call), so that each
+// tool message answers exactly one call. The model's answers have unique
+// ids already (llm); post_action handlers may add calls that do not.
+func uniqueIDs(calls []sdk.ToolCall) {
+	used := make(map[string]bool, len(calls))
+	for _, c := range calls {
+		used[c.ID] = true
+	}
+	seen := make(map[string]bool, len(calls))
+	n := 0
+	for i := range calls {
+		c := &calls[i]
+		if c.ID == "" || seen[c.ID] {
+			for {
+				c.ID = "call_" + strconv.Itoa(n)
+				n++
+				if !used[c.ID] && !seen[c.ID] {
+					break
+				}
+			}
+		}
+		seen[c.ID] = true
+	}
 }
 
 type preparedCall struct {
 	call   sdk.ToolCall
 	tool   *tools.Tool
 	args   map[string]any
-	raw    json.RawMessage
+	raw    json.RawMessage // what the tool is sent, once prepared
+	orig   *llm.ToolCall   // the model's call this one comes from, if any
 	tc     *sdk.ToolContext
 	result tools.Result
 	ready  bool // result is final; do not invoke
@@ -110,10 +135,12 @@ type preparedCall struct {
 // loses at most the calls still running.
 func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.ToolCall, text, reasoning string) (llm.Message, []llm.Message) {
 	sc := t.sc
+	calls = slices.Clone(calls)
+	uniqueIDs(calls)
 	prepared := make([]*preparedCall, len(calls))
 	ended := false
 	for i, call := range calls {
-		p := &preparedCall{call: call}
+		p := &preparedCall{call: call, orig: modelCall(calls, i, t.lastCalls)}
 		prepared[i] = p
 		t.toolCalls++
 		switch {
@@ -132,13 +159,11 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			ended = true
 		}
 	}
-	staged := t.staged || k.pipeline.has(sdk.StageBeforeToolcall)
-	final := make([]sdk.ToolCall, len(prepared))
+	wire := make([]llm.ToolCall, len(prepared))
 	for i, p := range prepared {
-		final[i] = p.call
+		wire[i] = p.wire()
 	}
-	assistant := llm.Message{Role: "assistant", Content: text, Reasoning: reasoning,
-		ToolCalls: toWireCalls(final, t.lastCalls, staged)}
+	assistant := llm.Message{Role: "assistant", Content: text, Reasoning: reasoning, ToolCalls: wire}
 	// after_toolcall may still change a result; then results are stored
 	// once it has run.
 	later := k.pipeline.has(sdk.StageAfterToolcall) && sc.Response == nil
@@ -203,6 +228,16 @@ func (k *Kernel) settle(ctx context.Context, t *turnState, p *preparedCall) {
 	k.audit(ctx, t, p, false) // the call has run; a failure is logged
 }
 
+// wire returns the call as the assistant message carries it: the
+// arguments the tool is (or would have been) sent.
+func (p *preparedCall) wire() llm.ToolCall {
+	raw := string(p.raw)
+	if p.raw == nil {
+		raw = rawArguments(p.call, p.orig)
+	}
+	return llm.ToolCall{ID: p.call.ID, Type: "function", Function: llm.FunctionCall{Name: p.call.Name, Arguments: raw}}
+}
+
 // message is the tool message answering the call.
 func (p *preparedCall) message() llm.Message {
 	return llm.Message{Role: "tool", ToolCallID: p.call.ID, Content: p.result.Content}
@@ -255,15 +290,22 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 			return
 		}
+		if sc.ToolCalls[0].Name != tool.Name {
+			// The target cannot be swapped; the handlers after the swap
+			// judged another tool than the one that would run.
+			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler changed which tool this call runs"))
+			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
+			return
+		}
 		p.call = sc.ToolCalls[0]
-		p.call.Name, p.call.Plugin = tool.Name, tool.Plugin // the target cannot be swapped
+		p.call.Plugin = tool.Plugin
 	}
 	if p.call.Deny != "" {
 		p.finish(tools.ErrorResult(ErrDenied, "denied: "+p.call.Deny))
 		p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 		return
 	}
-	raw := json.RawMessage(rawArguments(p.call, t.lastCalls, t.staged || len(hs) > 0))
+	raw := json.RawMessage(rawArguments(p.call, p.orig))
 	args := p.call.Arguments
 	if args == nil {
 		// Either no arguments, or text that is not a JSON object: decoding
@@ -352,7 +394,7 @@ func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, start
 	}
 	hash := p.auth.ArgsHash
 	if hash == "" {
-		hash = policy.ArgsHash(p.call.Name, json.RawMessage(rawArguments(p.call, t.lastCalls, true)))
+		hash = policy.ArgsHash(p.call.Name, json.RawMessage(p.wire().Function.Arguments))
 	}
 	rule := p.auth.Decision.Rule
 	if rule == "" {

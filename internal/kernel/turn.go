@@ -24,7 +24,6 @@ type turnState struct {
 	tainted bool
 
 	lastCalls []llm.ToolCall // the model's calls in its latest answer
-	staged    bool           // a post_action handler may have rewritten them
 
 	offered   map[string]bool // the tools sent with the latest request
 	toolCalls int             // tool calls the model asked for in this turn
@@ -132,7 +131,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 		sc.LLMText, sc.ReasoningContent = resp.Content, resp.Reasoning
 		sc.TokenUsage = resp.Usage.Map()
 		sc.ToolCalls = toStageCalls(resp.ToolCalls, k.tools)
-		t.lastCalls, t.staged = resp.ToolCalls, k.pipeline.has(sdk.StagePostAction)
+		t.lastCalls = resp.ToolCalls
 		k.pipeline.Run(sdk.StagePostAction, sc, "")
 		if sc.Response != nil {
 			return k.respond(ctx, t, *sc.Response, true)

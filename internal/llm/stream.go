@@ -121,6 +121,12 @@ func (a *assembler) add(c *chunk) (Delta, error) {
 		d.Reasoning += r
 		a.size += int64(len(wd.Content) + len(r))
 		for i := range wd.ToolCalls {
+			if ch.Message != nil {
+				// A whole message lists each call once: two entries are
+				// two calls, whatever their ids and indexes say.
+				a.newCall(&wd.ToolCalls[i])
+				continue
+			}
 			a.addToolCall(&wd.ToolCalls[i])
 		}
 		if ch.FinishReason != "" {
@@ -154,16 +160,30 @@ func (a *assembler) addToolCall(tc *toolCallDelta) {
 		b = a.calls[len(a.calls)-1]
 	}
 	if b == nil {
-		b = &callBuilder{}
-		a.calls = append(a.calls, b)
-		a.size += callOverhead
+		a.newCall(tc)
+		return
 	}
+	a.merge(b, tc)
+}
+
+// newCall starts a call with tc.
+func (a *assembler) newCall(tc *toolCallDelta) {
+	b := &callBuilder{}
+	a.calls = append(a.calls, b)
+	a.size += callOverhead
+	a.merge(b, tc)
+}
+
+// merge folds tc into the call b.
+func (a *assembler) merge(b *callBuilder, tc *toolCallDelta) {
 	if tc.Index != nil {
 		a.byIndex[*tc.Index] = b
 	}
 	if tc.ID != "" && b.id == "" {
 		b.id = tc.ID
-		a.byID[tc.ID] = b
+		if _, taken := a.byID[tc.ID]; !taken {
+			a.byID[tc.ID] = b
+		}
 		a.size += int64(len(tc.ID))
 	}
 	if n := tc.Function.Name; n != "" && n != b.name {
@@ -174,17 +194,37 @@ func (a *assembler) addToolCall(tc *toolCallDelta) {
 	a.size += int64(len(tc.Function.Arguments))
 }
 
+// finish returns the answer. Every tool call in it has an id of its own:
+// a call without one, or with the id of a call before it, is given a
+// fresh one (call_<n>, never one the answer uses), so that each result
+// answers exactly one call and nothing downstream can mistake one call for
+// another.
 func (a *assembler) finish() *Response {
 	a.resp.Content, a.resp.Reasoning = a.content.String(), a.reasoning.String()
 	a.resp.ToolCalls = nil
-	for i, b := range a.calls {
+	used := make(map[string]bool, len(a.calls))
+	for _, b := range a.calls {
+		if b.name != "" || b.args.Len() > 0 {
+			used[b.id] = true
+		}
+	}
+	seen := make(map[string]bool, len(a.calls))
+	n := 0
+	for _, b := range a.calls {
 		if b.name == "" && b.args.Len() == 0 {
 			continue
 		}
 		id := b.id
-		if id == "" {
-			id = "call_" + strconv.Itoa(i)
+		if id == "" || seen[id] {
+			for {
+				id = "call_" + strconv.Itoa(n)
+				n++
+				if !used[id] && !seen[id] {
+					break
+				}
+			}
 		}
+		seen[id] = true
 		a.resp.ToolCalls = append(a.resp.ToolCalls, ToolCall{
 			ID: id, Type: "function",
 			Function: FunctionCall{Name: b.name, Arguments: b.args.String()},
