@@ -99,6 +99,14 @@ func forms(v string) []string {
 			out = append(out, escapeAll(v, format, keep))
 		}
 	}
+	// And encoders that escape every character.
+	for _, format := range []string{"&#%d;", "&#x%x;", "&#x%04x;", "\\u%04x"} {
+		var b strings.Builder
+		for _, c := range []byte(v) {
+			fmt.Fprintf(&b, format, c)
+		}
+		out = append(out, b.String())
+	}
 	out = append(out, url.QueryEscape(v), url.PathEscape(v))
 	b := []byte(v)
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {

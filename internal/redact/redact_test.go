@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -56,6 +57,8 @@ func TestSecretsMaskEchoedForms(t *testing.T) {
 		"html decimal": "<p>invalid key AbCd&#43;EfGh&#47;IjKl&#61;MnOpt1234</p>",
 		"html hex":     "<p>invalid key AbCd&#x2B;EfGh&#x2F;IjKl&#x3D;MnOpt1234</p>",
 		"html hex 0":   "<p>invalid key AbCd&#x002b;EfGh&#x002f;IjKl&#x003d;MnOpt1234</p>",
+		"html every":   "<p>invalid key " + htmlEvery(echoKey, "&#%d;") + "</p>",
+		"html every x": "<p>invalid key " + htmlEvery(echoKey, "&#x%X;") + "</p>",
 		"spaced":       "key: A b C d + E f G h / I j K l = M n O p t 1 2 3 4",
 		"spaced upper": "KEY: A B C D + E F G H / I J K L = M N O P T 1 2 3 4",
 	} {
@@ -204,4 +207,13 @@ func BenchmarkSecretsString(b *testing.B) {
 			}
 		})
 	}
+}
+
+// htmlEvery writes every character of s as an HTML character reference.
+func htmlEvery(s, format string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, format, c)
+	}
+	return b.String()
 }
