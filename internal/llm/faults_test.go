@@ -474,8 +474,8 @@ func TestKeepaliveCommentsAreNotAnAnswer(t *testing.T) {
 		t.Fatalf("still waiting on a provider that sends only keep-alive comments; err %v", err)
 	}
 	var te *TimeoutError
-	if !errors.As(err, &te) || te.Wait != "first byte" || !te.KeptAlive {
-		t.Fatalf("err = %v, want a first byte timeout after keep-alives", err)
+	if !errors.As(err, &te) || te.Wait != "first byte" || !te.KeptAlive || errors.Is(err, ErrIncomplete) {
+		t.Fatalf("err = %v, want a first byte timeout after keep-alives (not an answer cut off: none began)", err)
 	}
 	if !strings.Contains(err.Error(), "keep-alive") || !strings.Contains(err.Error(), "first_byte_timeout") {
 		t.Fatalf("message does not say what happened: %v", err)

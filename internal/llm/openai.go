@@ -482,13 +482,14 @@ func (w *watchdog) stop() {
 }
 
 // explain replaces the error of a request the watchdog cancelled by the
-// timeout, keeping ErrIncomplete when the answer had begun.
+// timeout, keeping ErrIncomplete when the answer had begun (no part of it
+// came before the first byte timeout).
 func (w *watchdog) explain(ctx context.Context, err error) error {
 	var te *TimeoutError
 	if !errors.As(context.Cause(ctx), &te) {
 		return err
 	}
-	if errors.Is(err, ErrIncomplete) {
+	if errors.Is(err, ErrIncomplete) && te.Wait != "first byte" {
 		return fmt.Errorf("%w: %w", ErrIncomplete, te)
 	}
 	return te
