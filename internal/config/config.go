@@ -55,6 +55,7 @@ type SourceConfig struct {
 	ConnectTimeout   Duration `json:"connect_timeout,omitempty"`    // connecting, TLS included (10s)
 	FirstByteTimeout Duration `json:"first_byte_timeout,omitempty"` // from the request to the answer's first byte (120s)
 	IdleTimeout      Duration `json:"idle_timeout,omitempty"`       // between two pieces of an answer (60s)
+	AnswerTimeout    Duration `json:"answer_timeout,omitempty"`     // one whole answer, retries included (10m)
 	// MaxResponseBytes caps one answer's text, reasoning and tool call
 	// arguments together (4 MiB).
 	MaxResponseBytes int64 `json:"max_response_bytes,omitempty"`
@@ -179,7 +180,8 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		}
 		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow,
 			ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
-			IdleTimeout: time.Duration(sc.IdleTimeout), MaxResponseBytes: sc.MaxResponseBytes})
+			IdleTimeout: time.Duration(sc.IdleTimeout), AnswerTimeout: time.Duration(sc.AnswerTimeout),
+			MaxResponseBytes: sc.MaxResponseBytes})
 	}
 	current := f.Source
 	if current == "" && len(names) > 0 {
@@ -199,6 +201,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 						env.APIKey = s.APIKey
 					}
 					env.ConnectTimeout, env.FirstByteTimeout, env.IdleTimeout = s.ConnectTimeout, s.FirstByteTimeout, s.IdleTimeout
+					env.AnswerTimeout = s.AnswerTimeout
 					env.MaxResponseBytes = s.MaxResponseBytes
 				}
 			}

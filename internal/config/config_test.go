@@ -100,7 +100,7 @@ func TestDataDir(t *testing.T) {
 func TestSourceLimits(t *testing.T) {
 	f, err := Parse("config.json", []byte(`{"source":"slow","sources":{
 		"slow": {"base_url":"http://127.0.0.1:8000/v1","connect_timeout":"2s","first_byte_timeout":"10m",
-			"idle_timeout":90,"max_response_bytes":1048576},
+			"idle_timeout":90,"answer_timeout":"15m","max_response_bytes":1048576},
 		"fast": {"base_url":"http://127.0.0.1:9000/v1"}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -110,10 +110,10 @@ func TestSourceLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := llm.Source{ConnectTimeout: 2 * time.Second, FirstByteTimeout: 10 * time.Minute, IdleTimeout: 90 * time.Second,
-		MaxResponseBytes: 1 << 20}
+		AnswerTimeout: 15 * time.Minute, MaxResponseBytes: 1 << 20}
 	for _, s := range list {
 		got := llm.Source{ConnectTimeout: s.ConnectTimeout, FirstByteTimeout: s.FirstByteTimeout, IdleTimeout: s.IdleTimeout,
-			MaxResponseBytes: s.MaxResponseBytes}
+			AnswerTimeout: s.AnswerTimeout, MaxResponseBytes: s.MaxResponseBytes}
 		switch s.Name {
 		case "slow", EnvSource: // env takes the limits of the source whose URL it uses
 			if got != want {

@@ -69,9 +69,18 @@ type windowSource interface {
 }
 
 // contextWindow returns the window of the model that will answer req and
-// that model's name: Config.ContextWindow, else the source's configured
-// window, else the model's known one.
+// that model's name for messages ("the model" when none is set):
+// Config.ContextWindow, else the source's configured window, else the
+// model's known one.
 func (k *Kernel) contextWindow(req *llm.Request) (int, string) {
+	window, model := k.window(req)
+	if model == "" {
+		model = "the model"
+	}
+	return window, model
+}
+
+func (k *Kernel) window(req *llm.Request) (int, string) {
 	model := req.Model
 	configured := k.cfg.ContextWindow
 	if ws, ok := k.provider.(windowSource); ok {

@@ -33,6 +33,10 @@ func TestOversizedInputIsRefusedAndTheSessionStaysUsable(t *testing.T) {
 	if !errors.Is(out.Err, ErrInputTooLong) || strings.Contains(out.Err.Error(), "may not exist") {
 		t.Fatalf("outcome %+v", out)
 	}
+	// No model is named: the message does not show an empty name.
+	if !strings.Contains(out.Err.Error(), "and the model takes about 2000") {
+		t.Fatalf("message: %v", out.Err)
+	}
 	if n := len(e.srv.Requests()); n != 0 {
 		t.Fatalf("%d requests for a message that cannot fit", n)
 	}
@@ -93,7 +97,8 @@ func TestProviderContextErrorRetriesWithoutHistory(t *testing.T) {
 
 	out := e.ask(t, "a huge paste")
 	var apiErr *llm.APIError
-	if !errors.Is(out.Err, ErrContextTooLong) || errors.As(out.Err, &apiErr) || !strings.Contains(out.Err.Error(), "maximum context length") {
+	if !errors.Is(out.Err, ErrContextTooLong) || errors.As(out.Err, &apiErr) || !strings.Contains(out.Err.Error(), "maximum context length") ||
+		!strings.Contains(out.Err.Error(), "(the model, about 100000 tokens") {
 		t.Fatalf("outcome %+v", out)
 	}
 	if out := e.ask(t, "and now?"); out.Text != "still here" {

@@ -433,3 +433,112 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// keepalives streams SSE comments until the client goes away, after
+// sending first (raw SSE text) if any.
+func keepalives(first string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, first)
+		for {
+			if _, err := io.WriteString(w, ": keepalive\n\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// hangGuard bounds a test against a client that would wait forever.
+func hangGuard(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Review 2 of issue 8, item 13: keep-alive comments are not progress, so
+// a provider that sends only them runs into first_byte_timeout.
+func TestKeepaliveCommentsAreNotAnAnswer(t *testing.T) {
+	srv := newRawServer(t, keepalives(""))
+	c := rawClient(srv.URL)
+	c.FirstByteTimeout, c.IdleTimeout, c.MaxRetries = 50*time.Millisecond, 50*time.Millisecond, -1
+	ctx := hangGuard(t)
+	_, err := c.Chat(ctx, &Request{}, nil)
+	if ctx.Err() != nil {
+		t.Fatalf("still waiting on a provider that sends only keep-alive comments; err %v", err)
+	}
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Wait != "first byte" || !te.KeptAlive || errors.Is(err, ErrIncomplete) {
+		t.Fatalf("err = %v, want a first byte timeout after keep-alives (not an answer cut off: none began)", err)
+	}
+	if !strings.Contains(err.Error(), "keep-alive") || !strings.Contains(err.Error(), "first_byte_timeout") {
+		t.Fatalf("message does not say what happened: %v", err)
+	}
+}
+
+// Keep-alive comments in the middle of an answer count as silence too.
+func TestKeepaliveCommentsMidStreamAreIdle(t *testing.T) {
+	srv := newRawServer(t, keepalives("data: "+helloChunk+"\n\n"))
+	c := rawClient(srv.URL)
+	c.IdleTimeout = 50 * time.Millisecond
+	ctx := hangGuard(t)
+	resp, err := c.Chat(ctx, &Request{}, func(Delta) {})
+	if ctx.Err() != nil {
+		t.Fatalf("still waiting on a provider that sends only keep-alive comments; err %v", err)
+	}
+	var te *TimeoutError
+	if !errors.Is(err, ErrIncomplete) || !errors.As(err, &te) || te.Wait != "idle" || !te.KeptAlive {
+		t.Fatalf("err = %v, want an idle timeout after keep-alives", err)
+	}
+	if resp == nil || resp.Content != "Hello, " {
+		t.Fatalf("resp %+v: the answer so far is kept", resp)
+	}
+}
+
+// A provider that keeps sending real pieces, forever, is stopped by
+// answer_timeout; what was passed on is kept.
+func TestAnswerTimeout(t *testing.T) {
+	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for {
+			if _, err := io.WriteString(w, "data: "+helloChunk+"\n\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	})
+	c := rawClient(srv.URL)
+	c.AnswerTimeout = 100 * time.Millisecond
+	ctx := hangGuard(t)
+	resp, err := c.Chat(ctx, &Request{}, func(Delta) {})
+	if ctx.Err() != nil {
+		t.Fatalf("still waiting on an endless answer; err %v", err)
+	}
+	var te *TimeoutError
+	if !errors.Is(err, ErrIncomplete) || !errors.As(err, &te) || te.Wait != "answer" || !strings.Contains(err.Error(), "answer_timeout") {
+		t.Fatalf("err = %v, want an answer timeout", err)
+	}
+	if resp == nil || !strings.HasPrefix(resp.Content, "Hello, ") || srv.requests() != 1 {
+		t.Fatalf("resp %+v after %d requests: output had started, so kept and not retried", resp, srv.requests())
+	}
+
+	// Before any output, the answer timeout is not retried either.
+	srv = newRawServer(t, stall)
+	c = rawClient(srv.URL)
+	c.AnswerTimeout = 100 * time.Millisecond
+	_, err = c.Chat(ctx, &Request{}, nil)
+	if ctx.Err() != nil || !errors.As(err, &te) || te.Wait != "answer" || errors.Is(err, ErrIncomplete) {
+		t.Fatalf("err = %v, want an answer timeout", err)
+	}
+}

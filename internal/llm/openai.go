@@ -51,15 +51,28 @@ var (
 
 // TimeoutError is a wait for the provider that ran out.
 type TimeoutError struct {
-	Wait  string        // "first byte" or "idle"
+	Wait  string        // "first byte", "idle" or "answer"
 	After time.Duration // the timeout that ran out
+	// KeptAlive is set when the provider sent only keep-alives (SSE
+	// comments, blank lines) during the wait: they are not progress.
+	KeptAlive bool
 }
 
 func (e *TimeoutError) Error() string {
-	if e.Wait == "idle" {
+	what := "sent nothing"
+	if e.KeptAlive {
+		what = "sent only keep-alive comments"
+	}
+	switch e.Wait {
+	case "answer":
+		return fmt.Sprintf("the provider's answer took longer than %s (answer_timeout)", e.After)
+	case "idle":
+		if e.KeptAlive {
+			return fmt.Sprintf("the provider %s for %s in the middle of the answer (idle_timeout)", what, e.After)
+		}
 		return fmt.Sprintf("the provider stopped sending for %s in the middle of the answer (idle_timeout)", e.After)
 	}
-	return fmt.Sprintf("the provider sent nothing for %s after the request (first_byte_timeout)", e.After)
+	return fmt.Sprintf("the provider %s for %s after the request (first_byte_timeout)", what, e.After)
 }
 
 // Unwrap lets errors.Is(err, ErrTimeout) match.
@@ -103,6 +116,7 @@ const (
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultFirstByteTimeout = 120 * time.Second // reasoning models think long before the first token
 	DefaultIdleTimeout      = 60 * time.Second
+	DefaultAnswerTimeout    = 10 * time.Minute
 	DefaultMaxResponseBytes = 4 << 20
 )
 
@@ -132,11 +146,17 @@ type Client struct {
 	// nil). Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// FirstByteTimeout bounds the wait from sending a request to the first
-	// byte of the answer's body. Zero means DefaultFirstByteTimeout.
+	// piece of the answer: a streamed event that parses, or the start of
+	// a JSON document. Keep-alive comments and blank lines are not
+	// pieces. Zero means DefaultFirstByteTimeout.
 	FirstByteTimeout time.Duration
 	// IdleTimeout bounds the wait between two pieces of an answer once it
-	// has begun. Zero means DefaultIdleTimeout.
+	// has begun; keep-alives do not count. Zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// AnswerTimeout bounds one Chat call from start to end, retries
+	// included, so no provider holds a turn forever. Zero means
+	// DefaultAnswerTimeout.
+	AnswerTimeout time.Duration
 	// MaxResponseBytes caps one answer: its text, reasoning and tool call
 	// arguments together. The answer is read piece by piece and dropped
 	// with ErrTooLarge once over. Zero means DefaultMaxResponseBytes.
@@ -182,6 +202,9 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 	if retries == 0 {
 		retries = 3
 	}
+	total := orDefault(c.AnswerTimeout, DefaultAnswerTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, total, &TimeoutError{Wait: "answer", After: total})
+	defer cancel()
 	malformed := 0
 	for attempt := 0; ; attempt++ {
 		started := false
@@ -195,6 +218,9 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 			return resp, nil
 		}
 		if ctx.Err() != nil {
+			if te, ok := answerTimeout(ctx); ok {
+				return answerRunOut(resp, started, err, te)
+			}
 			return nil, ctx.Err()
 		}
 		if started {
@@ -211,10 +237,35 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if te, ok := answerTimeout(ctx); ok {
+				return nil, te
+			}
 			return nil, ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// answerTimeout reports whether ctx ended by the answer timeout.
+func answerTimeout(ctx context.Context) (*TimeoutError, bool) {
+	var te *TimeoutError
+	if errors.As(context.Cause(ctx), &te) && te.Wait == "answer" {
+		return te, true
+	}
+	return nil, false
+}
+
+// answerRunOut is what Chat returns when the answer timeout ran out
+// during an attempt that ended with err: the answer so far, if any was
+// passed on, with an error wrapping ErrIncomplete.
+func answerRunOut(resp *Response, started bool, err error, te *TimeoutError) (*Response, error) {
+	if !started {
+		return nil, te
+	}
+	if errors.Is(err, ErrTimeout) {
+		return resp, err // already explained by the watchdog
+	}
+	return resp, fmt.Errorf("%w: %w", ErrIncomplete, te)
 }
 
 // attempt sends one request and reads its answer, with the first-byte and
@@ -225,6 +276,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) 
 	wd := newWatchdog(cancel)
 	defer wd.stop()
 	wd.arm(orDefault(c.FirstByteTimeout, DefaultFirstByteTimeout), "first byte")
+	idle := orDefault(c.IdleTimeout, DefaultIdleTimeout)
 	resp, err := c.do(ctx, body)
 	if err != nil {
 		return nil, wd.explain(ctx, err)
@@ -234,13 +286,21 @@ func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) 
 	if limit <= 0 {
 		limit = DefaultMaxResponseBytes
 	}
-	br := bufio.NewReaderSize(&watchedBody{r: resp.Body, wd: wd, idle: orDefault(c.IdleTimeout, DefaultIdleTimeout),
-		left: wireLimit(limit)}, 64<<10)
-	d := decoder{limit: limit, maxLine: lineLimit(limit), onDelta: onDelta, redact: c.redact}
+	wb := &watchedBody{r: resp.Body, wd: wd, idle: idle, left: wireLimit(limit)}
+	br := bufio.NewReaderSize(wb, 64<<10)
+	// Progress, which re-arms the watchdog, is a streamed event that
+	// parses, not bytes: a server that sends only keep-alive comments
+	// is as silent as one that sends nothing.
+	d := decoder{limit: limit, maxLine: lineLimit(limit), onDelta: onDelta, redact: c.redact,
+		onEvent: func() { wd.arm(idle, "idle") }}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var out *Response
 	switch kind := sniff(mt, br); kind {
 	case "json":
+		// A whole JSON document has begun: from here on its bytes are
+		// progress.
+		wd.arm(idle, "idle")
+		wb.progress = true
 		out, err = d.whole(br)
 	case "stream":
 		out, err = d.stream(br)
@@ -379,6 +439,7 @@ type watchdog struct {
 	t      *time.Timer
 	wait   string
 	d      time.Duration
+	kept   bool // bytes that were not progress came since the last arm
 }
 
 func newWatchdog(cancel context.CancelCauseFunc) *watchdog {
@@ -390,7 +451,7 @@ func newWatchdog(cancel context.CancelCauseFunc) *watchdog {
 func (w *watchdog) arm(d time.Duration, wait string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.wait, w.d = wait, d
+	w.wait, w.d, w.kept = wait, d, false
 	if w.t == nil {
 		w.t = time.AfterFunc(d, w.fire)
 		return
@@ -400,9 +461,16 @@ func (w *watchdog) arm(d time.Duration, wait string) {
 
 func (w *watchdog) fire() {
 	w.mu.Lock()
-	err := &TimeoutError{Wait: w.wait, After: w.d}
+	err := &TimeoutError{Wait: w.wait, After: w.d, KeptAlive: w.kept}
 	w.mu.Unlock()
 	w.cancel(err)
+}
+
+// keptAlive notes that bytes came which were not progress.
+func (w *watchdog) keptAlive() {
+	w.mu.Lock()
+	w.kept = true
+	w.mu.Unlock()
 }
 
 func (w *watchdog) stop() {
@@ -414,25 +482,28 @@ func (w *watchdog) stop() {
 }
 
 // explain replaces the error of a request the watchdog cancelled by the
-// timeout, keeping ErrIncomplete when the answer had begun.
+// timeout, keeping ErrIncomplete when the answer had begun (no part of it
+// came before the first byte timeout).
 func (w *watchdog) explain(ctx context.Context, err error) error {
 	var te *TimeoutError
 	if !errors.As(context.Cause(ctx), &te) {
 		return err
 	}
-	if errors.Is(err, ErrIncomplete) {
+	if errors.Is(err, ErrIncomplete) && te.Wait != "first byte" {
 		return fmt.Errorf("%w: %w", ErrIncomplete, te)
 	}
 	return te
 }
 
-// watchedBody re-arms the watchdog for the idle timeout whenever bytes
-// arrive, and stops reading after left bytes.
+// watchedBody stops reading after left bytes. Once progress is set, it
+// re-arms the watchdog for the idle timeout whenever bytes arrive; before
+// that, bytes only mark the wait as kept alive.
 type watchedBody struct {
-	r    io.Reader
-	wd   *watchdog
-	idle time.Duration
-	left int64
+	r        io.Reader
+	wd       *watchdog
+	idle     time.Duration
+	left     int64
+	progress bool // set by the reading goroutine
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
@@ -444,7 +515,11 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.r.Read(p)
 	if n > 0 {
-		b.wd.arm(b.idle, "idle")
+		if b.progress {
+			b.wd.arm(b.idle, "idle")
+		} else {
+			b.wd.keptAlive()
+		}
 		b.left -= int64(n)
 	}
 	return n, err

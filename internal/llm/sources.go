@@ -26,6 +26,7 @@ type Source struct {
 	ConnectTimeout   time.Duration
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
+	AnswerTimeout    time.Duration
 	MaxResponseBytes int64
 }
 
@@ -80,7 +81,7 @@ func (s *Sources) put(src Source) {
 	s.secrets.Add(src.APIKey)
 	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP,
 		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
-		MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All}
+		AnswerTimeout: src.AnswerTimeout, MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All}
 }
 
 // Secrets returns the set of every source's API key, for masking what

@@ -314,6 +314,7 @@ type decoder struct {
 	limit   int64 // MaxResponseBytes
 	maxLine int   // the longest line, event or JSON document read
 	onDelta func(Delta)
+	onEvent func() // called for each streamed event that parses
 	redact  func(string) string
 }
 
@@ -331,6 +332,9 @@ func (d *decoder) stream(br *bufio.Reader) (*Response, error) {
 		}
 		if c.Error != nil {
 			return &APIError{Message: d.redact(c.Error.Message), Type: c.Error.Type}
+		}
+		if d.onEvent != nil {
+			d.onEvent()
 		}
 		delta, err := a.add(&c)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 // runChild is the plugin side of the tests: the test binary re-executed
 // with HEARTH_TEST_CHILD naming a behaviour.
 func runChild(mode string) {
+	protocolOut = os.Stdout // Serve sends os.Stdout to stderr
 	switch mode {
 	case "ok":
 		pluginrpc.Serve(newTestPlugin)
@@ -67,6 +68,10 @@ func runChild(mode string) {
 	os.Exit(9)
 }
 
+// protocolOut is the child's protocol output, for a test plugin to write
+// raw messages.
+var protocolOut *os.File
+
 type testPlugin struct{ name string }
 
 func newTestPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
@@ -103,6 +108,16 @@ func (p *testPlugin) Start(s *sdk.PluginSDK) error {
 		case <-time.After(time.Minute):
 			return "woke", nil
 		}
+	})
+	reg("huge", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+		return strings.Repeat("z", pluginrpc.MaxMessage), nil // over the limit with the envelope
+	})
+	reg("hugenoid", sdk.ToolDef{}, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}) (interface{}, error) {
+		// An answer too large whose id comes last: the host cannot tell
+		// whose it is without reading all of it.
+		protocolOut.WriteString(`{"jsonrpc":"2.0","result":"` + strings.Repeat("z", pluginrpc.MaxMessage) + `","id":2}` + "\n")
+		<-ctx.Done()
+		return nil, ctx.Err()
 	})
 	reg("crash", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
 		os.Exit(3)

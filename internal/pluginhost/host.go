@@ -151,6 +151,8 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 		case err == nil:
 		case errors.As(err, &rerr) && rerr.Code == pluginrpc.CodeToolFailed:
 			return nil, errors.New(rerr.Message)
+		case errors.As(err, new(*pluginrpc.TooLargeError)):
+			return nil, fmt.Errorf("plugin %s: %w", plugin, err)
 		case errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF):
 			return nil, fmt.Errorf("plugin %s is not running: %v", plugin, err)
 		default:

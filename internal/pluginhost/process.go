@@ -502,19 +502,33 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	go p.ping(conn, pingFailed, stopPing)
 	defer close(stopPing)
 
-	select {
-	case werr := <-exited:
-		err := fmt.Errorf("exited: %v", exitText(werr))
-		cleanup(err)
-		return res.AutoRestart, err
-	case perr := <-pingFailed:
-		cleanup(perr)
-		<-exited
-		return res.AutoRestart, perr
-	case <-p.stop:
-		p.shutdown(conn, cmd, stdin, exited)
-		cleanup(errors.New("plugin stopped"))
-		return false, nil
+	done := conn.Done()
+	for {
+		select {
+		case werr := <-exited:
+			err := fmt.Errorf("exited: %v", exitText(werr))
+			cleanup(err)
+			return res.AutoRestart, err
+		case perr := <-pingFailed:
+			cleanup(perr)
+			<-exited
+			return res.AutoRestart, perr
+		case <-p.stop:
+			p.shutdown(conn, cmd, stdin, exited)
+			cleanup(errors.New("plugin stopped"))
+			return false, nil
+		case <-done:
+			// A message too large to tell whose answer it was closed
+			// the connection: the process is restarted. Otherwise the
+			// output ended and the process is exiting; wait for it.
+			if tl := (*pluginrpc.TooLargeError)(nil); errors.As(conn.Err(), &tl) {
+				err := fmt.Errorf("its output broke the protocol: %w", tl)
+				cleanup(err)
+				<-exited
+				return res.AutoRestart, err
+			}
+			done = nil
+		}
 	}
 }
 

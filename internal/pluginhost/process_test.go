@@ -303,6 +303,48 @@ func TestGarbageAndHugeLinesOnStdout(t *testing.T) {
 	}
 }
 
+// Review 2 of issue 8: an answer over the protocol's limit fails its call
+// at once, saying so, instead of leaving it to time out.
+func TestAnswerTooLargeFailsTheCall(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	got, isErr := f.call("child__huge", `{}`)
+	if !isErr || !strings.Contains(got, "larger than 32 MiB") || strings.Contains(got, "timed out") {
+		t.Fatalf("huge answer: %.300s", got)
+	}
+	if !strings.Contains(f.logs.String(), "discarded a message longer than the limit") {
+		t.Fatal("not logged")
+	}
+	// The connection is fine: the next call gets its answer.
+	if got, isErr := f.call("child__text", `{}`); isErr || got != "plain text" {
+		t.Fatalf("after a huge answer: %s", got)
+	}
+	if p.Status().Restarts != 0 {
+		t.Fatal("restarted for an answer whose id could be read")
+	}
+}
+
+// When the id of an answer too large cannot be read, any pending call may
+// be the one it answers: they fail saying why, and the plugin restarts.
+func TestAnswerTooLargeWithoutIDRestarts(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	got, isErr := f.call("child__hugenoid", `{}`)
+	if !isErr || !strings.Contains(got, "larger than 32 MiB") || strings.Contains(got, "timed out") {
+		t.Fatalf("huge answer: %.300s\n%s", got, f.logs.String())
+	}
+	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	ready(t, p)
+	if got, isErr := f.call("child__text", `{}`); isErr || got != "plain text" {
+		t.Fatalf("after the restart: %s", got)
+	}
+	if !strings.Contains(p.Status().LastError, "larger than 32 MiB") {
+		t.Fatalf("last error %q", p.Status().LastError)
+	}
+}
+
 func TestGrandchildHoldingStdoutDoesNotHideACrash(t *testing.T) {
 	f := newFixture(t)
 	p := f.start(t, "child", "ok")

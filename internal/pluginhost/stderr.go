@@ -130,12 +130,6 @@ func (b *bucket) take(n int) bool {
 	return true
 }
 
-// readCapped reads a line, keeping at most max bytes of it.
-func readCapped(br *bufio.Reader, max int) (string, error) {
-	s, _, err := readLine(br, max)
-	return s, err
-}
-
 // readLine reads a line, keeping at most limit bytes of it (cut to whole
 // UTF-8 characters); cut is how many bytes of the line were dropped.
 func readLine(br *bufio.Reader, limit int) (s string, cut int, err error) {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -65,25 +67,59 @@ type xbotHookResult struct {
 	Data     json.RawMessage `json:"data,omitempty"`
 }
 
+// xbotMaxLine is the longest line of an xbot plugin's output read: xbot's
+// limit.
+const xbotMaxLine = 1 << 20
+
+// errXbotTooLarge is the answer to a request whose response line was
+// longer than xbotMaxLine.
+var errXbotTooLarge = fmt.Errorf("the plugin's answer was larger than %d MiB, the most one line may hold", xbotMaxLine>>20)
+
+// xbotLine is a line of the plugin's output; tooLarge is a line longer
+// than xbotMaxLine, which is dropped.
+type xbotLine struct {
+	b        []byte
+	tooLarge bool
+}
+
+// truncateText cuts s to at most n bytes, at a character boundary.
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // xbotLink is the one-at-a-time exchange with the process.
 type xbotLink struct {
 	w     io.Writer
-	lines chan []byte   // response lines, read by one goroutine
+	lines chan xbotLine // response lines, read by one goroutine
 	turn  chan struct{} // holds the right to the next exchange
 	hard  time.Duration // a process silent this long after a request is hung
 	hung  chan error    // reports a hung process to the supervisor
 }
 
-func newXbotLink(r io.Reader, w io.Writer, hard time.Duration) *xbotLink {
-	l := &xbotLink{w: w, lines: make(chan []byte, 1), turn: make(chan struct{}, 1), hard: hard, hung: make(chan error, 1)}
+func newXbotLink(r io.Reader, w io.Writer, hard time.Duration, log *slog.Logger) *xbotLink {
+	l := &xbotLink{w: w, lines: make(chan xbotLine, 1), turn: make(chan struct{}, 1), hard: hard, hung: make(chan error, 1)}
 	l.turn <- struct{}{}
 	go func() {
 		defer close(l.lines)
 		br := bufio.NewReaderSize(r, 64<<10)
 		for {
-			line, err := readCapped(br, 1<<20) // xbot's limit: 1 MiB a line
-			if strings.TrimSpace(line) != "" {
-				l.lines <- []byte(line)
+			line, cut, err := readLine(br, xbotMaxLine)
+			switch {
+			case cut > 0:
+				// One request is in flight at a time: a line this long
+				// is its answer (or output no answer follows, which
+				// the caller could not wait out either).
+				log.Warn("discarded a line of the plugin's output longer than the limit",
+					"limit", xbotMaxLine, "size", len(line)+cut, "start", truncateText(line, 200))
+				l.lines <- xbotLine{tooLarge: true}
+			case strings.TrimSpace(line) != "":
+				l.lines <- xbotLine{b: []byte(line)}
 			}
 			if err != nil {
 				return
@@ -118,8 +154,12 @@ func (l *xbotLink) exchange(ctx context.Context, req xbotRequest) (*xbotResponse
 				l.turn <- struct{}{}
 				return nil, errors.New("plugin is not running: its output ended")
 			}
+			if line.tooLarge {
+				l.turn <- struct{}{}
+				return nil, errXbotTooLarge
+			}
 			var resp xbotResponse
-			if err := json.Unmarshal(line, &resp); err != nil {
+			if err := json.Unmarshal(line.b, &resp); err != nil {
 				// Not a response: stray output. Keep waiting.
 				continue
 			}
@@ -144,7 +184,7 @@ func (l *xbotLink) drain() {
 				return
 			}
 			var resp xbotResponse
-			if json.Unmarshal(line, &resp) != nil {
+			if !line.tooLarge && json.Unmarshal(line.b, &resp) != nil {
 				continue
 			}
 			l.turn <- struct{}{}
@@ -167,7 +207,7 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	link := newXbotLink(sp.stdout, sp.stdin, 2*timeout)
+	link := newXbotLink(sp.stdout, sp.stdin, 2*timeout, p.log)
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
 	type act struct {
 		resp *xbotResponse

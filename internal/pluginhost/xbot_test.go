@@ -63,6 +63,17 @@ func TestXbotStdioPluginUnmodified(t *testing.T) {
 	if got, isErr := f.call("com-example-python-hello__python_greet", `{"name":"Ann"}`); isErr || !strings.Contains(got, "Hello, Ann!") {
 		t.Fatalf("after a timeout: %s", got)
 	}
+	// An answer over xbot's line limit fails at once, saying so (review 2
+	// of issue 8), and the plugin goes on.
+	if got, isErr := f.call("com-example-python-hello__big", `{}`); !isErr || !strings.Contains(got, "larger than 1 MiB") {
+		t.Fatalf("big: %.300s", got)
+	}
+	if !strings.Contains(f.logs.String(), "longer than the limit") {
+		t.Fatal("the dropped line was not logged")
+	}
+	if got, isErr := f.call("com-example-python-hello__python_greet", `{"name":"Bo"}`); isErr || !strings.Contains(got, "Hello, Bo!") {
+		t.Fatalf("after a big answer: %s", got)
+	}
 	if p.Status().Restarts != 0 {
 		t.Fatal("the plugin was restarted for a slow call")
 	}

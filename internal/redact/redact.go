@@ -1,7 +1,8 @@
 // Package redact keeps secrets out of what Hearth prints and logs: the
 // configured API keys, whole, in part or in the forms a server echoing
-// them uses (JSON- and URL-escaped, base64), and text that looks like a
-// key (sk-..., bearer tokens, api_key=...) in messages from outside.
+// them uses (any case; JSON-, URL- and HTML-escaped; hex; base64), and
+// text that looks like a key (sk-..., bearer tokens, api_key=...) in
+// messages from outside.
 package redact
 
 import (
@@ -30,9 +31,11 @@ func Mask(k string) string {
 
 // Secrets is a set of secrets to mask, such as the API keys of every model
 // source. A secret is found not only as it is but in the forms a server
-// echoing it is likely to use: JSON-escaped (`\/`, `\u002b`), URL-escaped
-// (query and path, either case of hex), base64 (standard and URL, at any
-// alignment inside a longer encoded text), and in part: any run of at least
+// echoing it is likely to use: in any case of its letters, JSON-escaped
+// (`\/`, `\u002b`), URL-escaped (query and path), HTML character references
+// (`&#43;`, `&#x2F;`), hex, base64 (standard and URL, at any alignment
+// inside a longer encoded text), with a space between its characters, and
+// in part: any run of at least
 // GramLen consecutive characters of one of these forms (of the whole form,
 // if it is shorter) is masked, so a key cut short or echoed in pieces does
 // not leak either. The zero value is an empty set, safe for concurrent use.
@@ -90,7 +93,7 @@ func (s *Secrets) All(text string) string { return KeyLike(s.String(text)) }
 // bearer tokens, and values of fields named like a key or token. The
 // secret itself is the last submatch.
 var keyLike = []*regexp.Regexp{
-	regexp.MustCompile(`\b(sk[-_][A-Za-z0-9_\-]{8,})`),
+	regexp.MustCompile(`(?i)\b(sk[-_][A-Za-z0-9_\-]{8,})`),
 	regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=\-]{8,})`),
 	regexp.MustCompile(`(?i)(?:api[_-]?key|access[_-]?token|secret|password)\\?["']?\s*[:=]\s*\\?["']?([A-Za-z0-9._~+/=\-]{8,})`),
 }

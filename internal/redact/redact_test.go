@@ -2,6 +2,8 @@ package redact
 
 import (
 	"encoding/base64"
+	"encoding/hex"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -47,6 +49,18 @@ func TestSecretsMaskEchoedForms(t *testing.T) {
 		"cut short":    "key " + echoKey[:len(echoKey)-5] + "…",
 		"tail":         "key …" + echoKey[7:],
 		"twelve":       "part " + echoKey[3:15] + " here",
+		// Review 2 of issue 8: other cases and encodings.
+		"upper":        "INVALID KEY " + strings.ToUpper(echoKey),
+		"lower":        "invalid key " + strings.ToLower(echoKey),
+		"hex":          "key=" + hex.EncodeToString([]byte(echoKey)),
+		"hex upper":    "key=" + strings.ToUpper(hex.EncodeToString([]byte(echoKey))),
+		"html decimal": "<p>invalid key AbCd&#43;EfGh&#47;IjKl&#61;MnOpt1234</p>",
+		"html hex":     "<p>invalid key AbCd&#x2B;EfGh&#x2F;IjKl&#x3D;MnOpt1234</p>",
+		"html hex 0":   "<p>invalid key AbCd&#x002b;EfGh&#x002f;IjKl&#x003d;MnOpt1234</p>",
+		"html every":   "<p>invalid key " + htmlEvery(echoKey, "&#%d;") + "</p>",
+		"html every x": "<p>invalid key " + htmlEvery(echoKey, "&#x%X;") + "</p>",
+		"spaced":       "key: A b C d + E f G h / I j K l = M n O p t 1 2 3 4",
+		"spaced upper": "KEY: A B C D + E F G H / I J K L = M N O P T 1 2 3 4",
 	} {
 		got := s.String(echoed)
 		if !strings.Contains(got, "****1234") {
@@ -88,6 +102,7 @@ func TestKeyLike(t *testing.T) {
 		{`{"api_key": "0123456789abcdefXYZ"}`, "0123456789abcdef"},
 		{`api-key=abcdefgh12345678`, "abcdefgh1234"},
 		{`password: hunter2hunter2`, "hunter2hunt"},
+		{`INCORRECT API KEY PROVIDED: SK-PROJ-ABCDEFGHIJKLMNOP`, "ABCDEFGHIJKL"},
 	} {
 		got := KeyLike(tt.in)
 		if strings.Contains(got, tt.leak) || !strings.Contains(got, "****") {
@@ -143,6 +158,10 @@ func FuzzStream(f *testing.F) {
 	f.Add("key=AbCd%2BEfGh%2FIjKl%3DMnOpt1234 and AbCd+EfGh/IjKl=MnOp", uint8(10), uint8(9), uint8(20))
 	f.Add("Basic "+base64.StdEncoding.EncodeToString([]byte("u:AbCd+EfGh/IjKl=MnOpt1234")), uint8(12), uint8(12), uint8(12))
 	f.Add("AbCd+EfGh/IjKl=MnOpAbCd+EfGh/IjKl=MnOpt1234sk-01234567", uint8(19), uint8(1), uint8(1))
+	f.Add("SK-0123456789ABCDEF and abcd+efgh/ijkl=mnopt1234", uint8(7), uint8(20), uint8(9))
+	f.Add("key=736b2d30313233343536373839616263646566 736B2D30313233343536373839616263646566", uint8(11), uint8(15), uint8(2))
+	f.Add("AbCd&#43;EfGh&#x2F;IjKl&#x003d;MnOpt1234", uint8(5), uint8(6), uint8(7))
+	f.Add("s k - 0 1 2 3 4 5 6 7 8 9 a b c d e f", uint8(13), uint8(1), uint8(11))
 	f.Fuzz(func(t *testing.T, text string, a, b, c uint8) {
 		var s Secrets
 		s.Add("sk-0123456789abcdef", echoKey)
@@ -161,7 +180,7 @@ func FuzzStream(f *testing.F) {
 		}
 		for _, key := range []string{"sk-0123456789abcdef", echoKey} {
 			for n := 0; n+GramLen <= len(key); n++ {
-				if strings.Contains(want, key[n:n+GramLen]) {
+				if strings.Contains(strings.ToLower(want), strings.ToLower(key[n:n+GramLen])) {
 					t.Fatalf("%q shows %q", want, key[n:n+GramLen])
 				}
 			}
@@ -188,4 +207,13 @@ func BenchmarkSecretsString(b *testing.B) {
 			}
 		})
 	}
+}
+
+// htmlEvery writes every character of s as an HTML character reference.
+func htmlEvery(s, format string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, format, c)
+	}
+	return b.String()
 }

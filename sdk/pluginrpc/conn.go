@@ -13,7 +13,8 @@ import (
 )
 
 // MaxMessage is the largest message either side accepts, in bytes. A longer
-// line is discarded whole and logged.
+// line is discarded whole and logged; the call it answers fails with a
+// *TooLargeError.
 const MaxMessage = 32 << 20
 
 // JSON-RPC error codes used by the protocol (beyond the standard ones).
@@ -53,6 +54,8 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
+
+	tooLarge bool // the answer was discarded as longer than MaxMessage
 }
 
 // Handler answers one request. Its context is cancelled when the peer
@@ -154,8 +157,13 @@ func (c *Conn) shutdown(reason error) {
 	case reason == nil || errors.Is(reason, io.EOF) || errors.Is(reason, ErrClosed):
 		reason = ErrClosed
 	default:
-		// Calls that were pending see ErrClosed, with the cause.
-		reason = fmt.Errorf("%w: %v", ErrClosed, reason)
+		// Calls that were pending see ErrClosed, with the cause (which
+		// they can tell when it is a message too large).
+		if tl := (*TooLargeError)(nil); errors.As(reason, &tl) {
+			reason = fmt.Errorf("%w: %w", ErrClosed, tl)
+		} else {
+			reason = fmt.Errorf("%w: %v", ErrClosed, reason)
+		}
 	}
 	c.closeErr = reason
 	pending := c.pending
@@ -199,6 +207,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case m, ok := <-ch:
 		if !ok {
 			return c.Err()
+		}
+		if m.tooLarge {
+			return &TooLargeError{What: "the answer"}
 		}
 		if m.Error != nil {
 			return m.Error

@@ -183,3 +183,49 @@ func FuzzDecoder(f *testing.F) {
 		c.Run() // must return at the end of input without panicking
 	})
 }
+
+// A message over MaxMessage is not silently dropped: a call whose params
+// are too large gets an error reply at once, and the answer too large to
+// one fails it at once.
+func TestMessageTooLarge(t *testing.T) {
+	a, b := pair(t)
+	big := strings.Repeat("z", MaxMessage)
+	b.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
+	b.Handle("big", func(context.Context, json.RawMessage) (any, error) { return big, nil })
+	err := a.Call(context.Background(), "echo", big, nil)
+	var rerr *Error
+	if !errors.As(err, &rerr) || rerr.Code != CodeInvalidRequest || !strings.Contains(err.Error(), "the request was larger than 32 MiB") {
+		t.Fatalf("too large a request: %v", err)
+	}
+	err = a.Call(context.Background(), "big", nil, nil)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || err.Error() != "the answer was larger than 32 MiB, the most one message may hold" {
+		t.Fatalf("too large an answer: %v", err)
+	}
+	var s string
+	if err := a.Call(context.Background(), "echo", "ok", &s); err != nil || s != "ok" {
+		t.Fatalf("after: %q, %v", s, err)
+	}
+}
+
+func TestReadHead(t *testing.T) {
+	for _, tt := range []struct {
+		head, id, method string
+		isMsg            bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":"zzz`, "7", "", true},
+		{`{"jsonrpc":"2.0","id":"x","method":"tool/call","params":{"a`, `"x"`, "tool/call", true},
+		{`{"jsonrpc":"2.0","method":"log","params":{"a`, "", "log", true},
+		{`{"jsonrpc":"2.0","result":"zzz`, "", "", true},
+		{`{"id":12`, "", "", true},
+		{`{"id":12,`, "12", "", true},
+		{`{"jsonrpc":"2.`, "", "", true},
+		{`zzzz`, "", "", false},
+		{`  {"id":3,"error":{`, "3", "", true},
+	} {
+		id, method, isMsg := readHead([]byte(tt.head))
+		if string(id) != tt.id || method != tt.method || isMsg != tt.isMsg {
+			t.Errorf("readHead(%q) = %q, %q, %v", tt.head, id, method, isMsg)
+		}
+	}
+}

@@ -14,13 +14,20 @@ import (
 
 // nextRequest reads until a request arrives, delivering responses and
 // cancellations on the way, and returns the request, ready to run. Lines
-// that are too long, not JSON, or not JSON-RPC are logged and skipped: a
-// plugin that prints stray text to stdout is noisy, not dead.
+// that are not JSON, or not JSON-RPC, are logged and skipped: a plugin
+// that prints stray text to stdout is noisy, not dead. A message longer
+// than MaxMessage is answered at once, see tooLarge.
 func (c *Conn) nextRequest() (*inbound, error) {
 	for {
-		line, err := c.readLine()
+		line, head, err := c.readLine()
 		if err != nil {
 			return nil, err
+		}
+		if head != nil {
+			if err := c.tooLarge(head); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -37,34 +44,118 @@ func (c *Conn) nextRequest() (*inbound, error) {
 	}
 }
 
-// readLine returns the next line, skipping any longer than MaxMessage.
-func (c *Conn) readLine() ([]byte, error) {
+// headLen is how much of a message longer than MaxMessage is kept, to
+// read its id.
+const headLen = 4 << 10
+
+// readLine returns the next line or, for a line longer than MaxMessage,
+// which is discarded, its first headLen bytes as head.
+func (c *Conn) readLine() (line, head []byte, err error) {
 	var buf []byte
 	tooLong := false
 	for {
 		chunk, err := c.r.ReadSlice('\n')
+		if !tooLong && len(buf)+len(chunk) > MaxMessage {
+			tooLong, buf = true, buf[:min(len(buf), headLen)]
+		}
 		if !tooLong {
-			if len(buf)+len(chunk) > MaxMessage {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
+			buf = append(buf, chunk...)
 		}
 		switch {
 		case err == nil:
 			if tooLong {
-				c.log.Warn("discarded a message longer than the limit", "limit", MaxMessage)
-				tooLong = false
-				continue
+				return nil, buf, nil
 			}
-			return buf, nil
+			return buf, nil, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		default:
 			if len(buf) > 0 && !tooLong && errors.Is(err, io.EOF) {
-				return buf, nil
+				return buf, nil, nil
 			}
-			return nil, err
+			return nil, nil, err
+		}
+	}
+}
+
+// TooLargeError is a message longer than MaxMessage: a call whose answer
+// was too large fails with it, and so do all pending calls when the
+// connection closes because a too large message could be anyone's answer.
+type TooLargeError struct {
+	What string // "the answer", or "a message whose id could not be read"
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s was larger than %d MiB, the most one message may hold", e.What, MaxMessage>>20)
+}
+
+// tooLarge answers a message longer than MaxMessage, of which head is the
+// beginning: the call it answers fails with a *TooLargeError, a request
+// gets an error reply, and anything else is logged and skipped. A
+// message that may be an answer but whose id is not in head leaves no way
+// to tell which call it answers: the connection fails, so no call waits
+// for an answer that was dropped.
+func (c *Conn) tooLarge(head []byte) error {
+	id, method, isMsg := readHead(head)
+	c.log.Warn("discarded a message longer than the limit", "limit", MaxMessage, "id", string(id), "method", method,
+		"start", preview(head))
+	switch {
+	case !isMsg:
+		return nil // stray output
+	case method != "":
+		if id != nil {
+			c.reply(id, nil, &Error{Code: CodeInvalidRequest, Message: (&TooLargeError{What: "the request"}).Error()})
+		}
+		return nil
+	case id == nil:
+		return &TooLargeError{What: "a message whose id could not be read"}
+	}
+	n, ok := parseID(id)
+	if !ok {
+		return nil // not an id this side sent
+	}
+	c.mu.Lock()
+	ch := c.pending[n]
+	delete(c.pending, n)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- &message{ID: id, tooLarge: true}
+	}
+	return nil
+}
+
+// readHead reads the id and method of a message from its beginning, as
+// far as they come before any other member (as both sides of this package
+// and most JSON encoders write them). isMsg is false when head is not the
+// start of a JSON object at all.
+func readHead(head []byte) (id json.RawMessage, method string, isMsg bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, "", false
+	}
+	for {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return id, method, true
+		}
+		switch key {
+		case "jsonrpc":
+			if _, err := dec.Token(); err != nil {
+				return id, method, true
+			}
+		case "id":
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil || dec.InputOffset() == int64(len(head)) {
+				return id, method, true // a number at the end may go on
+			}
+			id = raw
+		case "method":
+			if dec.Decode(&method) != nil {
+				return id, "", true
+			}
+		default:
+			return id, method, true
 		}
 	}
 }

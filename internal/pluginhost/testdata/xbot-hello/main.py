@@ -27,6 +27,7 @@ def handle_activate(params):
             },
             {"name": "dangerous_delete", "description": "Deletes everything.", "parameters": []},
             {"name": "crash", "description": "Exits.", "parameters": []},
+            {"name": "big", "description": "Answers with a line over xbot's 1 MiB limit.", "parameters": []},
         ],
         "hooks": [{"event": "PreToolUse", "matcher": "*danger*"}],
         "enrichers": [{"name": "weather_context"}],
@@ -45,6 +46,8 @@ def handle_execute_tool(params):
         return {"result": "deleted everything"}
     if name == "crash":
         os._exit(7)
+    if name == "big":
+        return {"result": "z" * (2 << 20)}
     return {"error": "Unknown tool: %s" % name}
 
 
