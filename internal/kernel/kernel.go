@@ -257,25 +257,40 @@ func (k *Kernel) SetCapabilities(plugin string, groups []string) {
 	k.caps[plugin] = slices.Clone(groups)
 }
 
+// PluginChannelPrefix starts the channel of a plugin's own conversation:
+// "plugin:memo" for the plugin memo. No person's channel has a colon, so a
+// plugin's own conversation is never a person's, whatever the plugin is
+// called.
+const PluginChannelPrefix = "plugin:"
+
+// PluginChannel returns the channel of plugin's own conversation.
+func PluginChannel(plugin string) string { return PluginChannelPrefix + plugin }
+
 // pluginInput turns plugin's injection into an input whose requester is
-// the plugin. The plugin may inject into its own channel (named after it;
-// an empty channel means that one) without a user; another channel needs
-// sdk.CapabilityInjectChannels and a user or group sdk.CapabilityInjectUser.
-// Source is always the plugin's name, whatever it sent.
+// the plugin. The plugin may inject into its own channel without a user:
+// an empty channel or PluginChannel(plugin) means that one, and so does
+// the plugin's name unless it may inject anywhere (a channel plugin named
+// after its chat app relays into that channel). Its own channel is never
+// a person's, whatever the plugin is called. Another channel needs
+// sdk.CapabilityInjectChannels and a user or group
+// sdk.CapabilityInjectUser. Source is always the plugin's name, whatever
+// it sent.
 func (k *Kernel) pluginInput(plugin string, in sdk.Injection) (Input, error) {
 	if plugin == "" {
 		return Input{}, fmt.Errorf("%w: the injecting plugin is not known", sdk.ErrInjectRefused)
 	}
-	if in.Channel == "" {
-		in.Channel = plugin
-	}
 	k.mu.Lock()
 	caps := k.caps[plugin]
 	k.mu.Unlock()
-	if in.Channel != plugin && !slices.Contains(caps, sdk.CapabilityInjectChannels) {
+	own := PluginChannel(plugin)
+	anyChannel := slices.Contains(caps, sdk.CapabilityInjectChannels)
+	if in.Channel == "" || in.Channel == own || (in.Channel == plugin && !anyChannel) {
+		in.Channel = own
+	}
+	if in.Channel != own && !anyChannel {
 		return Input{}, fmt.Errorf("%w: plugin %q may inject only into its own channel %q, not %q "+
 			"(declare the capability %q to inject into other channels)",
-			sdk.ErrInjectRefused, plugin, plugin, in.Channel, sdk.CapabilityInjectChannels)
+			sdk.ErrInjectRefused, plugin, own, in.Channel, sdk.CapabilityInjectChannels)
 	}
 	if (in.UserID != "" || in.GroupID != "") && !slices.Contains(caps, sdk.CapabilityInjectUser) {
 		return Input{}, fmt.Errorf("%w: plugin %q may not speak as user %q or in group %q "+
