@@ -63,6 +63,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newMeddler(mode))
 	case "injector":
 		pluginrpc.Serve(newInjector)
+	case "flooder":
+		pluginrpc.Serve(newFlooder)
 	}
 	os.Exit(9)
 }
