@@ -180,3 +180,28 @@ func TestPluginInterruptStaysInItsOwnSession(t *testing.T) {
 		t.Fatalf("relay: %+v %v", in, err)
 	}
 }
+
+// A tool's ToolContext names the plugin that injected the turn's input,
+// and is empty for a person's own.
+func TestToolContextSaysWhoInjected(t *testing.T) {
+	call := llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "who__ami", Arguments: `{}`}}}
+	e := newEnv(t, Config{}, call, llmtest.Reply{Text: "ok"}, call, llmtest.Reply{Text: "ok"})
+	var seen []string
+	load(t, e.k, "who", func(s *sdk.PluginSDK) error {
+		return s.RegisterToolContext("ami", sdk.ToolDef{Effect: sdk.EffectRead},
+			func(_ context.Context, tc *sdk.ToolContext, _ map[string]any) (any, error) {
+				seen = append(seen, tc.Channel+"/"+tc.UserID+"/"+tc.InjectedBy)
+				return "ok", nil
+			})
+	})
+	e.k.SetCapabilities("relay", []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser})
+	if _, err := sdk.New("relay", e.k).InjectAndWait(context.Background(), sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}}); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if want := []string{"test/owner/relay", "test/owner/"}; !slices.Equal(seen, want) {
+		t.Fatalf("tools saw %q, want %q", seen, want)
+	}
+}

@@ -65,6 +65,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newInjector)
 	case "flooder":
 		pluginrpc.Serve(newFlooder)
+	case "ownerguard":
+		pluginrpc.Serve(newOwnerGuard)
 	}
 	os.Exit(9)
 }

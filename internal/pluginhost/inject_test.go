@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -215,5 +216,57 @@ func TestChildInjectionFloodIsBounded(t *testing.T) {
 	f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: kernel.PluginChannel("flooder"), Text: "last"}})
 	if n := len(f.srv.Requests()); n > allowed+1 {
 		t.Fatalf("%d model calls for a flood of 200 (allowed %d)", n, allowed)
+	}
+}
+
+// newOwnerGuard is a child plugin whose decision hook lets only the owner
+// on the channel "test" through, and tells a plugin's injection apart.
+func newOwnerGuard(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	return startPlugin{name, func(s *sdk.PluginSDK) error {
+		s.RegisterDecisionHook(func(_ context.Context, tc *sdk.ToolContext, _ string, _ map[string]interface{}) (sdk.HookDecision, error) {
+			if tc.InjectedBy != "" {
+				return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "injected by plugin " + tc.InjectedBy}, nil
+			}
+			if tc.Channel != "test" || tc.UserID != "owner" {
+				return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "not the owner"}, nil
+			}
+			return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
+		})
+		return nil
+	}}, nil
+}
+
+// A child's decision hook sees which plugin injected the turn's input, so
+// a relay speaking as the owner on the owner's channel does not pass for
+// the owner.
+func TestChildHookSeesWhoInjected(t *testing.T) {
+	f := newFixture(t)
+	f.shop(t)
+	ready(t, f.start(t, "ownerguard", "ownerguard"))
+	f.k.SetCapabilities("relay", []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser})
+	buy := llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b", Name: "shop__buy", Arguments: `{}`}}}
+	f.srv.Push(buy, llmtest.Reply{Text: "relayed"}, buy, llmtest.Reply{Text: "owner"})
+	ctx := context.Background()
+	if _, err := sdk.New("relay", f.k).InjectAndWait(ctx, sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.k.Ask(ctx, kernel.Input{Injection: sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}}); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	reqs := f.srv.Requests()
+	result := func(r llmtest.Request) string { // the latest result of call b
+		got := ""
+		for _, m := range r.Messages {
+			if m["tool_call_id"] == "b" {
+				got = fmt.Sprint(m["content"])
+			}
+		}
+		return got
+	}
+	if got := result(reqs[1]); !strings.Contains(got, "injected by plugin relay") {
+		t.Fatalf("the relay's call was answered %q", got)
+	}
+	if got := result(reqs[3]); !strings.Contains(got, "bought") {
+		t.Fatalf("the owner's call was answered %q", got)
 	}
 }

@@ -219,6 +219,9 @@ type CallContext struct {
 	UserID   string        `json:"userId,omitempty"`
 	GroupID  string        `json:"groupId,omitempty"`
 	Grant    string        `json:"grant,omitempty"`
+	// InjectedBy is the plugin that injected the turn's input, absent
+	// when a person on a channel asked.
+	InjectedBy string `json:"injectedBy,omitempty"`
 }
 
 // FromToolContext converts for the wire.
@@ -227,13 +230,15 @@ func FromToolContext(tc *sdk.ToolContext) CallContext {
 		return CallContext{}
 	}
 	return CallContext{PluginID: tc.PluginID, Tool: tc.Tool, CallID: tc.CallID, Actor: tc.Actor, Effect: tc.Effect,
-		Turn: tc.Turn, Channel: tc.Channel, ChatID: tc.ChatID, UserID: tc.UserID, GroupID: tc.GroupID, Grant: tc.Grant}
+		Turn: tc.Turn, Channel: tc.Channel, ChatID: tc.ChatID, UserID: tc.UserID, GroupID: tc.GroupID, Grant: tc.Grant,
+		InjectedBy: tc.InjectedBy}
 }
 
 // ToolContext converts back.
 func (c CallContext) ToolContext() *sdk.ToolContext {
 	return &sdk.ToolContext{PluginID: c.PluginID, Tool: c.Tool, CallID: c.CallID, Actor: c.Actor, Effect: c.Effect,
-		Turn: c.Turn, Channel: c.Channel, ChatID: c.ChatID, UserID: c.UserID, GroupID: c.GroupID, Grant: c.Grant}
+		Turn: c.Turn, Channel: c.Channel, ChatID: c.ChatID, UserID: c.UserID, GroupID: c.GroupID, Grant: c.Grant,
+		InjectedBy: c.InjectedBy}
 }
 
 // ToolCallParams asks the plugin to run a tool.

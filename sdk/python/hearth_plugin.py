@@ -126,7 +126,9 @@ def _wire_decision(d):
 
 class Context(dict):
     """The ToolContext of a call (pluginId, tool, actor, turn, channel,
-    chatId, userId, groupId, effect, grant), plus `cancelled`, an Event set
+    chatId, userId, groupId, effect, grant, injectedBy: the plugin that
+    injected the turn's input, absent when a person on a channel asked),
+    plus `cancelled`, an Event set
     when Hearth cancels the call, `kv`, the plugin's private storage, and
     `services`, Hearth's settings, memory and knowledge base."""
 

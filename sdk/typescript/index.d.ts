@@ -24,6 +24,12 @@ export interface ToolContext {
   chatId?: string;
   userId?: string;
   groupId?: string;
+  /**
+   * The plugin that injected the turn's input; absent when a person on a
+   * channel asked. A relay reports the person's channel and userId, so a
+   * check for "the owner on the terminal" must also check this is absent.
+   */
+  injectedBy?: string;
   /** The user's answer to a `grant` tool's prompt. */
   grant?: 'once' | 'always';
   /** This plugin's private storage, kept by Hearth across restarts (plugin.json must declare "kv"). */
