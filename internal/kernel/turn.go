@@ -53,7 +53,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	ctx = context.WithValue(ctx, sessionCtxKey{}, s)
 	t.sc = &sdk.StageContext{
 		RawMessage: in.Text, UserID: in.UserID, GroupID: in.GroupID, NoMemory: in.NoMemory,
-		Channel: in.Channel, ChatID: in.ChatID, Extra: map[string]any{},
+		Channel: in.Channel, ChatID: in.ChatID, InjectedBy: in.Plugin, Extra: map[string]any{},
 	}
 	sc := t.sc
 	k.pipeline.Run(sdk.StageOnInput, sc, "")

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,9 +221,18 @@ func TestChildInjectionFloodIsBounded(t *testing.T) {
 }
 
 // newOwnerGuard is a child plugin whose decision hook lets only the owner
-// on the channel "test" through, and tells a plugin's injection apart.
+// on the channel "test" through, and tells a plugin's injection apart. Its
+// on_input stage marks an injected message and tries to hide who injected
+// it from later stages.
 func newOwnerGuard(name string, _ map[string]interface{}) (sdk.Plugin, error) {
 	return startPlugin{name, func(s *sdk.PluginSDK) error {
+		s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
+			if sc.InjectedBy != "" {
+				sc.RawMessage += " [stage saw " + sc.InjectedBy + "]"
+				sc.InjectedBy = ""
+			}
+			return nil
+		})
 		s.RegisterDecisionHook(func(_ context.Context, tc *sdk.ToolContext, _ string, _ map[string]interface{}) (sdk.HookDecision, error) {
 			if tc.InjectedBy != "" {
 				return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "injected by plugin " + tc.InjectedBy}, nil
@@ -243,6 +253,11 @@ func TestChildHookSeesWhoInjected(t *testing.T) {
 	f := newFixture(t)
 	f.shop(t)
 	ready(t, f.start(t, "ownerguard", "ownerguard"))
+	var later []string // what a stage after the child's sees
+	f.k.RegisterStage("watch", sdk.StagePreAction, false, func(sc *sdk.StageContext) error {
+		later = append(later, sc.InjectedBy)
+		return nil
+	})
 	f.k.SetCapabilities("relay", []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser})
 	buy := llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b", Name: "shop__buy", Arguments: `{}`}}}
 	f.srv.Push(buy, llmtest.Reply{Text: "relayed"}, buy, llmtest.Reply{Text: "owner"})
@@ -265,6 +280,12 @@ func TestChildHookSeesWhoInjected(t *testing.T) {
 	}
 	if got := result(reqs[1]); !strings.Contains(got, "injected by plugin relay") {
 		t.Fatalf("the relay's call was answered %q", got)
+	}
+	if b, _ := json.Marshal(reqs[0].Messages); !strings.Contains(string(b), "buy [stage saw relay]") {
+		t.Fatalf("the child's stage did not see the injection: %s\n%s", b, f.logs.String())
+	}
+	if want := []string{"relay", ""}; !slices.Equal(later, want) {
+		t.Fatalf("later stages saw InjectedBy %q, want %q", later, want)
 	}
 	if got := result(reqs[3]); !strings.Contains(got, "bought") {
 		t.Fatalf("the owner's call was answered %q", got)

@@ -281,6 +281,9 @@ type StageContext struct {
 	Extra            map[string]interface{}   `json:"extra,omitempty"`
 	Channel          string                   `json:"channel,omitempty"`
 	ChatID           string                   `json:"chatId,omitempty"`
+	// InjectedBy is the plugin that injected the input, absent when a
+	// person sent it; read-only (the host keeps its own).
+	InjectedBy string `json:"injectedBy,omitempty"`
 }
 
 // FromStage copies a stage context for the wire.
@@ -290,16 +293,19 @@ func FromStage(sc *sdk.StageContext) StageContext {
 		LLMText: sc.LLMText, ReasoningContent: sc.ReasoningContent, TokenUsage: sc.TokenUsage,
 		ToolCalls: sc.ToolCalls, ToolResults: sc.ToolResults, FinalText: sc.FinalText, Response: sc.Response,
 		Phase: sc.Phase, Memory: sc.Memory, NoMemory: sc.NoMemory, Extra: sc.Extra, Channel: sc.Channel, ChatID: sc.ChatID,
+		InjectedBy: sc.InjectedBy,
 	}
 }
 
 // ApplyTo writes the wire context's fields into sc. The host then enforces
-// the permission matrix as it does for in-process handlers.
+// the permission matrix as it does for in-process handlers, and keeps its
+// InjectedBy.
 func (w StageContext) ApplyTo(sc *sdk.StageContext) {
 	sc.RawMessage, sc.UserID, sc.GroupID, sc.ContextMsgs = w.RawMessage, w.UserID, w.GroupID, w.ContextMsgs
 	sc.LLMText, sc.ReasoningContent, sc.TokenUsage = w.LLMText, w.ReasoningContent, w.TokenUsage
 	sc.ToolCalls, sc.ToolResults, sc.FinalText, sc.Response = w.ToolCalls, w.ToolResults, w.FinalText, w.Response
 	sc.Memory, sc.NoMemory, sc.Extra, sc.Channel, sc.ChatID = w.Memory, w.NoMemory, w.Extra, w.Channel, w.ChatID
+	sc.InjectedBy = w.InjectedBy
 }
 
 // StageRunParams asks the plugin to run one stage handler.

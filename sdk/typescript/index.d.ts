@@ -108,7 +108,13 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {
 export type Stage = 'on_input' | 'pre_action' | 'post_action' | 'before_toolcall' | 'after_toolcall' | 'before_output' | 'after_output';
 
 /** The stage context on the wire (docs/protocol.md). */
-export type StageContext = Record<string, unknown>;
+export type StageContext = Record<string, unknown> & {
+  channel?: string;
+  chatId?: string;
+  userId?: string;
+  /** The plugin that injected the input; absent when a person sent it. Read-only. */
+  injectedBy?: string;
+};
 
 export type Mode = 'auto' | 'ask' | 'off';
 export type Capability = 'network' | 'campus-network' | 'campus-session' | 'notifications' | 'background'
