@@ -52,7 +52,7 @@ type Services struct {
 // a child process). Users see them in `hearth plugin`.
 const (
 	// CapabilityInjectChannels lets a plugin inject into any channel's
-	// sessions, not only the one named after itself. The answer it gets
+	// sessions, not only its own ("plugin:<id>"). The answer it gets
 	// back may draw on that conversation's history.
 	CapabilityInjectChannels = "input.channels"
 	// CapabilityInjectUser lets a plugin inject in the name of a user or

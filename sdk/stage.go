@@ -90,6 +90,10 @@ type StageContext struct {
 	// Hearth additions and read-only.
 	Channel string
 	ChatID  string
+	// InjectedBy is the plugin that injected the input, empty when a
+	// person on a channel sent it (see ToolContext.InjectedBy). A Hearth
+	// addition, read-only: what a child process sends back is ignored.
+	InjectedBy string
 }
 
 // Lock takes the context's write lock.

@@ -142,6 +142,12 @@ type ToolContext struct {
 	ChatID   string    // chat within the channel
 	UserID   string    // who is speaking
 	GroupID  string    // group chat id, empty in a private chat
+	// InjectedBy is the plugin that injected the turn's input; empty when
+	// a person on a channel asked. A plugin relaying someone's message
+	// (sdk.CapabilityInjectUser) reports that person's Channel and
+	// UserID, so a check for "the owner on the terminal" must also check
+	// that InjectedBy is empty.
+	InjectedBy string
 	// Grant is the user's answer to a Grant tool's prompt: "once" or
 	// "always"; empty for other tools and for direct user calls.
 	Grant string

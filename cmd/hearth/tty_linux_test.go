@@ -117,7 +117,7 @@ func TestInjectedAnswerShownAboveTheTypedMessage(t *testing.T) {
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	if got := reqs[2].Messages[len(reqs[2].Messages)-2]["content"]; got != "ping" {
+	if got := reqs[2].Messages[len(reqs[2].Messages)-2]["content"]; got != "[message from plugin pinger] ping" {
 		t.Fatalf("injected request: %v", got)
 	}
 	if got := reqs[3].Messages[len(reqs[3].Messages)-2]["content"]; got != "部分输入" {

@@ -170,6 +170,8 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		MaxToolCalls:    cfg.MaxToolCalls,
 		HistoryMessages: cfg.HistoryMessages,
 		Logger:          a.Logger,
+
+		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
 		Services: func(plugin string) sdk.Services {
 			return sdk.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
 				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}

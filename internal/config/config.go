@@ -36,6 +36,9 @@ type File struct {
 	MaxToolCalls int `json:"max_tool_calls,omitempty"`
 	// HistoryMessages is how many past messages are sent (default 60).
 	HistoryMessages int `json:"history_messages,omitempty"`
+	// MaxInjectionsPerMinute caps the messages one plugin may inject a
+	// minute, in bursts of up to as many (default 10).
+	MaxInjectionsPerMinute int `json:"max_injections_per_minute,omitempty"`
 	// DisabledPlugins are built-in plugins not to load.
 	DisabledPlugins []string `json:"disabled_plugins,omitempty"`
 }

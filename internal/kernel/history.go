@@ -50,6 +50,24 @@ var interruptedResult = tools.ErrorResult(errNotRun,
 // run and each tool result when it is final (storeMessages, then remember
 // for the in-memory copy), the answer or a note at the end (save).
 
+// userMessage is the message a turn answers. A plugin's input is marked
+// with who sent it, "[message from plugin memo] …" (or `… plugin relay
+// for user "alice"] …` for a relay), in the request and in the history, so
+// that no later turn reads it as the words of the person in the session.
+func userMessage(in Input, text string) llm.Message {
+	if in.Plugin == "" {
+		return llm.Message{Role: "user", Content: text}
+	}
+	from := "plugin " + in.Plugin
+	if in.UserID != "" {
+		from += fmt.Sprintf(" for user %q", in.UserID) // quoted: a name cannot close the label
+	}
+	if in.GroupID != "" {
+		from += fmt.Sprintf(" in group %q", in.GroupID)
+	}
+	return llm.Message{Role: "user", Content: "[message from " + from + "] " + text}
+}
+
 // saveUser stores the user's message before the model sees it.
 func (k *Kernel) saveUser(ctx context.Context, t *turnState) error {
 	if err := k.save(ctx, t, t.user); err != nil {

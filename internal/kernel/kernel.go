@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/names"
@@ -71,6 +72,12 @@ type Config struct {
 	// Names hands out plugin names, shared with the other loaders (the
 	// plugin folder manager); nil means a registry of the kernel's own.
 	Names *names.Registry
+	// MaxInjectionsPerMinute is how many inputs one plugin may inject a
+	// minute, in bursts of up to as many (default 10: ten at once, then
+	// one every six seconds). Past it, and while MaxPendingInjections of
+	// its inputs wait to be answered, injections are refused with
+	// ErrTooManyInjections.
+	MaxInjectionsPerMinute int
 }
 
 // Kernel is the running agent. It implements sdk.Host for plugins.
@@ -95,7 +102,10 @@ type Kernel struct {
 	hidden   map[string]string   // plugin -> why it is not loaded
 	caps     map[string][]string // plugin -> declared capability groups
 	claims   map[string]*names.Claim
+	quotas   map[string]*injectQuota // plugin -> injection budget
 	closed   bool
+
+	now func() time.Time // the clock of injection budgets; tests replace it
 
 	specMu      sync.Mutex
 	specVersion []*tools.Tool
@@ -130,6 +140,9 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	if cfg.Names == nil {
 		cfg.Names = names.New()
 	}
+	if cfg.MaxInjectionsPerMinute <= 0 {
+		cfg.MaxInjectionsPerMinute = DefaultMaxInjectionsPerMinute
+	}
 	base, cancel := context.WithCancel(context.Background())
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
@@ -139,6 +152,7 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 		sessions: map[sessionKey]*session{},
 		sinks:    map[string]Sink{},
 		claims:   map[string]*names.Claim{},
+		now:      time.Now,
 	}
 	if st != nil { // a nil *store.Store must stay a nil History
 		k.store = st
@@ -229,6 +243,10 @@ func (k *Kernel) Inject(plugin string, in sdk.Injection) error {
 	if err != nil {
 		return err
 	}
+	if err := k.takeInjection(plugin); err != nil {
+		return err
+	}
+	input.release = func() { k.releaseInjection(plugin) }
 	k.Submit(input)
 	return nil
 }
@@ -241,6 +259,10 @@ func (k *Kernel) InjectSync(ctx context.Context, plugin string, in sdk.Injection
 	if err != nil {
 		return "", err
 	}
+	if err := k.takeInjection(plugin); err != nil {
+		return "", err
+	}
+	input.release = func() { k.releaseInjection(plugin) }
 	out := k.Ask(ctx, input)
 	return out.Text, out.Err
 }
@@ -257,25 +279,40 @@ func (k *Kernel) SetCapabilities(plugin string, groups []string) {
 	k.caps[plugin] = slices.Clone(groups)
 }
 
+// PluginChannelPrefix starts the channel of a plugin's own conversation:
+// "plugin:memo" for the plugin memo. No person's channel has a colon, so a
+// plugin's own conversation is never a person's, whatever the plugin is
+// called.
+const PluginChannelPrefix = "plugin:"
+
+// PluginChannel returns the channel of plugin's own conversation.
+func PluginChannel(plugin string) string { return PluginChannelPrefix + plugin }
+
 // pluginInput turns plugin's injection into an input whose requester is
-// the plugin. The plugin may inject into its own channel (named after it;
-// an empty channel means that one) without a user; another channel needs
-// sdk.CapabilityInjectChannels and a user or group sdk.CapabilityInjectUser.
-// Source is always the plugin's name, whatever it sent.
+// the plugin. The plugin may inject into its own channel without a user:
+// an empty channel or PluginChannel(plugin) means that one, and so does
+// the plugin's name unless it may inject anywhere (a channel plugin named
+// after its chat app relays into that channel). Its own channel is never
+// a person's, whatever the plugin is called. Another channel needs
+// sdk.CapabilityInjectChannels and a user or group
+// sdk.CapabilityInjectUser. Source is always the plugin's name, whatever
+// it sent.
 func (k *Kernel) pluginInput(plugin string, in sdk.Injection) (Input, error) {
 	if plugin == "" {
 		return Input{}, fmt.Errorf("%w: the injecting plugin is not known", sdk.ErrInjectRefused)
 	}
-	if in.Channel == "" {
-		in.Channel = plugin
-	}
 	k.mu.Lock()
 	caps := k.caps[plugin]
 	k.mu.Unlock()
-	if in.Channel != plugin && !slices.Contains(caps, sdk.CapabilityInjectChannels) {
+	own := PluginChannel(plugin)
+	anyChannel := slices.Contains(caps, sdk.CapabilityInjectChannels)
+	if in.Channel == "" || in.Channel == own || (in.Channel == plugin && !anyChannel) {
+		in.Channel = own
+	}
+	if in.Channel != own && !anyChannel {
 		return Input{}, fmt.Errorf("%w: plugin %q may inject only into its own channel %q, not %q "+
 			"(declare the capability %q to inject into other channels)",
-			sdk.ErrInjectRefused, plugin, plugin, in.Channel, sdk.CapabilityInjectChannels)
+			sdk.ErrInjectRefused, plugin, own, in.Channel, sdk.CapabilityInjectChannels)
 	}
 	if (in.UserID != "" || in.GroupID != "") && !slices.Contains(caps, sdk.CapabilityInjectUser) {
 		return Input{}, fmt.Errorf("%w: plugin %q may not speak as user %q or in group %q "+

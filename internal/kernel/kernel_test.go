@@ -332,7 +332,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	lastUser := func(r llmtest.Request) any { return r.Messages[len(r.Messages)-1]["content"] }
-	if lastUser(reqs[1]) != "urgent" || lastUser(reqs[2]) != "queued" {
+	if lastUser(reqs[1]) != "[message from plugin timer] urgent" || lastUser(reqs[2]) != "queued" {
 		t.Fatalf("order: %v then %v", lastUser(reqs[1]), lastUser(reqs[2]))
 	}
 	mu.Lock()
@@ -423,7 +423,7 @@ func TestFallbackSinkGetsUnclaimedChannels(t *testing.T) {
 	sdk.New("memo", e.k).InjectInterruptText("memo", "memo", "check your memos")
 	select {
 	case in := <-got:
-		if in.Channel != "memo" || in.Source != "memo" {
+		if in.Channel != "plugin:memo" || in.Source != "memo" {
 			t.Fatalf("routed %+v", in)
 		}
 	case <-time.After(30 * time.Second):

@@ -26,7 +26,7 @@ func TestLoadPluginClaimsItsName(t *testing.T) {
 	if !names.IsReserved(usePlugin) {
 		t.Fatalf("the name of %s is not reserved", useToolName)
 	}
-	for _, name := range []string{"core", "plugins", "hearth"} {
+	for _, name := range []string{"core", "plugins", "hearth", "terminal", "ask"} {
 		if err := e.k.LoadPlugin(name, second, nil); !errors.Is(err, names.ErrReserved) {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -58,6 +58,10 @@ type Input struct {
 	// Kernel.Inject); empty for a channel's own input. A plugin's input
 	// gets the plugin's rights, never the owner's.
 	Plugin string
+
+	// release, if set, is called once the input is answered or dropped
+	// (it gives back the plugin's injection slot).
+	release func()
 }
 
 // Outcome is how a turn ended.
@@ -164,11 +168,15 @@ func (k *Kernel) submit(ctx context.Context, in Input) <-chan Outcome {
 	p := &pending{in: in, ctx: ctx, done: make(chan Outcome, 1)}
 	key := sessionKey{in.Channel, in.ChatID}
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	if k.closed {
+		k.mu.Unlock()
+		if in.release != nil {
+			in.release()
+		}
 		p.done <- Outcome{Err: ErrClosed}
 		return p.done
 	}
+	defer k.mu.Unlock()
 	s := k.sessions[key]
 	if s == nil {
 		k.evictIdle()
@@ -213,6 +221,9 @@ func (k *Kernel) work(s *session) {
 		out := k.turn(ctx, s, p.in)
 		stop()
 		cancel(nil)
+		if p.in.release != nil {
+			p.in.release()
+		}
 		p.done <- out
 	}
 }

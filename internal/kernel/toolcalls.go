@@ -327,7 +327,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		PluginID: tool.Plugin, Tool: tool.Local, CallID: p.call.ID, Actor: t.actor(),
 		Turn:    &sdk.TurnInfo{SessionID: t.s.key.String(), Tainted: t.tainted},
 		Channel: t.in.Channel, ChatID: t.in.ChatID, UserID: t.in.UserID, GroupID: t.in.GroupID,
-		Effect: tool.Def.EffectiveEffect(), KV: k.kv(tool.Plugin),
+		InjectedBy: t.in.Plugin, Effect: tool.Def.EffectiveEffect(), KV: k.kv(tool.Plugin),
 	}
 	if k.cfg.Policy == nil {
 		p.auth = policy.Result{Allowed: true, DecidedBy: "none"}

@@ -52,11 +52,11 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	ctx = context.WithValue(ctx, sessionCtxKey{}, s)
 	t.sc = &sdk.StageContext{
 		RawMessage: in.Text, UserID: in.UserID, GroupID: in.GroupID, NoMemory: in.NoMemory,
-		Channel: in.Channel, ChatID: in.ChatID, Extra: map[string]any{},
+		Channel: in.Channel, ChatID: in.ChatID, InjectedBy: in.Plugin, Extra: map[string]any{},
 	}
 	sc := t.sc
 	k.pipeline.Run(sdk.StageOnInput, sc, "")
-	t.user = llm.Message{Role: "user", Content: sc.RawMessage}
+	t.user = userMessage(in, sc.RawMessage)
 	if sc.Response != nil {
 		return k.respond(ctx, t, *sc.Response, true)
 	}
@@ -68,7 +68,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})
 	msgs = append(msgs, s.history...)
 	msgs = append(msgs, t.user)
-	msgs = append(msgs, k.pluginContext(ctx, t.user.Content)...)
+	msgs = append(msgs, k.pluginContext(ctx, sc.RawMessage)...)
 	window, model := k.contextWindow(&llm.Request{Model: k.cfg.Model})
 	budget := window - answerReserve(window)
 	tools := toolsTokens(k.toolSpecs(t))

@@ -27,13 +27,22 @@ var (
 )
 
 // reserved are the names that mean Hearth itself: its settings namespace
-// ("core"), its own tools ("plugins", of plugins__use), and the words a
-// user or a model would read as Hearth speaking.
+// ("core"), its own tools ("plugins", of plugins__use), the words a user
+// or a model would read as Hearth speaking, and the channels Hearth itself
+// serves people on (now or in the future), so a plugin never passes for
+// one. Chat apps' channels (qq, telegram, ...) are served by channel
+// plugins, which are rightly named after them; a plugin's own
+// conversation is kept apart from every channel anyway (kernel
+// PluginChannel).
 var reserved = map[string]bool{
 	"core": true, "hearth": true, "plugins": true, "plugin": true, "mcp": true,
 	"system": true, "kernel": true, "policy": true, "settings": true,
 	"memory": true, "knowledge": true, "llm": true, "user": true, "owner": true,
 	"kv": true, "tools": true, "audit": true,
+
+	// Hearth's own channels
+	"terminal": true, "ask": true, "web": true, "http": true, "api": true,
+	"scheduler": true, "cron": true,
 }
 
 // key is the form names are compared in.

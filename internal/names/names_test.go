@@ -47,7 +47,9 @@ func TestClaimFirstComeKeepsIt(t *testing.T) {
 func TestReservedNamesAreNeverHandedOut(t *testing.T) {
 	r := New()
 	for _, name := range []string{"core", "Core", "hearth", "plugins", "plugin", "mcp", "system", "kernel",
-		"policy", "settings", "memory", "knowledge", "llm", "user", "owner"} {
+		"policy", "settings", "memory", "knowledge", "llm", "user", "owner",
+		// Hearth's own channels: a plugin named after one must not pass for it
+		"terminal", "Terminal", "ask", "web", "http", "api", "scheduler", "cron"} {
 		if _, err := r.Claim(name, "someone"); !errors.Is(err, ErrReserved) {
 			t.Errorf("claim %q: %v", name, err)
 		}

@@ -64,6 +64,10 @@ func runChild(mode string) {
 		pluginrpc.Serve(newMeddler(mode))
 	case "injector":
 		pluginrpc.Serve(newInjector)
+	case "flooder":
+		pluginrpc.Serve(newFlooder)
+	case "ownerguard":
+		pluginrpc.Serve(newOwnerGuard)
 	}
 	os.Exit(9)
 }

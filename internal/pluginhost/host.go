@@ -189,7 +189,9 @@ func (p *Process) remoteStage(conn *pluginrpc.Conn, id int, stage sdk.Stage) sdk
 			}
 			return fmt.Errorf("stage handler of plugin %s: %w", p.m.ID, err)
 		}
+		injectedBy := sc.InjectedBy // read-only, not checked by the permission matrix
 		res.Context.ApplyTo(sc)
+		sc.InjectedBy = injectedBy
 		if res.Error != "" {
 			return errors.New(res.Error)
 		}

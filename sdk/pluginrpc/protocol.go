@@ -219,6 +219,9 @@ type CallContext struct {
 	UserID   string        `json:"userId,omitempty"`
 	GroupID  string        `json:"groupId,omitempty"`
 	Grant    string        `json:"grant,omitempty"`
+	// InjectedBy is the plugin that injected the turn's input, absent
+	// when a person on a channel asked.
+	InjectedBy string `json:"injectedBy,omitempty"`
 }
 
 // FromToolContext converts for the wire.
@@ -227,13 +230,15 @@ func FromToolContext(tc *sdk.ToolContext) CallContext {
 		return CallContext{}
 	}
 	return CallContext{PluginID: tc.PluginID, Tool: tc.Tool, CallID: tc.CallID, Actor: tc.Actor, Effect: tc.Effect,
-		Turn: tc.Turn, Channel: tc.Channel, ChatID: tc.ChatID, UserID: tc.UserID, GroupID: tc.GroupID, Grant: tc.Grant}
+		Turn: tc.Turn, Channel: tc.Channel, ChatID: tc.ChatID, UserID: tc.UserID, GroupID: tc.GroupID, Grant: tc.Grant,
+		InjectedBy: tc.InjectedBy}
 }
 
 // ToolContext converts back.
 func (c CallContext) ToolContext() *sdk.ToolContext {
 	return &sdk.ToolContext{PluginID: c.PluginID, Tool: c.Tool, CallID: c.CallID, Actor: c.Actor, Effect: c.Effect,
-		Turn: c.Turn, Channel: c.Channel, ChatID: c.ChatID, UserID: c.UserID, GroupID: c.GroupID, Grant: c.Grant}
+		Turn: c.Turn, Channel: c.Channel, ChatID: c.ChatID, UserID: c.UserID, GroupID: c.GroupID, Grant: c.Grant,
+		InjectedBy: c.InjectedBy}
 }
 
 // ToolCallParams asks the plugin to run a tool.
@@ -276,6 +281,9 @@ type StageContext struct {
 	Extra            map[string]interface{}   `json:"extra,omitempty"`
 	Channel          string                   `json:"channel,omitempty"`
 	ChatID           string                   `json:"chatId,omitempty"`
+	// InjectedBy is the plugin that injected the input, absent when a
+	// person sent it; read-only (the host keeps its own).
+	InjectedBy string `json:"injectedBy,omitempty"`
 }
 
 // FromStage copies a stage context for the wire.
@@ -285,16 +293,19 @@ func FromStage(sc *sdk.StageContext) StageContext {
 		LLMText: sc.LLMText, ReasoningContent: sc.ReasoningContent, TokenUsage: sc.TokenUsage,
 		ToolCalls: sc.ToolCalls, ToolResults: sc.ToolResults, FinalText: sc.FinalText, Response: sc.Response,
 		Phase: sc.Phase, Memory: sc.Memory, NoMemory: sc.NoMemory, Extra: sc.Extra, Channel: sc.Channel, ChatID: sc.ChatID,
+		InjectedBy: sc.InjectedBy,
 	}
 }
 
 // ApplyTo writes the wire context's fields into sc. The host then enforces
-// the permission matrix as it does for in-process handlers.
+// the permission matrix as it does for in-process handlers, and keeps its
+// InjectedBy.
 func (w StageContext) ApplyTo(sc *sdk.StageContext) {
 	sc.RawMessage, sc.UserID, sc.GroupID, sc.ContextMsgs = w.RawMessage, w.UserID, w.GroupID, w.ContextMsgs
 	sc.LLMText, sc.ReasoningContent, sc.TokenUsage = w.LLMText, w.ReasoningContent, w.TokenUsage
 	sc.ToolCalls, sc.ToolResults, sc.FinalText, sc.Response = w.ToolCalls, w.ToolResults, w.FinalText, w.Response
 	sc.Memory, sc.NoMemory, sc.Extra, sc.Channel, sc.ChatID = w.Memory, w.NoMemory, w.Extra, w.Channel, w.ChatID
+	sc.InjectedBy = w.InjectedBy
 }
 
 // StageRunParams asks the plugin to run one stage handler.

@@ -69,7 +69,9 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
 def define_plugin(id, name, version, tools, description="", stages=None, default_modes=None,
                   instructions="", scopes=None, requires=None, context=None, decide=None):
     """Describe a plugin. stages maps a stage name (on_input, pre_action,
-    ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict.
+    ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict
+    (its "injectedBy" names the plugin that injected the input, absent when
+    a person sent it; read-only).
 
     The manifest fields are applied by Hearth as for a compiled-in plugin:
     default_modes ({"money": "ask", ...}), requires (a plugin whose needs
@@ -126,7 +128,9 @@ def _wire_decision(d):
 
 class Context(dict):
     """The ToolContext of a call (pluginId, tool, actor, turn, channel,
-    chatId, userId, groupId, effect, grant), plus `cancelled`, an Event set
+    chatId, userId, groupId, effect, grant, injectedBy: the plugin that
+    injected the turn's input, absent when a person on a channel asked),
+    plus `cancelled`, an Event set
     when Hearth cancels the call, `kv`, the plugin's private storage, and
     `services`, Hearth's settings, memory and knowledge base."""
 

@@ -80,7 +80,7 @@ class _Lines:
 
 def plugin():
     return hp.define_plugin(id="t", name="T", version="1.0.0", tools={
-        "echo": hp.define_tool(description="echo", effect="read", execute=lambda a, c: {"a": a, "actor": c.actor}),
+        "echo": hp.define_tool(description="echo", effect="read", execute=lambda a, c: {"a": a, "actor": c.actor, "injectedBy": c.get("injectedBy")}),
         "text": hp.define_tool(description="text", execute=lambda a, c: "plain"),
         "boom": hp.define_tool(description="boom", execute=lambda a, c: 1 / 0),
         "refuse": hp.define_tool(description="refuse", execute=lambda a, c: (_ for _ in ()).throw(hp.ToolError("不行"))),
@@ -113,7 +113,9 @@ class SDKTest(unittest.TestCase):
 
     def test_tool_results_and_errors(self):
         r = self.host.request(2, "tool.call", {"tool": "echo", "args": {"x": 1}, "context": {"actor": "agent"}})
-        self.assertEqual(r["result"]["value"], {"a": {"x": 1}, "actor": "agent"})
+        self.assertEqual(r["result"]["value"], {"a": {"x": 1}, "actor": "agent", "injectedBy": None})
+        r = self.host.request(7, "tool.call", {"tool": "echo", "args": {}, "context": {"actor": "agent", "injectedBy": "relay"}})
+        self.assertEqual(r["result"]["value"], {"a": {}, "actor": "agent", "injectedBy": "relay"})
         r = self.host.request(3, "tool.call", {"tool": "text", "args": {}})
         self.assertEqual(r["result"]["text"], "plain")
         r = self.host.request(4, "tool.call", {"tool": "refuse", "args": {}})

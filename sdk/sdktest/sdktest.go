@@ -182,7 +182,7 @@ func (h *Harness) checkInjection(plugin string, in sdk.Injection) error {
 	if mp, ok := h.plugin.(sdk.ManifestProvider); ok {
 		caps = mp.Manifest().Capabilities
 	}
-	if in.Channel != "" && in.Channel != plugin && !slices.Contains(caps, sdk.CapabilityInjectChannels) {
+	if in.Channel != "" && in.Channel != plugin && in.Channel != "plugin:"+plugin && !slices.Contains(caps, sdk.CapabilityInjectChannels) {
 		return fmt.Errorf("%w: plugin %q may inject only into its own channel, not %q (declare %q)",
 			sdk.ErrInjectRefused, plugin, in.Channel, sdk.CapabilityInjectChannels)
 	}

@@ -24,6 +24,12 @@ export interface ToolContext {
   chatId?: string;
   userId?: string;
   groupId?: string;
+  /**
+   * The plugin that injected the turn's input; absent when a person on a
+   * channel asked. A relay reports the person's channel and userId, so a
+   * check for "the owner on the terminal" must also check this is absent.
+   */
+  injectedBy?: string;
   /** The user's answer to a `grant` tool's prompt. */
   grant?: 'once' | 'always';
   /** This plugin's private storage, kept by Hearth across restarts (plugin.json must declare "kv"). */
@@ -102,7 +108,13 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {
 export type Stage = 'on_input' | 'pre_action' | 'post_action' | 'before_toolcall' | 'after_toolcall' | 'before_output' | 'after_output';
 
 /** The stage context on the wire (docs/protocol.md). */
-export type StageContext = Record<string, unknown>;
+export type StageContext = Record<string, unknown> & {
+  channel?: string;
+  chatId?: string;
+  userId?: string;
+  /** The plugin that injected the input; absent when a person sent it. Read-only. */
+  injectedBy?: string;
+};
 
 export type Mode = 'auto' | 'ask' | 'off';
 export type Capability = 'network' | 'campus-network' | 'campus-session' | 'notifications' | 'background'

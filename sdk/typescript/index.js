@@ -238,6 +238,7 @@ export class Connection {
         const ctx = {
           pluginId: c.pluginId ?? p.id, tool: c.tool, callId: c.callId, actor: c.actor ?? 'agent', effect: c.effect,
           turn: c.turn, channel: c.channel, chatId: c.chatId, userId: c.userId, groupId: c.groupId, grant: c.grant,
+          injectedBy: c.injectedBy,
           kv: this.kv, services: this.services, signal,
         };
         const value = await tool.execute(parsed.data, ctx);

@@ -71,7 +71,7 @@ const plugin = definePlugin({
     query: defineTool({
       title: '查询天气', description: 'weather', effect: 'read',
       input: z.object({ city: z.string(), days: z.number().default(1) }),
-      execute: (input, ctx) => ({ ...input, actor: ctx.actor }),
+      execute: (input, ctx) => ({ ...input, actor: ctx.actor, ...(ctx.injectedBy ? { injectedBy: ctx.injectedBy } : {}) }),
     }),
     refuse: defineTool({ description: 'no', execute: () => { throw new ToolError('不行'); } }),
     text: defineTool({ description: 'text', execute: async () => 'plain' }),
@@ -110,6 +110,8 @@ test('handshake, tools, errors and cancellation', async () => {
 
   const r = await h.request(2, 'tool.call', { tool: 'query', args: { city: '北京' }, context: { actor: 'agent' } });
   assert.deepEqual(r.result.value, { city: '北京', days: 1, actor: 'agent' });
+  const relayed = await h.request(7, 'tool.call', { tool: 'query', args: { city: '上海' }, context: { actor: 'agent', injectedBy: 'relay' } });
+  assert.deepEqual(relayed.result.value, { city: '上海', days: 1, actor: 'agent', injectedBy: 'relay' });
   assert.deepEqual((await h.request(3, 'tool.call', { tool: 'refuse', args: {} })).error, { code: -32003, message: '不行' });
   assert.equal((await h.request(4, 'tool.call', { tool: 'text', args: {} })).result.text, 'plain');
   assert.equal((await h.request(5, 'nope', {})).error.code, -32601);
