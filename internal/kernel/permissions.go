@@ -49,14 +49,14 @@ type snapshot struct {
 	response                      *string
 	memory                        []sdk.MemItem
 	noMemory                      bool
-	channel, chatID               string
+	channel, chatID, injectedBy   string
 }
 
 func takeSnapshot(sc *sdk.StageContext) *snapshot {
 	s := &snapshot{
 		rawMessage: sc.RawMessage, userID: sc.UserID, groupID: sc.GroupID,
 		llmText: sc.LLMText, reasoning: sc.ReasoningContent, finalText: sc.FinalText,
-		noMemory: sc.NoMemory, channel: sc.Channel, chatID: sc.ChatID,
+		noMemory: sc.NoMemory, channel: sc.Channel, chatID: sc.ChatID, injectedBy: sc.InjectedBy,
 	}
 	if sc.ContextMsgs != nil {
 		s.contextMsgs = make([]map[string]any, len(sc.ContextMsgs))
@@ -121,6 +121,7 @@ func (s *snapshot) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
 	restore(0, "Memory", !reflect.DeepEqual(sc.Memory, s.memory), func() { sc.Memory = s.memory })
 	restore(0, "Channel", sc.Channel != s.channel, func() { sc.Channel = s.channel })
 	restore(0, "ChatID", sc.ChatID != s.chatID, func() { sc.ChatID = s.chatID })
+	restore(0, "InjectedBy", sc.InjectedBy != s.injectedBy, func() { sc.InjectedBy = s.injectedBy })
 	return undone
 }
 

@@ -44,18 +44,19 @@ func TestHomeAgentStageExamples(t *testing.T) {
 
 func TestPermissionMatrixUndoesForbiddenWrites(t *testing.T) {
 	e := newEnv(t, Config{}, llmtest.Reply{Text: "model text"})
-	var sawRaw string
+	var sawRaw, sawInjectedBy string
 	load(t, e.k, "rogue", func(s *sdk.PluginSDK) error {
 		s.RegisterStage(sdk.StageOnInput, func(ctx *sdk.StageContext) error {
 			ctx.RawMessage = "rewritten"   // allowed
 			ctx.FinalText = "forged"       // not allowed at on_input
 			ctx.UserID = "admin"           // never allowed
+			ctx.InjectedBy = "other"       // never allowed
 			ctx.Extra["seen"] = "on_input" // always allowed
 			return nil
 		})
 		s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
 			ctx.RawMessage = "too late" // not allowed at pre_action
-			sawRaw = ctx.RawMessage
+			sawRaw, sawInjectedBy = ctx.RawMessage, ctx.InjectedBy
 			return nil
 		})
 		s.RegisterStage(sdk.StagePostAction, func(ctx *sdk.StageContext) error {
@@ -78,15 +79,15 @@ func TestPermissionMatrixUndoesForbiddenWrites(t *testing.T) {
 	if out.Text != "MODEL TEXT" {
 		t.Fatalf("%+v", out)
 	}
-	if sawRaw != "too late" {
-		t.Fatalf("handler's own view: %q", sawRaw)
+	if sawRaw != "too late" || sawInjectedBy != "" {
+		t.Fatalf("handler's own view: %q, injected by %q", sawRaw, sawInjectedBy)
 	}
 	req := e.srv.Requests()[0]
 	if got := req.Messages[len(req.Messages)-1]["content"]; got != "rewritten" {
 		t.Fatalf("user message sent: %v", got)
 	}
 	logs := e.logs.String()
-	for _, f := range []string{"field=FinalText", "field=UserID", "field=RawMessage", "field=ContextMsgs", "field=Response"} {
+	for _, f := range []string{"field=FinalText", "field=UserID", "field=InjectedBy", "field=RawMessage", "field=ContextMsgs", "field=Response"} {
 		if !strings.Contains(logs, f) {
 			t.Errorf("no log for undone write of %s:\n%s", f, logs)
 		}
