@@ -29,7 +29,7 @@ func init() {
 // process.
 type writerPlugin struct{ name string }
 
-func newWriterPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newWriterPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &writerPlugin{name}, nil
 }
 
