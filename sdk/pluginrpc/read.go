@@ -85,6 +85,7 @@ type TooLargeError struct {
 	What string // "the answer", or "a message whose id could not be read"
 }
 
+// Error says what was too large and the limit.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s was larger than %d MiB, the most one message may hold", e.What, MaxMessage>>20)
 }
