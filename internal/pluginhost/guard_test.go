@@ -15,7 +15,6 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/policy"
-	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -253,11 +252,7 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 	f := newFixture(t)
 	f.eng.HookTimeout = 200 * time.Millisecond
 	f.shop(t)
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
 	m := NewManager(plugins, f.opts, st)
 	defer m.Close()
