@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,19 +27,7 @@ func payerEnv(t *testing.T, srv *llmtest.Server) (env []string, dir string) {
 // startOnPTY runs hearth with args on a new pseudo-terminal.
 func startOnPTY(t *testing.T, env []string, args ...string) (*exec.Cmd, func(string), *screen, chan struct{}) {
 	t.Helper()
-	ptmx, pts := openPTY(t)
-	t.Cleanup(func() { ptmx.Close() })
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "TERM=xterm"}, env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pts.Close()
-	scr := &screen{}
-	copied := make(chan struct{})
-	go func() { defer close(copied); _, _ = ioCopy(scr, ptmx) }()
+	cmd, ptmx, scr, copied := startPTY(t, env, args...)
 	return cmd, typer(t, ptmx), scr, copied
 }
 

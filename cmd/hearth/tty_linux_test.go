@@ -42,9 +42,16 @@ func openPTY(t *testing.T) (ptmx, pts *os.File) {
 // startChat runs `hearth chat` on a new pseudo-terminal.
 func startChat(t *testing.T, env ...string) (*exec.Cmd, *os.File, *screen, chan struct{}) {
 	t.Helper()
+	return startPTY(t, env, "chat")
+}
+
+// startPTY runs hearth with args on a new pseudo-terminal; what it shows
+// is copied to the screen until copied is closed.
+func startPTY(t *testing.T, env []string, args ...string) (cmd *exec.Cmd, ptmx *os.File, scr *screen, copied chan struct{}) {
+	t.Helper()
 	ptmx, pts := openPTY(t)
 	t.Cleanup(func() { ptmx.Close() })
-	cmd := exec.Command(os.Args[0], "chat")
+	cmd = exec.Command(os.Args[0], args...)
 	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "TERM=xterm"}, env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -52,8 +59,8 @@ func startChat(t *testing.T, env ...string) (*exec.Cmd, *os.File, *screen, chan 
 		t.Fatal(err)
 	}
 	pts.Close()
-	scr := &screen{}
-	copied := make(chan struct{})
+	scr = &screen{}
+	copied = make(chan struct{})
 	go func() { defer close(copied); _, _ = ioCopy(scr, ptmx) }()
 	return cmd, ptmx, scr, copied
 }

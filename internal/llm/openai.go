@@ -58,6 +58,7 @@ type TimeoutError struct {
 	KeptAlive bool
 }
 
+// Error says which wait ran out and after how long, naming its setting.
 func (e *TimeoutError) Error() string {
 	what := "sent nothing"
 	if e.KeptAlive {

@@ -80,6 +80,7 @@ type TakenError struct {
 	Owner string // who holds it, as the holder described itself
 }
 
+// Error names the name and its holder.
 func (e *TakenError) Error() string {
 	return fmt.Sprintf("the plugin name %q is already used by %s", e.Name, e.Owner)
 }

@@ -33,7 +33,7 @@ type bankPlugin struct {
 	requires string
 }
 
-func newBankPlugin(name string, config map[string]interface{}) (sdk.Plugin, error) {
+func newBankPlugin(name string, config map[string]any) (sdk.Plugin, error) {
 	req, _ := config["requires"].(string)
 	return &bankPlugin{name: name, requires: req}, nil
 }
@@ -57,10 +57,10 @@ func (p *bankPlugin) Manifest() sdk.Manifest {
 }
 
 func (p *bankPlugin) Start(s *sdk.PluginSDK) error {
-	payee := map[string]interface{}{"type": "object", "properties": map[string]interface{}{
-		"to": map[string]interface{}{"type": "string"}, "amount": map[string]interface{}{"type": "number"}}}
-	echo := func(_ context.Context, tc *sdk.ToolContext, args map[string]interface{}) (interface{}, error) {
-		return map[string]interface{}{"tool": tc.Tool, "args": args, "effect": tc.Effect, "grant": tc.Grant,
+	payee := map[string]any{"type": "object", "properties": map[string]any{
+		"to": map[string]any{"type": "string"}, "amount": map[string]any{"type": "number"}}}
+	echo := func(_ context.Context, tc *sdk.ToolContext, args map[string]any) (any, error) {
+		return map[string]any{"tool": tc.Tool, "args": args, "effect": tc.Effect, "grant": tc.Grant,
 			"tainted": tc.Turn != nil && tc.Turn.Tainted}, nil
 	}
 	tools := []sdk.ToolDef{
@@ -68,7 +68,7 @@ func (p *bankPlugin) Start(s *sdk.PluginSDK) error {
 		{Name: "pay", Title: "付款", Effect: sdk.EffectMoney, Parameters: payee, Timeout: 7 * time.Second},
 		{Name: "post", Title: "发帖", Effect: sdk.EffectPublic},
 		{Name: "transfer", Title: "转账", Effect: sdk.EffectWrite, Parameters: payee,
-			ResolveEffect: func(_ context.Context, args map[string]interface{}) (sdk.Assessment, error) {
+			ResolveEffect: func(_ context.Context, args map[string]any) (sdk.Assessment, error) {
 				if args["to"] == "mallory" {
 					return sdk.Assessment{}, errors.New("mallory is a known scammer")
 				}
@@ -87,7 +87,7 @@ func (p *bankPlugin) Start(s *sdk.PluginSDK) error {
 			return err
 		}
 	}
-	s.RegisterDecisionHook(func(_ context.Context, _ *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
+	s.RegisterDecisionHook(func(_ context.Context, _ *sdk.ToolContext, tool string, args map[string]any) (sdk.HookDecision, error) {
 		if amount, _ := args["amount"].(float64); tool == p.name+"__pay" && amount > 100 {
 			return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "more than 100 needs the bank's app"}, nil
 		}

@@ -29,7 +29,7 @@ func init() {
 // process.
 type writerPlugin struct{ name string }
 
-func newWriterPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newWriterPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &writerPlugin{name}, nil
 }
 
@@ -76,11 +76,7 @@ func (p *writerPlugin) Start(s *sdk.PluginSDK) error {
 func TestChildCannotWriteAnotherPluginsSecret(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	st, err := store.Open(ctx, f.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t, f.data)
 	svc := settings.New(st, f.data)
 	f.opts.Settings = svc
 	qq := svc.For("qq")

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/policy"
-	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -26,7 +25,7 @@ import (
 // handshake does not finish.
 type guardPlugin struct{ name string }
 
-func newGuardPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newGuardPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &guardPlugin{name: name}, nil
 }
 
@@ -46,13 +45,13 @@ func waitHold(s *sdk.PluginSDK) {
 
 func (p *guardPlugin) Start(s *sdk.PluginSDK) error {
 	waitHold(s)
-	s.RegisterDecisionHook(func(_ context.Context, _ *sdk.ToolContext, _ string, args map[string]interface{}) (sdk.HookDecision, error) {
+	s.RegisterDecisionHook(func(_ context.Context, _ *sdk.ToolContext, _ string, args map[string]any) (sdk.HookDecision, error) {
 		if args["item"] == "evil" {
 			return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "evil is blocked"}, nil
 		}
 		return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
 	})
-	return s.RegisterToolContext("crash", sdk.ToolDef{Effect: sdk.EffectRead}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	return s.RegisterToolContext("crash", sdk.ToolDef{Effect: sdk.EffectRead}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		os.Exit(3)
 		return nil, nil
 	})
@@ -98,7 +97,7 @@ func serveRawGuard() {
 func (f *fixture) shop(t *testing.T) {
 	t.Helper()
 	err := f.k.RegisterTool("shop", sdk.ToolDef{Name: "buy", Effect: sdk.EffectRead},
-		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
 			return "bought", nil
 		})
 	if err != nil {
@@ -253,11 +252,7 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 	f := newFixture(t)
 	f.eng.HookTimeout = 200 * time.Millisecond
 	f.shop(t)
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
 	m := NewManager(plugins, f.opts, st)
 	defer m.Close()
@@ -296,7 +291,7 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 // does not finish its Start while the file "hold" exists.
 type stageGuardPlugin struct{ guardPlugin }
 
-func newStageGuardPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newStageGuardPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &stageGuardPlugin{guardPlugin{name: name}}, nil
 }
 
@@ -308,7 +303,7 @@ func (p *stageGuardPlugin) Start(s *sdk.PluginSDK) error {
 		}
 		return nil
 	})
-	return s.RegisterToolContext("crash", sdk.ToolDef{Effect: sdk.EffectRead}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	return s.RegisterToolContext("crash", sdk.ToolDef{Effect: sdk.EffectRead}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		os.Exit(3)
 		return nil, nil
 	})

@@ -153,10 +153,8 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 			return nil, errors.New(rerr.Message)
 		case errors.As(err, new(*pluginrpc.TooLargeError)):
 			return nil, fmt.Errorf("plugin %s: %w", plugin, err)
-		case errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF):
-			return nil, fmt.Errorf("plugin %s is not running: %v", plugin, err)
 		default:
-			return nil, err
+			return nil, callError(plugin, err)
 		}
 		if res.Text != nil {
 			if res.IsError || len(res.Metadata) > 0 {
@@ -211,13 +209,19 @@ func remoteHook(conn *pluginrpc.Conn, plugin string, id int) sdk.DecisionHook {
 		}
 		var res json.RawMessage
 		if err := conn.Call(ctx, pluginrpc.MethodHookDecide, pluginrpc.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: pluginrpc.FromToolContext(tc)}, &res); err != nil {
-			if errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF) {
-				return sdk.HookDecision{}, fmt.Errorf("plugin %s is not running: %v", plugin, err)
-			}
-			return sdk.HookDecision{}, err
+			return sdk.HookDecision{}, callError(plugin, err)
 		}
 		return decodeDecision(res)
 	}
+}
+
+// callError names the plugin in err when err says its connection is gone,
+// and returns any other error as it is.
+func callError(plugin string, err error) error {
+	if errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("plugin %s is not running: %v", plugin, err)
+	}
+	return err
 }
 
 // decodeDecision decodes a hook.decide answer: an object whose verdict is
@@ -245,10 +249,7 @@ func remoteResolve(conn *pluginrpc.Conn, plugin, tool string) sdk.ResolveEffectF
 		}
 		var res json.RawMessage
 		if err := conn.Call(ctx, pluginrpc.MethodResolveEffect, pluginrpc.ResolveEffectParams{Tool: tool, Args: raw}, &res); err != nil {
-			if errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF) {
-				return sdk.Assessment{}, fmt.Errorf("plugin %s is not running: %v", plugin, err)
-			}
-			return sdk.Assessment{}, err
+			return sdk.Assessment{}, callError(plugin, err)
 		}
 		return decodeAssessment(res)
 	}

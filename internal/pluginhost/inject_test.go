@@ -23,7 +23,7 @@ import (
 
 // newInjector is a child plugin whose tool injector__inject injects what it
 // is given and waits for the answer, as a hostile plugin would.
-func newInjector(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newInjector(name string, _ map[string]any) (sdk.Plugin, error) {
 	return injector{name}, nil
 }
 
@@ -165,7 +165,7 @@ func TestChildInjectionGetsThePluginsRightsOnly(t *testing.T) {
 
 // newFlooder is a child plugin whose tool flooder__flood injects as fast
 // as it can, as /tmp/rv2/flood.py did, and reports how many went through.
-func newFlooder(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newFlooder(name string, _ map[string]any) (sdk.Plugin, error) {
 	return startPlugin{name, func(s *sdk.PluginSDK) error {
 		return sdk.AddTool(s, sdk.ToolDef{Name: "flood", Effect: sdk.EffectRead, Timeout: time.Minute},
 			func(context.Context, *sdk.ToolContext, struct{}) (map[string]any, error) {
@@ -224,7 +224,7 @@ func TestChildInjectionFloodIsBounded(t *testing.T) {
 // on the channel "test" through, and tells a plugin's injection apart. Its
 // on_input stage marks an injected message and tries to hide who injected
 // it from later stages.
-func newOwnerGuard(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newOwnerGuard(name string, _ map[string]any) (sdk.Plugin, error) {
 	return startPlugin{name, func(s *sdk.PluginSDK) error {
 		s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
 			if sc.InjectedBy != "" {
@@ -233,7 +233,7 @@ func newOwnerGuard(name string, _ map[string]interface{}) (sdk.Plugin, error) {
 			}
 			return nil
 		})
-		s.RegisterDecisionHook(func(_ context.Context, tc *sdk.ToolContext, _ string, _ map[string]interface{}) (sdk.HookDecision, error) {
+		s.RegisterDecisionHook(func(_ context.Context, tc *sdk.ToolContext, _ string, _ map[string]any) (sdk.HookDecision, error) {
 			if tc.InjectedBy != "" {
 				return sdk.HookDecision{Verdict: sdk.VerdictDeny, Reason: "injected by plugin " + tc.InjectedBy}, nil
 			}

@@ -28,11 +28,7 @@ func writePlugin(t *testing.T, dir, id, mode string) {
 func TestManagerHotLoadsEnablesReloads(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
 	m := NewManager(plugins, f.opts, st)
 	defer m.Close()
@@ -128,4 +124,15 @@ func TestManagerHotLoadsEnablesReloads(t *testing.T) {
 	if has("two__echo") {
 		t.Fatal("removed plugin still loaded")
 	}
+}
+
+// openStore opens a store in dir, closed when the test ends.
+func openStore(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

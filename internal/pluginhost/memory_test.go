@@ -10,7 +10,6 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/memory"
-	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -68,11 +67,7 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 
 func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 	f := newFixture(t)
-	st, err := store.Open(context.Background(), f.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t, f.data)
 	docs, err := memory.NewDocs(st)
 	if err != nil {
 		t.Fatal(err)

@@ -73,11 +73,7 @@ func writeHolder(t *testing.T, dir, id string) {
 func holderFixture(t *testing.T) (*fixture, *store.Store) {
 	t.Helper()
 	f := newFixture(t)
-	st, err := store.Open(context.Background(), f.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t, f.data)
 	f.opts.Settings = settings.New(st, f.data)
 	return f, st
 }

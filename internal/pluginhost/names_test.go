@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/names"
-	"github.com/hearth-agent/hearth/internal/store"
 	timeplugin "github.com/hearth-agent/hearth/plugins/time"
 )
 
@@ -80,11 +79,7 @@ func info(t *testing.T, m *Manager, dir string) Info {
 func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
 	real, impostor := filepath.Join(plugins, "victim"), filepath.Join(plugins, "a-impostor")
 	marker := filepath.Join(f.data, "plugin_data", "victim", "impostor-was-here")
@@ -133,11 +128,7 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	// A fresh start with both folders and a new database (no folder owns
 	// the name yet): the impostor's folder comes first in folder order,
 	// the real one still gets the name.
-	st, err = store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st = openStore(t, t.TempDir())
 	m = NewManager(plugins, f.opts, st)
 	defer m.Close()
 	if err := m.Scan(ctx); err == nil {
@@ -171,11 +162,7 @@ func TestFolderCannotTakeOrWithdrawBuiltin(t *testing.T) {
 	if err := f.k.LoadPlugin("time", timeplugin.New, nil); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
 	m := NewManager(plugins, f.opts, st)
 	defer m.Close()
@@ -224,11 +211,7 @@ func TestFolderCannotTakeOrWithdrawBuiltin(t *testing.T) {
 func TestReservedIDsAreRefused(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
 	m := NewManager(plugins, f.opts, st)
 	defer m.Close()

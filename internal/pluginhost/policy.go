@@ -173,7 +173,7 @@ func (p *Process) hookWithoutRegistration() error {
 // (deny, ask; allow, defer or no hookResult allow, as in xbot) is the
 // hook's verdict. An error, a timeout or an unknown decision refuses.
 func (p *Process) xbotPreToolHook(link *xbotLink, h xbotHook, m xbotMatcher, timeout time.Duration) sdk.DecisionHook {
-	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
+	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]any) (sdk.HookDecision, error) {
 		if !m.match(tool) {
 			return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
 		}

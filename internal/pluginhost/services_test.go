@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/settings"
-	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -76,11 +75,7 @@ func (p *settingsPlugin) Start(s *sdk.PluginSDK) error {
 
 func TestChildPluginSettingsAndKV(t *testing.T) {
 	f := newFixture(t)
-	st, err := store.Open(context.Background(), f.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t, f.data)
 	svc := settings.New(st, f.data)
 	f.opts.Settings = svc
 	svc.For("qq").RegisterDef(sdk.ConfigDef{Key: "token", Type: "string", Secret: true})

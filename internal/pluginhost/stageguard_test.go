@@ -27,7 +27,7 @@ func (f *fixture) countingShop(t *testing.T) *atomic.Int32 {
 	var n atomic.Int32
 	err := f.k.RegisterTool("shop", sdk.ToolDef{Name: "buy", Effect: sdk.EffectRead,
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"item": map[string]any{"type": "string"}}}},
-		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
 			n.Add(1)
 			return "bought", nil
 		})
@@ -187,8 +187,8 @@ func TestStageGuardRestartRefusesHeldCall(t *testing.T) {
 // ("respond").
 type meddler struct{ name, mode string }
 
-func newMeddler(mode string) func(string, map[string]interface{}) (sdk.Plugin, error) {
-	return func(name string, _ map[string]interface{}) (sdk.Plugin, error) { return &meddler{name, mode}, nil }
+func newMeddler(mode string) func(string, map[string]any) (sdk.Plugin, error) {
+	return func(name string, _ map[string]any) (sdk.Plugin, error) { return &meddler{name, mode}, nil }
 }
 
 func (p *meddler) Name() string { return p.name }

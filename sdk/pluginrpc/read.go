@@ -85,6 +85,7 @@ type TooLargeError struct {
 	What string // "the answer", or "a message whose id could not be read"
 }
 
+// Error says what was too large and the limit.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s was larger than %d MiB, the most one message may hold", e.What, MaxMessage>>20)
 }
@@ -110,18 +111,25 @@ func (c *Conn) tooLarge(head []byte) error {
 	case id == nil:
 		return &TooLargeError{What: "a message whose id could not be read"}
 	}
+	if ch := c.takePending(id); ch != nil {
+		ch <- &message{ID: id, tooLarge: true}
+	}
+	return nil
+}
+
+// takePending removes and returns the channel of the call that waits for
+// the answer with this id; nil if none does, or the id is not one this
+// side sent.
+func (c *Conn) takePending(id json.RawMessage) chan *message {
 	n, ok := parseID(id)
 	if !ok {
-		return nil // not an id this side sent
+		return nil
 	}
 	c.mu.Lock()
 	ch := c.pending[n]
 	delete(c.pending, n)
 	c.mu.Unlock()
-	if ch != nil {
-		ch <- &message{ID: id, tooLarge: true}
-	}
-	return nil
+	return ch
 }
 
 // readHead reads the id and method of a message from its beginning, as
@@ -200,15 +208,7 @@ func (c *Conn) dispatch(r *inbound) bool {
 	case m.Method != "":
 		return c.serve(r)
 	case m.ID != nil:
-		id, ok := parseID(m.ID)
-		if !ok {
-			return false // not an id this side sent
-		}
-		c.mu.Lock()
-		ch := c.pending[id]
-		delete(c.pending, id)
-		c.mu.Unlock()
-		if ch != nil {
+		if ch := c.takePending(m.ID); ch != nil {
 			ch <- m
 			if c.r.Buffered() == 0 {
 				// Let the caller run now, on this thread, while its cache

@@ -1,0 +1,110 @@
+package pluginhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hearth-agent/hearth/internal/names"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Install copies a plugin folder into the plugins folder and scans.
+func (m *Manager) Install(ctx context.Context, src string) (string, error) {
+	id, err := InstallFolder(ctx, m.st, m.dir, src)
+	if err != nil {
+		return "", err
+	}
+	return id, m.Scan(ctx)
+}
+
+// InstallFolder copies a plugin folder into pluginsDir/<id>. It refuses a
+// folder without a valid plugin.json, or whose id or plugin name is taken
+// by an installed folder or a plugin compiled into this Hearth, or
+// belongs to another folder (owners; nil skips that check). A running
+// Hearth picks it up at its next scan.
+func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src string) (string, error) {
+	man, err := LoadManifest(src)
+	if err != nil {
+		return "", fmt.Errorf("not a plugin folder: %w", err)
+	}
+	dst := filepath.Join(pluginsDir, man.ID)
+	if _, err := os.Stat(dst); err == nil {
+		return "", fmt.Errorf("a plugin %q is already installed in %s", man.ID, dst)
+	}
+	name := man.PluginName()
+	if owners != nil {
+		bound, err := owners.PluginOwners(ctx)
+		if err != nil {
+			return "", err
+		}
+		if folder, ok := bound[names.Key(name)]; ok && folder != man.ID {
+			return "", errors.New(belongs(name, filepath.Join(pluginsDir, folder)))
+		}
+	}
+	for _, b := range sdk.Factories() {
+		if strings.EqualFold(b, name) {
+			return "", fmt.Errorf("the plugin name %q is already used by the built-in plugin %q", name, b)
+		}
+	}
+	entries, _ := os.ReadDir(pluginsDir)
+	for _, e := range entries {
+		dir := filepath.Join(pluginsDir, e.Name())
+		if other, err := LoadManifest(dir); err == nil && other.PluginName() == name {
+			return "", fmt.Errorf("the plugin name %q is already used by %s", name, owner(dir, other))
+		}
+		if strings.EqualFold(e.Name(), name) {
+			if _, err := os.Stat(filepath.Join(dir, e.Name()+".so")); err == nil {
+				return "", fmt.Errorf("the plugin name %q is already used by the .so plugin in %s", name, dir)
+			}
+		}
+	}
+	if err := copyTree(src, dst); err != nil {
+		os.RemoveAll(dst)
+		return "", fmt.Errorf("copying %s: %w", src, err)
+	}
+	return man.ID, nil
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case info.Mode().IsRegular():
+			in, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, info.Mode().Perm())
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		default:
+			return nil // links and devices are not copied
+		}
+	})
+}
