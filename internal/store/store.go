@@ -80,8 +80,9 @@ func private(path string) error {
 	return nil
 }
 
-// DB returns the underlying database for packages that own their tables.
-func (s *Store) DB() *sql.DB { return s.db }
+// Shared reports that other processes may change the records: every
+// Hearth and `hearth` command on the data directory opens this database.
+func (s *Store) Shared() bool { return true }
 
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
