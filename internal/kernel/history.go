@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,17 +12,71 @@ import (
 )
 
 // History keeps the sessions' messages; *store.Store is the one Hearth
-// uses. Tests wrap it to fail on cue.
+// uses, and storetest.Faulty fails on cue. The kernel converts between
+// the provider's messages and the store's records (see toRecords).
 type History interface {
 	// Session returns the session of channel and chatID, creating it.
 	Session(ctx context.Context, channel, chatID string) (store.Session, error)
 	// AppendMessages adds msgs to the end of a session, all or none.
-	AppendMessages(ctx context.Context, sessionID int64, msgs []llm.Message) error
+	AppendMessages(ctx context.Context, sessionID int64, msgs []store.Message) error
 	// RecentMessages returns up to limit of the latest messages, in
 	// order, starting at a user message.
-	RecentMessages(ctx context.Context, sessionID int64, limit int) ([]llm.Message, error)
+	RecentMessages(ctx context.Context, sessionID int64, limit int) ([]store.Message, error)
 	// ClearSession deletes a session's messages.
 	ClearSession(ctx context.Context, sessionID int64) error
+}
+
+var _ History = (*store.Store)(nil)
+
+// appendMessages stores msgs at the end of a session's history.
+func (k *Kernel) appendMessages(ctx context.Context, sessionID int64, msgs []llm.Message) error {
+	recs, err := toRecords(msgs)
+	if err != nil {
+		return err
+	}
+	return k.store.AppendMessages(ctx, sessionID, recs)
+}
+
+// recentMessages reads up to limit of a session's latest messages.
+func (k *Kernel) recentMessages(ctx context.Context, sessionID int64, limit int) ([]llm.Message, error) {
+	recs, err := k.store.RecentMessages(ctx, sessionID, limit)
+	if err != nil {
+		return nil, err
+	}
+	return fromRecords(recs)
+}
+
+// toRecords converts messages to the store's records, the tool calls as
+// their JSON.
+func toRecords(msgs []llm.Message) ([]store.Message, error) {
+	recs := make([]store.Message, len(msgs))
+	for i, m := range msgs {
+		recs[i] = store.Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning,
+			ToolCallID: m.ToolCallID, Name: m.Name}
+		if len(m.ToolCalls) > 0 {
+			b, err := json.Marshal(m.ToolCalls)
+			if err != nil {
+				return nil, fmt.Errorf("encoding tool calls: %w", err)
+			}
+			recs[i].ToolCalls = b
+		}
+	}
+	return recs, nil
+}
+
+// fromRecords converts the store's records back to messages.
+func fromRecords(recs []store.Message) ([]llm.Message, error) {
+	msgs := make([]llm.Message, len(recs))
+	for i, r := range recs {
+		msgs[i] = llm.Message{Role: r.Role, Content: r.Content, Reasoning: r.Reasoning,
+			ToolCallID: r.ToolCallID, Name: r.Name}
+		if len(r.ToolCalls) > 0 {
+			if err := json.Unmarshal(r.ToolCalls, &msgs[i].ToolCalls); err != nil {
+				return nil, fmt.Errorf("decoding stored tool calls: %w", err)
+			}
+		}
+	}
+	return msgs, nil
 }
 
 // ErrNotSaved means a message of the turn could not be stored (a full
@@ -99,7 +154,7 @@ func (k *Kernel) storeMessages(ctx context.Context, t *turnState, msgs ...llm.Me
 	if t.sc.NoMemory || k.store == nil || !t.s.historyLoaded {
 		return nil
 	}
-	err := k.store.AppendMessages(context.WithoutCancel(ctx), t.s.storeID, msgs)
+	err := k.appendMessages(context.WithoutCancel(ctx), t.s.storeID, msgs)
 	if err == nil {
 		return nil
 	}
@@ -145,13 +200,13 @@ func (k *Kernel) loadHistory(ctx context.Context, s *session) error {
 		if err != nil {
 			return err
 		}
-		hist, err := k.store.RecentMessages(ctx, sess.ID, k.cfg.HistoryMessages)
+		hist, err := k.recentMessages(ctx, sess.ID, k.cfg.HistoryMessages)
 		if err != nil {
 			return err
 		}
 		hist, tail := closeTurns(hist)
 		if len(tail) > 0 {
-			if err := k.store.AppendMessages(ctx, sess.ID, tail); err != nil {
+			if err := k.appendMessages(ctx, sess.ID, tail); err != nil {
 				return fmt.Errorf("closing the interrupted turn: %w", err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/store/storetest"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -70,21 +71,8 @@ func TestCloseTurns(t *testing.T) {
 	}
 }
 
-// failingHistory is the store failing on cue: appends after the first ok
-// ones fail as a full disk does.
-type failingHistory struct {
-	History
-	ok atomic.Int32 // appends still allowed
-}
-
-func (f *failingHistory) AppendMessages(ctx context.Context, id int64, msgs []llm.Message) error {
-	if f.ok.Add(-1) < 0 {
-		return errors.New("database or disk is full")
-	}
-	return f.History.AppendMessages(ctx, id, msgs)
-}
-
-// A tool call that could not be recorded does not run, and the turn fails.
+// A tool call that could not be recorded does not run, and the turn fails
+// with a clear error; what was stored before the failure stays.
 func TestUnsavedToolCallDoesNotRun(t *testing.T) {
 	e := newEnv(t, Config{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "clock__now", Arguments: `{}`}}},
@@ -92,9 +80,9 @@ func TestUnsavedToolCallDoesNotRun(t *testing.T) {
 	)
 	var ran atomic.Int32
 	load(t, e.k, "clock", countingClock(&ran))
-	fh := &failingHistory{History: e.st}
-	fh.ok.Store(1) // the user's message only
-	e.k.store = fh
+	f := storetest.Wrap(e.st)
+	f.FailAfter("AppendMessages", 1, errors.New("database or disk is full")) // the user's message only
+	e.k.store = f
 	out := e.ask(t, "what time is it?")
 	if !errors.Is(out.Err, ErrNotSaved) || !strings.Contains(out.Err.Error(), "disk is full") {
 		t.Fatalf("outcome %+v", out)
@@ -105,13 +93,57 @@ func TestUnsavedToolCallDoesNotRun(t *testing.T) {
 	if n := len(e.srv.Requests()); n != 1 {
 		t.Fatalf("%d model calls after the store failed", n)
 	}
+	if got := stored(t, e.st); got != "user:what time is it?" {
+		t.Fatalf("stored %q, want the user's message", got)
+	}
 }
 
-// failingAudit is a policy store whose audit log refuses writes.
-type failingAudit struct{ *store.Store }
+// An answer that cannot be stored is still given, the turn says it was
+// not saved, and nothing stored before is lost: after a restart the model
+// sees the question, closed as interrupted.
+func TestUnsavedAnswerLosesNothingBefore(t *testing.T) {
+	e := newEnv(t, Config{}, llmtest.Reply{Text: "noon"})
+	f := storetest.Wrap(e.st)
+	f.FailAfter("AppendMessages", 1, nil)
+	e.k.store = f
+	out := e.ask(t, "what time is it?")
+	if out.Text != "noon" || !errors.Is(out.Err, ErrNotSaved) || !errors.Is(out.Err, storetest.ErrInjected) ||
+		!strings.Contains(out.Err.Error(), "could not be saved") {
+		t.Fatalf("outcome %+v", out)
+	}
+	if got := stored(t, e.st); got != "user:what time is it?" {
+		t.Fatalf("stored %q", got)
+	}
 
-func (failingAudit) AppendAudit(context.Context, store.AuditEntry) error {
-	return errors.New("database or disk is full")
+	srv, dir := e.srv, e.dir
+	e.close(t)
+	srv.Push(llmtest.Reply{Text: "ok"})
+	e2 := startEnv(t, Config{}, srv, dir)
+	if out := e2.ask(t, "again?"); out.Err != nil {
+		t.Fatalf("outcome %+v", out)
+	}
+	if got := stored(t, e2.st); got != "user:what time is it?|assistant:"+interruptedNote+"|user:again?|assistant:ok" {
+		t.Fatalf("stored after restart %q", got)
+	}
+}
+
+// stored returns the test channel's stored history in short form.
+func stored(t *testing.T, st *store.Store) string {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := st.FindSession(ctx, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := st.RecentMessages(ctx, sess.ID, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.Role+":"+m.Content)
+	}
+	return strings.Join(out, "|")
 }
 
 // A call whose start cannot be audited does not run, and the turn fails.
@@ -126,7 +158,9 @@ func TestUnauditedToolCallDoesNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	eng, err := policy.NewEngine(context.Background(), failingAudit{st}, slog.New(slog.DiscardHandler))
+	f := storetest.Wrap(st)
+	f.FailAfter("AppendAudit", 0, errors.New("database or disk is full"))
+	eng, err := policy.NewEngine(context.Background(), f, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

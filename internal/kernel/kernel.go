@@ -16,7 +16,6 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
-	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -117,7 +116,7 @@ var _ sdk.Host = (*Kernel)(nil)
 
 // New returns a kernel calling provider, keeping sessions in st (nil for
 // memory only).
-func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
+func New(cfg Config, provider llm.Provider, st History) *Kernel {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
@@ -146,15 +145,12 @@ func New(cfg Config, provider llm.Provider, st *store.Store) *Kernel {
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
 		tools: tools.NewRegistry(), pipeline: NewPipeline(cfg.Logger),
-		provider: provider,
-		base:     base, cancel: cancel,
+		provider: provider, store: st,
+		base: base, cancel: cancel,
 		sessions: map[sessionKey]*session{},
 		sinks:    map[string]Sink{},
 		claims:   map[string]*names.Claim{},
 		now:      time.Now,
-	}
-	if st != nil { // a nil *store.Store must stay a nil History
-		k.store = st
 	}
 	k.registerUseTool()
 	return k

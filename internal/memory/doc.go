@@ -3,22 +3,35 @@ package memory
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
+// DocStore keeps the document memory's documents; *store.Store is the
+// one Hearth uses.
+type DocStore interface {
+	// SaveDoc stores doc, replacing one with its ID.
+	SaveDoc(ctx context.Context, doc store.Doc) error
+	// DeleteDoc removes a document; an unknown id is not an error.
+	DeleteDoc(ctx context.Context, id string) error
+	// Doc returns one document; ok is false if there is none.
+	Doc(ctx context.Context, id string) (doc store.Doc, ok bool, err error)
+	// Docs returns every document.
+	Docs(ctx context.Context) ([]store.Doc, error)
+}
+
+var _ DocStore = (*store.Store)(nil)
+
 // Docs is the document memory: short-lived documents (a page the agent
 // read, a file the user sent) kept in the store until removed, searched by
 // the shared BM25 index. It implements sdk.DocMemoryAPI.
 type Docs struct {
-	db    *sql.DB
+	st    DocStore
 	index *search.Index
 }
 
@@ -26,21 +39,16 @@ var _ sdk.DocMemoryAPI = (*Docs)(nil)
 
 // NewDocs returns the document memory kept in st, its index built from
 // what st holds.
-func NewDocs(st *store.Store) (*Docs, error) {
-	d := &Docs{db: st.DB(), index: search.NewIndex()}
-	rows, err := d.db.Query(`SELECT id, title, content FROM mem_docs`)
+func NewDocs(st DocStore) (*Docs, error) {
+	d := &Docs{st: st, index: search.NewIndex()}
+	all, err := st.Docs(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, title, content string
-		if err := rows.Scan(&id, &title, &content); err != nil {
-			return nil, err
-		}
-		d.index.Add(id, title+"\n"+content)
+	for _, doc := range all {
+		d.index.Add(doc.ID, doc.Title+"\n"+doc.Content)
 	}
-	return d, rows.Err()
+	return d, nil
 }
 
 // Insert stores doc (replacing one with its ID); an empty ID is given one.
@@ -53,10 +61,7 @@ func (d *Docs) Insert(doc *sdk.Doc) error {
 		rand.Read(b[:])
 		doc.ID = hex.EncodeToString(b[:])
 	}
-	_, err := d.db.ExecContext(context.Background(), `INSERT INTO mem_docs(id, title, content, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT(id) DO UPDATE SET title = excluded.title, content = excluded.content`,
-		doc.ID, doc.Title, doc.Content, time.Now().UnixMilli())
-	if err != nil {
+	if err := d.st.SaveDoc(context.Background(), store.Doc{ID: doc.ID, Title: doc.Title, Content: doc.Content}); err != nil {
 		return err
 	}
 	d.index.Add(doc.ID, doc.Title+"\n"+doc.Content)
@@ -65,7 +70,7 @@ func (d *Docs) Insert(doc *sdk.Doc) error {
 
 // Remove deletes a document; an unknown id is ignored.
 func (d *Docs) Remove(id string) {
-	if _, err := d.db.Exec(`DELETE FROM mem_docs WHERE id = ?`, id); err != nil {
+	if err := d.st.DeleteDoc(context.Background(), id); err != nil {
 		slog.Warn("document memory: remove failed", "id", id, "err", err)
 		return
 	}
@@ -79,12 +84,11 @@ func (d *Docs) Query(text string, topK int) []*sdk.Doc {
 	}
 	var out []*sdk.Doc
 	for _, h := range d.index.Search(text, topK) {
-		doc := &sdk.Doc{ID: h.ID, Score: h.Score}
-		err := d.db.QueryRow(`SELECT title, content FROM mem_docs WHERE id = ?`, h.ID).Scan(&doc.Title, &doc.Content)
-		if err != nil {
+		rec, ok, err := d.st.Doc(context.Background(), h.ID)
+		if err != nil || !ok {
 			continue // removed meanwhile
 		}
-		out = append(out, doc)
+		out = append(out, &sdk.Doc{ID: h.ID, Title: rec.Title, Content: rec.Content, Score: h.Score})
 	}
 	return out
 }

@@ -8,7 +8,6 @@ package memory
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sort"
@@ -24,47 +23,60 @@ const MaxDepth = 3
 // ErrCriteria is returned by Purge for criteria it does not understand.
 var ErrCriteria = errors.New("invalid purge criteria")
 
+// GraphStore keeps the graph memory's records; *store.Store is the one
+// Hearth uses. Each write is all or none.
+type GraphStore interface {
+	// CommitTriples mentions both entities of each triple once more
+	// (creating or restoring them) and adds (or restores) the relation.
+	CommitTriples(ctx context.Context, triples []store.Triple) error
+	// SetEntityType sets an entity's type; an unknown name is ignored.
+	SetEntityType(ctx context.Context, name, typ string) error
+	// EntitiesNamedLike returns the live entities whose names contain
+	// part, without regard to case.
+	EntitiesNamedLike(ctx context.Context, part string) ([]store.Entity, error)
+	// Entity returns an entity; ok is false if there is none.
+	Entity(ctx context.Context, name string) (e store.Entity, ok bool, err error)
+	// RelationsOf returns the live relations between live entities that
+	// name is either end of.
+	RelationsOf(ctx context.Context, name string) ([]store.Relation, error)
+	// CountGraph counts the records, live and purged softly.
+	CountGraph(ctx context.Context) (store.GraphCounts, error)
+	// MergeEntities folds source into target and returns how many
+	// relations source had; store.ErrNoEntity if there is no source.
+	MergeEntities(ctx context.Context, source, target string) (int, error)
+	// PurgeEntities removes (hard) or marks purged (soft) the live
+	// entities f selects, with their relations, and returns how many.
+	PurgeEntities(ctx context.Context, f store.EntityFilter, hard bool) (int, error)
+}
+
+var _ GraphStore = (*store.Store)(nil)
+
 // Graph is the graph memory. It implements sdk.MemoryAPI.
-type Graph struct{ db *sql.DB }
+type Graph struct{ st GraphStore }
 
 var _ sdk.MemoryAPI = (*Graph)(nil)
 
 // NewGraph returns the graph memory kept in st.
-func NewGraph(st *store.Store) *Graph { return &Graph{db: st.DB()} }
+func NewGraph(st GraphStore) *Graph { return &Graph{st: st} }
 
 // Commit records triples: both entities are mentioned once more (created
 // if new, restored if purged softly) and the relation is added.
 func (g *Graph) Commit(triples []sdk.Triple) error {
-	ctx := context.Background()
-	tx, err := g.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, t := range triples {
+	recs := make([]store.Triple, len(triples))
+	for i, t := range triples {
 		s, r, o := strings.TrimSpace(t.Subject), strings.TrimSpace(t.Relation), strings.TrimSpace(t.Object)
 		if s == "" || r == "" || o == "" {
 			return fmt.Errorf("memory: a triple needs a subject, a relation and an object: %+v", t)
 		}
-		for _, name := range []string{s, o} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO mem_entities(name, mention_count) VALUES (?, 1)
-				ON CONFLICT(name) DO UPDATE SET mention_count = mention_count + 1, deleted = 0`, name); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO mem_relations(source, relation, target) VALUES (?, ?, ?)
-			ON CONFLICT(source, relation, target) DO UPDATE SET deleted = 0`, s, r, o); err != nil {
-			return err
-		}
+		recs[i] = store.Triple{Subject: s, Relation: r, Object: o}
 	}
-	return tx.Commit()
+	return g.st.CommitTriples(context.Background(), recs)
 }
 
 // SetType sets an entity's type (Person, Location, Concept...), which
 // triples do not carry.
 func (g *Graph) SetType(name, typ string) error {
-	_, err := g.db.Exec(`UPDATE mem_entities SET type = ? WHERE name = ?`, typ, name)
-	return err
+	return g.st.SetEntityType(context.Background(), name, typ)
 }
 
 // Recall finds the entities whose names contain one of the query words
@@ -81,44 +93,27 @@ func (g *Graph) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation,
 		if q == "" {
 			continue
 		}
-		rows, err := g.db.QueryContext(ctx, `SELECT name, type, mention_count FROM mem_entities
-			WHERE deleted = 0 AND instr(lower(name), lower(?)) > 0`, q)
+		list, err := g.st.EntitiesNamedLike(ctx, q)
 		if err != nil {
 			return nil, nil, err
 		}
-		for rows.Next() {
-			var e sdk.Entity
-			if err := rows.Scan(&e.Name, &e.Type, &e.MentionCount); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
+		for _, e := range list {
 			if _, ok := found[e.Name]; !ok {
-				found[e.Name] = e
+				found[e.Name] = sdk.Entity{Name: e.Name, Type: e.Type, MentionCount: e.Mentions}
 				frontier = append(frontier, e.Name)
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, nil, err
 		}
 	}
 	relations := map[sdk.Relation]bool{}
 	for step := 0; step < depth && len(frontier) > 0; step++ {
 		var next []string
 		for _, name := range frontier {
-			rows, err := g.db.QueryContext(ctx, `SELECT r.source, r.relation, r.target FROM mem_relations r
-				JOIN mem_entities s ON s.name = r.source AND s.deleted = 0
-				JOIN mem_entities t ON t.name = r.target AND t.deleted = 0
-				WHERE r.deleted = 0 AND (r.source = ? OR r.target = ?)`, name, name)
+			list, err := g.st.RelationsOf(ctx, name)
 			if err != nil {
 				return nil, nil, err
 			}
-			for rows.Next() {
-				var r sdk.Relation
-				if err := rows.Scan(&r.SourceName, &r.RelationType, &r.TargetName); err != nil {
-					rows.Close()
-					return nil, nil, err
-				}
+			for _, rel := range list {
+				r := sdk.Relation{SourceName: rel.Source, RelationType: rel.Relation, TargetName: rel.Target}
 				relations[r] = true
 				for _, other := range []string{r.SourceName, r.TargetName} {
 					if _, ok := found[other]; !ok {
@@ -127,19 +122,18 @@ func (g *Graph) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation,
 					}
 				}
 			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, nil, err
-			}
 		}
 		frontier = next
 	}
 	entities := make([]sdk.Entity, 0, len(found))
 	for name, e := range found {
 		if e.MentionCount == 0 { // reached by the walk: read it
-			if err := g.db.QueryRowContext(ctx, `SELECT type, mention_count FROM mem_entities WHERE name = ?`, name).
-				Scan(&e.Type, &e.MentionCount); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			rec, ok, err := g.st.Entity(ctx, name)
+			if err != nil {
 				return nil, nil, err
+			}
+			if ok {
+				e.Type, e.MentionCount = rec.Type, rec.Mentions
 			}
 		}
 		entities = append(entities, e)
@@ -164,17 +158,12 @@ func (g *Graph) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation,
 // Introspect returns counts: entities, relations, and those purged
 // softly.
 func (g *Graph) Introspect() (map[string]interface{}, error) {
-	var ents, rels, softEnts, softRels int
-	err := g.db.QueryRow(`SELECT
-		(SELECT count(*) FROM mem_entities WHERE deleted = 0),
-		(SELECT count(*) FROM mem_relations WHERE deleted = 0),
-		(SELECT count(*) FROM mem_entities WHERE deleted = 1),
-		(SELECT count(*) FROM mem_relations WHERE deleted = 1)`).Scan(&ents, &rels, &softEnts, &softRels)
+	c, err := g.st.CountGraph(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	return map[string]interface{}{"entities": ents, "relations": rels,
-		"purged_entities": softEnts, "purged_relations": softRels}, nil
+	return map[string]interface{}{"entities": c.Entities, "relations": c.Relations,
+		"purged_entities": c.PurgedEntities, "purged_relations": c.PurgedRelations}, nil
 }
 
 // MergeEntities folds source into target (two names of one thing): its
@@ -185,44 +174,11 @@ func (g *Graph) MergeEntities(source, target string) (int, error) {
 	if source == target || source == "" || target == "" {
 		return 0, fmt.Errorf("memory: merging %q into %q", source, target)
 	}
-	ctx := context.Background()
-	tx, err := g.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
+	n, err := g.st.MergeEntities(context.Background(), source, target)
+	if errors.Is(err, store.ErrNoEntity) {
+		return 0, fmt.Errorf("memory: no entity %q", source)
 	}
-	defer tx.Rollback()
-	var mentions int
-	var typ string
-	if err := tx.QueryRowContext(ctx, `SELECT mention_count, type FROM mem_entities WHERE name = ?`, source).Scan(&mentions, &typ); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, fmt.Errorf("memory: no entity %q", source)
-		}
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO mem_entities(name, type, mention_count) VALUES (?, ?, ?)
-		ON CONFLICT(name) DO UPDATE SET mention_count = mention_count + excluded.mention_count, deleted = 0,
-		type = CASE WHEN type = '' THEN excluded.type ELSE type END`, target, typ, mentions); err != nil {
-		return 0, err
-	}
-	for _, q := range []string{
-		`INSERT OR IGNORE INTO mem_relations(source, relation, target, deleted)
-			SELECT ?, relation, target, deleted FROM mem_relations WHERE source = ? AND target <> ?`,
-		`INSERT OR IGNORE INTO mem_relations(source, relation, target, deleted)
-			SELECT source, relation, ?, deleted FROM mem_relations WHERE target = ? AND source <> ?`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, target, source, target); err != nil {
-			return 0, err
-		}
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM mem_relations WHERE source = ? OR target = ?`, source, source)
-	if err != nil {
-		return 0, err
-	}
-	moved, _ := res.RowsAffected()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM mem_entities WHERE name = ?`, source); err != nil {
-		return 0, err
-	}
-	return int(moved), tx.Commit()
+	return n, err
 }
 
 // Purge removes the entities matching criteria ("name": exact name,
@@ -236,56 +192,18 @@ func (g *Graph) Purge(criteria map[string]string, mode string) (int, error) {
 	if len(criteria) == 0 {
 		return 0, fmt.Errorf("%w: no criteria (name, type or relation)", ErrCriteria)
 	}
-	var where []string
-	var args []any
+	var f store.EntityFilter
 	for k, v := range criteria {
 		switch k {
 		case "name":
-			where, args = append(where, "name = ?"), append(args, v)
+			f.Name = &v
 		case "type":
-			where, args = append(where, "type = ?"), append(args, v)
+			f.Type = &v
 		case "relation":
-			where = append(where, "name IN (SELECT source FROM mem_relations WHERE relation = ? UNION SELECT target FROM mem_relations WHERE relation = ?)")
-			args = append(args, v, v)
+			f.Relation = &v
 		default:
 			return 0, fmt.Errorf("%w: unknown criterion %q (name, type or relation)", ErrCriteria, k)
 		}
 	}
-	ctx := context.Background()
-	tx, err := g.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM mem_entities WHERE deleted = 0 AND `+strings.Join(where, " AND "), args...)
-	if err != nil {
-		return 0, err
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	for _, n := range names {
-		var q1, q2 string
-		if mode == "soft" {
-			q1 = `UPDATE mem_entities SET deleted = 1 WHERE name = ?`
-			q2 = `UPDATE mem_relations SET deleted = 1 WHERE source = ?1 OR target = ?1`
-		} else {
-			q1 = `DELETE FROM mem_entities WHERE name = ?`
-			q2 = `DELETE FROM mem_relations WHERE source = ?1 OR target = ?1`
-		}
-		if _, err := tx.ExecContext(ctx, q1, n); err != nil {
-			return 0, err
-		}
-		if _, err := tx.ExecContext(ctx, q2, n); err != nil {
-			return 0, err
-		}
-	}
-	return len(names), tx.Commit()
+	return g.st.PurgeEntities(context.Background(), f, mode == "hard")
 }

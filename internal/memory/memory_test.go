@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/store/storetest"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -163,5 +164,39 @@ func TestDocsSurviveAndSearchChinese(t *testing.T) {
 	}
 	if d2.Stats()["documents"] != 1 {
 		t.Fatalf("stats %v", d2.Stats())
+	}
+}
+
+// A memory write the store refuses changes nothing: a document not saved
+// is not found, one not removed still is, and triples not committed are
+// not recalled.
+func TestFailedWritesChangeNothing(t *testing.T) {
+	f := storetest.Open(t)
+	d, err := NewDocs(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Insert(&sdk.Doc{ID: "kept", Title: "红烧肉", Content: "五花肉切块"}); err != nil {
+		t.Fatal(err)
+	}
+	f.FailAfter(storetest.AnyWrite, 0, nil)
+	if err := d.Insert(&sdk.Doc{ID: "lost", Title: "会议纪要", Content: "讨论预算"}); !errors.Is(err, storetest.ErrInjected) {
+		t.Fatalf("insert: %v", err)
+	}
+	d.Remove("kept")
+	if hits := d.Query("预算", 2); len(hits) != 0 {
+		t.Fatalf("a document the store refused is found: %+v", hits)
+	}
+	if hits := d.Query("五花肉", 2); len(hits) != 1 || hits[0].ID != "kept" {
+		t.Fatalf("a document the store did not remove is gone: %+v", hits)
+	}
+
+	g := NewGraph(f)
+	if err := g.Commit([]sdk.Triple{{Subject: "Alice", Relation: "lives_in", Object: "Beijing"}}); !errors.Is(err, storetest.ErrInjected) {
+		t.Fatalf("commit: %v", err)
+	}
+	f.Heal()
+	if ents, _, err := g.Recall([]string{"Alice"}, 1); err != nil || len(ents) != 0 {
+		t.Fatalf("recalled %v, %v after a failed commit", ents, err)
 	}
 }

@@ -48,6 +48,17 @@ func checkForgettable(name string) error {
 	return nil
 }
 
+// Forgetter removes what the database keeps under a plugin name;
+// *store.Store has it.
+type Forgetter interface {
+	NameOwners
+	// ForgetPlugin removes, all or none, everything kept under name and
+	// returns what it removed.
+	ForgetPlugin(ctx context.Context, name string) (*store.ForgottenPlugin, error)
+}
+
+var _ Forgetter = (*store.Store)(nil)
+
 // Forget frees a plugin name, so that the next folder asking for it starts
 // clean: it removes the name's binding to its folder, its settings
 // (secrets too) and their declarations, its key-value storage, the user's
@@ -56,7 +67,7 @@ func checkForgettable(name string) error {
 // folder under <dataDir>/trash, with what the database held in store.json
 // there. The plugin's own folder is left alone (see Remove). No plugin of
 // the data directory may be running: the caller holds its lock.
-func Forget(ctx context.Context, st *store.Store, dataDir, pluginsDir, name string) (*Forgotten, error) {
+func Forget(ctx context.Context, st Forgetter, dataDir, pluginsDir, name string) (*Forgotten, error) {
 	if err := checkForgettable(name); err != nil {
 		return nil, err
 	}
@@ -67,7 +78,7 @@ func Forget(ctx context.Context, st *store.Store, dataDir, pluginsDir, name stri
 // bound to, or else the one folder asking for it) into the trash, then
 // forgets the name as Forget does. The caller holds the data directory's
 // lock.
-func Remove(ctx context.Context, st *store.Store, dataDir, pluginsDir, name string) (*Forgotten, error) {
+func Remove(ctx context.Context, st Forgetter, dataDir, pluginsDir, name string) (*Forgotten, error) {
 	if err := checkForgettable(name); err != nil {
 		return nil, err
 	}
@@ -116,7 +127,7 @@ func Remove(ctx context.Context, st *store.Store, dataDir, pluginsDir, name stri
 // forget moves folder (if not "") and the name's data folders into a new
 // trash folder, then removes the name from the database and writes what it
 // held next to them.
-func forget(ctx context.Context, st *store.Store, dataDir, pluginsDir, name, folder string) (*Forgotten, error) {
+func forget(ctx context.Context, st Forgetter, dataDir, pluginsDir, name, folder string) (*Forgotten, error) {
 	out := &Forgotten{Name: name}
 	var data []string
 	entries, err := os.ReadDir(filepath.Join(dataDir, "plugin_data"))

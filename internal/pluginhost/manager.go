@@ -28,6 +28,8 @@ type StateStore interface {
 	BindPluginName(ctx context.Context, name, folder string) (string, error)
 }
 
+var _ StateStore = (*store.Store)(nil)
+
 // NameOwners says which folder owns each plugin name.
 type NameOwners interface {
 	// PluginOwners returns the folder (inside the plugins folder) each

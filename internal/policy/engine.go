@@ -27,6 +27,20 @@ type Store interface {
 	AppendAudit(ctx context.Context, e store.AuditEntry) error
 }
 
+// SharedStore is implemented by stores that other processes change too
+// (the database `hearth policy set` writes to). The engine then reads the
+// overrides again before decisions (see refresh); a store without it is
+// trusted to hold only what this engine wrote.
+type SharedStore interface {
+	Shared() bool
+}
+
+var (
+	_ Store        = (*store.Store)(nil)
+	_ CatalogStore = (*store.Store)(nil)
+	_ SharedStore  = (*store.Store)(nil)
+)
+
 // Engine makes the decisions and keeps their records. It is safe for
 // concurrent use.
 type Engine struct {
@@ -73,7 +87,9 @@ func NewEngine(ctx context.Context, st Store, log *slog.Logger) (*Engine, error)
 	}
 	// `hearth policy set` in another process changes the database; the
 	// overrides are read again before each decision (see refresh).
-	_, e.shared = st.(*store.Store)
+	if sh, ok := st.(SharedStore); ok {
+		e.shared = sh.Shared()
+	}
 	if err := e.Reload(ctx); err != nil {
 		return nil, err
 	}

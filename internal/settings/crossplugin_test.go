@@ -55,7 +55,7 @@ func TestSetPluginInProcess(t *testing.T) {
 		t.Fatalf("a plugin named core: %v", err)
 	}
 
-	entries, err := s.st.Audit(context.Background(), store.AuditQuery{})
+	entries, err := s.st.(*store.Store).Audit(context.Background(), store.AuditQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

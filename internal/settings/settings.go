@@ -58,9 +58,38 @@ var (
 // write of another plugin's setting: settings:<plugin>.<key>.
 const AuditTool = "settings:"
 
+// Store keeps settings, their declarations and the plugins' key-value
+// storage; *store.Store is the one Hearth uses. Values and declarations
+// are JSON.
+type Store interface {
+	// Setting returns a setting's value; ok is false if it is not set.
+	Setting(ctx context.Context, namespace, key string) (value json.RawMessage, ok bool, err error)
+	// SetSetting stores a setting's value.
+	SetSetting(ctx context.Context, namespace, key string, value json.RawMessage) error
+	// SettingKeys returns a namespace's keys that start with prefix, sorted.
+	SettingKeys(ctx context.Context, namespace, prefix string) ([]string, error)
+	// AllSettings returns every setting by namespace and key.
+	AllSettings(ctx context.Context) (map[string]map[string]json.RawMessage, error)
+	// SetSettingDef stores a setting's declaration.
+	SetSettingDef(ctx context.Context, namespace, key string, def json.RawMessage) error
+	// SettingDefs returns every declaration by namespace and key.
+	SettingDefs(ctx context.Context) (map[string]map[string]json.RawMessage, error)
+	// KVGet returns a plugin's value; ok is false if there is none.
+	KVGet(ctx context.Context, plugin, key string) (value json.RawMessage, ok bool, err error)
+	// KVSet stores a plugin's value.
+	KVSet(ctx context.Context, plugin, key string, value json.RawMessage) error
+	// KVDelete removes a plugin's value; a missing one is not an error.
+	KVDelete(ctx context.Context, plugin, key string) error
+	// AppendAudit adds an entry to the audit log (writes of another
+	// plugin's settings are recorded there).
+	AppendAudit(ctx context.Context, e store.AuditEntry) error
+}
+
+var _ Store = (*store.Store)(nil)
+
 // Service holds the settings of every plugin.
 type Service struct {
-	st      *store.Store
+	st      Store
 	dataDir string
 
 	mu   sync.RWMutex
@@ -71,7 +100,7 @@ type Service struct {
 // The declarations plugins made before are loaded from the store, so
 // their checks and secrets hold before the plugins start again (and in
 // processes that never start them, such as the CLI).
-func New(st *store.Store, dataDir string) *Service {
+func New(st Store, dataDir string) *Service {
 	s := &Service{st: st, dataDir: dataDir, defs: map[string]map[string]sdk.ConfigDef{}}
 	stored, err := st.SettingDefs(context.Background())
 	if err != nil {
@@ -183,7 +212,10 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 			return fmt.Errorf("%w: %s.%s: %v", ErrInvalid, ns, key, err)
 		}
 	}
-	return s.st.SetSetting(context.Background(), ns, key, raw)
+	if err := s.st.SetSetting(context.Background(), ns, key, raw); err != nil {
+		return fmt.Errorf("saving %s.%s: %w", ns, key, err)
+	}
+	return nil
 }
 
 func (s *Service) set(ns, key string, v interface{}) error {
@@ -525,7 +557,7 @@ func (p *Plugin) DataDir() string {
 
 // kv is one plugin's key-value storage.
 type kv struct {
-	st     *store.Store
+	st     Store
 	plugin string
 }
 

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/hearth-agent/hearth/internal/llm"
 )
 
 // Session identifies one conversation: a chat within a channel.
@@ -32,8 +30,20 @@ func (s *Store) Session(ctx context.Context, channel, chatID string) (Session, e
 	return Session{ID: id, Channel: channel, ChatID: chatID}, nil
 }
 
+// Message is one stored message of a session. The store keeps the
+// provider's tool calls as the JSON the kernel gives it, so that it never
+// needs the provider's types.
+type Message struct {
+	Role       string // user, assistant or tool
+	Content    string
+	Reasoning  string
+	ToolCalls  json.RawMessage // the assistant's tool calls as JSON; nil for none
+	ToolCallID string          // the call a tool message answers
+	Name       string
+}
+
 // AppendMessages adds msgs to the end of a session's history, all or none.
-func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []llm.Message) error {
+func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -50,15 +60,7 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []llm.
 	defer stmt.Close()
 	now := time.Now().UnixMilli()
 	for _, m := range msgs {
-		calls := ""
-		if len(m.ToolCalls) > 0 {
-			b, err := json.Marshal(m.ToolCalls)
-			if err != nil {
-				return err
-			}
-			calls = string(b)
-		}
-		if _, err := stmt.ExecContext(ctx, sessionID, m.Role, m.Content, m.Reasoning, calls, m.ToolCallID, m.Name, now); err != nil {
+		if _, err := stmt.ExecContext(ctx, sessionID, m.Role, m.Content, m.Reasoning, string(m.ToolCalls), m.ToolCallID, m.Name, now); err != nil {
 			return fmt.Errorf("saving message: %w", err)
 		}
 	}
@@ -71,7 +73,7 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []llm.
 // RecentMessages returns up to limit of the session's latest messages in
 // order, starting at a user message so that no tool result is separated
 // from the call that asked for it.
-func (s *Store) RecentMessages(ctx context.Context, sessionID int64, limit int) ([]llm.Message, error) {
+func (s *Store) RecentMessages(ctx context.Context, sessionID int64, limit int) ([]Message, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT role, content, reasoning, tool_calls, tool_call_id, name FROM (
 		SELECT id, role, content, reasoning, tool_calls, tool_call_id, name FROM messages
 		WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id`, sessionID, limit)
@@ -79,17 +81,15 @@ func (s *Store) RecentMessages(ctx context.Context, sessionID int64, limit int) 
 		return nil, fmt.Errorf("loading history: %w", err)
 	}
 	defer rows.Close()
-	var out []llm.Message
+	var out []Message
 	for rows.Next() {
-		var m llm.Message
+		var m Message
 		var calls string
 		if err := rows.Scan(&m.Role, &m.Content, &m.Reasoning, &calls, &m.ToolCallID, &m.Name); err != nil {
 			return nil, err
 		}
 		if calls != "" {
-			if err := json.Unmarshal([]byte(calls), &m.ToolCalls); err != nil {
-				return nil, fmt.Errorf("decoding stored tool calls: %w", err)
-			}
+			m.ToolCalls = json.RawMessage(calls)
 		}
 		out = append(out, m)
 	}

@@ -1,6 +1,18 @@
 // Package store is Hearth's embedded storage: one SQLite database in the
 // data directory (pure-Go driver, WAL journal, versioned migrations) that
 // later features add their tables to.
+//
+// It is the only package that writes SQL. Each consumer reaches it through
+// a small interface of its own that names just the methods it calls:
+// kernel.History (sessions and their messages), policy.Store and
+// policy.CatalogStore (modes, roles, grants, approvals, the audit log, the
+// tool catalogue), settings.Store (settings, their declarations, plugin
+// key-value storage), memory.GraphStore and memory.DocStore, and
+// pluginhost.StateStore and pluginhost.Forgetter. The records they pass
+// (Message, Approval, AuditEntry, Entity, ...) are this package's and hold
+// no provider or SDK type, so another backend (PostgreSQL) is a type with
+// the same methods over the same records. storetest.Faulty wraps a Store
+// to fail writes on cue.
 package store
 
 import (
@@ -80,8 +92,9 @@ func private(path string) error {
 	return nil
 }
 
-// DB returns the underlying database for packages that own their tables.
-func (s *Store) DB() *sql.DB { return s.db }
+// Shared reports that other processes may change the records: every
+// Hearth and `hearth` command on the data directory opens this database.
+func (s *Store) Shared() bool { return true }
 
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }

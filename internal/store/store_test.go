@@ -5,9 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
-
-	"github.com/hearth-agent/hearth/internal/llm"
 )
 
 func TestHistorySurvivesReopen(t *testing.T) {
@@ -21,9 +20,10 @@ func TestHistorySurvivesReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := []llm.Message{
+	calls := `[{"id":"c1","type":"function","function":{"name":"time__now","arguments":"{}"}}]`
+	msgs := []Message{
 		{Role: "user", Content: "现在几点？"},
-		{Role: "assistant", Reasoning: "查时间", ToolCalls: []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "time__now", Arguments: `{}`}}}},
+		{Role: "assistant", Reasoning: "查时间", ToolCalls: []byte(calls)},
 		{Role: "tool", ToolCallID: "c1", Content: `{"time":"12:00"}`},
 		{Role: "assistant", Content: "中午十二点。"},
 	}
@@ -47,9 +47,8 @@ func TestHistorySurvivesReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 4 || got[1].ToolCalls[0].Function.Name != "time__now" || got[1].Reasoning != "查时间" ||
-		got[2].ToolCallID != "c1" || got[3].Content != "中午十二点。" {
-		t.Fatalf("history %+v", got)
+	if !reflect.DeepEqual(got, msgs) || string(got[1].ToolCalls) != calls {
+		t.Fatalf("history %+v, want %+v", got, msgs)
 	}
 	// A window that would start inside a tool exchange starts at the next user message.
 	got, _ = s.RecentMessages(ctx, sess.ID, 3)
@@ -71,7 +70,7 @@ func TestFutureSchemaRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DB().Exec(`INSERT INTO schema_migrations(version, name) VALUES (999, 'future')`); err != nil {
+	if _, err := s.db.Exec(`INSERT INTO schema_migrations(version, name) VALUES (999, 'future')`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -92,7 +91,7 @@ func TestSessionsAreSeparate(t *testing.T) {
 	if a.ID == b.ID {
 		t.Fatal("two chats share a session")
 	}
-	_ = s.AppendMessages(ctx, a.ID, []llm.Message{{Role: "user", Content: "a"}})
+	_ = s.AppendMessages(ctx, a.ID, []Message{{Role: "user", Content: "a"}})
 	got, _ := s.RecentMessages(ctx, b.ID, 10)
 	if len(got) != 0 {
 		t.Fatalf("chat 2 sees %v", got)
