@@ -10,9 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -21,19 +19,15 @@ import (
 
 // Separator joins a plugin's name and a tool's name into the name the model
 // sees.
-const Separator = "__"
+const Separator = toolcall.Separator
 
 // Errors callers branch on.
 var (
 	ErrDuplicate   = errors.New("duplicate tool name")
-	ErrInvalidName = errors.New("invalid tool name")
+	ErrInvalidName = toolcall.ErrInvalidName
 	ErrBadSchema   = errors.New("invalid parameter schema")
 	ErrUnknownTool = errors.New("unknown tool")
 )
-
-// namePattern is the provider limit on function names (OpenAI and every
-// compatible server).
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // Tool is one registered tool. Its embedded toolcall.Tool (Name: the
 // name the model sees, plugin__tool) validates and invokes its calls.
@@ -47,9 +41,6 @@ type Tool struct {
 	// Schema is the parameter schema as sent to the model.
 	Schema json.RawMessage
 }
-
-// ModelName returns the name the model sees for tool local of plugin.
-func ModelName(plugin, local string) string { return plugin + Separator + local }
 
 // Registry holds the registered tools. It is safe for concurrent use;
 // listing is lock-free for readers after a change.
@@ -72,12 +63,9 @@ func (r *Registry) Register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
-	if plugin == "" || strings.Contains(plugin, Separator) {
-		return nil, fmt.Errorf("%w: plugin name %q must be non-empty and not contain %q", ErrInvalidName, plugin, Separator)
-	}
-	name := ModelName(plugin, def.Name)
-	if def.Name == "" || !namePattern.MatchString(name) {
-		return nil, fmt.Errorf("%w: %q must match %s", ErrInvalidName, name, namePattern)
+	name, err := toolcall.Name(plugin, def.Name)
+	if err != nil {
+		return nil, err
 	}
 	schema, err := toolcall.Compile(def.Parameters)
 	if err != nil {

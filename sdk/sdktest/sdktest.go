@@ -146,14 +146,17 @@ type tool struct {
 // RegisterTool implements sdk.Host: the tool is named plugin__name, as
 // the model sees it, and its schema compiled as Hearth compiles it.
 func (h *Harness) RegisterTool(plugin string, def sdk.ToolDef, handler sdk.RawToolHandler) error {
-	if handler == nil || def.Name == "" {
-		return fmt.Errorf("sdktest: tool %q of plugin %q: a name and a handler are required", def.Name, plugin)
+	if handler == nil {
+		return fmt.Errorf("sdktest: tool %q of plugin %q: nil handler", def.Name, plugin)
+	}
+	name, err := toolcall.Name(plugin, def.Name)
+	if err != nil {
+		return fmt.Errorf("sdktest: %w", err)
 	}
 	params, err := toolcall.Compile(def.Parameters)
 	if err != nil {
-		return fmt.Errorf("sdktest: tool %q: invalid parameter schema: %w", def.Name, err)
+		return fmt.Errorf("sdktest: tool %q: invalid parameter schema: %w", name, err)
 	}
-	name := plugin + separator + def.Name
 	def.Plugin = plugin
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -163,10 +166,6 @@ func (h *Harness) RegisterTool(plugin string, def sdk.ToolDef, handler sdk.RawTo
 	h.tools[name] = &tool{call: toolcall.Tool{Name: name, Params: params, Timeout: def.Timeout, Handler: handler}, def: def}
 	return nil
 }
-
-// separator joins a plugin's name and a tool's name into the name the
-// model sees.
-const separator = "__"
 
 // RegisterStage implements sdk.Host; a bad registration fails the test.
 func (h *Harness) RegisterStage(plugin string, stage sdk.Stage, own bool, handler sdk.StageHandler) {
@@ -274,10 +273,10 @@ func (h *Harness) ToolDef(name string) (sdk.ToolDef, bool) {
 }
 
 func (h *Harness) fullName(name string) string {
-	if strings.Contains(name, separator) {
+	if strings.Contains(name, toolcall.Separator) {
 		return name
 	}
-	return h.name + separator + name
+	return h.name + toolcall.Separator + name
 }
 
 // Result is a tool call's outcome as the model would see it.
@@ -304,7 +303,7 @@ func (h *Harness) CallToolContext(ctx context.Context, tc *sdk.ToolContext, name
 	}
 	full := h.fullName(name)
 	if tc == nil {
-		local := strings.TrimPrefix(full, h.name+separator)
+		local := strings.TrimPrefix(full, h.name+toolcall.Separator)
 		tc = &sdk.ToolContext{PluginID: h.name, Tool: local, Actor: sdk.ActorAgent, Turn: &sdk.TurnInfo{SessionID: "sdktest"}}
 	}
 	if tc.KV == nil {
@@ -312,7 +311,8 @@ func (h *Harness) CallToolContext(ctx context.Context, tc *sdk.ToolContext, name
 	}
 	t, ok := h.lookup(full)
 	if !ok {
-		return Result{Content: fmt.Sprintf(`{"error":"unknown tool %q"}`, full), IsError: true, Value: "unknown tool " + full}
+		r := toolcall.ErrorResult(nil, fmt.Sprintf("unknown tool %q", full))
+		return Result{Content: r.Content, IsError: true, Value: r.Value}
 	}
 	r := t.call.Call(ctx, tc, raw)
 	return Result{Content: r.Content, IsError: r.IsError, Value: r.Value, Metadata: r.Metadata}

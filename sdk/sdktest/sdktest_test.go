@@ -3,6 +3,7 @@ package sdktest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,4 +121,16 @@ func TestHarnessToolRegistration(t *testing.T) {
 	if r := h.CallTool("a", `{"x":1,"X":2}`); !r.IsError || !strings.Contains(r.Content, "duplicate key") {
 		t.Fatalf("duplicate keys accepted: %+v", r)
 	}
+}
+
+func TestHarnessRefusesNamesHearthRefuses(t *testing.T) {
+	Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
+		h := func(map[string]any) (any, error) { return "ok", nil }
+		for _, name := range []string{"", "query.v2", strings.Repeat("x", 60)} {
+			if err := s.RegisterTool(name, sdk.ToolDef{}, h); err == nil {
+				return fmt.Errorf("tool name %q accepted", name)
+			}
+		}
+		return nil
+	}), nil)
 }

@@ -149,10 +149,10 @@ func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]
 		r = Encode(v)
 	case errors.Is(err, guard.ErrPanic):
 		r = ErrorResult(fmt.Errorf("%w: %w", ErrPanic, err), fmt.Sprintf("tool %s failed: internal error in the tool", t.Name))
-	case errors.Is(err, guard.ErrTimeout), errors.As(err, &e) && errors.Is(e.err, context.DeadlineExceeded),
-		errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+	case errors.Is(err, guard.ErrTimeout), errors.As(err, &e) && errors.Is(e.err, context.DeadlineExceeded):
 		r = ErrorResult(ErrTimeout, fmt.Sprintf("tool %s timed out after %s", t.Name, timeout))
-	case errors.As(err, &e), errors.Is(err, context.Canceled) && ctx.Err() != nil:
+	case errors.As(err, &e), ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		// Cancelled while running, or before it started.
 		r = ErrorResult(ctx.Err(), fmt.Sprintf("tool %s was cancelled", t.Name))
 	default:
 		r = ErrorResult(err, err.Error())

@@ -5,10 +5,37 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
+
+// Separator joins a plugin's name and a tool's name into the name the
+// model sees.
+const Separator = "__"
+
+// ErrInvalidName is the error of a tool name the model could not call.
+var ErrInvalidName = errors.New("invalid tool name")
+
+// namePattern is the provider limit on function names (OpenAI and every
+// compatible server).
+var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Name returns the name the model sees for tool local of plugin,
+// plugin__local, or an error wrapping ErrInvalidName when the plugin's
+// name is empty or holds the separator, or the result breaks the provider
+// limit on function names.
+func Name(plugin, local string) (string, error) {
+	if plugin == "" || strings.Contains(plugin, Separator) {
+		return "", fmt.Errorf("%w: plugin name %q must be non-empty and not contain %q", ErrInvalidName, plugin, Separator)
+	}
+	name := plugin + Separator + local
+	if local == "" || !namePattern.MatchString(name) {
+		return "", fmt.Errorf("%w: %q must match %s", ErrInvalidName, name, namePattern)
+	}
+	return name, nil
+}
 
 // Schema is a tool's compiled parameter schema.
 type Schema struct {
