@@ -3,7 +3,9 @@ package toolcall
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,18 +37,66 @@ func DecodeArguments(raw json.RawMessage) (map[string]any, json.RawMessage, erro
 		return map[string]any{}, json.RawMessage("{}"), nil
 	}
 	var args map[string]any
-	// Duplicates are allowed here only so that duplicateKey, which also
-	// folds case, names them in its own words.
-	if err := jsonv2.Unmarshal(trimmed, &args, jsontext.AllowDuplicateNames(true)); err != nil {
+	if err := jsonv2.Unmarshal(trimmed, &args); err != nil {
+		if errors.Is(err, jsontext.ErrDuplicateName) && json.Valid(trimmed) {
+			// The text is valid but for its duplicate: name it.
+			if err := duplicateKey(trimmed); err != nil {
+				return nil, nil, err
+			}
+		}
 		return nil, nil, fmt.Errorf("%w: arguments are not a JSON object: %v", ErrInvalidArguments, err)
 	}
-	if err := duplicateKey(trimmed); err != nil {
-		return nil, nil, err
+	// Names repeated exactly were refused above; names differing only in
+	// case are rare, and only then is the text walked again for the
+	// message.
+	if foldedTwice(args) {
+		if err := duplicateKey(trimmed); err != nil {
+			return nil, nil, err
+		}
 	}
 	if args == nil {
 		args = map[string]any{}
 	}
 	return args, trimmed, nil
+}
+
+// foldedTwice reports whether an object in v, decoded arguments, has
+// two names that differ only in case (see duplicateKey).
+func foldedTwice(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) > 16 {
+			seen := make(map[string]bool, len(v))
+			var buf []byte
+			for k := range v {
+				buf = appendFolded(buf[:0], k)
+				if seen[string(buf)] {
+					return true
+				}
+				seen[string(buf)] = true
+			}
+		} else if len(v) > 1 {
+			for k := range v {
+				for k2 := range v {
+					if k < k2 && strings.EqualFold(k, k2) {
+						return true
+					}
+				}
+			}
+		}
+		for _, e := range v {
+			if foldedTwice(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if foldedTwice(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // duplicateKey reports the first object, at any depth of the valid JSON
