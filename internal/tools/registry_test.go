@@ -315,3 +315,20 @@ func TestOversizedResultBecomesErrorResult(t *testing.T) {
 		t.Fatal("a result of exactly the limit was refused")
 	}
 }
+
+func TestCancelledCallNeverStarts(t *testing.T) {
+	r := NewRegistry()
+	var calls atomic.Int32
+	if _, err := r.Register("p", sdk.ToolDef{Name: "x"}, func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+		calls.Add(1)
+		return "ran", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := r.Call(ctx, &sdk.ToolContext{}, "p__x", nil)
+	if !res.IsError || !errors.Is(res.Err, context.Canceled) || !strings.Contains(res.Content, "was cancelled") || calls.Load() != 0 {
+		t.Fatalf("got %+v, %d calls", res, calls.Load())
+	}
+}
