@@ -35,7 +35,7 @@ func TestHarnessEnforcesMatrix(t *testing.T) {
 	}
 }
 
-func TestHostServices(t *testing.T) {
+func TestServices(t *testing.T) {
 	h := StartWith(t, "notes", factory(func(s *sdk.PluginSDK) error {
 		if err := s.Knowledge().Add("wifi", "密码是 hearth2026"); err != nil {
 			return err

@@ -55,7 +55,11 @@ type Options struct {
 
 // Stages is a stage pipeline: Hearth's, or the Harness's own.
 type Stages interface {
+	// Register adds a handler of plugin at stage; own limits it to calls
+	// of plugin's own tools. An unknown stage is an error.
 	Register(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler) error
+	// Run runs the handlers of stage on sc; toolPlugin names the plugin
+	// whose tool the stage is about, if any.
 	Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string)
 }
 
