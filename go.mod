@@ -3,6 +3,7 @@ module github.com/hearth-agent/hearth
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/mattn/go-runewidth v0.0.31
 	go.uber.org/goleak v1.3.0

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/store"
-	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 // History keeps the sessions' messages; *store.Store is the one Hearth
@@ -97,7 +97,7 @@ const (
 
 // interruptedResult answers a call whose result was never stored: Hearth
 // stopped (or crashed) while it ran.
-var interruptedResult = tools.ErrorResult(errNotRun,
+var interruptedResult = toolcall.ErrorResult(errNotRun,
 	"interrupted: Hearth stopped while this call was running; it may or may not have taken effect").Content
 
 // Writing as the turn goes: the user's message is stored before the model

@@ -197,13 +197,6 @@ func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandl
 	return k.known(k.tools.Register(plugin, def, h))
 }
 
-// RegisterDirectTool registers a tool whose handler returns promptly once
-// its context ends (a child plugin's); it is called without a goroutine of
-// its own.
-func (k *Kernel) RegisterDirectTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
-	return k.known(k.tools.RegisterDirect(plugin, def, h))
-}
-
 // known records a newly registered tool in the policy's tool catalogue,
 // so that `hearth policy` lists it even when its plugin is not running.
 func (k *Kernel) known(t *tools.Tool, err error) error {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hearth-agent/hearth/internal/guard"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/guard"
 )
 
 // HostCapabilities are what a Hearth host provides to plugins. A plugin

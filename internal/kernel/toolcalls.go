@@ -15,6 +15,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 // ErrDenied is the cause of a call refused by a stage handler or the gate.
@@ -35,7 +36,7 @@ func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
 		if t, ok := reg.Lookup(c.Function.Name); ok {
 			sc.Plugin = t.Plugin
 		}
-		if args, _, err := tools.DecodeArguments(json.RawMessage(c.Function.Arguments)); err == nil {
+		if args, _, err := toolcall.DecodeArguments(json.RawMessage(c.Function.Arguments)); err == nil {
 			sc.Arguments = args
 		}
 		out[i] = sc
@@ -52,7 +53,7 @@ func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
 func rawArguments(call sdk.ToolCall, orig *llm.ToolCall) string {
 	if orig != nil {
 		text := orig.Function.Arguments
-		args, _, err := tools.DecodeArguments(json.RawMessage(text))
+		args, _, err := toolcall.DecodeArguments(json.RawMessage(text))
 		if err != nil && call.Arguments == nil {
 			return text // still the model's malformed text, refused as such
 		}
@@ -114,7 +115,7 @@ type preparedCall struct {
 	raw    json.RawMessage // what the tool is sent, once prepared
 	orig   *llm.ToolCall   // the model's call this one comes from, if any
 	tc     *sdk.ToolContext
-	result tools.Result
+	result toolcall.Result
 	ready  bool // result is final; do not invoke
 
 	// for the audit log
@@ -145,11 +146,11 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		t.toolCalls++
 		switch {
 		case ended:
-			p.finish(tools.ErrorResult(errNotRun, "not run: the turn was ended before this call"))
+			p.finish(toolcall.ErrorResult(errNotRun, "not run: the turn was ended before this call"))
 			p.outcome = "not-run"
 			continue
 		case t.toolCalls > k.cfg.MaxToolCalls:
-			p.finish(tools.ErrorResult(errNotRun, fmt.Sprintf(
+			p.finish(toolcall.ErrorResult(errNotRun, fmt.Sprintf(
 				"not run: this turn reached its limit of %d tool calls", k.cfg.MaxToolCalls)))
 			p.outcome = "not-run"
 			continue
@@ -171,7 +172,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		// Nothing runs that could not be recorded.
 		for _, p := range prepared {
 			if !p.ready {
-				p.finish(tools.ErrorResult(errNotRun, "not run: the conversation could not be saved"))
+				p.finish(toolcall.ErrorResult(errNotRun, "not run: the conversation could not be saved"))
 				p.outcome = "not-run"
 			}
 		}
@@ -187,7 +188,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			if err := k.audit(ctx, t, p, true); err != nil {
 				// A call that could not be recorded does not run.
 				t.setSaveError(fmt.Errorf("%w: %w", ErrNotSaved, err))
-				p.finish(tools.ErrorResult(errNotRun, "not run: the audit log could not be written"))
+				p.finish(toolcall.ErrorResult(errNotRun, "not run: the audit log could not be written"))
 				p.outcome = "not-run"
 			}
 		}
@@ -243,7 +244,7 @@ func (p *preparedCall) message() llm.Message {
 	return llm.Message{Role: "tool", ToolCallID: p.call.ID, Content: p.result.Content}
 }
 
-func (p *preparedCall) finish(r tools.Result) {
+func (p *preparedCall) finish(r toolcall.Result) {
 	p.result, p.ready = r, true
 }
 
@@ -253,7 +254,7 @@ var notOfferedRules = map[string]bool{policy.RuleRole: true, policy.RuleUserOnly
 
 // notOffered answers a call of a tool that was not in this turn's list.
 func (p *preparedCall) notOffered() {
-	p.finish(tools.ErrorResult(tools.ErrUnknownTool, fmt.Sprintf("unknown tool %q", p.call.Name)))
+	p.finish(toolcall.ErrorResult(tools.ErrUnknownTool, fmt.Sprintf("unknown tool %q", p.call.Name)))
 	p.outcome = "denied"
 	if p.auth.Decision.Rule == "" {
 		p.auth.Decision.Rule = "not-offered"
@@ -281,19 +282,19 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 			// after_output): this call does not run either, whether or
 			// not the handlers after the one that ended it would have
 			// let it.
-			p.finish(tools.ErrorResult(errNotRun, "not run: a stage handler ended the turn before this call"))
+			p.finish(toolcall.ErrorResult(errNotRun, "not run: a stage handler ended the turn before this call"))
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "not-run", "before_toolcall", "stage"
 			return
 		}
 		if len(sc.ToolCalls) != 1 || sc.ToolCalls[0].ID != p.call.ID {
-			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler removed this call"))
+			p.finish(toolcall.ErrorResult(ErrDenied, "denied: a stage handler removed this call"))
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 			return
 		}
 		if sc.ToolCalls[0].Name != tool.Name {
 			// The target cannot be swapped; the handlers after the swap
 			// judged another tool than the one that would run.
-			p.finish(tools.ErrorResult(ErrDenied, "denied: a stage handler changed which tool this call runs"))
+			p.finish(toolcall.ErrorResult(ErrDenied, "denied: a stage handler changed which tool this call runs"))
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 			return
 		}
@@ -301,7 +302,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		p.call.Plugin = tool.Plugin
 	}
 	if p.call.Deny != "" {
-		p.finish(tools.ErrorResult(ErrDenied, "denied: "+p.call.Deny))
+		p.finish(toolcall.ErrorResult(ErrDenied, "denied: "+p.call.Deny))
 		p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 		return
 	}
@@ -311,14 +312,14 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		// Either no arguments, or text that is not a JSON object: decoding
 		// again gives {} or the error the model should see.
 		var err error
-		if args, raw, err = tools.DecodeArguments(raw); err != nil {
-			p.finish(tools.ErrorResult(err, err.Error()))
+		if args, raw, err = toolcall.DecodeArguments(raw); err != nil {
+			p.finish(toolcall.ErrorResult(err, err.Error()))
 			p.outcome = "invalid"
 			return
 		}
 	}
 	if err := tool.Validate(args); err != nil {
-		p.finish(tools.ErrorResult(err, err.Error()))
+		p.finish(toolcall.ErrorResult(err, err.Error()))
 		p.outcome = "invalid"
 		return
 	}
@@ -340,7 +341,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	// and the guard it belongs to may count on it: the call is refused.
 	if late := k.pipeline.since(sdk.StageBeforeToolcall, mark, tool.Plugin); len(late) > 0 {
 		reason := fmt.Sprintf("plugin %q checks calls before they run and started after this call was checked; try again", late[0])
-		p.finish(tools.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, reason), "denied: "+reason))
+		p.finish(toolcall.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, reason), "denied: "+reason))
 		p.outcome, p.auth.Allowed, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", false, "before_toolcall", "stage:"+late[0]
 	}
 }
@@ -363,7 +364,7 @@ func (k *Kernel) authorize(ctx context.Context, t *turnState, p *preparedCall, a
 		return false
 	}
 	if !p.auth.Allowed {
-		p.finish(tools.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, p.auth.Reason), "denied: "+p.auth.Reason))
+		p.finish(toolcall.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, p.auth.Reason), "denied: "+p.auth.Reason))
 		p.outcome = "denied"
 		return false
 	}
@@ -472,7 +473,7 @@ func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
 	if got.Success == success && reflect.DeepEqual(got.Result, before) {
 		return
 	}
-	r := tools.Encode(got.Result)
+	r := toolcall.Encode(got.Result)
 	r.IsError = r.IsError || !got.Success
 	p.result = r
 }

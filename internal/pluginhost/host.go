@@ -9,9 +9,9 @@ import (
 	"io"
 	"slices"
 
-	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 // serveHost answers the plugin's requests to the host, refusing methods
@@ -38,7 +38,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if def.HasResolveEffect {
 			d.ResolveEffect = remoteResolve(conn, p.name, d.Name)
 		}
-		if err := p.opts.Host.RegisterDirectTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
+		if err := p.opts.Host.RegisterTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil
@@ -166,7 +166,7 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 			return nil, nil
 		}
 		if !res.IsError {
-			return tools.ValidJSON(res.Value), nil // checked with its message
+			return toolcall.ValidJSON(res.Value), nil // checked with its message
 		}
 		return remoteValue{raw: res.Value, isErr: true}, nil
 	}

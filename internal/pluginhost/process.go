@@ -21,9 +21,7 @@ import (
 
 // Host is what a process plugin registers into; *kernel.Kernel has it.
 type Host interface {
-	// RegisterDirectTool registers a tool whose handler returns once its
-	// context ends, as the forwarding handlers here do.
-	RegisterDirectTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
+	RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	// Inject and InjectSync take the plugin's name from the host side,

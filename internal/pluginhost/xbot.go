@@ -315,7 +315,7 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotM
 		}
 		tool := t.Name
 		def := sdk.ToolDef{Name: tool, Description: t.Description, Parameters: schema, Timeout: timeout}
-		err = p.opts.Host.RegisterDirectTool(p.name, def, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+		err = p.opts.Host.RegisterTool(p.name, def, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
 			resp, err := link.exchange(ctx, xbotRequest{Method: "execute_tool", Params: map[string]any{"toolName": tool, "input": string(raw)}})
 			if err != nil {
 				return nil, err

@@ -7,6 +7,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 func TestCatalogRemembersToolsAndDefaults(t *testing.T) {
@@ -20,7 +21,7 @@ func TestCatalogRemembersToolsAndDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pay := &tools.Tool{Name: "shop__pay", Plugin: "shop", Def: sdk.ToolDef{Effect: sdk.EffectMoney, Title: "付款", Untrusted: true}}
+	pay := &tools.Tool{Tool: toolcall.Tool{Name: "shop__pay"}, Plugin: "shop", Def: sdk.ToolDef{Effect: sdk.EffectMoney, Title: "付款", Untrusted: true}}
 	eng.Known(pay)
 	// Default modes that arrive after the tools (a child's manifest) are
 	// recorded too.

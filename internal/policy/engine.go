@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hearth-agent/hearth/internal/guard"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/guard"
 )
 
 // Store is what the engine keeps in the database; *store.Store has it.

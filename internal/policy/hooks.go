@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hearth-agent/hearth/internal/guard"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/guard"
 )
 
 // Hook is a plugin's decision hook.

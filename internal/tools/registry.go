@@ -1,69 +1,46 @@
 // Package tools holds Hearth's one tool registry: every registration style
-// (HomeAgent ToolDef, typed AddTool, and later xbot and wire plugins) ends
-// up as a Tool here, named <plugin>__<tool>, validated against its JSON
-// Schema before it runs, and dispatched with a deadline.
+// (HomeAgent ToolDef, typed AddTool, xbot and wire plugins) ends up as a
+// Tool here, named <plugin>__<tool>. A call of it takes sdk/toolcall's
+// path: validated against its JSON Schema before it runs, and run with a
+// deadline.
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"sync"
-	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
-
-// DefaultTimeout bounds a tool call whose tool sets no timeout.
-const DefaultTimeout = 30 * time.Second
 
 // Separator joins a plugin's name and a tool's name into the name the model
 // sees.
-const Separator = "__"
+const Separator = toolcall.Separator
 
 // Errors callers branch on.
 var (
 	ErrDuplicate   = errors.New("duplicate tool name")
-	ErrInvalidName = errors.New("invalid tool name")
+	ErrInvalidName = toolcall.ErrInvalidName
 	ErrBadSchema   = errors.New("invalid parameter schema")
 	ErrUnknownTool = errors.New("unknown tool")
 )
 
-// namePattern is the provider limit on function names (OpenAI and every
-// compatible server).
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
-// Tool is one registered tool.
+// Tool is one registered tool. Its embedded toolcall.Tool (Name: the
+// name the model sees, plugin__tool) validates and invokes its calls.
 type Tool struct {
-	Name    string // the name the model sees: plugin__tool
-	Plugin  string // owning plugin
-	Local   string // the tool's name inside its plugin
-	Def     sdk.ToolDef
-	Timeout time.Duration
-	Serial  bool
-	Handler sdk.RawToolHandler
+	toolcall.Tool
+	Plugin string // owning plugin
+	Local  string // the tool's name inside its plugin
+	Def    sdk.ToolDef
+	Serial bool
 
 	// Schema is the parameter schema as sent to the model.
 	Schema json.RawMessage
-
-	// Direct handlers are known to return promptly once their context
-	// ends (a child plugin's calls, which end with $/cancel), so Invoke
-	// calls them on the caller's goroutine instead of handing off to one
-	// of their own. They forward the raw arguments, and Registry.Call
-	// passes them no decoded map when it can validate without one.
-	Direct bool
-
-	resolved *jsonschema.Resolved
-	fast     *fastSchema // nil when the schema needs jsonschema-go
 }
-
-// ModelName returns the name the model sees for tool local of plugin.
-func ModelName(plugin, local string) string { return plugin + Separator + local }
 
 // Registry holds the registered tools. It is safe for concurrent use;
 // listing is lock-free for readers after a change.
@@ -83,37 +60,23 @@ func NewRegistry() *Registry {
 // is taken (never silently shadowing), and ErrBadSchema when def.Parameters
 // is not a usable JSON Schema for an object.
 func (r *Registry) Register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
-	return r.register(plugin, def, h, false)
-}
-
-// RegisterDirect is Register for handlers that return promptly once their
-// context ends; see Tool.Direct.
-func (r *Registry) RegisterDirect(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
-	return r.register(plugin, def, h, true)
-}
-
-func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, direct bool) (*Tool, error) {
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
-	if plugin == "" || strings.Contains(plugin, Separator) {
-		return nil, fmt.Errorf("%w: plugin name %q must be non-empty and not contain %q", ErrInvalidName, plugin, Separator)
+	name, err := toolcall.Name(plugin, def.Name)
+	if err != nil {
+		return nil, err
 	}
-	name := ModelName(plugin, def.Name)
-	if def.Name == "" || !namePattern.MatchString(name) {
-		return nil, fmt.Errorf("%w: %q must match %s", ErrInvalidName, name, namePattern)
-	}
-	schema, resolved, fast, err := compileSchema(def.Parameters)
+	schema, err := toolcall.Compile(def.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrBadSchema, name, err)
 	}
 	t := &Tool{
-		Name: name, Plugin: plugin, Local: def.Name, Def: def,
-		Timeout: def.Timeout, Serial: def.Serial, Handler: h,
-		Schema: schema, resolved: resolved, fast: fast, Direct: direct,
+		Tool:   toolcall.Tool{Name: name, Params: schema, Timeout: def.Timeout, Handler: h},
+		Plugin: plugin, Local: def.Name, Def: def, Serial: def.Serial, Schema: schema.JSON(),
 	}
 	if t.Timeout <= 0 {
-		t.Timeout = DefaultTimeout
+		t.Timeout = toolcall.DefaultTimeout
 	}
 	t.Def.Plugin = plugin
 
@@ -177,32 +140,14 @@ func (r *Registry) Len() int {
 	return len(r.byName)
 }
 
-func compileSchema(params map[string]interface{}) (json.RawMessage, *jsonschema.Resolved, *fastSchema, error) {
-	if params == nil {
-		params = map[string]interface{}{"type": "object", "properties": map[string]interface{}{}}
+// Call runs one call of the tool the model knows as name, with the
+// model's argument text, on the path a turn takes without its stages and
+// policy: lookup, then toolcall.Tool.Call (decoding, validation, Invoke).
+// Invalid arguments never reach the handler.
+func (r *Registry) Call(ctx context.Context, tc *sdk.ToolContext, name string, raw json.RawMessage) toolcall.Result {
+	t, ok := r.Lookup(name)
+	if !ok {
+		return toolcall.ErrorResult(ErrUnknownTool, fmt.Sprintf("unknown tool %q", name))
 	}
-	if _, ok := params["type"]; !ok {
-		cp := make(map[string]interface{}, len(params)+1)
-		for k, v := range params {
-			cp[k] = v
-		}
-		cp["type"] = "object"
-		params = cp
-	}
-	if params["type"] != "object" {
-		return nil, nil, nil, fmt.Errorf("top-level type must be \"object\", got %v", params["type"])
-	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, nil, nil, err
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return raw, resolved, compileFast(&s), nil
+	return t.Call(ctx, tc, raw)
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -119,7 +120,7 @@ func TestInvalidArgumentsNeverReachHandler(t *testing.T) {
 	}
 	for _, tt := range tests {
 		res := r.Call(context.Background(), &sdk.ToolContext{}, "weather__query", json.RawMessage(tt.args))
-		if !res.IsError || !errors.Is(res.Err, ErrInvalidArguments) {
+		if !res.IsError || !errors.Is(res.Err, toolcall.ErrInvalidArguments) {
 			t.Errorf("args %s: got %+v, want invalid-arguments error", tt.args, res)
 			continue
 		}
@@ -163,7 +164,7 @@ func TestTimeoutEndsHandlerGoroutine(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := r.Call(context.Background(), &sdk.ToolContext{}, "slow__sleep", nil)
-	if !res.IsError || !errors.Is(res.Err, ErrTimeout) || !strings.Contains(res.Content, "timed out") {
+	if !res.IsError || !errors.Is(res.Err, toolcall.ErrTimeout) || !strings.Contains(res.Content, "timed out") {
 		t.Fatalf("got %+v, want timeout error result", res)
 	}
 	<-ended // the handler saw its deadline; goleak checks nothing else is left
@@ -206,7 +207,7 @@ func TestPanicBecomesErrorResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := r.Call(context.Background(), &sdk.ToolContext{}, "p__boom", nil)
-	if !res.IsError || !errors.Is(res.Err, ErrPanic) {
+	if !res.IsError || !errors.Is(res.Err, toolcall.ErrPanic) {
 		t.Fatalf("got %+v", res)
 	}
 	if strings.Contains(res.Content, "goroutine") {
@@ -241,12 +242,12 @@ func TestEncode(t *testing.T) {
 		{"slice", []string{"a", "b"}, `["a","b"]`, false},
 	}
 	for _, tt := range tests {
-		r := Encode(tt.v)
+		r := toolcall.Encode(tt.v)
 		if r.Content != tt.content || r.IsError != tt.isError {
-			t.Errorf("%s: Encode = (%s, %v), want (%s, %v)", tt.name, r.Content, r.IsError, tt.content, tt.isError)
+			t.Errorf("%s: toolcall.Encode = (%s, %v), want (%s, %v)", tt.name, r.Content, r.IsError, tt.content, tt.isError)
 		}
 	}
-	if r := Encode(make(chan int)); !r.IsError || !json.Valid([]byte(r.Content)) {
+	if r := toolcall.Encode(make(chan int)); !r.IsError || !json.Valid([]byte(r.Content)) {
 		t.Errorf("unencodable value: %+v", r)
 	}
 }
@@ -262,36 +263,6 @@ func TestHandlerErrorIsErrorResult(t *testing.T) {
 	}
 }
 
-func FuzzDecodeArguments(f *testing.F) {
-	r := NewRegistry()
-	tool, err := r.Register("weather", sdk.ToolDef{Name: "query", Parameters: citySchema}, echo)
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, s := range []string{`{"city":"x"}`, ``, `null`, `[]`, `{"city":1}`, `{"opts":{"unit":"c"}}`, "\x00",
-		`{"city":"a","city":"b"}`, `{"city":"a","CITY":"b"}`, `{"c\u0069ty":1,"city":2}`, `{"a":[{"k":1,"\u212a":2}]}`,
-		`{"a":{"b":1},"b":{"a":1}}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		args, raw, err := DecodeArguments(data)
-		if err != nil {
-			// A duplicate is reported only for valid JSON that has one.
-			if strings.Contains(err.Error(), "duplicate key") && (!json.Valid(data) || !duplicateByTokens(data)) {
-				t.Fatalf("%q: %v", data, err)
-			}
-			return
-		}
-		if args == nil || !json.Valid(raw) {
-			t.Fatalf("decoded %q to %v / %q", data, args, raw)
-		}
-		if duplicateByTokens(raw) {
-			t.Fatalf("accepted %q, which names a key twice", data)
-		}
-		_ = tool.Validate(args)
-	})
-}
-
 func TestOversizedArgumentsNeverReachHandler(t *testing.T) {
 	r := NewRegistry()
 	var calls atomic.Int32
@@ -302,18 +273,18 @@ func TestOversizedArgumentsNeverReachHandler(t *testing.T) {
 	if _, err := r.Register("files", sdk.ToolDef{Name: "write"}, handler); err != nil {
 		t.Fatal(err)
 	}
-	huge := json.RawMessage(`{"text":"` + strings.Repeat("a", MaxArgumentBytes) + `"}`)
+	huge := json.RawMessage(`{"text":"` + strings.Repeat("a", toolcall.MaxArgumentBytes) + `"}`)
 	res := r.Call(context.Background(), &sdk.ToolContext{}, "files__write", huge)
-	if !res.IsError || !errors.Is(res.Err, ErrTooLarge) || !errors.Is(res.Err, ErrInvalidArguments) ||
+	if !res.IsError || !errors.Is(res.Err, toolcall.ErrTooLarge) || !errors.Is(res.Err, toolcall.ErrInvalidArguments) ||
 		!strings.Contains(res.Content, "over the limit of 1048576 bytes") {
 		t.Fatalf("got error %v, content %.200s", res.Err, res.Content)
 	}
 	tool, _ := r.Lookup("files__write")
-	if res := tool.Invoke(context.Background(), &sdk.ToolContext{}, map[string]any{}, huge); !errors.Is(res.Err, ErrTooLarge) {
+	if res := tool.Invoke(context.Background(), &sdk.ToolContext{}, map[string]any{}, huge); !errors.Is(res.Err, toolcall.ErrTooLarge) {
 		t.Fatalf("Invoke ran oversized arguments: %+v", res.Err)
 	}
-	if _, _, err := DecodeArguments(huge); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("DecodeArguments: %v", err)
+	if _, _, err := toolcall.DecodeArguments(huge); !errors.Is(err, toolcall.ErrTooLarge) {
+		t.Fatalf("toolcall.DecodeArguments: %v", err)
 	}
 	if calls.Load() != 0 {
 		t.Fatalf("handler called %d times", calls.Load())
@@ -326,8 +297,8 @@ func TestOversizedArgumentsNeverReachHandler(t *testing.T) {
 func TestOversizedResultBecomesErrorResult(t *testing.T) {
 	r := NewRegistry()
 	for name, v := range map[string]any{
-		"text":   strings.Repeat("x", MaxResultBytes+1),
-		"object": map[string]any{"rows": strings.Repeat("y", MaxResultBytes)},
+		"text":   strings.Repeat("x", toolcall.MaxResultBytes+1),
+		"object": map[string]any{"rows": strings.Repeat("y", toolcall.MaxResultBytes)},
 	} {
 		if _, err := r.Register("big", sdk.ToolDef{Name: name}, func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
 			return v, nil
@@ -335,12 +306,29 @@ func TestOversizedResultBecomesErrorResult(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := r.Call(context.Background(), &sdk.ToolContext{}, "big__"+name, nil)
-		if !res.IsError || !errors.Is(res.Err, ErrTooLarge) || len(res.Content) > 1000 ||
+		if !res.IsError || !errors.Is(res.Err, toolcall.ErrTooLarge) || len(res.Content) > 1000 ||
 			!strings.Contains(res.Content, "over the limit of 1048576 bytes") || !json.Valid([]byte(res.Content)) {
 			t.Fatalf("%s: error %v, content %.300s", name, res.Err, res.Content)
 		}
 	}
-	if res := Encode(strings.Repeat("z", MaxResultBytes)); res.IsError {
+	if res := toolcall.Encode(strings.Repeat("z", toolcall.MaxResultBytes)); res.IsError {
 		t.Fatal("a result of exactly the limit was refused")
+	}
+}
+
+func TestCancelledCallNeverStarts(t *testing.T) {
+	r := NewRegistry()
+	var calls atomic.Int32
+	if _, err := r.Register("p", sdk.ToolDef{Name: "x"}, func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+		calls.Add(1)
+		return "ran", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := r.Call(ctx, &sdk.ToolContext{}, "p__x", nil)
+	if !res.IsError || !errors.Is(res.Err, context.Canceled) || !strings.Contains(res.Content, "was cancelled") || calls.Load() != 0 {
+		t.Fatalf("got %+v, %d calls", res, calls.Load())
 	}
 }

@@ -1,7 +1,10 @@
 // Package sdktest lets plugin authors unit-test a plugin without running
-// Hearth. A Harness starts the plugin against the same tool registry,
-// argument validation and stage pipeline (with its permission matrix) that
-// Hearth uses, and records what the plugin injects.
+// Hearth. A Harness starts the plugin, runs its tools on the path Hearth
+// runs them on (sdk/toolcall: the same argument decoding, schema
+// validation, deadline and result encoding), runs its stage handlers and
+// records what it injects. It links nothing of Hearth's host: no
+// database, no kernel. Hearth's own tests run plugins against the real
+// host parts with internal/hosttest.
 //
 //	h := sdktest.Start(t, "weather", weather.NewPlugin, nil)
 //	res := h.CallTool("query", map[string]any{"city": "北京"})
@@ -17,9 +20,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hearth-agent/hearth/internal/kernel"
-	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 // T is the part of testing.TB a Harness uses; *testing.T and *testing.B
@@ -33,8 +35,8 @@ type T interface {
 }
 
 // Options configure a Harness. The zero value gives in-memory settings
-// (with a temporary DataDir), an in-memory KV, and no other services;
-// Options{Services: HostServices(t, name)} gives Hearth's own.
+// (with a temporary DataDir), an in-memory KV, no other services, and
+// stage handlers run in registration order.
 type Options struct {
 	// Services replaces the default services; nil fields stay unavailable,
 	// except Settings, which defaults to NewSettings(), and KV, which
@@ -42,6 +44,23 @@ type Options struct {
 	Services sdk.Services
 	// Reply answers InjectInputSync; nil answers "".
 	Reply func(sdk.Injection) string
+	// Stages, when set, returns the stage pipeline the plugin's handlers
+	// register into, logging to log (what Logs returns). nil runs them
+	// in registration order, handlers registered for their own tools only
+	// for this plugin's, with a handler's error or panic logged; Hearth
+	// also undoes writes a stage does not allow (internal/hosttest runs
+	// its pipeline).
+	Stages func(log *slog.Logger) Stages
+}
+
+// Stages is a stage pipeline: Hearth's, or the Harness's own.
+type Stages interface {
+	// Register adds a handler of plugin at stage; own limits it to calls
+	// of plugin's own tools. An unknown stage is an error.
+	Register(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler) error
+	// Run runs the handlers of stage on sc; toolPlugin names the plugin
+	// whose tool the stage is about, if any.
+	Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string)
 }
 
 // Harness runs one plugin for a test.
@@ -49,13 +68,13 @@ type Harness struct {
 	t        T
 	name     string
 	opts     Options
-	registry *tools.Registry
-	pipeline *kernel.Pipeline
+	pipeline Stages
 	logs     *recorder
 	plugin   sdk.Plugin
 	sdk      *sdk.PluginSDK
 
 	mu       sync.Mutex
+	tools    map[string]*tool // by model-visible name
 	injected []sdk.Injection
 	hooks    []sdk.DecisionHook
 }
@@ -86,10 +105,11 @@ func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interf
 		opts.Services.Settings = st
 	}
 	logs := newRecorder()
-	h := &Harness{
-		t: t, name: name, opts: opts, logs: logs,
-		registry: tools.NewRegistry(),
-		pipeline: kernel.NewPipeline(slog.New(logs)),
+	h := &Harness{t: t, name: name, opts: opts, logs: logs, tools: map[string]*tool{}}
+	if opts.Stages != nil {
+		h.pipeline = opts.Stages(slog.New(logs))
+	} else {
+		h.pipeline = &pipeline{log: slog.New(logs)}
 	}
 	if config == nil {
 		config = map[string]interface{}{}
@@ -121,10 +141,34 @@ func (h *Harness) SDK() *sdk.PluginSDK { return h.sdk }
 // Plugin returns the plugin.
 func (h *Harness) Plugin() sdk.Plugin { return h.plugin }
 
-// RegisterTool implements sdk.Host.
+// tool is one registered tool.
+type tool struct {
+	call toolcall.Tool
+	def  sdk.ToolDef
+}
+
+// RegisterTool implements sdk.Host: the tool is named plugin__name, as
+// the model sees it, and its schema compiled as Hearth compiles it.
 func (h *Harness) RegisterTool(plugin string, def sdk.ToolDef, handler sdk.RawToolHandler) error {
-	_, err := h.registry.Register(plugin, def, handler)
-	return err
+	if handler == nil {
+		return fmt.Errorf("sdktest: tool %q of plugin %q: nil handler", def.Name, plugin)
+	}
+	name, err := toolcall.Name(plugin, def.Name)
+	if err != nil {
+		return fmt.Errorf("sdktest: %w", err)
+	}
+	params, err := toolcall.Compile(def.Parameters)
+	if err != nil {
+		return fmt.Errorf("sdktest: tool %q: invalid parameter schema: %w", name, err)
+	}
+	def.Plugin = plugin
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, dup := h.tools[name]; dup {
+		return fmt.Errorf("sdktest: tool %q is already registered", name)
+	}
+	h.tools[name] = &tool{call: toolcall.Tool{Name: name, Params: params, Timeout: def.Timeout, Handler: handler}, def: def}
+	return nil
 }
 
 // RegisterStage implements sdk.Host; a bad registration fails the test.
@@ -205,28 +249,38 @@ func (h *Harness) Injected() []sdk.Injection {
 
 // Tools returns the model-visible names of the plugin's tools, sorted.
 func (h *Harness) Tools() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var out []string
-	for _, t := range h.registry.List() {
-		out = append(out, t.Name)
+	for name := range h.tools {
+		out = append(out, name)
 	}
+	slices.Sort(out)
 	return out
+}
+
+func (h *Harness) lookup(name string) (*tool, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, ok := h.tools[h.fullName(name)]
+	return t, ok
 }
 
 // ToolDef returns the definition of a tool, by its own or model-visible
 // name.
 func (h *Harness) ToolDef(name string) (sdk.ToolDef, bool) {
-	t, ok := h.registry.Lookup(h.fullName(name))
+	t, ok := h.lookup(name)
 	if !ok {
 		return sdk.ToolDef{}, false
 	}
-	return t.Def, true
+	return t.def, true
 }
 
 func (h *Harness) fullName(name string) string {
-	if strings.Contains(name, tools.Separator) {
+	if strings.Contains(name, toolcall.Separator) {
 		return name
 	}
-	return tools.ModelName(h.name, name)
+	return h.name + toolcall.Separator + name
 }
 
 // Result is a tool call's outcome as the model would see it.
@@ -253,13 +307,18 @@ func (h *Harness) CallToolContext(ctx context.Context, tc *sdk.ToolContext, name
 	}
 	full := h.fullName(name)
 	if tc == nil {
-		local := strings.TrimPrefix(full, h.name+tools.Separator)
+		local := strings.TrimPrefix(full, h.name+toolcall.Separator)
 		tc = &sdk.ToolContext{PluginID: h.name, Tool: local, Actor: sdk.ActorAgent, Turn: &sdk.TurnInfo{SessionID: "sdktest"}}
 	}
 	if tc.KV == nil {
 		tc.KV = h.opts.Services.KV
 	}
-	r := h.registry.Call(ctx, tc, full, raw)
+	t, ok := h.lookup(full)
+	if !ok {
+		r := toolcall.ErrorResult(nil, fmt.Sprintf("unknown tool %q", full))
+		return Result{Content: r.Content, IsError: true, Value: r.Value}
+	}
+	r := t.call.Call(ctx, tc, raw)
 	return Result{Content: r.Content, IsError: r.IsError, Value: r.Value, Metadata: r.Metadata}
 }
 
@@ -289,8 +348,8 @@ func (h *Harness) RunStage(stage sdk.Stage, sc *sdk.StageContext) *sdk.StageCont
 	return sc
 }
 
-// Logs returns what the host logged about the plugin: undone writes,
-// handler errors and panics.
+// Logs returns what the host logged about the plugin: handler errors and
+// panics, and, with Hearth's pipeline, undone writes.
 func (h *Harness) Logs() []string { return h.logs.lines() }
 
 // recorder is a slog.Handler that keeps formatted records.

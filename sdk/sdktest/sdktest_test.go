@@ -2,6 +2,8 @@ package sdktest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,7 +20,7 @@ func factory(start func(*sdk.PluginSDK) error) sdk.NewPlugin {
 	return func(string, map[string]interface{}) (sdk.Plugin, error) { return probe{start}, nil }
 }
 
-func TestHarnessEnforcesMatrixAndRecordsInjections(t *testing.T) {
+func TestHarnessRunsStagesAndRecordsInjections(t *testing.T) {
 	h := Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
 		s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
 			ctx.RawMessage = "sneaky"
@@ -32,12 +34,8 @@ func TestHarnessEnforcesMatrixAndRecordsInjections(t *testing.T) {
 		s.InjectText("probe", "terminal", "refused: not its channel")
 		return nil
 	}), nil)
-	sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{RawMessage: "orig"})
-	if sc.RawMessage != "orig" {
-		t.Fatalf("forbidden write kept: %q", sc.RawMessage)
-	}
-	if logs := strings.Join(h.Logs(), "\n"); !strings.Contains(logs, "field=RawMessage") || !strings.Contains(logs, "plugin=probe") {
-		t.Fatalf("logs: %s", logs)
+	if sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{RawMessage: "orig"}); sc.RawMessage != "sneaky" {
+		t.Fatalf("the handler did not run: %q", sc.RawMessage)
 	}
 	inj := h.Injected()
 	if len(inj) != 2 || inj[0].Text != "hello" || inj[0].Interrupt || !inj[1].Interrupt || inj[0].Source != "probe" {
@@ -73,22 +71,66 @@ func TestHarnessToolContext(t *testing.T) {
 	}
 }
 
-func TestHostServices(t *testing.T) {
-	h := StartWith(t, "notes", factory(func(s *sdk.PluginSDK) error {
-		if err := s.Knowledge().Add("wifi", "密码是 hearth2026"); err != nil {
+func TestHarnessLogsFailingStageHandlers(t *testing.T) {
+	h := Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
+		s.RegisterStage(sdk.StageOnInput, func(*sdk.StageContext) error { panic("boom") })
+		s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
+			sc.RawMessage += " seen"
+			return errors.New("refused")
+		})
+		s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
+			r := "stop"
+			sc.Response = &r
+			return nil
+		})
+		s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
+			sc.RawMessage = "ran after Response"
+			return nil
+		})
+		return nil
+	}), nil)
+	if sc := h.RunStage(sdk.StageOnInput, &sdk.StageContext{RawMessage: "hi"}); sc.RawMessage != "hi seen" || sc.Response == nil {
+		t.Fatalf("got %q, %v", sc.RawMessage, sc.Response)
+	}
+	logs := strings.Join(h.Logs(), "\n")
+	if !strings.Contains(logs, "panic: boom") || !strings.Contains(logs, "err=refused") || !strings.Contains(logs, "plugin=probe") {
+		t.Fatalf("logs: %s", logs)
+	}
+}
+
+func TestHarnessToolRegistration(t *testing.T) {
+	h := Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
+		h := func(map[string]any) (any, error) { return "ok", nil }
+		if err := s.RegisterTool("a", sdk.ToolDef{}, h); err != nil {
 			return err
 		}
-		return s.Memory().Commit([]sdk.Triple{{Subject: "我", Relation: "住在", Object: "杭州"}})
-	}), nil, Options{Services: HostServices(t, "notes")})
-	hits, err := h.SDK().Knowledge().Search("密码", 1)
-	if err != nil || len(hits) != 1 || hits[0].Name != "wifi" {
-		t.Fatalf("knowledge: %v %v", hits, err)
+		if err := s.RegisterTool("a", sdk.ToolDef{}, h); err == nil {
+			return errors.New("a duplicate tool was accepted")
+		}
+		if err := s.RegisterTool("b", sdk.ToolDef{Parameters: map[string]any{"type": "string"}}, h); err == nil {
+			return errors.New("a schema that is not an object's was accepted")
+		}
+		return nil
+	}), nil)
+	if got := h.Tools(); len(got) != 1 || got[0] != "probe__a" {
+		t.Fatalf("tools %v", got)
 	}
-	ents, _, err := h.SDK().Memory().Recall([]string{"杭州"}, 1)
-	if err != nil || len(ents) != 2 {
-		t.Fatalf("memory: %v %v", ents, err)
+	if r := h.CallTool("nope", nil); !r.IsError || !strings.Contains(r.Content, "unknown tool") {
+		t.Fatalf("%+v", r)
 	}
-	if err := h.SDK().Settings().Set("k", 1); err != nil {
-		t.Fatal(err)
+	if r := h.CallTool("a", `{"x":1,"X":2}`); !r.IsError || !strings.Contains(r.Content, "duplicate key") {
+		t.Fatalf("duplicate keys accepted: %+v", r)
 	}
+}
+
+func TestHarnessRefusesNamesHearthRefuses(t *testing.T) {
+	Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
+		h := func(map[string]any) (any, error) { return "ok", nil }
+		for _, name := range []string{"", "query.v2", strings.Repeat("x", 60)} {
+			if err := s.RegisterTool(name, sdk.ToolDef{}, h); err == nil {
+				return fmt.Errorf("tool name %q accepted", name)
+			}
+		}
+		return nil
+	}), nil)
 }

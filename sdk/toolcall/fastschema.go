@@ -1,15 +1,12 @@
-package tools
+package toolcall
 
 import (
 	"math"
 	"reflect"
 	"regexp"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/hearth-agent/hearth/internal/jsonwire"
 )
 
 // fastSchema checks arguments against the shapes tool schemas almost
@@ -240,156 +237,4 @@ func (f *fastSchema) validArray(a []any) bool {
 		}
 	}
 	return true
-}
-
-// validArgs is valid for arguments still in their JSON text, so a tool
-// that forwards them raw (a child plugin's) needs no map decoded at all.
-// It answers false, leaving the decision to the decode-then-validate path,
-// for anything it cannot judge exactly as that path would: escaped member
-// names, numbers out of float64's range, invalid JSON.
-func (f *fastSchema) validArgs(raw []byte) bool {
-	// An object's text is checked whole as it is read; the values inside
-	// are handed on only once checked.
-	return len(raw) > 0 && raw[0] == '{' && f.validRaw(raw)
-}
-
-// validRaw is validArgs for one value that is known to be valid JSON, or
-// an object.
-func (f *fastSchema) validRaw(v []byte) bool {
-	if f.never || len(v) == 0 {
-		return false
-	}
-	var typ uint8
-	var str string
-	var num float64
-	switch c := v[0]; {
-	case c == 'n':
-		typ = typeNull
-	case c == 't' || c == 'f':
-		typ = typeBoolean
-	case c == '"':
-		typ = typeString
-		if f.minLen != nil || f.maxLen != nil || f.pattern != nil || f.enum != nil {
-			s, err := jsonwire.String(v)
-			if err != nil || !f.validString(s) {
-				return false
-			}
-			str = s
-		}
-	case c == '{':
-		typ = typeObject
-		if !f.validObjectRaw(v) {
-			return false
-		}
-	case c == '[':
-		typ = typeArray
-		if !f.validArrayRaw(v) {
-			return false
-		}
-	default:
-		x, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			return false
-		}
-		num, typ = x, typeNumber
-		if _, frac := math.Modf(x); frac == 0 {
-			typ = typeInteger
-		}
-		if !f.validNumber(x) {
-			return false
-		}
-	}
-	if f.types != 0 && f.types&typ == 0 && (typ != typeInteger || f.types&typeNumber == 0) {
-		return false
-	}
-	if f.enum == nil {
-		return true
-	}
-	for _, e := range f.enum {
-		switch e := e.(type) {
-		case nil:
-			if typ == typeNull {
-				return true
-			}
-		case bool:
-			if typ == typeBoolean && e == (v[0] == 't') {
-				return true
-			}
-		case string:
-			if typ == typeString && e == str {
-				return true
-			}
-		case float64:
-			if (typ == typeNumber || typ == typeInteger) && e == num {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (f *fastSchema) validObjectRaw(v []byte) bool {
-	if len(f.required) > 64 {
-		return false
-	}
-	o, err := jsonwire.NewObject(v)
-	if err != nil {
-		return false
-	}
-	var seen uint64
-	for {
-		m, ok, err := o.Next()
-		if err != nil || m.Escaped {
-			return false
-		}
-		if !ok {
-			break
-		}
-		for i, name := range f.required {
-			if string(m.Key) == name {
-				seen |= 1 << i
-			}
-		}
-		ps, ok := f.props[string(m.Key)]
-		if !ok {
-			ps = f.additional
-		}
-		if !ps.orAny().validRaw(m.Value) {
-			return false
-		}
-	}
-	return seen == 1<<len(f.required)-1
-}
-
-func (f *fastSchema) validArrayRaw(v []byte) bool {
-	a, err := jsonwire.NewArray(v)
-	if err != nil {
-		return false
-	}
-	n := 0
-	for {
-		e, ok, err := a.Next()
-		if err != nil {
-			return false
-		}
-		if !ok {
-			break
-		}
-		n++
-		if !f.items.orAny().validRaw(e) {
-			return false
-		}
-	}
-	return (f.minItems == nil || n >= *f.minItems) && (f.maxItems == nil || n <= *f.maxItems)
-}
-
-// anyValue accepts every value; unconstrained values are still read, so
-// that a number encoding/json cannot decode is found.
-var anyValue = &fastSchema{}
-
-func (f *fastSchema) orAny() *fastSchema {
-	if f == nil {
-		return anyValue
-	}
-	return f
 }

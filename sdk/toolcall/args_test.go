@@ -1,4 +1,4 @@
-package tools
+package toolcall
 
 import (
 	"bytes"
@@ -43,38 +43,29 @@ func TestDuplicateKeysRefused(t *testing.T) {
 	}
 }
 
-// TestDuplicateKeysNeverReachHandler goes through Registry.Call, both the
-// path that decodes a map and the one that forwards the raw text of a
-// Direct handler (a child plugin's) unchanged.
+// TestDuplicateKeysNeverReachHandler goes through Tool.Call, the path
+// of every call.
 func TestDuplicateKeysNeverReachHandler(t *testing.T) {
-	r := NewRegistry()
 	var calls atomic.Int32
 	handler := func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
 		calls.Add(1)
 		return "paid", nil
 	}
-	def := sdk.ToolDef{Name: "pay", Parameters: map[string]any{"type": "object",
-		"properties": map[string]any{"to": map[string]any{"type": "string"}, "amount": map[string]any{"type": "number"}}}}
-	if _, err := r.Register("bank", def, handler); err != nil {
-		t.Fatal(err)
-	}
-	def.Name = "forward"
-	tool, err := r.Register("bank", def, handler)
+	params, err := Compile(map[string]any{"type": "object",
+		"properties": map[string]any{"to": map[string]any{"type": "string"}, "amount": map[string]any{"type": "number"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool.Direct = true
-	for _, name := range []string{"bank__pay", "bank__forward"} {
-		res := r.Call(context.Background(), &sdk.ToolContext{}, name, json.RawMessage(`{"to":"mallory","amount":5,"to":"bob"}`))
-		if !res.IsError || !errors.Is(res.Err, ErrInvalidArguments) || !strings.Contains(res.Content, `duplicate key \"to\"`) {
-			t.Errorf("%s: got %+v", name, res)
-		}
-		if res := r.Call(context.Background(), &sdk.ToolContext{}, name, json.RawMessage(`{"to":"bob","amount":5}`)); res.IsError {
-			t.Errorf("%s: a good call failed: %+v", name, res)
-		}
+	tool := &Tool{Name: "bank__pay", Params: params, Handler: handler}
+	res := tool.Call(context.Background(), &sdk.ToolContext{}, json.RawMessage(`{"to":"mallory","amount":5,"to":"bob"}`))
+	if !res.IsError || !errors.Is(res.Err, ErrInvalidArguments) || !strings.Contains(res.Content, `duplicate key \"to\"`) {
+		t.Errorf("got %+v", res)
 	}
-	if n := calls.Load(); n != 2 {
-		t.Fatalf("handler ran %d times, want 2 (the good calls)", n)
+	if res := tool.Call(context.Background(), &sdk.ToolContext{}, json.RawMessage(`{"to":"bob","amount":5}`)); res.IsError {
+		t.Errorf("a good call failed: %+v", res)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("handler ran %d times, want 1 (the good call)", n)
 	}
 }
 
@@ -187,5 +178,38 @@ func FuzzDuplicateKey(f *testing.F) {
 		if json.Valid(data) && (err != nil) != duplicateByTokens(data) {
 			t.Fatalf("%q: scanner says %v, tokenizer %v", data, err, duplicateByTokens(data))
 		}
+	})
+}
+
+func FuzzDecodeArguments(f *testing.F) {
+	params, err := Compile(map[string]any{"type": "object", "properties": map[string]any{
+		"city": map[string]any{"type": "string"},
+		"opts": map[string]any{"type": "object", "properties": map[string]any{"unit": map[string]any{"type": "string"}}},
+	}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	tool := &Tool{Name: "weather__query", Params: params}
+	for _, s := range []string{`{"city":"x"}`, ``, `null`, `[]`, `{"city":1}`, `{"opts":{"unit":"c"}}`, "\x00",
+		`{"city":"a","city":"b"}`, `{"city":"a","CITY":"b"}`, `{"c\u0069ty":1,"city":2}`, `{"a":[{"k":1,"\u212a":2}]}`,
+		`{"a":{"b":1},"b":{"a":1}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		args, raw, err := DecodeArguments(data)
+		if err != nil {
+			// A duplicate is reported only for valid JSON that has one.
+			if strings.Contains(err.Error(), "duplicate key") && (!json.Valid(data) || !duplicateByTokens(data)) {
+				t.Fatalf("%q: %v", data, err)
+			}
+			return
+		}
+		if args == nil || !json.Valid(raw) {
+			t.Fatalf("decoded %q to %v / %q", data, args, raw)
+		}
+		if duplicateByTokens(raw) {
+			t.Fatalf("accepted %q, which names a key twice", data)
+		}
+		_ = tool.Validate(args)
 	})
 }

@@ -1,7 +1,6 @@
-package tools
+package toolcall
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -64,54 +63,6 @@ func FuzzFastSchema(f *testing.F) {
 	})
 }
 
-// FuzzFastSchemaRaw checks the checker that reads JSON text: whatever it
-// accepts, decoding then jsonschema-go accept too.
-func FuzzFastSchemaRaw(f *testing.F) {
-	for _, s := range fastSchemaSeeds {
-		for _, in := range append(fastInstanceSeeds, `{"msg":"a","msg":2}`, `{"m\u0073g":"x"}`, `{"n":1e400}`, `{"n":1.0e1}`, `{"unit":"\u0063"}`, `{"tags":["ab",]}`, `{} x`) {
-			f.Add(s, in)
-		}
-	}
-	f.Fuzz(func(t *testing.T, schemaJSON, instanceJSON string) {
-		resolved, fast := handled(schemaJSON)
-		if fast == nil {
-			return
-		}
-		raw := bytes.TrimSpace([]byte(instanceJSON))
-		if !fast.validArgs(raw) {
-			return
-		}
-		var instance any
-		if err := json.Unmarshal(raw, &instance); err != nil {
-			t.Fatalf("schema %s: accepted %s, which encoding/json refuses: %v", schemaJSON, raw, err)
-		}
-		if err := resolved.Validate(instance); err != nil {
-			t.Fatalf("schema %s: accepted %s, which jsonschema-go refuses: %v", schemaJSON, raw, err)
-		}
-	})
-}
-
-func TestFastSchemaRawAgrees(t *testing.T) {
-	// On plain input (no duplicate or escaped names) the text checker
-	// decides as the map checker does, so the fast path is really taken.
-	for _, s := range fastSchemaSeeds[:5] {
-		var sc jsonschema.Schema
-		if err := json.Unmarshal([]byte(s), &sc); err != nil {
-			t.Fatal(err)
-		}
-		fast := compileFast(&sc)
-		for _, in := range fastInstanceSeeds {
-			var v any
-			if err := json.Unmarshal([]byte(in), &v); err != nil {
-				t.Fatal(err)
-			}
-			if got, want := fast.validArgs([]byte(in)), fast.valid(v); got != want {
-				t.Errorf("schema %s, instance %s: text checker %v, map checker %v", s, in, got, want)
-			}
-		}
-	}
-}
-
 func TestFastSchemaCoverage(t *testing.T) {
 	// The schemas our SDKs infer must take the fast path; ones using
 	// keywords it does not handle must not.
@@ -142,11 +93,11 @@ func TestFastSchemaTakesInferredSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, fast, err := compileSchema(params)
+	s, err := Compile(params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fast == nil {
+	if s.fast == nil {
 		raw, _ := json.Marshal(params)
 		t.Fatalf("an AddTool schema is not handled by the fast checker: %s", raw)
 	}

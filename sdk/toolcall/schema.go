@@ -1,0 +1,123 @@
+package toolcall
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Separator joins a plugin's name and a tool's name into the name the
+// model sees.
+const Separator = "__"
+
+// ErrInvalidName is the error of a tool name the model could not call.
+var ErrInvalidName = errors.New("invalid tool name")
+
+// namePattern is the provider limit on function names (OpenAI and every
+// compatible server).
+var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Name returns the name the model sees for tool local of plugin,
+// plugin__local, or an error wrapping ErrInvalidName when the plugin's
+// name is empty or holds the separator, or the result breaks the provider
+// limit on function names.
+func Name(plugin, local string) (string, error) {
+	if plugin == "" || strings.Contains(plugin, Separator) {
+		return "", fmt.Errorf("%w: plugin name %q must be non-empty and not contain %q", ErrInvalidName, plugin, Separator)
+	}
+	name := plugin + Separator + local
+	if local == "" || !namePattern.MatchString(name) {
+		return "", fmt.Errorf("%w: %q must match %s", ErrInvalidName, name, namePattern)
+	}
+	return name, nil
+}
+
+// Schema is a tool's compiled parameter schema.
+type Schema struct {
+	raw      json.RawMessage
+	resolved *jsonschema.Resolved
+	fast     *fastSchema // nil when the schema needs jsonschema-go
+}
+
+// Compile compiles params, a JSON Schema for an object: nil means no
+// parameters, and a schema without "type" is taken as type "object".
+func Compile(params map[string]any) (*Schema, error) {
+	if params == nil {
+		params = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	if _, ok := params["type"]; !ok {
+		params = maps.Clone(params)
+		params["type"] = "object"
+	}
+	if params["type"] != "object" {
+		return nil, fmt.Errorf("top-level type must be \"object\", got %v", params["type"])
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{raw: raw, resolved: resolved, fast: compileFast(&s)}, nil
+}
+
+// JSON returns the schema as sent to the model.
+func (s *Schema) JSON() json.RawMessage { return s.raw }
+
+// Validate checks args; the error names the offending field
+// (`field "a.b": minimum: ...`).
+func (s *Schema) Validate(args map[string]any) error {
+	if s.fast != nil && s.fast.valid(args) {
+		return nil
+	}
+	if err := s.resolved.Validate(args); err != nil {
+		return errors.New(describeValidation(err))
+	}
+	return nil
+}
+
+// describeValidation turns the validator's message, which walks the schema
+// ("validating root: validating /properties/a: validating
+// /properties/a/properties/b: minimum: ..."), into one naming the field
+// ("field \"a.b\": minimum: ...").
+func describeValidation(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "validating "); i >= 0 {
+		msg = msg[i+len("validating "):]
+	}
+	if strings.HasPrefix(msg, "root: ") {
+		return strings.TrimPrefix(msg, "root: ")
+	}
+	path, rest, ok := strings.Cut(msg, ": ")
+	if !ok || !strings.HasPrefix(path, "/") {
+		return msg
+	}
+	var fields []string
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties", "patternProperties":
+			if i+1 < len(segs) {
+				fields = append(fields, segs[i+1])
+				i++
+			}
+		case "items", "prefixItems":
+			fields = append(fields, "[]")
+		}
+	}
+	if len(fields) == 0 {
+		return msg
+	}
+	return fmt.Sprintf("field %q: %s", strings.ReplaceAll(strings.Join(fields, "."), ".[]", "[]"), rest)
+}
