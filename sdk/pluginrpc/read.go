@@ -8,24 +8,34 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 )
 
-// nextRequest reads until a request arrives, delivering responses and
-// cancellations on the way, and returns the request, ready to run. Lines
+// read is the connection's reader, run by Run: it reads messages until
+// the input fails or the connection closes. Each answer goes to the call
+// waiting for it, each $/cancel cancels the request it names, and each
+// request starts a goroutine that runs its handler and replies. Lines
 // that are not JSON, or not JSON-RPC, are logged and skipped: a plugin
 // that prints stray text to stdout is noisy, not dead. A message longer
 // than MaxMessage is answered at once, see tooLarge.
-func (c *Conn) nextRequest() (*inbound, error) {
+//
+// As the only reader, it sees every message in the order the peer sent
+// it, so a request is in the table of running requests before any
+// $/cancel sent after it is read.
+func (c *Conn) read() error {
 	for {
+		select {
+		case <-c.done:
+			return ErrClosed
+		default:
+		}
 		line, head, err := c.readLine()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if head != nil {
 			if err := c.tooLarge(head); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
@@ -38,9 +48,7 @@ func (c *Conn) nextRequest() (*inbound, error) {
 			c.log.Warn("ignoring a line that is not a JSON-RPC 2.0 message", "line", preview(line))
 			continue
 		}
-		if c.dispatch(r) {
-			return r, nil
-		}
+		c.dispatch(r)
 	}
 }
 
@@ -185,9 +193,9 @@ type inbound struct {
 	cancel context.CancelFunc
 }
 
-// dispatch handles a response or a cancellation, or prepares r, a request,
-// to run and reports true.
-func (c *Conn) dispatch(r *inbound) bool {
+// dispatch handles a message read: it delivers a response, cancels a
+// request, or starts one.
+func (c *Conn) dispatch(r *inbound) {
 	m := &r.m
 	switch {
 	case m.Method == "$/cancel":
@@ -206,22 +214,18 @@ func (c *Conn) dispatch(r *inbound) bool {
 			}
 		}
 	case m.Method != "":
-		return c.serve(r)
+		if c.serve(r) {
+			go c.run(r)
+		}
 	case m.ID != nil:
 		if ch := c.takePending(m.ID); ch != nil {
 			ch <- m
-			if c.r.Buffered() == 0 {
-				// Let the caller run now, on this thread, while its cache
-				// is warm: this goroutine's next step is a read that will
-				// find nothing and park, which another thread can do.
-				runtime.Gosched()
-			}
 		}
 	}
-	return false
 }
 
-// serve prepares a request to run; false if the connection is closed.
+// serve prepares a request to run, registering it so a $/cancel finds it;
+// false if the connection is closed.
 func (c *Conn) serve(r *inbound) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
