@@ -63,13 +63,14 @@ type message struct {
 type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
 // Conn is one end of a plugin connection: newline-delimited JSON-RPC 2.0,
-// requests in both directions.
+// requests in both directions, answered concurrently: a slow request
+// holds up neither the others nor the answers its own calls to the peer
+// wait for.
 //
-// One goroutine reads, the one running Run, and nothing else does: it
-// hands each answer to the call waiting for it, cancels the request a
-// $/cancel names, and starts a goroutine for each request, so a slow
-// handler holds up neither the others nor the answers its own calls to
-// the peer wait for. Writers share one write path (see send).
+// One goroutine at a time reads (see lead.go): it hands each answer to
+// the call waiting for it, cancels the request a $/cancel names, and runs
+// each request, handing the reading on to a new goroutine if the request
+// runs long or calls the peer. Writers share one write path (see send).
 type Conn struct {
 	r      *bufio.Reader
 	closer io.Closer // the input, when Close can close it to stop Run's read
@@ -89,8 +90,15 @@ type Conn struct {
 	closed   bool
 	closeErr error
 	done     chan struct{}
+	readErr  chan error // why reading stopped, sent once
 
 	nextID atomic.Int64
+
+	// The reading role, see lead.go.
+	busy     atomic.Uint64 // the token of the request the reader runs; 0 if none
+	lmu      sync.Mutex
+	lent     uint64 // requests run by the reader so far; the last token
+	watching bool   // a watchdog runs
 }
 
 // NewConn returns a connection reading r and writing w. Register handlers,
@@ -103,7 +111,7 @@ func NewConn(r io.Reader, w io.Writer, log *slog.Logger) *Conn {
 	return &Conn{
 		r: bufio.NewReaderSize(r, 64<<10), closer: closer, w: w, log: log,
 		handlers: map[string]Handler{}, pending: map[int64]chan *message{},
-		running: map[string]context.CancelFunc{}, runningN: map[int64]context.CancelFunc{}, done: make(chan struct{}),
+		running: map[string]context.CancelFunc{}, runningN: map[int64]context.CancelFunc{}, done: make(chan struct{}), readErr: make(chan error, 1),
 	}
 }
 
@@ -128,10 +136,11 @@ func (c *Conn) Err() error {
 // the connection: pending calls fail and running handlers are cancelled.
 // It returns why reading stopped: the input's error (io.EOF when it
 // ended), or, after Close, Close's reason as Err reports it. It returns
-// when it has stopped reading; handlers still running have been cancelled
-// but are not waited for. Run must be called once.
+// once nothing reads the input any more; handlers still running have
+// been cancelled but are not waited for. Run must be called once.
 func (c *Conn) Run() error {
-	err := c.read()
+	go c.lead()
+	err := <-c.readErr
 	if !c.shutdown(err) {
 		err = c.Err() // Close stopped the read
 	}
@@ -207,11 +216,15 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if c.closed {
 		err := c.closeErr
 		c.mu.Unlock()
+		putLine(line)
 		return err
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
-	if err := c.send(line); err != nil {
+	c.pass(0) // the caller may be a request running on the reader: its answer must be read
+	err = c.send(line)
+	putLine(line)
+	if err != nil {
 		c.forget(id)
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
@@ -262,6 +275,7 @@ func (c *Conn) Notify(method string, params any) error {
 	if err != nil {
 		return err
 	}
+	defer putLine(line)
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()

@@ -8,34 +8,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 )
 
-// read is the connection's reader, run by Run: it reads messages until
-// the input fails or the connection closes. Each answer goes to the call
-// waiting for it, each $/cancel cancels the request it names, and each
-// request starts a goroutine that runs its handler and replies. Lines
+// nextRequest reads until a request arrives, delivering answers and
+// cancellations on the way, and returns the request, ready to run. Only
+// the goroutine holding the reading role calls it (see lead.go). Lines
 // that are not JSON, or not JSON-RPC, are logged and skipped: a plugin
 // that prints stray text to stdout is noisy, not dead. A message longer
-// than MaxMessage is answered at once, see tooLarge.
-//
-// As the only reader, it sees every message in the order the peer sent
-// it, so a request is in the table of running requests before any
-// $/cancel sent after it is read.
-func (c *Conn) read() error {
+// than MaxMessage is answered at once, see tooLarge. It fails with
+// ErrClosed once the connection is closed.
+func (c *Conn) nextRequest() (*inbound, error) {
 	for {
 		select {
 		case <-c.done:
-			return ErrClosed
+			return nil, ErrClosed
 		default:
 		}
 		line, head, err := c.readLine()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if head != nil {
 			if err := c.tooLarge(head); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
@@ -48,7 +45,9 @@ func (c *Conn) read() error {
 			c.log.Warn("ignoring a line that is not a JSON-RPC 2.0 message", "line", preview(line))
 			continue
 		}
-		c.dispatch(r)
+		if c.dispatch(r) {
+			return r, nil
+		}
 	}
 }
 
@@ -193,9 +192,11 @@ type inbound struct {
 	cancel context.CancelFunc
 }
 
-// dispatch handles a message read: it delivers a response, cancels a
-// request, or starts one.
-func (c *Conn) dispatch(r *inbound) {
+// dispatch delivers an answer or cancels a request, or prepares r, a
+// request, to run and reports true. Messages are dispatched in the order
+// they were read, so a request is in the table of running requests
+// before a $/cancel sent after it is read.
+func (c *Conn) dispatch(r *inbound) bool {
 	m := &r.m
 	switch {
 	case m.Method == "$/cancel":
@@ -214,14 +215,20 @@ func (c *Conn) dispatch(r *inbound) {
 			}
 		}
 	case m.Method != "":
-		if c.serve(r) {
-			go c.run(r)
-		}
+		return c.serve(r)
 	case m.ID != nil:
 		if ch := c.takePending(m.ID); ch != nil {
 			ch <- m
+			if c.r.Buffered() == 0 {
+				// A scheduling hint, not needed for correctness: let the
+				// caller run now, on this thread, while its cache is warm;
+				// this goroutine's next step is a read that will find
+				// nothing and wait, which another thread can do.
+				runtime.Gosched()
+			}
 		}
 	}
+	return false
 }
 
 // serve prepares a request to run, registering it so a $/cancel finds it;
