@@ -80,8 +80,8 @@ func TestCallsBothWaysConcurrently(t *testing.T) {
 }
 
 // A handler that calls the peer back (as a tool calling input.inject
-// does) waits for an answer that the reader must read while the handler
-// runs.
+// does) runs on the goroutine that read its request: Call passes the
+// reading on, for the answer to be read.
 func TestHandlerCallsThePeerBack(t *testing.T) {
 	a, b := pair(t)
 	a.Handle("hello", func(context.Context, json.RawMessage) (any, error) { return "你好", nil })
