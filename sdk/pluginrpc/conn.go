@@ -63,12 +63,19 @@ type message struct {
 type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
 // Conn is one end of a plugin connection: newline-delimited JSON-RPC 2.0,
-// requests in both directions, each answered in its own goroutine so a slow
-// one does not hold up the others.
+// requests in both directions, answered concurrently: a slow request
+// holds up neither the others nor the answers its own calls to the peer
+// wait for.
+//
+// One goroutine at a time reads (see lead.go): it hands each answer to
+// the call waiting for it, cancels the request a $/cancel names, and runs
+// each request, handing the reading on to a new goroutine if the request
+// runs long or calls the peer. Writers share one write path (see send).
 type Conn struct {
-	r   *bufio.Reader
-	w   io.Writer
-	log *slog.Logger
+	r      *bufio.Reader
+	closer io.Closer // the input, when Close can close it to stop Run's read
+	w      io.Writer
+	log    *slog.Logger
 
 	wmu      sync.Mutex // guards the write buffers
 	wbuf     []byte     // lines waiting for the writer in progress
@@ -83,27 +90,28 @@ type Conn struct {
 	closed   bool
 	closeErr error
 	done     chan struct{}
-	leadCh   chan struct{} // unbuffered: passes the reading role to an idle goroutine
-	readErr  chan error    // the reader's final error
+	readErr  chan error // why reading stopped, sent once
 
 	nextID atomic.Int64
 
-	jobSeq   atomic.Uint64 // requests run by a reading goroutine so far
-	busy     atomic.Uint64 // the one running now, 0 if none
-	watching atomic.Bool   // a watchdog is running
+	// The reading role, see lead.go.
+	busy     atomic.Uint64 // the token of the request the reader runs; 0 if none
+	lmu      sync.Mutex
+	lent     uint64 // requests run by the reader so far; the last token
+	watching bool   // a watchdog runs
 }
 
 // NewConn returns a connection reading r and writing w. Register handlers,
-// then call Run.
+// then call Run. If r is an io.Closer, Close closes it (see Close).
 func NewConn(r io.Reader, w io.Writer, log *slog.Logger) *Conn {
 	if log == nil {
 		log = slog.Default()
 	}
+	closer, _ := r.(io.Closer)
 	return &Conn{
-		r: bufio.NewReaderSize(r, 64<<10), w: w, log: log,
+		r: bufio.NewReaderSize(r, 64<<10), closer: closer, w: w, log: log,
 		handlers: map[string]Handler{}, pending: map[int64]chan *message{},
-		running: map[string]context.CancelFunc{}, runningN: map[int64]context.CancelFunc{}, done: make(chan struct{}),
-		leadCh: make(chan struct{}), readErr: make(chan error, 1),
+		running: map[string]context.CancelFunc{}, runningN: map[int64]context.CancelFunc{}, done: make(chan struct{}), readErr: make(chan error, 1),
 	}
 }
 
@@ -126,31 +134,44 @@ func (c *Conn) Err() error {
 
 // Run reads messages until the input ends or Close is called, then closes
 // the connection: pending calls fail and running handlers are cancelled.
+// It returns why reading stopped: the input's error (io.EOF when it
+// ended), or, after Close, Close's reason as Err reports it. It returns
+// once nothing reads the input any more; handlers still running have
+// been cancelled but are not waited for. Run must be called once.
 func (c *Conn) Run() error {
 	go c.lead()
-	var err error
-	select {
-	case err = <-c.readErr:
-	case <-c.done:
-		err = c.Err()
+	err := <-c.readErr
+	if !c.shutdown(err) {
+		err = c.Err() // Close stopped the read
 	}
-	c.shutdown(err)
 	return err
 }
 
-// Close closes the connection; Run returns.
+// Close closes the connection: pending calls fail with an error that
+// matches ErrClosed and says reason, handlers are cancelled, and Run
+// returns. To stop Run's read, Close closes the input when it is an
+// io.Closer (an io.PipeReader, the pipe from exec.Cmd.StdoutPipe, a
+// network connection). When it is not, or when closing it does not
+// interrupt a read in progress (an *os.File in blocking mode, such as a
+// child's os.Stdin), Run returns only when that read returns, because the
+// peer writes or closes its end; nothing it reads is handled any more.
 func (c *Conn) Close(reason error) {
 	if reason == nil {
 		reason = ErrClosed
 	}
 	c.shutdown(reason)
+	if c.closer != nil {
+		_ = c.closer.Close() // the read in progress fails, and Run returns
+	}
 }
 
-func (c *Conn) shutdown(reason error) {
+// shutdown closes the connection for reason, unless it is closed already;
+// it reports whether it closed it.
+func (c *Conn) shutdown(reason error) bool {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return
+		return false
 	}
 	c.closed = true
 	switch {
@@ -179,6 +200,7 @@ func (c *Conn) shutdown(reason error) {
 		close(ch)
 	}
 	close(c.done)
+	return true
 }
 
 // Call sends a request and decodes the result into result (which may be
@@ -194,12 +216,15 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if c.closed {
 		err := c.closeErr
 		c.mu.Unlock()
+		putLine(line)
 		return err
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
-	c.passIfBusy() // the caller may be the reader: its answer must be read
-	if err := c.send(line); err != nil {
+	c.pass(0) // the caller may be a request running on the reader: its answer must be read
+	err = c.send(line)
+	putLine(line)
+	if err != nil {
 		c.forget(id)
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
@@ -250,6 +275,7 @@ func (c *Conn) Notify(method string, params any) error {
 	if err != nil {
 		return err
 	}
+	defer putLine(line)
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()

@@ -7,10 +7,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 )
@@ -80,8 +80,8 @@ func TestCallsBothWaysConcurrently(t *testing.T) {
 }
 
 // A handler that calls the peer back (as a tool calling input.inject
-// does) runs on the goroutine that read its request: the reading role must
-// pass on for the answer to be read.
+// does) runs on the goroutine that read its request: Call passes the
+// reading on, for the answer to be read.
 func TestHandlerCallsThePeerBack(t *testing.T) {
 	a, b := pair(t)
 	a.Handle("hello", func(context.Context, json.RawMessage) (any, error) { return "你好", nil })
@@ -113,14 +113,35 @@ func TestCancelReachesTheHandler(t *testing.T) {
 	if err := a.Call(ctx, "wait", nil, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("caller: %v", err)
 	}
-	select {
-	case err := <-seen:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the handler never saw the cancellation")
+	if err := <-seen; !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
 	}
+}
+
+// The one reader sees a request before a $/cancel sent after it, however
+// close together they come, so the cancellation always finds the request.
+func TestCancelRightAfterTheRequest(t *testing.T) {
+	in, peer := io.Pipe()
+	out := newSignalWriter()
+	c := NewConn(in, out, nil)
+	seen := make(chan error, 1)
+	c.Handle("wait", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		<-ctx.Done()
+		seen <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	done := make(chan error, 1)
+	go func() { done <- c.Run() }()
+	io.WriteString(peer, `{"jsonrpc":"2.0","id":"a","method":"wait"}`+"\n"+`{"jsonrpc":"2.0","method":"$/cancel","params":{"id":"a"}}`+"\n")
+	if err := <-seen; !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	<-out.wrote // the reply
+	if got, want := out.String(), `{"jsonrpc":"2.0","id":"a","error":{"code":-32800,"message":"request cancelled"}}`+"\n"; got != want {
+		t.Fatalf("reply %q, want %q", got, want)
+	}
+	peer.Close()
+	<-done
 }
 
 func TestErrorsAndPanics(t *testing.T) {
@@ -143,32 +164,145 @@ func TestErrorsAndPanics(t *testing.T) {
 
 func TestPendingCallsFailWhenThePeerGoes(t *testing.T) {
 	r, w := io.Pipe()
-	var out bytes.Buffer
-	c := NewConn(r, &syncWriter{w: &out}, nil)
+	out := newSignalWriter()
+	c := NewConn(r, out, nil)
 	done := make(chan error, 1)
 	go func() { done <- c.Run() }()
 	called := make(chan error, 1)
 	go func() { called <- c.Call(context.Background(), "x", nil, nil) }()
-	time.Sleep(10 * time.Millisecond)
-	w.Close() // the peer's output ends
-	if err := <-called; !errors.Is(err, ErrClosed) {
+	<-out.wrote // the call is pending before its request is written
+	w.Close()   // the peer's output ends
+	if err := <-called; !errors.Is(err, ErrClosed) || err.Error() != ErrClosed.Error() {
 		t.Fatalf("pending call: %v", err)
 	}
-	<-done
+	if err := <-done; !errors.Is(err, io.EOF) {
+		t.Fatalf("Run: %v", err)
+	}
 	if err := c.Call(context.Background(), "x", nil, nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("call after close: %v", err)
 	}
 }
 
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// Close stops a reader blocked in a read that would never return (the
+// peer is alive but silent): Run returns, pending calls fail with the
+// reason, and running handlers are cancelled. goleak (TestMain) checks
+// that no goroutine is left.
+func TestCloseUnblocksTheReader(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		pipe func(t *testing.T) (r io.ReadCloser, w io.Closer)
+	}{
+		{"io.Pipe", func(*testing.T) (io.ReadCloser, io.Closer) { return io.Pipe() }},
+		{"os.Pipe", func(t *testing.T) (io.ReadCloser, io.Closer) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r, w
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w := tt.pipe(t)
+			defer w.Close()
+			out := newSignalWriter()
+			c := NewConn(r, out, nil)
+			running := make(chan struct{})
+			cancelled := make(chan error, 1)
+			c.Handle("wait", func(ctx context.Context, _ json.RawMessage) (any, error) {
+				close(running)
+				<-ctx.Done()
+				cancelled <- ctx.Err()
+				return nil, ctx.Err()
+			})
+			done := make(chan error, 1)
+			go func() { done <- c.Run() }()
+			called := make(chan error, 1)
+			go func() { called <- c.Call(context.Background(), "x", nil, nil) }()
+			<-out.wrote // pending
+
+			// A request already read runs until Close cancels it. The
+			// pipe is written here and never again.
+			ww := w.(io.Writer)
+			io.WriteString(ww, `{"jsonrpc":"2.0","id":"h","method":"wait"}`+"\n")
+			<-running
+
+			reason := errors.New("plugin stopped")
+			c.Close(reason)
+			for name, err := range map[string]error{"Run": <-done, "pending call": <-called} {
+				if !errors.Is(err, ErrClosed) || err.Error() != "plugin connection closed: plugin stopped" {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+			if err := <-cancelled; !errors.Is(err, context.Canceled) {
+				t.Errorf("handler: %v", err)
+			}
+			if err := c.Call(context.Background(), "x", nil, nil); err == nil || err.Error() != "plugin connection closed: plugin stopped" {
+				t.Errorf("call after Close: %v", err)
+			}
+		})
+	}
 }
 
-func (s *syncWriter) Write(p []byte) (int, error) {
+// An input that Close cannot close keeps Run in its read until the peer
+// writes or closes, but pending calls fail at Close all the same.
+func TestCloseWithAnInputThatCannotBeClosed(t *testing.T) {
+	r, w := io.Pipe()
+	out := newSignalWriter()
+	c := NewConn(struct{ io.Reader }{r}, out, nil)
+	done := make(chan error, 1)
+	go func() { done <- c.Run() }()
+	called := make(chan error, 1)
+	go func() { called <- c.Call(context.Background(), "x", nil, nil) }()
+	<-out.wrote
+	c.Close(nil)
+	if err := <-called; err != ErrClosed {
+		t.Fatalf("pending call: %v", err)
+	}
+	w.Close() // the read returns; Run sees the connection closed
+	if err := <-done; err != ErrClosed {
+		t.Fatalf("Run: %v", err)
+	}
+}
+
+// Lines that are not JSON-RPC messages are skipped; what follows is served.
+func TestStrayLines(t *testing.T) {
+	in := strings.NewReader("hello from a library\n\n{not json\n[1,2]\n" +
+		`{"id":1,"method":"echo"}` + "\n" + // not 2.0
+		`{"jsonrpc":"2.0","id":7,"method":"echo","params":"ok"}` + "\n")
+	out := newSignalWriter()
+	c := NewConn(in, out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
+	if err := c.Run(); !errors.Is(err, io.EOF) {
+		t.Fatalf("Run: %v", err)
+	}
+	<-out.wrote
+	if got, want := out.String(), `{"jsonrpc":"2.0","id":7,"result":"ok"}`+"\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// signalWriter records what is written and closes wrote at the first
+// write: a call is pending once its request is written.
+type signalWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{}
+	once  sync.Once
+}
+
+func newSignalWriter() *signalWriter { return &signalWriter{wrote: make(chan struct{})} }
+
+func (s *signalWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.w.Write(p)
+	s.once.Do(func() { close(s.wrote) })
+	return s.buf.Write(p)
+}
+
+func (s *signalWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
 }
 
 func FuzzDecoder(f *testing.F) {
@@ -176,9 +310,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","result":1}` + "\n" + `{"jsonrpc":"2.0","method":"$/cancel","params":{"id":1}}` + "\n"))
 	f.Add([]byte("garbage\n\n{\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var out syncWriter
-		out.w = io.Discard
-		c := NewConn(bytes.NewReader(data), &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		c := NewConn(bytes.NewReader(data), newSignalWriter(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 		c.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
 		c.Run() // must return at the end of input without panicking
 	})

@@ -12,13 +12,20 @@ import (
 	"runtime/debug"
 )
 
-// nextRequest reads until a request arrives, delivering responses and
-// cancellations on the way, and returns the request, ready to run. Lines
+// nextRequest reads until a request arrives, delivering answers and
+// cancellations on the way, and returns the request, ready to run. Only
+// the goroutine holding the reading role calls it (see lead.go). Lines
 // that are not JSON, or not JSON-RPC, are logged and skipped: a plugin
 // that prints stray text to stdout is noisy, not dead. A message longer
-// than MaxMessage is answered at once, see tooLarge.
+// than MaxMessage is answered at once, see tooLarge. It fails with
+// ErrClosed once the connection is closed.
 func (c *Conn) nextRequest() (*inbound, error) {
 	for {
+		select {
+		case <-c.done:
+			return nil, ErrClosed
+		default:
+		}
 		line, head, err := c.readLine()
 		if err != nil {
 			return nil, err
@@ -185,8 +192,10 @@ type inbound struct {
 	cancel context.CancelFunc
 }
 
-// dispatch handles a response or a cancellation, or prepares r, a request,
-// to run and reports true.
+// dispatch delivers an answer or cancels a request, or prepares r, a
+// request, to run and reports true. Messages are dispatched in the order
+// they were read, so a request is in the table of running requests
+// before a $/cancel sent after it is read.
 func (c *Conn) dispatch(r *inbound) bool {
 	m := &r.m
 	switch {
@@ -211,9 +220,10 @@ func (c *Conn) dispatch(r *inbound) bool {
 		if ch := c.takePending(m.ID); ch != nil {
 			ch <- m
 			if c.r.Buffered() == 0 {
-				// Let the caller run now, on this thread, while its cache
-				// is warm: this goroutine's next step is a read that will
-				// find nothing and park, which another thread can do.
+				// A scheduling hint, not needed for correctness: let the
+				// caller run now, on this thread, while its cache is warm;
+				// this goroutine's next step is a read that will find
+				// nothing and wait, which another thread can do.
 				runtime.Gosched()
 			}
 		}
@@ -221,7 +231,8 @@ func (c *Conn) dispatch(r *inbound) bool {
 	return false
 }
 
-// serve prepares a request to run; false if the connection is closed.
+// serve prepares a request to run, registering it so a $/cancel finds it;
+// false if the connection is closed.
 func (c *Conn) serve(r *inbound) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/hearth-agent/hearth/internal/jsonwire"
 )
 
 func (c *Conn) reply(id json.RawMessage, result any, err error) {
-	b := make([]byte, 0, 128)
+	b := getLine()
+	defer func() { putLine(b) }()
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	if err == nil {
@@ -35,9 +37,10 @@ func (c *Conn) reply(id json.RawMessage, result any, err error) {
 	}
 }
 
-// request encodes a request or, with id 0, a notification.
+// request encodes a request or, with id 0, a notification, into a line
+// from the pool: the caller puts it back (putLine) once it is sent.
 func request(id int64, method string, params any) ([]byte, error) {
-	b := make([]byte, 0, 256)
+	b := getLine()
 	b = append(b, `{"jsonrpc":"2.0"`...)
 	if id != 0 {
 		b = append(b, `,"id":`...)
@@ -48,9 +51,26 @@ func request(id int64, method string, params any) ([]byte, error) {
 	b = append(b, `,"params":`...)
 	b, err := appendValue(b, params)
 	if err != nil {
+		putLine(b)
 		return nil, fmt.Errorf("encoding %s params: %w", method, err)
 	}
 	return append(b, "}\n"...), nil
+}
+
+// linePool holds buffers for encoding outgoing lines; send copies a line
+// before it returns, so its buffer can be reused at once.
+var linePool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooled is the largest buffer put back: a rare huge message should
+// not stay in memory.
+const maxPooled = 64 << 10
+
+func getLine() []byte { return (*linePool.Get().(*[]byte))[:0] }
+
+func putLine(b []byte) {
+	if cap(b) <= maxPooled {
+		linePool.Put(&b)
+	}
 }
 
 // parseID reads an id this side sent: a positive integer.
