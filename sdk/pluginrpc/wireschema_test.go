@@ -13,6 +13,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,29 +32,80 @@ const (
 	sdkDir = ".."                // package sdk, whose constants the unions list
 	tsDir  = "../typescript"     // index.d.ts and index.js
 	pyDir  = "../python"         // hearth_plugin.py
-	jsonrp = "JSON-RPC 2.0"      // the envelope's reason in the tables below
 	logRec = "a stderr log line" // a log record's reason
 )
 
-// wireTypes are the messages of the protocol, each method's params and
-// result; the types they hold are reached from them.
-var wireTypes = []reflect.Type{
-	reflect.TypeFor[wire.InitializeParams](), reflect.TypeFor[wire.InitializeResult](),
-	reflect.TypeFor[wire.ResolveEffectParams](), reflect.TypeFor[sdk.Assessment](),
-	reflect.TypeFor[wire.ContextParams](), reflect.TypeFor[wire.TextResult](),
-	reflect.TypeFor[wire.VersionErrorData](), reflect.TypeFor[wire.Error](),
-	reflect.TypeFor[wire.ToolDef](), reflect.TypeFor[wire.StageRegistration](), reflect.TypeFor[wire.HookRegistration](),
-	reflect.TypeFor[wire.ToolCallParams](), reflect.TypeFor[wire.ToolCallResult](),
-	reflect.TypeFor[wire.StageRunParams](), reflect.TypeFor[wire.StageRunResult](),
-	reflect.TypeFor[wire.HookDecideParams](), reflect.TypeFor[sdk.HookDecision](),
-	reflect.TypeFor[wire.InjectParams](), reflect.TypeFor[wire.InjectSyncResult](),
-	reflect.TypeFor[wire.SourceParams](), reflect.TypeFor[wire.SettingParams](), reflect.TypeFor[sdk.ConfigDef](),
-	reflect.TypeFor[wire.ValueResult](), reflect.TypeFor[wire.KVParams](),
-	reflect.TypeFor[wire.RecallParams](), reflect.TypeFor[wire.RecallResult](), reflect.TypeFor[wire.CommitParams](),
-	reflect.TypeFor[wire.MergeParams](), reflect.TypeFor[wire.PurgeParams](), reflect.TypeFor[wire.CountResult](),
-	reflect.TypeFor[sdk.TextEvent](), reflect.TypeFor[wire.SearchParams](), reflect.TypeFor[sdk.Doc](),
-	reflect.TypeFor[wire.DocParams](), reflect.TypeFor[sdk.Knowledge](), reflect.TypeFor[wire.KnowledgeParams](),
+// message is a method's params and result.
+type message struct{ params, result reflect.Type }
+
+func msg[P, R any]() message { return message{reflect.TypeFor[P](), reflect.TypeFor[R]()} }
+
+// none is an empty params or result.
+type none = struct{}
+
+// cancelParams are $/cancel's params, unexported in the package.
+type cancelParams struct {
+	ID int64 `json:"id"`
 }
+
+// wireMethods are the protocol's methods, host's and plugin's, with the
+// Go types of their params and results: the messages of the wire. The
+// types these hold are reached from them.
+var wireMethods = map[string]message{
+	// The host calls these on a plugin.
+	wire.MethodInitialize:    msg[wire.InitializeParams, wire.InitializeResult](),
+	wire.MethodToolCall:      msg[wire.ToolCallParams, wire.ToolCallResult](),
+	wire.MethodResolveEffect: msg[wire.ResolveEffectParams, sdk.Assessment](),
+	wire.MethodStageRun:      msg[wire.StageRunParams, wire.StageRunResult](),
+	wire.MethodHookDecide:    msg[wire.HookDecideParams, sdk.HookDecision](),
+	wire.MethodContext:       msg[wire.ContextParams, wire.TextResult](),
+	wire.MethodInstructions:  msg[none, wire.TextResult](),
+	wire.MethodShutdown:      msg[none, none](),
+	wire.MethodPing:          msg[none, string](),
+	"$/cancel":               msg[cancelParams, none](), // a notification, either way
+
+	// A plugin calls these on the host.
+	wire.MethodToolsRegister:     msg[wire.ToolDef, none](),
+	wire.MethodStagesRegister:    msg[wire.StageRegistration, none](),
+	wire.MethodHooksRegister:     msg[wire.HookRegistration, none](),
+	wire.MethodInject:            msg[wire.InjectParams, none](),
+	wire.MethodInjectSync:        msg[wire.InjectParams, wire.InjectSyncResult](),
+	wire.MethodLLMList:           msg[none, []string](),
+	wire.MethodLLMSet:            msg[wire.SourceParams, none](),
+	wire.MethodLLMCurrent:        msg[none, string](),
+	wire.MethodSettingsGet:       msg[wire.SettingParams, wire.ValueResult](),
+	wire.MethodSettingsSet:       msg[wire.SettingParams, none](),
+	wire.MethodSettingsList:      msg[wire.SettingParams, []string](),
+	wire.MethodSettingsRegister:  msg[sdk.ConfigDef, none](),
+	wire.MethodSettingsDefs:      msg[wire.SettingParams, []sdk.ConfigDef](),
+	wire.MethodSettingsGetCore:   msg[wire.SettingParams, wire.ValueResult](),
+	wire.MethodSettingsSetCore:   msg[wire.SettingParams, none](),
+	wire.MethodSettingsListCore:  msg[wire.SettingParams, []string](),
+	wire.MethodSettingsGetOther:  msg[wire.SettingParams, wire.ValueResult](),
+	wire.MethodSettingsSetOther:  msg[wire.SettingParams, none](),
+	wire.MethodSettingsListOther: msg[wire.SettingParams, []string](),
+	wire.MethodSettingsDump:      msg[none, map[string]any](),
+	wire.MethodSettingsPlugins:   msg[wire.SettingParams, []string](),
+	wire.MethodKVGet:             msg[wire.KVParams, wire.ValueResult](),
+	wire.MethodKVSet:             msg[wire.KVParams, none](),
+	wire.MethodKVDelete:          msg[wire.KVParams, none](),
+	wire.MethodMemoryRecall:      msg[wire.RecallParams, wire.RecallResult](),
+	wire.MethodMemoryCommit:      msg[wire.CommitParams, none](),
+	wire.MethodMemoryIntrospect:  msg[none, map[string]any](),
+	wire.MethodMemoryMerge:       msg[wire.MergeParams, wire.CountResult](),
+	wire.MethodMemoryPurge:       msg[wire.PurgeParams, wire.CountResult](),
+	wire.MethodMemoryAppendText:  msg[sdk.TextEvent, none](),
+	wire.MethodMemoryDocQuery:    msg[wire.SearchParams, []sdk.Doc](),
+	wire.MethodMemoryDocInsert:   msg[sdk.Doc, wire.DocParams](),
+	wire.MethodMemoryDocRemove:   msg[wire.DocParams, none](),
+	wire.MethodMemoryDocStats:    msg[none, map[string]any](),
+	wire.MethodKnowledgeSearch:   msg[wire.SearchParams, []sdk.Knowledge](),
+	wire.MethodKnowledgeAdd:      msg[wire.KnowledgeParams, none](),
+	wire.MethodKnowledgeList:     msg[none, []string](),
+}
+
+// wireErrors are the types of the error member and of its data.
+var wireErrors = []reflect.Type{reflect.TypeFor[wire.Error](), reflect.TypeFor[wire.VersionErrorData]()}
 
 // envelope are the JSON-RPC 2.0 members around every message, and the
 // params of $/cancel.
@@ -273,7 +325,13 @@ func checkNames(t *testing.T, file string, names []string, local map[string]stri
 			walk(m.elem)
 		}
 	}
-	for _, t := range wireTypes {
+	for _, m := range wireMethods {
+		for _, t := range []reflect.Type{m.params, m.result} {
+			_, elem := wireKind(t)
+			walk(elem)
+		}
+	}
+	for _, t := range wireErrors {
 		walk(t)
 	}
 	var bad []string
@@ -452,7 +510,7 @@ func (c *checker) shape(path string, ts map[string]tsMember, gt reflect.Type, di
 		}
 		tm, ok := ts[m.name]
 		if !ok {
-			c.errorf("%s: missing %s?: %s (wire member of %s)", path, m.name, m.kind, gt)
+			c.errorf("%s: missing %s: %s (wire member of %s)", path, m.name+map[bool]string{true: "?"}[m.optional], m.kind, gt)
 			continue
 		}
 		if _, ok := authorOnly[m.name]; ok {
@@ -467,12 +525,13 @@ func (c *checker) shape(path string, ts map[string]tsMember, gt reflect.Type, di
 		}
 		c.value(path+"."+m.name, tm.typ, m, dir)
 	}
-	for name := range derived {
+	for _, name := range slices.Sorted(maps.Keys(derived)) {
 		if !onWire[name] {
 			c.errorf("%s: %s is listed as derived, but %s has no such member", path, name, gt)
 		}
 	}
-	for name, tm := range ts {
+	for _, name := range slices.Sorted(maps.Keys(ts)) {
+		tm := ts[name]
 		if onWire[name] {
 			continue
 		}
@@ -480,7 +539,7 @@ func (c *checker) shape(path string, ts map[string]tsMember, gt reflect.Type, di
 			c.errorf("%s: extra %s: %s (no wire member of %s)", path, name, tm.typ, gt)
 		}
 	}
-	for name := range authorOnly {
+	for _, name := range slices.Sorted(maps.Keys(authorOnly)) {
 		if _, ok := ts[name]; !ok {
 			c.errorf("%s: %s is listed as author-only, but not declared", path, name)
 		}
@@ -491,7 +550,7 @@ func (c *checker) shape(path string, ts map[string]tsMember, gt reflect.Type, di
 func (c *checker) value(path, typ string, m goMember, dir direction) {
 	kinds := c.kinds(typ)
 	if m.kind != "any" && !kinds[m.kind] && !kinds["any"] {
-		c.errorf("%s: declared %s, but the wire has a %s", path, typ, m.kind)
+		c.errorf("%s: declared %s, but on the wire it is %s", path, typ, m.kind)
 		return
 	}
 	if u, ok := c.unions[m.named]; ok && !regexp.MustCompile(`\b`+u+`\b`).MatchString(typ) {
@@ -665,6 +724,208 @@ func closing(s string, open int) int {
 	for i := open + 1; i <= len(s); i++ {
 		if depth(s[open:i]) == 0 {
 			return i - 1
+		}
+	}
+	return len(s) - 1
+}
+
+// sdkSource is one SDK's source, read for the messages it writes and reads.
+type sdkSource struct {
+	file    string
+	src     string                  // comments removed
+	keys    *regexp.Regexp          // a member in an object literal: its name is the first group
+	calls   *regexp.Regexp          // a call of a host method with a literal: the method, then the literal's opening brace
+	cases   *regexp.Regexp          // the start of the handler of a plugin method: the method
+	reads   *regexp.Regexp          // a read of the request's params: the member
+	returns *regexp.Regexp          // a returned literal: its opening brace
+	funcs   map[string]reflect.Type // functions that build a wire message, by the message
+	errs    []string
+}
+
+// check compares each message the source writes or reads with its Go type.
+func (s *sdkSource) check() {
+	for _, m := range s.calls.FindAllStringSubmatchIndex(s.src, -1) {
+		method := s.src[m[2]:m[3]]
+		msg, ok := wireMethods[method]
+		if !ok {
+			s.errorf("calls %s, which is not a method of the protocol", method)
+			continue
+		}
+		s.literal(method+" params", msg.params, m[4])
+	}
+	cases := s.cases.FindAllStringSubmatchIndex(s.src, -1)
+	for i, m := range cases {
+		method := s.src[m[2]:m[3]]
+		end := len(s.src)
+		if i+1 < len(cases) {
+			end = cases[i+1][0]
+		}
+		block := s.src[m[1]:end]
+		msg, ok := wireMethods[method]
+		if !ok {
+			s.errorf("handles %s, which is not a method of the protocol", method)
+			continue
+		}
+		for _, r := range s.reads.FindAllStringSubmatch(block, -1) {
+			if !hasMember(msg.params, r[1]) {
+				s.errorf("%s: reads params.%s, which %s lacks", method, r[1], msg.params)
+			}
+		}
+		for _, r := range s.returns.FindAllStringIndex(block, -1) {
+			s.literal(method+" result", msg.result, m[1]+r[1]-1)
+		}
+	}
+	for fn, t := range s.funcs {
+		start := regexp.MustCompile(`(?m)^(?:export )?(?:function|def) ` + fn + `\(`).FindStringIndex(s.src)
+		if start == nil {
+			s.errorf("no function %s, which builds a %s", fn, t)
+			continue
+		}
+		body := s.src[start[1]:] // up to the next line that is not indented
+		if next := regexp.MustCompile(`\n\S`).FindStringIndex(body); next != nil {
+			body = body[:next[0]]
+		}
+		for _, k := range s.keys.FindAllStringSubmatch(body, -1) {
+			if !hasMember(t, k[1]) {
+				s.errorf("%s: writes %s, which %s lacks", fn, k[1], t)
+			}
+		}
+	}
+}
+
+// literal checks the top-level members of the object literal whose
+// opening brace is at open.
+func (s *sdkSource) literal(what string, t reflect.Type, open int) {
+	body := s.src[open+1 : closingCode(s.src, open)]
+	for _, part := range splitCode(body) {
+		part = strings.TrimSpace(part)
+		if strings.HasPrefix(part, "...") || strings.HasPrefix(part, "**") || part == "" {
+			continue
+		}
+		name := part // a shorthand member
+		if k := memberName.FindStringSubmatch(part); k != nil {
+			name = k[1]
+		}
+		if !regexp.MustCompile(`^\w+$`).MatchString(name) {
+			s.errorf("%s: cannot read the member %q", what, part)
+		} else if !hasMember(t, name) {
+			s.errorf("%s: writes %s, which %s lacks", what, name, t)
+		}
+	}
+}
+
+// memberName is the name of a member of an object literal or a dict.
+var memberName = regexp.MustCompile(`^["']?(\w+)["']?\s*:`)
+
+func (s *sdkSource) errorf(format string, args ...any) {
+	s.errs = append(s.errs, fmt.Sprintf(format, args...))
+}
+
+func hasMember(t reflect.Type, name string) bool {
+	return slices.ContainsFunc(wireMembers(t), func(m goMember) bool { return m.name == name })
+}
+
+// TestWireJavaScriptMessages checks the messages index.js writes and the
+// params it reads, method by method, against their Go types.
+func TestWireJavaScriptMessages(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(tsDir, "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sdkSource{
+		file:    "index.js",
+		src:     stripComments(string(src)),
+		keys:    regexp.MustCompile(`(?m)(?:^|[{,])\s*([A-Za-z_]\w*)\s*:`),
+		calls:   regexp.MustCompile(`(?:this\.call|value)\('([\w.]+)',\s*({)`),
+		cases:   regexp.MustCompile(`case '([\w.$/]+)':`),
+		reads:   regexp.MustCompile(`\bparams\??\.(\w+)`),
+		returns: regexp.MustCompile(`return {`),
+		funcs: map[string]reflect.Type{
+			"wireTool": reflect.TypeFor[wire.ToolDef](), "wireManifest": reflect.TypeFor[wire.Manifest](),
+			"wireAssessment": reflect.TypeFor[sdk.Assessment](), "wireDecision": reflect.TypeFor[sdk.HookDecision](),
+		},
+	}
+	s.check()
+	if len(s.errs) > 0 {
+		t.Errorf("index.js's messages do not match the wire types (sdk/pluginrpc/protocol.go):\n\t%s", strings.Join(s.errs, "\n\t"))
+	}
+}
+
+// TestWirePythonMessages checks the messages hearth_plugin.py writes and
+// the params it reads, method by method, against their Go types.
+func TestWirePythonMessages(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(pyDir, "hearth_plugin.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	py := regexp.MustCompile(`(?s)""".*?"""`).ReplaceAllString(string(src), "")
+	py = regexp.MustCompile(`(?m)\s*#.*$`).ReplaceAllString(py, "")
+	s := &sdkSource{
+		file:    "hearth_plugin.py",
+		src:     py,
+		keys:    regexp.MustCompile(`"(\w+)"\s*:`),
+		calls:   regexp.MustCompile(`(?:self\.call|self\._conn\.call|self\._value)\("([\w.]+)",\s*({)`),
+		cases:   regexp.MustCompile(`if method == "([\w.$/]+)":`),
+		reads:   regexp.MustCompile(`\bparams(?:\.get\(|\[)"(\w+)"`),
+		returns: regexp.MustCompile(`return {`),
+		funcs: map[string]reflect.Type{
+			"wire_manifest": reflect.TypeFor[wire.Manifest](), "wire_assessment": reflect.TypeFor[sdk.Assessment](),
+			"_wire_decision": reflect.TypeFor[sdk.HookDecision](),
+		},
+	}
+	s.check()
+	// A tool's dict goes on the wire as tools.register's params, less
+	// the keys kept off it.
+	kept := regexp.MustCompile(`\bk not in \(([^)]*)\)`).FindStringSubmatch(py)
+	def := regexp.MustCompile(`(?s)def define_tool\(.*?return ({)`).FindStringSubmatchIndex(py)
+	if kept == nil || def == nil {
+		s.errorf("no define_tool returning a dict, or no keys kept off the wire")
+	} else {
+		tool := &sdkSource{src: py}
+		tool.literal("define_tool", reflect.TypeFor[wire.ToolDef](), def[2])
+		for _, e := range tool.errs {
+			if k := regexp.MustCompile(`writes (\w+),`).FindStringSubmatch(e); k == nil || !strings.Contains(kept[1], `"`+k[1]+`"`) {
+				s.errs = append(s.errs, e)
+			}
+		}
+	}
+	if len(s.errs) > 0 {
+		t.Errorf("hearth_plugin.py's messages do not match the wire types (sdk/pluginrpc/protocol.go):\n\t%s", strings.Join(s.errs, "\n\t"))
+	}
+}
+
+// splitCode splits an object literal's body at its top-level commas.
+func splitCode(s string) []string {
+	var out []string
+	d, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{', '(', '[':
+			d++
+		case '}', ')', ']':
+			d--
+		case ',':
+			if d == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// closingCode returns the index of the bracket closing the one at open,
+// in code where < and > are operators.
+func closingCode(s string, open int) int {
+	d := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '{', '(', '[':
+			d++
+		case '}', ')', ']':
+			if d--; d == 0 {
+				return i
+			}
 		}
 	}
 	return len(s) - 1
