@@ -234,6 +234,9 @@ func TestWireTypeScriptDeclarations(t *testing.T) {
 	}
 }
 
+// jsStrings are JavaScript's quoted and template strings.
+var jsStrings = regexp.MustCompile(`'(?:[^'\\]|\\.)*'|` + "`(?:[^`\\\\]|\\\\.)*`")
+
 // TestWireJavaScriptNames checks the member names index.js writes and
 // reads, as object keys and as properties of what the host sent, against
 // the wire's names.
@@ -244,7 +247,8 @@ func TestWireJavaScriptNames(t *testing.T) {
 	}
 	js := stripComments(string(src))
 	js = regexp.MustCompile(`(?m)^(?:import|export) .*$`).ReplaceAllString(js, "")
-	js = regexp.MustCompile(`/\^[^\n]*?\$/|'(?:[^'\\]|\\.)*'|`+"`(?:[^`\\\\]|\\\\.)*`").ReplaceAllString(js, "''")
+	js = regexp.MustCompile(`/\^[^\n]*?\$/`).ReplaceAllString(js, "") // a regular expression
+	js = jsStrings.ReplaceAllString(js, "''")
 	// Commas doubled, so that each key's match has its own.
 	keys := strings.ReplaceAll(js, ",", ",,")
 	names := matches(keys,
@@ -731,8 +735,8 @@ func closing(s string, open int) int {
 
 // sdkSource is one SDK's source, read for the messages it writes and reads.
 type sdkSource struct {
-	file    string
 	src     string                  // comments removed
+	quoted  *regexp.Regexp          // a string that is not a member's name, if the language has such
 	keys    *regexp.Regexp          // a member in an object literal: its name is the first group
 	calls   *regexp.Regexp          // a call of a host method with a literal: the method, then the literal's opening brace
 	cases   *regexp.Regexp          // the start of the handler of a plugin method: the method
@@ -775,7 +779,8 @@ func (s *sdkSource) check() {
 			s.literal(method+" result", msg.result, m[1]+r[1]-1)
 		}
 	}
-	for fn, t := range s.funcs {
+	for _, fn := range slices.Sorted(maps.Keys(s.funcs)) {
+		t := s.funcs[fn]
 		start := regexp.MustCompile(`(?m)^(?:export )?(?:function|def) ` + fn + `\(`).FindStringIndex(s.src)
 		if start == nil {
 			s.errorf("no function %s, which builds a %s", fn, t)
@@ -784,6 +789,9 @@ func (s *sdkSource) check() {
 		body := s.src[start[1]:] // up to the next line that is not indented
 		if next := regexp.MustCompile(`\n\S`).FindStringIndex(body); next != nil {
 			body = body[:next[0]]
+		}
+		if s.quoted != nil {
+			body = s.quoted.ReplaceAllString(body, "''")
 		}
 		for _, k := range s.keys.FindAllStringSubmatch(body, -1) {
 			if !hasMember(t, k[1]) {
@@ -833,7 +841,7 @@ func TestWireJavaScriptMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &sdkSource{
-		file:    "index.js",
+		quoted:  jsStrings,
 		src:     stripComments(string(src)),
 		keys:    regexp.MustCompile(`(?m)(?:^|[{,])\s*([A-Za-z_]\w*)\s*:`),
 		calls:   regexp.MustCompile(`(?:this\.call|value)\('([\w.]+)',\s*({)`),
@@ -861,7 +869,6 @@ func TestWirePythonMessages(t *testing.T) {
 	py := regexp.MustCompile(`(?s)""".*?"""`).ReplaceAllString(string(src), "")
 	py = regexp.MustCompile(`(?m)\s*#.*$`).ReplaceAllString(py, "")
 	s := &sdkSource{
-		file:    "hearth_plugin.py",
 		src:     py,
 		keys:    regexp.MustCompile(`"(\w+)"\s*:`),
 		calls:   regexp.MustCompile(`(?:self\.call|self\._conn\.call|self\._value)\("([\w.]+)",\s*({)`),
