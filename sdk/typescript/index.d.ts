@@ -16,7 +16,8 @@ export interface TurnInfo {
 export interface ToolContext {
   effect?: ToolEffect;
   pluginId: string;
-  tool?: string;
+  /** The tool's name inside the plugin. */
+  tool: string;
   callId?: string;
   actor: Actor;
   turn?: TurnInfo;
@@ -44,6 +45,11 @@ export interface Entity { name: string; type: string; mention_count: number }
 export interface Relation { source_name: string; target_name: string; relation_type: string }
 export interface Triple { subject: string; relation: string; object: string }
 export interface Doc { id?: string; title: string; content: string; score?: number }
+export interface Knowledge { name: string; content: string }
+/** What memory.recall found. */
+export interface RecallResult { entities: Entity[]; relations: Relation[] }
+/** One entry of the text memory; timestamp is in Unix milliseconds (absent or 0: now). */
+export interface TextEvent { role: string; content: string; timestamp?: number; channel?: string }
 
 export interface HostServices {
   settings: {
@@ -53,16 +59,16 @@ export interface HostServices {
     list(prefix?: string): Promise<string[]>;
   };
   memory: {
-    recall(query: string[], depth?: number): Promise<{ entities: Entity[]; relations: Relation[] }>;
+    recall(query: string[], depth?: number): Promise<RecallResult>;
     commit(triples: Triple[]): Promise<void>;
-    appendText(event: { role: string; content: string; timestamp?: number; channel?: string }): Promise<void>;
+    appendText(event: TextEvent): Promise<void>;
     queryDocs(query: string, topK?: number): Promise<Doc[]>;
     /** Returns the document's id (given one if it had none). */
     insertDoc(doc: Doc): Promise<string>;
     removeDoc(id: string): Promise<void>;
   };
   knowledge: {
-    search(query: string, topK?: number): Promise<{ name: string; content: string }[]>;
+    search(query: string, topK?: number): Promise<Knowledge[]>;
     add(name: string, content: string): Promise<void>;
     list(): Promise<string[]>;
   };
@@ -107,22 +113,78 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {
 
 export type Stage = 'on_input' | 'pre_action' | 'post_action' | 'before_toolcall' | 'after_toolcall' | 'before_output' | 'after_output';
 
-/** The stage context on the wire (docs/protocol.md). */
-export type StageContext = Record<string, unknown> & {
+/** A tool call the model requested, as stage handlers see it. */
+export interface ToolCall {
+  id: string;
+  /** The tool as the model sees it (`plugin__tool`). */
+  name: string;
+  plugin?: string;
+  arguments: Record<string, unknown>;
+  /** Set by a before_toolcall handler: refuses the call; the model reads the text. */
+  deny?: string;
+  /** Set by a before_toolcall handler: the call needs the user's approval; the text says why. */
+  ask?: string;
+}
+
+/** The outcome of one tool call, as stage handlers see it. */
+export interface ToolResult {
+  /** The ToolCall id it answers. */
+  call_id: string;
+  name: string;
+  plugin?: string;
+  success: boolean;
+  /** The handler's return value, or the error text. */
+  result: unknown;
+}
+
+/** One recalled memory item. */
+export interface MemItem { role: string; content: string; score: number }
+
+/**
+ * The stage context on the wire (docs/protocol.md); a handler changes it
+ * and returns it. Hearth enforces what each stage may change.
+ */
+export interface StageContext {
+  /** The input text (on_input may rewrite it). */
+  rawMessage: string;
+  userId?: string;
+  /** The group chat, absent in a private chat. */
+  groupId?: string;
+  /** The messages sent to the model (pre_action may add). */
+  contextMsgs?: Record<string, unknown>[];
+  /** The model's text (post_action may rewrite it). */
+  llmText?: string;
+  reasoningContent?: string;
+  tokenUsage?: Record<string, number>;
+  toolCalls?: ToolCall[];
+  toolResults?: ToolResult[];
+  /** The answer (before_output may rewrite it). */
+  finalText?: string;
+  /** Set to end the pipeline after this stage with this answer. */
+  response?: string;
+  /** The stage now running. */
+  phase: Stage;
+  memory?: MemItem[];
+  /** This turn is not written to memory. */
+  noMemory?: boolean;
+  /** Free-form data shared between handlers. */
+  extra?: Record<string, unknown>;
+  /** Where the message came from; read-only. */
   channel?: string;
   chatId?: string;
-  userId?: string;
   /** The plugin that injected the input; absent when a person sent it. Read-only. */
   injectedBy?: string;
-};
+}
 
 export type Mode = 'auto' | 'ask' | 'off';
 export type Capability = 'network' | 'campus-network' | 'campus-session' | 'notifications' | 'background'
   | 'shell' | 'filesystem' | 'cloud' | 'phone-control' | 'ongoing';
 
+export type Verdict = 'allow' | 'ask' | 'deny';
+
 /** A decision hook's answer; anything else refuses the call. */
 export interface HookDecision {
-  verdict: 'allow' | 'ask' | 'deny';
+  verdict: Verdict;
   reason?: string;
 }
 
