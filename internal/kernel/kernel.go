@@ -197,6 +197,13 @@ func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandl
 	return k.known(k.tools.Register(plugin, def, h))
 }
 
+// RegisterRemoteTool is RegisterTool for a tool whose handler calls a
+// child plugin over its connection and returns when its context ends
+// (toolcall.Tool.Prompt): the call runs on the caller's goroutine.
+func (k *Kernel) RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
+	return k.known(k.tools.RegisterPrompt(plugin, def, h))
+}
+
 // known records a newly registered tool in the policy's tool catalogue,
 // so that `hearth policy` lists it even when its plugin is not running.
 func (k *Kernel) known(t *tools.Tool, err error) error {

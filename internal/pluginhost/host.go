@@ -38,7 +38,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		if def.HasResolveEffect {
 			d.ResolveEffect = remoteResolve(conn, p.name, d.Name)
 		}
-		if err := p.opts.Host.RegisterTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
+		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
 			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil

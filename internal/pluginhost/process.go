@@ -22,6 +22,9 @@ import (
 // Host is what a process plugin registers into; *kernel.Kernel has it.
 type Host interface {
 	RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
+	// RegisterRemoteTool registers a tool whose handler returns soon
+	// after its context ends (a call over the plugin's connection).
+	RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	// Inject and InjectSync take the plugin's name from the host side,

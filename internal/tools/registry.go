@@ -60,6 +60,16 @@ func NewRegistry() *Registry {
 // is taken (never silently shadowing), and ErrBadSchema when def.Parameters
 // is not a usable JSON Schema for an object.
 func (r *Registry) Register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
+	return r.register(plugin, def, h, false)
+}
+
+// RegisterPrompt is Register for a handler that returns soon after its
+// context ends (a child plugin's, see toolcall.Tool.Prompt).
+func (r *Registry) RegisterPrompt(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
+	return r.register(plugin, def, h, true)
+}
+
+func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
@@ -72,7 +82,7 @@ func (r *Registry) Register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrBadSchema, name, err)
 	}
 	t := &Tool{
-		Tool:   toolcall.Tool{Name: name, Params: schema, Timeout: def.Timeout, Handler: h},
+		Tool:   toolcall.Tool{Name: name, Params: schema, Timeout: def.Timeout, Handler: h, Prompt: prompt},
 		Plugin: plugin, Local: def.Name, Def: def, Serial: def.Serial, Schema: schema.JSON(),
 	}
 	if t.Timeout <= 0 {

@@ -147,71 +147,94 @@ func TestUnknownTool(t *testing.T) {
 	}
 }
 
+// registerKinds are the two ways a tool is registered: its calls run on
+// a goroutine of their own, or (Prompt) on the caller's. Tests of what a
+// call does run on both.
+var registerKinds = []struct {
+	name     string
+	register func(*Registry, string, sdk.ToolDef, sdk.RawToolHandler) (*Tool, error)
+}{
+	{"goroutine", (*Registry).Register},
+	{"prompt", (*Registry).RegisterPrompt},
+}
+
 func TestTimeoutEndsHandlerGoroutine(t *testing.T) {
-	r := NewRegistry()
-	ended := make(chan struct{})
-	_, err := r.Register("slow", sdk.ToolDef{Name: "sleep", Timeout: 20 * time.Millisecond},
-		func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, _ json.RawMessage) (any, error) {
-			defer close(ended)
-			select {
-			case <-time.After(time.Minute):
-				return "woke", nil
-			case <-ctx.Done():
-				return nil, ctx.Err()
+	for _, kind := range registerKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			r := NewRegistry()
+			ended := make(chan struct{})
+			_, err := kind.register(r, "slow", sdk.ToolDef{Name: "sleep", Timeout: 20 * time.Millisecond},
+				func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, _ json.RawMessage) (any, error) {
+					defer close(ended)
+					select {
+					case <-time.After(time.Minute):
+						return "woke", nil
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				})
+			if err != nil {
+				t.Fatal(err)
 			}
+			res := r.Call(context.Background(), &sdk.ToolContext{}, "slow__sleep", nil)
+			if !res.IsError || !errors.Is(res.Err, toolcall.ErrTimeout) || !strings.Contains(res.Content, "timed out") {
+				t.Fatalf("got %+v, want timeout error result", res)
+			}
+			<-ended // the handler saw its deadline; goleak checks nothing else is left
 		})
-	if err != nil {
-		t.Fatal(err)
 	}
-	res := r.Call(context.Background(), &sdk.ToolContext{}, "slow__sleep", nil)
-	if !res.IsError || !errors.Is(res.Err, toolcall.ErrTimeout) || !strings.Contains(res.Content, "timed out") {
-		t.Fatalf("got %+v, want timeout error result", res)
-	}
-	<-ended // the handler saw its deadline; goleak checks nothing else is left
 }
 
 func TestCancellationReachesHandler(t *testing.T) {
-	r := NewRegistry()
-	started := make(chan struct{})
-	sawCancel := make(chan error, 1)
-	_, err := r.Register("p", sdk.ToolDef{Name: "wait"},
-		func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, _ json.RawMessage) (any, error) {
-			close(started)
-			<-ctx.Done()
-			sawCancel <- ctx.Err()
-			return nil, ctx.Err()
+	for _, kind := range registerKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			r := NewRegistry()
+			started := make(chan struct{})
+			sawCancel := make(chan error, 1)
+			_, err := kind.register(r, "p", sdk.ToolDef{Name: "wait"},
+				func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, _ json.RawMessage) (any, error) {
+					close(started)
+					<-ctx.Done()
+					sawCancel <- ctx.Err()
+					return nil, ctx.Err()
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { <-started; cancel() }()
+			res := r.Call(ctx, &sdk.ToolContext{}, "p__wait", nil)
+			if !res.IsError || !errors.Is(res.Err, context.Canceled) {
+				t.Fatalf("got %+v", res)
+			}
+			if err := <-sawCancel; !errors.Is(err, context.Canceled) {
+				t.Fatalf("handler saw %v", err)
+			}
 		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-started; cancel() }()
-	res := r.Call(ctx, &sdk.ToolContext{}, "p__wait", nil)
-	if !res.IsError || !errors.Is(res.Err, context.Canceled) {
-		t.Fatalf("got %+v", res)
-	}
-	if err := <-sawCancel; !errors.Is(err, context.Canceled) {
-		t.Fatalf("handler saw %v", err)
 	}
 }
 
 func TestPanicBecomesErrorResult(t *testing.T) {
-	r := NewRegistry()
-	_, err := r.Register("p", sdk.ToolDef{Name: "boom"},
-		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
-			var m map[string]int
-			m["x"] = 1 // nil map write
-			return nil, nil
+	for _, kind := range registerKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			r := NewRegistry()
+			_, err := kind.register(r, "p", sdk.ToolDef{Name: "boom"},
+				func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+					var m map[string]int
+					m["x"] = 1 // nil map write
+					return nil, nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Call(context.Background(), &sdk.ToolContext{}, "p__boom", nil)
+			if !res.IsError || !errors.Is(res.Err, toolcall.ErrPanic) {
+				t.Fatalf("got %+v", res)
+			}
+			if strings.Contains(res.Content, "goroutine") {
+				t.Fatalf("stack trace leaked to the model: %s", res.Content)
+			}
 		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := r.Call(context.Background(), &sdk.ToolContext{}, "p__boom", nil)
-	if !res.IsError || !errors.Is(res.Err, toolcall.ErrPanic) {
-		t.Fatalf("got %+v", res)
-	}
-	if strings.Contains(res.Content, "goroutine") {
-		t.Fatalf("stack trace leaked to the model: %s", res.Content)
 	}
 }
 

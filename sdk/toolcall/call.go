@@ -58,6 +58,15 @@ type Tool struct {
 	Timeout time.Duration
 	// Handler runs the call.
 	Handler sdk.RawToolHandler
+	// Prompt says Handler returns soon after its context ends, as a call
+	// over a plugin connection does (the connection gives up when its
+	// context ends, whatever the plugin does). Invoke then runs it on the
+	// caller's goroutine (guard.CallInline) instead of a new one
+	// (guard.Call): the same deadline, cancellation and panic handling,
+	// without the hand-off that is most of the cost of a quick call to a
+	// child plugin. Leave it false for a handler that may ignore its
+	// context: only a new goroutine lets the caller give up on it.
+	Prompt bool
 }
 
 // Result is the outcome of one tool call.
@@ -113,7 +122,8 @@ func (t *Tool) Validate(args map[string]any) error {
 }
 
 // Invoke runs the handler on arguments already validated (args, and raw,
-// their text) with the tool's deadline, through guard.Call. It never
+// their text) with the tool's deadline, through guard.Call (or
+// guard.CallInline for a Prompt handler). It never
 // returns without a result: a handler error, a panic, a timeout and
 // cancellation all become error results. The handler's goroutine ends
 // when it returns; the caller does not wait past the deadline for one
@@ -127,7 +137,11 @@ func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]
 		timeout = DefaultTimeout
 	}
 	start := time.Now()
-	v, err := guard.Call(ctx, timeout, func(ctx context.Context) (any, error) {
+	call := guard.Call[any]
+	if t.Prompt {
+		call = guard.CallInline[any]
+	}
+	v, err := call(ctx, timeout, func(ctx context.Context) (any, error) {
 		defer func() {
 			if p := recover(); p != nil {
 				slog.Error("tool handler panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
