@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 // Serve runs a plugin as a child process of Hearth, speaking the protocol
@@ -244,7 +245,7 @@ func (r remoteLLM) CurrentSource() string {
 
 func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p ToolCallParams
-	if err := p.decodeJSON(raw, true); err != nil { // checked with the message
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()

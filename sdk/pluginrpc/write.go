@@ -2,55 +2,31 @@ package pluginrpc
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 
-	"github.com/hearth-agent/hearth/internal/jsonwire"
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 func (c *Conn) reply(id json.RawMessage, result any, err error) {
-	b := make([]byte, 0, 128)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	if err == nil {
-		mark := len(b)
-		b = append(b, `,"result":`...)
-		if b, err = appendValue(b, result); err != nil {
-			b = b[:mark]
-			err = &Error{Code: CodeInternal, Message: "encoding the result: " + err.Error()}
-		}
-	}
-	if err != nil {
-		var re *Error
-		if !errors.As(err, &re) {
-			re = &Error{Code: CodeInternal, Message: err.Error()}
-		}
-		e, _ := json.Marshal(re)
-		b = append(b, `,"error":`...)
-		b = append(b, e...)
-	}
-	if werr := c.send(append(b, "}\n"...)); werr != nil {
+	buf := codec.Buffer()
+	defer codec.PutBuffer(buf)
+	encodeReply(buf, id, result, err)
+	if werr := c.send(buf.Bytes()); werr != nil {
 		c.log.Debug("could not send a reply", "err", werr)
 	}
 }
 
-// request encodes a request or, with id 0, a notification.
+// request encodes a request or, with id 0, a notification, as one line.
 func request(id int64, method string, params any) ([]byte, error) {
-	b := make([]byte, 0, 256)
-	b = append(b, `{"jsonrpc":"2.0"`...)
-	if id != 0 {
-		b = append(b, `,"id":`...)
-		b = strconv.AppendInt(b, id, 10)
-	}
-	b = append(b, `,"method":`...)
-	b = jsonwire.AppendString(b, method)
-	b = append(b, `,"params":`...)
-	b, err := appendValue(b, params)
-	if err != nil {
+	buf := codec.Buffer()
+	defer codec.PutBuffer(buf)
+	if err := codec.MarshalWrite(buf, outRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params}); err != nil {
 		return nil, fmt.Errorf("encoding %s params: %w", method, err)
 	}
-	return append(b, "}\n"...), nil
+	line := make([]byte, buf.Len()+1)
+	copy(line, buf.Bytes())
+	line[len(line)-1] = '\n'
+	return line, nil
 }
 
 // parseID reads an id this side sent: a positive integer.
