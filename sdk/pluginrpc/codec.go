@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
@@ -27,7 +28,7 @@ func (c *Conn) refuse(line []byte, err error) bool {
 	c.log.Warn("refused a message that is not strictly valid JSON", "err", err, "id", string(m.ID), "method", m.Method)
 	e := &Error{Code: CodeParseError, Message: "invalid JSON: " + err.Error()}
 	switch {
-	case m.ID == nil: // a notification
+	case m.ID == nil || !jsontext.Value(m.ID).IsValid(): // a notification, or no id to answer
 	case m.Method != "":
 		c.reply(m.ID, nil, e)
 	default:
@@ -38,35 +39,21 @@ func (c *Conn) refuse(line []byte, err error) bool {
 	return true
 }
 
-// outRequest is a request or, without an id, a notification, as written.
-type outRequest struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      int64  `json:"id,omitzero"`
-	Method  string `json:"method"`
-	Params  any    `json:"params"`
-}
-
-// outResult and outError are the two shapes of a reply, as written.
-type (
-	outResult struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result"`
-	}
-	outError struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *Error          `json:"error"`
-	}
-)
-
-// encodeReply encodes the reply to the request with this id as one line
-// into buf: its result, or err as an *Error (a result that cannot be
-// encoded becomes a CodeInternal error).
+// encodeReply encodes the reply to the request with this id (as it came,
+// checked) as one line into buf: its result, or err as an *Error (a
+// result that cannot be encoded becomes a CodeInternal error). The
+// envelope is written here, the values by the codec.
 func encodeReply(buf *bytes.Buffer, id json.RawMessage, result any, err error) {
+	head := func() {
+		buf.WriteString(`{"jsonrpc":"2.0","id":`)
+		buf.Write(id)
+	}
+	head()
 	if err == nil {
-		if err = codec.MarshalWrite(buf, outResult{JSONRPC: "2.0", ID: id, Result: result}); err != nil {
+		buf.WriteString(`,"result":`)
+		if err = codec.MarshalWrite(buf, result); err != nil {
 			buf.Reset()
+			head()
 			err = &Error{Code: CodeInternal, Message: "encoding the result: " + err.Error()}
 		}
 	}
@@ -75,10 +62,13 @@ func encodeReply(buf *bytes.Buffer, id json.RawMessage, result any, err error) {
 		if !errors.As(err, &re) {
 			re = &Error{Code: CodeInternal, Message: err.Error()}
 		}
-		if codec.MarshalWrite(buf, outError{JSONRPC: "2.0", ID: id, Error: re}) != nil {
-			buf.Reset() // an *Error always encodes, unless its Data is not JSON
-			_ = codec.MarshalWrite(buf, outError{JSONRPC: "2.0", ID: id, Error: &Error{Code: re.Code, Message: re.Message}})
+		mark := buf.Len()
+		buf.WriteString(`,"error":`)
+		if codec.MarshalWrite(buf, re) != nil { // its Data is not JSON
+			buf.Truncate(mark)
+			buf.WriteString(`,"error":`)
+			_ = codec.MarshalWrite(buf, &Error{Code: re.Code, Message: re.Message})
 		}
 	}
-	buf.WriteByte('\n')
+	buf.WriteString("}\n")
 }

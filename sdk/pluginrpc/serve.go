@@ -266,7 +266,7 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 		return nil, &Error{Code: CodeToolFailed, Message: err.Error()}
 	}
 	if s, ok := v.(string); ok {
-		return ToolCallResult{Text: &s}, nil
+		return &ToolCallResult{Text: &s}, nil
 	}
 	if tr, ok := v.(interface {
 		Text() string
@@ -274,13 +274,13 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 		ResultMetadata() map[string]string
 	}); ok {
 		s := tr.Text()
-		return ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
+		return &ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, &Error{Code: CodeToolFailed, Message: "the result could not be encoded as JSON: " + err.Error()}
 	}
-	res := ToolCallResult{Value: b}
+	res := &ToolCallResult{Value: b} // a pointer: the codec encodes it without a copy
 	switch x := v.(type) {
 	case map[string]interface{}:
 		res.IsError, _ = x["isError"].(bool)

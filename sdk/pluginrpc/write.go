@@ -1,8 +1,12 @@
 package pluginrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
@@ -20,13 +24,22 @@ func (c *Conn) reply(id json.RawMessage, result any, err error) {
 func request(id int64, method string, params any) ([]byte, error) {
 	buf := codec.Buffer()
 	defer codec.PutBuffer(buf)
-	if err := codec.MarshalWrite(buf, outRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params}); err != nil {
+	b := append(buf.AvailableBuffer(), `{"jsonrpc":"2.0"`...)
+	if id != 0 {
+		b = append(b, `,"id":`...)
+		b = strconv.AppendInt(b, id, 10)
+	}
+	b = append(b, `,"method":`...)
+	b, err := jsontext.AppendQuote(b, method)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the method name %q: %w", method, err)
+	}
+	buf.Write(append(b, `,"params":`...))
+	if err := codec.MarshalWrite(buf, params); err != nil {
 		return nil, fmt.Errorf("encoding %s params: %w", method, err)
 	}
-	line := make([]byte, buf.Len()+1)
-	copy(line, buf.Bytes())
-	line[len(line)-1] = '\n'
-	return line, nil
+	buf.WriteString("}\n")
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // parseID reads an id this side sent: a positive integer.
