@@ -95,11 +95,11 @@ var _ sdk.Host = (*child)(nil)
 
 func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p InitializeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	if !slices.Contains(p.ProtocolVersions, ProtocolVersion) {
-		data, _ := json.Marshal(VersionErrorData{Supported: []int{ProtocolVersion}})
+		data, _ := codec.Marshal(VersionErrorData{Supported: []int{ProtocolVersion}})
 		return nil, &Error{Code: CodeVersion, Data: data, Message: fmt.Sprintf(
 			"the plugin speaks protocol version %d; the host offered %v", ProtocolVersion, p.ProtocolVersions)}
 	}
@@ -276,6 +276,8 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 		s := tr.Text()
 		return &ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
 	}
+	// The handler's value is encoded as an in-process tool's is, by
+	// encoding/json, so a tool answers the model alike either way.
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, &Error{Code: CodeToolFailed, Message: "the result could not be encoded as JSON: " + err.Error()}
@@ -292,7 +294,7 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 
 func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 	var p StageRunParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
@@ -321,7 +323,7 @@ func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 
 func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p HookDecideParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
@@ -331,7 +333,7 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, &Error{Code: CodeNotRegistered, Message: fmt.Sprintf("unknown decision hook %d", p.ID)}
 	}
 	var args map[string]interface{}
-	_ = json.Unmarshal(p.Args, &args)
+	_ = codec.Unmarshal(p.Args, &args)
 	d, err := h(ctx, p.Context.ToolContext(), p.Tool, args)
 	if err != nil {
 		return nil, err
@@ -346,7 +348,7 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 
 func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p ResolveEffectParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
@@ -357,7 +359,7 @@ func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, er
 		return nil, &Error{Code: CodeNotRegistered, Message: "no ResolveEffect for tool " + p.Tool}
 	}
 	var args map[string]interface{}
-	if err := json.Unmarshal(p.Args, &args); err != nil {
+	if err := codec.Unmarshal(p.Args, &args); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	if args == nil {
@@ -380,7 +382,7 @@ func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, er
 
 func (c *child) context(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p ContextParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
