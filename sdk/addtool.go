@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 // AddTool registers a typed tool. When def.Parameters is nil the input
 // schema is inferred from In: exported fields by their json names, fields
 // without omitempty required, the `jsonschema:"..."` tag as the field's
 // description. The handler receives the validated arguments decoded into
-// In; its Out is JSON-encoded for the model.
+// In, strictly: member names match the json tags exactly (case included),
+// and a name given twice or a string that is not UTF-8 fails the call.
+// Its Out is JSON-encoded for the model.
 //
 //	type NowIn struct {
 //		Zone string `json:"zone,omitempty" jsonschema:"IANA time zone, e.g. Asia/Shanghai"`
@@ -32,11 +34,10 @@ func AddTool[In, Out any](s *PluginSDK, def ToolDef, fn ToolFunc[In, Out]) error
 		}
 		def.Parameters = schema
 	}
-	dec := newArgDecoder(reflect.TypeFor[In]())
 	return s.RegisterRawTool(def.Name, def, func(ctx context.Context, tc *ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
 		var in In
 		if len(raw) > 0 {
-			if err := dec.decode(raw, &in); err != nil {
+			if err := codec.Unmarshal(raw, &in); err != nil {
 				return nil, fmt.Errorf("decoding arguments: %w", err)
 			}
 		}

@@ -60,11 +60,11 @@ type ConfigDef struct {
 	Description string      `json:"description,omitempty"`
 	Category    string      `json:"category,omitempty"`
 	Options     []string    `json:"options,omitempty"`
-	Min         float64     `json:"min,omitempty"`
-	Max         float64     `json:"max,omitempty"`
-	Step        float64     `json:"step,omitempty"`
-	Required    bool        `json:"required,omitempty"`
-	Secret      bool        `json:"secret,omitempty"` // masked everywhere it is shown
+	Min         float64     `json:"min,omitzero"`
+	Max         float64     `json:"max,omitzero"`
+	Step        float64     `json:"step,omitzero"`
+	Required    bool        `json:"required,omitzero"`
+	Secret      bool        `json:"secret,omitzero"` // masked everywhere it is shown
 }
 
 // MemoryAPI is the graph memory: entities and the relations between them.
@@ -123,7 +123,7 @@ type Doc struct {
 	ID      string  `json:"id"`
 	Title   string  `json:"title"`
 	Content string  `json:"content"`
-	Score   float64 `json:"score,omitempty"`
+	Score   float64 `json:"score,omitzero"`
 }
 
 // KnowledgeAPI is the knowledge base.

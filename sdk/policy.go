@@ -96,7 +96,7 @@ type Manifest struct {
 	Version     string `json:"version"`     // semver
 	Icon        string `json:"icon,omitempty"`
 	// Core plugins are always on and cannot be disabled.
-	Core bool `json:"core,omitempty"`
+	Core bool `json:"core,omitzero"`
 	// Requires lists what the device must provide.
 	Requires []Capability `json:"requires,omitempty"`
 	// Capabilities are the host capability groups the plugin uses beyond

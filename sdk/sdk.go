@@ -70,14 +70,14 @@ var ErrInjectRefused = errors.New("injection refused")
 // owner's: read-only tools unless the owner grants the plugin more
 // (`hearth policy grant plugin:ID read,write`).
 type Injection struct {
-	Source    string `json:"source,omitempty"`    // who injected it; the host sets the plugin's name
-	Channel   string `json:"channel"`             // channel whose session answers it
-	ChatID    string `json:"chatId,omitempty"`    // chat within the channel; empty means the default chat
-	UserID    string `json:"userId,omitempty"`    // who is speaking, if known
-	GroupID   string `json:"groupId,omitempty"`   // group chat the message came from; empty in a private chat
-	Text      string `json:"text"`                //
-	Interrupt bool   `json:"interrupt,omitempty"` // cancel the session's in-flight model call and run next
-	NoMemory  bool   `json:"noMemory,omitempty"`  // answer, but do not write the exchange to memory
+	Source    string `json:"source,omitempty"`   // who injected it; the host sets the plugin's name
+	Channel   string `json:"channel"`            // channel whose session answers it
+	ChatID    string `json:"chatId,omitempty"`   // chat within the channel; empty means the default chat
+	UserID    string `json:"userId,omitempty"`   // who is speaking, if known
+	GroupID   string `json:"groupId,omitempty"`  // group chat the message came from; empty in a private chat
+	Text      string `json:"text"`               //
+	Interrupt bool   `json:"interrupt,omitzero"` // cancel the session's in-flight model call and run next
+	NoMemory  bool   `json:"noMemory,omitzero"`  // answer, but do not write the exchange to memory
 }
 
 // InjectOptions qualifies one injection.

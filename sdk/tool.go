@@ -23,7 +23,7 @@ type ToolDef struct {
 	// Serial tools of one plugin run one at a time, in the order the
 	// model emitted them; other tools of the same assistant message run
 	// concurrently.
-	Serial bool `json:"serial,omitempty"`
+	Serial bool `json:"serial,omitzero"`
 
 	// The PKU harness policy fields. See docs/policy.md.
 
@@ -39,22 +39,22 @@ type ToolDef struct {
 	// Untrusted tools return text written by third parties: after one
 	// runs, the rest of the turn is tainted, and write, money and public
 	// calls that would run automatically ask first.
-	Untrusted bool `json:"untrusted,omitempty"`
+	Untrusted bool `json:"untrusted,omitzero"`
 	// UserOnly tools are never offered to the model; agent and scheduler
 	// calls are refused.
-	UserOnly bool `json:"userOnly,omitempty"`
+	UserOnly bool `json:"userOnly,omitzero"`
 	// OnDemand tools are not offered until the agent loads the plugin
 	// with the core tool plugins__use.
-	OnDemand bool `json:"onDemand,omitempty"`
+	OnDemand bool `json:"onDemand,omitzero"`
 	// Grant tools give the agent access it did not have: every agent call
 	// asks, whatever the mode (off still refuses); scheduler calls are
 	// refused. The answer reaches the handler as ToolContext.Grant.
-	Grant bool `json:"grant,omitempty"`
+	Grant bool `json:"grant,omitzero"`
 	// AlwaysAsk tools ask on every agent call, whatever the mode (off
 	// still refuses); scheduler calls are refused.
-	AlwaysAsk bool `json:"alwaysAsk,omitempty"`
+	AlwaysAsk bool `json:"alwaysAsk,omitzero"`
 	// DayScoped results describe the current day.
-	DayScoped bool `json:"dayScoped,omitempty"`
+	DayScoped bool `json:"dayScoped,omitzero"`
 	// Channels, when set, limits the tool to sessions of these channels
 	// (xbot's channel-scoped tools); empty means every channel.
 	Channels []string `json:"channels,omitempty"`
@@ -125,7 +125,7 @@ type TurnInfo struct {
 	Tainted bool `json:"tainted"`
 	// UserAsked is true when the user's own message in this turn asked
 	// for the action.
-	UserAsked bool `json:"userAsked,omitempty"`
+	UserAsked bool `json:"userAsked,omitzero"`
 }
 
 // ToolContext tells a context-aware handler who is calling and where. The

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 // MaxMessage is the largest message either side accepts, in bytes. A longer
@@ -242,13 +244,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		if result == nil || len(m.Result) == 0 {
 			return nil
 		}
-		// The connection checked the whole line before handing it here.
-		if d, ok := result.(wireDecoder); ok {
-			err = d.decodeJSON(m.Result, true)
-		} else {
-			err = json.Unmarshal(m.Result, result)
-		}
-		if err != nil {
+		if err := codec.Unmarshal(m.Result, result); err != nil {
 			return fmt.Errorf("decoding %s result: %w", method, err)
 		}
 		return nil

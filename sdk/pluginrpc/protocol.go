@@ -134,11 +134,11 @@ type Manifest struct {
 	sdk.Manifest
 	// HasContext says the plugin answers "plugin.context" before each
 	// turn (sdk.Manifest.Context).
-	HasContext bool `json:"hasContext,omitempty"`
+	HasContext bool `json:"hasContext,omitzero"`
 	// DynamicInstructions says the plugin answers "plugin.instructions"
 	// before each turn (sdk.Manifest.InstructionsFunc); Instructions is
 	// the text used when it does not answer.
-	DynamicInstructions bool `json:"dynamicInstructions,omitempty"`
+	DynamicInstructions bool `json:"dynamicInstructions,omitzero"`
 }
 
 // WireManifest converts a plugin's manifest for the wire. Dynamic
@@ -179,10 +179,10 @@ type VersionErrorData struct {
 // Go struct cannot carry as JSON made explicit.
 type ToolDef struct {
 	sdk.ToolDef
-	TimeoutMS int64 `json:"timeoutMs,omitempty"`
+	TimeoutMS int64 `json:"timeoutMs,omitzero"`
 	// HasResolveEffect says the plugin answers "tool.resolveEffect" for
 	// this tool; the host asks it before authorizing each call.
-	HasResolveEffect bool `json:"hasResolveEffect,omitempty"`
+	HasResolveEffect bool `json:"hasResolveEffect,omitzero"`
 }
 
 // Definition returns the sdk.ToolDef with the timeout restored.
@@ -196,7 +196,7 @@ func (d ToolDef) Definition() sdk.ToolDef {
 type StageRegistration struct {
 	ID       int       `json:"id"`
 	Stage    sdk.Stage `json:"stage"`
-	OwnTools bool      `json:"ownTools,omitempty"`
+	OwnTools bool      `json:"ownTools,omitzero"`
 }
 
 // HookRegistration registers a decision hook. The hook's answer to
@@ -257,7 +257,7 @@ type ToolCallResult struct {
 	Text *string `json:"text,omitempty"`
 	// IsError marks a result the model should read as a failure (a map
 	// with "isError": true, or a value whose IsError method says so).
-	IsError bool `json:"isError,omitempty"`
+	IsError bool `json:"isError,omitzero"`
 	// Metadata is for renderers, not the model (xbot's ToolResult).
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
@@ -277,7 +277,7 @@ type StageContext struct {
 	Response         *string                  `json:"response,omitempty"`
 	Phase            sdk.Stage                `json:"phase"`
 	Memory           []sdk.MemItem            `json:"memory,omitempty"`
-	NoMemory         bool                     `json:"noMemory,omitempty"`
+	NoMemory         bool                     `json:"noMemory,omitzero"`
 	Extra            map[string]interface{}   `json:"extra,omitempty"`
 	Channel          string                   `json:"channel,omitempty"`
 	ChatID           string                   `json:"chatId,omitempty"`

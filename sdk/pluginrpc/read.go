@@ -10,6 +10,9 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 // nextRequest reads until a request arrives, delivering answers and
@@ -42,6 +45,9 @@ func (c *Conn) nextRequest() (*inbound, error) {
 		}
 		r := new(inbound)
 		if err := decodeMessage(line, &r.m); err != nil || r.m.JSONRPC != "2.0" {
+			if err != nil && c.refuse(line, err) {
+				continue
+			}
 			c.log.Warn("ignoring a line that is not a JSON-RPC 2.0 message", "line", preview(line))
 			continue
 		}
@@ -144,31 +150,32 @@ func (c *Conn) takePending(id json.RawMessage) chan *message {
 // and most JSON encoders write them). isMsg is false when head is not the
 // start of a JSON object at all.
 func readHead(head []byte) (id json.RawMessage, method string, isMsg bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	dec := jsontext.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil, "", false
 	}
 	for {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
+		t, err := dec.ReadToken()
+		if err != nil || t.Kind() != '"' {
 			return id, method, true
 		}
-		switch key {
+		switch t.String() {
 		case "jsonrpc":
-			if _, err := dec.Token(); err != nil {
+			if dec.SkipValue() != nil {
 				return id, method, true
 			}
 		case "id":
-			var raw json.RawMessage
-			if dec.Decode(&raw) != nil || dec.InputOffset() == int64(len(head)) {
+			v, err := dec.ReadValue()
+			if err != nil || dec.InputOffset() == int64(len(head)) {
 				return id, method, true // a number at the end may go on
 			}
-			id = raw
+			id = json.RawMessage(v.Clone())
 		case "method":
-			if dec.Decode(&method) != nil {
+			t, err := dec.ReadToken()
+			if err != nil || t.Kind() != '"' {
 				return id, "", true
 			}
+			method = t.String()
 		default:
 			return id, method, true
 		}
@@ -203,7 +210,7 @@ func (c *Conn) dispatch(r *inbound) bool {
 		var p struct {
 			ID json.RawMessage `json:"id"`
 		}
-		if json.Unmarshal(m.Params, &p) == nil {
+		if codec.Unmarshal(m.Params, &p) == nil {
 			c.mu.Lock()
 			cancel := c.running[string(p.ID)]
 			if n, ok := parseID(p.ID); ok {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 // Serve runs a plugin as a child process of Hearth, speaking the protocol
@@ -97,11 +98,11 @@ var _ sdk.Host = (*child)(nil)
 
 func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p InitializeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	if !slices.Contains(p.ProtocolVersions, ProtocolVersion) {
-		data, _ := json.Marshal(VersionErrorData{Supported: []int{ProtocolVersion}})
+		data, _ := codec.Marshal(VersionErrorData{Supported: []int{ProtocolVersion}})
 		return nil, &Error{Code: CodeVersion, Data: data, Message: fmt.Sprintf(
 			"the plugin speaks protocol version %d; the host offered %v", ProtocolVersion, p.ProtocolVersions)}
 	}
@@ -247,7 +248,7 @@ func (r remoteLLM) CurrentSource() string {
 
 func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p ToolCallParams
-	if err := p.decodeJSON(raw, true); err != nil { // checked with the message
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
@@ -268,7 +269,7 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 		return nil, &Error{Code: CodeToolFailed, Message: err.Error()}
 	}
 	if s, ok := v.(string); ok {
-		return ToolCallResult{Text: &s}, nil
+		return &ToolCallResult{Text: &s}, nil
 	}
 	if tr, ok := v.(interface {
 		Text() string
@@ -276,13 +277,15 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 		ResultMetadata() map[string]string
 	}); ok {
 		s := tr.Text()
-		return ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
+		return &ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
 	}
+	// The handler's value is encoded as an in-process tool's is, by
+	// encoding/json, so a tool answers the model alike either way.
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, &Error{Code: CodeToolFailed, Message: "the result could not be encoded as JSON: " + err.Error()}
 	}
-	res := ToolCallResult{Value: b}
+	res := &ToolCallResult{Value: b} // a pointer: the codec encodes it without a copy
 	switch x := v.(type) {
 	case map[string]interface{}:
 		res.IsError, _ = x["isError"].(bool)
@@ -294,7 +297,7 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 
 func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 	var p StageRunParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
@@ -323,7 +326,7 @@ func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 
 func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p HookDecideParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
@@ -333,7 +336,7 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, &Error{Code: CodeNotRegistered, Message: fmt.Sprintf("unknown decision hook %d", p.ID)}
 	}
 	var args map[string]interface{}
-	_ = json.Unmarshal(p.Args, &args)
+	_ = codec.Unmarshal(p.Args, &args)
 	d, err := h(ctx, p.Context.ToolContext(), p.Tool, args)
 	if err != nil {
 		return nil, err
@@ -348,7 +351,7 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 
 func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p ResolveEffectParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
@@ -359,7 +362,7 @@ func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, er
 		return nil, &Error{Code: CodeNotRegistered, Message: "no ResolveEffect for tool " + p.Tool}
 	}
 	var args map[string]interface{}
-	if err := json.Unmarshal(p.Args, &args); err != nil {
+	if err := codec.Unmarshal(p.Args, &args); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	if args == nil {
@@ -382,7 +385,7 @@ func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, er
 
 func (c *child) context(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p ContextParams
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := codec.Unmarshal(raw, &p); err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()

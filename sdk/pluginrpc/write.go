@@ -2,59 +2,45 @@ package pluginrpc
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 
-	"github.com/hearth-agent/hearth/internal/jsonwire"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 func (c *Conn) reply(id json.RawMessage, result any, err error) {
-	b := getLine()
-	defer func() { putLine(b) }()
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	if err == nil {
-		mark := len(b)
-		b = append(b, `,"result":`...)
-		if b, err = appendValue(b, result); err != nil {
-			b = b[:mark]
-			err = &Error{Code: CodeInternal, Message: "encoding the result: " + err.Error()}
-		}
-	}
-	if err != nil {
-		var re *Error
-		if !errors.As(err, &re) {
-			re = &Error{Code: CodeInternal, Message: err.Error()}
-		}
-		e, _ := json.Marshal(re)
-		b = append(b, `,"error":`...)
-		b = append(b, e...)
-	}
-	if werr := c.send(append(b, "}\n"...)); werr != nil {
+	buf := codec.Buffer()
+	defer codec.PutBuffer(buf)
+	encodeReply(buf, id, result, err)
+	if werr := c.send(buf.Bytes()); werr != nil {
 		c.log.Debug("could not send a reply", "err", werr)
 	}
 }
 
-// request encodes a request or, with id 0, a notification, into a line
+// request encodes a request or, with id 0, a notification, as one line
 // from the pool: the caller puts it back (putLine) once it is sent.
 func request(id int64, method string, params any) ([]byte, error) {
-	b := getLine()
-	b = append(b, `{"jsonrpc":"2.0"`...)
+	buf := codec.Buffer()
+	defer codec.PutBuffer(buf)
+	b := append(buf.AvailableBuffer(), `{"jsonrpc":"2.0"`...)
 	if id != 0 {
 		b = append(b, `,"id":`...)
 		b = strconv.AppendInt(b, id, 10)
 	}
 	b = append(b, `,"method":`...)
-	b = jsonwire.AppendString(b, method)
-	b = append(b, `,"params":`...)
-	b, err := appendValue(b, params)
+	b, err := jsontext.AppendQuote(b, method)
 	if err != nil {
-		putLine(b)
+		return nil, fmt.Errorf("encoding the method name %q: %w", method, err)
+	}
+	buf.Write(append(b, `,"params":`...))
+	if err := codec.MarshalWrite(buf, params); err != nil {
 		return nil, fmt.Errorf("encoding %s params: %w", method, err)
 	}
-	return append(b, "}\n"...), nil
+	buf.WriteString("}\n")
+	return append(getLine(), buf.Bytes()...), nil
 }
 
 // linePool holds buffers for encoding outgoing lines; send copies a line
