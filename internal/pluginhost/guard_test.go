@@ -267,7 +267,6 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 	if err := os.WriteFile(hold, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond) // the reload must be asked after the load (ms resolution)
 	if err := m.Reload(ctx, "guard"); err != nil {
 		t.Fatal(err)
 	}
