@@ -332,9 +332,11 @@ func TestParseStat(t *testing.T) {
 		{"", procStat{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseStat([]byte(tt.in))
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
+		t.Run(strconv.Quote(tt.in), func(t *testing.T) {
+			got, ok := parseStat([]byte(tt.in))
+			if ok != tt.ok || (ok && got != tt.want) {
+				t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
 	}
 }

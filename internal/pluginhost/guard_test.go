@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,10 +239,12 @@ func TestGuardGarbageAnswersRefuse(t *testing.T) {
 	allow := `{"verdict":"allow"}`
 	wantAllowed(t, f.authorize(t, "rawguard__move", args(allow, `{"effect":"read"}`)))
 	for _, effect := range []string{"", "null", `"read"`, `{}`, `{"effect":""}`, `{"effect":"teleport"}`, `{"target":{"label":"x"}}`} {
-		r := f.authorize(t, "rawguard__move", args(allow, effect))
-		if r.Allowed || r.Decision.Rule != "resolve-effect" {
-			t.Errorf("effect %s: want refused by resolve-effect, got %+v", effect, r)
-		}
+		t.Run(strconv.Quote(effect), func(t *testing.T) {
+			r := f.authorize(t, "rawguard__move", args(allow, effect))
+			if r.Allowed || r.Decision.Rule != "resolve-effect" {
+				t.Errorf("effect %s: want refused by resolve-effect, got %+v", effect, r)
+			}
+		})
 	}
 }
 

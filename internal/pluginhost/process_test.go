@@ -135,10 +135,12 @@ func TestChildPluginToolsAndResults(t *testing.T) {
 		{"child__fail", `{}`, `{"error":"broken on purpose"}`, true},
 	}
 	for _, tt := range tests {
-		got, isErr := f.call(tt.tool, tt.args)
-		if got != tt.want || isErr != tt.isError {
-			t.Errorf("%s: got (%s, %v), want (%s, %v)", tt.tool, got, isErr, tt.want, tt.isError)
-		}
+		t.Run(tt.tool, func(t *testing.T) {
+			got, isErr := f.call(tt.tool, tt.args)
+			if got != tt.want || isErr != tt.isError {
+				t.Errorf("%s: got (%s, %v), want (%s, %v)", tt.tool, got, isErr, tt.want, tt.isError)
+			}
+		})
 	}
 	// The environment is minimal: no host secrets.
 	t.Setenv("OPENAI_API_KEY", "sk-host-secret")
@@ -394,9 +396,11 @@ func TestManifestErrors(t *testing.T) {
 		`{"id": "ok-id", "command": ["x"], "timeout": "soon"}`,
 		`{`,
 	} {
-		if _, err := ParseManifest("plugin.json", []byte(b)); err == nil {
-			t.Errorf("accepted %s", b)
-		}
+		t.Run(b, func(t *testing.T) {
+			if _, err := ParseManifest("plugin.json", []byte(b)); err == nil {
+				t.Errorf("accepted %s", b)
+			}
+		})
 	}
 	m, err := ParseManifest("plugin.json", []byte(`{"id": "py", "entry": "python3 main.py", "timeout": "5s"}`))
 	if err != nil || len(m.Command) != 2 || m.ToolTimeout() != 5*time.Second {
