@@ -41,6 +41,7 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 	}
 	defer chat.Process.Kill()
 	lock := filepath.Join(home, "hearth.lock")
+	// Another process takes the lock; only the lock file tells: poll it.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		b, _ := os.ReadFile(lock)

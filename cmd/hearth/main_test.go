@@ -63,7 +63,7 @@ func (p *pingerPlugin) Stop() error  { return nil }
 func (p *pingerPlugin) Start(s *sdk.PluginSDK) error {
 	return s.RegisterTool("later", sdk.ToolDef{Description: "remind later"}, func(map[string]any) (any, error) {
 		go func() {
-			for {
+			for { // runs inside hearth; the test's cue comes through a file
 				if _, err := os.Stat(p.trigger); err == nil {
 					s.InjectText(p.name, p.name, "ping")
 					return
