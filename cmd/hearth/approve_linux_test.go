@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
@@ -34,13 +34,7 @@ func startOnPTY(t *testing.T, env []string, args ...string) (*exec.Cmd, func(str
 // waitCount waits until the screen shows want n times.
 func (s *screen) waitCount(t *testing.T, want string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for strings.Count(s.String(), want) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("screen never showed %q %d times:\n%s", want, n, s.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.waitUntil(t, fmt.Sprintf("%q %d times", want, n), func(shown string) bool { return strings.Count(shown, want) >= n })
 }
 
 func paid(t *testing.T, dir string) []string {

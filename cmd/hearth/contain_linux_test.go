@@ -50,7 +50,7 @@ func runTestChild() {
 		write("escapee", start("sleep", nil).Process.Pid)
 		os.Exit(0)
 	case "sleep":
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // a descendant that must die with hearth: what the test checks
 		os.Exit(0)
 	}
 }
@@ -83,6 +83,9 @@ func TestPluginProcessesDieWithHearth(t *testing.T) {
 	}
 	defer chat.Process.Kill()
 
+	// The plugin's processes write their pids to files; no event tells
+	// of them, or of their end (they are not this process's children):
+	// poll, with a bound.
 	pids := map[string]int{}
 	deadline := time.Now().Add(30 * time.Second)
 	for _, name := range []string{"plugin", "grandchild", "escapee"} {

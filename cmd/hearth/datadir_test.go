@@ -41,6 +41,7 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 	}
 	defer chat.Process.Kill()
 	lock := filepath.Join(home, "hearth.lock")
+	// Another process takes the lock; only the lock file tells: poll it.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		b, _ := os.ReadFile(lock)
@@ -77,9 +78,11 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 		{"settings", "set", "qq", "retries", "3"}, {"settings"},
 		{"plugin"}, {"plugin", "disable", "weather"}, {"plugin", "enable", "weather"},
 	} {
-		if out, errOut, code := hearth(t, env, "", args...); code != 0 {
-			t.Errorf("%v while a chat runs: exit %d, %q %q", args, code, out, errOut)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if out, errOut, code := hearth(t, env, "", args...); code != 0 {
+				t.Errorf("%v while a chat runs: exit %d, %q %q", args, code, out, errOut)
+			}
+		})
 	}
 	out, errOut, code := hearth(t, env, "", "tools")
 	if code != 0 || !strings.HasPrefix(out, "time__now\t") || !strings.Contains(errOut, want) {

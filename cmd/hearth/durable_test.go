@@ -41,7 +41,7 @@ func (p *slow) Start(s *sdk.PluginSDK) error {
 			if err := os.WriteFile(filepath.Join(p.dir, "started"), nil, 0o600); err != nil {
 				return nil, err
 			}
-			for ctx.Err() == nil {
+			for ctx.Err() == nil { // runs inside hearth; the test's cue comes through a file
 				if _, err := os.Stat(filepath.Join(p.dir, "release")); err == nil {
 					return "released", nil
 				}

@@ -63,7 +63,7 @@ func (p *pingerPlugin) Stop() error  { return nil }
 func (p *pingerPlugin) Start(s *sdk.PluginSDK) error {
 	return s.RegisterTool("later", sdk.ToolDef{Description: "remind later"}, func(map[string]any) (any, error) {
 		go func() {
-			for {
+			for { // runs inside hearth; the test's cue comes through a file
 				if _, err := os.Stat(p.trigger); err == nil {
 					s.InjectText(p.name, p.name, "ping")
 					return
@@ -187,10 +187,12 @@ func TestRejectedKeyIsExplained(t *testing.T) {
 
 func TestNoProviderIsExplained(t *testing.T) {
 	for _, args := range [][]string{{"ask", "hi"}, {"chat"}} {
-		_, stderr, code := hearth(t, []string{"HEARTH_HOME=" + t.TempDir()}, "", args...)
-		if code != 2 || !strings.Contains(stderr, "OPENAI_BASE_URL") || !strings.Contains(stderr, "OPENAI_API_KEY") {
-			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			_, stderr, code := hearth(t, []string{"HEARTH_HOME=" + t.TempDir()}, "", args...)
+			if code != 2 || !strings.Contains(stderr, "OPENAI_BASE_URL") || !strings.Contains(stderr, "OPENAI_API_KEY") {
+				t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+			}
+		})
 	}
 }
 

@@ -90,9 +90,11 @@ func TestPluginNamesHaveOneOwner(t *testing.T) {
 		"Victim_": fmt.Sprintf(`the plugin name "victim" belongs to the plugin in %s, which keeps`, filepath.Join(plugins, "victim")),
 		"victim":  "core,settings.plugins,settings.plugins.write",
 	} {
-		if !strings.Contains(rows[id], want) {
-			t.Errorf("hearth plugin, row %s: want %q in\n%s", id, want, out)
-		}
+		t.Run(id, func(t *testing.T) {
+			if !strings.Contains(rows[id], want) {
+				t.Errorf("hearth plugin, row %s: want %q in\n%s", id, want, out)
+			}
+		})
 	}
 
 	// Installing a folder that wants a taken name is refused up front.

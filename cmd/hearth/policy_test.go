@@ -108,14 +108,21 @@ func TestPolicySetTakesEffectInARunningChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// The chat starts its plugins without waiting: ask until it is up.
+	// The chat starts its plugins without waiting: ask until it is up,
+	// waiting for each answer (every one has a "weather: " line). The
+	// plugin's state lives in another process and no event tells of it:
+	// the pause only paces the asking.
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "weather: running") {
+	for asked := 1; ; asked++ {
+		fmt.Fprintln(stdin, "/plugins")
+		out.waitUntil(t, "an answer to /plugins", func(shown string) bool { return strings.Count(shown, "weather: ") >= asked })
+		if strings.Contains(out.String(), "weather: running") {
+			break
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the plugin did not start:\n%s", out)
 		}
-		fmt.Fprintln(stdin, "/plugins")
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	fmt.Fprintln(stdin, "上海天气")
 	out.waitFor(t, "上海晴。")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -10,13 +11,18 @@ import (
 
 // screen collects what the child writes to the terminal.
 type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed (and dropped) at the next write
 }
 
 func (s *screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.buf.Write(p)
 }
 
@@ -26,15 +32,39 @@ func (s *screen) String() string {
 	return s.buf.String()
 }
 
-// waitFor polls until the screen shows want, with a generous bound so a
-// slow machine does not fail the test.
+// next returns what the screen shows and a channel closed at its next
+// write.
+func (s *screen) next() (string, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.buf.String(), s.changed
+}
+
+// waitUntil waits until what the screen shows satisfies cond, looking
+// again at each write, with a generous bound so a slow machine does not
+// fail the test.
+func (s *screen) waitUntil(t *testing.T, what string, cond func(string) bool) {
+	t.Helper()
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for {
+		shown, changed := s.next()
+		if cond(shown) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			t.Fatalf("screen never showed %s:\n%s", what, shown)
+		}
+	}
+}
+
+// waitFor waits until the screen shows want.
 func (s *screen) waitFor(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(s.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("screen never showed %q:\n%s", want, s.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.waitUntil(t, strconv.Quote(want), func(shown string) bool { return strings.Contains(shown, want) })
 }

@@ -79,12 +79,14 @@ func TestLoad(t *testing.T) {
 		`{`,
 	}
 	for _, b := range bad {
-		if err := os.WriteFile(filepath.Join(dir, FileName), []byte(b), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), FileName) {
-			t.Errorf("%s: err = %v", b, err)
-		}
+		t.Run(b, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, FileName), []byte(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), FileName) {
+				t.Errorf("%s: err = %v", b, err)
+			}
+		})
 	}
 }
 
@@ -126,10 +128,12 @@ func TestSourceLimits(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`"idle_timeout":"soon"`, `"idle_timeout":"-1s"`, `"idle_timeout":true`, `"max_response_bytes":-1`} {
-		_, err := Parse("config.json", []byte(`{"sources":{"a":{"base_url":"http://h/v1",`+bad+`}}}`))
-		if err == nil {
-			t.Errorf("%s accepted", bad)
-		}
+		t.Run(bad, func(t *testing.T) {
+			_, err := Parse("config.json", []byte(`{"sources":{"a":{"base_url":"http://h/v1",`+bad+`}}}`))
+			if err == nil {
+				t.Errorf("%s accepted", bad)
+			}
+		})
 	}
 }
 

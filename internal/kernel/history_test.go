@@ -64,10 +64,12 @@ func TestCloseTurns(t *testing.T) {
 		{[]llm.Message{user, call("1"), user, answer}, "u c1 R1 I u a", ""},
 		{[]llm.Message{user, result("9"), answer}, "u a", ""},
 	} {
-		out, tail := closeTurns(tc.in)
-		if short(out) != tc.out || short(tail) != tc.tail {
-			t.Errorf("%s: got %q (tail %q), want %q (tail %q)", short(tc.in), short(out), short(tail), tc.out, tc.tail)
-		}
+		t.Run(short(tc.in), func(t *testing.T) {
+			out, tail := closeTurns(tc.in)
+			if short(out) != tc.out || short(tail) != tc.tail {
+				t.Errorf("%s: got %q (tail %q), want %q (tail %q)", short(tc.in), short(out), short(tail), tc.out, tc.tail)
+			}
+		})
 	}
 }
 

@@ -68,7 +68,8 @@ func TestInjectionRateIsBoundedPerPlugin(t *testing.T) {
 // At most MaxPendingInjections of a plugin's inputs wait to be answered,
 // interrupts included; the slot comes back when one is.
 func TestPendingInjectionsAreBoundedPerPlugin(t *testing.T) {
-	e := newEnv(t, Config{MaxInjectionsPerMinute: 100}, llmtest.Reply{Hang: true})
+	hung, inFlight := hang()
+	e := newEnv(t, Config{MaxInjectionsPerMinute: 100}, hung)
 	for range 2 * MaxPendingInjections {
 		e.srv.Push(llmtest.Reply{Text: "ok"})
 	}
@@ -87,9 +88,7 @@ func TestPendingInjectionsAreBoundedPerPlugin(t *testing.T) {
 	if _, err := a.InjectAndWait(context.Background(), sdk.Injection{Text: "hi", Interrupt: true}); !errors.Is(err, ErrTooManyInjections) {
 		t.Fatalf("an interrupt jumped the pending limit: %v", err)
 	}
-	for len(e.srv.Requests()) == 0 { // until the first turn hangs in the model call
-		time.Sleep(time.Millisecond)
-	}
+	<-inFlight // the first turn hangs in the model call
 	// The owner interrupts the hanging turn; once an input queued after
 	// the plugin's is answered, theirs are too, and their slots are free.
 	e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "plugin:alpha", Text: "stop", Interrupt: true}})

@@ -108,6 +108,17 @@ func (p pluginFunc) Name() string                 { return p.name }
 func (p pluginFunc) Start(s *sdk.PluginSDK) error { return p.start(s) }
 func (p pluginFunc) Stop() error                  { return nil }
 
+// hang returns a reply that keeps its stream open until the client goes
+// away, and a channel closed once its request has arrived: from then on
+// the model call is in flight.
+func hang() (llmtest.Reply, <-chan struct{}) {
+	arrived := make(chan struct{})
+	return llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+		close(arrived)
+		return llmtest.Reply{Hang: true}
+	}}, arrived
+}
+
 func load(t *testing.T, k *Kernel, name string, start func(*sdk.PluginSDK) error) {
 	t.Helper()
 	err := k.LoadPlugin(name, func(n string, _ map[string]any) (sdk.Plugin, error) {
@@ -262,6 +273,8 @@ func TestConcurrentAndSerialTools(t *testing.T) {
 				if n := serialActive.Add(1); n > 1 {
 					t.Errorf("serial tools overlapped")
 				}
+				// Not synchronisation: the window in which a second
+				// serial tool, were it let in, would be seen overlapping.
 				time.Sleep(5 * time.Millisecond)
 				mu.Lock()
 				order = append(order, name)
@@ -297,8 +310,9 @@ func TestStepCapForcesAnAnswer(t *testing.T) {
 }
 
 func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
+	hung, inFlight := hang()
 	e := newEnv(t, Config{},
-		llmtest.Reply{Hang: true},
+		hung,
 		llmtest.Reply{Text: "answer to the interrupt"},
 		llmtest.Reply{Text: "answer to the queued one"},
 	)
@@ -311,10 +325,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 	})
 	first := e.k.Submit(Input{Injection: sdk.Injection{Channel: "test", Text: "long question"},
 		OnEvent: func(ev Event) { mu.Lock(); events = append(events, ev); mu.Unlock() }})
-	// Wait until the first request is in flight.
-	for len(e.srv.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-inFlight
 	queued := e.k.Submit(Input{Injection: sdk.Injection{Channel: "test", Text: "queued"}})
 	e.k.SetCapabilities("timer", []string{sdk.CapabilityInjectChannels})
 	s := sdk.New("timer", e.k)
@@ -378,13 +389,12 @@ func TestProviderErrorKeepsUserMessage(t *testing.T) {
 }
 
 func TestSessionsRunIndependently(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Hang: true}, llmtest.Reply{Text: "b answered"})
+	hanging, inFlight := hang()
+	e := newEnv(t, Config{}, hanging, llmtest.Reply{Text: "b answered"})
 	ctx, cancel := context.WithCancel(context.Background())
 	hung := make(chan Outcome, 1)
 	go func() { hung <- e.k.Ask(ctx, Input{Injection: sdk.Injection{Channel: "a", Text: "hang"}}) }()
-	for len(e.srv.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-inFlight
 	out := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "b", Text: "hi"}})
 	if out.Text != "b answered" {
 		t.Fatalf("%+v", out)

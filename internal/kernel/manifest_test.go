@@ -80,16 +80,18 @@ func TestInvalidManifestRefused(t *testing.T) {
 		{ID: "ok-id", Name: "x", Version: "1.0.0", DefaultModes: map[sdk.Effect]sdk.Mode{sdk.EffectMoney: "maybe"}},
 		{ID: "other", Name: "x", Version: "1.0.0"}, // differs from the registered name below
 	} {
-		id := m.ID
-		if id == "other" {
-			id = "registered"
-		}
-		err := e.k.LoadPlugin(id, func(n string, _ map[string]any) (sdk.Plugin, error) {
-			return manifested{pluginFunc{n, func(*sdk.PluginSDK) error { return nil }}, m}, nil
-		}, nil)
-		if err == nil {
-			t.Errorf("manifest %+v accepted", m)
-		}
+		t.Run(m.ID+" "+m.Version, func(t *testing.T) {
+			id := m.ID
+			if id == "other" {
+				id = "registered"
+			}
+			err := e.k.LoadPlugin(id, func(n string, _ map[string]any) (sdk.Plugin, error) {
+				return manifested{pluginFunc{n, func(*sdk.PluginSDK) error { return nil }}, m}, nil
+			}, nil)
+			if err == nil {
+				t.Errorf("manifest %+v accepted", m)
+			}
+		})
 	}
 }
 

@@ -18,18 +18,22 @@ func TestLoadPluginClaimsItsName(t *testing.T) {
 		return pluginFunc{n, clockPlugin}, nil
 	}
 	for _, name := range []string{"clock", "Clock"} {
-		err := e.k.LoadPluginFrom(name, "the .so plugin in /x/clock", second, nil)
-		if !errors.Is(err, names.ErrTaken) || !strings.Contains(err.Error(), `already used by the built-in plugin "clock"`) {
-			t.Fatalf("second %s: %v", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			err := e.k.LoadPluginFrom(name, "the .so plugin in /x/clock", second, nil)
+			if !errors.Is(err, names.ErrTaken) || !strings.Contains(err.Error(), `already used by the built-in plugin "clock"`) {
+				t.Fatalf("second %s: %v", name, err)
+			}
+		})
 	}
 	if !names.IsReserved(usePlugin) {
 		t.Fatalf("the name of %s is not reserved", useToolName)
 	}
 	for _, name := range []string{"core", "plugins", "hearth", "terminal", "ask"} {
-		if err := e.k.LoadPlugin(name, second, nil); !errors.Is(err, names.ErrReserved) {
-			t.Fatalf("%s: %v", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			if err := e.k.LoadPlugin(name, second, nil); !errors.Is(err, names.ErrReserved) {
+				t.Fatalf("%s: %v", name, err)
+			}
+		})
 	}
 	if started {
 		t.Fatal("a refused plugin's factory ran")

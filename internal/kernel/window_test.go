@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,15 +15,19 @@ func TestEstimateTokensAndWindows(t *testing.T) {
 		s    string
 		want int
 	}{{"", 0}, {"abcd", 1}, {"abcde", 2}, {"你好世界", 4}, {"你好 world", 4}} {
-		if got := EstimateTokens(tc.s); got != tc.want {
-			t.Errorf("EstimateTokens(%q) = %d, want %d", tc.s, got, tc.want)
-		}
+		t.Run(strconv.Quote(tc.s), func(t *testing.T) {
+			if got := EstimateTokens(tc.s); got != tc.want {
+				t.Errorf("EstimateTokens(%q) = %d, want %d", tc.s, got, tc.want)
+			}
+		})
 	}
 	for model, want := range map[string]int{"deepseek-chat": 65536, "deepseek-reasoner": 131072, "gpt-4o-mini": 128000,
 		"Qwen/Qwen2.5-7B-Instruct": 32768, "moonshot-v1-8k": 8192, "glm-4-flash": 131072, "llama3:8b": DefaultContextWindow} {
-		if got := WindowFor(model); got != want {
-			t.Errorf("WindowFor(%q) = %d, want %d", model, got, want)
-		}
+		t.Run(model, func(t *testing.T) {
+			if got := WindowFor(model); got != want {
+				t.Errorf("WindowFor(%q) = %d, want %d", model, got, want)
+			}
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -428,9 +429,11 @@ func TestSniff(t *testing.T) {
 		{"text/plain", "data: {}\n\n", "stream"},
 		{"", "", "stream"},
 	} {
-		if got := sniff(tc.mediaType, bufio.NewReader(strings.NewReader(tc.body))); got != tc.want {
-			t.Errorf("sniff(%q, %q) = %q, want %q", tc.mediaType, tc.body, got, tc.want)
-		}
+		t.Run(tc.mediaType+" "+strconv.Quote(tc.body), func(t *testing.T) {
+			if got := sniff(tc.mediaType, bufio.NewReader(strings.NewReader(tc.body))); got != tc.want {
+				t.Errorf("sniff(%q, %q) = %q, want %q", tc.mediaType, tc.body, got, tc.want)
+			}
+		})
 	}
 }
 

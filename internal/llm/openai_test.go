@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -148,14 +149,32 @@ func TestBadRequestShowsMessage(t *testing.T) {
 	}
 }
 
+// Cancelling once part of the answer has arrived ends the stream with
+// the context's error. The server streams one piece of text and holds the
+// stream open; the cancel comes from the delta callback, so the stream is
+// surely in progress when it does.
 func TestCancelDuringStream(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Reply{Hang: true})
+	clientGone := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"part"}}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(clientGone)
+	}))
+	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
-	_, err := client(srv).Chat(ctx, &Request{}, nil)
+	defer cancel()
+	var got strings.Builder
+	c := &Client{BaseURL: srv.URL + "/v1", APIKey: "sk-test", Model: "m", Backoff: time.Millisecond}
+	_, err := c.Chat(ctx, &Request{}, func(d Delta) { got.WriteString(d.Content); cancel() })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
+	if got.String() != "part" {
+		t.Fatalf("streamed %q before the cancel, want %q", got.String(), "part")
+	}
+	<-clientGone // the connection was closed, not left open
 }
 
 func TestUnreachableProvider(t *testing.T) {

@@ -27,22 +27,58 @@ type File struct {
 	path     string
 	maxBytes int64
 	files    int
+	fsys     fileSystem
 
-	mu sync.Mutex
-	f  *os.File
+	mu     sync.Mutex
+	f      file // nil after a failed open, tried again at the next write
+	closed bool
 }
+
+// fileSystem is what File does to files: the operating system's, or in
+// tests one that fails on cue.
+type fileSystem interface {
+	OpenFile(name string, flag int, perm fs.FileMode) (file, error)
+	Stat(name string) (fs.FileInfo, error)
+	Remove(name string) error
+	Rename(oldpath, newpath string) error
+}
+
+// file is an open log file.
+type file interface {
+	Write(p []byte) (int, error)
+	Stat() (fs.FileInfo, error)
+	Close() error
+}
+
+// osFS is the operating system's file system.
+type osFS struct{}
+
+func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (file, error) {
+	f, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+func (osFS) Remove(name string) error              { return os.Remove(name) }
+func (osFS) Rename(oldpath, newpath string) error  { return os.Rename(oldpath, newpath) }
 
 // Open opens or creates the log at path (mode 0600). maxBytes caps each
 // file and files is how many are kept, the current one included; zero
 // means the defaults.
 func Open(path string, maxBytes int64, files int) (*File, error) {
+	return openFS(path, maxBytes, files, osFS{})
+}
+
+func openFS(path string, maxBytes int64, files int, fsys fileSystem) (*File, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	if files <= 0 {
 		files = DefaultFiles
 	}
-	l := &File{path: path, maxBytes: maxBytes, files: files}
+	l := &File{path: path, maxBytes: maxBytes, files: files, fsys: fsys}
 	if err := l.open(); err != nil {
 		return nil, err
 	}
@@ -50,7 +86,7 @@ func Open(path string, maxBytes int64, files int) (*File, error) {
 }
 
 func (l *File) open() error {
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := l.fsys.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening the log file: %w", err)
 	}
@@ -67,8 +103,13 @@ func (l *File) Write(p []byte) (int, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil {
+	if l.closed {
 		return 0, fs.ErrClosed
+	}
+	if l.f == nil {
+		if err := l.open(); err != nil {
+			return 0, err
+		}
 	}
 	size, err := l.size()
 	if err != nil {
@@ -92,7 +133,7 @@ func (l *File) size() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	pi, err := os.Stat(l.path)
+	pi, err := l.fsys.Stat(l.path)
 	if err == nil && os.SameFile(fi, pi) {
 		return fi.Size(), nil
 	}
@@ -111,8 +152,9 @@ func (l *File) size() (int64, error) {
 }
 
 // rotate moves path.N-2 to path.N-1, ..., path to path.1, dropping the
-// oldest, and opens a new file at path. When a move fails the log goes on
-// in the file at path.
+// oldest, and opens a new file at path. When a move fails the younger
+// files stay where they are (moving them on would overwrite the one that
+// did not move) and the log goes on in the file at path.
 func (l *File) rotate() error {
 	l.f.Close()
 	l.f = nil
@@ -123,12 +165,13 @@ func (l *File) rotate() error {
 		return fmt.Sprintf("%s.%d", l.path, i)
 	}
 	var errs []error
-	if err := os.Remove(name(l.files - 1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := l.fsys.Remove(name(l.files - 1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
 	}
 	for i := l.files - 2; i >= 0; i-- {
-		if err := os.Rename(name(i), name(i+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := l.fsys.Rename(name(i), name(i+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
+			break
 		}
 	}
 	if err := l.open(); err != nil {
@@ -144,6 +187,7 @@ func (l *File) rotate() error {
 func (l *File) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.closed = true
 	if l.f == nil {
 		return nil
 	}

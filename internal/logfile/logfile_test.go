@@ -2,7 +2,10 @@ package logfile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,5 +134,111 @@ func TestModeIsPrivate(t *testing.T) {
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v, %v", fi.Mode(), err)
+	}
+}
+
+// records reads the records in dir's log files, oldest file first.
+func records(t *testing.T, dir, base string) []string {
+	t.Helper()
+	var out []string
+	for i := 200; i >= 0; i-- {
+		name := filepath.Join(dir, base)
+		if i > 0 {
+			name = fmt.Sprintf("%s.%d", name, i)
+		}
+		b, err := os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, strings.SplitAfter(string(b), "\n")...)
+	}
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
+}
+
+// A move that fails during a rotation leaves the younger files where they
+// are: the log goes on in hearth.log, and hearth.log.1 is not written
+// over by it.
+func TestFailedMoveOverwritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hearth.log")
+	fsys := &faultFS{}
+	l, err := openFS(path, 100, 3, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := range 12 { // two files' worth: hearth.log.1 and hearth.log
+		fmt.Fprintf(l, "record %02d %s\n", i, strings.Repeat("x", 8))
+	}
+	before, _ := os.ReadFile(path + ".1")
+	fsys.set(func(op, name string) bool { return op == "rename" && name == "hearth.log.1" })
+	for i := 12; i < 20; i++ {
+		line := fmt.Sprintf("record %02d %s\n", i, strings.Repeat("x", 8))
+		if n, err := l.Write([]byte(line)); err != nil || n != len(line) {
+			t.Fatalf("write %d with the move failing: %d, %v", i, n, err)
+		}
+	}
+	if after, _ := os.ReadFile(path + ".1"); !bytes.Equal(after, before) {
+		t.Fatalf("hearth.log.1 changed while it could not be moved:\nbefore %q\nafter  %q", before, after)
+	}
+	last, _ := os.ReadFile(path)
+	if !bytes.HasSuffix(last, []byte("record 19 xxxxxxxx\n")) {
+		t.Fatalf("the log did not go on in hearth.log: %q", last)
+	}
+}
+
+// Under faults in every kind of file operation, every record a Write
+// took (returned no error for) is in the files, in order, and once the
+// faults stop the log works again: a failed write loses only its own
+// record, and says so.
+func TestFaultsLoseNoTakenRecord(t *testing.T) {
+	for _, op := range []string{"open", "stat", "remove", "rename", "write"} {
+		t.Run(op, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "hearth.log")
+			fsys := &faultFS{}
+			l, err := openFS(path, 120, 100, fsys) // enough files that rotation drops none
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			rnd := rand.New(rand.NewPCG(1, uint64(len(op))))
+			var n int
+			fsys.set(func(o, _ string) bool { // a third of the operations of the kind fail
+				if o != op || rnd.IntN(3) != 0 {
+					return false
+				}
+				n++
+				return true
+			})
+			var taken []string
+			failed := 0
+			for i := range 300 {
+				line := fmt.Sprintf("record %03d %s\n", i, strings.Repeat("x", i%20))
+				if _, err := l.Write([]byte(line)); err != nil {
+					if !errors.Is(err, errInjected) {
+						t.Fatalf("write %d: %v, want the injected fault", i, err)
+					}
+					failed++
+					continue
+				}
+				taken = append(taken, line)
+			}
+			if n == 0 {
+				t.Fatalf("no %s fault was injected", op)
+			}
+			fsys.set(nil)
+			line := "after the faults\n"
+			if _, err := l.Write([]byte(line)); err != nil {
+				t.Fatalf("the log does not recover: %v", err)
+			}
+			taken = append(taken, line)
+			if got := records(t, dir, "hearth.log"); !slices.Equal(got, taken) {
+				t.Fatalf("%d records taken, %d in the files (%d writes failed)\nfiles: %q", len(taken), len(got), failed, got)
+			}
+		})
 	}
 }

@@ -222,7 +222,7 @@ func TestPolicyConformanceCompiledInAndChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(hp.Stop)
-	eventually(t, "the child is hidden", func() bool { return hp.Status().State == Failed })
+	waitStatus(t, hp, "the child is hidden", func(s Status) bool { return s.State == Failed })
 	if st := hp.Status(); !strings.Contains(st.LastError, "campus-network") {
 		t.Errorf("hidden child: %+v", st)
 	}

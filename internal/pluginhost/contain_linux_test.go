@@ -88,7 +88,7 @@ func runContainChild(mode string) {
 		if err := os.WriteFile(filepath.Join(data, "escapee.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 			os.Exit(1)
 		}
-		for {
+		for { // the test's cue comes through a file: poll it
 			if _, err := os.Stat(filepath.Join(data, "go")); err == nil {
 				sig := syscall.SIGKILL
 				if os.Getenv("HEARTH_TEST_ACTION") == "stopper" {
@@ -99,10 +99,10 @@ func runContainChild(mode string) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // a process that lives on unless contained: what the test checks
 		os.Exit(0)
 	case "sleeper":
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // a descendant that must die with the plugin
 		os.Exit(0)
 	case "host":
 		// Hearth, as far as plugins can tell: it starts one and reports
@@ -119,7 +119,7 @@ func runContainChild(mode string) {
 			panic(err)
 		}
 		fmt.Printf("ready %d\n", p.Status().PID)
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // Hearth runs until the test kills it
 		os.Exit(0)
 	}
 }
@@ -162,7 +162,8 @@ func spawnerPIDs(t *testing.T, data string) map[string]int {
 }
 
 // allGone polls /proc until none of the processes runs (a zombie waiting
-// for its parent counts as gone), with a bounded deadline.
+// for its parent counts as gone), with a bounded deadline: they are not
+// this process's children, so no event tells of their end.
 func allGone(t *testing.T, what string, pids map[string]int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -332,9 +333,11 @@ func TestParseStat(t *testing.T) {
 		{"", procStat{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseStat([]byte(tt.in))
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
+		t.Run(strconv.Quote(tt.in), func(t *testing.T) {
+			got, ok := parseStat([]byte(tt.in))
+			if ok != tt.ok || (ok && got != tt.want) {
+				t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
 	}
 }

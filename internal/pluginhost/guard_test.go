@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,8 @@ func (p *guardPlugin) Name() string { return p.name }
 func (p *guardPlugin) Stop() error  { return nil }
 
 // waitHold returns once the file "hold" is not in the plugin's data
-// directory.
+// directory. It runs in the plugin's process, which the test can signal
+// only through files: it polls.
 func waitHold(s *sdk.PluginSDK) {
 	for {
 		if _, err := os.Stat(filepath.Join(s.DataDir(), "hold")); err != nil {
@@ -152,7 +154,7 @@ func TestGuardCrashKeepsRefusing(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.call("guard__crash", `{}`)
-	eventually(t, "crashed", func() bool { return p.Status().Restarts >= 1 })
+	waitStatus(t, p, "crashed", func(s Status) bool { return s.Restarts >= 1 })
 	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"evil"}`), "hook:guard", "not answering")
 	wantRefused(t, f.authorize(t, "shop__buy", `{"item":"book"}`), "hook:guard", "not answering")
 
@@ -216,7 +218,7 @@ func TestFailedStartDoesNotGuard(t *testing.T) {
 	f.opts.BackoffMin, f.opts.BackoffMax = time.Hour, time.Hour
 	f.shop(t)
 	p := f.start(t, "broken", "crash-start")
-	eventually(t, "failed to start", func() bool { return p.Status().State == Backoff })
+	waitStatus(t, p, "failed to start", func(s Status) bool { return s.State == Backoff })
 	wantAllowed(t, f.authorize(t, "shop__buy", `{"item":"book"}`))
 }
 
@@ -238,10 +240,12 @@ func TestGuardGarbageAnswersRefuse(t *testing.T) {
 	allow := `{"verdict":"allow"}`
 	wantAllowed(t, f.authorize(t, "rawguard__move", args(allow, `{"effect":"read"}`)))
 	for _, effect := range []string{"", "null", `"read"`, `{}`, `{"effect":""}`, `{"effect":"teleport"}`, `{"target":{"label":"x"}}`} {
-		r := f.authorize(t, "rawguard__move", args(allow, effect))
-		if r.Allowed || r.Decision.Rule != "resolve-effect" {
-			t.Errorf("effect %s: want refused by resolve-effect, got %+v", effect, r)
-		}
+		t.Run(strconv.Quote(effect), func(t *testing.T) {
+			r := f.authorize(t, "rawguard__move", args(allow, effect))
+			if r.Allowed || r.Decision.Rule != "resolve-effect" {
+				t.Errorf("effect %s: want refused by resolve-effect, got %+v", effect, r)
+			}
+		})
 	}
 }
 
@@ -267,7 +271,6 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 	if err := os.WriteFile(hold, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond) // the reload must be asked after the load (ms resolution)
 	if err := m.Reload(ctx, "guard"); err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +342,7 @@ func TestStageGuardCrashKeepsRefusing(t *testing.T) {
 		t.Fatalf("evil: %s", got)
 	}
 	f.call("stageguard__crash", `{}`)
-	eventually(t, "down", func() bool { return p.Status().State == Backoff })
+	waitStatus(t, p, "down", func(s Status) bool { return s.State == Backoff })
 	ask()
 	if got := result(3, "book"); !strings.Contains(got, "not answering") {
 		t.Fatalf("while the guard is down: %s", got)

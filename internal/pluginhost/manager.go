@@ -71,11 +71,15 @@ type soLoader interface {
 }
 
 type managed struct {
-	proc   *Process
-	id     string // the manifest's id (procs are keyed by plugin name)
-	dir    string
-	print  string // fingerprint of plugin.json and the program
-	loaded time.Time
+	proc  *Process
+	id    string // the manifest's id (procs are keyed by plugin name)
+	dir   string
+	print string // fingerprint of plugin.json and the program
+	// reloadAt is the latest reload request when this process started: a
+	// later one restarts it. Compared with the request, not the start
+	// time, so a reload asked within the millisecond of a start (requests
+	// keep milliseconds) is not lost.
+	reloadAt time.Time
 }
 
 // NewManager returns a manager of the plugins in dir.
@@ -294,7 +298,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 	var stop []*managed
 	for name, mp := range m.procs {
 		f, ok := want[name]
-		reload := states[mp.id].ReloadAt.After(mp.loaded)
+		reload := states[mp.id].ReloadAt.After(mp.reloadAt)
 		if !ok || f.dir != mp.dir || fingerprint(f.dir, f.man) != mp.print || reload {
 			stop = append(stop, mp)
 			delete(m.procs, name)
@@ -331,7 +335,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 			m.bad[f.dir] = err.Error()
 			continue
 		}
-		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, f.man), loaded: time.Now()}
+		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, f.man), reloadAt: states[f.man.ID].ReloadAt}
 	}
 	return errors.Join(errs...)
 }

@@ -88,7 +88,6 @@ func TestManagerHotLoadsEnablesReloads(t *testing.T) {
 
 	// Reload replaces the process.
 	pid = status("one").PID
-	time.Sleep(5 * time.Millisecond)
 	if err := m.Reload(ctx, "one"); err != nil {
 		t.Fatal(err)
 	}

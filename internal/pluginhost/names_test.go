@@ -228,9 +228,11 @@ func TestReservedIDsAreRefused(t *testing.T) {
 	m.Scan(ctx) // a bad plugin.json is shown by List, not returned
 	m.WaitReady(ctx)
 	for _, dir := range []string{process, xbot, so} {
-		if got := info(t, m, dir); !strings.Contains(got.Error, "stands for Hearth itself") || got.Status != nil {
-			t.Errorf("%s: %q %+v", filepath.Base(dir), got.Error, got.Status)
-		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			if got := info(t, m, dir); !strings.Contains(got.Error, "stands for Hearth itself") || got.Status != nil {
+				t.Errorf("%s: %q %+v", filepath.Base(dir), got.Error, got.Status)
+			}
+		})
 	}
 	if n := len(f.k.Tools().List()); n != 1 { // plugins__use only
 		t.Fatalf("%d tools registered", n)

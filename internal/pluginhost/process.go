@@ -150,9 +150,10 @@ type Process struct {
 	done       chan struct{}
 	stopOnce   sync.Once
 	autoStart  bool
-	guards     bool // it guards calls: declared, or registered a hook
-	hooks      int  // decision hooks registered in this run
-	restarting bool // stopped for a reload: a guard stays suspended
+	guards     bool          // it guards calls: declared, or registered a hook
+	hooks      int           // decision hooks registered in this run
+	restarting bool          // stopped for a reload: a guard stays suspended
+	changed    chan struct{} // closed and replaced when Status changes; tests wait on it
 }
 
 // Start loads dir/plugin.json, claims the plugin's name and starts
@@ -198,6 +199,26 @@ func (p *Process) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines()}
+}
+
+// statusChange returns the status and a channel closed at its next
+// change (of state, pid, restarts or last error), for tests to wait on.
+func (p *Process) statusChange() (Status, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines()}, p.changed
+}
+
+// changedLocked tells statusChange's waiters that the status changed;
+// p.mu is held.
+func (p *Process) changedLocked() {
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
 }
 
 // WaitReady waits until the plugin is running (its tools registered) or
@@ -262,6 +283,7 @@ func (p *Process) setState(s State, err error) {
 	if err != nil {
 		p.lastErr = err.Error()
 	}
+	p.changedLocked()
 }
 
 // supervise runs the plugin, and runs it again after a crash with
@@ -293,6 +315,7 @@ func (p *Process) supervise() {
 		p.restarts++
 		p.state, p.lastErr = Backoff, err.Error()
 		p.ready = make(chan struct{})
+		p.changedLocked()
 		p.mu.Unlock()
 		select {
 		case <-p.stop:
@@ -369,6 +392,7 @@ func (p *Process) spawn() (*spawned, error) {
 	}
 	p.mu.Lock()
 	p.pid = cmd.Process.Pid
+	p.changedLocked()
 	p.mu.Unlock()
 	go func() { defer close(sp.relayDone); relayStderr(stderr, p.log, p.stderr) }()
 	// Crash detection waits on the process, not on stdout: a grandchild
@@ -394,6 +418,7 @@ func (p *Process) markRunning(pid int, detail string) {
 	p.mu.Lock()
 	p.state = Running
 	close(p.ready)
+	p.changedLocked()
 	p.mu.Unlock()
 	p.log.Info("plugin running", "pid", pid, "protocol", detail)
 }

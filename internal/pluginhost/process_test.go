@@ -109,7 +109,27 @@ func (f *fixture) call(name, args string) (content string, isError bool) {
 	return r.Content, r.IsError
 }
 
-// eventually polls cond with a generous bound.
+// waitStatus waits, with a generous bound, until p's status satisfies
+// cond, looking again at each change of it.
+func waitStatus(t *testing.T, p *Process, what string, cond func(Status) bool) {
+	t.Helper()
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for {
+		st, changed := p.statusChange()
+		if cond(st) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			t.Fatalf("never: %s (status %+v)", what, st)
+		}
+	}
+}
+
+// eventually polls cond with a generous bound, for what no event tells:
+// another process's life, seen through /proc or the files it writes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -135,10 +155,12 @@ func TestChildPluginToolsAndResults(t *testing.T) {
 		{"child__fail", `{}`, `{"error":"broken on purpose"}`, true},
 	}
 	for _, tt := range tests {
-		got, isErr := f.call(tt.tool, tt.args)
-		if got != tt.want || isErr != tt.isError {
-			t.Errorf("%s: got (%s, %v), want (%s, %v)", tt.tool, got, isErr, tt.want, tt.isError)
-		}
+		t.Run(tt.tool, func(t *testing.T) {
+			got, isErr := f.call(tt.tool, tt.args)
+			if got != tt.want || isErr != tt.isError {
+				t.Errorf("%s: got (%s, %v), want (%s, %v)", tt.tool, got, isErr, tt.want, tt.isError)
+			}
+		})
 	}
 	// The environment is minimal: no host secrets.
 	t.Setenv("OPENAI_API_KEY", "sk-host-secret")
@@ -245,7 +267,7 @@ func TestCrashMidCallRestarts(t *testing.T) {
 	if !isErr || !strings.Contains(got, "not running") {
 		t.Fatalf("crashed call: %s", got)
 	}
-	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	waitStatus(t, p, "restarted", func(s Status) bool { return s.Restarts >= 1 })
 	ready(t, p)
 	if got, isErr := f.call("child__echo", `{}`); isErr {
 		t.Fatalf("after restart: %s", got)
@@ -260,7 +282,7 @@ func TestCrashAtStartKeepsRetryingWithBackoff(t *testing.T) {
 	bad := f.start(t, "bad", "crash-start")
 	good := f.start(t, "child", "ok")
 	ready(t, good)
-	eventually(t, "several restarts", func() bool { return bad.Status().Restarts >= 3 })
+	waitStatus(t, bad, "several restarts", func(s Status) bool { return s.Restarts >= 3 })
 	if st := bad.Status(); !strings.Contains(st.LastError, "exit status 2") {
 		t.Fatalf("status %+v", st)
 	}
@@ -272,21 +294,21 @@ func TestCrashAtStartKeepsRetryingWithBackoff(t *testing.T) {
 func TestExitDuringHandshake(t *testing.T) {
 	f := newFixture(t)
 	p := f.start(t, "quitter", "exit-handshake")
-	eventually(t, "a failed handshake", func() bool { return strings.Contains(p.Status().LastError, "during the handshake") })
+	waitStatus(t, p, "a failed handshake", func(s Status) bool { return strings.Contains(s.LastError, "during the handshake") })
 }
 
 func TestNoHandshakeTimesOut(t *testing.T) {
 	f := newFixture(t)
 	f.opts.HandshakeTimeout = 200 * time.Millisecond
 	p := f.start(t, "mute", "silent")
-	eventually(t, "a handshake timeout", func() bool { return strings.Contains(p.Status().LastError, "no handshake within") })
+	waitStatus(t, p, "a handshake timeout", func(s Status) bool { return strings.Contains(s.LastError, "no handshake within") })
 }
 
 func TestWrongProtocolVersion(t *testing.T) {
 	f := newFixture(t)
 	p := f.start(t, "future", "wrong-version")
-	eventually(t, "a version error", func() bool {
-		return strings.Contains(p.Status().LastError, "protocol version mismatch: the plugin speaks protocol version 2")
+	waitStatus(t, p, "a version error", func(s Status) bool {
+		return strings.Contains(s.LastError, "protocol version mismatch: the plugin speaks protocol version 2")
 	})
 }
 
@@ -335,7 +357,7 @@ func TestAnswerTooLargeWithoutIDRestarts(t *testing.T) {
 	if !isErr || !strings.Contains(got, "larger than 32 MiB") || strings.Contains(got, "timed out") {
 		t.Fatalf("huge answer: %.300s\n%s", got, f.logs.String())
 	}
-	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	waitStatus(t, p, "restarted", func(s Status) bool { return s.Restarts >= 1 })
 	ready(t, p)
 	if got, isErr := f.call("child__text", `{}`); isErr || got != "plain text" {
 		t.Fatalf("after the restart: %s", got)
@@ -353,7 +375,7 @@ func TestGrandchildHoldingStdoutDoesNotHideACrash(t *testing.T) {
 	if !isErr {
 		t.Fatalf("call on a dying plugin: %s", got)
 	}
-	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	waitStatus(t, p, "restarted", func(s Status) bool { return s.Restarts >= 1 })
 	ready(t, p)
 	b, err := os.ReadFile(filepath.Join(f.data, "plugin_data", "child", "grandchild.pid"))
 	if err != nil {
@@ -375,7 +397,7 @@ func TestUnresponsiveProcessIsRestarted(t *testing.T) {
 	p := f.start(t, "child", "ok")
 	ready(t, p)
 	go f.call("child__freeze", `{}`)
-	eventually(t, "restarted after freezing", func() bool { return p.Status().Restarts >= 1 })
+	waitStatus(t, p, "restarted after freezing", func(s Status) bool { return s.Restarts >= 1 })
 	if !strings.Contains(p.Status().LastError, "stopped answering") {
 		t.Fatalf("last error %q", p.Status().LastError)
 	}
@@ -394,9 +416,11 @@ func TestManifestErrors(t *testing.T) {
 		`{"id": "ok-id", "command": ["x"], "timeout": "soon"}`,
 		`{`,
 	} {
-		if _, err := ParseManifest("plugin.json", []byte(b)); err == nil {
-			t.Errorf("accepted %s", b)
-		}
+		t.Run(b, func(t *testing.T) {
+			if _, err := ParseManifest("plugin.json", []byte(b)); err == nil {
+				t.Errorf("accepted %s", b)
+			}
+		})
 	}
 	m, err := ParseManifest("plugin.json", []byte(`{"id": "py", "entry": "python3 main.py", "timeout": "5s"}`))
 	if err != nil || len(m.Command) != 2 || m.ToolTimeout() != 5*time.Second {

@@ -170,7 +170,7 @@ func TestStageGuardRestartRefusesHeldCall(t *testing.T) {
 	ready(t, p)
 	hold := f.holdFile(t, "stageguard")
 	f.call("stageguard__crash", `{}`)
-	eventually(t, "crashed", func() bool { return p.Status().Restarts >= 1 })
+	waitStatus(t, p, "crashed", func(s Status) bool { return s.Restarts >= 1 })
 	f.releaseOnCall(t, hold)
 	got := f.askBuy(t)
 	if n := bought.Load(); n != 0 {

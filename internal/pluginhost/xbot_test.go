@@ -84,7 +84,7 @@ func TestXbotStdioPluginUnmodified(t *testing.T) {
 
 	// A crash is noticed and the plugin comes back.
 	f.call("com-example-python-hello__crash", `{}`)
-	eventually(t, "restarted", func() bool { return p.Status().Restarts >= 1 })
+	waitStatus(t, p, "restarted", func(s Status) bool { return s.Restarts >= 1 })
 	ready(t, p)
 	if got, isErr := f.call("com-example-python-hello__python_greet", `{"name":"Cy"}`); isErr {
 		t.Fatalf("after restart: %s", got)
@@ -131,7 +131,7 @@ func TestXbotPreToolHookRefusesWhileDown(t *testing.T) {
 	wantRefused(t, f.authorize(t, "shop__dangerous_buy", `{}`), "hook:com-example-python-hello", "python-hello blocks dangerous tools")
 
 	f.call("com-example-python-hello__crash", `{}`)
-	eventually(t, "crashed", func() bool { return p.Status().State == Backoff })
+	waitStatus(t, p, "crashed", func(s Status) bool { return s.State == Backoff })
 	wantRefused(t, f.authorize(t, "shop__dangerous_buy", `{}`), "hook:com-example-python-hello", "not answering")
 }
 
@@ -216,7 +216,7 @@ func TestXbotPreToolMatchersFailClosed(t *testing.T) {
 			f := newFixture(t)
 			registerGuarded(t, f)
 			p := startXbotGuard(t, f, tc.matcher, tc.declare)
-			eventually(t, "failed", func() bool { return p.Status().State == Failed })
+			waitStatus(t, p, "failed", func(s Status) bool { return s.State == Failed })
 			if st := p.Status(); !strings.Contains(st.LastError, fmt.Sprintf("PreToolUse hook: matcher %q", tc.matcher)) || st.Restarts != 0 {
 				t.Fatalf("status %+v", st)
 			}

@@ -1,6 +1,7 @@
 package pluginhost
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,25 +26,28 @@ func TestXbotMatcher(t *testing.T) {
 		{"File.*", []string{"x__FileCreate", "x__MyFileReplace"}, []string{"x__file"}},
 		{"Edit|Write.*", []string{"x__Edit", "x__WriteAll", "x__Editor"}, []string{"x__Read"}},
 	} {
-		m, err := compileXbotMatcher(tc.matcher)
-		if err != nil {
-			t.Errorf("%q: %v", tc.matcher, err)
-			continue
-		}
-		for _, name := range tc.match {
-			if !m.match(name) {
-				t.Errorf("%q does not match %s", tc.matcher, name)
+		t.Run(strconv.Quote(tc.matcher), func(t *testing.T) {
+			m, err := compileXbotMatcher(tc.matcher)
+			if err != nil {
+				t.Fatalf("%q: %v", tc.matcher, err)
 			}
-		}
-		for _, name := range tc.not {
-			if m.match(name) {
-				t.Errorf("%q matches %s", tc.matcher, name)
+			for _, name := range tc.match {
+				if !m.match(name) {
+					t.Errorf("%q does not match %s", tc.matcher, name)
+				}
 			}
-		}
+			for _, name := range tc.not {
+				if m.match(name) {
+					t.Errorf("%q matches %s", tc.matcher, name)
+				}
+			}
+		})
 	}
 	for _, bad := range []string{"[", "now||pay", "|now", "now|", "now (", "a b", "(?=x)", `\`} {
-		if _, err := compileXbotMatcher(bad); err == nil || !strings.Contains(err.Error(), "matcher") {
-			t.Errorf("%q accepted (%v)", bad, err)
-		}
+		t.Run(strconv.Quote(bad), func(t *testing.T) {
+			if _, err := compileXbotMatcher(bad); err == nil || !strings.Contains(err.Error(), "matcher") {
+				t.Errorf("%q accepted (%v)", bad, err)
+			}
+		})
 	}
 }

@@ -137,13 +137,15 @@ func TestDecideDetails(t *testing.T) {
 		{"read in a tainted turn still runs", Input{Effect: sdk.EffectRead, Actor: sdk.ActorAgent, Allowed: AllEffects, Tainted: true}, Allow, RuleAuto},
 	}
 	for _, tt := range tests {
-		d := Decide(&tt.in)
-		if d.Verdict != tt.want || d.Rule != tt.rule {
-			t.Errorf("%s: got %s (%s: %s), want %s (%s)", tt.name, d.Verdict, d.Rule, d.Reason, tt.want, tt.rule)
-		}
-		if d.Verdict != Allow && d.Reason == "" {
-			t.Errorf("%s: no reason", tt.name)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			d := Decide(&tt.in)
+			if d.Verdict != tt.want || d.Rule != tt.rule {
+				t.Errorf("%s: got %s (%s: %s), want %s (%s)", tt.name, d.Verdict, d.Rule, d.Reason, tt.want, tt.rule)
+			}
+			if d.Verdict != Allow && d.Reason == "" {
+				t.Errorf("%s: no reason", tt.name)
+			}
+		})
 	}
 }
 

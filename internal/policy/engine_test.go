@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,10 +94,12 @@ func TestRolesAndGrantsPrecedence(t *testing.T) {
 		{Requester{Channel: "qq", Group: "g2", User: "bob"}, Guest, ReadOnly},
 	}
 	for _, tt := range tests {
-		role := eng.RoleOf(tt.r)
-		if role != tt.role || eng.Allowed(tt.r, role) != tt.set {
-			t.Errorf("%+v: role %s set %b, want %s %b", tt.r, role, eng.Allowed(tt.r, role), tt.role, tt.set)
-		}
+		t.Run(fmt.Sprintf("%+v", tt.r), func(t *testing.T) {
+			role := eng.RoleOf(tt.r)
+			if role != tt.role || eng.Allowed(tt.r, role) != tt.set {
+				t.Errorf("%+v: role %s set %b, want %s %b", tt.r, role, eng.Allowed(tt.r, role), tt.role, tt.set)
+			}
+		})
 	}
 	// Member in g2 has a group grant of read only, overriding the global one.
 	if got := eng.Allowed(Requester{Channel: "qq", Group: "g2"}, Member); got != ReadOnly {
@@ -121,15 +124,17 @@ func TestResolveEffectFailuresDeny(t *testing.T) {
 			return sdk.Assessment{}, nil
 		},
 	} {
-		tool, err := reg.Register("p", sdk.ToolDef{Name: name, Effect: sdk.EffectRead, ResolveEffect: fn},
-			func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := eng.Authorize(context.Background(), &Call{Tool: tool, TC: &sdk.ToolContext{Actor: sdk.ActorAgent}, Requester: Requester{Channel: "terminal"}})
-		if res.Allowed || res.Reason == "" {
-			t.Errorf("%s: %+v", name, res)
-		}
+		t.Run(name, func(t *testing.T) {
+			tool, err := reg.Register("p", sdk.ToolDef{Name: name, Effect: sdk.EffectRead, ResolveEffect: fn},
+				func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := eng.Authorize(context.Background(), &Call{Tool: tool, TC: &sdk.ToolContext{Actor: sdk.ActorAgent}, Requester: Requester{Channel: "terminal"}})
+			if res.Allowed || res.Reason == "" {
+				t.Errorf("%s: %+v", name, res)
+			}
+		})
 	}
 }
 
@@ -165,7 +170,6 @@ func TestSuspendedHooksRefuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.HookTimeout = 20 * time.Millisecond
 	reg := tools.NewRegistry()
 	tool, err := reg.Register("p", sdk.ToolDef{Name: "read", Effect: sdk.EffectRead},
 		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil })
@@ -179,16 +183,21 @@ func TestSuspendedHooksRefuse(t *testing.T) {
 		return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
 	}
 	for _, hold := range []bool{false, true} {
-		eng.SuspendHooks("guard", "it crashed", hold)
-		eng.AddHook(Hook{Plugin: "guard", Fn: allow}) // during its handshake
-		if r := authorize(); r.Allowed || r.DecidedBy != "hook:guard" || !strings.Contains(r.Reason, "it crashed") {
-			t.Fatalf("hold %v: suspended: %+v", hold, r)
-		}
-		eng.ResumeHooks("guard")
-		if r := authorize(); !r.Allowed {
-			t.Fatalf("hold %v: resumed: %+v", hold, r)
-		}
+		t.Run(fmt.Sprint("hold=", hold), func(t *testing.T) {
+			eng.HookTimeout = 20 * time.Millisecond // how long a held call waits for the plugin
+			eng.SuspendHooks("guard", "it crashed", hold)
+			eng.AddHook(Hook{Plugin: "guard", Fn: allow}) // during its handshake
+			if r := authorize(); r.Allowed || r.DecidedBy != "hook:guard" || !strings.Contains(r.Reason, "it crashed") {
+				t.Fatalf("hold %v: suspended: %+v", hold, r)
+			}
+			eng.ResumeHooks("guard")
+			eng.HookTimeout = time.Minute // the hooks answer at once; a busy machine must not make them late
+			if r := authorize(); !r.Allowed {
+				t.Fatalf("hold %v: resumed: %+v", hold, r)
+			}
+		})
 	}
+	eng.HookTimeout = 20 * time.Millisecond
 	eng.SuspendHooks("guard", "it crashed", true)
 	eng.RemovePlugin("guard")
 	if r := authorize(); !r.Allowed {
@@ -227,13 +236,15 @@ func TestPluginRequesterIsNeverTheOwner(t *testing.T) {
 		{Requester{Channel: "qq", User: "bob", Plugin: "relay"}, "plugin:relay", SetOf("read", "write")},
 		{Requester{Channel: "qq", User: "eve"}, Guest, ReadOnly}, // a plugin's role given to a person is ignored
 	} {
-		role := eng.RoleOf(tc.r)
-		if role != tc.role {
-			t.Errorf("%v: role %s, want %s", tc.r, role, tc.role)
-		}
-		if got := eng.Allowed(tc.r, role); got != tc.want {
-			t.Errorf("%v: allowed %b, want %b", tc.r, got, tc.want)
-		}
+		t.Run(fmt.Sprintf("%+v", tc.r), func(t *testing.T) {
+			role := eng.RoleOf(tc.r)
+			if role != tc.role {
+				t.Errorf("%v: role %s, want %s", tc.r, role, tc.role)
+			}
+			if got := eng.Allowed(tc.r, role); got != tc.want {
+				t.Errorf("%v: allowed %b, want %b", tc.r, got, tc.want)
+			}
+		})
 	}
 	if !ValidRole("plugin:memo") || ValidRole("plugin:") || !IsPluginRole("plugin:memo") {
 		t.Error("plugin roles")

@@ -203,6 +203,9 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 	}
 	var v interface{}
 	if err := json.Unmarshal(raw, &v); err != nil {
+		if s.Secret(ns, key) {
+			return fmt.Errorf("%w: %s.%s is not JSON", ErrInvalid, ns, key) // the decoder's message can quote the value
+		}
 		return fmt.Errorf("%w: %s.%s is not JSON: %v", ErrInvalid, ns, key, err)
 	}
 	if d, ok := s.def(ns, key); ok {

@@ -13,7 +13,7 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-func newService(t *testing.T) (*Service, string) {
+func newService(t testing.TB) (*Service, string) {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(context.Background(), dir)
