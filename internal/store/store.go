@@ -22,8 +22,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the database's name inside the data directory.
@@ -53,7 +55,10 @@ func OpenFile(ctx context.Context, path string) (*Store, error) {
 	if err := private(path); err != nil {
 		return nil, err
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+	if err := toWAL(ctx, path); err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(ON)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -65,6 +70,39 @@ func OpenFile(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("migrating %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// toWAL puts the database in WAL mode, which it keeps. Switching a new
+// database needs its exclusive lock, and SQLite answers SQLITE_BUSY at
+// once, without waiting out busy_timeout, when another connection
+// switching it at the same moment holds a lock this one would deadlock
+// on; so the switch is tried again for a while. Once the database is in
+// WAL mode, the journal_mode pragma of every later connection is a no-op.
+func toWAL(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // private creates the database file 0600 if it is missing and takes the
