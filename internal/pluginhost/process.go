@@ -16,7 +16,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // Host is what a process plugin registers into; *kernel.Kernel has it.
@@ -315,7 +315,7 @@ func (p *Process) minimalEnv(dataDir string) []string {
 		}
 	}
 	env = append(env, "HOME="+dataDir, "HEARTH_PLUGIN_ID="+p.m.ID, "HEARTH_PLUGIN_DATA="+dataDir,
-		fmt.Sprintf("HEARTH_PROTOCOL=%d", pluginrpc.ProtocolVersion))
+		fmt.Sprintf("HEARTH_PROTOCOL=%d", wire.ProtocolVersion))
 	for k, v := range p.m.Env {
 		env = append(env, k+"="+v)
 	}
@@ -423,7 +423,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		<-exited
 		return false, err
 	}
-	conn := pluginrpc.NewConn(sp.stdout, stdin, p.log)
+	conn := wire.NewConn(sp.stdout, stdin, p.log)
 	p.opts.Host.SetCapabilities(p.name, p.m.Capabilities)
 	p.serveHost(conn)
 	go conn.Run()
@@ -433,11 +433,11 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
-	var res pluginrpc.InitializeResult
+	var res wire.InitializeResult
 	hsErr := make(chan error, 1)
 	go func() {
-		hsErr <- conn.Call(ctx, pluginrpc.MethodInitialize, pluginrpc.InitializeParams{
-			ProtocolVersions: []int{pluginrpc.ProtocolVersion}, HostVersion: p.opts.HostVersion,
+		hsErr <- conn.Call(ctx, wire.MethodInitialize, wire.InitializeParams{
+			ProtocolVersions: []int{wire.ProtocolVersion}, HostVersion: p.opts.HostVersion,
 			Plugin: p.name, DataDir: dataDir, Config: p.m.Config, Capabilities: p.m.Capabilities,
 		}, &res)
 	}()
@@ -451,10 +451,10 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		return true, err
 	}
 	cancel()
-	if handshake == nil && res.ProtocolVersion != pluginrpc.ProtocolVersion {
-		handshake = fmt.Errorf("the plugin chose protocol version %d, which this Hearth did not offer (it speaks %d)", res.ProtocolVersion, pluginrpc.ProtocolVersion)
+	if handshake == nil && res.ProtocolVersion != wire.ProtocolVersion {
+		handshake = fmt.Errorf("the plugin chose protocol version %d, which this Hearth did not offer (it speaks %d)", res.ProtocolVersion, wire.ProtocolVersion)
 	}
-	if handshake != nil && errors.Is(handshake, pluginrpc.ErrClosed) {
+	if handshake != nil && errors.Is(handshake, wire.ErrClosed) {
 		// The output ended: the process is exiting; report how.
 		select {
 		case werr := <-exited:
@@ -465,8 +465,8 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		}
 	}
 	if handshake != nil {
-		var rerr *pluginrpc.Error
-		if errors.As(handshake, &rerr) && rerr.Code == pluginrpc.CodeVersion {
+		var rerr *wire.Error
+		if errors.As(handshake, &rerr) && rerr.Code == wire.CodeVersion {
 			handshake = fmt.Errorf("protocol version mismatch: %s", rerr.Message)
 		} else if errors.Is(handshake, context.DeadlineExceeded) {
 			handshake = fmt.Errorf("no handshake within %s", p.opts.HandshakeTimeout)
@@ -522,7 +522,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 			// A message too large to tell whose answer it was closed
 			// the connection: the process is restarted. Otherwise the
 			// output ended and the process is exiting; wait for it.
-			if tl := (*pluginrpc.TooLargeError)(nil); errors.As(conn.Err(), &tl) {
+			if tl := (*wire.TooLargeError)(nil); errors.As(conn.Err(), &tl) {
 				err := fmt.Errorf("its output broke the protocol: %w", tl)
 				cleanup(err)
 				<-exited
@@ -534,7 +534,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 }
 
 // ping checks that the plugin still answers.
-func (p *Process) ping(conn *pluginrpc.Conn, failed chan<- error, stop <-chan struct{}) {
+func (p *Process) ping(conn *wire.Conn, failed chan<- error, stop <-chan struct{}) {
 	t := time.NewTicker(p.opts.PingInterval)
 	defer t.Stop()
 	for {
@@ -544,7 +544,7 @@ func (p *Process) ping(conn *pluginrpc.Conn, failed chan<- error, stop <-chan st
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.PingTimeout)
-		err := conn.Call(ctx, pluginrpc.MethodPing, struct{}{}, nil)
+		err := conn.Call(ctx, wire.MethodPing, struct{}{}, nil)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
 			failed <- fmt.Errorf("stopped answering (no reply to a ping within %s)", p.opts.PingTimeout)
@@ -554,9 +554,9 @@ func (p *Process) ping(conn *pluginrpc.Conn, failed chan<- error, stop <-chan st
 }
 
 // shutdown stops the process gracefully.
-func (p *Process) shutdown(conn *pluginrpc.Conn, cmd *exec.Cmd, stdin io.Closer, exited <-chan error) {
+func (p *Process) shutdown(conn *wire.Conn, cmd *exec.Cmd, stdin io.Closer, exited <-chan error) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.GracePeriod)
-	err := conn.Call(ctx, pluginrpc.MethodShutdown, struct{}{}, nil)
+	err := conn.Call(ctx, wire.MethodShutdown, struct{}{}, nil)
 	cancel()
 	if err != nil {
 		p.log.Warn("plugin shutdown failed", "err", err)
