@@ -27,6 +27,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 )
 
 // Options say how to start.
@@ -172,8 +173,8 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		Logger:          a.Logger,
 
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
-		Services: func(plugin string) sdk.Services {
-			return sdk.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
+		Services: func(plugin string) host.Services {
+			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
 				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
 		},
 	}, a.Sources, a.Store)

@@ -20,6 +20,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
 )
 
@@ -41,7 +42,7 @@ func StartWith(t sdktest.T, name string, factory sdk.NewPlugin, config map[strin
 // the graph, text and document memory, and the knowledge base, as a
 // plugin gets them in Hearth (for the plugin named name). The database
 // closes at cleanup.
-func Services(t sdktest.T, name string) sdk.Services {
+func Services(t sdktest.T, name string) host.Services {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(context.Background(), dir)
@@ -58,7 +59,7 @@ func Services(t sdktest.T, name string) sdk.Services {
 		t.Fatalf("hosttest: knowledge base: %v", err)
 	}
 	svc := settings.New(st, dir)
-	return sdk.Services{
+	return host.Services{
 		Settings: svc.For(name), KV: svc.KV(name),
 		Memory: memory.NewGraph(st), TextMemory: memory.NewText(filepath.Join(dir, "memory", "text")),
 		DocMemory: docs, Knowledge: kb,

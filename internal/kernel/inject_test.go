@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -195,7 +196,7 @@ func TestToolContextSaysWhoInjected(t *testing.T) {
 			})
 	})
 	e.k.SetCapabilities("relay", []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser})
-	if _, err := sdk.New("relay", e.k).InjectAndWait(context.Background(), sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}); err != nil {
+	if _, err := host.New("relay", e.k).InjectAndWait(context.Background(), sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}); err != nil {
 		t.Fatal(err)
 	}
 	if out := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}}); out.Err != nil {

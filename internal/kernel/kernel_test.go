@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -317,7 +318,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 	}
 	queued := e.k.Submit(Input{Injection: sdk.Injection{Channel: "test", Text: "queued"}})
 	e.k.SetCapabilities("timer", []string{sdk.CapabilityInjectChannels})
-	s := sdk.New("timer", e.k)
+	s := host.New("timer", e.k)
 	s.InjectInterruptText("timer", "test", "urgent")
 
 	out1 := <-first
@@ -350,7 +351,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 func TestNoMemoryInputIsNotRemembered(t *testing.T) {
 	e := newEnv(t, Config{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "hello"})
 	e.k.SetCapabilities("p", []string{sdk.CapabilityInjectChannels})
-	s := sdk.New("p", e.k)
+	s := host.New("p", e.k)
 	s.InjectTextNoMemory("p", "test", "[browser navigated]")
 	out := e.ask(t, "hi") // queued behind the injection, same session
 	if out.Text != "hello" {
@@ -420,7 +421,7 @@ func TestFallbackSinkGetsUnclaimedChannels(t *testing.T) {
 			got <- in
 		}
 	})
-	sdk.New("memo", e.k).InjectInterruptText("memo", "memo", "check your memos")
+	host.New("memo", e.k).InjectInterruptText("memo", "memo", "check your memos")
 	select {
 	case in := <-got:
 		if in.Channel != "plugin:memo" || in.Source != "memo" {

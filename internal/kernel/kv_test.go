@@ -6,6 +6,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -17,8 +18,8 @@ func TestToolContextCarriesThePluginsKV(t *testing.T) {
 		llmtest.Reply{Text: "记下了。"},
 	)
 	svc := settings.New(e.st, e.dir)
-	e.k.cfg.Services = func(plugin string) sdk.Services {
-		return sdk.Services{Settings: svc.For(plugin), KV: svc.KV(plugin)}
+	e.k.cfg.Services = func(plugin string) host.Services {
+		return host.Services{Settings: svc.For(plugin), KV: svc.KV(plugin)}
 	}
 	type in struct {
 		Text string `json:"text"`

@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -262,7 +263,7 @@ func TestChildHookSeesWhoInjected(t *testing.T) {
 	buy := llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b", Name: "shop__buy", Arguments: `{}`}}}
 	f.srv.Push(buy, llmtest.Reply{Text: "relayed"}, buy, llmtest.Reply{Text: "owner"})
 	ctx := context.Background()
-	if _, err := sdk.New("relay", f.k).InjectAndWait(ctx, sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}); err != nil {
+	if _, err := host.New("relay", f.k).InjectAndWait(ctx, sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}); err != nil {
 		t.Fatal(err)
 	}
 	if out := f.k.Ask(ctx, kernel.Input{Injection: sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}}); out.Err != nil {

@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/internal/codec"
 	"github.com/hearth-agent/hearth/sdk/wire"
 )
@@ -83,7 +84,7 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	}
 }
 
-// child is the plugin's side: it implements sdk.Host over the connection.
+// child is the plugin's side: it implements host.Host over the connection.
 type child struct {
 	factory sdk.NewPlugin
 	log     *slog.Logger
@@ -103,7 +104,7 @@ type child struct {
 	nextID   int
 }
 
-var _ sdk.Host = (*child)(nil)
+var _ host.Host = (*child)(nil)
 
 func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p wire.InitializeParams
@@ -125,7 +126,7 @@ func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error
 	c.mu.Lock()
 	c.name, c.params, c.plugin = p.Plugin, p, p2
 	c.mu.Unlock()
-	s := sdk.New(p.Plugin, c)
+	s := host.New(p.Plugin, c)
 	c.mu.Lock()
 	c.sdk = s
 	c.mu.Unlock()
@@ -143,7 +144,7 @@ func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error
 	return res, nil
 }
 
-// RegisterTool implements sdk.Host.
+// RegisterTool implements host.Host.
 func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) error {
 	c.mu.Lock()
 	if _, dup := c.tools[def.Name]; dup {
@@ -164,7 +165,7 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 	return nil
 }
 
-// RegisterStage implements sdk.Host.
+// RegisterStage implements host.Host.
 func (c *child) RegisterStage(_ string, stage sdk.Stage, own bool, h sdk.StageHandler) {
 	c.mu.Lock()
 	c.nextID++
@@ -176,7 +177,7 @@ func (c *child) RegisterStage(_ string, stage sdk.Stage, own bool, h sdk.StageHa
 	}
 }
 
-// RegisterDecisionHook implements sdk.Host.
+// RegisterDecisionHook implements host.Host.
 func (c *child) RegisterDecisionHook(_ string, h sdk.DecisionHook) {
 	c.mu.Lock()
 	c.nextID++
@@ -188,12 +189,12 @@ func (c *child) RegisterDecisionHook(_ string, h sdk.DecisionHook) {
 	}
 }
 
-// Inject implements sdk.Host; the host knows which plugin is calling.
+// Inject implements host.Host; the host knows which plugin is calling.
 func (c *child) Inject(_ string, in sdk.Injection) error {
 	return injectError(c.conn.Call(context.Background(), wire.MethodInject, wire.InjectParams{Injection: in}, nil))
 }
 
-// InjectSync implements sdk.Host.
+// InjectSync implements host.Host.
 func (c *child) InjectSync(ctx context.Context, _ string, in sdk.Injection) (string, error) {
 	var res wire.InjectSyncResult
 	err := c.conn.Call(ctx, wire.MethodInjectSync, wire.InjectParams{Injection: in}, &res)
@@ -215,17 +216,17 @@ func injectError(err error) error {
 	return err
 }
 
-// Services implements sdk.Host: settings, the key-value storage, memory,
+// Services implements host.Host: settings, the key-value storage, memory,
 // the knowledge base and the LLM sources over the wire (the host refuses
 // each group plugin.json does not declare), the plugin's data directory,
 // and logs to stderr.
-func (c *child) Services(plugin string) sdk.Services {
+func (c *child) Services(plugin string) host.Services {
 	c.mu.Lock()
 	p := c.params
 	c.mu.Unlock()
 	log := c.log.With("plugin", plugin)
 	mem := remoteMemory{c.conn, log}
-	return sdk.Services{
+	return host.Services{
 		Settings:   remoteSettings{conn: c.conn, dir: p.DataDir, log: log},
 		KV:         remoteKV{c.conn},
 		Memory:     mem,
@@ -441,6 +442,6 @@ func (c *child) stop() (err error) {
 			err = fmt.Errorf("Stop panicked: %v", r)
 		}
 	}()
-	s.RunStopHandlers()
+	host.RunStopHandlers(s)
 	return p.Stop()
 }
