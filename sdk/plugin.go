@@ -83,12 +83,3 @@ func Factories() []string {
 	sort.Strings(names)
 	return names
 }
-
-// ToolRegistrar is the callback type behind PluginSDK.RegisterTool.
-type ToolRegistrar func(name string, def ToolDef, handler ToolHandler) error
-
-// StageRegistrar is the callback type behind PluginSDK.RegisterStage.
-type StageRegistrar func(stage Stage, handler StageHandler)
-
-// APIRegistrar is the callback type behind PluginSDK.RegisterPluginAPI.
-type APIRegistrar func(name string) error

@@ -48,7 +48,7 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
-		if !slices.Contains(sdk.Stages, r.Stage) {
+		if !slices.Contains(sdk.Stages(), r.Stage) {
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
 		}
 		if r.Stage == sdk.StageBeforeToolcall && !r.OwnTools {

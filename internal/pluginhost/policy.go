@@ -91,7 +91,7 @@ func (p *Process) down(err error, hold bool) {
 // pendingManifest is in force during the handshake: every effect off.
 func (p *Process) pendingManifest() sdk.Manifest {
 	modes := map[sdk.Effect]sdk.Mode{}
-	for _, e := range sdk.Effects {
+	for _, e := range sdk.Effects() {
 		modes[e] = sdk.ModeOff
 	}
 	return sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: modes}
