@@ -27,14 +27,18 @@ import (
 // Start is sdktest.Start with the kernel's stage pipeline.
 func Start(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any) *sdktest.Harness {
 	t.Helper()
-	return StartWith(t, name, factory, config, sdktest.Options{})
+	return StartWith(t, name, factory, config, nil)
 }
 
 // StartWith is sdktest.StartWith with the kernel's stage pipeline.
-func StartWith(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any, opts sdktest.Options) *sdktest.Harness {
+func StartWith(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any, options *sdktest.Options) *sdktest.Harness {
 	t.Helper()
+	var opts sdktest.Options
+	if options != nil {
+		opts = *options
+	}
 	opts.Stages = func(log *slog.Logger) sdktest.Stages { return kernel.NewPipeline(log) }
-	return sdktest.StartWith(t, name, factory, config, opts)
+	return sdktest.StartWith(t, name, factory, config, &opts)
 }
 
 // Services returns Hearth's own services on a database and folders in a

@@ -21,7 +21,7 @@ import (
 // injects cannot buy, even in the terminal, until the owner grants the
 // plugin money.
 func TestCompiledInInjectionGetsThePluginsRightsOnly(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	var bought atomic.Int32
 	load(t, e.k, "shop", shopPlugin(&bought))
 	var quiet, relay *sdk.PluginSDK
@@ -91,7 +91,7 @@ func TestCompiledInInjectionGetsThePluginsRightsOnly(t *testing.T) {
 // in plugin:test, without the owner's history, and the owner's next turn
 // does not see what it said.
 func TestPluginOwnChannelIsNotAPersonsChannel(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "no idea"},
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "no idea"},
 		llmtest.Reply{Text: "no idea"}, llmtest.Reply{Text: "hello"})
 	var host *sdk.PluginSDK
 	var channels []string
@@ -132,7 +132,7 @@ func TestPluginOwnChannelIsNotAPersonsChannel(t *testing.T) {
 // What a plugin injects into a person's session is stored marked with who
 // sent it, so the person's later turns never read it as their own words.
 func TestInjectedMessageIsMarkedInHistory(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	var relay *sdk.PluginSDK
 	if err := loadManifested(e.k, sdk.Manifest{ID: "relay", Name: "relay", Version: "1.0.0",
 		Capabilities: []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser}},
@@ -163,7 +163,7 @@ func TestInjectedMessageIsMarkedInHistory(t *testing.T) {
 // person's session, whatever the plugin is called: it interrupts only its
 // own.
 func TestPluginInterruptStaysInItsOwnSession(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	var host *sdk.PluginSDK
 	load(t, e.k, "test", func(s *sdk.PluginSDK) error { host = s; return nil })
 	for _, ch := range []string{"terminal", "ask", "qq"} {
@@ -186,7 +186,7 @@ func TestPluginInterruptStaysInItsOwnSession(t *testing.T) {
 // and is empty for a person's own.
 func TestToolContextSaysWhoInjected(t *testing.T) {
 	call := llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "who__ami", Arguments: `{}`}}}
-	e := newEnv(t, Config{}, call, llmtest.Reply{Text: "ok"}, call, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{}, call, llmtest.Reply{Text: "ok"}, call, llmtest.Reply{Text: "ok"})
 	var seen []string
 	load(t, e.k, "who", func(s *sdk.PluginSDK) error {
 		return s.RegisterToolContext("ami", sdk.ToolDef{Effect: sdk.EffectRead},

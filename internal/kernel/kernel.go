@@ -21,7 +21,7 @@ import (
 	"github.com/hearth-agent/hearth/sdk/host"
 )
 
-// Defaults for Config's zero values.
+// Defaults for Options' zero values.
 const (
 	DefaultMaxSteps        = 20
 	DefaultMaxToolCalls    = 64
@@ -31,8 +31,9 @@ const (
 		"say so plainly when you cannot do something."
 )
 
-// Config tunes the kernel. The zero value means defaults.
-type Config struct {
+// Options tune the kernel. Zero fields, and a nil *Options, mean the
+// defaults.
+type Options struct {
 	// Model is the model name sent with each request; empty lets the
 	// provider source decide.
 	Model string
@@ -81,7 +82,7 @@ type Config struct {
 
 // Kernel is the running agent. It implements host.Host for plugins.
 type Kernel struct {
-	cfg      Config
+	cfg      Options
 	log      *slog.Logger
 	tools    *tools.Registry
 	pipeline *Pipeline
@@ -117,7 +118,11 @@ var _ host.Host = (*Kernel)(nil)
 
 // New returns a kernel calling provider, keeping sessions in st (nil for
 // memory only).
-func New(cfg Config, provider llm.Provider, st History) *Kernel {
+func New(provider llm.Provider, st History, opts *Options) *Kernel {
+	var cfg Options
+	if opts != nil {
+		cfg = *opts
+	}
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}

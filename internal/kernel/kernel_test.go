@@ -50,14 +50,14 @@ type env struct {
 	st   *store.Store
 }
 
-func newEnv(t *testing.T, cfg Config, replies ...llmtest.Reply) *env {
+func newEnv(t *testing.T, cfg Options, replies ...llmtest.Reply) *env {
 	t.Helper()
 	srv := llmtest.NewServer(t, replies...)
 	dir := t.TempDir()
 	return startEnv(t, cfg, srv, dir)
 }
 
-func startEnv(t *testing.T, cfg Config, srv *llmtest.Server, dir string) *env {
+func startEnv(t *testing.T, cfg Options, srv *llmtest.Server, dir string) *env {
 	t.Helper()
 	st, err := store.Open(context.Background(), dir)
 	if err != nil {
@@ -75,7 +75,7 @@ func startEnv(t *testing.T, cfg Config, srv *llmtest.Server, dir string) *env {
 		eng.LocalChannels = append(eng.LocalChannels, "test", "qq", "a", "b")
 		cfg.Policy = eng
 	}
-	k := New(cfg, &llm.Client{BaseURL: srv.URL, Model: "test", Backoff: time.Millisecond}, st)
+	k := New(&llm.Client{BaseURL: srv.URL, Model: "test", Backoff: time.Millisecond}, st, &cfg)
 	e := &env{k: k, srv: srv, logs: logs, dir: dir, st: st}
 	t.Cleanup(func() { e.close(t) })
 	return e
@@ -139,7 +139,7 @@ func toolMessage(msgs []map[string]any, id string) (map[string]any, bool) {
 }
 
 func TestToolCallRoundTripAndHistoryAfterRestart(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "call_a", Name: "clock__now", Arguments: `{"zone":"Asia/Shanghai"}`}}},
 		llmtest.Reply{Text: "现在是中午十二点。"},
 	)
@@ -168,7 +168,7 @@ func TestToolCallRoundTripAndHistoryAfterRestart(t *testing.T) {
 	srv, dir := e.srv, e.dir
 	e.close(t)
 	srv.Push(llmtest.Reply{Text: "你刚才问了时间。"})
-	e2 := startEnv(t, Config{}, srv, dir)
+	e2 := startEnv(t, Options{}, srv, dir)
 	load(t, e2.k, "clock", clockPlugin)
 	if out := e2.ask(t, "我刚才问了什么？"); out.Text != "你刚才问了时间。" {
 		t.Fatalf("outcome %+v", out)
@@ -187,7 +187,7 @@ func TestToolCallRoundTripAndHistoryAfterRestart(t *testing.T) {
 }
 
 func TestInvalidArgumentsReturnToModel(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "w__q", Arguments: `{"city": 7}`}}},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c2", Name: "w__q", Arguments: `{"city": "Beijing"}`}}},
 		llmtest.Reply{Text: "done"},
@@ -215,7 +215,7 @@ func TestInvalidArgumentsReturnToModel(t *testing.T) {
 }
 
 func TestUnknownToolAndMalformedArguments(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "c1", Name: "nope__x", Arguments: `{}`},
 			{ID: "c2", Name: "clock__now", Arguments: `{"zone": `},
@@ -235,7 +235,7 @@ func TestUnknownToolAndMalformedArguments(t *testing.T) {
 }
 
 func TestConcurrentAndSerialTools(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{Name: "p__a", Arguments: `{}`}, {Name: "p__b", Arguments: `{}`},
 			{Name: "p__s1", Arguments: `{}`}, {Name: "p__s2", Arguments: `{}`},
@@ -286,7 +286,7 @@ func TestConcurrentAndSerialTools(t *testing.T) {
 
 func TestStepCapForcesAnAnswer(t *testing.T) {
 	loop := llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "clock__now", Arguments: `{}`}}}
-	e := newEnv(t, Config{MaxSteps: 3}, loop, loop, llmtest.Reply{Text: "giving up"})
+	e := newEnv(t, Options{MaxSteps: 3}, loop, loop, llmtest.Reply{Text: "giving up"})
 	load(t, e.k, "clock", clockPlugin)
 	if out := e.ask(t, "loop"); out.Text != "giving up" {
 		t.Fatalf("%+v", out)
@@ -298,7 +298,7 @@ func TestStepCapForcesAnAnswer(t *testing.T) {
 }
 
 func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{Hang: true},
 		llmtest.Reply{Text: "answer to the interrupt"},
 		llmtest.Reply{Text: "answer to the queued one"},
@@ -349,7 +349,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 }
 
 func TestNoMemoryInputIsNotRemembered(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "hello"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "hello"})
 	e.k.SetCapabilities("p", []string{sdk.CapabilityInjectChannels})
 	s := host.New("p", e.k)
 	s.InjectTextNoMemory("p", "test", "[browser navigated]")
@@ -366,7 +366,7 @@ func TestNoMemoryInputIsNotRemembered(t *testing.T) {
 }
 
 func TestProviderErrorKeepsUserMessage(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Status: 401, ErrorMessage: "invalid key"}, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{}, llmtest.Reply{Status: 401, ErrorMessage: "invalid key"}, llmtest.Reply{Text: "ok"})
 	out := e.ask(t, "first")
 	if !errors.Is(out.Err, llm.ErrAuth) {
 		t.Fatalf("%+v", out)
@@ -379,7 +379,7 @@ func TestProviderErrorKeepsUserMessage(t *testing.T) {
 }
 
 func TestSessionsRunIndependently(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Hang: true}, llmtest.Reply{Text: "b answered"})
+	e := newEnv(t, Options{}, llmtest.Reply{Hang: true}, llmtest.Reply{Text: "b answered"})
 	ctx, cancel := context.WithCancel(context.Background())
 	hung := make(chan Outcome, 1)
 	go func() { hung <- e.k.Ask(ctx, Input{Injection: sdk.Injection{Channel: "a", Text: "hang"}}) }()
@@ -397,7 +397,7 @@ func TestSessionsRunIndependently(t *testing.T) {
 }
 
 func TestPluginStartFailureWithdrawsRegistrations(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	err := e.k.LoadPlugin("bad", func(n string, _ map[string]any) (sdk.Plugin, error) {
 		return pluginFunc{n, func(s *sdk.PluginSDK) error {
 			_ = s.RegisterTool("t", sdk.ToolDef{}, func(map[string]any) (any, error) { return nil, nil })
@@ -414,7 +414,7 @@ func TestPluginStartFailureWithdrawsRegistrations(t *testing.T) {
 }
 
 func TestFallbackSinkGetsUnclaimedChannels(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "reminder answered"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "reminder answered"})
 	got := make(chan sdk.Injection, 1)
 	e.k.SetSink("", func(in sdk.Injection, ev Event) {
 		if ev.Kind == EventFinal && ev.Text == "reminder answered" {
@@ -440,7 +440,7 @@ func (metaResult) IsError() bool                     { return false }
 func (metaResult) ResultMetadata() map[string]string { return map[string]string{"diff": "-a\n+b"} }
 
 func TestChannelScopedToolsAndMetadata(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "e", Name: "ed__edit", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"},
 		llmtest.Reply{Text: "elsewhere"},
@@ -469,7 +469,7 @@ func TestChannelScopedToolsAndMetadata(t *testing.T) {
 }
 
 func TestIdleSessionsAreEvictedAndReloaded(t *testing.T) {
-	e := newEnv(t, Config{MaxSessions: 4})
+	e := newEnv(t, Options{MaxSessions: 4})
 	e.srv.SetFallback(llmtest.Reply{Text: "ok"})
 	for i := 0; i < 10; i++ {
 		e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", ChatID: fmt.Sprint(i), Text: fmt.Sprint("hello ", i)}})

@@ -13,7 +13,7 @@ import (
 // An in-process tool gets its plugin's key-value storage in ToolContext.KV,
 // the same PluginSDK.KV returns.
 func TestToolContextCarriesThePluginsKV(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "notes__add", Arguments: `{"text":"买牛奶"}`}}},
 		llmtest.Reply{Text: "记下了。"},
 	)

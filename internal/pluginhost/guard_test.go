@@ -190,7 +190,7 @@ func TestGuardSlowHandshakeRefuses(t *testing.T) {
 			}
 			m.DecisionHook = declared
 			writeManifest(t, dir, m)
-			p, err := Start(dir, f.opts)
+			p, err := Start(dir, &f.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +254,7 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 	f.shop(t)
 	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	defer m.Close()
 	writePlugin(t, filepath.Join(plugins, "guard"), "guard", "guard")
 	if err := m.Scan(ctx); err != nil {

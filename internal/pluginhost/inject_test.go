@@ -95,7 +95,7 @@ func TestChildInjectionGetsThePluginsRightsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, _ := llm.NewSources([]llm.Source{{Name: "main", BaseURL: f.srv.URL}}, "main")
-	f.k = kernel.New(kernel.Config{Policy: eng, Logger: slog.New(slog.DiscardHandler)}, src, nil)
+	f.k = kernel.New(src, nil, &kernel.Options{Policy: eng, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() { f.k.Close() })
 	f.opts.Host = f.k
 	var paid, wrote, read atomic.Int32
@@ -191,7 +191,7 @@ func TestChildInjectionFloodIsBounded(t *testing.T) {
 	f := newFixture(t)
 	src, _ := llm.NewSources([]llm.Source{{Name: "main", BaseURL: f.srv.URL}}, "main")
 	const perMinute = 5
-	f.k = kernel.New(kernel.Config{Policy: f.eng, Logger: slog.New(slog.DiscardHandler), MaxInjectionsPerMinute: perMinute}, src, nil)
+	f.k = kernel.New(src, nil, &kernel.Options{Policy: f.eng, Logger: slog.New(slog.DiscardHandler), MaxInjectionsPerMinute: perMinute})
 	t.Cleanup(func() { f.k.Close() })
 	f.opts.Host = f.k
 	for range 50 {

@@ -49,7 +49,8 @@ type Host interface {
 	ResumeHooks(plugin string)
 }
 
-// Options tune the supervisor. Zero values mean the defaults in brackets.
+// Options tune the supervisor. Zero values mean the defaults in brackets;
+// a nil *Options is all defaults, which Start refuses for want of a Host.
 type Options struct {
 	Host     Host
 	LLM      sdk.LLMAPI        // for plugins declaring the llm group; nil refuses
@@ -76,6 +77,17 @@ type Options struct {
 	BackoffMin       time.Duration // [500ms] first restart delay, doubled per crash
 	BackoffMax       time.Duration // [30s]
 	HostVersion      string
+}
+
+// withDefaults returns a copy of o (the zero Options for nil) with the
+// defaults set.
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	v.defaults()
+	return v
 }
 
 func (o *Options) defaults() {
@@ -159,7 +171,7 @@ type Process struct {
 // supervising the plugin. It returns at once; WaitReady waits for the
 // handshake. A name that is reserved or held by another plugin is refused
 // (the error wraps names.ErrReserved or names.ErrTaken) and nothing runs.
-func Start(dir string, opts Options) (*Process, error) {
+func Start(dir string, opts *Options) (*Process, error) {
 	m, err := LoadManifest(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoManifest)
@@ -167,16 +179,16 @@ func Start(dir string, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.defaults()
-	if opts.Host == nil {
+	o := opts.withDefaults()
+	if o.Host == nil {
 		return nil, errors.New("pluginhost: Options.Host is nil")
 	}
-	claim, err := opts.Names.Claim(m.PluginName(), owner(dir, m))
+	claim, err := o.Names.Claim(m.PluginName(), owner(dir, m))
 	if err != nil {
 		return nil, fmt.Errorf("plugin %q in %s not started: %w", m.ID, dir, err)
 	}
 	p := &Process{
-		m: m, name: m.PluginName(), claim: claim, dir: dir, opts: opts, log: opts.Log.With("plugin", m.PluginName()),
+		m: m, name: m.PluginName(), claim: claim, dir: dir, opts: o, log: o.Log.With("plugin", m.PluginName()),
 		stderr: newRing(50), state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 		autoStart: true, guards: m.declaresHook(),
@@ -184,7 +196,7 @@ func Start(dir string, opts Options) (*Process, error) {
 	// Until its first handshake says whether it guards calls, any plugin
 	// may be a guard: calls are held (then refused) until it ends. A
 	// plugin that fails before it, and declares no hook, is released.
-	opts.Host.SuspendHooks(p.name, "it is starting", true)
+	o.Host.SuspendHooks(p.name, "it is starting", true)
 	go p.supervise()
 	return p, nil
 }

@@ -35,7 +35,7 @@ type T interface {
 	TempDir() string
 }
 
-// Options configure a Harness. The zero value gives in-memory settings
+// Options configure a Harness. The zero value (or a nil *Options) gives in-memory settings
 // (with a temporary DataDir), an in-memory KV, no other services, and
 // stage handlers run in registration order.
 type Options struct {
@@ -86,12 +86,16 @@ var _ host.Host = (*Harness)(nil)
 // either fails. The plugin's stop handlers and Stop run at cleanup.
 func Start(t T, name string, factory sdk.NewPlugin, config map[string]interface{}) *Harness {
 	t.Helper()
-	return StartWith(t, name, factory, config, Options{})
+	return StartWith(t, name, factory, config, nil)
 }
 
-// StartWith is Start with options.
-func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interface{}, opts Options) *Harness {
+// StartWith is Start with options; nil means the defaults.
+func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interface{}, options *Options) *Harness {
 	t.Helper()
+	var opts Options
+	if options != nil {
+		opts = *options
+	}
 	if opts.Services.Settings == nil {
 		opts.Services.Settings = NewSettings()
 	}
