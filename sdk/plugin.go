@@ -12,7 +12,9 @@
 //	func init() { sdk.RegisterFactory("weather", New) }
 //
 // and Hearth calls the factory, then Start with a *PluginSDK through which
-// the plugin registers its tools and stage handlers.
+// the plugin registers its tools and stage handlers. What only hosts use
+// (building a PluginSDK, running its lifecycle) is in package sdk/host, and
+// the child-process protocol in sdk/wire; a plugin needs neither.
 package sdk
 
 import (
