@@ -6,13 +6,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
-// serveConn answers "echo" with a bare pluginrpc.Conn: the protocol's
+// serveConn answers "echo" with a bare wire.Conn: the protocol's
 // connection without the plugin SDK on top.
 func serveConn() {
-	c := pluginrpc.NewConn(os.Stdin, os.Stdout, nil)
+	c := wire.NewConn(os.Stdin, os.Stdout, nil)
 	c.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
 	c.Run()
 	os.Exit(0)
@@ -25,7 +25,7 @@ func setupConn(b *testing.B) (caller, func()) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	c := pluginrpc.NewConn(stdout, stdin, nil)
+	c := wire.NewConn(stdout, stdin, nil)
 	go c.Run()
 	msg := json.RawMessage(payload)
 	return func(ctx context.Context) error {

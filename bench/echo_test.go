@@ -152,7 +152,7 @@ func child(mode string) *exec.Cmd {
 // --- (a) in process ---------------------------------------------------------
 
 func setupInProcess(b *testing.B) (caller, func()) {
-	k := kernel.New(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, nil)
+	k := kernel.New(nil, nil, &kernel.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := k.LoadPlugin("echo", newEcho, nil); err != nil {
 		b.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func BenchmarkEchoInProcess(b *testing.B) { run(b, setupInProcess) }
 // --- (b) a Go child plugin over the Hearth protocol -------------------------
 
 func setupHearthChild(b *testing.B) (caller, func()) {
-	k := kernel.New(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, nil)
+	k := kernel.New(nil, nil, &kernel.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	dir := b.TempDir()
 	env := map[string]string{"BENCH_CHILD": "hearth"}
 	if p := os.Getenv("BENCH_CHILD_PROFILE"); p != "" {
@@ -185,7 +185,7 @@ func setupHearthChild(b *testing.B) (caller, func()) {
 	if err := os.WriteFile(filepath.Join(dir, pluginhost.ManifestFile), raw, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	p, err := pluginhost.Start(dir, pluginhost.Options{Host: k, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DataDir: b.TempDir()})
+	p, err := pluginhost.Start(dir, &pluginhost.Options{Host: k, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DataDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 func setupSDKChild(b *testing.B) (caller, func()) {
@@ -15,18 +15,18 @@ func setupSDKChild(b *testing.B) (caller, func()) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	c := pluginrpc.NewConn(stdout, stdin, nil)
-	c.Handle(pluginrpc.MethodToolsRegister, func(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil })
+	c := wire.NewConn(stdout, stdin, nil)
+	c.Handle(wire.MethodToolsRegister, func(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil })
 	go c.Run()
-	if err := c.Call(context.Background(), pluginrpc.MethodInitialize, pluginrpc.InitializeParams{
+	if err := c.Call(context.Background(), wire.MethodInitialize, wire.InitializeParams{
 		ProtocolVersions: []int{1}, Plugin: "echo"}, nil); err != nil {
 		b.Fatal(err)
 	}
-	params := pluginrpc.ToolCallParams{Tool: "echo", Args: json.RawMessage(payload),
-		Context: pluginrpc.CallContext{PluginID: "echo", Tool: "echo", Actor: "agent"}}
+	params := wire.ToolCallParams{Tool: "echo", Args: json.RawMessage(payload),
+		Context: wire.CallContext{PluginID: "echo", Tool: "echo", Actor: "agent"}}
 	return func(ctx context.Context) error {
-		var res pluginrpc.ToolCallResult
-		return c.Call(ctx, pluginrpc.MethodToolCall, params, &res)
+		var res wire.ToolCallResult
+		return c.Call(ctx, wire.MethodToolCall, params, &res)
 	}, func() { stdin.Close(); cmd.Wait() }
 }
 

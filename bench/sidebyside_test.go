@@ -29,7 +29,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	}{
 		{"raw", "raw pipe (floor)", setupRawPipe},
 		{"inprocess", "in process", setupInProcess},
-		{"conn", "bare pluginrpc.Conn", setupConn},
+		{"conn", "bare wire.Conn", setupConn},
 		{"sdkchild", "child SDK over a bare Conn", setupSDKChild},
 		{"child", "Hearth child plugin", setupHearthChild},
 		{"goplugin", "go-plugin (net/rpc)", setupGoPlugin},

@@ -118,7 +118,7 @@ func ExamplePluginSDK_InjectAndWait() {
 	defer t.cleanup()
 	h := sdktest.StartWith(t, "memo", func(name string, _ map[string]interface{}) (sdk.Plugin, error) {
 		return &plugin{name, func(*sdk.PluginSDK) error { return nil }}, nil
-	}, nil, sdktest.Options{Reply: func(in sdk.Injection) string { return "已提醒 (" + in.Source + ")" }})
+	}, nil, &sdktest.Options{Reply: func(in sdk.Injection) string { return "已提醒 (" + in.Source + ")" }})
 	// Into the plugin's own channel (the empty channel): answered with the
 	// plugin's rights, read-only tools unless the owner grants more.
 	answer, err := h.SDK().InjectAndWait(context.Background(), sdk.Injection{Text: "该喝水了"})

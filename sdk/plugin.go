@@ -12,7 +12,9 @@
 //	func init() { sdk.RegisterFactory("weather", New) }
 //
 // and Hearth calls the factory, then Start with a *PluginSDK through which
-// the plugin registers its tools and stage handlers.
+// the plugin registers its tools and stage handlers. What only hosts use
+// (building a PluginSDK, running its lifecycle) is in package sdk/host, and
+// the child-process protocol in sdk/wire; a plugin needs neither.
 package sdk
 
 import (
@@ -83,12 +85,3 @@ func Factories() []string {
 	sort.Strings(names)
 	return names
 }
-
-// ToolRegistrar is the callback type behind PluginSDK.RegisterTool.
-type ToolRegistrar func(name string, def ToolDef, handler ToolHandler) error
-
-// StageRegistrar is the callback type behind PluginSDK.RegisterStage.
-type StageRegistrar func(stage Stage, handler StageHandler)
-
-// APIRegistrar is the callback type behind PluginSDK.RegisterPluginAPI.
-type APIRegistrar func(name string) error

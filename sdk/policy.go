@@ -20,8 +20,8 @@ const (
 	EffectPublic Effect = "public" // publishes, or speaks for the user to others
 )
 
-// Effects lists the effects in order.
-var Effects = []Effect{EffectRead, EffectWrite, EffectMoney, EffectPublic}
+// Effects returns the four effects in order, in a new slice.
+func Effects() []Effect { return []Effect{EffectRead, EffectWrite, EffectMoney, EffectPublic} }
 
 // Valid reports whether e is one of the four effects.
 func (e Effect) Valid() bool {

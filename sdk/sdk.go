@@ -7,44 +7,53 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+
+	"github.com/hearth-agent/hearth/sdk/internal/hostlink"
 )
 
-// Host is what a PluginSDK talks to: Hearth's kernel, the child-process
-// bridge, or sdktest's harness. Plugin authors do not implement it.
-type Host interface {
-	// RegisterTool adds a tool of plugin. The host checks the name,
-	// compiles the schema and rejects duplicates.
+// backend is what a PluginSDK calls: a host (sdk/host.Host) bound to the
+// plugin's services, with the services it lacks filled in. Package
+// sdk/host builds it; its methods are documented there.
+type backend interface {
 	RegisterTool(plugin string, def ToolDef, handler RawToolHandler) error
-	// RegisterStage adds a stage handler of plugin. ownTools limits a
-	// before_toolcall or after_toolcall handler to the plugin's own tools.
 	RegisterStage(plugin string, stage Stage, ownTools bool, handler StageHandler)
-	// RegisterDecisionHook adds a decision hook of plugin.
 	RegisterDecisionHook(plugin string, hook DecisionHook)
-	// Inject queues an input from plugin; it does not wait for the
-	// answer. The host records plugin as who asked (whatever in.Source
-	// says) and refuses, with an error saying why, an injection into a
-	// channel other than the plugin's own or in a named user's or group's
-	// name unless the plugin declared CapabilityInjectChannels or
-	// CapabilityInjectUser.
 	Inject(plugin string, in Injection) error
-	// InjectSync is Inject that waits for the answer text.
 	InjectSync(ctx context.Context, plugin string, in Injection) (string, error)
-	// Services returns the services for plugin; nil fields mean the host
-	// does not provide that service.
-	Services(plugin string) Services
+	Settings() SettingsAPI
+	Memory() MemoryAPI
+	TextMemory() TextMemoryAPI
+	DocMemory() DocMemoryAPI
+	Knowledge() KnowledgeAPI
+	KV() KV
+	LLM() LLMAPI
+	Logger() *slog.Logger
 }
 
-// Services are the host services a plugin can reach. A nil field is
-// replaced by an implementation that returns ErrUnavailable.
-type Services struct {
-	Settings   SettingsAPI
-	Memory     MemoryAPI
-	TextMemory TextMemoryAPI
-	DocMemory  DocMemoryAPI
-	Knowledge  KnowledgeAPI
-	KV         KV
-	LLM        LLMAPI
-	Logger     *slog.Logger
+// ioInjector is sdk/host.IOInjector: an input path that replaces the
+// host's for the Inject methods without options.
+type ioInjector interface {
+	InjectInterruptText(source, channel, text string)
+	InjectText(source, channel, text string)
+	InjectTextNoMemory(source, channel, text string)
+}
+
+// init hands package sdk/host the operations only hosts use, so that they
+// are not part of the author's API (see sdk/internal/hostlink).
+func init() {
+	hostlink.Register(hostlink.Funcs[*PluginSDK]{
+		New: func(name string, b any) *PluginSDK {
+			return &PluginSDK{name: name, b: b.(backend), autoRestart: true}
+		},
+		RunStopHandlers:     func(s *PluginSDK) { s.runHandlers(&s.onStop) },
+		RunOnRemoveHandlers: func(s *PluginSDK) { s.runHandlers(&s.onRemove) },
+		SetIOInjector: func(s *PluginSDK, inj any) {
+			i, _ := inj.(ioInjector)
+			s.mu.Lock()
+			s.injector = i
+			s.mu.Unlock()
+		},
+	})
 }
 
 // The capabilities a plugin declares to inject beyond its own channel
@@ -85,64 +94,24 @@ type InjectOptions struct {
 	NoMemory bool // answer, but do not write the exchange to memory
 }
 
-// IOInjector is the input side of the SDK. The host sets it with
-// SetIOInjector; the Inject methods of PluginSDK go through it.
-type IOInjector interface {
-	InjectInterruptText(source, channel, text string)
-	InjectText(source, channel, text string)
-	InjectTextNoMemory(source, channel, text string)
-}
-
-// PluginSDK is the API a plugin receives in Start.
+// PluginSDK is the API a plugin receives in Start. Hosts build it with
+// sdk/host.New.
 type PluginSDK struct {
-	name     string
-	host     Host
-	services Services
+	name string
+	b    backend
 
 	mu          sync.Mutex
-	injector    IOInjector
+	injector    ioInjector
 	autoRestart bool
 	onStop      []func()
 	onRemove    []func()
-}
-
-// New returns the PluginSDK for plugin name backed by host. Hosts call it;
-// plugins receive the result in Start.
-func New(name string, host Host) *PluginSDK {
-	s := &PluginSDK{name: name, host: host, autoRestart: true}
-	s.services = host.Services(name)
-	if s.services.Settings == nil {
-		s.services.Settings = Unavailable{Service: "settings"}
-	}
-	if s.services.Memory == nil {
-		s.services.Memory = Unavailable{Service: "graph memory"}
-	}
-	if s.services.TextMemory == nil {
-		s.services.TextMemory = Unavailable{Service: "text memory"}
-	}
-	if s.services.DocMemory == nil {
-		s.services.DocMemory = Unavailable{Service: "document memory"}
-	}
-	if s.services.Knowledge == nil {
-		s.services.Knowledge = UnavailableKnowledge{}
-	}
-	if s.services.KV == nil {
-		s.services.KV = UnavailableKV{}
-	}
-	if s.services.LLM == nil {
-		s.services.LLM = Unavailable{Service: "llm"}
-	}
-	if s.services.Logger == nil {
-		s.services.Logger = slog.Default().With("plugin", name)
-	}
-	return s
 }
 
 // PluginName returns the plugin's registered name.
 func (s *PluginSDK) PluginName() string { return s.name }
 
 // Logger returns a logger scoped to this plugin.
-func (s *PluginSDK) Logger() *slog.Logger { return s.services.Logger }
+func (s *PluginSDK) Logger() *slog.Logger { return s.b.Logger() }
 
 // RegisterTool registers a tool with HomeAgent's context-free handler. The
 // model sees it as <plugin>__<name>.
@@ -202,13 +171,13 @@ func (s *PluginSDK) RegisterRawTool(name string, def ToolDef, handler RawToolHan
 func (s *PluginSDK) registerRaw(name string, def ToolDef, h RawToolHandler) error {
 	def.Name = name
 	def.Plugin = s.name
-	return s.host.RegisterTool(s.name, def, h)
+	return s.b.RegisterTool(s.name, def, h)
 }
 
 // RegisterStage runs handler at stage for every message, after the
 // handlers registered before it.
 func (s *PluginSDK) RegisterStage(stage Stage, handler StageHandler) {
-	s.host.RegisterStage(s.name, stage, false, handler)
+	s.b.RegisterStage(s.name, stage, false, handler)
 }
 
 // RegisterStageOwnTools is RegisterStage limited, at before_toolcall and
@@ -216,25 +185,18 @@ func (s *PluginSDK) RegisterStage(stage Stage, handler StageHandler) {
 // is the same as RegisterStage.
 func (s *PluginSDK) RegisterStageOwnTools(stage Stage, handler StageHandler) {
 	own := stage == StageBeforeToolcall || stage == StageAfterToolcall
-	s.host.RegisterStage(s.name, stage, own, handler)
+	s.b.RegisterStage(s.name, stage, own, handler)
 }
 
 // RegisterDecisionHook adds a hook asked about every tool call (of any
 // plugin) before it runs; see DecisionHook.
 func (s *PluginSDK) RegisterDecisionHook(hook DecisionHook) {
 	if hook != nil {
-		s.host.RegisterDecisionHook(s.name, hook)
+		s.b.RegisterDecisionHook(s.name, hook)
 	}
 }
 
-// SetIOInjector replaces the input path used by the Inject methods.
-func (s *PluginSDK) SetIOInjector(inj IOInjector) {
-	s.mu.Lock()
-	s.injector = inj
-	s.mu.Unlock()
-}
-
-func (s *PluginSDK) ioInjector() IOInjector {
+func (s *PluginSDK) ioInjector() ioInjector {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.injector
@@ -287,7 +249,7 @@ func (s *PluginSDK) InjectInterruptTextOpts(source, channel, text string, opts I
 // means the plugin's own.
 func (s *PluginSDK) InjectInput(in Injection) error {
 	in.Source = s.name
-	return s.host.Inject(s.name, in)
+	return s.b.Inject(s.name, in)
 }
 
 func (s *PluginSDK) inject(in Injection) {
@@ -302,14 +264,14 @@ func (s *PluginSDK) inject(in Injection) {
 // produce.
 func (s *PluginSDK) InjectAndWait(ctx context.Context, in Injection) (string, error) {
 	in.Source = s.name
-	return s.host.InjectSync(ctx, s.name, in)
+	return s.b.InjectSync(ctx, s.name, in)
 }
 
 // InjectInputSync queues text for channel's session and waits for the
 // answer. It returns "" when the turn produced no answer, failed, or the
 // injection was refused (the reason is logged).
 func (s *PluginSDK) InjectInputSync(source, channel, text string) string {
-	out, err := s.host.InjectSync(context.Background(), s.name, Injection{Source: s.name, Channel: channel, Text: text})
+	out, err := s.b.InjectSync(context.Background(), s.name, Injection{Source: s.name, Channel: channel, Text: text})
 	if err != nil {
 		s.Logger().Warn("injected input failed", "channel", channel, "err", err)
 		return ""
@@ -318,29 +280,29 @@ func (s *PluginSDK) InjectInputSync(source, channel, text string) string {
 }
 
 // Settings returns the settings service.
-func (s *PluginSDK) Settings() SettingsAPI { return s.services.Settings }
+func (s *PluginSDK) Settings() SettingsAPI { return s.b.Settings() }
 
 // Memory returns the graph memory.
-func (s *PluginSDK) Memory() MemoryAPI { return s.services.Memory }
+func (s *PluginSDK) Memory() MemoryAPI { return s.b.Memory() }
 
 // TextMemory returns the text memory.
-func (s *PluginSDK) TextMemory() TextMemoryAPI { return s.services.TextMemory }
+func (s *PluginSDK) TextMemory() TextMemoryAPI { return s.b.TextMemory() }
 
 // DocMemory returns the document memory.
-func (s *PluginSDK) DocMemory() DocMemoryAPI { return s.services.DocMemory }
+func (s *PluginSDK) DocMemory() DocMemoryAPI { return s.b.DocMemory() }
 
 // Knowledge returns the knowledge base.
-func (s *PluginSDK) Knowledge() KnowledgeAPI { return s.services.Knowledge }
+func (s *PluginSDK) Knowledge() KnowledgeAPI { return s.b.Knowledge() }
 
 // LLM returns the model source manager.
-func (s *PluginSDK) LLM() LLMAPI { return s.services.LLM }
+func (s *PluginSDK) LLM() LLMAPI { return s.b.LLM() }
 
 // KV returns the plugin's private key-value storage, the same a tool of
 // the plugin gets in ToolContext.KV.
-func (s *PluginSDK) KV() KV { return s.services.KV }
+func (s *PluginSDK) KV() KV { return s.b.KV() }
 
 // DataDir returns the plugin's own data directory (see SettingsAPI.DataDir).
-func (s *PluginSDK) DataDir() string { return s.services.Settings.DataDir() }
+func (s *PluginSDK) DataDir() string { return s.b.Settings().DataDir() }
 
 // SetAutoRestart says whether the host may restart the plugin after a
 // crash. The default is true.
@@ -358,15 +320,12 @@ func (s *PluginSDK) AutoRestart() bool {
 }
 
 // RegisterStopHandler adds fn to run before the plugin's Stop. Handlers run
-// last registered first, once.
+// last registered first, once; a handler's panic is logged.
 func (s *PluginSDK) RegisterStopHandler(fn func()) {
 	s.mu.Lock()
 	s.onStop = append(s.onStop, fn)
 	s.mu.Unlock()
 }
-
-// RunStopHandlers runs and clears the stop handlers. The host calls it.
-func (s *PluginSDK) RunStopHandlers() { s.runHandlers(&s.onStop) }
 
 // RegisterOnRemoveHandler adds fn to run when the plugin is uninstalled,
 // after Stop. Handlers run last registered first, once.
@@ -375,10 +334,6 @@ func (s *PluginSDK) RegisterOnRemoveHandler(fn func()) {
 	s.onRemove = append(s.onRemove, fn)
 	s.mu.Unlock()
 }
-
-// RunOnRemoveHandlers runs and clears the remove handlers. The host calls
-// it.
-func (s *PluginSDK) RunOnRemoveHandlers() { s.runHandlers(&s.onRemove) }
 
 func (s *PluginSDK) runHandlers(list *[]func()) {
 	s.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
 )
 
@@ -72,8 +73,8 @@ func TestUnavailableServicesAndLifecycle(t *testing.T) {
 			return nil
 		}}, nil
 	}, nil)
-	h.SDK().RunStopHandlers()
-	h.SDK().RunStopHandlers() // second run: nothing left
+	host.RunStopHandlers(h.SDK())
+	host.RunStopHandlers(h.SDK()) // second run: nothing left
 	if len(order) != 2 || order[0] != 2 || order[1] != 1 {
 		t.Fatalf("stop handlers ran %v, want [2 1]", order)
 	}

@@ -16,11 +16,13 @@ const (
 	StageAfterOutput    Stage = "after_output"    // after the final text was sent
 )
 
-// Stages lists the seven stages in pipeline order.
-var Stages = []Stage{
-	StageOnInput, StagePreAction, StagePostAction,
-	StageBeforeToolcall, StageAfterToolcall,
-	StageBeforeOutput, StageAfterOutput,
+// Stages returns the seven stages in pipeline order, in a new slice.
+func Stages() []Stage {
+	return []Stage{
+		StageOnInput, StagePreAction, StagePostAction,
+		StageBeforeToolcall, StageAfterToolcall,
+		StageBeforeOutput, StageAfterOutput,
+	}
 }
 
 // StageHandler runs at a stage. An error is logged and the pipeline goes

@@ -129,7 +129,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return 2
 	}
-	opts := app.Options{DataDir: f.dataDir, Model: f.model, Source: f.source}
+	opts := &app.Options{DataDir: f.dataDir, Model: f.model, Source: f.source}
 	switch cmd {
 	case "chat":
 		opts.Plugins = app.PluginsStart
@@ -217,8 +217,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
-func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer) terminal.Options {
-	return terminal.Options{
+func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer) *terminal.Options {
+	return &terminal.Options{
 		In: stdin, Out: stdout, Err: stderr,
 		ChatID: f.session, ShowReasoning: f.reasoning,
 		Sources: a.Sources, ConfigPath: filepath.Join(a.DataDir, config.FileName),

@@ -27,9 +27,10 @@ import (
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 )
 
-// Options say how to start.
+// Options say how to start. A nil *Options means all defaults.
 type Options struct {
 	DataDir string              // --data-dir; empty means HEARTH_HOME or ~/.hearth
 	Model   string              // --model
@@ -103,7 +104,11 @@ type App struct {
 // Open starts Hearth: it reads the config, opens the database, resolves the
 // model sources, and loads every compiled-in plugin not disabled. A plugin
 // that fails to start is logged and skipped; Hearth runs without it.
-func Open(ctx context.Context, o Options) (*App, error) {
+func Open(ctx context.Context, opts *Options) (*App, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	dir, err := config.DataDir(o.DataDir, o.Getenv)
 	if err != nil {
 		return nil, err
@@ -163,7 +168,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	a.Kernel = kernel.New(kernel.Config{
+	a.Kernel = kernel.New(a.Sources, a.Store, &kernel.Options{
 		Policy:          a.Policy,
 		SystemPrompt:    cfg.SystemPrompt,
 		MaxSteps:        cfg.MaxSteps,
@@ -172,11 +177,11 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		Logger:          a.Logger,
 
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
-		Services: func(plugin string) sdk.Services {
-			return sdk.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
+		Services: func(plugin string) host.Services {
+			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
 				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
 		},
-	}, a.Sources, a.Store)
+	})
 	// Built-ins first, so their names are theirs: a plugin folder or .so
 	// with a built-in's name is refused, even while the built-in is
 	// disabled or failed to start (its tools keep their policy overrides).
@@ -199,10 +204,10 @@ func Open(ctx context.Context, o Options) (*App, error) {
 			a.Logger.Error("built-in plugin name not kept", "plugin", name, "err", cerr)
 		}
 	}
-	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), pluginhost.Options{
+	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
 		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
-	}, a.Store)
+	})
 	if a.lock != nil {
 		if err := a.Plugins.Scan(ctx); err != nil {
 			a.Logger.Warn("some plugins could not start", "err", err)

@@ -20,20 +20,25 @@ import (
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
 )
 
 // Start is sdktest.Start with the kernel's stage pipeline.
 func Start(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any) *sdktest.Harness {
 	t.Helper()
-	return StartWith(t, name, factory, config, sdktest.Options{})
+	return StartWith(t, name, factory, config, nil)
 }
 
 // StartWith is sdktest.StartWith with the kernel's stage pipeline.
-func StartWith(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any, opts sdktest.Options) *sdktest.Harness {
+func StartWith(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any, options *sdktest.Options) *sdktest.Harness {
 	t.Helper()
+	var opts sdktest.Options
+	if options != nil {
+		opts = *options
+	}
 	opts.Stages = func(log *slog.Logger) sdktest.Stages { return kernel.NewPipeline(log) }
-	return sdktest.StartWith(t, name, factory, config, opts)
+	return sdktest.StartWith(t, name, factory, config, &opts)
 }
 
 // Services returns Hearth's own services on a database and folders in a
@@ -41,7 +46,7 @@ func StartWith(t sdktest.T, name string, factory sdk.NewPlugin, config map[strin
 // the graph, text and document memory, and the knowledge base, as a
 // plugin gets them in Hearth (for the plugin named name). The database
 // closes at cleanup.
-func Services(t sdktest.T, name string) sdk.Services {
+func Services(t sdktest.T, name string) host.Services {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(context.Background(), dir)
@@ -58,7 +63,7 @@ func Services(t sdktest.T, name string) sdk.Services {
 		t.Fatalf("hosttest: knowledge base: %v", err)
 	}
 	svc := settings.New(st, dir)
-	return sdk.Services{
+	return host.Services{
 		Settings: svc.For(name), KV: svc.KV(name),
 		Memory: memory.NewGraph(st), TextMemory: memory.NewText(filepath.Join(dir, "memory", "text")),
 		DocMemory: docs, Knowledge: kb,

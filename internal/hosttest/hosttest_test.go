@@ -41,7 +41,7 @@ func TestServices(t *testing.T) {
 			return err
 		}
 		return s.Memory().Commit([]sdk.Triple{{Subject: "我", Relation: "住在", Object: "杭州"}})
-	}), nil, sdktest.Options{Services: Services(t, "notes")})
+	}), nil, &sdktest.Options{Services: Services(t, "notes")})
 	hits, err := h.SDK().Knowledge().Search("密码", 1)
 	if err != nil || len(hits) != 1 || hits[0].Name != "wifi" {
 		t.Fatalf("knowledge: %v %v", hits, err)

@@ -34,7 +34,7 @@ const benchArgs = `{"city":"北京","days":3,"units":"c"}`
 var benchResult = map[string]any{"city": "北京", "temp": 25, "weather": "晴", "days": []any{"晴", "多云", "小雨"}}
 
 func benchKernel(b *testing.B, provider llm.Provider, st History, nTools int) *Kernel {
-	k := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, provider, st)
+	k := New(provider, st, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	b.Cleanup(func() { k.Close() })
 	err := k.LoadPlugin("weather", func(n string, _ map[string]any) (sdk.Plugin, error) {
 		return pluginFunc{n, func(s *sdk.PluginSDK) error {

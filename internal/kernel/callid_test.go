@@ -83,7 +83,7 @@ func TestCallsSharingAnIDAreJudgedOnTheirOwnArguments(t *testing.T) {
 			}))
 			defer srv.Close()
 
-			e := newEnv(t, Config{}, llmtest.Reply{Text: "unused"})
+			e := newEnv(t, Options{}, llmtest.Reply{Text: "unused"})
 			e.k.provider = &llm.Client{BaseURL: srv.URL, Model: "test", Backoff: time.Millisecond}
 			var paid, judged []string
 			load(t, e.k, "bank", func(s *sdk.PluginSDK) error {

@@ -76,7 +76,7 @@ func TestCloseTurns(t *testing.T) {
 // A tool call that could not be recorded does not run, and the turn fails
 // with a clear error; what was stored before the failure stays.
 func TestUnsavedToolCallDoesNotRun(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "clock__now", Arguments: `{}`}}},
 		llmtest.Reply{Text: "never"},
 	)
@@ -104,7 +104,7 @@ func TestUnsavedToolCallDoesNotRun(t *testing.T) {
 // not saved, and nothing stored before is lost: after a restart the model
 // sees the question, closed as interrupted.
 func TestUnsavedAnswerLosesNothingBefore(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "noon"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "noon"})
 	f := storetest.Wrap(e.st)
 	f.FailAfter("AppendMessages", 1, nil)
 	e.k.store = f
@@ -120,7 +120,7 @@ func TestUnsavedAnswerLosesNothingBefore(t *testing.T) {
 	srv, dir := e.srv, e.dir
 	e.close(t)
 	srv.Push(llmtest.Reply{Text: "ok"})
-	e2 := startEnv(t, Config{}, srv, dir)
+	e2 := startEnv(t, Options{}, srv, dir)
 	if out := e2.ask(t, "again?"); out.Err != nil {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -167,7 +167,7 @@ func TestUnauditedToolCallDoesNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng.LocalChannels = append(eng.LocalChannels, "test")
-	e := startEnv(t, Config{Policy: eng}, srv, dir)
+	e := startEnv(t, Options{Policy: eng}, srv, dir)
 	var ran atomic.Int32
 	load(t, e.k, "clock", countingClock(&ran))
 	out := e.ask(t, "what time is it?")

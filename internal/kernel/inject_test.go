@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -21,7 +22,7 @@ import (
 // injects cannot buy, even in the terminal, until the owner grants the
 // plugin money.
 func TestCompiledInInjectionGetsThePluginsRightsOnly(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	var bought atomic.Int32
 	load(t, e.k, "shop", shopPlugin(&bought))
 	var quiet, relay *sdk.PluginSDK
@@ -93,7 +94,7 @@ func TestCompiledInInjectionGetsThePluginsRightsOnly(t *testing.T) {
 // in plugin:test, without the owner's history, and the owner's next turn
 // does not see what it said.
 func TestPluginOwnChannelIsNotAPersonsChannel(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "no idea"},
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "no idea"},
 		llmtest.Reply{Text: "no idea"}, llmtest.Reply{Text: "hello"})
 	var host *sdk.PluginSDK
 	var channels []string
@@ -136,7 +137,7 @@ func TestPluginOwnChannelIsNotAPersonsChannel(t *testing.T) {
 // What a plugin injects into a person's session is stored marked with who
 // sent it, so the person's later turns never read it as their own words.
 func TestInjectedMessageIsMarkedInHistory(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	var relay *sdk.PluginSDK
 	if err := loadManifested(e.k, sdk.Manifest{ID: "relay", Name: "relay", Version: "1.0.0",
 		Capabilities: []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser}},
@@ -167,7 +168,7 @@ func TestInjectedMessageIsMarkedInHistory(t *testing.T) {
 // person's session, whatever the plugin is called: it interrupts only its
 // own.
 func TestPluginInterruptStaysInItsOwnSession(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	var host *sdk.PluginSDK
 	load(t, e.k, "test", func(s *sdk.PluginSDK) error { host = s; return nil })
 	for _, ch := range []string{"terminal", "ask", "qq"} {
@@ -192,7 +193,7 @@ func TestPluginInterruptStaysInItsOwnSession(t *testing.T) {
 // and is empty for a person's own.
 func TestToolContextSaysWhoInjected(t *testing.T) {
 	call := llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "who__ami", Arguments: `{}`}}}
-	e := newEnv(t, Config{}, call, llmtest.Reply{Text: "ok"}, call, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{}, call, llmtest.Reply{Text: "ok"}, call, llmtest.Reply{Text: "ok"})
 	var seen []string
 	load(t, e.k, "who", func(s *sdk.PluginSDK) error {
 		return s.RegisterToolContext("ami", sdk.ToolDef{Effect: sdk.EffectRead},
@@ -202,7 +203,7 @@ func TestToolContextSaysWhoInjected(t *testing.T) {
 			})
 	})
 	e.k.SetCapabilities("relay", []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser})
-	if _, err := sdk.New("relay", e.k).InjectAndWait(context.Background(), sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}); err != nil {
+	if _, err := host.New("relay", e.k).InjectAndWait(context.Background(), sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}); err != nil {
 		t.Fatal(err)
 	}
 	if out := e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", UserID: "owner", Text: "who"}}); out.Err != nil {

@@ -11,7 +11,7 @@ import (
 // Limits on what one plugin may inject, so that a plugin looping on
 // inject cannot keep the model busy (and the owner's bill growing).
 const (
-	// DefaultMaxInjectionsPerMinute is Config.MaxInjectionsPerMinute's
+	// DefaultMaxInjectionsPerMinute is Options.MaxInjectionsPerMinute's
 	// default: a burst of 10, then one every 6 seconds.
 	DefaultMaxInjectionsPerMinute = 10
 	// MaxPendingInjections is how many of a plugin's injected inputs may
@@ -24,7 +24,7 @@ const (
 var ErrTooManyInjections = errors.New("too many injections")
 
 // injectQuota is one plugin's injection budget: a token bucket holding up
-// to Config.MaxInjectionsPerMinute tokens, refilled at that rate, and the
+// to Options.MaxInjectionsPerMinute tokens, refilled at that rate, and the
 // count of its inputs not yet answered. Guarded by Kernel.mu.
 type injectQuota struct {
 	tokens  float64

@@ -28,7 +28,7 @@ func (c *fakeClock) add(d time.Duration) {
 // A plugin injects a burst of MaxInjectionsPerMinute, then one every
 // minute/MaxInjectionsPerMinute; the rest is refused before any model call.
 func TestInjectionRateIsBoundedPerPlugin(t *testing.T) {
-	e := newEnv(t, Config{MaxInjectionsPerMinute: 3})
+	e := newEnv(t, Options{MaxInjectionsPerMinute: 3})
 	for range 6 {
 		e.srv.Push(llmtest.Reply{Text: "ok"})
 	}
@@ -69,7 +69,7 @@ func TestInjectionRateIsBoundedPerPlugin(t *testing.T) {
 // interrupts included; the slot comes back when one is.
 func TestPendingInjectionsAreBoundedPerPlugin(t *testing.T) {
 	hung, inFlight := hang()
-	e := newEnv(t, Config{MaxInjectionsPerMinute: 100}, hung)
+	e := newEnv(t, Options{MaxInjectionsPerMinute: 100}, hung)
 	for range 2 * MaxPendingInjections {
 		e.srv.Push(llmtest.Reply{Text: "ok"})
 	}

@@ -18,9 +18,10 @@ import (
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 )
 
-// Defaults for Config's zero values.
+// Defaults for Options' zero values.
 const (
 	DefaultMaxSteps        = 20
 	DefaultMaxToolCalls    = 64
@@ -30,8 +31,9 @@ const (
 		"say so plainly when you cannot do something."
 )
 
-// Config tunes the kernel. The zero value means defaults.
-type Config struct {
+// Options tune the kernel. Zero fields, and a nil *Options, mean the
+// defaults.
+type Options struct {
 	// Model is the model name sent with each request; empty lets the
 	// provider source decide.
 	Model string
@@ -61,7 +63,7 @@ type Config struct {
 	// Logger receives the kernel's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Services returns the host services for a plugin; nil means none.
-	Services func(plugin string) sdk.Services
+	Services func(plugin string) host.Services
 	// Policy decides which tools are offered and which calls run, asks
 	// for approvals and keeps the audit log. Nil allows everything and
 	// records nothing; only tests and embedders that do their own
@@ -78,9 +80,9 @@ type Config struct {
 	MaxInjectionsPerMinute int
 }
 
-// Kernel is the running agent. It implements sdk.Host for plugins.
+// Kernel is the running agent. It implements host.Host for plugins.
 type Kernel struct {
-	cfg      Config
+	cfg      Options
 	log      *slog.Logger
 	tools    *tools.Registry
 	pipeline *Pipeline
@@ -112,11 +114,15 @@ type Kernel struct {
 	kvs sync.Map // plugin -> sdk.KV, for the ToolContext of its tools
 }
 
-var _ sdk.Host = (*Kernel)(nil)
+var _ host.Host = (*Kernel)(nil)
 
 // New returns a kernel calling provider, keeping sessions in st (nil for
 // memory only).
-func New(cfg Config, provider llm.Provider, st History) *Kernel {
+func New(provider llm.Provider, st History, opts *Options) *Kernel {
+	var cfg Options
+	if opts != nil {
+		cfg = *opts
+	}
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
@@ -192,7 +198,7 @@ func (k *Kernel) sink(channel string) Sink {
 	return k.sinks[""]
 }
 
-// RegisterTool implements sdk.Host.
+// RegisterTool implements host.Host.
 func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
 	return k.known(k.tools.Register(plugin, def, h))
 }
@@ -213,7 +219,7 @@ func (k *Kernel) known(t *tools.Tool, err error) error {
 	return err
 }
 
-// RegisterStage implements sdk.Host. A handler for an unknown stage is
+// RegisterStage implements host.Host. A handler for an unknown stage is
 // logged and dropped; HomeAgent's signature has no error to return.
 func (k *Kernel) RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler) {
 	if err := k.pipeline.Register(plugin, stage, own, h); err != nil {
@@ -221,7 +227,7 @@ func (k *Kernel) RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.S
 	}
 }
 
-// RegisterDecisionHook implements sdk.Host. Without a policy engine there
+// RegisterDecisionHook implements host.Host. Without a policy engine there
 // is nothing to hook into, and the hook is logged and dropped.
 func (k *Kernel) RegisterDecisionHook(plugin string, h sdk.DecisionHook) {
 	if k.cfg.Policy == nil {
@@ -231,7 +237,7 @@ func (k *Kernel) RegisterDecisionHook(plugin string, h sdk.DecisionHook) {
 	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: h})
 }
 
-// Inject implements sdk.Host: it queues plugin's input without waiting.
+// Inject implements host.Host: it queues plugin's input without waiting.
 // The input is answered with plugin's rights (see pluginInput).
 func (k *Kernel) Inject(plugin string, in sdk.Injection) error {
 	input, err := k.pluginInput(plugin, in)
@@ -246,7 +252,7 @@ func (k *Kernel) Inject(plugin string, in sdk.Injection) error {
 	return nil
 }
 
-// InjectSync implements sdk.Host: it queues plugin's input and waits for
+// InjectSync implements host.Host: it queues plugin's input and waits for
 // the answer. The turn runs with the plugin's rights, so the answer holds
 // only what tools the plugin may trigger could produce.
 func (k *Kernel) InjectSync(ctx context.Context, plugin string, in sdk.Injection) (string, error) {
@@ -318,9 +324,9 @@ func (k *Kernel) pluginInput(plugin string, in sdk.Injection) (Input, error) {
 	return Input{Injection: in, Plugin: plugin}, nil
 }
 
-// Services implements sdk.Host.
-func (k *Kernel) Services(plugin string) sdk.Services {
-	var s sdk.Services
+// Services implements host.Host.
+func (k *Kernel) Services(plugin string) host.Services {
+	var s host.Services
 	if k.cfg.Services != nil {
 		s = k.cfg.Services(plugin)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -49,14 +50,14 @@ type env struct {
 	st   *store.Store
 }
 
-func newEnv(t *testing.T, cfg Config, replies ...llmtest.Reply) *env {
+func newEnv(t *testing.T, cfg Options, replies ...llmtest.Reply) *env {
 	t.Helper()
 	srv := llmtest.NewServer(t, replies...)
 	dir := t.TempDir()
 	return startEnv(t, cfg, srv, dir)
 }
 
-func startEnv(t *testing.T, cfg Config, srv *llmtest.Server, dir string) *env {
+func startEnv(t *testing.T, cfg Options, srv *llmtest.Server, dir string) *env {
 	t.Helper()
 	st, err := store.Open(context.Background(), dir)
 	if err != nil {
@@ -74,7 +75,7 @@ func startEnv(t *testing.T, cfg Config, srv *llmtest.Server, dir string) *env {
 		eng.LocalChannels = append(eng.LocalChannels, "test", "qq", "a", "b")
 		cfg.Policy = eng
 	}
-	k := New(cfg, &llm.Client{BaseURL: srv.URL, Model: "test", Backoff: time.Millisecond}, st)
+	k := New(&llm.Client{BaseURL: srv.URL, Model: "test", Backoff: time.Millisecond}, st, &cfg)
 	e := &env{k: k, srv: srv, logs: logs, dir: dir, st: st}
 	t.Cleanup(func() { e.close(t) })
 	return e
@@ -149,7 +150,7 @@ func toolMessage(msgs []map[string]any, id string) (map[string]any, bool) {
 }
 
 func TestToolCallRoundTripAndHistoryAfterRestart(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "call_a", Name: "clock__now", Arguments: `{"zone":"Asia/Shanghai"}`}}},
 		llmtest.Reply{Text: "现在是中午十二点。"},
 	)
@@ -178,7 +179,7 @@ func TestToolCallRoundTripAndHistoryAfterRestart(t *testing.T) {
 	srv, dir := e.srv, e.dir
 	e.close(t)
 	srv.Push(llmtest.Reply{Text: "你刚才问了时间。"})
-	e2 := startEnv(t, Config{}, srv, dir)
+	e2 := startEnv(t, Options{}, srv, dir)
 	load(t, e2.k, "clock", clockPlugin)
 	if out := e2.ask(t, "我刚才问了什么？"); out.Text != "你刚才问了时间。" {
 		t.Fatalf("outcome %+v", out)
@@ -197,7 +198,7 @@ func TestToolCallRoundTripAndHistoryAfterRestart(t *testing.T) {
 }
 
 func TestInvalidArgumentsReturnToModel(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "w__q", Arguments: `{"city": 7}`}}},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c2", Name: "w__q", Arguments: `{"city": "Beijing"}`}}},
 		llmtest.Reply{Text: "done"},
@@ -225,7 +226,7 @@ func TestInvalidArgumentsReturnToModel(t *testing.T) {
 }
 
 func TestUnknownToolAndMalformedArguments(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "c1", Name: "nope__x", Arguments: `{}`},
 			{ID: "c2", Name: "clock__now", Arguments: `{"zone": `},
@@ -245,7 +246,7 @@ func TestUnknownToolAndMalformedArguments(t *testing.T) {
 }
 
 func TestConcurrentAndSerialTools(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{Name: "p__a", Arguments: `{}`}, {Name: "p__b", Arguments: `{}`},
 			{Name: "p__s1", Arguments: `{}`}, {Name: "p__s2", Arguments: `{}`},
@@ -298,7 +299,7 @@ func TestConcurrentAndSerialTools(t *testing.T) {
 
 func TestStepCapForcesAnAnswer(t *testing.T) {
 	loop := llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "clock__now", Arguments: `{}`}}}
-	e := newEnv(t, Config{MaxSteps: 3}, loop, loop, llmtest.Reply{Text: "giving up"})
+	e := newEnv(t, Options{MaxSteps: 3}, loop, loop, llmtest.Reply{Text: "giving up"})
 	load(t, e.k, "clock", clockPlugin)
 	if out := e.ask(t, "loop"); out.Text != "giving up" {
 		t.Fatalf("%+v", out)
@@ -311,7 +312,7 @@ func TestStepCapForcesAnAnswer(t *testing.T) {
 
 func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 	hung, inFlight := hang()
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		hung,
 		llmtest.Reply{Text: "answer to the interrupt"},
 		llmtest.Reply{Text: "answer to the queued one"},
@@ -328,7 +329,7 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 	<-inFlight
 	queued := e.k.Submit(Input{Injection: sdk.Injection{Channel: "test", Text: "queued"}})
 	e.k.SetCapabilities("timer", []string{sdk.CapabilityInjectChannels})
-	s := sdk.New("timer", e.k)
+	s := host.New("timer", e.k)
 	s.InjectInterruptText("timer", "test", "urgent")
 
 	out1 := <-first
@@ -359,9 +360,9 @@ func TestInterruptCancelsStreamAndIsAnsweredNext(t *testing.T) {
 }
 
 func TestNoMemoryInputIsNotRemembered(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "hello"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "noted"}, llmtest.Reply{Text: "hello"})
 	e.k.SetCapabilities("p", []string{sdk.CapabilityInjectChannels})
-	s := sdk.New("p", e.k)
+	s := host.New("p", e.k)
 	s.InjectTextNoMemory("p", "test", "[browser navigated]")
 	out := e.ask(t, "hi") // queued behind the injection, same session
 	if out.Text != "hello" {
@@ -376,7 +377,7 @@ func TestNoMemoryInputIsNotRemembered(t *testing.T) {
 }
 
 func TestProviderErrorKeepsUserMessage(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Status: 401, ErrorMessage: "invalid key"}, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{}, llmtest.Reply{Status: 401, ErrorMessage: "invalid key"}, llmtest.Reply{Text: "ok"})
 	out := e.ask(t, "first")
 	if !errors.Is(out.Err, llm.ErrAuth) {
 		t.Fatalf("%+v", out)
@@ -390,7 +391,7 @@ func TestProviderErrorKeepsUserMessage(t *testing.T) {
 
 func TestSessionsRunIndependently(t *testing.T) {
 	hanging, inFlight := hang()
-	e := newEnv(t, Config{}, hanging, llmtest.Reply{Text: "b answered"})
+	e := newEnv(t, Options{}, hanging, llmtest.Reply{Text: "b answered"})
 	ctx, cancel := context.WithCancel(context.Background())
 	hung := make(chan Outcome, 1)
 	go func() { hung <- e.k.Ask(ctx, Input{Injection: sdk.Injection{Channel: "a", Text: "hang"}}) }()
@@ -406,7 +407,7 @@ func TestSessionsRunIndependently(t *testing.T) {
 }
 
 func TestPluginStartFailureWithdrawsRegistrations(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	err := e.k.LoadPlugin("bad", func(n string, _ map[string]any) (sdk.Plugin, error) {
 		return pluginFunc{n, func(s *sdk.PluginSDK) error {
 			_ = s.RegisterTool("t", sdk.ToolDef{}, func(map[string]any) (any, error) { return nil, nil })
@@ -423,14 +424,14 @@ func TestPluginStartFailureWithdrawsRegistrations(t *testing.T) {
 }
 
 func TestFallbackSinkGetsUnclaimedChannels(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "reminder answered"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "reminder answered"})
 	got := make(chan sdk.Injection, 1)
 	e.k.SetSink("", func(in sdk.Injection, ev Event) {
 		if ev.Kind == EventFinal && ev.Text == "reminder answered" {
 			got <- in
 		}
 	})
-	sdk.New("memo", e.k).InjectInterruptText("memo", "memo", "check your memos")
+	host.New("memo", e.k).InjectInterruptText("memo", "memo", "check your memos")
 	select {
 	case in := <-got:
 		if in.Channel != "plugin:memo" || in.Source != "memo" {
@@ -449,7 +450,7 @@ func (metaResult) IsError() bool                     { return false }
 func (metaResult) ResultMetadata() map[string]string { return map[string]string{"diff": "-a\n+b"} }
 
 func TestChannelScopedToolsAndMetadata(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "e", Name: "ed__edit", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"},
 		llmtest.Reply{Text: "elsewhere"},
@@ -478,7 +479,7 @@ func TestChannelScopedToolsAndMetadata(t *testing.T) {
 }
 
 func TestIdleSessionsAreEvictedAndReloaded(t *testing.T) {
-	e := newEnv(t, Config{MaxSessions: 4})
+	e := newEnv(t, Options{MaxSessions: 4})
 	e.srv.SetFallback(llmtest.Reply{Text: "ok"})
 	for i := 0; i < 10; i++ {
 		e.k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", ChatID: fmt.Sprint(i), Text: fmt.Sprint("hello ", i)}})

@@ -6,19 +6,20 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
 // An in-process tool gets its plugin's key-value storage in ToolContext.KV,
 // the same PluginSDK.KV returns.
 func TestToolContextCarriesThePluginsKV(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "notes__add", Arguments: `{"text":"买牛奶"}`}}},
 		llmtest.Reply{Text: "记下了。"},
 	)
 	svc := settings.New(e.st, e.dir)
-	e.k.cfg.Services = func(plugin string) sdk.Services {
-		return sdk.Services{Settings: svc.For(plugin), KV: svc.KV(plugin)}
+	e.k.cfg.Services = func(plugin string) host.Services {
+		return host.Services{Settings: svc.For(plugin), KV: svc.KV(plugin)}
 	}
 	type in struct {
 		Text string `json:"text"`

@@ -13,10 +13,12 @@ import (
 	"github.com/hearth-agent/hearth/sdk/guard"
 )
 
-// HostCapabilities are what a Hearth host provides to plugins. A plugin
-// that requires anything else is hidden.
-var HostCapabilities = []sdk.Capability{
-	sdk.CapNetwork, sdk.CapNotifications, sdk.CapBackground, sdk.CapShell, sdk.CapFilesystem,
+// HostCapabilities returns, in a new slice, what a Hearth host provides to
+// plugins. A plugin that requires anything else is hidden.
+func HostCapabilities() []sdk.Capability {
+	return []sdk.Capability{
+		sdk.CapNetwork, sdk.CapNotifications, sdk.CapBackground, sdk.CapShell, sdk.CapFilesystem,
+	}
 }
 
 // ErrHidden wraps the reason a plugin was not loaded because its manifest
@@ -46,7 +48,7 @@ func manifestOf(name string, p sdk.Plugin) (sdk.Manifest, bool, error) {
 func unmet(req []sdk.Capability) []string {
 	var out []string
 	for _, c := range req {
-		if !slices.Contains(HostCapabilities, c) {
+		if !slices.Contains(HostCapabilities(), c) {
 			out = append(out, string(c))
 		}
 	}

@@ -25,7 +25,7 @@ func loadManifested(k *Kernel, m sdk.Manifest, start func(*sdk.PluginSDK) error)
 }
 
 func TestManifestDefaultsInstructionsAndContext(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "p", Name: "card__pay", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"},
 	)
@@ -58,7 +58,7 @@ func TestManifestDefaultsInstructionsAndContext(t *testing.T) {
 }
 
 func TestManifestRequirementsHidePlugin(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	err := loadManifested(e.k, sdk.Manifest{ID: "campus", Name: "校园网", Version: "0.1.0",
 		Requires: []sdk.Capability{sdk.CapNetwork, sdk.CapCampusNetwork}}, func(s *sdk.PluginSDK) error {
 		t.Error("a hidden plugin was started")
@@ -73,7 +73,7 @@ func TestManifestRequirementsHidePlugin(t *testing.T) {
 }
 
 func TestInvalidManifestRefused(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	for _, m := range []sdk.Manifest{
 		{ID: "Bad_ID", Name: "x", Version: "1.0.0"},
 		{ID: "ok-id", Name: "x", Version: "one"},
@@ -98,7 +98,7 @@ func TestInvalidManifestRefused(t *testing.T) {
 // SetManifest applies an outside plugin's manifest as LoadPlugin does, and
 // Withdraw forgets it.
 func TestSetManifestOfAnOutsidePlugin(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	if err := e.k.SetManifest("card", sdk.Manifest{ID: "other", Name: "x", Version: "1.0.0"}); err == nil {
 		t.Fatal("a manifest with another id was accepted")
 	}

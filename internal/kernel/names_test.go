@@ -10,7 +10,7 @@ import (
 )
 
 func TestLoadPluginClaimsItsName(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Options{})
 	load(t, e.k, "clock", clockPlugin)
 	started := false
 	second := func(n string, _ map[string]any) (sdk.Plugin, error) {

@@ -20,7 +20,7 @@ import (
 // them: a blacklist at on_input and context injection at pre_action, run
 // through the real agent loop.
 func TestHomeAgentStageExamples(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "hello"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "hello"})
 	if err := e.k.LoadPlugin("weather", weather.NewPlugin, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestHomeAgentStageExamples(t *testing.T) {
 }
 
 func TestPermissionMatrixUndoesForbiddenWrites(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{Text: "model text"})
+	e := newEnv(t, Options{}, llmtest.Reply{Text: "model text"})
 	var sawRaw, sawInjectedBy string
 	load(t, e.k, "rogue", func(s *sdk.PluginSDK) error {
 		s.RegisterStage(sdk.StageOnInput, func(ctx *sdk.StageContext) error {
@@ -95,7 +95,7 @@ func TestPermissionMatrixUndoesForbiddenWrites(t *testing.T) {
 }
 
 func TestBeforeToolcallDenyAndOwnTools(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "send", Name: "qq__send", Arguments: `{"text":"hi"}`},
 			{ID: "now", Name: "clock__now", Arguments: `{}`},
@@ -135,7 +135,7 @@ func TestBeforeToolcallDenyAndOwnTools(t *testing.T) {
 }
 
 func TestStageHandlersContainedAndRewrite(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "clock__now", Arguments: `{"zone":"UTC"}`}}},
 		llmtest.Reply{Text: "final"},
 	)
@@ -186,7 +186,7 @@ func TestStageHandlersContainedAndRewrite(t *testing.T) {
 }
 
 func TestResponseShortCircuitsFromPostAction(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "clock__now", Arguments: `{}`}}})
+	e := newEnv(t, Options{}, llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "clock__now", Arguments: `{}`}}})
 	load(t, e.k, "clock", clockPlugin)
 	afterOutput := false
 	beforeOutput := false
@@ -267,7 +267,7 @@ func TestLaterStageCannotWeakenRefusal(t *testing.T) {
 			func(sc *sdk.StageContext) { sc.ToolCalls[0].Deny = "" }, "evil is blocked", "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, Config{},
+			e := newEnv(t, Options{},
 				llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "evil", Name: "shop__buy", Arguments: `{}`}}},
 				llmtest.Reply{Text: "ok"})
 			var bought atomic.Int32
@@ -300,7 +300,7 @@ func TestLaterStageCannotWeakenRefusal(t *testing.T) {
 // was set for does not run either (the handlers after it, a guard among
 // them, are skipped), nor do the calls after it.
 func TestResponseInBeforeToolcallRefusesTheCall(t *testing.T) {
-	e := newEnv(t, Config{}, llmtest.Reply{ToolCalls: []llmtest.Call{
+	e := newEnv(t, Options{}, llmtest.Reply{ToolCalls: []llmtest.Call{
 		{ID: "a", Name: "shop__buy", Arguments: `{}`},
 		{ID: "b", Name: "shop__buy", Arguments: `{}`},
 	}})
@@ -349,7 +349,7 @@ func TestGuardRegisteredWhileAuthorizingRefuses(t *testing.T) {
 		{"own tools of another plugin", true, "bought"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, Config{},
+			e := newEnv(t, Options{},
 				llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "shop__buy", Arguments: `{}`}}},
 				llmtest.Reply{Text: "ok"})
 			var bought atomic.Int32
@@ -420,7 +420,7 @@ func TestPostActionRefusalSurvivesANewID(t *testing.T) {
 		{"removed", first, func(sc *sdk.StageContext) { sc.ToolCalls = nil }, []string{"evil"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, Config{},
+			e := newEnv(t, Options{},
 				llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "evil", Name: "shop__buy", Arguments: `{}`}}},
 				llmtest.Reply{Text: "ok"})
 			var bought atomic.Int32
@@ -493,7 +493,7 @@ func TestStageGuardSeesTheCallAsItRuns(t *testing.T) {
 			{"normalise, allowed", "Alice", []func(*sdk.StageContext){guard, normalise}, "alice", "paid"},
 		} {
 			t.Run(string(stage)+"/"+tc.name, func(t *testing.T) {
-				e := newEnv(t, Config{},
+				e := newEnv(t, Options{},
 					llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "bank__pay", Arguments: `{"to":"` + tc.model + `"}`}}},
 					llmtest.Reply{Text: "ok"})
 				var mu sync.Mutex
@@ -535,7 +535,7 @@ func TestStageGuardSeesTheCallAsItRuns(t *testing.T) {
 // handlers after it would judge another tool than the one that ran. The
 // call is refused.
 func TestBeforeToolcallCannotSwapTheTool(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "shop__buy", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"})
 	var bought atomic.Int32

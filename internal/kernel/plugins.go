@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 )
 
 type loadedPlugin struct {
@@ -63,7 +64,7 @@ func (k *Kernel) LoadPluginFrom(name, origin string, factory sdk.NewPlugin, conf
 		k.cfg.Policy.SetDefaults(name, m.DefaultModes)
 	}
 	k.SetCapabilities(name, m.Capabilities)
-	s := sdk.New(name, k)
+	s := host.New(name, k)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("plugin %q panicked in Start: %v", name, r)
@@ -120,7 +121,7 @@ func (k *Kernel) stopPlugins() error {
 	var errs []error
 	for i := len(list) - 1; i >= 0; i-- {
 		lp := list[i]
-		lp.sdk.RunStopHandlers()
+		host.RunStopHandlers(lp.sdk)
 		if err := safeStop(lp.plugin); err != nil {
 			errs = append(errs, fmt.Errorf("stopping plugin %q: %w", lp.name, err))
 		}

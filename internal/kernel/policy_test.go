@@ -79,7 +79,7 @@ func toolResult(t *testing.T, req llmtest.Request, id string) string {
 }
 
 func TestUntrustedTextCannotSpendWithoutApproval(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "r", Name: "shop__read_page", Arguments: `{}`}}},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b1", Name: "shop__buy", Arguments: `{"item":"gift card","count":10}`}}},
 		llmtest.Reply{Text: "I did not buy anything."},
@@ -113,7 +113,7 @@ func TestUntrustedTextCannotSpendWithoutApproval(t *testing.T) {
 }
 
 func TestApprovalIsBoundToTheArguments(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b1", Name: "shop__buy", Arguments: `{"item":"book","count":1}`}}},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b2", Name: "shop__buy", Arguments: `{"item":"book","count":5}`}}},
 		llmtest.Reply{Text: "done"},
@@ -140,7 +140,7 @@ func TestApprovalIsBoundToTheArguments(t *testing.T) {
 }
 
 func TestExpiredApprovalDenies(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b1", Name: "shop__buy", Arguments: `{"item":"car","count":1}`}}},
 		llmtest.Reply{Text: "ok"},
 	)
@@ -162,7 +162,7 @@ func TestExpiredApprovalDenies(t *testing.T) {
 }
 
 func TestAllowAlwaysPersistsAndNoApproverDenies(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b1", Name: "shop__buy", Arguments: `{"item":"tea","count":1}`}}},
 		llmtest.Reply{Text: "ok"},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b2", Name: "shop__buy", Arguments: `{"item":"tea","count":2}`}}},
@@ -193,7 +193,7 @@ func TestAllowAlwaysPersistsAndNoApproverDenies(t *testing.T) {
 }
 
 func TestDecisionHooksFailClosed(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "clock__now", Arguments: `{}`}}},
 		llmtest.Reply{Text: "first done"},
 	)
@@ -238,7 +238,7 @@ func TestDecisionHooksFailClosed(t *testing.T) {
 }
 
 func TestHangingHookDoesNotBlockOtherSessions(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "clock__now", Arguments: `{}`}}},
 	)
 	e.k.cfg.Policy.HookTimeout = time.Minute
@@ -270,7 +270,7 @@ func TestHangingHookDoesNotBlockOtherSessions(t *testing.T) {
 }
 
 func TestGuestInGroupCannotReachWriteTools(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "notes__write", Arguments: `{"text":"pwned"}`}}},
 		llmtest.Reply{Text: "ok"},
 	)
@@ -323,7 +323,7 @@ func TestGuestInGroupCannotReachWriteTools(t *testing.T) {
 }
 
 func TestOnDemandToolsLoadWithPluginsUse(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "u", Name: "plugins__use", Arguments: `{"plugin":"admin"}`}}},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "r", Name: "admin__rebuild", Arguments: `{}`}}},
 		llmtest.Reply{Text: "rebuilt"},
@@ -348,7 +348,7 @@ func TestOnDemandToolsLoadWithPluginsUse(t *testing.T) {
 }
 
 func TestUserOnlyToolNeverOffered(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "x", Name: "vault__reveal", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"},
 	)
@@ -363,7 +363,7 @@ func TestUserOnlyToolNeverOffered(t *testing.T) {
 }
 
 func TestToolContextCarriesDecision(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "g", Name: "keys__grant", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"},
 	)
@@ -389,7 +389,7 @@ func TestToolContextCarriesDecision(t *testing.T) {
 }
 
 func TestBeforeToolcallAskNeedsApproval(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c", Name: "clock__now", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"},
 	)
@@ -416,7 +416,7 @@ func TestBeforeToolcallAskNeedsApproval(t *testing.T) {
 }
 
 func TestResolvedEffectRefusalIsExplained(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "p", Name: "social__post", Arguments: `{"to":"everyone"}`}}},
 		llmtest.Reply{Text: "ok"},
 	)
@@ -444,7 +444,7 @@ func TestResolvedEffectRefusalIsExplained(t *testing.T) {
 func TestHookAndToolSeeTheSameArguments(t *testing.T) {
 	for _, staged := range []bool{false, true} {
 		t.Run(map[bool]string{false: "plain", true: "with-before_toolcall"}[staged], func(t *testing.T) {
-			e := newEnv(t, Config{},
+			e := newEnv(t, Options{},
 				llmtest.Reply{ToolCalls: []llmtest.Call{
 					{ID: "dup", Name: "bank__pay", Arguments: `{"to":"mallory","amount":5,"to":"bob"}`},
 					{ID: "nested", Name: "bank__pay", Arguments: `{"to":"bob","amount":5,"memo":{"note":"a","note":"b"}}`},

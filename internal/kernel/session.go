@@ -108,7 +108,7 @@ type session struct {
 }
 
 // evictIdle drops the longest-idle quarter of the sessions once there are
-// Config.MaxSessions of them; their history is in the store and is read
+// Options.MaxSessions of them; their history is in the store and is read
 // again when they next speak. Without a store it would be lost, so then
 // nothing is dropped. k.mu is held.
 func (k *Kernel) evictIdle() {

@@ -23,7 +23,7 @@ func countingClock(n *atomic.Int32) func(*sdk.PluginSDK) error {
 // A model that calls tools whatever it is offered gets no tool run on the
 // last step, and the turn stops there, saying so.
 func TestStepLimitIsALimit(t *testing.T) {
-	e := newEnv(t, Config{MaxSteps: 4})
+	e := newEnv(t, Options{MaxSteps: 4})
 	e.srv.SetFallback(llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "clock__now", Arguments: `{}`}}, Text: "again"})
 	var ran atomic.Int32
 	load(t, e.k, "clock", countingClock(&ran))
@@ -45,7 +45,7 @@ func TestStepLimitIsALimit(t *testing.T) {
 
 // A tool the request did not offer never runs, even when it exists.
 func TestCallOfToolNotOfferedIsUnknown(t *testing.T) {
-	e := newEnv(t, Config{},
+	e := newEnv(t, Options{},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "u", Name: "plugins__use", Arguments: `{"plugin":"clock"}`},
 			{ID: "c", Name: "clock__now", Arguments: `{}`}}},
 		llmtest.Reply{Text: "ok"},
@@ -73,7 +73,7 @@ func TestCallOfToolNotOfferedIsUnknown(t *testing.T) {
 func TestToolCallLimit(t *testing.T) {
 	many := llmtest.Reply{ToolCalls: []llmtest.Call{
 		{Name: "clock__now", Arguments: `{}`}, {Name: "clock__now", Arguments: `{}`}, {Name: "clock__now", Arguments: `{}`}}}
-	e := newEnv(t, Config{MaxToolCalls: 5}, many, many, many)
+	e := newEnv(t, Options{MaxToolCalls: 5}, many, many, many)
 	var ran atomic.Int32
 	load(t, e.k, "clock", countingClock(&ran))
 	out := e.ask(t, "loop")

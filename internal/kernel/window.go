@@ -70,7 +70,7 @@ type windowSource interface {
 
 // contextWindow returns the window of the model that will answer req and
 // that model's name for messages ("the model" when none is set):
-// Config.ContextWindow, else the source's configured window, else the
+// Options.ContextWindow, else the source's configured window, else the
 // model's known one.
 func (k *Kernel) contextWindow(req *llm.Request) (int, string) {
 	window, model := k.window(req)

@@ -33,7 +33,7 @@ func TestEstimateTokensAndWindows(t *testing.T) {
 
 // One oversized paste is refused, not stored, and the session goes on.
 func TestOversizedInputIsRefusedAndTheSessionStaysUsable(t *testing.T) {
-	e := newEnv(t, Config{ContextWindow: 2000}, llmtest.Reply{Text: "ok"})
+	e := newEnv(t, Options{ContextWindow: 2000}, llmtest.Reply{Text: "ok"})
 	out := e.ask(t, strings.Repeat("日志行 ", 3000))
 	if !errors.Is(out.Err, ErrInputTooLong) || strings.Contains(out.Err.Error(), "may not exist") {
 		t.Fatalf("outcome %+v", out)
@@ -57,7 +57,7 @@ func TestOversizedInputIsRefusedAndTheSessionStaysUsable(t *testing.T) {
 
 // Older turns are left out when the history would not fit.
 func TestHistoryIsTrimmedToTheWindow(t *testing.T) {
-	e := newEnv(t, Config{ContextWindow: 2000})
+	e := newEnv(t, Options{ContextWindow: 2000})
 	long := strings.Repeat("x", 2400) // about 600 tokens
 	for i := 0; i < 5; i++ {
 		e.srv.Push(llmtest.Reply{Text: "ok"})
@@ -85,7 +85,7 @@ func TestHistoryIsTrimmedToTheWindow(t *testing.T) {
 // and the message is not sent again.
 func TestProviderContextErrorRetriesWithoutHistory(t *testing.T) {
 	tooLong := llmtest.Reply{Status: 400, ErrorMessage: "This model's maximum context length is 65536 tokens. However, you requested 70000 tokens. Please reduce the length of the messages."}
-	e := newEnv(t, Config{ContextWindow: 100000},
+	e := newEnv(t, Options{ContextWindow: 100000},
 		llmtest.Reply{Text: "first answer"},
 		tooLong, llmtest.Reply{Text: "answered without history"},
 		tooLong, tooLong,

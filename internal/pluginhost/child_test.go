@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-agent/hearth/examples/homeagent/weather"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // runChild is the plugin side of the tests: the test binary re-executed
@@ -114,12 +115,12 @@ func (p *testPlugin) Start(s *sdk.PluginSDK) error {
 		}
 	})
 	reg("huge", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
-		return strings.Repeat("z", pluginrpc.MaxMessage), nil // over the limit with the envelope
+		return strings.Repeat("z", wire.MaxMessage), nil // over the limit with the envelope
 	})
 	reg("hugenoid", sdk.ToolDef{}, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}) (interface{}, error) {
 		// An answer too large whose id comes last: the host cannot tell
 		// whose it is without reading all of it.
-		protocolOut.WriteString(`{"jsonrpc":"2.0","result":"` + strings.Repeat("z", pluginrpc.MaxMessage) + `","id":2}` + "\n")
+		protocolOut.WriteString(`{"jsonrpc":"2.0","result":"` + strings.Repeat("z", wire.MaxMessage) + `","id":2}` + "\n")
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})

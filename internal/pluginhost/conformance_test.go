@@ -144,7 +144,7 @@ func conformanceKernel(t *testing.T) (*kernel.Kernel, *llmtest.Server, *policy.E
 		t.Fatal(err)
 	}
 	eng.LocalChannels = []string{"test"}
-	k := kernel.New(kernel.Config{Logger: log, Policy: eng}, src, nil)
+	k := kernel.New(src, nil, &kernel.Options{Logger: log, Policy: eng})
 	t.Cleanup(func() { k.Close() })
 	return k, srv, eng
 }
@@ -217,7 +217,7 @@ func TestPolicyConformanceCompiledInAndChild(t *testing.T) {
 	}
 	dir := pluginDir(t, "bank-campus", "bank")
 	setConfig(t, dir, map[string]any{"requires": "campus-network"})
-	hp, err := Start(dir, opts)
+	hp, err := Start(dir, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func childBank(t *testing.T, dir string) (*kernel.Kernel, conformanceRun, Option
 	t.Helper()
 	k, srv, _ := conformanceKernel(t)
 	opts := Options{Host: k, Log: slog.New(slog.DiscardHandler), DataDir: t.TempDir(), HandshakeTimeout: 20 * time.Second}
-	p, err := Start(dir, opts)
+	p, err := Start(dir, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,8 +107,8 @@ func runContainChild(mode string) {
 	case "host":
 		// Hearth, as far as plugins can tell: it starts one and reports
 		// its pid; the test kills it with SIGKILL.
-		k := kernel.New(kernel.Config{}, nil, nil)
-		p, err := Start(os.Getenv("HEARTH_TEST_PLUGIN_DIR"), Options{Host: k, DataDir: os.Getenv("HEARTH_TEST_DATA"),
+		k := kernel.New(nil, nil, nil)
+		p, err := Start(os.Getenv("HEARTH_TEST_PLUGIN_DIR"), &Options{Host: k, DataDir: os.Getenv("HEARTH_TEST_DATA"),
 			Log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 		if err != nil {
 			panic(err)

@@ -99,7 +99,7 @@ func TestChildCannotWriteAnotherPluginsSecret(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := Start(dir, f.opts)
+		p, err := Start(dir, &f.opts)
 		if err != nil {
 			t.Fatal(err)
 		}

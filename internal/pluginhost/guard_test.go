@@ -18,7 +18,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // guardPlugin refuses calls whose item is "evil". While the file "hold"
@@ -63,8 +63,8 @@ func (p *guardPlugin) Start(s *sdk.PluginSDK) error {
 // args.hook and the ResolveEffect of its tool "move" answers args.effect,
 // as raw JSON, whatever they are.
 func serveRawGuard() {
-	conn := pluginrpc.NewConn(os.Stdin, os.Stdout, slog.New(slog.NewJSONHandler(os.Stderr, nil)))
-	answer := func(key string) pluginrpc.Handler {
+	conn := wire.NewConn(os.Stdin, os.Stdout, slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	answer := func(key string) wire.Handler {
 		return func(_ context.Context, raw json.RawMessage) (any, error) {
 			var p struct {
 				Args map[string]string `json:"args"`
@@ -78,19 +78,19 @@ func serveRawGuard() {
 			return json.RawMessage(p.Args[key]), nil
 		}
 	}
-	conn.Handle(pluginrpc.MethodInitialize, func(ctx context.Context, _ json.RawMessage) (any, error) {
-		if err := conn.Call(ctx, pluginrpc.MethodHooksRegister, pluginrpc.HookRegistration{ID: 1}, nil); err != nil {
+	conn.Handle(wire.MethodInitialize, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		if err := conn.Call(ctx, wire.MethodHooksRegister, wire.HookRegistration{ID: 1}, nil); err != nil {
 			return nil, err
 		}
-		def := pluginrpc.ToolDef{ToolDef: sdk.ToolDef{Name: "move", Effect: sdk.EffectWrite}, HasResolveEffect: true}
-		if err := conn.Call(ctx, pluginrpc.MethodToolsRegister, def, nil); err != nil {
+		def := wire.ToolDef{ToolDef: sdk.ToolDef{Name: "move", Effect: sdk.EffectWrite}, HasResolveEffect: true}
+		if err := conn.Call(ctx, wire.MethodToolsRegister, def, nil); err != nil {
 			return nil, err
 		}
-		return pluginrpc.InitializeResult{ProtocolVersion: pluginrpc.ProtocolVersion, Name: "rawguard", AutoRestart: true}, nil
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Name: "rawguard", AutoRestart: true}, nil
 	})
-	conn.Handle(pluginrpc.MethodHookDecide, answer("hook"))
-	conn.Handle(pluginrpc.MethodResolveEffect, answer("effect"))
-	conn.Handle(pluginrpc.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
+	conn.Handle(wire.MethodHookDecide, answer("hook"))
+	conn.Handle(wire.MethodResolveEffect, answer("effect"))
+	conn.Handle(wire.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
 	conn.Run()
 	os.Exit(0)
 }
@@ -192,7 +192,7 @@ func TestGuardSlowHandshakeRefuses(t *testing.T) {
 			}
 			m.DecisionHook = declared
 			writeManifest(t, dir, m)
-			p, err := Start(dir, f.opts)
+			p, err := Start(dir, &f.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +258,7 @@ func TestGuardReloadKeepsRefusing(t *testing.T) {
 	f.shop(t)
 	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	defer m.Close()
 	writePlugin(t, filepath.Join(plugins, "guard"), "guard", "guard")
 	if err := m.Scan(ctx); err != nil {

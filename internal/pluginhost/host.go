@@ -10,26 +10,26 @@ import (
 	"slices"
 
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // serveHost answers the plugin's requests to the host, refusing methods
 // of capability groups the manifest does not declare.
-func (p *Process) serveHost(conn *pluginrpc.Conn) {
-	handle := func(method string, h pluginrpc.Handler) {
+func (p *Process) serveHost(conn *wire.Conn) {
+	handle := func(method string, h wire.Handler) {
 		conn.Handle(method, func(ctx context.Context, params json.RawMessage) (any, error) {
-			if g := pluginrpc.CapabilityGroup(method); g != "core" && !slices.Contains(p.m.Capabilities, g) {
-				return nil, &pluginrpc.Error{Code: pluginrpc.CodeCapability, Message: fmt.Sprintf(
+			if g := wire.CapabilityGroup(method); g != "core" && !slices.Contains(p.m.Capabilities, g) {
+				return nil, &wire.Error{Code: wire.CodeCapability, Message: fmt.Sprintf(
 					"plugin %s may not call %s: add %q to \"capabilities\" in its plugin.json", p.m.ID, method, g)}
 			}
 			return h(ctx, params)
 		})
 	}
-	handle(pluginrpc.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var def pluginrpc.ToolDef
+	handle(wire.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var def wire.ToolDef
 		if err := json.Unmarshal(raw, &def); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		d := def.Definition()
 		if d.Timeout == 0 {
@@ -39,17 +39,17 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 			d.ResolveEffect = remoteResolve(conn, p.name, d.Name)
 		}
 		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil
 	})
-	handle(pluginrpc.MethodStagesRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var r pluginrpc.StageRegistration
+	handle(wire.MethodStagesRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r wire.StageRegistration
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
-		if !slices.Contains(sdk.Stages, r.Stage) {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
+		if !slices.Contains(sdk.Stages(), r.Stage) {
+			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
 		}
 		if r.Stage == sdk.StageBeforeToolcall && !r.OwnTools {
 			p.hooked() // it can refuse other plugins' calls: a guard
@@ -57,50 +57,50 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID, r.Stage))
 		return struct{}{}, nil
 	})
-	handle(pluginrpc.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var r pluginrpc.HookRegistration
+	handle(wire.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r wire.HookRegistration
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		p.hooked()
 		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, p.name, r.ID))
 		return struct{}{}, nil
 	})
-	handle(pluginrpc.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var in pluginrpc.InjectParams
+	handle(wire.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var in wire.InjectParams
 		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		if err := p.opts.Host.Inject(p.name, in.Injection); err != nil {
 			return nil, injectError(err)
 		}
 		return struct{}{}, nil
 	})
-	handle(pluginrpc.MethodInjectSync, func(ctx context.Context, raw json.RawMessage) (any, error) {
-		var in pluginrpc.InjectParams
+	handle(wire.MethodInjectSync, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var in wire.InjectParams
 		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		text, err := p.opts.Host.InjectSync(ctx, p.name, in.Injection)
 		if err != nil {
 			return nil, injectError(err)
 		}
-		return pluginrpc.InjectSyncResult{Text: text}, nil
+		return wire.InjectSyncResult{Text: text}, nil
 	})
-	llm := func(fn func(sdk.LLMAPI, json.RawMessage) (any, error)) pluginrpc.Handler {
+	llm := func(fn func(sdk.LLMAPI, json.RawMessage) (any, error)) wire.Handler {
 		return func(_ context.Context, raw json.RawMessage) (any, error) {
 			if p.opts.LLM == nil {
-				return nil, &pluginrpc.Error{Code: pluginrpc.CodeUnavailable, Message: "this host has no model sources"}
+				return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "this host has no model sources"}
 			}
 			return fn(p.opts.LLM, raw)
 		}
 	}
-	handle(pluginrpc.MethodLLMList, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.ListSources(), nil }))
-	handle(pluginrpc.MethodLLMCurrent, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.CurrentSource(), nil }))
-	handle(pluginrpc.MethodLLMSet, llm(func(l sdk.LLMAPI, raw json.RawMessage) (any, error) {
-		var sp pluginrpc.SourceParams
+	handle(wire.MethodLLMList, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.ListSources(), nil }))
+	handle(wire.MethodLLMCurrent, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.CurrentSource(), nil }))
+	handle(wire.MethodLLMSet, llm(func(l sdk.LLMAPI, raw json.RawMessage) (any, error) {
+		var sp wire.SourceParams
 		if err := json.Unmarshal(raw, &sp); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		return struct{}{}, l.SetSource(sp.Name)
 	}))
@@ -112,7 +112,7 @@ func (p *Process) serveHost(conn *pluginrpc.Conn) {
 // refusal carries the capability code.
 func injectError(err error) error {
 	if errors.Is(err, sdk.ErrInjectRefused) {
-		return &pluginrpc.Error{Code: pluginrpc.CodeCapability, Message: err.Error()}
+		return &wire.Error{Code: wire.CodeCapability, Message: err.Error()}
 	}
 	return err
 }
@@ -140,18 +140,18 @@ func (r remoteText) ResultMetadata() map[string]string { return r.meta }
 
 // remoteTool forwards calls of one tool to the plugin; the call's context
 // (deadline, cancellation) travels as $/cancel.
-func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
+func remoteTool(conn *wire.Conn, plugin, tool string) sdk.RawToolHandler {
 	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
-		cc := pluginrpc.FromToolContext(tc)
+		cc := wire.FromToolContext(tc)
 		cc.PluginID, cc.Tool = plugin, tool
-		var res pluginrpc.ToolCallResult
-		err := conn.Call(ctx, pluginrpc.MethodToolCall, pluginrpc.ToolCallParams{Tool: tool, Args: raw, Context: cc}, &res)
-		var rerr *pluginrpc.Error
+		var res wire.ToolCallResult
+		err := conn.Call(ctx, wire.MethodToolCall, wire.ToolCallParams{Tool: tool, Args: raw, Context: cc}, &res)
+		var rerr *wire.Error
 		switch {
 		case err == nil:
-		case errors.As(err, &rerr) && rerr.Code == pluginrpc.CodeToolFailed:
+		case errors.As(err, &rerr) && rerr.Code == wire.CodeToolFailed:
 			return nil, errors.New(rerr.Message)
-		case errors.As(err, new(*pluginrpc.TooLargeError)):
+		case errors.As(err, new(*wire.TooLargeError)):
 			return nil, fmt.Errorf("plugin %s: %w", plugin, err)
 		default:
 			return nil, callError(plugin, err)
@@ -176,12 +176,12 @@ func remoteTool(conn *pluginrpc.Conn, plugin, tool string) sdk.RawToolHandler {
 // back; the host's pipeline then undoes writes the stage does not allow.
 // A before_toolcall handler that does not answer refuses the call, as a
 // decision hook does: it may have been there to refuse it.
-func (p *Process) remoteStage(conn *pluginrpc.Conn, id int, stage sdk.Stage) sdk.StageHandler {
+func (p *Process) remoteStage(conn *wire.Conn, id int, stage sdk.Stage) sdk.StageHandler {
 	return func(sc *sdk.StageContext) error {
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
 		defer cancel()
-		var res pluginrpc.StageRunResult
-		if err := conn.Call(ctx, pluginrpc.MethodStageRun, pluginrpc.StageRunParams{ID: id, Context: pluginrpc.FromStage(sc)}, &res); err != nil {
+		var res wire.StageRunResult
+		if err := conn.Call(ctx, wire.MethodStageRun, wire.StageRunParams{ID: id, Context: wire.FromStage(sc)}, &res); err != nil {
 			if stage == sdk.StageBeforeToolcall && len(sc.ToolCalls) == 1 {
 				sc.ToolCalls[0].Deny = fmt.Sprintf("the before_toolcall handler of plugin %s did not answer: %v", p.m.ID, err)
 			}
@@ -201,14 +201,14 @@ func (p *Process) remoteStage(conn *pluginrpc.Conn, id int, stage sdk.Stage) sdk
 // it with its own deadline and fails closed; an answer that is not a
 // decision with one of the three verdicts (null, garbage, an empty or
 // unknown verdict) is an error, so it refuses too.
-func remoteHook(conn *pluginrpc.Conn, plugin string, id int) sdk.DecisionHook {
+func remoteHook(conn *wire.Conn, plugin string, id int) sdk.DecisionHook {
 	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
 		raw, err := json.Marshal(args)
 		if err != nil {
 			return sdk.HookDecision{}, err
 		}
 		var res json.RawMessage
-		if err := conn.Call(ctx, pluginrpc.MethodHookDecide, pluginrpc.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: pluginrpc.FromToolContext(tc)}, &res); err != nil {
+		if err := conn.Call(ctx, wire.MethodHookDecide, wire.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: wire.FromToolContext(tc)}, &res); err != nil {
 			return sdk.HookDecision{}, callError(plugin, err)
 		}
 		return decodeDecision(res)
@@ -218,7 +218,7 @@ func remoteHook(conn *pluginrpc.Conn, plugin string, id int) sdk.DecisionHook {
 // callError names the plugin in err when err says its connection is gone,
 // and returns any other error as it is.
 func callError(plugin string, err error) error {
-	if errors.Is(err, pluginrpc.ErrClosed) || errors.Is(err, io.EOF) {
+	if errors.Is(err, wire.ErrClosed) || errors.Is(err, io.EOF) {
 		return fmt.Errorf("plugin %s is not running: %v", plugin, err)
 	}
 	return err
@@ -241,14 +241,14 @@ func decodeDecision(raw json.RawMessage) (sdk.HookDecision, error) {
 // remoteResolve asks the plugin for the effect of one call of a tool with
 // ResolveEffect. The policy engine bounds it with its deadline; an error,
 // or an answer without a valid effect, refuses the call.
-func remoteResolve(conn *pluginrpc.Conn, plugin, tool string) sdk.ResolveEffectFunc {
+func remoteResolve(conn *wire.Conn, plugin, tool string) sdk.ResolveEffectFunc {
 	return func(ctx context.Context, args map[string]interface{}) (sdk.Assessment, error) {
 		raw, err := json.Marshal(args)
 		if err != nil {
 			return sdk.Assessment{}, err
 		}
 		var res json.RawMessage
-		if err := conn.Call(ctx, pluginrpc.MethodResolveEffect, pluginrpc.ResolveEffectParams{Tool: tool, Args: raw}, &res); err != nil {
+		if err := conn.Call(ctx, wire.MethodResolveEffect, wire.ResolveEffectParams{Tool: tool, Args: raw}, &res); err != nil {
 			return sdk.Assessment{}, callError(plugin, err)
 		}
 		return decodeAssessment(res)

@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -94,7 +95,7 @@ func TestChildInjectionGetsThePluginsRightsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, _ := llm.NewSources([]llm.Source{{Name: "main", BaseURL: f.srv.URL}}, "main")
-	f.k = kernel.New(kernel.Config{Policy: eng, Logger: slog.New(slog.DiscardHandler)}, src, nil)
+	f.k = kernel.New(src, nil, &kernel.Options{Policy: eng, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() { f.k.Close() })
 	f.opts.Host = f.k
 	var paid, wrote, read atomic.Int32
@@ -192,7 +193,7 @@ func TestChildInjectionFloodIsBounded(t *testing.T) {
 	f := newFixture(t)
 	src, _ := llm.NewSources([]llm.Source{{Name: "main", BaseURL: f.srv.URL}}, "main")
 	const perMinute = 5
-	f.k = kernel.New(kernel.Config{Policy: f.eng, Logger: slog.New(slog.DiscardHandler), MaxInjectionsPerMinute: perMinute}, src, nil)
+	f.k = kernel.New(src, nil, &kernel.Options{Policy: f.eng, Logger: slog.New(slog.DiscardHandler), MaxInjectionsPerMinute: perMinute})
 	t.Cleanup(func() { f.k.Close() })
 	f.opts.Host = f.k
 	for range 50 {
@@ -264,7 +265,7 @@ func TestChildHookSeesWhoInjected(t *testing.T) {
 	buy := llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "b", Name: "shop__buy", Arguments: `{}`}}}
 	f.srv.Push(buy, llmtest.Reply{Text: "relayed"}, buy, llmtest.Reply{Text: "owner"})
 	ctx := context.Background()
-	if _, err := sdk.New("relay", f.k).InjectAndWait(ctx, sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}); err != nil {
+	if _, err := host.New("relay", f.k).InjectAndWait(ctx, sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}); err != nil {
 		t.Fatal(err)
 	}
 	if out := f.k.Ask(ctx, kernel.Input{Injection: sdk.Injection{Channel: "test", UserID: "owner", Text: "buy"}}); out.Err != nil {

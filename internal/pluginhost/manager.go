@@ -82,10 +82,10 @@ type managed struct {
 	reloadAt time.Time
 }
 
-// NewManager returns a manager of the plugins in dir.
-func NewManager(dir string, opts Options, st StateStore) *Manager {
-	opts.defaults()
-	return &Manager{dir: dir, opts: opts, st: st, procs: map[string]*managed{}, bad: map[string]string{}, sos: map[string]string{}, started: time.Now()}
+// NewManager returns a manager of the plugins in dir, keeping their state
+// in st; opts are those of every plugin it starts (see Start).
+func NewManager(dir string, st StateStore, opts *Options) *Manager {
+	return &Manager{dir: dir, opts: opts.withDefaults(), st: st, procs: map[string]*managed{}, bad: map[string]string{}, sos: map[string]string{}, started: time.Now()}
 }
 
 // Dir returns the plugins folder.
@@ -324,7 +324,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 		if _, running := m.procs[name]; running {
 			continue
 		}
-		p, err := Start(f.dir, m.opts)
+		p, err := Start(f.dir, &m.opts)
 		if err != nil {
 			if !errors.Is(err, names.ErrTaken) && !errors.Is(err, names.ErrReserved) {
 				m.opts.Host.Withdraw(f.man.PluginName()) // a guard stopped for a restart

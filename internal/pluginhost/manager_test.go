@@ -30,7 +30,7 @@ func TestManagerHotLoadsEnablesReloads(t *testing.T) {
 	f := newFixture(t)
 	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	defer m.Close()
 
 	has := func(tool string) bool { _, ok := f.k.Tools().Lookup(tool); return ok }
@@ -74,7 +74,7 @@ func TestManagerHotLoadsEnablesReloads(t *testing.T) {
 	if has("one__echo") || status("one") != nil {
 		t.Fatal("disabled plugin still running")
 	}
-	m2 := NewManager(plugins, f.opts, st) // as after a restart of Hearth
+	m2 := NewManager(plugins, st, &f.opts) // as after a restart of Hearth
 	m2.Scan(ctx)
 	if list, _ := m2.List(ctx); len(list) != 1 || list[0].Enabled || list[0].Status != nil {
 		t.Fatalf("disable not persisted: %+v", list)

@@ -1,5 +1,5 @@
 // Package pluginhost loads plugins that live outside the kernel: child
-// processes speaking the Hearth plugin protocol (sdk/pluginrpc), each
+// processes speaking the Hearth plugin protocol (sdk/wire), each
 // supervised (handshake deadline, crash detection by waiting on the
 // process, restart with backoff, liveness pings, graceful stop), with its
 // tools, stage handlers and hooks withdrawn while it is down.

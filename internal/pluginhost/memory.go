@@ -5,63 +5,63 @@ import (
 	"encoding/json"
 
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // serveMemory answers memory.* (group "memory": graph, text and document
 // memory) and knowledge.* (group "knowledge") with the host's services.
-func (p *Process) serveMemory(handle func(string, pluginrpc.Handler)) {
+func (p *Process) serveMemory(handle func(string, wire.Handler)) {
 	o := p.opts
-	with := func(available bool, what string, fn func(raw json.RawMessage) (any, error)) pluginrpc.Handler {
+	with := func(available bool, what string, fn func(raw json.RawMessage) (any, error)) wire.Handler {
 		return func(_ context.Context, raw json.RawMessage) (any, error) {
 			if !available {
-				return nil, &pluginrpc.Error{Code: pluginrpc.CodeUnavailable, Message: "this host has no " + what}
+				return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "this host has no " + what}
 			}
 			return fn(raw)
 		}
 	}
 	decode := func(raw json.RawMessage, v any) error {
 		if err := json.Unmarshal(raw, v); err != nil {
-			return &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		return nil
 	}
 	graph := func(m string, fn func(raw json.RawMessage) (any, error)) {
 		handle(m, with(o.Memory != nil, "graph memory", fn))
 	}
-	graph(pluginrpc.MethodMemoryRecall, func(raw json.RawMessage) (any, error) {
-		var rp pluginrpc.RecallParams
+	graph(wire.MethodMemoryRecall, func(raw json.RawMessage) (any, error) {
+		var rp wire.RecallParams
 		if err := decode(raw, &rp); err != nil {
 			return nil, err
 		}
 		ents, rels, err := o.Memory.Recall(rp.Query, rp.Depth)
-		return pluginrpc.RecallResult{Entities: ents, Relations: rels}, err
+		return wire.RecallResult{Entities: ents, Relations: rels}, err
 	})
-	graph(pluginrpc.MethodMemoryCommit, func(raw json.RawMessage) (any, error) {
-		var cp pluginrpc.CommitParams
+	graph(wire.MethodMemoryCommit, func(raw json.RawMessage) (any, error) {
+		var cp wire.CommitParams
 		if err := decode(raw, &cp); err != nil {
 			return nil, err
 		}
 		return struct{}{}, o.Memory.Commit(cp.Triples)
 	})
-	graph(pluginrpc.MethodMemoryIntrospect, func(json.RawMessage) (any, error) { return o.Memory.Introspect() })
-	graph(pluginrpc.MethodMemoryMerge, func(raw json.RawMessage) (any, error) {
-		var mp pluginrpc.MergeParams
+	graph(wire.MethodMemoryIntrospect, func(json.RawMessage) (any, error) { return o.Memory.Introspect() })
+	graph(wire.MethodMemoryMerge, func(raw json.RawMessage) (any, error) {
+		var mp wire.MergeParams
 		if err := decode(raw, &mp); err != nil {
 			return nil, err
 		}
 		n, err := o.Memory.MergeEntities(mp.Source, mp.Target)
-		return pluginrpc.CountResult{Count: n}, err
+		return wire.CountResult{Count: n}, err
 	})
-	graph(pluginrpc.MethodMemoryPurge, func(raw json.RawMessage) (any, error) {
-		var pp pluginrpc.PurgeParams
+	graph(wire.MethodMemoryPurge, func(raw json.RawMessage) (any, error) {
+		var pp wire.PurgeParams
 		if err := decode(raw, &pp); err != nil {
 			return nil, err
 		}
 		n, err := o.Memory.Purge(pp.Criteria, pp.Mode)
-		return pluginrpc.CountResult{Count: n}, err
+		return wire.CountResult{Count: n}, err
 	})
-	handle(pluginrpc.MethodMemoryAppendText, with(o.TextMemory != nil, "text memory", func(raw json.RawMessage) (any, error) {
+	handle(wire.MethodMemoryAppendText, with(o.TextMemory != nil, "text memory", func(raw json.RawMessage) (any, error) {
 		var e sdk.TextEvent
 		if err := decode(raw, &e); err != nil {
 			return nil, err
@@ -71,46 +71,46 @@ func (p *Process) serveMemory(handle func(string, pluginrpc.Handler)) {
 	docs := func(m string, fn func(raw json.RawMessage) (any, error)) {
 		handle(m, with(o.DocMemory != nil, "document memory", fn))
 	}
-	docs(pluginrpc.MethodMemoryDocQuery, func(raw json.RawMessage) (any, error) {
-		var sp pluginrpc.SearchParams
+	docs(wire.MethodMemoryDocQuery, func(raw json.RawMessage) (any, error) {
+		var sp wire.SearchParams
 		if err := decode(raw, &sp); err != nil {
 			return nil, err
 		}
 		return o.DocMemory.Query(sp.Query, sp.TopK), nil
 	})
-	docs(pluginrpc.MethodMemoryDocInsert, func(raw json.RawMessage) (any, error) {
+	docs(wire.MethodMemoryDocInsert, func(raw json.RawMessage) (any, error) {
 		var d sdk.Doc
 		if err := decode(raw, &d); err != nil {
 			return nil, err
 		}
 		err := o.DocMemory.Insert(&d)
-		return pluginrpc.DocParams{ID: d.ID}, err
+		return wire.DocParams{ID: d.ID}, err
 	})
-	docs(pluginrpc.MethodMemoryDocRemove, func(raw json.RawMessage) (any, error) {
-		var dp pluginrpc.DocParams
+	docs(wire.MethodMemoryDocRemove, func(raw json.RawMessage) (any, error) {
+		var dp wire.DocParams
 		if err := decode(raw, &dp); err != nil {
 			return nil, err
 		}
 		o.DocMemory.Remove(dp.ID)
 		return struct{}{}, nil
 	})
-	docs(pluginrpc.MethodMemoryDocStats, func(json.RawMessage) (any, error) { return o.DocMemory.Stats(), nil })
+	docs(wire.MethodMemoryDocStats, func(json.RawMessage) (any, error) { return o.DocMemory.Stats(), nil })
 	kb := func(m string, fn func(raw json.RawMessage) (any, error)) {
 		handle(m, with(o.Knowledge != nil, "knowledge base", fn))
 	}
-	kb(pluginrpc.MethodKnowledgeSearch, func(raw json.RawMessage) (any, error) {
-		var sp pluginrpc.SearchParams
+	kb(wire.MethodKnowledgeSearch, func(raw json.RawMessage) (any, error) {
+		var sp wire.SearchParams
 		if err := decode(raw, &sp); err != nil {
 			return nil, err
 		}
 		return o.Knowledge.Search(sp.Query, sp.TopK)
 	})
-	kb(pluginrpc.MethodKnowledgeAdd, func(raw json.RawMessage) (any, error) {
-		var kp pluginrpc.KnowledgeParams
+	kb(wire.MethodKnowledgeAdd, func(raw json.RawMessage) (any, error) {
+		var kp wire.KnowledgeParams
 		if err := decode(raw, &kp); err != nil {
 			return nil, err
 		}
 		return struct{}{}, o.Knowledge.Add(kp.Name, kp.Content)
 	})
-	kb(pluginrpc.MethodKnowledgeList, func(json.RawMessage) (any, error) { return o.Knowledge.List() })
+	kb(wire.MethodKnowledgeList, func(json.RawMessage) (any, error) { return o.Knowledge.List() })
 }

@@ -100,7 +100,7 @@ func TestNameOwnerSurvivesBadManifest(t *testing.T) {
 	f, st := holderFixture(t)
 	plugins := t.TempDir()
 	victim, zz := filepath.Join(plugins, "victim"), filepath.Join(plugins, "zz")
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	defer func() { m.Close() }()
 
 	writeHolder(t, victim, "victim")
@@ -137,7 +137,7 @@ func TestNameOwnerSurvivesBadManifest(t *testing.T) {
 	}
 	// The same at a fresh start, the owner still invalid.
 	m.Close()
-	m = NewManager(plugins, f.opts, st)
+	m = NewManager(plugins, st, &f.opts)
 	m.Scan(ctx)
 	m.WaitReady(ctx)
 	refused(m, "fresh start, owner invalid")
@@ -168,7 +168,7 @@ func TestForgetFreesNameClean(t *testing.T) {
 	f, st := holderFixture(t)
 	plugins := t.TempDir()
 	victim, zz := filepath.Join(plugins, "victim"), filepath.Join(plugins, "zz")
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	defer func() { m.Close() }()
 
 	writeHolder(t, victim, "victim")
@@ -186,7 +186,7 @@ func TestForgetFreesNameClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeHolder(t, zz, "victim")
-	m = NewManager(plugins, f.opts, st)
+	m = NewManager(plugins, st, &f.opts)
 	m.Scan(ctx)
 	m.WaitReady(ctx)
 	if got := info(t, m, zz); !strings.Contains(got.Error, "belongs to the plugin in "+victim) || got.Status != nil {
@@ -215,7 +215,7 @@ func TestForgetFreesNameClean(t *testing.T) {
 		t.Fatalf("store.json in the trash: %q %v", b, err)
 	}
 
-	m = NewManager(plugins, f.opts, st)
+	m = NewManager(plugins, st, &f.opts)
 	if err := m.Scan(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 		}
 	}
 
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	writePlugin(t, real, "victim", "ok")
 	if err := m.Scan(ctx); err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestNormalisedNameKeepsItsOwner(t *testing.T) {
 	// the name yet): the impostor's folder comes first in folder order,
 	// the real one still gets the name.
 	st = openStore(t, t.TempDir())
-	m = NewManager(plugins, f.opts, st)
+	m = NewManager(plugins, st, &f.opts)
 	defer m.Close()
 	if err := m.Scan(ctx); err == nil {
 		t.Fatal("the impostor was not refused at a fresh start")
@@ -164,7 +164,7 @@ func TestFolderCannotTakeOrWithdrawBuiltin(t *testing.T) {
 	}
 	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	defer m.Close()
 
 	crashing := filepath.Join(plugins, "time")
@@ -181,7 +181,7 @@ func TestFolderCannotTakeOrWithdrawBuiltin(t *testing.T) {
 			m.WaitReady(ctx)
 		}
 	}
-	if _, err := Start(crashing, f.opts); !errors.Is(err, names.ErrTaken) {
+	if _, err := Start(crashing, &f.opts); !errors.Is(err, names.ErrTaken) {
 		t.Fatalf("started directly: %v", err)
 	}
 	f.k.Withdraw("time") // what a crash of a plugin named time would do
@@ -199,7 +199,7 @@ func TestFolderCannotTakeOrWithdrawBuiltin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(so, "time.so"), []byte("not a library"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ms := NewManager(soPlugins, f.opts, st)
+	ms := NewManager(soPlugins, st, &f.opts)
 	defer ms.Close()
 	ms.Scan(ctx)
 	if got := info(t, ms, so); !strings.Contains(got.Error, `already used by the built-in plugin "time"`) {
@@ -213,7 +213,7 @@ func TestReservedIDsAreRefused(t *testing.T) {
 	f := newFixture(t)
 	st := openStore(t, t.TempDir())
 	plugins := t.TempDir()
-	m := NewManager(plugins, f.opts, st)
+	m := NewManager(plugins, st, &f.opts)
 	defer m.Close()
 
 	process, xbot, so := filepath.Join(plugins, "core"), filepath.Join(plugins, "x-core"), filepath.Join(plugins, "plugins")

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // A process plugin's policy is the same as a compiled-in plugin's:
@@ -91,7 +91,7 @@ func (p *Process) down(err error, hold bool) {
 // pendingManifest is in force during the handshake: every effect off.
 func (p *Process) pendingManifest() sdk.Manifest {
 	modes := map[sdk.Effect]sdk.Mode{}
-	for _, e := range sdk.Effects {
+	for _, e := range sdk.Effects() {
 		modes[e] = sdk.ModeOff
 	}
 	return sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: modes}
@@ -101,7 +101,7 @@ func (p *Process) pendingManifest() sdk.Manifest {
 // the one it sent (nil for none), with plugin.json's default modes where
 // they are stricter. Dynamic instructions and context are asked of the
 // plugin before each turn, within the stage deadline.
-func (p *Process) applyManifest(conn *pluginrpc.Conn, w *pluginrpc.Manifest) error {
+func (p *Process) applyManifest(conn *wire.Conn, w *wire.Manifest) error {
 	m := sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0"}
 	if w != nil {
 		m = w.Manifest
@@ -111,8 +111,8 @@ func (p *Process) applyManifest(conn *pluginrpc.Conn, w *pluginrpc.Manifest) err
 			m.InstructionsFunc = func() string {
 				ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
 				defer cancel()
-				var res pluginrpc.TextResult
-				if err := conn.Call(ctx, pluginrpc.MethodInstructions, struct{}{}, &res); err != nil {
+				var res wire.TextResult
+				if err := conn.Call(ctx, wire.MethodInstructions, struct{}{}, &res); err != nil {
 					p.log.Warn("plugin instructions failed", "err", err)
 					return fallback
 				}
@@ -121,8 +121,8 @@ func (p *Process) applyManifest(conn *pluginrpc.Conn, w *pluginrpc.Manifest) err
 		}
 		if w.HasContext {
 			m.Context = func(ctx context.Context, in sdk.ContextInput) (string, error) {
-				var res pluginrpc.TextResult
-				err := conn.Call(ctx, pluginrpc.MethodContext, pluginrpc.ContextParams{Query: in.Query}, &res)
+				var res wire.TextResult
+				err := conn.Call(ctx, wire.MethodContext, wire.ContextParams{Query: in.Query}, &res)
 				return res.Text, err
 			}
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // Host is what a process plugin registers into; *kernel.Kernel has it.
@@ -49,7 +49,8 @@ type Host interface {
 	ResumeHooks(plugin string)
 }
 
-// Options tune the supervisor. Zero values mean the defaults in brackets.
+// Options tune the supervisor. Zero values mean the defaults in brackets;
+// a nil *Options is all defaults, which Start refuses for want of a Host.
 type Options struct {
 	Host     Host
 	LLM      sdk.LLMAPI        // for plugins declaring the llm group; nil refuses
@@ -76,6 +77,17 @@ type Options struct {
 	BackoffMin       time.Duration // [500ms] first restart delay, doubled per crash
 	BackoffMax       time.Duration // [30s]
 	HostVersion      string
+}
+
+// withDefaults returns a copy of o (the zero Options for nil) with the
+// defaults set.
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	v.defaults()
+	return v
 }
 
 func (o *Options) defaults() {
@@ -160,7 +172,7 @@ type Process struct {
 // supervising the plugin. It returns at once; WaitReady waits for the
 // handshake. A name that is reserved or held by another plugin is refused
 // (the error wraps names.ErrReserved or names.ErrTaken) and nothing runs.
-func Start(dir string, opts Options) (*Process, error) {
+func Start(dir string, opts *Options) (*Process, error) {
 	m, err := LoadManifest(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoManifest)
@@ -168,16 +180,16 @@ func Start(dir string, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.defaults()
-	if opts.Host == nil {
+	o := opts.withDefaults()
+	if o.Host == nil {
 		return nil, errors.New("pluginhost: Options.Host is nil")
 	}
-	claim, err := opts.Names.Claim(m.PluginName(), owner(dir, m))
+	claim, err := o.Names.Claim(m.PluginName(), owner(dir, m))
 	if err != nil {
 		return nil, fmt.Errorf("plugin %q in %s not started: %w", m.ID, dir, err)
 	}
 	p := &Process{
-		m: m, name: m.PluginName(), claim: claim, dir: dir, opts: opts, log: opts.Log.With("plugin", m.PluginName()),
+		m: m, name: m.PluginName(), claim: claim, dir: dir, opts: o, log: o.Log.With("plugin", m.PluginName()),
 		stderr: newRing(50), state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 		autoStart: true, guards: m.declaresHook(),
@@ -185,7 +197,7 @@ func Start(dir string, opts Options) (*Process, error) {
 	// Until its first handshake says whether it guards calls, any plugin
 	// may be a guard: calls are held (then refused) until it ends. A
 	// plugin that fails before it, and declares no hook, is released.
-	opts.Host.SuspendHooks(p.name, "it is starting", true)
+	o.Host.SuspendHooks(p.name, "it is starting", true)
 	go p.supervise()
 	return p, nil
 }
@@ -338,7 +350,7 @@ func (p *Process) minimalEnv(dataDir string) []string {
 		}
 	}
 	env = append(env, "HOME="+dataDir, "HEARTH_PLUGIN_ID="+p.m.ID, "HEARTH_PLUGIN_DATA="+dataDir,
-		fmt.Sprintf("HEARTH_PROTOCOL=%d", pluginrpc.ProtocolVersion))
+		fmt.Sprintf("HEARTH_PROTOCOL=%d", wire.ProtocolVersion))
 	for k, v := range p.m.Env {
 		env = append(env, k+"="+v)
 	}
@@ -448,7 +460,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		<-exited
 		return false, err
 	}
-	conn := pluginrpc.NewConn(sp.stdout, stdin, p.log)
+	conn := wire.NewConn(sp.stdout, stdin, p.log)
 	p.opts.Host.SetCapabilities(p.name, p.m.Capabilities)
 	p.serveHost(conn)
 	go conn.Run()
@@ -458,11 +470,11 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
-	var res pluginrpc.InitializeResult
+	var res wire.InitializeResult
 	hsErr := make(chan error, 1)
 	go func() {
-		hsErr <- conn.Call(ctx, pluginrpc.MethodInitialize, pluginrpc.InitializeParams{
-			ProtocolVersions: []int{pluginrpc.ProtocolVersion}, HostVersion: p.opts.HostVersion,
+		hsErr <- conn.Call(ctx, wire.MethodInitialize, wire.InitializeParams{
+			ProtocolVersions: []int{wire.ProtocolVersion}, HostVersion: p.opts.HostVersion,
 			Plugin: p.name, DataDir: dataDir, Config: p.m.Config, Capabilities: p.m.Capabilities,
 		}, &res)
 	}()
@@ -476,10 +488,10 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		return true, err
 	}
 	cancel()
-	if handshake == nil && res.ProtocolVersion != pluginrpc.ProtocolVersion {
-		handshake = fmt.Errorf("the plugin chose protocol version %d, which this Hearth did not offer (it speaks %d)", res.ProtocolVersion, pluginrpc.ProtocolVersion)
+	if handshake == nil && res.ProtocolVersion != wire.ProtocolVersion {
+		handshake = fmt.Errorf("the plugin chose protocol version %d, which this Hearth did not offer (it speaks %d)", res.ProtocolVersion, wire.ProtocolVersion)
 	}
-	if handshake != nil && errors.Is(handshake, pluginrpc.ErrClosed) {
+	if handshake != nil && errors.Is(handshake, wire.ErrClosed) {
 		// The output ended: the process is exiting; report how.
 		select {
 		case werr := <-exited:
@@ -490,8 +502,8 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		}
 	}
 	if handshake != nil {
-		var rerr *pluginrpc.Error
-		if errors.As(handshake, &rerr) && rerr.Code == pluginrpc.CodeVersion {
+		var rerr *wire.Error
+		if errors.As(handshake, &rerr) && rerr.Code == wire.CodeVersion {
 			handshake = fmt.Errorf("protocol version mismatch: %s", rerr.Message)
 		} else if errors.Is(handshake, context.DeadlineExceeded) {
 			handshake = fmt.Errorf("no handshake within %s", p.opts.HandshakeTimeout)
@@ -547,7 +559,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 			// A message too large to tell whose answer it was closed
 			// the connection: the process is restarted. Otherwise the
 			// output ended and the process is exiting; wait for it.
-			if tl := (*pluginrpc.TooLargeError)(nil); errors.As(conn.Err(), &tl) {
+			if tl := (*wire.TooLargeError)(nil); errors.As(conn.Err(), &tl) {
 				err := fmt.Errorf("its output broke the protocol: %w", tl)
 				cleanup(err)
 				<-exited
@@ -559,7 +571,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 }
 
 // ping checks that the plugin still answers.
-func (p *Process) ping(conn *pluginrpc.Conn, failed chan<- error, stop <-chan struct{}) {
+func (p *Process) ping(conn *wire.Conn, failed chan<- error, stop <-chan struct{}) {
 	t := time.NewTicker(p.opts.PingInterval)
 	defer t.Stop()
 	for {
@@ -569,7 +581,7 @@ func (p *Process) ping(conn *pluginrpc.Conn, failed chan<- error, stop <-chan st
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.PingTimeout)
-		err := conn.Call(ctx, pluginrpc.MethodPing, struct{}{}, nil)
+		err := conn.Call(ctx, wire.MethodPing, struct{}{}, nil)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
 			failed <- fmt.Errorf("stopped answering (no reply to a ping within %s)", p.opts.PingTimeout)
@@ -579,9 +591,9 @@ func (p *Process) ping(conn *pluginrpc.Conn, failed chan<- error, stop <-chan st
 }
 
 // shutdown stops the process gracefully.
-func (p *Process) shutdown(conn *pluginrpc.Conn, cmd *exec.Cmd, stdin io.Closer, exited <-chan error) {
+func (p *Process) shutdown(conn *wire.Conn, cmd *exec.Cmd, stdin io.Closer, exited <-chan error) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.GracePeriod)
-	err := conn.Call(ctx, pluginrpc.MethodShutdown, struct{}{}, nil)
+	err := conn.Call(ctx, wire.MethodShutdown, struct{}{}, nil)
 	cancel()
 	if err != nil {
 		p.log.Warn("plugin shutdown failed", "err", err)

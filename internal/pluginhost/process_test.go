@@ -61,7 +61,7 @@ func newFixture(t *testing.T, replies ...llmtest.Reply) *fixture {
 		t.Fatal(err)
 	}
 	eng.LocalChannels = append(eng.LocalChannels, "test") // the owner speaks on "test"
-	k := kernel.New(kernel.Config{Logger: log, Policy: eng}, src, nil)
+	k := kernel.New(src, nil, &kernel.Options{Logger: log, Policy: eng})
 	t.Cleanup(func() { k.Close() })
 	f := &fixture{k: k, eng: eng, srv: srv, logs: logs, data: t.TempDir()}
 	f.opts = Options{Host: k, LLM: src, Log: log, DataDir: f.data, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
@@ -87,7 +87,7 @@ func pluginDir(t *testing.T, id, mode string, capabilities ...string) string {
 
 func (f *fixture) start(t *testing.T, id, mode string, capabilities ...string) *Process {
 	t.Helper()
-	p, err := Start(pluginDir(t, id, mode, capabilities...), f.opts)
+	p, err := Start(pluginDir(t, id, mode, capabilities...), &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestManifestErrors(t *testing.T) {
 	if err != nil || len(m.Command) != 2 || m.ToolTimeout() != 5*time.Second {
 		t.Fatalf("%+v %v", m, err)
 	}
-	if _, err := Start(t.TempDir(), Options{}); !errors.Is(err, ErrNoManifest) {
+	if _, err := Start(t.TempDir(), &Options{}); !errors.Is(err, ErrNoManifest) {
 		t.Fatalf("missing manifest: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ func TestPythonSDKExample(t *testing.T) {
 		llmtest.Reply{Text: "北京晴。"},
 	)
 	dir, _ := filepath.Abs("../../examples/python/weather")
-	p, err := Start(dir, f.opts)
+	p, err := Start(dir, &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestTypeScriptSDKExample(t *testing.T) {
 		llmtest.Reply{Text: "上海多云。"},
 	)
 	dir, _ := filepath.Abs("../../examples/typescript/weather")
-	p, err := Start(dir, f.opts)
+	p, err := Start(dir, &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}

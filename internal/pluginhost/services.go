@@ -8,7 +8,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // serveSettings answers settings.* and kv.* for the plugin: its own
@@ -16,29 +16,29 @@ import (
 // plugins' with their secrets masked (group "settings.plugins"; writing
 // them is group "settings.plugins.write", never a secret, and audited),
 // and its private key-value storage (group "kv").
-func (p *Process) serveSettings(handle func(string, pluginrpc.Handler)) {
+func (p *Process) serveSettings(handle func(string, wire.Handler)) {
 	svc := p.opts.Settings
 	params := func(raw json.RawMessage, v any) error {
 		if err := json.Unmarshal(raw, v); err != nil {
-			return &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		return nil
 	}
-	setting := func(fn func(sp pluginrpc.SettingParams) (any, error)) pluginrpc.Handler {
+	setting := func(fn func(sp wire.SettingParams) (any, error)) wire.Handler {
 		return func(_ context.Context, raw json.RawMessage) (any, error) {
 			if svc == nil {
-				return nil, &pluginrpc.Error{Code: pluginrpc.CodeUnavailable, Message: "this host keeps no settings"}
+				return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "this host keeps no settings"}
 			}
-			var sp pluginrpc.SettingParams
+			var sp wire.SettingParams
 			if err := params(raw, &sp); err != nil {
 				return nil, err
 			}
 			v, err := fn(sp)
 			switch {
 			case errors.Is(err, settings.ErrInvalid):
-				return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+				return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 			case errors.Is(err, settings.ErrForbidden):
-				return nil, &pluginrpc.Error{Code: pluginrpc.CodeCapability, Message: err.Error()}
+				return nil, &wire.Error{Code: wire.CodeCapability, Message: err.Error()}
 			}
 			return v, err
 		}
@@ -46,87 +46,87 @@ func (p *Process) serveSettings(handle func(string, pluginrpc.Handler)) {
 	value := func(ns, key string, masked bool) (any, error) {
 		raw, ok, err := svc.Value(ns, key)
 		if err != nil || !ok {
-			return pluginrpc.ValueResult{}, err
+			return wire.ValueResult{}, err
 		}
 		if masked && svc.Secret(ns, key) {
 			raw, _ = json.Marshal(settings.Mask)
 		}
-		return pluginrpc.ValueResult{Value: raw, Found: true}, nil
+		return wire.ValueResult{Value: raw, Found: true}, nil
 	}
 	ok := func(err error) (any, error) { return struct{}{}, err }
 	keys := func(list []string, err error) (any, error) { return list, err }
 	own := p.name
 
-	handle(pluginrpc.MethodSettingsGet, setting(func(sp pluginrpc.SettingParams) (any, error) { return value(own, sp.Key, false) }))
-	handle(pluginrpc.MethodSettingsSet, setting(func(sp pluginrpc.SettingParams) (any, error) { return ok(svc.SetJSON(own, sp.Key, sp.Value)) }))
-	handle(pluginrpc.MethodSettingsList, setting(func(sp pluginrpc.SettingParams) (any, error) { return keys(svc.Keys(own, sp.Prefix)) }))
-	handle(pluginrpc.MethodSettingsDefs, setting(func(sp pluginrpc.SettingParams) (any, error) { return svc.Defs(own, sp.Prefix), nil }))
-	handle(pluginrpc.MethodSettingsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+	handle(wire.MethodSettingsGet, setting(func(sp wire.SettingParams) (any, error) { return value(own, sp.Key, false) }))
+	handle(wire.MethodSettingsSet, setting(func(sp wire.SettingParams) (any, error) { return ok(svc.SetJSON(own, sp.Key, sp.Value)) }))
+	handle(wire.MethodSettingsList, setting(func(sp wire.SettingParams) (any, error) { return keys(svc.Keys(own, sp.Prefix)) }))
+	handle(wire.MethodSettingsDefs, setting(func(sp wire.SettingParams) (any, error) { return svc.Defs(own, sp.Prefix), nil }))
+	handle(wire.MethodSettingsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
 		if svc == nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeUnavailable, Message: "this host keeps no settings"}
+			return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "this host keeps no settings"}
 		}
 		var d sdk.ConfigDef
 		if err := params(raw, &d); err != nil {
 			return nil, err
 		}
 		if err := svc.Register(own, d); err != nil {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: err.Error()}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 		}
 		return struct{}{}, nil
 	})
-	handle(pluginrpc.MethodSettingsGetCore, setting(func(sp pluginrpc.SettingParams) (any, error) { return value(settings.Core, sp.Key, false) }))
-	handle(pluginrpc.MethodSettingsSetCore, setting(func(sp pluginrpc.SettingParams) (any, error) {
+	handle(wire.MethodSettingsGetCore, setting(func(sp wire.SettingParams) (any, error) { return value(settings.Core, sp.Key, false) }))
+	handle(wire.MethodSettingsSetCore, setting(func(sp wire.SettingParams) (any, error) {
 		return ok(svc.SetJSON(settings.Core, sp.Key, sp.Value))
 	}))
-	handle(pluginrpc.MethodSettingsListCore, setting(func(sp pluginrpc.SettingParams) (any, error) { return keys(svc.Keys(settings.Core, sp.Prefix)) }))
-	handle(pluginrpc.MethodSettingsGetOther, setting(func(sp pluginrpc.SettingParams) (any, error) {
+	handle(wire.MethodSettingsListCore, setting(func(sp wire.SettingParams) (any, error) { return keys(svc.Keys(settings.Core, sp.Prefix)) }))
+	handle(wire.MethodSettingsGetOther, setting(func(sp wire.SettingParams) (any, error) {
 		if err := settings.CheckPlugin(sp.Plugin); err != nil {
 			return nil, err
 		}
 		return value(sp.Plugin, sp.Key, sp.Plugin != own)
 	}))
-	handle(pluginrpc.MethodSettingsSetOther, setting(func(sp pluginrpc.SettingParams) (any, error) {
+	handle(wire.MethodSettingsSetOther, setting(func(sp wire.SettingParams) (any, error) {
 		return ok(svc.SetForPlugin(own, sp.Plugin, sp.Key, sp.Value))
 	}))
-	handle(pluginrpc.MethodSettingsListOther, setting(func(sp pluginrpc.SettingParams) (any, error) {
+	handle(wire.MethodSettingsListOther, setting(func(sp wire.SettingParams) (any, error) {
 		if err := settings.CheckPlugin(sp.Plugin); err != nil {
 			return nil, err
 		}
 		return keys(svc.Keys(sp.Plugin, sp.Prefix))
 	}))
-	handle(pluginrpc.MethodSettingsDump, setting(func(pluginrpc.SettingParams) (any, error) {
+	handle(wire.MethodSettingsDump, setting(func(wire.SettingParams) (any, error) {
 		d, err := svc.Dump()
 		if err == nil && !slices.Contains(p.m.Capabilities, "settings.core") {
 			delete(d, settings.Core) // Hearth's settings are group settings.core
 		}
 		return d, err
 	}))
-	handle(pluginrpc.MethodSettingsPlugins, setting(func(pluginrpc.SettingParams) (any, error) { return keys(svc.Namespaces()) }))
+	handle(wire.MethodSettingsPlugins, setting(func(wire.SettingParams) (any, error) { return keys(svc.Namespaces()) }))
 
-	kv := func(fn func(ctx context.Context, kp pluginrpc.KVParams) (any, error)) pluginrpc.Handler {
+	kv := func(fn func(ctx context.Context, kp wire.KVParams) (any, error)) wire.Handler {
 		return func(ctx context.Context, raw json.RawMessage) (any, error) {
 			if svc == nil {
-				return nil, &pluginrpc.Error{Code: pluginrpc.CodeUnavailable, Message: "this host has no storage"}
+				return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "this host has no storage"}
 			}
-			var kp pluginrpc.KVParams
+			var kp wire.KVParams
 			if err := params(raw, &kp); err != nil {
 				return nil, err
 			}
 			return fn(ctx, kp)
 		}
 	}
-	handle(pluginrpc.MethodKVGet, kv(func(ctx context.Context, kp pluginrpc.KVParams) (any, error) {
+	handle(wire.MethodKVGet, kv(func(ctx context.Context, kp wire.KVParams) (any, error) {
 		var v json.RawMessage
 		found, err := svc.KV(own).Get(ctx, kp.Key, &v)
-		return pluginrpc.ValueResult{Value: v, Found: found}, err
+		return wire.ValueResult{Value: v, Found: found}, err
 	}))
-	handle(pluginrpc.MethodKVSet, kv(func(ctx context.Context, kp pluginrpc.KVParams) (any, error) {
+	handle(wire.MethodKVSet, kv(func(ctx context.Context, kp wire.KVParams) (any, error) {
 		if len(kp.Value) == 0 {
-			return nil, &pluginrpc.Error{Code: pluginrpc.CodeInvalidParams, Message: "kv.set without a value"}
+			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: "kv.set without a value"}
 		}
 		return ok(svc.KV(own).Set(ctx, kp.Key, kp.Value))
 	}))
-	handle(pluginrpc.MethodKVDelete, kv(func(ctx context.Context, kp pluginrpc.KVParams) (any, error) {
+	handle(wire.MethodKVDelete, kv(func(ctx context.Context, kp wire.KVParams) (any, error) {
 		return ok(svc.KV(own).Delete(ctx, kp.Key))
 	}))
 }

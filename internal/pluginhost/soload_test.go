@@ -64,7 +64,7 @@ func TestLoadSO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := kernel.New(kernel.Config{}, nil, nil)
+	k := kernel.New(nil, nil, nil)
 	defer k.Close()
 	if err := k.LoadPlugin("weather", factory, nil); err != nil {
 		t.Fatal(err)
@@ -79,14 +79,14 @@ func TestLoadSO(t *testing.T) {
 	}
 
 	// The plugins folder loads <name>/<name>.so the same way.
-	k2 := kernel.New(kernel.Config{}, nil, nil)
+	k2 := kernel.New(nil, nil, nil)
 	defer k2.Close()
 	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	m := NewManager(plugins, Options{Host: k2}, st)
+	m := NewManager(plugins, st, &Options{Host: k2})
 	defer m.Close()
 	if err := m.Scan(context.Background()); err != nil {
 		t.Fatal(err)

@@ -250,7 +250,7 @@ func TestPythonStageCannotClearDeny(t *testing.T) {
 	bought := f.countingShop(t)
 	f.onStage(t, "guard", sdk.StageBeforeToolcall, denyEvil)
 	dir, _ := filepath.Abs("testdata/pyundeny")
-	p, err := Start(dir, f.opts)
+	p, err := Start(dir, &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}

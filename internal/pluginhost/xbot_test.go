@@ -27,7 +27,7 @@ func TestXbotStdioPluginUnmodified(t *testing.T) {
 		llmtest.Reply{Text: "done"},
 	)
 	dir, _ := filepath.Abs("testdata/xbot-hello")
-	p, err := Start(dir, f.opts)
+	p, err := Start(dir, &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestXbotPreToolHookRefusesWhileDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, _ := filepath.Abs("testdata/xbot-hello")
-	p, err := Start(dir, f.opts)
+	p, err := Start(dir, &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func startXbotGuard(t *testing.T, f *fixture, matcher string, declare bool) *Pro
 	if err := os.WriteFile(filepath.Join(dir, "guard.py"), []byte(xbotGuardPy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Start(dir, f.opts)
+	p, err := Start(dir, &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}

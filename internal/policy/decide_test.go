@@ -42,7 +42,7 @@ func renderTable() string {
 	b.WriteString("Role `owner` may trigger every effect; `guest` only read (the default for everyone but the owner).\n\n")
 	b.WriteString("| effect | mode | actor | tainted | role | flag | verdict | rule |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
-	for _, e := range sdk.Effects {
+	for _, e := range sdk.Effects() {
 		for _, m := range tableModes {
 			for _, a := range tableActors {
 				for _, tainted := range []bool{false, true} {

@@ -1,3 +1,11 @@
+// Package pluginrpc runs a plugin written against sdk/ as a child process
+// of Hearth with no other change than
+//
+//	func main() { pluginrpc.Serve(myplugin.New) }
+//
+// Serve speaks the protocol (package sdk/wire, specified in
+// docs/protocol.md) on stdin and stdout; ServeConn does the same over any
+// reader and writer.
 package pluginrpc
 
 import (
@@ -12,7 +20,9 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/internal/codec"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // Serve runs a plugin as a child process of Hearth, speaking the protocol
@@ -45,16 +55,16 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	}
 	c := &child{factory: factory, log: log,
 		tools: map[string]sdk.RawToolHandler{}, defs: map[string]sdk.ToolDef{}, stages: map[int]sdk.StageHandler{}, hooks: map[int]sdk.DecisionHook{}}
-	c.conn = NewConn(r, w, log)
-	c.conn.Handle(MethodInitialize, c.initialize)
-	c.conn.Handle(MethodToolCall, c.toolCall)
-	c.conn.Handle(MethodStageRun, c.stageRun)
-	c.conn.Handle(MethodHookDecide, c.hookDecide)
-	c.conn.Handle(MethodResolveEffect, c.resolveEffect)
-	c.conn.Handle(MethodContext, c.context)
-	c.conn.Handle(MethodInstructions, c.instructions)
-	c.conn.Handle(MethodShutdown, c.shutdown)
-	c.conn.Handle(MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
+	c.conn = wire.NewConn(r, w, log)
+	c.conn.Handle(wire.MethodInitialize, c.initialize)
+	c.conn.Handle(wire.MethodToolCall, c.toolCall)
+	c.conn.Handle(wire.MethodStageRun, c.stageRun)
+	c.conn.Handle(wire.MethodHookDecide, c.hookDecide)
+	c.conn.Handle(wire.MethodResolveEffect, c.resolveEffect)
+	c.conn.Handle(wire.MethodContext, c.context)
+	c.conn.Handle(wire.MethodInstructions, c.instructions)
+	c.conn.Handle(wire.MethodShutdown, c.shutdown)
+	c.conn.Handle(wire.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
 	runErr := make(chan error, 1)
 	go func() { runErr <- c.conn.Run() }()
 	// After "shutdown" the host closes stdin, which ends Run; a host that
@@ -62,7 +72,7 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	select {
 	case err := <-runErr:
 		c.stop()
-		if errors.Is(err, io.EOF) || errors.Is(err, ErrClosed) {
+		if errors.Is(err, io.EOF) || errors.Is(err, wire.ErrClosed) {
 			return nil
 		}
 		return err
@@ -74,15 +84,15 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	}
 }
 
-// child is the plugin's side: it implements sdk.Host over the connection.
+// child is the plugin's side: it implements host.Host over the connection.
 type child struct {
 	factory sdk.NewPlugin
 	log     *slog.Logger
-	conn    *Conn
+	conn    *wire.Conn
 
 	mu     sync.Mutex
 	name   string
-	params InitializeParams
+	params wire.InitializeParams
 	plugin sdk.Plugin
 	sdk    *sdk.PluginSDK
 	tools  map[string]sdk.RawToolHandler
@@ -94,17 +104,17 @@ type child struct {
 	nextID   int
 }
 
-var _ sdk.Host = (*child)(nil)
+var _ host.Host = (*child)(nil)
 
 func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p InitializeParams
+	var p wire.InitializeParams
 	if err := codec.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
-	if !slices.Contains(p.ProtocolVersions, ProtocolVersion) {
-		data, _ := codec.Marshal(VersionErrorData{Supported: []int{ProtocolVersion}})
-		return nil, &Error{Code: CodeVersion, Data: data, Message: fmt.Sprintf(
-			"the plugin speaks protocol version %d; the host offered %v", ProtocolVersion, p.ProtocolVersions)}
+	if !slices.Contains(p.ProtocolVersions, wire.ProtocolVersion) {
+		data, _ := codec.Marshal(wire.VersionErrorData{Supported: []int{wire.ProtocolVersion}})
+		return nil, &wire.Error{Code: wire.CodeVersion, Data: data, Message: fmt.Sprintf(
+			"the plugin speaks protocol version %d; the host offered %v", wire.ProtocolVersion, p.ProtocolVersions)}
 	}
 	p2, err := c.factory(p.Plugin, p.Config)
 	if err != nil {
@@ -116,25 +126,25 @@ func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error
 	c.mu.Lock()
 	c.name, c.params, c.plugin = p.Plugin, p, p2
 	c.mu.Unlock()
-	s := sdk.New(p.Plugin, c)
+	s := host.New(p.Plugin, c)
 	c.mu.Lock()
 	c.sdk = s
 	c.mu.Unlock()
 	if err := p2.Start(s); err != nil {
 		return nil, fmt.Errorf("starting plugin %q: %w", p.Plugin, err)
 	}
-	res := InitializeResult{ProtocolVersion: ProtocolVersion, SDKVersion: sdk.SDKVersion, Name: p2.Name(), AutoRestart: s.AutoRestart()}
+	res := wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, SDKVersion: sdk.SDKVersion, Name: p2.Name(), AutoRestart: s.AutoRestart()}
 	if mp, ok := p2.(sdk.ManifestProvider); ok {
 		m := mp.Manifest()
 		c.mu.Lock()
 		c.manifest = m
 		c.mu.Unlock()
-		res.Manifest = WireManifest(m)
+		res.Manifest = wire.WireManifest(m)
 	}
 	return res, nil
 }
 
-// RegisterTool implements sdk.Host.
+// RegisterTool implements host.Host.
 func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) error {
 	c.mu.Lock()
 	if _, dup := c.tools[def.Name]; dup {
@@ -144,8 +154,8 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 	c.tools[def.Name] = h
 	c.defs[def.Name] = def
 	c.mu.Unlock()
-	wire := ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil}
-	if err := c.conn.Call(context.Background(), MethodToolsRegister, wire, nil); err != nil {
+	reg := wire.ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil}
+	if err := c.conn.Call(context.Background(), wire.MethodToolsRegister, reg, nil); err != nil {
 		c.mu.Lock()
 		delete(c.tools, def.Name)
 		delete(c.defs, def.Name)
@@ -155,39 +165,39 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 	return nil
 }
 
-// RegisterStage implements sdk.Host.
+// RegisterStage implements host.Host.
 func (c *child) RegisterStage(_ string, stage sdk.Stage, own bool, h sdk.StageHandler) {
 	c.mu.Lock()
 	c.nextID++
 	id := c.nextID
 	c.stages[id] = h
 	c.mu.Unlock()
-	if err := c.conn.Call(context.Background(), MethodStagesRegister, StageRegistration{ID: id, Stage: stage, OwnTools: own}, nil); err != nil {
+	if err := c.conn.Call(context.Background(), wire.MethodStagesRegister, wire.StageRegistration{ID: id, Stage: stage, OwnTools: own}, nil); err != nil {
 		c.log.Error("stage handler not registered", "stage", stage, "err", err)
 	}
 }
 
-// RegisterDecisionHook implements sdk.Host.
+// RegisterDecisionHook implements host.Host.
 func (c *child) RegisterDecisionHook(_ string, h sdk.DecisionHook) {
 	c.mu.Lock()
 	c.nextID++
 	id := c.nextID
 	c.hooks[id] = h
 	c.mu.Unlock()
-	if err := c.conn.Call(context.Background(), MethodHooksRegister, HookRegistration{ID: id}, nil); err != nil {
+	if err := c.conn.Call(context.Background(), wire.MethodHooksRegister, wire.HookRegistration{ID: id}, nil); err != nil {
 		c.log.Error("decision hook not registered", "err", err)
 	}
 }
 
-// Inject implements sdk.Host; the host knows which plugin is calling.
+// Inject implements host.Host; the host knows which plugin is calling.
 func (c *child) Inject(_ string, in sdk.Injection) error {
-	return injectError(c.conn.Call(context.Background(), MethodInject, InjectParams{in}, nil))
+	return injectError(c.conn.Call(context.Background(), wire.MethodInject, wire.InjectParams{Injection: in}, nil))
 }
 
-// InjectSync implements sdk.Host.
+// InjectSync implements host.Host.
 func (c *child) InjectSync(ctx context.Context, _ string, in sdk.Injection) (string, error) {
-	var res InjectSyncResult
-	err := c.conn.Call(ctx, MethodInjectSync, InjectParams{in}, &res)
+	var res wire.InjectSyncResult
+	err := c.conn.Call(ctx, wire.MethodInjectSync, wire.InjectParams{Injection: in}, &res)
 	return res.Text, injectError(err)
 }
 
@@ -199,24 +209,24 @@ func (e *refusedError) Error() string        { return e.msg }
 func (e *refusedError) Is(target error) bool { return target == sdk.ErrInjectRefused }
 
 func injectError(err error) error {
-	var e *Error
-	if errors.As(err, &e) && e.Code == CodeCapability {
+	var e *wire.Error
+	if errors.As(err, &e) && e.Code == wire.CodeCapability {
 		return &refusedError{e.Message}
 	}
 	return err
 }
 
-// Services implements sdk.Host: settings, the key-value storage, memory,
+// Services implements host.Host: settings, the key-value storage, memory,
 // the knowledge base and the LLM sources over the wire (the host refuses
 // each group plugin.json does not declare), the plugin's data directory,
 // and logs to stderr.
-func (c *child) Services(plugin string) sdk.Services {
+func (c *child) Services(plugin string) host.Services {
 	c.mu.Lock()
 	p := c.params
 	c.mu.Unlock()
 	log := c.log.With("plugin", plugin)
 	mem := remoteMemory{c.conn, log}
-	return sdk.Services{
+	return host.Services{
 		Settings:   remoteSettings{conn: c.conn, dir: p.DataDir, log: log},
 		KV:         remoteKV{c.conn},
 		Memory:     mem,
@@ -228,34 +238,34 @@ func (c *child) Services(plugin string) sdk.Services {
 	}
 }
 
-type remoteLLM struct{ conn *Conn }
+type remoteLLM struct{ conn *wire.Conn }
 
 func (r remoteLLM) ListSources() []string {
 	var out []string
-	_ = r.conn.Call(context.Background(), MethodLLMList, struct{}{}, &out)
+	_ = r.conn.Call(context.Background(), wire.MethodLLMList, struct{}{}, &out)
 	return out
 }
 
 func (r remoteLLM) SetSource(name string) error {
-	return r.conn.Call(context.Background(), MethodLLMSet, SourceParams{Name: name}, nil)
+	return r.conn.Call(context.Background(), wire.MethodLLMSet, wire.SourceParams{Name: name}, nil)
 }
 
 func (r remoteLLM) CurrentSource() string {
 	var out string
-	_ = r.conn.Call(context.Background(), MethodLLMCurrent, struct{}{}, &out)
+	_ = r.conn.Call(context.Background(), wire.MethodLLMCurrent, struct{}{}, &out)
 	return out
 }
 
 func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p ToolCallParams
+	var p wire.ToolCallParams
 	if err := codec.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
 	h := c.tools[p.Tool]
 	c.mu.Unlock()
 	if h == nil {
-		return nil, &Error{Code: CodeNotRegistered, Message: "unknown tool " + p.Tool}
+		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "unknown tool " + p.Tool}
 	}
 	// The decoded map is left nil: handlers that want it decode the raw
 	// arguments (sdk's adapters do), typed ones decode into their struct.
@@ -266,10 +276,10 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	tc.KV = remoteKV{c.conn}
 	v, err := h(ctx, tc, nil, p.Args)
 	if err != nil {
-		return nil, &Error{Code: CodeToolFailed, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeToolFailed, Message: err.Error()}
 	}
 	if s, ok := v.(string); ok {
-		return &ToolCallResult{Text: &s}, nil
+		return &wire.ToolCallResult{Text: &s}, nil
 	}
 	if tr, ok := v.(interface {
 		Text() string
@@ -277,15 +287,15 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 		ResultMetadata() map[string]string
 	}); ok {
 		s := tr.Text()
-		return &ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
+		return &wire.ToolCallResult{Text: &s, IsError: tr.IsError(), Metadata: tr.ResultMetadata()}, nil
 	}
 	// The handler's value is encoded as an in-process tool's is, by
 	// encoding/json, so a tool answers the model alike either way.
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, &Error{Code: CodeToolFailed, Message: "the result could not be encoded as JSON: " + err.Error()}
+		return nil, &wire.Error{Code: wire.CodeToolFailed, Message: "the result could not be encoded as JSON: " + err.Error()}
 	}
-	res := &ToolCallResult{Value: b} // a pointer: the codec encodes it without a copy
+	res := &wire.ToolCallResult{Value: b} // a pointer: the codec encodes it without a copy
 	switch x := v.(type) {
 	case map[string]interface{}:
 		res.IsError, _ = x["isError"].(bool)
@@ -296,20 +306,20 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 }
 
 func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
-	var p StageRunParams
+	var p wire.StageRunParams
 	if err := codec.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
 	h := c.stages[p.ID]
 	c.mu.Unlock()
 	if h == nil {
-		return nil, &Error{Code: CodeNotRegistered, Message: fmt.Sprintf("unknown stage handler %d", p.ID)}
+		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: fmt.Sprintf("unknown stage handler %d", p.ID)}
 	}
 	sc := &sdk.StageContext{}
 	p.Context.ApplyTo(sc)
 	sc.Phase = p.Context.Phase
-	var res StageRunResult
+	var res wire.StageRunResult
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -320,20 +330,20 @@ func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 			res.Error = err.Error()
 		}
 	}()
-	res.Context = FromStage(sc)
+	res.Context = wire.FromStage(sc)
 	return res, nil
 }
 
 func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p HookDecideParams
+	var p wire.HookDecideParams
 	if err := codec.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
 	h := c.hooks[p.ID]
 	c.mu.Unlock()
 	if h == nil {
-		return nil, &Error{Code: CodeNotRegistered, Message: fmt.Sprintf("unknown decision hook %d", p.ID)}
+		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: fmt.Sprintf("unknown decision hook %d", p.ID)}
 	}
 	var args map[string]interface{}
 	_ = codec.Unmarshal(p.Args, &args)
@@ -350,20 +360,20 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 }
 
 func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p ResolveEffectParams
+	var p wire.ResolveEffectParams
 	if err := codec.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
 	def := c.defs[p.Tool]
 	c.mu.Unlock()
 	fn := def.ResolveEffect
 	if fn == nil {
-		return nil, &Error{Code: CodeNotRegistered, Message: "no ResolveEffect for tool " + p.Tool}
+		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "no ResolveEffect for tool " + p.Tool}
 	}
 	var args map[string]interface{}
 	if err := codec.Unmarshal(p.Args, &args); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	if args == nil {
 		args = map[string]interface{}{}
@@ -384,21 +394,21 @@ func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, er
 }
 
 func (c *child) context(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p ContextParams
+	var p wire.ContextParams
 	if err := codec.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
 	fn := c.manifest.Context
 	c.mu.Unlock()
 	if fn == nil {
-		return nil, &Error{Code: CodeNotRegistered, Message: "the plugin has no context function"}
+		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "the plugin has no context function"}
 	}
 	text, err := fn(ctx, sdk.ContextInput{Query: p.Query})
 	if err != nil {
 		return nil, err
 	}
-	return TextResult{Text: text}, nil
+	return wire.TextResult{Text: text}, nil
 }
 
 func (c *child) instructions(context.Context, json.RawMessage) (any, error) {
@@ -408,7 +418,7 @@ func (c *child) instructions(context.Context, json.RawMessage) (any, error) {
 	if fn != nil {
 		text = fn()
 	}
-	return TextResult{Text: text}, nil
+	return wire.TextResult{Text: text}, nil
 }
 
 func (c *child) shutdown(context.Context, json.RawMessage) (any, error) {
@@ -432,6 +442,6 @@ func (c *child) stop() (err error) {
 			err = fmt.Errorf("Stop panicked: %v", r)
 		}
 	}()
-	s.RunStopHandlers()
+	host.RunStopHandlers(s)
 	return p.Stop()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 type policyPlugin struct{ name string }
@@ -52,15 +53,15 @@ func TestServePolicyMethods(t *testing.T) {
 	hr, pw := io.Pipe()
 	pr, hw := io.Pipe()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	host := NewConn(hr, hw, quiet)
-	var tools []ToolDef
-	host.Handle(MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var d ToolDef
+	host := wire.NewConn(hr, hw, quiet)
+	var tools []wire.ToolDef
+	host.Handle(wire.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var d wire.ToolDef
 		json.Unmarshal(raw, &d)
 		tools = append(tools, d)
 		return struct{}{}, nil
 	})
-	host.Handle(MethodHooksRegister, func(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil })
+	host.Handle(wire.MethodHooksRegister, func(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil })
 	go host.Run()
 	served := make(chan error, 1)
 	go func() {
@@ -76,8 +77,8 @@ func TestServePolicyMethods(t *testing.T) {
 		pw.Close()
 	}()
 	ctx := context.Background()
-	var init InitializeResult
-	if err := host.Call(ctx, MethodInitialize, InitializeParams{ProtocolVersions: []int{ProtocolVersion}, Plugin: "p"}, &init); err != nil {
+	var init wire.InitializeResult
+	if err := host.Call(ctx, wire.MethodInitialize, wire.InitializeParams{ProtocolVersions: []int{wire.ProtocolVersion}, Plugin: "p"}, &init); err != nil {
 		t.Fatal(err)
 	}
 	m := init.Manifest
@@ -93,22 +94,22 @@ func TestServePolicyMethods(t *testing.T) {
 		"empty": `{"effect":"read"}`, "unknown": `{"effect":"write"}`, "money": `{"effect":"money","target":{"label":"bob"}}`,
 	} {
 		var got json.RawMessage
-		if err := host.Call(ctx, MethodResolveEffect, ResolveEffectParams{Tool: tool, Args: json.RawMessage(`{}`)}, &got); err != nil || string(got) != want {
+		if err := host.Call(ctx, wire.MethodResolveEffect, wire.ResolveEffectParams{Tool: tool, Args: json.RawMessage(`{}`)}, &got); err != nil || string(got) != want {
 			t.Errorf("%s: %s %v, want %s", tool, got, err, want)
 		}
 	}
-	if err := host.Call(ctx, MethodResolveEffect, ResolveEffectParams{Tool: "fails", Args: json.RawMessage(`{}`)}, nil); err == nil || err.Error() != "no idea" {
+	if err := host.Call(ctx, wire.MethodResolveEffect, wire.ResolveEffectParams{Tool: "fails", Args: json.RawMessage(`{}`)}, nil); err == nil || err.Error() != "no idea" {
 		t.Errorf("fails: %v", err)
 	}
 	var d sdk.HookDecision
-	if err := host.Call(ctx, MethodHookDecide, HookDecideParams{ID: 1, Tool: "x__y", Args: json.RawMessage(`{}`)}, &d); err != nil || d.Verdict != sdk.VerdictAllow {
+	if err := host.Call(ctx, wire.MethodHookDecide, wire.HookDecideParams{ID: 1, Tool: "x__y", Args: json.RawMessage(`{}`)}, &d); err != nil || d.Verdict != sdk.VerdictAllow {
 		t.Errorf("hook: %+v %v", d, err)
 	}
-	var text TextResult
-	if err := host.Call(ctx, MethodContext, ContextParams{Query: "q"}, &text); err != nil || text.Text != "ctx q" {
+	var text wire.TextResult
+	if err := host.Call(ctx, wire.MethodContext, wire.ContextParams{Query: "q"}, &text); err != nil || text.Text != "ctx q" {
 		t.Errorf("context: %+v %v", text, err)
 	}
-	if err := host.Call(ctx, MethodInstructions, struct{}{}, &text); err != nil || text.Text != "dynamic" {
+	if err := host.Call(ctx, wire.MethodInstructions, struct{}{}, &text); err != nil || text.Text != "dynamic" {
 		t.Errorf("instructions: %+v %v", text, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // remoteSettings is the SettingsAPI of a child plugin: calls to the host,
@@ -17,15 +18,15 @@ import (
 // for writing them, never their secrets). core.daemon.data_dir and
 // DataDir are answered here: the plugin's own data directory.
 type remoteSettings struct {
-	conn *Conn
+	conn *wire.Conn
 	dir  string
 	log  *slog.Logger
 }
 
 var _ sdk.SettingsAPI = remoteSettings{}
 
-func (r remoteSettings) value(method string, p SettingParams) (interface{}, error) {
-	var res ValueResult
+func (r remoteSettings) value(method string, p wire.SettingParams) (interface{}, error) {
+	var res wire.ValueResult
 	if err := r.conn.Call(context.Background(), method, p, &res); err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (r remoteSettings) value(method string, p SettingParams) (interface{}, erro
 	return v, nil
 }
 
-func (r remoteSettings) set(method string, p SettingParams, v interface{}) error {
+func (r remoteSettings) set(method string, p wire.SettingParams, v interface{}) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("setting %s: the value cannot be encoded as JSON: %w", p.Key, err)
@@ -48,22 +49,22 @@ func (r remoteSettings) set(method string, p SettingParams, v interface{}) error
 	return r.conn.Call(context.Background(), method, p, nil)
 }
 
-func (r remoteSettings) keys(method string, p SettingParams) ([]string, error) {
+func (r remoteSettings) keys(method string, p wire.SettingParams) ([]string, error) {
 	var out []string
 	err := r.conn.Call(context.Background(), method, p, &out)
 	return out, err
 }
 
 func (r remoteSettings) Get(key string) (interface{}, error) {
-	return r.value(MethodSettingsGet, SettingParams{Key: key})
+	return r.value(wire.MethodSettingsGet, wire.SettingParams{Key: key})
 }
 
 func (r remoteSettings) Set(key string, v interface{}) error {
-	return r.set(MethodSettingsSet, SettingParams{Key: key}, v)
+	return r.set(wire.MethodSettingsSet, wire.SettingParams{Key: key}, v)
 }
 
 func (r remoteSettings) List(prefix string) ([]string, error) {
-	return r.keys(MethodSettingsList, SettingParams{Prefix: prefix})
+	return r.keys(wire.MethodSettingsList, wire.SettingParams{Prefix: prefix})
 }
 
 // GetCore answers core.daemon.data_dir, which HomeAgent plugins read at
@@ -74,38 +75,38 @@ func (r remoteSettings) GetCore(key string) (interface{}, error) {
 	if key == "core.daemon.data_dir" {
 		return r.DataDir(), nil
 	}
-	return r.value(MethodSettingsGetCore, SettingParams{Key: key})
+	return r.value(wire.MethodSettingsGetCore, wire.SettingParams{Key: key})
 }
 
 func (r remoteSettings) SetCore(key string, v interface{}) error {
-	return r.set(MethodSettingsSetCore, SettingParams{Key: key}, v)
+	return r.set(wire.MethodSettingsSetCore, wire.SettingParams{Key: key}, v)
 }
 
 func (r remoteSettings) ListCore(prefix string) ([]string, error) {
-	return r.keys(MethodSettingsListCore, SettingParams{Prefix: prefix})
+	return r.keys(wire.MethodSettingsListCore, wire.SettingParams{Prefix: prefix})
 }
 
 func (r remoteSettings) GetPlugin(plugin, key string) (interface{}, error) {
-	return r.value(MethodSettingsGetOther, SettingParams{Plugin: plugin, Key: key})
+	return r.value(wire.MethodSettingsGetOther, wire.SettingParams{Plugin: plugin, Key: key})
 }
 
 func (r remoteSettings) SetPlugin(plugin, key string, v interface{}) error {
-	return r.set(MethodSettingsSetOther, SettingParams{Plugin: plugin, Key: key}, v)
+	return r.set(wire.MethodSettingsSetOther, wire.SettingParams{Plugin: plugin, Key: key}, v)
 }
 
 func (r remoteSettings) ListPlugin(plugin, prefix string) ([]string, error) {
-	return r.keys(MethodSettingsListOther, SettingParams{Plugin: plugin, Prefix: prefix})
+	return r.keys(wire.MethodSettingsListOther, wire.SettingParams{Plugin: plugin, Prefix: prefix})
 }
 
 func (r remoteSettings) RegisterDef(def sdk.ConfigDef) {
-	if err := r.conn.Call(context.Background(), MethodSettingsRegister, def, nil); err != nil {
+	if err := r.conn.Call(context.Background(), wire.MethodSettingsRegister, def, nil); err != nil {
 		r.log.Error("setting not declared", "key", def.Key, "err", err)
 	}
 }
 
 func (r remoteSettings) Defs(prefix string) []*sdk.ConfigDef {
 	var out []*sdk.ConfigDef
-	if err := r.conn.Call(context.Background(), MethodSettingsDefs, SettingParams{Prefix: prefix}, &out); err != nil {
+	if err := r.conn.Call(context.Background(), wire.MethodSettingsDefs, wire.SettingParams{Prefix: prefix}, &out); err != nil {
 		r.log.Error("reading setting declarations", "err", err)
 	}
 	return out
@@ -113,14 +114,14 @@ func (r remoteSettings) Defs(prefix string) []*sdk.ConfigDef {
 
 func (r remoteSettings) Dump() map[string]interface{} {
 	var out map[string]interface{}
-	if err := r.conn.Call(context.Background(), MethodSettingsDump, struct{}{}, &out); err != nil {
+	if err := r.conn.Call(context.Background(), wire.MethodSettingsDump, struct{}{}, &out); err != nil {
 		r.log.Error("reading all settings", "err", err)
 	}
 	return out
 }
 
 func (r remoteSettings) Plugins() []string {
-	out, err := r.keys(MethodSettingsPlugins, SettingParams{})
+	out, err := r.keys(wire.MethodSettingsPlugins, wire.SettingParams{})
 	if err != nil {
 		r.log.Error("reading the plugins with settings", "err", err)
 	}
@@ -136,13 +137,13 @@ func (r remoteSettings) DataDir() string {
 
 // remoteKV is a child plugin's key-value storage, kept by the host (group
 // "kv").
-type remoteKV struct{ conn *Conn }
+type remoteKV struct{ conn *wire.Conn }
 
 var _ sdk.KV = remoteKV{}
 
 func (r remoteKV) Get(ctx context.Context, key string, v any) (bool, error) {
-	var res ValueResult
-	if err := r.conn.Call(ctx, MethodKVGet, KVParams{Key: key}, &res); err != nil || !res.Found {
+	var res wire.ValueResult
+	if err := r.conn.Call(ctx, wire.MethodKVGet, wire.KVParams{Key: key}, &res); err != nil || !res.Found {
 		return false, err
 	}
 	return true, json.Unmarshal(res.Value, v)
@@ -153,17 +154,17 @@ func (r remoteKV) Set(ctx context.Context, key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("kv %q: the value cannot be encoded as JSON: %w", key, err)
 	}
-	return r.conn.Call(ctx, MethodKVSet, KVParams{Key: key, Value: raw}, nil)
+	return r.conn.Call(ctx, wire.MethodKVSet, wire.KVParams{Key: key, Value: raw}, nil)
 }
 
 func (r remoteKV) Delete(ctx context.Context, key string) error {
-	return r.conn.Call(ctx, MethodKVDelete, KVParams{Key: key}, nil)
+	return r.conn.Call(ctx, wire.MethodKVDelete, wire.KVParams{Key: key}, nil)
 }
 
 // remoteMemory is a child plugin's graph, text and document memory, kept
 // by the host (group "memory").
 type remoteMemory struct {
-	conn *Conn
+	conn *wire.Conn
 	log  *slog.Logger
 }
 
@@ -178,48 +179,48 @@ func (r remoteMemory) call(method string, params, result any) error {
 }
 
 func (r remoteMemory) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation, error) {
-	var res RecallResult
-	err := r.call(MethodMemoryRecall, RecallParams{Query: query, Depth: depth}, &res)
+	var res wire.RecallResult
+	err := r.call(wire.MethodMemoryRecall, wire.RecallParams{Query: query, Depth: depth}, &res)
 	return res.Entities, res.Relations, err
 }
 
 func (r remoteMemory) Commit(triples []sdk.Triple) error {
-	return r.call(MethodMemoryCommit, CommitParams{Triples: triples}, nil)
+	return r.call(wire.MethodMemoryCommit, wire.CommitParams{Triples: triples}, nil)
 }
 
 func (r remoteMemory) Introspect() (map[string]interface{}, error) {
 	var out map[string]interface{}
-	err := r.call(MethodMemoryIntrospect, struct{}{}, &out)
+	err := r.call(wire.MethodMemoryIntrospect, struct{}{}, &out)
 	return out, err
 }
 
 func (r remoteMemory) MergeEntities(source, target string) (int, error) {
-	var res CountResult
-	err := r.call(MethodMemoryMerge, MergeParams{Source: source, Target: target}, &res)
+	var res wire.CountResult
+	err := r.call(wire.MethodMemoryMerge, wire.MergeParams{Source: source, Target: target}, &res)
 	return res.Count, err
 }
 
 func (r remoteMemory) Purge(criteria map[string]string, mode string) (int, error) {
-	var res CountResult
-	err := r.call(MethodMemoryPurge, PurgeParams{Criteria: criteria, Mode: mode}, &res)
+	var res wire.CountResult
+	err := r.call(wire.MethodMemoryPurge, wire.PurgeParams{Criteria: criteria, Mode: mode}, &res)
 	return res.Count, err
 }
 
 func (r remoteMemory) Append(evt sdk.TextEvent) error {
-	return r.call(MethodMemoryAppendText, evt, nil)
+	return r.call(wire.MethodMemoryAppendText, evt, nil)
 }
 
 func (r remoteMemory) Query(text string, topK int) []*sdk.Doc {
 	var out []*sdk.Doc
-	if err := r.call(MethodMemoryDocQuery, SearchParams{Query: text, TopK: topK}, &out); err != nil {
+	if err := r.call(wire.MethodMemoryDocQuery, wire.SearchParams{Query: text, TopK: topK}, &out); err != nil {
 		r.log.Error("document memory query failed", "err", err)
 	}
 	return out
 }
 
 func (r remoteMemory) Insert(doc *sdk.Doc) error {
-	var res DocParams
-	if err := r.call(MethodMemoryDocInsert, doc, &res); err != nil {
+	var res wire.DocParams
+	if err := r.call(wire.MethodMemoryDocInsert, doc, &res); err != nil {
 		return err
 	}
 	doc.ID = res.ID
@@ -227,14 +228,14 @@ func (r remoteMemory) Insert(doc *sdk.Doc) error {
 }
 
 func (r remoteMemory) Remove(id string) {
-	if err := r.call(MethodMemoryDocRemove, DocParams{ID: id}, nil); err != nil {
+	if err := r.call(wire.MethodMemoryDocRemove, wire.DocParams{ID: id}, nil); err != nil {
 		r.log.Error("document memory remove failed", "id", id, "err", err)
 	}
 }
 
 func (r remoteMemory) Stats() map[string]interface{} {
 	var out map[string]interface{}
-	if err := r.call(MethodMemoryDocStats, struct{}{}, &out); err != nil {
+	if err := r.call(wire.MethodMemoryDocStats, struct{}{}, &out); err != nil {
 		r.log.Error("document memory stats failed", "err", err)
 	}
 	return out
@@ -242,22 +243,22 @@ func (r remoteMemory) Stats() map[string]interface{} {
 
 // remoteKnowledge is a child plugin's view of the knowledge base (group
 // "knowledge").
-type remoteKnowledge struct{ conn *Conn }
+type remoteKnowledge struct{ conn *wire.Conn }
 
 var _ sdk.KnowledgeAPI = remoteKnowledge{}
 
 func (r remoteKnowledge) Search(query string, topK int) ([]*sdk.Knowledge, error) {
 	var out []*sdk.Knowledge
-	err := r.conn.Call(context.Background(), MethodKnowledgeSearch, SearchParams{Query: query, TopK: topK}, &out)
+	err := r.conn.Call(context.Background(), wire.MethodKnowledgeSearch, wire.SearchParams{Query: query, TopK: topK}, &out)
 	return out, err
 }
 
 func (r remoteKnowledge) Add(name, content string) error {
-	return r.conn.Call(context.Background(), MethodKnowledgeAdd, KnowledgeParams{Name: name, Content: content}, nil)
+	return r.conn.Call(context.Background(), wire.MethodKnowledgeAdd, wire.KnowledgeParams{Name: name, Content: content}, nil)
 }
 
 func (r remoteKnowledge) List() ([]string, error) {
 	var out []string
-	err := r.conn.Call(context.Background(), MethodKnowledgeList, struct{}{}, &out)
+	err := r.conn.Call(context.Background(), wire.MethodKnowledgeList, struct{}{}, &out)
 	return out, err
 }

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
@@ -34,14 +35,14 @@ type T interface {
 	TempDir() string
 }
 
-// Options configure a Harness. The zero value gives in-memory settings
+// Options configure a Harness. The zero value (or a nil *Options) gives in-memory settings
 // (with a temporary DataDir), an in-memory KV, no other services, and
 // stage handlers run in registration order.
 type Options struct {
 	// Services replaces the default services; nil fields stay unavailable,
 	// except Settings, which defaults to NewSettings(), and KV, which
 	// defaults to an empty KV (also given to tools in ToolContext.KV).
-	Services sdk.Services
+	Services host.Services
 	// Reply answers InjectInputSync; nil answers "".
 	Reply func(sdk.Injection) string
 	// Stages, when set, returns the stage pipeline the plugin's handlers
@@ -79,18 +80,22 @@ type Harness struct {
 	hooks    []sdk.DecisionHook
 }
 
-var _ sdk.Host = (*Harness)(nil)
+var _ host.Host = (*Harness)(nil)
 
 // Start creates the plugin with factory and starts it; it fails the test if
 // either fails. The plugin's stop handlers and Stop run at cleanup.
 func Start(t T, name string, factory sdk.NewPlugin, config map[string]interface{}) *Harness {
 	t.Helper()
-	return StartWith(t, name, factory, config, Options{})
+	return StartWith(t, name, factory, config, nil)
 }
 
-// StartWith is Start with options.
-func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interface{}, opts Options) *Harness {
+// StartWith is Start with options; nil means the defaults.
+func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interface{}, options *Options) *Harness {
 	t.Helper()
+	var opts Options
+	if options != nil {
+		opts = *options
+	}
 	if opts.Services.Settings == nil {
 		opts.Services.Settings = NewSettings()
 	}
@@ -122,12 +127,12 @@ func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interf
 		t.Fatalf("sdktest: factory of %q returned nil", name)
 	}
 	h.plugin = p
-	h.sdk = sdk.New(name, h)
+	h.sdk = host.New(name, h)
 	if err := p.Start(h.sdk); err != nil {
 		t.Fatalf("sdktest: starting plugin %q: %v", name, err)
 	}
 	t.Cleanup(func() {
-		h.sdk.RunStopHandlers()
+		host.RunStopHandlers(h.sdk)
 		if err := p.Stop(); err != nil {
 			t.Errorf("sdktest: stopping plugin %q: %v", name, err)
 		}
@@ -147,7 +152,7 @@ type tool struct {
 	def  sdk.ToolDef
 }
 
-// RegisterTool implements sdk.Host: the tool is named plugin__name, as
+// RegisterTool implements host.Host: the tool is named plugin__name, as
 // the model sees it, and its schema compiled as Hearth compiles it.
 func (h *Harness) RegisterTool(plugin string, def sdk.ToolDef, handler sdk.RawToolHandler) error {
 	if handler == nil {
@@ -171,14 +176,14 @@ func (h *Harness) RegisterTool(plugin string, def sdk.ToolDef, handler sdk.RawTo
 	return nil
 }
 
-// RegisterStage implements sdk.Host; a bad registration fails the test.
+// RegisterStage implements host.Host; a bad registration fails the test.
 func (h *Harness) RegisterStage(plugin string, stage sdk.Stage, own bool, handler sdk.StageHandler) {
 	if err := h.pipeline.Register(plugin, stage, own, handler); err != nil {
 		h.t.Errorf("sdktest: %v", err)
 	}
 }
 
-// RegisterDecisionHook implements sdk.Host by recording the hook.
+// RegisterDecisionHook implements host.Host by recording the hook.
 func (h *Harness) RegisterDecisionHook(plugin string, hook sdk.DecisionHook) {
 	h.mu.Lock()
 	h.hooks = append(h.hooks, hook)
@@ -193,7 +198,7 @@ func (h *Harness) DecisionHooks() []sdk.DecisionHook {
 	return append([]sdk.DecisionHook(nil), h.hooks...)
 }
 
-// Inject implements sdk.Host by recording the input, with Source set to
+// Inject implements host.Host by recording the input, with Source set to
 // the plugin as Hearth sets it. Like Hearth, it refuses an injection into
 // another channel or in a user's name unless the plugin's manifest
 // declares sdk.CapabilityInjectChannels or sdk.CapabilityInjectUser.
@@ -208,7 +213,7 @@ func (h *Harness) Inject(plugin string, in sdk.Injection) error {
 	return nil
 }
 
-// InjectSync implements sdk.Host: it records the input and answers with
+// InjectSync implements host.Host: it records the input and answers with
 // Options.Reply.
 func (h *Harness) InjectSync(_ context.Context, plugin string, in sdk.Injection) (string, error) {
 	if err := h.Inject(plugin, in); err != nil {
@@ -237,8 +242,8 @@ func (h *Harness) checkInjection(plugin string, in sdk.Injection) error {
 	return nil
 }
 
-// Services implements sdk.Host.
-func (h *Harness) Services(string) sdk.Services { return h.opts.Services }
+// Services implements host.Host.
+func (h *Harness) Services(string) host.Services { return h.opts.Services }
 
 // Injected returns the inputs the plugin injected so far.
 func (h *Harness) Injected() []sdk.Injection {

@@ -28,7 +28,7 @@ type stageHandler struct {
 }
 
 func (p *pipeline) Register(plugin string, stage sdk.Stage, own bool, fn sdk.StageHandler) error {
-	if !slices.Contains(sdk.Stages, stage) {
+	if !slices.Contains(sdk.Stages(), stage) {
 		return fmt.Errorf("plugin %q: unknown stage %q", plugin, stage)
 	}
 	if fn == nil {

@@ -21,10 +21,10 @@ import (
 // Channel is the channel name of terminal sessions.
 const Channel = "terminal"
 
-// Options configure Chat and Ask.
+// Options configure Chat and Ask. A nil *Options means all defaults.
 type Options struct {
-	In       io.Reader // os.Stdin
-	Out, Err io.Writer // os.Stdout, os.Stderr
+	In       io.Reader // nil means os.Stdin
+	Out, Err io.Writer // nil means os.Stdout, os.Stderr
 	// ChatID names the conversation; chat's default is "" (the one
 	// terminal conversation), ask's a fresh one per call.
 	ChatID        string
@@ -37,6 +37,25 @@ type Options struct {
 	ConfigPath string
 	// Plugins, when set, describes the process plugins for /plugins.
 	Plugins func() string
+}
+
+// withDefaults returns a copy of o (the zero Options for nil) with the
+// streams it leaves nil set to the process's.
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	if v.In == nil {
+		v.In = os.Stdin
+	}
+	if v.Out == nil {
+		v.Out = os.Stdout
+	}
+	if v.Err == nil {
+		v.Err = os.Stderr
+	}
+	return v
 }
 
 const (
@@ -55,7 +74,8 @@ type lineReader interface {
 // above the message being typed. On a terminal it edits lines, keeps history, and reads pasted
 // multi-line text as one message; a line ending in \ continues on the next
 // line. Ctrl-C while the agent answers interrupts the answer.
-func Chat(ctx context.Context, k *kernel.Kernel, o Options) error {
+func Chat(ctx context.Context, k *kernel.Kernel, opts *Options) error {
+	o := opts.withDefaults()
 	var r lineReader
 	var approver policy.Approver
 	scr := &screen{out: o.Out}

@@ -1,12 +1,11 @@
-package pluginrpc_test
+package wire_test
 
 // The wire has one source: the Go types of the protocol, read here by
 // reflection as JSON has them. The TypeScript SDK's declared types
 // (sdk/typescript/index.d.ts) are checked against them member by member,
 // the string unions against the Go constants, and the member names the
 // JavaScript and Python SDKs write and read against the set of wire names.
-// The types are named by Go identifier only: if they move to a package of
-// their own, the `wire` import below is the one line to change.
+// The types are named by Go identifier only, through the `wire` import.
 
 import (
 	"fmt"
@@ -24,7 +23,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/sdk"
-	wire "github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // The directories read, relative to this package's.
@@ -229,7 +228,7 @@ func TestWireTypeScriptDeclarations(t *testing.T) {
 		}
 	}
 	if len(c.errs) > 0 {
-		t.Errorf("index.d.ts does not match the wire types (sdk/pluginrpc/protocol.go and the sdk types it holds):\n\t%s",
+		t.Errorf("index.d.ts does not match the wire types (sdk/wire/protocol.go and the sdk types it holds):\n\t%s",
 			strings.Join(c.errs, "\n\t"))
 	}
 }
@@ -351,7 +350,7 @@ func checkNames(t *testing.T, file string, names []string, local map[string]stri
 	}
 	slices.Sort(bad)
 	if len(bad) > 0 {
-		t.Errorf("%s uses names that are not members of any wire type (sdk/pluginrpc/protocol.go and the sdk types it holds):\n\t%s",
+		t.Errorf("%s uses names that are not members of any wire type (sdk/wire/protocol.go and the sdk types it holds):\n\t%s",
 			file, strings.Join(bad, "\n\t"))
 	}
 }
@@ -855,7 +854,7 @@ func TestWireJavaScriptMessages(t *testing.T) {
 	}
 	s.check()
 	if len(s.errs) > 0 {
-		t.Errorf("index.js's messages do not match the wire types (sdk/pluginrpc/protocol.go):\n\t%s", strings.Join(s.errs, "\n\t"))
+		t.Errorf("index.js's messages do not match the wire types (sdk/wire/protocol.go):\n\t%s", strings.Join(s.errs, "\n\t"))
 	}
 }
 
@@ -897,7 +896,7 @@ func TestWirePythonMessages(t *testing.T) {
 		}
 	}
 	if len(s.errs) > 0 {
-		t.Errorf("hearth_plugin.py's messages do not match the wire types (sdk/pluginrpc/protocol.go):\n\t%s", strings.Join(s.errs, "\n\t"))
+		t.Errorf("hearth_plugin.py's messages do not match the wire types (sdk/wire/protocol.go):\n\t%s", strings.Join(s.errs, "\n\t"))
 	}
 }
 

@@ -1,4 +1,4 @@
-package pluginrpc
+package wire
 
 import (
 	"bytes"

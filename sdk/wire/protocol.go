@@ -1,13 +1,11 @@
-// Package pluginrpc is the Hearth plugin protocol: a plugin written against
-// sdk/ runs as a child process of Hearth with no other change than
-//
-//	func main() { pluginrpc.Serve(myplugin.New) }
-//
-// The protocol is newline-delimited JSON-RPC 2.0 over the child's stdin and
-// stdout, with requests in both directions; docs/protocol.md specifies it.
-// This package holds the wire types, the connection both sides use, and
-// the child side (Serve).
-package pluginrpc
+// Package wire is the Hearth plugin protocol as both sides speak it: the
+// params and results of every method, the method names and their
+// capability groups, and Conn, the newline-delimited JSON-RPC 2.0
+// connection with requests in both directions; docs/protocol.md specifies
+// it. Hosts (Hearth's pluginhost, tests, benchmarks) use it directly; a
+// plugin author runs a plugin as a child process with pluginrpc.Serve and
+// never imports it.
+package wire
 
 import (
 	"encoding/json"
