@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pipeline"
 )
 
 // Defaults for Config's zero values.
@@ -83,7 +84,7 @@ type Kernel struct {
 	cfg      Config
 	log      *slog.Logger
 	tools    *tools.Registry
-	pipeline *Pipeline
+	pipeline *pipeline.Pipeline
 	provider llm.Provider
 	store    History // nil keeps history in memory only
 
@@ -144,7 +145,7 @@ func New(cfg Config, provider llm.Provider, st History) *Kernel {
 	base, cancel := context.WithCancel(context.Background())
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
-		tools: tools.NewRegistry(), pipeline: NewPipeline(cfg.Logger),
+		tools: tools.NewRegistry(), pipeline: pipeline.New(cfg.Logger),
 		provider: provider, store: st,
 		base: base, cancel: cancel,
 		sessions: map[sessionKey]*session{},
@@ -163,7 +164,7 @@ func (k *Kernel) Names() *names.Registry { return k.cfg.Names }
 func (k *Kernel) Tools() *tools.Registry { return k.tools }
 
 // Pipeline returns the stage pipeline.
-func (k *Kernel) Pipeline() *Pipeline { return k.pipeline }
+func (k *Kernel) Pipeline() *pipeline.Pipeline { return k.pipeline }
 
 // Sink receives the events of turns whose input brought no OnEvent (those
 // injected by plugins); in says where the input came from. It is called
