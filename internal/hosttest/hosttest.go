@@ -1,45 +1,23 @@
-// Package hosttest runs a plugin in a test against Hearth's own host
-// parts, for Hearth's tests: an sdktest.Harness whose stage handlers run in
-// the kernel's pipeline (with its permission matrix: a write a stage does
-// not allow is undone and logged), and, with Services, Hearth's own
-// services on a temporary database. Plugin authors use sdk/sdktest, which
-// links none of this (no SQLite).
+// Package hosttest gives a plugin under test Hearth's own services, for
+// Hearth's tests: Services, on a temporary database, for
+// sdktest.Options.Services. Plugin authors use sdk/sdktest alone, which
+// links none of this (no SQLite); its tool calls and stage handlers take
+// Hearth's own paths already (sdk/toolcall, sdk/pipeline).
 //
-// It lives under internal/ because it is made of Hearth's internals; the
-// tool calls take the same path in both kits (sdk/toolcall).
+// It lives under internal/ because it is made of Hearth's internals.
 package hosttest
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 
-	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
-	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
 )
-
-// Start is sdktest.Start with the kernel's stage pipeline.
-func Start(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any) *sdktest.Harness {
-	t.Helper()
-	return StartWith(t, name, factory, config, nil)
-}
-
-// StartWith is sdktest.StartWith with the kernel's stage pipeline.
-func StartWith(t sdktest.T, name string, factory sdk.NewPlugin, config map[string]any, options *sdktest.Options) *sdktest.Harness {
-	t.Helper()
-	var opts sdktest.Options
-	if options != nil {
-		opts = *options
-	}
-	opts.Stages = func(log *slog.Logger) sdktest.Stages { return kernel.NewPipeline(log) }
-	return sdktest.StartWith(t, name, factory, config, &opts)
-}
 
 // Services returns Hearth's own services on a database and folders in a
 // temporary directory of t, for sdktest.Options.Services: settings, KV,

@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
+	"github.com/hearth-agent/hearth/sdk/pipeline"
 )
 
 // Defaults for Options' zero values.
@@ -85,7 +86,7 @@ type Kernel struct {
 	cfg      Options
 	log      *slog.Logger
 	tools    *tools.Registry
-	pipeline *Pipeline
+	pipeline *pipeline.Pipeline
 	provider llm.Provider
 	store    History // nil keeps history in memory only
 
@@ -150,7 +151,7 @@ func New(provider llm.Provider, st History, opts *Options) *Kernel {
 	base, cancel := context.WithCancel(context.Background())
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
-		tools: tools.NewRegistry(), pipeline: NewPipeline(cfg.Logger),
+		tools: tools.NewRegistry(), pipeline: pipeline.New(cfg.Logger),
 		provider: provider, store: st,
 		base: base, cancel: cancel,
 		sessions: map[sessionKey]*session{},
@@ -169,7 +170,7 @@ func (k *Kernel) Names() *names.Registry { return k.cfg.Names }
 func (k *Kernel) Tools() *tools.Registry { return k.tools }
 
 // Pipeline returns the stage pipeline.
-func (k *Kernel) Pipeline() *Pipeline { return k.pipeline }
+func (k *Kernel) Pipeline() *pipeline.Pipeline { return k.pipeline }
 
 // Sink receives the events of turns whose input brought no OnEvent (those
 // injected by plugins); in says where the input came from. It is called

@@ -418,7 +418,7 @@ func TestPluginStartFailureWithdrawsRegistrations(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, ok := e.k.Tools().Lookup("bad__t"); ok || e.k.pipeline.has(sdk.StageOnInput) {
+	if _, ok := e.k.Tools().Lookup("bad__t"); ok || e.k.pipeline.Has(sdk.StageOnInput) {
 		t.Fatal("a failed plugin's registrations remain")
 	}
 }

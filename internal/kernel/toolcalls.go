@@ -15,6 +15,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pipeline"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
@@ -167,7 +168,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 	assistant := llm.Message{Role: "assistant", Content: text, Reasoning: reasoning, ToolCalls: wire}
 	// after_toolcall may still change a result; then results are stored
 	// once it has run.
-	later := k.pipeline.has(sdk.StageAfterToolcall) && sc.Response == nil
+	later := k.pipeline.Has(sdk.StageAfterToolcall) && sc.Response == nil
 	if err := k.storeMessages(ctx, t, assistant); err != nil {
 		// Nothing runs that could not be recorded.
 		for _, p := range prepared {
@@ -272,11 +273,11 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		return
 	}
 	p.tool = tool
-	hs, mark := k.pipeline.snapshot(sdk.StageBeforeToolcall)
-	if len(hs) > 0 {
+	hs := k.pipeline.Handlers(sdk.StageBeforeToolcall)
+	if hs.Len() > 0 {
 		sc.ToolCalls = []sdk.ToolCall{p.call}
 		sc.ToolResults = nil
-		k.pipeline.run(sdk.StageBeforeToolcall, hs, sc, tool.Plugin)
+		hs.Run(sc, tool.Plugin)
 		if sc.Response != nil {
 			// The turn ends here (the seed's short circuit to
 			// after_output): this call does not run either, whether or
@@ -339,7 +340,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	// restarting (policy.Engine.SuspendHooks), or for the user. A
 	// before_toolcall handler registered meanwhile has not seen this call,
 	// and the guard it belongs to may count on it: the call is refused.
-	if late := k.pipeline.since(sdk.StageBeforeToolcall, mark, tool.Plugin); len(late) > 0 {
+	if late := hs.Later(tool.Plugin); len(late) > 0 {
 		reason := fmt.Sprintf("plugin %q checks calls before they run and started after this call was checked; try again", late[0])
 		p.finish(toolcall.ErrorResult(fmt.Errorf("%w: %s", ErrDenied, reason), "denied: "+reason))
 		p.outcome, p.auth.Allowed, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", false, "before_toolcall", "stage:"+late[0]
@@ -461,7 +462,7 @@ func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
 		plugin = p.tool.Plugin
 	}
 	success := !p.result.IsError
-	before := cloneValue(p.result.Value)
+	before := pipeline.CloneValue(p.result.Value)
 	sc.ToolCalls = []sdk.ToolCall{p.call}
 	sc.ToolResults = []sdk.ToolResult{{CallID: p.call.ID, Name: p.call.Name, Plugin: plugin,
 		Success: success, Result: p.result.Value}}

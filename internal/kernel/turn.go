@@ -80,7 +80,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 			ErrInputTooLong, need, model, window, answerReserve(window)))
 	}
 	msgs = fitRequest(msgs, tools, budget)
-	if k.pipeline.has(sdk.StagePreAction) {
+	if k.pipeline.Has(sdk.StagePreAction) {
 		sc.ContextMsgs = toMaps(msgs)
 		k.pipeline.Run(sdk.StagePreAction, sc, "")
 		if sc.Response != nil {

@@ -18,8 +18,8 @@ import (
 )
 
 // Guards that use before_toolcall stage handlers, in a child process, and
-// plugins that try to undo them: the kernel's rules (internal/kernel
-// pipeline.go, toolcalls.go) hold over the protocol too.
+// plugins that try to undo them: the kernel's rules (sdk/pipeline,
+// internal/kernel/toolcalls.go) hold over the protocol too.
 
 // countingShop registers shop__buy (read, auto) counting its runs.
 func (f *fixture) countingShop(t *testing.T) *atomic.Int32 {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearth-agent/hearth/internal/hosttest"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
 )
@@ -14,7 +13,7 @@ import (
 var fixed = time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
 
 func start(t *testing.T, config map[string]any) *sdktest.Harness {
-	h := hosttest.Start(t, Name, New, config)
+	h := sdktest.Start(t, Name, New, config)
 	h.Plugin().(*Plugin).now = func() time.Time { return fixed }
 	return h
 }

@@ -2,9 +2,11 @@
 // Hearth. A Harness starts the plugin, runs its tools on the path Hearth
 // runs them on (sdk/toolcall: the same argument decoding, schema
 // validation, deadline and result encoding), runs its stage handlers and
-// records what it injects. It links nothing of Hearth's host: no
-// database, no kernel. Hearth's own tests run plugins against the real
-// host parts with internal/hosttest.
+// records what it injects. Its stage handlers run in Hearth's stage
+// pipeline (sdk/pipeline: the same order and the same permission matrix,
+// so a write a stage does not allow is undone and logged, as in Hearth).
+// It links nothing of Hearth's host: no database, no kernel. Hearth's
+// own tests give plugins Hearth's services with internal/hosttest.
 //
 //	h := sdktest.Start(t, "weather", weather.NewPlugin, nil)
 //	res := h.CallTool("query", map[string]any{"city": "北京"})
@@ -22,6 +24,7 @@ import (
 
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
+	"github.com/hearth-agent/hearth/sdk/pipeline"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
@@ -35,9 +38,9 @@ type T interface {
 	TempDir() string
 }
 
-// Options configure a Harness. The zero value (or a nil *Options) gives in-memory settings
-// (with a temporary DataDir), an in-memory KV, no other services, and
-// stage handlers run in registration order.
+// Options configure a Harness. The zero value (or a nil *Options) gives
+// in-memory settings (with a temporary DataDir), an in-memory KV and no
+// other services.
 type Options struct {
 	// Services replaces the default services; nil fields stay unavailable,
 	// except Settings, which defaults to NewSettings(), and KV, which
@@ -45,23 +48,6 @@ type Options struct {
 	Services host.Services
 	// Reply answers InjectInputSync; nil answers "".
 	Reply func(sdk.Injection) string
-	// Stages, when set, returns the stage pipeline the plugin's handlers
-	// register into, logging to log (what Logs returns). nil runs them
-	// in registration order, handlers registered for their own tools only
-	// for this plugin's, with a handler's error or panic logged; Hearth
-	// also undoes writes a stage does not allow (internal/hosttest runs
-	// its pipeline).
-	Stages func(log *slog.Logger) Stages
-}
-
-// Stages is a stage pipeline: Hearth's, or the Harness's own.
-type Stages interface {
-	// Register adds a handler of plugin at stage; own limits it to calls
-	// of plugin's own tools. An unknown stage is an error.
-	Register(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler) error
-	// Run runs the handlers of stage on sc; toolPlugin names the plugin
-	// whose tool the stage is about, if any.
-	Run(stage sdk.Stage, sc *sdk.StageContext, toolPlugin string)
 }
 
 // Harness runs one plugin for a test.
@@ -69,7 +55,7 @@ type Harness struct {
 	t        T
 	name     string
 	opts     Options
-	pipeline Stages
+	pipeline *pipeline.Pipeline
 	logs     *recorder
 	plugin   sdk.Plugin
 	sdk      *sdk.PluginSDK
@@ -111,11 +97,7 @@ func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interf
 	}
 	logs := newRecorder()
 	h := &Harness{t: t, name: name, opts: opts, logs: logs, tools: map[string]*tool{}}
-	if opts.Stages != nil {
-		h.pipeline = opts.Stages(slog.New(logs))
-	} else {
-		h.pipeline = &pipeline{log: slog.New(logs)}
-	}
+	h.pipeline = pipeline.New(slog.New(logs))
 	if config == nil {
 		config = map[string]interface{}{}
 	}
@@ -341,10 +323,12 @@ func encodeArgs(args any) (json.RawMessage, error) {
 	return json.Marshal(args)
 }
 
-// RunStage runs the plugin's handlers of stage on sc, as Hearth would:
-// in registration order, with writes the stage does not allow undone (see
-// Logs), and handlers registered with RegisterStageOwnTools run only when
-// toolPlugin is this plugin. It returns sc.
+// RunStage runs the plugin's handlers of stage on sc, as Hearth would (in
+// Hearth's pipeline, sdk/pipeline): in registration order, with writes
+// the stage does not allow undone and refusals kept (see Logs), the stage
+// run again while post_action or before_toolcall handlers change the tool
+// calls, and handlers registered with RegisterStageOwnTools run as for a
+// call of this plugin's own tool. It returns sc.
 func (h *Harness) RunStage(stage sdk.Stage, sc *sdk.StageContext) *sdk.StageContext {
 	if sc.Extra == nil {
 		sc.Extra = map[string]interface{}{}
@@ -354,7 +338,7 @@ func (h *Harness) RunStage(stage sdk.Stage, sc *sdk.StageContext) *sdk.StageCont
 }
 
 // Logs returns what the host logged about the plugin: handler errors and
-// panics, and, with Hearth's pipeline, undone writes.
+// panics, undone writes and kept refusals.
 func (h *Harness) Logs() []string { return h.logs.lines() }
 
 // recorder is a slog.Handler that keeps formatted records.

@@ -20,7 +20,10 @@ func factory(start func(*sdk.PluginSDK) error) sdk.NewPlugin {
 	return func(string, map[string]interface{}) (sdk.Plugin, error) { return probe{start}, nil }
 }
 
-func TestHarnessRunsStagesAndRecordsInjections(t *testing.T) {
+// A write a stage does not allow is undone and logged, as Hearth does:
+// the Harness runs Hearth's pipeline (sdk/pipeline), so a plugin author's
+// test catches it.
+func TestHarnessEnforcesMatrixAndRecordsInjections(t *testing.T) {
 	h := Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
 		s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
 			ctx.RawMessage = "sneaky"
@@ -34,8 +37,12 @@ func TestHarnessRunsStagesAndRecordsInjections(t *testing.T) {
 		s.InjectText("probe", "terminal", "refused: not its channel")
 		return nil
 	}), nil)
-	if sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{RawMessage: "orig"}); sc.RawMessage != "sneaky" {
-		t.Fatalf("the handler did not run: %q", sc.RawMessage)
+	sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{RawMessage: "orig"})
+	if sc.RawMessage != "orig" {
+		t.Fatalf("forbidden write kept: %q", sc.RawMessage)
+	}
+	if logs := strings.Join(h.Logs(), "\n"); !strings.Contains(logs, "field=RawMessage") || !strings.Contains(logs, "plugin=probe") {
+		t.Fatalf("logs: %s", logs)
 	}
 	inj := h.Injected()
 	if len(inj) != 2 || inj[0].Text != "hello" || inj[0].Interrupt || !inj[1].Interrupt || inj[0].Source != "probe" {
@@ -94,6 +101,29 @@ func TestHarnessLogsFailingStageHandlers(t *testing.T) {
 	}
 	logs := strings.Join(h.Logs(), "\n")
 	if !strings.Contains(logs, "panic: boom") || !strings.Contains(logs, "err=refused") || !strings.Contains(logs, "plugin=probe") {
+		t.Fatalf("logs: %s", logs)
+	}
+}
+
+// A refusal, once set, stays: a later handler that clears it has that
+// write undone, and the Harness logs it.
+func TestHarnessKeepsRefusals(t *testing.T) {
+	h := Start(t, "probe", factory(func(s *sdk.PluginSDK) error {
+		s.RegisterStage(sdk.StageBeforeToolcall, func(sc *sdk.StageContext) error {
+			sc.ToolCalls[0].Deny = "no buying"
+			return nil
+		})
+		s.RegisterStage(sdk.StageBeforeToolcall, func(sc *sdk.StageContext) error {
+			sc.ToolCalls[0].Deny = ""
+			return nil
+		})
+		return nil
+	}), nil)
+	sc := h.RunStage(sdk.StageBeforeToolcall, &sdk.StageContext{ToolCalls: []sdk.ToolCall{{ID: "c", Name: "shop__buy"}}})
+	if len(sc.ToolCalls) != 1 || sc.ToolCalls[0].Deny != "no buying" {
+		t.Fatalf("calls %+v", sc.ToolCalls)
+	}
+	if logs := strings.Join(h.Logs(), "\n"); !strings.Contains(logs, "the refusal stays") {
 		t.Fatalf("logs: %s", logs)
 	}
 }

@@ -1,4 +1,4 @@
-package kernel
+package pipeline
 
 import (
 	"encoding/json"
@@ -37,9 +37,9 @@ var permissions = map[sdk.Stage]field{
 	sdk.StageAfterOutput:    0,
 }
 
-// snapshot is a deep copy of the fields a handler may not be allowed to
-// change, taken before the handler runs.
-type snapshot struct {
+// saved is a deep copy of the fields a handler may not be allowed to
+// change, taken before the handler runs (see save).
+type saved struct {
 	rawMessage, userID, groupID   string
 	contextMsgs                   []map[string]any
 	llmText, reasoning, finalText string
@@ -52,8 +52,10 @@ type snapshot struct {
 	channel, chatID, injectedBy   string
 }
 
-func takeSnapshot(sc *sdk.StageContext) *snapshot {
-	s := &snapshot{
+// save copies sc's fields before a handler runs, for enforce and
+// keepRefusals to compare with and restore from.
+func save(sc *sdk.StageContext) *saved {
+	s := &saved{
 		rawMessage: sc.RawMessage, userID: sc.UserID, groupID: sc.GroupID,
 		llmText: sc.LLMText, reasoning: sc.ReasoningContent, finalText: sc.FinalText,
 		noMemory: sc.NoMemory, channel: sc.Channel, chatID: sc.ChatID, injectedBy: sc.InjectedBy,
@@ -61,7 +63,7 @@ func takeSnapshot(sc *sdk.StageContext) *snapshot {
 	if sc.ContextMsgs != nil {
 		s.contextMsgs = make([]map[string]any, len(sc.ContextMsgs))
 		for i, m := range sc.ContextMsgs {
-			s.contextMsgs[i], _ = cloneValue(m).(map[string]any)
+			s.contextMsgs[i], _ = CloneValue(m).(map[string]any)
 		}
 	}
 	if sc.TokenUsage != nil {
@@ -73,14 +75,14 @@ func takeSnapshot(sc *sdk.StageContext) *snapshot {
 	if sc.ToolCalls != nil {
 		s.toolCalls = make([]sdk.ToolCall, len(sc.ToolCalls))
 		for i, c := range sc.ToolCalls {
-			c.Arguments, _ = cloneValue(c.Arguments).(map[string]any)
+			c.Arguments, _ = CloneValue(c.Arguments).(map[string]any)
 			s.toolCalls[i] = c
 		}
 	}
 	if sc.ToolResults != nil {
 		s.toolResults = make([]sdk.ToolResult, len(sc.ToolResults))
 		for i, r := range sc.ToolResults {
-			r.Result = cloneValue(r.Result)
+			r.Result = CloneValue(r.Result)
 			s.toolResults[i] = r
 		}
 	}
@@ -96,7 +98,7 @@ func takeSnapshot(sc *sdk.StageContext) *snapshot {
 
 // enforce undoes every change to a field stage may not write and returns
 // the names of the fields it restored.
-func (s *snapshot) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
+func (s *saved) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
 	allowed := permissions[stage]
 	var undone []string
 	restore := func(f field, name string, changed bool, undo func()) {
@@ -141,7 +143,7 @@ type keptRefusal struct {
 // is put back, last, still refused. (The seed's matrix lets
 // before_toolcall write Deny; Hearth narrows that to "set", so that a
 // plugin cannot undo a guard.)
-func (s *snapshot) keepRefusals(sc *sdk.StageContext) []keptRefusal {
+func (s *saved) keepRefusals(sc *sdk.StageContext) []keptRefusal {
 	var byID, byContent map[string]sdk.ToolCall // the refusals set before
 	for _, c := range s.toolCalls {
 		if c.Deny == "" && c.Ask == "" {
@@ -174,7 +176,7 @@ func (s *snapshot) keepRefusals(sc *sdk.StageContext) []keptRefusal {
 	for _, c := range s.toolCalls {
 		if (c.Deny != "" || c.Ask != "") && !present[c.ID] {
 			present[c.ID] = true
-			c.Arguments, _ = cloneValue(c.Arguments).(map[string]any)
+			c.Arguments, _ = CloneValue(c.Arguments).(map[string]any)
 			sc.ToolCalls = append(sc.ToolCalls, c)
 			kept = append(kept, keptRefusal{call: c.ID, field: "removal", kept: c.Deny + c.Ask})
 		}
@@ -222,8 +224,11 @@ func equalStringPtr(a, b *string) bool {
 	return *a == *b
 }
 
-// cloneValue deep-copies the JSON-shaped values stage contexts carry.
-func cloneValue(v any) any {
+// CloneValue deep-copies the JSON-shaped values a StageContext carries
+// (map[string]any, []any and []map[string]any, nested; anything else is
+// returned as is), for a host that compares a value before and after a
+// stage: handlers may change such values in place.
+func CloneValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		if x == nil {
@@ -231,7 +236,7 @@ func cloneValue(v any) any {
 		}
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = cloneValue(e)
+			m[k] = CloneValue(e)
 		}
 		return m
 	case []any:
@@ -240,13 +245,13 @@ func cloneValue(v any) any {
 		}
 		s := make([]any, len(x))
 		for i, e := range x {
-			s[i] = cloneValue(e)
+			s[i] = CloneValue(e)
 		}
 		return s
 	case []map[string]any:
 		s := make([]map[string]any, len(x))
 		for i, e := range x {
-			s[i], _ = cloneValue(e).(map[string]any)
+			s[i], _ = CloneValue(e).(map[string]any)
 		}
 		return s
 	default:
