@@ -86,6 +86,9 @@ func serveRawGuard() {
 		if err := conn.Call(ctx, wire.MethodToolsRegister, def, nil); err != nil {
 			return nil, err
 		}
+		// Member names match exactly on the host as in the child: this
+		// registers no tool "shadow" (and is refused: a tool needs a name).
+		_ = conn.Call(ctx, wire.MethodToolsRegister, json.RawMessage(`{"Name":"shadow","effect":"read"}`), nil)
 		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Name: "rawguard", AutoRestart: true}, nil
 	})
 	conn.Handle(wire.MethodHookDecide, answer("hook"))
@@ -229,6 +232,9 @@ func TestGuardGarbageAnswersRefuse(t *testing.T) {
 	f.shop(t)
 	p := f.start(t, "rawguard", "rawguard")
 	ready(t, p)
+	if _, ok := f.k.Tools().Lookup("rawguard__shadow"); ok {
+		t.Fatal(`a tool registered as {"Name":"shadow"}: the host matched a member name by case`)
+	}
 	args := func(hook, effect string) string {
 		b, _ := json.Marshal(map[string]string{"hook": hook, "effect": effect})
 		return string(b)

@@ -28,8 +28,8 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	}
 	handle(wire.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var def wire.ToolDef
-		if err := json.Unmarshal(raw, &def); err != nil {
-			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
+		if err := wire.DecodeParams(raw, &def); err != nil {
+			return nil, err
 		}
 		d := def.Definition()
 		if d.Timeout == 0 {
@@ -45,8 +45,8 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	})
 	handle(wire.MethodStagesRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var r wire.StageRegistration
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
+		if err := wire.DecodeParams(raw, &r); err != nil {
+			return nil, err
 		}
 		if !slices.Contains(sdk.Stages(), r.Stage) {
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: fmt.Sprintf("unknown stage %q", r.Stage)}
@@ -59,8 +59,8 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	})
 	handle(wire.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var r wire.HookRegistration
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
+		if err := wire.DecodeParams(raw, &r); err != nil {
+			return nil, err
 		}
 		p.hooked()
 		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, p.name, r.ID))
@@ -68,8 +68,8 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	})
 	handle(wire.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var in wire.InjectParams
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
+		if err := wire.DecodeParams(raw, &in); err != nil {
+			return nil, err
 		}
 		if err := p.opts.Host.Inject(p.name, in.Injection); err != nil {
 			return nil, injectError(err)
@@ -78,8 +78,8 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	})
 	handle(wire.MethodInjectSync, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var in wire.InjectParams
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
+		if err := wire.DecodeParams(raw, &in); err != nil {
+			return nil, err
 		}
 		text, err := p.opts.Host.InjectSync(ctx, p.name, in.Injection)
 		if err != nil {
@@ -99,8 +99,8 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	handle(wire.MethodLLMCurrent, llm(func(l sdk.LLMAPI, _ json.RawMessage) (any, error) { return l.CurrentSource(), nil }))
 	handle(wire.MethodLLMSet, llm(func(l sdk.LLMAPI, raw json.RawMessage) (any, error) {
 		var sp wire.SourceParams
-		if err := json.Unmarshal(raw, &sp); err != nil {
-			return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
+		if err := wire.DecodeParams(raw, &sp); err != nil {
+			return nil, err
 		}
 		return struct{}{}, l.SetSource(sp.Name)
 	}))
@@ -281,5 +281,5 @@ func strictObject(raw json.RawMessage, v any) error {
 		}
 		return fmt.Errorf("got %.40s", b)
 	}
-	return json.Unmarshal(b, v)
+	return wire.Unmarshal(b, v)
 }

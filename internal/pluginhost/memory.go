@@ -21,10 +21,7 @@ func (p *Process) serveMemory(handle func(string, wire.Handler)) {
 		}
 	}
 	decode := func(raw json.RawMessage, v any) error {
-		if err := json.Unmarshal(raw, v); err != nil {
-			return &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
-		}
-		return nil
+		return wire.DecodeParams(raw, v)
 	}
 	graph := func(m string, fn func(raw json.RawMessage) (any, error)) {
 		handle(m, with(o.Memory != nil, "graph memory", fn))

@@ -19,10 +19,7 @@ import (
 func (p *Process) serveSettings(handle func(string, wire.Handler)) {
 	svc := p.opts.Settings
 	params := func(raw json.RawMessage, v any) error {
-		if err := json.Unmarshal(raw, v); err != nil {
-			return &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
-		}
-		return nil
+		return wire.DecodeParams(raw, v)
 	}
 	setting := func(fn func(sp wire.SettingParams) (any, error)) wire.Handler {
 		return func(_ context.Context, raw json.RawMessage) (any, error) {

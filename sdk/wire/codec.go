@@ -72,3 +72,19 @@ func encodeReply(buf *bytes.Buffer, id json.RawMessage, result any, err error) {
 	}
 	buf.WriteString("}\n")
 }
+
+// Unmarshal decodes data into v by the codec's rules (member names match
+// exactly, a name given twice and invalid UTF-8 are refused: see
+// docs/protocol.md), as the connection decodes every message. A host
+// decodes what a plugin sends it with Unmarshal or DecodeParams, so both
+// sides of the protocol read alike.
+func Unmarshal(data []byte, v any) error { return codec.Unmarshal(data, v) }
+
+// DecodeParams is Unmarshal for a request's params: its error is an
+// *Error with CodeInvalidParams, ready for a Handler to return.
+func DecodeParams(params json.RawMessage, v any) error {
+	if err := codec.Unmarshal(params, v); err != nil {
+		return &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	return nil
+}
