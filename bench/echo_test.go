@@ -34,6 +34,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
@@ -159,10 +160,19 @@ func setupInProcess(b *testing.B) (caller, func()) {
 	return kernelCaller(k), func() { k.Close() }
 }
 
+// kernelCaller calls the echo tool as a turn does between its stages and
+// its policy (which are the same for every transport; the kernel's
+// BenchmarkToolCallPath measures them): toolcall.Tool.Call, decoding and
+// validating the arguments and invoking the handler with a deadline.
 func kernelCaller(k *kernel.Kernel) caller {
 	tc := &sdk.ToolContext{Actor: sdk.ActorAgent}
+	lookup := sync.OnceValues(func() (*tools.Tool, bool) { return k.Tools().Lookup("echo__echo") })
 	return func(ctx context.Context) error {
-		if r := k.Tools().Call(ctx, tc, "echo__echo", json.RawMessage(payload)); r.IsError {
+		tool, ok := lookup()
+		if !ok {
+			return fmt.Errorf("no tool echo__echo")
+		}
+		if r := tool.Call(ctx, tc, json.RawMessage(payload)); r.IsError {
 			return fmt.Errorf("%s", r.Content)
 		}
 		return nil

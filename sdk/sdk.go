@@ -234,14 +234,25 @@ func (s *PluginSDK) InjectTextNoMemory(source, channel, text string) {
 	s.inject(Injection{Channel: channel, Text: text, NoMemory: true})
 }
 
-// InjectTextOpts is InjectText with explicit options.
+// InjectTextOpts is InjectText with explicit options: InjectTextNoMemory
+// when opts.NoMemory is set.
 func (s *PluginSDK) InjectTextOpts(source, channel, text string, opts InjectOptions) {
-	s.inject(Injection{Channel: channel, Text: text, NoMemory: opts.NoMemory})
+	if opts.NoMemory {
+		s.InjectTextNoMemory(source, channel, text)
+		return
+	}
+	s.InjectText(source, channel, text)
 }
 
 // InjectInterruptTextOpts is InjectInterruptText with explicit options.
+// An interrupt without memory goes to the host even when an input
+// injector is set, which has no way to take one.
 func (s *PluginSDK) InjectInterruptTextOpts(source, channel, text string, opts InjectOptions) {
-	s.inject(Injection{Channel: channel, Text: text, Interrupt: true, NoMemory: opts.NoMemory})
+	if !opts.NoMemory {
+		s.InjectInterruptText(source, channel, text)
+		return
+	}
+	s.inject(Injection{Channel: channel, Text: text, Interrupt: true, NoMemory: true})
 }
 
 // InjectInput queues in and returns the host's refusal, if any (an

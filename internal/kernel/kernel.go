@@ -169,9 +169,6 @@ func (k *Kernel) Names() *names.Registry { return k.cfg.Names }
 // Tools returns the tool registry.
 func (k *Kernel) Tools() *tools.Registry { return k.tools }
 
-// Pipeline returns the stage pipeline.
-func (k *Kernel) Pipeline() *pipeline.Pipeline { return k.pipeline }
-
 // Sink receives the events of turns whose input brought no OnEvent (those
 // injected by plugins); in says where the input came from. It is called
 // from the session's goroutine.

@@ -20,8 +20,10 @@ import (
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 // cleanups run after all tests (files that outlive one test's run).
@@ -105,7 +107,7 @@ func ready(t *testing.T, p *Process) {
 }
 
 func (f *fixture) call(name, args string) (content string, isError bool) {
-	r := f.k.Tools().Call(context.Background(), &sdk.ToolContext{Actor: sdk.ActorAgent}, name, json.RawMessage(args))
+	r := callTool(f.k, name, args)
 	return r.Content, r.IsError
 }
 
@@ -461,4 +463,15 @@ func TestSameSourceRunsAsAChild(t *testing.T) {
 	if got, isErr := f.call("weather__weather_query", `{"city":"火星"}`); !isErr || !strings.Contains(got, "不支持的城市") {
 		t.Fatalf("isError map over the wire: %s", got)
 	}
+}
+
+// callTool runs a call of a registered tool as a turn does between its
+// stages and its policy (toolcall.Tool.Call), for an agent; a tool that is
+// not registered gives an error result.
+func callTool(k *kernel.Kernel, name, args string) toolcall.Result {
+	tool, ok := k.Tools().Lookup(name)
+	if !ok {
+		return toolcall.ErrorResult(tools.ErrUnknownTool, "unknown tool "+name)
+	}
+	return tool.Call(context.Background(), &sdk.ToolContext{Actor: sdk.ActorAgent}, json.RawMessage(args))
 }

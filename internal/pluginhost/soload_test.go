@@ -69,7 +69,7 @@ func TestLoadSO(t *testing.T) {
 	if err := k.LoadPlugin("weather", factory, nil); err != nil {
 		t.Fatal(err)
 	}
-	r := k.Tools().Call(context.Background(), &sdk.ToolContext{Actor: sdk.ActorAgent}, "weather__weather_query", []byte(`{"city":"广州"}`))
+	r := callTool(k, "weather__weather_query", `{"city":"广州"}`)
 	if r.IsError || r.Content != `{"city":"广州","temp":25,"weather":"晴"}` {
 		t.Fatalf("%+v", r)
 	}

@@ -100,11 +100,6 @@ func (s *Store) KVDelete(ctx context.Context, plugin, key string) error {
 	return err
 }
 
-// KVKeys returns a plugin's keys that start with prefix, sorted.
-func (s *Store) KVKeys(ctx context.Context, plugin, prefix string) ([]string, error) {
-	return s.keys(ctx, `SELECT key FROM kv WHERE plugin = ? ORDER BY key`, plugin, prefix)
-}
-
 // SetSettingDef stores a setting's declaration (a ConfigDef as JSON), so
 // that processes which did not start the plugin (the CLI) know it.
 func (s *Store) SetSettingDef(ctx context.Context, namespace, key string, def json.RawMessage) error {

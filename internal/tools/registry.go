@@ -6,7 +6,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,16 +147,4 @@ func (r *Registry) Len() int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.byName)
-}
-
-// Call runs one call of the tool the model knows as name, with the
-// model's argument text, on the path a turn takes without its stages and
-// policy: lookup, then toolcall.Tool.Call (decoding, validation, Invoke).
-// Invalid arguments never reach the handler.
-func (r *Registry) Call(ctx context.Context, tc *sdk.ToolContext, name string, raw json.RawMessage) toolcall.Result {
-	t, ok := r.Lookup(name)
-	if !ok {
-		return toolcall.ErrorResult(ErrUnknownTool, fmt.Sprintf("unknown tool %q", name))
-	}
-	return t.Call(ctx, tc, raw)
 }

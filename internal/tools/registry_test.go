@@ -17,6 +17,17 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// call runs a call of the tool the model knows as name, as a turn does
+// between its stages and its policy: toolcall.Tool.Call.
+func call(t *testing.T, r *Registry, ctx context.Context, tc *sdk.ToolContext, name string, raw json.RawMessage) toolcall.Result {
+	t.Helper()
+	tool, ok := r.Lookup(name)
+	if !ok {
+		t.Fatalf("no tool %q", name)
+	}
+	return tool.Call(ctx, tc, raw)
+}
+
 func echo(_ context.Context, _ *sdk.ToolContext, args map[string]any, _ json.RawMessage) (any, error) {
 	return args, nil
 }
@@ -119,7 +130,7 @@ func TestInvalidArgumentsNeverReachHandler(t *testing.T) {
 		{`{"city": `, `not a JSON object`},
 	}
 	for _, tt := range tests {
-		res := r.Call(context.Background(), &sdk.ToolContext{}, "weather__query", json.RawMessage(tt.args))
+		res := call(t, r, context.Background(), &sdk.ToolContext{}, "weather__query", json.RawMessage(tt.args))
 		if !res.IsError || !errors.Is(res.Err, toolcall.ErrInvalidArguments) {
 			t.Errorf("args %s: got %+v, want invalid-arguments error", tt.args, res)
 			continue
@@ -134,16 +145,9 @@ func TestInvalidArgumentsNeverReachHandler(t *testing.T) {
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("handler called %d times with invalid arguments", n)
 	}
-	res := r.Call(context.Background(), &sdk.ToolContext{}, "weather__query", json.RawMessage(`{"city":"北京","days":2}`))
+	res := call(t, r, context.Background(), &sdk.ToolContext{}, "weather__query", json.RawMessage(`{"city":"北京","days":2}`))
 	if res.IsError || res.Content != "ok" || calls.Load() != 1 {
 		t.Fatalf("valid call: %+v, calls %d", res, calls.Load())
-	}
-}
-
-func TestUnknownTool(t *testing.T) {
-	res := NewRegistry().Call(context.Background(), &sdk.ToolContext{}, "nope__x", nil)
-	if !res.IsError || !errors.Is(res.Err, ErrUnknownTool) {
-		t.Fatalf("got %+v", res)
 	}
 }
 
@@ -176,7 +180,7 @@ func TestTimeoutEndsHandlerGoroutine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := r.Call(context.Background(), &sdk.ToolContext{}, "slow__sleep", nil)
+			res := call(t, r, context.Background(), &sdk.ToolContext{}, "slow__sleep", nil)
 			if !res.IsError || !errors.Is(res.Err, toolcall.ErrTimeout) || !strings.Contains(res.Content, "timed out") {
 				t.Fatalf("got %+v, want timeout error result", res)
 			}
@@ -203,7 +207,7 @@ func TestCancellationReachesHandler(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() { <-started; cancel() }()
-			res := r.Call(ctx, &sdk.ToolContext{}, "p__wait", nil)
+			res := call(t, r, ctx, &sdk.ToolContext{}, "p__wait", nil)
 			if !res.IsError || !errors.Is(res.Err, context.Canceled) {
 				t.Fatalf("got %+v", res)
 			}
@@ -227,7 +231,7 @@ func TestPanicBecomesErrorResult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := r.Call(context.Background(), &sdk.ToolContext{}, "p__boom", nil)
+			res := call(t, r, context.Background(), &sdk.ToolContext{}, "p__boom", nil)
 			if !res.IsError || !errors.Is(res.Err, toolcall.ErrPanic) {
 				t.Fatalf("got %+v", res)
 			}
@@ -280,7 +284,7 @@ func TestHandlerErrorIsErrorResult(t *testing.T) {
 	_, _ = r.Register("p", sdk.ToolDef{Name: "fail"}, func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
 		return nil, errors.New("城市不存在")
 	})
-	res := r.Call(context.Background(), &sdk.ToolContext{}, "p__fail", nil)
+	res := call(t, r, context.Background(), &sdk.ToolContext{}, "p__fail", nil)
 	if !res.IsError || res.Content != `{"error":"城市不存在"}` {
 		t.Fatalf("got %+v", res)
 	}
@@ -297,7 +301,7 @@ func TestOversizedArgumentsNeverReachHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	huge := json.RawMessage(`{"text":"` + strings.Repeat("a", toolcall.MaxArgumentBytes) + `"}`)
-	res := r.Call(context.Background(), &sdk.ToolContext{}, "files__write", huge)
+	res := call(t, r, context.Background(), &sdk.ToolContext{}, "files__write", huge)
 	if !res.IsError || !errors.Is(res.Err, toolcall.ErrTooLarge) || !errors.Is(res.Err, toolcall.ErrInvalidArguments) ||
 		!strings.Contains(res.Content, "over the limit of 1048576 bytes") {
 		t.Fatalf("got error %v, content %.200s", res.Err, res.Content)
@@ -312,7 +316,7 @@ func TestOversizedArgumentsNeverReachHandler(t *testing.T) {
 	if calls.Load() != 0 {
 		t.Fatalf("handler called %d times", calls.Load())
 	}
-	if res := r.Call(context.Background(), &sdk.ToolContext{}, "files__write", json.RawMessage(`{"text":"a"}`)); res.IsError {
+	if res := call(t, r, context.Background(), &sdk.ToolContext{}, "files__write", json.RawMessage(`{"text":"a"}`)); res.IsError {
 		t.Fatalf("small call: %+v", res)
 	}
 }
@@ -328,7 +332,7 @@ func TestOversizedResultBecomesErrorResult(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		res := r.Call(context.Background(), &sdk.ToolContext{}, "big__"+name, nil)
+		res := call(t, r, context.Background(), &sdk.ToolContext{}, "big__"+name, nil)
 		if !res.IsError || !errors.Is(res.Err, toolcall.ErrTooLarge) || len(res.Content) > 1000 ||
 			!strings.Contains(res.Content, "over the limit of 1048576 bytes") || !json.Valid([]byte(res.Content)) {
 			t.Fatalf("%s: error %v, content %.300s", name, res.Err, res.Content)
@@ -350,7 +354,7 @@ func TestCancelledCallNeverStarts(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := r.Call(ctx, &sdk.ToolContext{}, "p__x", nil)
+	res := call(t, r, ctx, &sdk.ToolContext{}, "p__x", nil)
 	if !res.IsError || !errors.Is(res.Err, context.Canceled) || !strings.Contains(res.Content, "was cancelled") || calls.Load() != 0 {
 		t.Fatalf("got %+v, %d calls", res, calls.Load())
 	}

@@ -58,7 +58,10 @@ func TestSetIOInjector(t *testing.T) {
 	s.InjectText("p", "c", "a")
 	s.InjectInterruptText("p", "c", "b")
 	s.InjectTextNoMemory("p", "c", "c")
-	if want := []string{"text a", "interrupt b", "nomemory c"}; !slices.Equal(inj.got, want) {
+	s.InjectTextOpts("p", "c", "e", sdk.InjectOptions{})
+	s.InjectTextOpts("p", "c", "f", sdk.InjectOptions{NoMemory: true})
+	s.InjectInterruptTextOpts("p", "c", "g", sdk.InjectOptions{})
+	if want := []string{"text a", "interrupt b", "nomemory c", "text e", "nomemory f", "interrupt g"}; !slices.Equal(inj.got, want) {
 		t.Errorf("injector got %q, want %q", inj.got, want)
 	}
 	if len(h.injected) != 0 {

@@ -90,11 +90,13 @@ func TestOwnTools(t *testing.T) {
 		{"bank", []string{"guard", "bank"}},
 		{"", []string{"guard"}},
 	} {
-		ran = nil
-		p.Run(sdk.StageBeforeToolcall, &sdk.StageContext{}, tc.toolPlugin)
-		if !slices.Equal(ran, tc.want) {
-			t.Errorf("for %q ran %v, want %v", tc.toolPlugin, ran, tc.want)
-		}
+		t.Run("tool of "+tc.toolPlugin, func(t *testing.T) {
+			ran = nil
+			p.Run(sdk.StageBeforeToolcall, &sdk.StageContext{}, tc.toolPlugin)
+			if !slices.Equal(ran, tc.want) {
+				t.Errorf("for %q ran %v, want %v", tc.toolPlugin, ran, tc.want)
+			}
+		})
 	}
 }
 

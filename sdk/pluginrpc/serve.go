@@ -47,7 +47,7 @@ func Serve(factory sdk.NewPlugin) {
 // ServeConn serves a plugin over r and w until the host shuts it down or
 // closes r, or ctx is cancelled. Then it closes the connection, which
 // closes r if it is an io.Closer, and returns once nothing reads r (see
-// Conn.Close: a read that closing r does not interrupt ends when the
+// wire.Conn.Close: a read that closing r does not interrupt ends when the
 // host writes or closes its end).
 func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlugin, log *slog.Logger) error {
 	if log == nil {
@@ -139,7 +139,7 @@ func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error
 		c.mu.Lock()
 		c.manifest = m
 		c.mu.Unlock()
-		res.Manifest = wire.WireManifest(m)
+		res.Manifest = wire.FromManifest(m)
 	}
 	return res, nil
 }

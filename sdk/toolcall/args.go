@@ -9,8 +9,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 // argumentsTooLarge is the error for n bytes of arguments, or nil.
@@ -37,7 +38,7 @@ func DecodeArguments(raw json.RawMessage) (map[string]any, json.RawMessage, erro
 		return map[string]any{}, json.RawMessage("{}"), nil
 	}
 	var args map[string]any
-	if err := jsonv2.Unmarshal(trimmed, &args); err != nil {
+	if err := codec.Unmarshal(trimmed, &args); err != nil {
 		if errors.Is(err, jsontext.ErrDuplicateName) && json.Valid(trimmed) {
 			// The text is valid but for its duplicate: name it.
 			if err := duplicateKey(trimmed); err != nil {
@@ -110,7 +111,9 @@ func foldedTwice(v any) bool {
 // judge other values than the tool reads. So they are refused before
 // anyone judges them. Names are compared as encoding/json matches them to
 // a Go struct's fields (case folded), so {"to":"bob","To":"mallory"} is
-// refused too: a typed AddTool input could hold mallory while a hook
+// refused too: AddTool's decoder matches names exactly, but a handler that
+// decodes its raw arguments with encoding/json (HomeAgent and xbot
+// plugins do, in process or as a child) could hold mallory while a hook
 // reading the map saw to = bob.
 func duplicateKey(b []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true))

@@ -33,13 +33,15 @@ func TestDuplicateKeysRefused(t *testing.T) {
 		{`{"a":1,"b":2,"c":3,"d":4,"b":5}`, `duplicate key "b"`},
 		{` {"a" : 1 , "a" : 2} `, `duplicate key "a"`},
 	} {
-		_, _, err := DecodeArguments(json.RawMessage(tc.args))
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: refused: %v", tc.args, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalidArguments)):
-			t.Errorf("%s: got %v, want an error with %s", tc.args, err, tc.want)
-		}
+		t.Run(tc.args, func(t *testing.T) {
+			_, _, err := DecodeArguments(json.RawMessage(tc.args))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%s: refused: %v", tc.args, err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalidArguments)):
+				t.Errorf("%s: got %v, want an error with %s", tc.args, err, tc.want)
+			}
+		})
 	}
 }
 

@@ -221,11 +221,13 @@ func TestWireStrictness(t *testing.T) {
 		{"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}", false, message{}},
 		{`{"jsonrpc":"2.0","method":"\udc00"}`, false, message{}},
 	} {
-		var got message
-		err := decodeMessage([]byte(c.line), &got)
-		if (err == nil) != c.ok || c.ok && !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: got %+v, %v; want ok=%v %+v", c.line, got, err, c.ok, c.want)
-		}
+		t.Run(c.line, func(t *testing.T) {
+			var got message
+			err := decodeMessage([]byte(c.line), &got)
+			if (err == nil) != c.ok || c.ok && !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%s: got %+v, %v; want ok=%v %+v", c.line, got, err, c.ok, c.want)
+			}
+		})
 	}
 }
 

@@ -42,6 +42,7 @@ type Error struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
 // ErrClosed is returned for calls on a closed connection, and to calls

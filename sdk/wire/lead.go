@@ -13,9 +13,11 @@ import "time"
 // throughput with 16 callers (docs/benchmarks.md).
 //
 // So that a request does not hold up reading, the reader lends the role
-// while it runs one, and the role is passed to a new goroutine when the
-// request calls the peer (Call: the answer must be read) or the watchdog
-// sees it still running one leadCheck later. The goroutine that ran the
+// while it runs one, and the role is passed to a new goroutine when
+// anything calls the peer while a request runs on the reader (Call: the
+// answer must be read, and the caller may be that request; telling it
+// from another goroutine would cost more than the rare extra goroutine)
+// or the watchdog sees the request still running one leadCheck later. The goroutine that ran the
 // request then ends. The invariants:
 //
 //  1. At most one goroutine reads. The reader reads only between
@@ -25,7 +27,7 @@ import "time"
 //     the old one, its swap failing, ends). Tokens are never reused, so
 //     a pass meant for request n cannot take the role from a later one.
 //  2. Reading is held up by a request for at most two leadChecks, and
-//     not at all once the request calls the peer: a watchdog runs while
+//     not at all once anything calls the peer: a watchdog runs while
 //     the reader runs requests (lend starts one if none runs, under lmu,
 //     where the watchdog also decides to end, so no request runs
 //     unwatched) and passes the role from a request it sees running at

@@ -139,9 +139,9 @@ type Manifest struct {
 	DynamicInstructions bool `json:"dynamicInstructions,omitzero"`
 }
 
-// WireManifest converts a plugin's manifest for the wire. Dynamic
+// FromManifest converts a plugin's manifest for the wire. Dynamic
 // instructions are also evaluated once into Instructions, the fallback.
-func WireManifest(m sdk.Manifest) *Manifest {
+func FromManifest(m sdk.Manifest) *Manifest {
 	w := &Manifest{Manifest: m, HasContext: m.Context != nil, DynamicInstructions: m.InstructionsFunc != nil}
 	if m.InstructionsFunc != nil {
 		w.Instructions = m.InstructionsFunc()

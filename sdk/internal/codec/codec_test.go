@@ -1,4 +1,4 @@
-package sdk
+package codec
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/hearth-agent/hearth/sdk/internal/codec"
 )
 
 // The tool arguments AddTool decodes go through codec.Unmarshal; these
@@ -91,7 +90,7 @@ func TestArgDecoding(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := c.into()
-			err := codec.Unmarshal([]byte(c.in), got)
+			err := Unmarshal([]byte(c.in), got)
 			switch {
 			case c.want == nil && err == nil:
 				t.Fatalf("%s: accepted as %+v", c.in, got)
@@ -135,7 +134,7 @@ func FuzzArgDecoder(f *testing.F) {
 func check[T any](t *testing.T, data []byte) {
 	t.Helper()
 	var got T
-	err := codec.Unmarshal(data, &got)
+	err := Unmarshal(data, &got)
 	strict := jsontext.Value(data).IsValid() // valid JSON, unique names, valid UTF-8
 	if err == nil && !strict {
 		t.Fatalf("%q into %T: accepted, but it is not strictly valid JSON", data, got)
@@ -156,15 +155,15 @@ func check[T any](t *testing.T, data []byte) {
 	if err != nil {
 		return
 	}
-	enc, err := codec.Marshal(got)
+	enc, err := Marshal(got)
 	if err != nil {
 		t.Fatalf("%+v: encoding what was decoded: %v", got, err)
 	}
 	var back T // compared encoded: an empty list left out comes back nil
-	if err := codec.Unmarshal(enc, &back); err != nil {
+	if err := Unmarshal(enc, &back); err != nil {
 		t.Fatalf("%+v encoded as %s does not decode: %v", got, enc, err)
 	}
-	if again, _ := codec.Marshal(back); string(again) != string(enc) {
+	if again, _ := Marshal(back); string(again) != string(enc) {
 		t.Fatalf("%+v encoded as %s decodes to %+v, encoded as %s", got, enc, back, again)
 	}
 }
@@ -234,7 +233,7 @@ func BenchmarkDecodeArgs(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var in benchArgs
-		if err := codec.Unmarshal(data, &in); err != nil {
+		if err := Unmarshal(data, &in); err != nil {
 			b.Fatal(err)
 		}
 	}
