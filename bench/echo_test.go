@@ -70,7 +70,7 @@ type EchoIn struct {
 
 type echoPlugin struct{ name string }
 
-func newEcho(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newEcho(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &echoPlugin{name}, nil
 }
 func (p *echoPlugin) Name() string { return p.name }
@@ -335,11 +335,11 @@ func (e *echoRPCClient) Echo(in EchoIn) EchoIn {
 
 type echoPluginDef struct{ Impl Echoer }
 
-func (p *echoPluginDef) Server(*plugin.MuxBroker) (interface{}, error) {
+func (p *echoPluginDef) Server(*plugin.MuxBroker) (any, error) {
 	return &EchoRPCServer{Impl: p.Impl}, nil
 }
 
-func (p *echoPluginDef) Client(_ *plugin.MuxBroker, c *rpc.Client) (interface{}, error) {
+func (p *echoPluginDef) Client(_ *plugin.MuxBroker, c *rpc.Client) (any, error) {
 	return &echoRPCClient{c: c}, nil
 }
 

@@ -34,7 +34,7 @@ func AddTool[In, Out any](s *PluginSDK, def ToolDef, fn ToolFunc[In, Out]) error
 		}
 		def.Parameters = schema
 	}
-	return s.RegisterRawTool(def.Name, def, func(ctx context.Context, tc *ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+	return s.RegisterRawTool(def.Name, def, func(ctx context.Context, tc *ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
 		var in In
 		if len(raw) > 0 {
 			if err := codec.Unmarshal(raw, &in); err != nil {
@@ -46,7 +46,7 @@ func AddTool[In, Out any](s *PluginSDK, def ToolDef, fn ToolFunc[In, Out]) error
 }
 
 // SchemaFor returns the JSON Schema inferred for T, as AddTool uses it.
-func SchemaFor[T any]() (map[string]interface{}, error) {
+func SchemaFor[T any]() (map[string]any, error) {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func SchemaFor[T any]() (map[string]interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]interface{}
+	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}

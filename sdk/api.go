@@ -29,21 +29,21 @@ type KV interface {
 // SettingsAPI reads and writes configuration. Each plugin has its own
 // namespace; core settings live in their own.
 type SettingsAPI interface {
-	Get(key string) (interface{}, error)     // this plugin's value
-	Set(key string, value interface{}) error // write this plugin's value
-	List(prefix string) ([]string, error)    // this plugin's keys with prefix
-	GetCore(key string) (interface{}, error) // a core value
-	SetCore(key string, value interface{}) error
+	Get(key string) (any, error)          // this plugin's value
+	Set(key string, value any) error      // write this plugin's value
+	List(prefix string) ([]string, error) // this plugin's keys with prefix
+	GetCore(key string) (any, error)      // a core value
+	SetCore(key string, value any) error
 	ListCore(prefix string) ([]string, error)
-	GetPlugin(plugin, key string) (interface{}, error) // another plugin's value; secrets masked
+	GetPlugin(plugin, key string) (any, error) // another plugin's value; secrets masked
 	// SetPlugin writes another plugin's value. Hearth refuses another
 	// plugin's secrets and records every such write in its audit log; a
 	// child plugin needs the settings.plugins.write group.
-	SetPlugin(plugin, key string, value interface{}) error
+	SetPlugin(plugin, key string, value any) error
 	ListPlugin(plugin, prefix string) ([]string, error)
 	RegisterDef(def ConfigDef)       // declare a setting for the UI
 	Defs(prefix string) []*ConfigDef // declared settings with prefix
-	Dump() map[string]interface{}    // all values
+	Dump() map[string]any            // all values
 	Plugins() []string               // all plugin namespaces
 	// DataDir returns the plugin's own data directory,
 	// <data dir>/plugin_data/<plugin>, creating it if needed.
@@ -52,25 +52,25 @@ type SettingsAPI interface {
 
 // ConfigDef declares one setting so user interfaces can show and edit it.
 type ConfigDef struct {
-	Key         string      `json:"key"`
-	Default     interface{} `json:"default,omitempty"`
-	Type        string      `json:"type"` // string / number / boolean
-	DisplayName string      `json:"display_name"`
-	Description string      `json:"description,omitempty"`
-	Category    string      `json:"category,omitempty"`
-	Options     []string    `json:"options,omitempty"`
-	Min         float64     `json:"min,omitzero"`
-	Max         float64     `json:"max,omitzero"`
-	Step        float64     `json:"step,omitzero"`
-	Required    bool        `json:"required,omitzero"`
-	Secret      bool        `json:"secret,omitzero"` // masked everywhere it is shown
+	Key         string   `json:"key"`
+	Default     any      `json:"default,omitempty"`
+	Type        string   `json:"type"` // string / number / boolean
+	DisplayName string   `json:"display_name"`
+	Description string   `json:"description,omitempty"`
+	Category    string   `json:"category,omitempty"`
+	Options     []string `json:"options,omitempty"`
+	Min         float64  `json:"min,omitzero"`
+	Max         float64  `json:"max,omitzero"`
+	Step        float64  `json:"step,omitzero"`
+	Required    bool     `json:"required,omitzero"`
+	Secret      bool     `json:"secret,omitzero"` // masked everywhere it is shown
 }
 
 // MemoryAPI is the graph memory: entities and the relations between them.
 type MemoryAPI interface {
 	Recall(query []string, depth int) ([]Entity, []Relation, error)
 	Commit(triples []Triple) error
-	Introspect() (map[string]interface{}, error)
+	Introspect() (map[string]any, error)
 	MergeEntities(source, target string) (int, error)
 	Purge(criteria map[string]string, mode string) (int, error)
 }
@@ -114,7 +114,7 @@ type DocMemoryAPI interface {
 	Query(text string, topK int) []*Doc
 	Insert(doc *Doc) error
 	Remove(id string)
-	Stats() map[string]interface{}
+	Stats() map[string]any
 }
 
 // Doc is one document of the document memory.

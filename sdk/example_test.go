@@ -32,7 +32,7 @@ func (g *Greeter) Start(s *sdk.PluginSDK) error {
 		})
 }
 
-func NewGreeter(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func NewGreeter(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &Greeter{name: name}, nil
 }
 
@@ -53,17 +53,17 @@ func ExampleAddTool() {
 func ExamplePluginSDK_RegisterTool() {
 	t := newExampleT()
 	defer t.cleanup()
-	h := sdktest.Start(t, "weather", func(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	h := sdktest.Start(t, "weather", func(name string, _ map[string]any) (sdk.Plugin, error) {
 		return &plugin{name, func(s *sdk.PluginSDK) error {
 			return s.RegisterTool("query", sdk.ToolDef{
 				Description: "查询指定城市的天气",
-				Parameters: map[string]interface{}{
+				Parameters: map[string]any{
 					"type":       "object",
-					"properties": map[string]interface{}{"city": map[string]interface{}{"type": "string"}},
+					"properties": map[string]any{"city": map[string]any{"type": "string"}},
 					"required":   []string{"city"},
 				},
-			}, func(args map[string]interface{}) (interface{}, error) {
-				return map[string]interface{}{"city": args["city"], "weather": "晴"}, nil
+			}, func(args map[string]any) (any, error) {
+				return map[string]any{"city": args["city"], "weather": "晴"}, nil
 			})
 		}}, nil
 	}, nil)
@@ -116,7 +116,7 @@ func (t *exampleT) cleanup() {
 func ExamplePluginSDK_InjectAndWait() {
 	t := newExampleT()
 	defer t.cleanup()
-	h := sdktest.StartWith(t, "memo", func(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+	h := sdktest.StartWith(t, "memo", func(name string, _ map[string]any) (sdk.Plugin, error) {
 		return &plugin{name, func(*sdk.PluginSDK) error { return nil }}, nil
 	}, nil, &sdktest.Options{Reply: func(in sdk.Injection) string { return "已提醒 (" + in.Source + ")" }})
 	// Into the plugin's own channel (the empty channel): answered with the

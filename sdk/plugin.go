@@ -41,7 +41,7 @@ type Plugin interface {
 // injected configuration and may be empty.
 //
 // A `.so` plugin exports a function of this type under the name NewPlugin.
-type NewPlugin func(name string, config map[string]interface{}) (Plugin, error)
+type NewPlugin func(name string, config map[string]any) (Plugin, error)
 
 var factories = struct {
 	sync.RWMutex

@@ -63,7 +63,7 @@ type Assessment struct {
 // outside state it needs) and returns the effect the call will really have.
 // The host checks it together with ToolDef.Effect, and the stricter
 // decision wins; an error refuses the call.
-type ResolveEffectFunc func(ctx context.Context, args map[string]interface{}) (Assessment, error)
+type ResolveEffectFunc func(ctx context.Context, args map[string]any) (Assessment, error)
 
 // Capability is something a plugin needs from the device (PKU harness
 // "requires"). A plugin whose requirements are not met is hidden, with the
@@ -120,7 +120,7 @@ type Manifest struct {
 	// Contributes declares user-interface contributions (screens,
 	// settings, widgets, commands) as free-form data for channels that
 	// show them.
-	Contributes map[string]interface{} `json:"contributes,omitempty"`
+	Contributes map[string]any `json:"contributes,omitempty"`
 	// I18n holds the English strings.
 	I18n *ManifestI18n `json:"i18n,omitempty"`
 	// Legacy lists ids this plugin replaces.
@@ -212,4 +212,4 @@ type HookDecision struct {
 // with the call's validated arguments. It fails closed: a hook that returns
 // an error, panics, or does not answer before ctx's deadline refuses the
 // call.
-type DecisionHook func(ctx context.Context, tc *ToolContext, tool string, args map[string]interface{}) (HookDecision, error)
+type DecisionHook func(ctx context.Context, tc *ToolContext, tool string, args map[string]any) (HookDecision, error)

@@ -119,7 +119,7 @@ func (s *PluginSDK) RegisterTool(name string, def ToolDef, handler ToolHandler) 
 	if handler == nil {
 		return errors.New("sdk: RegisterTool with a nil handler")
 	}
-	return s.registerRaw(name, def, func(_ context.Context, _ *ToolContext, args map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+	return s.registerRaw(name, def, func(_ context.Context, _ *ToolContext, args map[string]any, raw json.RawMessage) (any, error) {
 		args, err := argsMap(args, raw)
 		if err != nil {
 			return nil, err
@@ -134,7 +134,7 @@ func (s *PluginSDK) RegisterToolContext(name string, def ToolDef, handler Contex
 	if handler == nil {
 		return errors.New("sdk: RegisterToolContext with a nil handler")
 	}
-	return s.registerRaw(name, def, func(ctx context.Context, tc *ToolContext, args map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+	return s.registerRaw(name, def, func(ctx context.Context, tc *ToolContext, args map[string]any, raw json.RawMessage) (any, error) {
 		args, err := argsMap(args, raw)
 		if err != nil {
 			return nil, err
@@ -145,11 +145,11 @@ func (s *PluginSDK) RegisterToolContext(name string, def ToolDef, handler Contex
 
 // argsMap returns args, decoding raw when the host left the map out (a
 // child process receives only the raw arguments).
-func argsMap(args map[string]interface{}, raw json.RawMessage) (map[string]interface{}, error) {
+func argsMap(args map[string]any, raw json.RawMessage) (map[string]any, error) {
 	if args != nil {
 		return args, nil
 	}
-	args = map[string]interface{}{}
+	args = map[string]any{}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return nil, fmt.Errorf("decoding arguments: %w", err)

@@ -13,7 +13,7 @@ import (
 )
 
 func TestRegisterFactoryPanics(t *testing.T) {
-	f := func(string, map[string]interface{}) (sdk.Plugin, error) { return nil, nil }
+	f := func(string, map[string]any) (sdk.Plugin, error) { return nil, nil }
 	once := fmt.Sprintf("sdk-test-%d", time.Now().UnixNano()) // unique per run (-count)
 	sdk.RegisterFactory(once, f)
 	for name, call := range map[string]func(){
@@ -50,7 +50,7 @@ func (n nop) Stop() error                  { return nil }
 
 func TestUnavailableServicesAndLifecycle(t *testing.T) {
 	var order []int
-	h := sdktest.Start(t, "nop", func(string, map[string]interface{}) (sdk.Plugin, error) {
+	h := sdktest.Start(t, "nop", func(string, map[string]any) (sdk.Plugin, error) {
 		return nop{func(s *sdk.PluginSDK) error {
 			if _, _, err := s.Memory().Recall([]string{"x"}, 1); !errors.Is(err, sdk.ErrUnavailable) {
 				t.Errorf("Memory().Recall = %v", err)
@@ -90,12 +90,12 @@ func TestSchemaFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := s["properties"].(map[string]interface{})
-	city := props["city"].(map[string]interface{})
+	props := s["properties"].(map[string]any)
+	city := props["city"].(map[string]any)
 	if s["type"] != "object" || city["type"] != "string" || city["description"] != "城市名称" {
 		t.Fatalf("schema %v", s)
 	}
-	req := s["required"].([]interface{})
+	req := s["required"].([]any)
 	if len(req) != 1 || req[0] != "city" {
 		t.Fatalf("required %v", req)
 	}

@@ -72,21 +72,21 @@ type StageHandler func(ctx *StageContext) error
 // own.
 type StageContext struct {
 	mu               sync.RWMutex
-	RawMessage       string                   // the input text (on_input may rewrite it)
-	UserID           string                   // who is speaking
-	GroupID          string                   // group chat id, empty in a private chat
-	ContextMsgs      []map[string]interface{} // messages sent to the model (pre_action may add)
-	LLMText          string                   // the model's text (post_action may rewrite)
-	ReasoningContent string                   // the model's reasoning text
-	TokenUsage       map[string]int           // token usage of the model call
-	ToolCalls        []ToolCall               // tool calls the model requested
-	ToolResults      []ToolResult             // results of the tool calls
-	FinalText        string                   // the answer (before_output may rewrite)
-	Response         *string                  // set to short-circuit to after_output
-	Phase            Stage                    // the stage now running
-	Memory           []MemItem                // recalled memory
-	NoMemory         bool                     // this turn is not written to memory
-	Extra            map[string]interface{}   // free-form data shared between handlers
+	RawMessage       string           // the input text (on_input may rewrite it)
+	UserID           string           // who is speaking
+	GroupID          string           // group chat id, empty in a private chat
+	ContextMsgs      []map[string]any // messages sent to the model (pre_action may add)
+	LLMText          string           // the model's text (post_action may rewrite)
+	ReasoningContent string           // the model's reasoning text
+	TokenUsage       map[string]int   // token usage of the model call
+	ToolCalls        []ToolCall       // tool calls the model requested
+	ToolResults      []ToolResult     // results of the tool calls
+	FinalText        string           // the answer (before_output may rewrite)
+	Response         *string          // set to short-circuit to after_output
+	Phase            Stage            // the stage now running
+	Memory           []MemItem        // recalled memory
+	NoMemory         bool             // this turn is not written to memory
+	Extra            map[string]any   // free-form data shared between handlers
 
 	// Channel and ChatID say where the message came from. They are
 	// Hearth additions and read-only.

@@ -13,10 +13,10 @@ import (
 // The fields after Parameters are Hearth additions; a HomeAgent plugin that
 // sets only the first four keeps working unchanged.
 type ToolDef struct {
-	Name        string                 `json:"name"`             // tool name, unique within the plugin
-	Plugin      string                 `json:"plugin,omitempty"` // owning plugin; filled in by the host
-	Description string                 `json:"description"`      // what the model reads
-	Parameters  map[string]interface{} `json:"parameters"`       // JSON Schema of the arguments
+	Name        string         `json:"name"`             // tool name, unique within the plugin
+	Plugin      string         `json:"plugin,omitempty"` // owning plugin; filled in by the host
+	Description string         `json:"description"`      // what the model reads
+	Parameters  map[string]any `json:"parameters"`       // JSON Schema of the arguments
 
 	// Timeout bounds one call. Zero means the host default (30 s).
 	Timeout time.Duration `json:"-"`
@@ -77,19 +77,19 @@ func (d ToolDef) EffectiveEffect() Effect {
 // A ToolHandler cannot observe its deadline: when a call times out the
 // model gets an error result at once, but the handler keeps running until
 // it returns. Prefer ContextToolHandler or AddTool for anything that blocks.
-type ToolHandler func(args map[string]interface{}) (interface{}, error)
+type ToolHandler func(args map[string]any) (any, error)
 
 // ContextToolHandler is a tool handler that receives the call's context
 // (carrying its deadline and cancellation) and a ToolContext describing who
 // is calling and in which turn.
-type ContextToolHandler func(ctx context.Context, tc *ToolContext, args map[string]interface{}) (interface{}, error)
+type ContextToolHandler func(ctx context.Context, tc *ToolContext, args map[string]any) (any, error)
 
 // ToolCall is a tool call requested by the model, as stage handlers see it.
 type ToolCall struct {
-	ID        string                 `json:"id"`               // call id from the model
-	Name      string                 `json:"name"`             // tool name as the model sees it (plugin__tool)
-	Plugin    string                 `json:"plugin,omitempty"` // owning plugin
-	Arguments map[string]interface{} `json:"arguments"`        // arguments
+	ID        string         `json:"id"`               // call id from the model
+	Name      string         `json:"name"`             // tool name as the model sees it (plugin__tool)
+	Plugin    string         `json:"plugin,omitempty"` // owning plugin
+	Arguments map[string]any `json:"arguments"`        // arguments
 
 	// Deny, when set by a before_toolcall handler, refuses the call; the
 	// model receives the text as the tool's error result.
@@ -101,11 +101,11 @@ type ToolCall struct {
 
 // ToolResult is the outcome of one tool call, as stage handlers see it.
 type ToolResult struct {
-	CallID  string      `json:"call_id"`          // the ToolCall.ID it answers
-	Name    string      `json:"name"`             // tool name
-	Plugin  string      `json:"plugin,omitempty"` // owning plugin
-	Success bool        `json:"success"`          // false for error results
-	Result  interface{} `json:"result"`           // handler return value, or the error text
+	CallID  string `json:"call_id"`          // the ToolCall.ID it answers
+	Name    string `json:"name"`             // tool name
+	Plugin  string `json:"plugin,omitempty"` // owning plugin
+	Success bool   `json:"success"`          // false for error results
+	Result  any    `json:"result"`           // handler return value, or the error text
 }
 
 // Actor says who started a tool call.
@@ -164,4 +164,4 @@ type ToolFunc[In, Out any] func(ctx context.Context, tc *ToolContext, in In) (Ou
 // model sent and, when the host has decoded them, as a map (nil in a child
 // process: decode raw). It is the form every registration style is reduced
 // to; plugin authors normally use one of the others.
-type RawToolHandler func(ctx context.Context, tc *ToolContext, args map[string]interface{}, raw json.RawMessage) (interface{}, error)
+type RawToolHandler func(ctx context.Context, tc *ToolContext, args map[string]any, raw json.RawMessage) (any, error)

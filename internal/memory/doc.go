@@ -94,6 +94,6 @@ func (d *Docs) Query(text string, topK int) []*sdk.Doc {
 }
 
 // Stats returns how many documents there are.
-func (d *Docs) Stats() map[string]interface{} {
-	return map[string]interface{}{"documents": d.index.Len()}
+func (d *Docs) Stats() map[string]any {
+	return map[string]any{"documents": d.index.Len()}
 }

@@ -157,12 +157,12 @@ func (g *Graph) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation,
 
 // Introspect returns counts: entities, relations, and those purged
 // softly.
-func (g *Graph) Introspect() (map[string]interface{}, error) {
+func (g *Graph) Introspect() (map[string]any, error) {
 	c, err := g.st.CountGraph(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	return map[string]interface{}{"entities": c.Entities, "relations": c.Relations,
+	return map[string]any{"entities": c.Entities, "relations": c.Relations,
 		"purged_entities": c.PurgedEntities, "purged_relations": c.PurgedRelations}, nil
 }
 

@@ -79,7 +79,7 @@ var protocolOut *os.File
 
 type testPlugin struct{ name string }
 
-func newTestPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newTestPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &testPlugin{name: name}, nil
 }
 
@@ -92,19 +92,19 @@ func (p *testPlugin) Start(s *sdk.PluginSDK) error {
 			panic(err)
 		}
 	}
-	reg("echo", sdk.ToolDef{Effect: sdk.EffectRead, Title: "回声"}, func(_ context.Context, tc *sdk.ToolContext, args map[string]interface{}) (interface{}, error) {
-		return map[string]interface{}{"args": args, "actor": tc.Actor, "tool": tc.Tool}, nil
+	reg("echo", sdk.ToolDef{Effect: sdk.EffectRead, Title: "回声"}, func(_ context.Context, tc *sdk.ToolContext, args map[string]any) (any, error) {
+		return map[string]any{"args": args, "actor": tc.Actor, "tool": tc.Tool}, nil
 	})
-	reg("text", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("text", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		return "plain text", nil
 	})
-	reg("iserr", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
-		return map[string]interface{}{"isError": true, "content": "城市不存在"}, nil
+	reg("iserr", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
+		return map[string]any{"isError": true, "content": "城市不存在"}, nil
 	})
-	reg("fail", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("fail", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		return nil, errors.New("broken on purpose")
 	})
-	reg("sleep", sdk.ToolDef{Timeout: 300 * time.Millisecond}, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}) (interface{}, error) {
+	reg("sleep", sdk.ToolDef{Timeout: 300 * time.Millisecond}, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any) (any, error) {
 		select {
 		case <-ctx.Done():
 			// Leave a mark that the cancellation arrived.
@@ -114,25 +114,25 @@ func (p *testPlugin) Start(s *sdk.PluginSDK) error {
 			return "woke", nil
 		}
 	})
-	reg("huge", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("huge", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		return strings.Repeat("z", wire.MaxMessage), nil // over the limit with the envelope
 	})
-	reg("hugenoid", sdk.ToolDef{}, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}) (interface{}, error) {
+	reg("hugenoid", sdk.ToolDef{}, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any) (any, error) {
 		// An answer too large whose id comes last: the host cannot tell
 		// whose it is without reading all of it.
 		protocolOut.WriteString(`{"jsonrpc":"2.0","result":"` + strings.Repeat("z", wire.MaxMessage) + `","id":2}` + "\n")
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	reg("crash", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("crash", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		os.Exit(3)
 		return nil, nil
 	})
-	reg("freeze", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("freeze", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		syscall.Kill(os.Getpid(), syscall.SIGSTOP) // the whole process stops answering
 		return nil, nil
 	})
-	reg("grandchild", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("grandchild", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		cmd := exec.Command("sleep", "300")
 		cmd.Stdout = os.NewFile(1, "protocol-stdout") // holds the pipe open
 		if err := cmd.Start(); err != nil {
@@ -142,18 +142,18 @@ func (p *testPlugin) Start(s *sdk.PluginSDK) error {
 		os.Exit(5)
 		return nil, nil
 	})
-	reg("env", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("env", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		return os.Environ(), nil
 	})
-	reg("switch_source", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("switch_source", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		return nil, s.LLM().SetSource("other")
 	})
-	reg("inject", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	reg("inject", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		s.InjectText("", "childchan", "hello from the child")
 		return "injected", nil
 	})
 	s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
-		ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]interface{}{"role": "system", "content": "from the child plugin"})
+		ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]any{"role": "system", "content": "from the child plugin"})
 		return nil
 	})
 	s.RegisterStage(sdk.StageOnInput, func(ctx *sdk.StageContext) error {

@@ -141,7 +141,7 @@ func (r remoteText) ResultMetadata() map[string]string { return r.meta }
 // remoteTool forwards calls of one tool to the plugin; the call's context
 // (deadline, cancellation) travels as $/cancel.
 func remoteTool(conn *wire.Conn, plugin, tool string) sdk.RawToolHandler {
-	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
 		cc := wire.FromToolContext(tc)
 		cc.PluginID, cc.Tool = plugin, tool
 		var res wire.ToolCallResult
@@ -202,7 +202,7 @@ func (p *Process) remoteStage(conn *wire.Conn, id int, stage sdk.Stage) sdk.Stag
 // decision with one of the three verdicts (null, garbage, an empty or
 // unknown verdict) is an error, so it refuses too.
 func remoteHook(conn *wire.Conn, plugin string, id int) sdk.DecisionHook {
-	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]interface{}) (sdk.HookDecision, error) {
+	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]any) (sdk.HookDecision, error) {
 		raw, err := json.Marshal(args)
 		if err != nil {
 			return sdk.HookDecision{}, err
@@ -242,7 +242,7 @@ func decodeDecision(raw json.RawMessage) (sdk.HookDecision, error) {
 // ResolveEffect. The policy engine bounds it with its deadline; an error,
 // or an answer without a valid effect, refuses the call.
 func remoteResolve(conn *wire.Conn, plugin, tool string) sdk.ResolveEffectFunc {
-	return func(ctx context.Context, args map[string]interface{}) (sdk.Assessment, error) {
+	return func(ctx context.Context, args map[string]any) (sdk.Assessment, error) {
 		raw, err := json.Marshal(args)
 		if err != nil {
 			return sdk.Assessment{}, err

@@ -45,7 +45,7 @@ type Manifest struct {
 	// Env adds variables to the plugin's otherwise minimal environment.
 	Env map[string]string `json:"env,omitempty"`
 	// Config is passed to the plugin's factory.
-	Config map[string]interface{} `json:"config,omitempty"`
+	Config map[string]any `json:"config,omitempty"`
 	// Timeout is the default deadline of the plugin's tools (Go duration,
 	// e.g. "30s").
 	Timeout string `json:"timeout,omitempty"`

@@ -17,7 +17,7 @@ import (
 // process.
 type memoryPlugin struct{ name string }
 
-func newMemoryPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newMemoryPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &memoryPlugin{name}, nil
 }
 
@@ -25,7 +25,7 @@ func (p *memoryPlugin) Name() string { return p.name }
 func (p *memoryPlugin) Stop() error  { return nil }
 
 func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
-	err := s.RegisterToolContext("learn", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	err := s.RegisterToolContext("learn", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		if err := s.Memory().Commit([]sdk.Triple{{Subject: "小明", Relation: "喜欢", Object: "猫"}}); err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 	if err != nil {
 		return err
 	}
-	return s.RegisterToolContext("recall", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	return s.RegisterToolContext("recall", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		ents, rels, err := s.Memory().Recall([]string{"小明"}, 1)
 		if err != nil {
 			return nil, err
@@ -54,7 +54,7 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 		if err != nil {
 			return nil, err
 		}
-		out := map[string]interface{}{"entities": len(ents), "relations": len(rels)}
+		out := map[string]any{"entities": len(ents), "relations": len(rels)}
 		if len(docs) > 0 {
 			out["doc"] = docs[0].Title
 		}

@@ -17,7 +17,7 @@ import (
 // process.
 type settingsPlugin struct{ name string }
 
-func newSettingsPlugin(name string, _ map[string]interface{}) (sdk.Plugin, error) {
+func newSettingsPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
 	return &settingsPlugin{name}, nil
 }
 
@@ -26,7 +26,7 @@ func (p *settingsPlugin) Stop() error  { return nil }
 
 func (p *settingsPlugin) Start(s *sdk.PluginSDK) error {
 	s.Settings().RegisterDef(sdk.ConfigDef{Key: "unit", Type: "string", Default: "c", Options: []string{"c", "f"}})
-	err := s.RegisterToolContext("remember", sdk.ToolDef{}, func(ctx context.Context, tc *sdk.ToolContext, args map[string]interface{}) (interface{}, error) {
+	err := s.RegisterToolContext("remember", sdk.ToolDef{}, func(ctx context.Context, tc *sdk.ToolContext, args map[string]any) (any, error) {
 		var n int
 		if _, err := tc.KV.Get(ctx, "calls", &n); err != nil {
 			return nil, err
@@ -38,16 +38,16 @@ func (p *settingsPlugin) Start(s *sdk.PluginSDK) error {
 		if err := tc.KV.Set(ctx, "last", args); err != nil {
 			return nil, err
 		}
-		var last map[string]interface{}
+		var last map[string]any
 		if _, err := s.KV().Get(ctx, "last", &last); err != nil {
 			return nil, err
 		}
-		return map[string]interface{}{"calls": n, "last": last}, nil
+		return map[string]any{"calls": n, "last": last}, nil
 	})
 	if err != nil {
 		return err
 	}
-	return s.RegisterToolContext("config", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]interface{}) (interface{}, error) {
+	return s.RegisterToolContext("config", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		st := s.Settings()
 		before, err := st.Get("unit")
 		if err != nil {
@@ -65,7 +65,7 @@ func (p *settingsPlugin) Start(s *sdk.PluginSDK) error {
 		}
 		url, _ := st.GetPlugin("qq", "url")
 		dir, _ := st.GetCore("core.daemon.data_dir")
-		return map[string]interface{}{
+		return map[string]any{
 			"before": before, "after": after, "invalid": invalid != nil && strings.Contains(invalid.Error(), "not one of"),
 			"missing": errors.Is(missing, sdk.ErrNotFound), "qqToken": token, "qqURL": url,
 			"ownDir": dir == s.DataDir() && strings.Contains(dir.(string), "plugin_data"),

@@ -34,10 +34,10 @@ func LoadSO(path string) (sdk.NewPlugin, error) {
 		return nil, fmt.Errorf("%s does not export NewPlugin: %w", path, err)
 	}
 	switch f := sym.(type) {
-	case func(string, map[string]interface{}) (sdk.Plugin, error):
+	case func(string, map[string]any) (sdk.Plugin, error):
 		return f, nil
 	case *sdk.NewPlugin:
 		return *f, nil
 	}
-	return nil, fmt.Errorf("%s: NewPlugin has type %T, want func(name string, config map[string]interface{}) (sdk.Plugin, error)", path, sym)
+	return nil, fmt.Errorf("%s: NewPlugin has type %T, want func(name string, config map[string]any) (sdk.Plugin, error)", path, sym)
 }

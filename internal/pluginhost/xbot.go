@@ -315,7 +315,7 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotM
 		}
 		tool := t.Name
 		def := sdk.ToolDef{Name: tool, Description: t.Description, Parameters: schema, Timeout: timeout}
-		err = p.opts.Host.RegisterTool(p.name, def, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+		err = p.opts.Host.RegisterTool(p.name, def, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
 			resp, err := link.exchange(ctx, xbotRequest{Method: "execute_tool", Params: map[string]any{"toolName": tool, "input": string(raw)}})
 			if err != nil {
 				return nil, err
@@ -368,7 +368,7 @@ func (p *Process) enrich(link *xbotLink, enrichers []xbotEnricher, sc *sdk.Stage
 			}
 		}
 	}
-	sc.ContextMsgs = append([]map[string]interface{}{{"role": "system", "content": strings.TrimSpace(b.String())}}, sc.ContextMsgs...)
+	sc.ContextMsgs = append([]map[string]any{{"role": "system", "content": strings.TrimSpace(b.String())}}, sc.ContextMsgs...)
 	return nil
 }
 
@@ -436,39 +436,39 @@ func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, ti
 
 // xbotSchema returns the tool's JSON Schema: its inputSchema, else one
 // built from its parameter list.
-func xbotSchema(t xbotTool) (map[string]interface{}, error) {
+func xbotSchema(t xbotTool) (map[string]any, error) {
 	if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
-		var s map[string]interface{}
+		var s map[string]any
 		if err := json.Unmarshal(t.InputSchema, &s); err != nil {
 			return nil, fmt.Errorf("inputSchema: %w", err)
 		}
 		return s, nil
 	}
-	props := map[string]interface{}{}
+	props := map[string]any{}
 	var required []string
 	for _, prm := range t.Parameters {
 		typ := prm.Type
 		if typ == "" {
 			typ = "string"
 		}
-		ps := map[string]interface{}{"type": typ}
+		ps := map[string]any{"type": typ}
 		if prm.Description != "" {
 			ps["description"] = prm.Description
 		}
 		if len(prm.Items) > 0 {
-			var items interface{}
+			var items any
 			if err := json.Unmarshal(prm.Items, &items); err == nil {
 				ps["items"] = items
 			}
 		} else if typ == "array" {
-			ps["items"] = map[string]interface{}{"type": "string"}
+			ps["items"] = map[string]any{"type": "string"}
 		}
 		props[prm.Name] = ps
 		if prm.Required {
 			required = append(required, prm.Name)
 		}
 	}
-	s := map[string]interface{}{"type": "object", "properties": props}
+	s := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		s["required"] = required
 	}

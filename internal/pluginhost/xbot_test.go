@@ -116,7 +116,7 @@ func TestXbotPreToolHookRefusesWhileDown(t *testing.T) {
 	f.opts.BackoffMin, f.opts.BackoffMax = time.Hour, time.Hour // stays down
 	f.eng.HookTimeout = 200 * time.Millisecond
 	if err := f.k.RegisterTool("shop", sdk.ToolDef{Name: "dangerous_buy", Effect: sdk.EffectRead},
-		func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
 			return "bought", nil
 		}); err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func registerGuarded(t *testing.T, f *fixture) {
 	for _, name := range []string{"time__now", "shop__pay", "shop__list"} {
 		plugin, tool, _ := strings.Cut(name, "__")
 		if err := f.k.RegisterTool(plugin, sdk.ToolDef{Name: tool, Effect: sdk.EffectRead},
-			func(context.Context, *sdk.ToolContext, map[string]interface{}, json.RawMessage) (interface{}, error) {
+			func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
 				return "ran", nil
 			}); err != nil {
 			t.Fatal(err)

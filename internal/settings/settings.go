@@ -155,7 +155,7 @@ func (s *Service) Value(ns, key string) (json.RawMessage, bool, error) {
 	return nil, false, nil
 }
 
-func (s *Service) get(ns, key string, masked bool) (interface{}, error) {
+func (s *Service) get(ns, key string, masked bool) (any, error) {
 	raw, ok, err := s.Value(ns, key)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (s *Service) get(ns, key string, masked bool) (interface{}, error) {
 	if masked && s.Secret(ns, key) {
 		return Mask, nil
 	}
-	var v interface{}
+	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("%s.%s: stored value is not JSON: %w", ns, key, err)
 	}
@@ -201,7 +201,7 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 	if ns == Core && key == CoreDataDir {
 		return fmt.Errorf("%w: %s is read-only", ErrInvalid, CoreDataDir)
 	}
-	var v interface{}
+	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		if s.Secret(ns, key) {
 			return fmt.Errorf("%w: %s.%s is not JSON", ErrInvalid, ns, key) // the decoder's message can quote the value
@@ -221,7 +221,7 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 	return nil
 }
 
-func (s *Service) set(ns, key string, v interface{}) error {
+func (s *Service) set(ns, key string, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("%w: %s.%s cannot be encoded as JSON: %v", ErrInvalid, ns, key, err)
@@ -230,7 +230,7 @@ func (s *Service) set(ns, key string, v interface{}) error {
 }
 
 // check tests a value against its declaration.
-func check(d sdk.ConfigDef, v interface{}) error {
+func check(d sdk.ConfigDef, v any) error {
 	switch d.Type {
 	case "string":
 		str, ok := v.(string)
@@ -308,23 +308,23 @@ func (s *Service) Defs(ns, prefix string) []*sdk.ConfigDef {
 
 // Dump returns every setting by namespace, secrets masked, declared
 // defaults included.
-func (s *Service) Dump() (map[string]interface{}, error) {
+func (s *Service) Dump() (map[string]any, error) {
 	all, err := s.st.AllSettings(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]interface{}{}
+	out := map[string]any{}
 	put := func(ns, key string, raw json.RawMessage) {
-		m, _ := out[ns].(map[string]interface{})
+		m, _ := out[ns].(map[string]any)
 		if m == nil {
-			m = map[string]interface{}{}
+			m = map[string]any{}
 			out[ns] = m
 		}
 		if s.Secret(ns, key) {
 			m[key] = Mask
 			return
 		}
-		var v interface{}
+		var v any
 		if json.Unmarshal(raw, &v) == nil {
 			m[key] = v
 		}
@@ -451,7 +451,7 @@ func valueHash(target, key string, raw json.RawMessage) string {
 }
 
 // Get implements sdk.SettingsAPI.
-func (p *Plugin) Get(key string) (interface{}, error) {
+func (p *Plugin) Get(key string) (any, error) {
 	if err := CheckPlugin(p.name); err != nil {
 		return nil, err
 	}
@@ -459,7 +459,7 @@ func (p *Plugin) Get(key string) (interface{}, error) {
 }
 
 // Set implements sdk.SettingsAPI.
-func (p *Plugin) Set(key string, value interface{}) error {
+func (p *Plugin) Set(key string, value any) error {
 	if err := CheckPlugin(p.name); err != nil {
 		return err
 	}
@@ -476,7 +476,7 @@ func (p *Plugin) List(prefix string) ([]string, error) {
 
 // GetCore implements sdk.SettingsAPI; core.daemon.data_dir is Hearth's
 // data directory.
-func (p *Plugin) GetCore(key string) (interface{}, error) {
+func (p *Plugin) GetCore(key string) (any, error) {
 	if key == CoreDataDir {
 		return p.s.dataDir, nil
 	}
@@ -484,14 +484,14 @@ func (p *Plugin) GetCore(key string) (interface{}, error) {
 }
 
 // SetCore implements sdk.SettingsAPI.
-func (p *Plugin) SetCore(key string, value interface{}) error { return p.s.set(Core, key, value) }
+func (p *Plugin) SetCore(key string, value any) error { return p.s.set(Core, key, value) }
 
 // ListCore implements sdk.SettingsAPI.
 func (p *Plugin) ListCore(prefix string) ([]string, error) { return p.s.Keys(Core, prefix) }
 
 // GetPlugin implements sdk.SettingsAPI: another plugin's secrets are
 // masked, and Hearth's core settings are not a plugin's.
-func (p *Plugin) GetPlugin(plugin, key string) (interface{}, error) {
+func (p *Plugin) GetPlugin(plugin, key string) (any, error) {
 	if err := CheckPlugin(plugin); err != nil {
 		return nil, err
 	}
@@ -501,7 +501,7 @@ func (p *Plugin) GetPlugin(plugin, key string) (interface{}, error) {
 // SetPlugin implements sdk.SettingsAPI: another plugin's secrets are
 // read-only, and every write of another plugin's setting is audited (see
 // Service.SetForPlugin).
-func (p *Plugin) SetPlugin(plugin, key string, value interface{}) error {
+func (p *Plugin) SetPlugin(plugin, key string, value any) error {
 	raw, err := json.Marshal(value)
 	if err != nil {
 		return fmt.Errorf("%w: %s.%s cannot be encoded as JSON: %v", ErrInvalid, plugin, key, err)
@@ -533,7 +533,7 @@ func (p *Plugin) Defs(prefix string) []*sdk.ConfigDef { return p.s.Defs(p.name, 
 
 // Dump implements sdk.SettingsAPI: every namespace's values, secrets
 // masked.
-func (p *Plugin) Dump() map[string]interface{} {
+func (p *Plugin) Dump() map[string]any {
 	d, err := p.s.Dump()
 	if err != nil {
 		sdkLog(p.name, err)

@@ -36,7 +36,7 @@ func TestOwnSettingsDefaultsAndChecks(t *testing.T) {
 	if _, err := w.Get("city"); !errors.Is(err, sdk.ErrNotFound) {
 		t.Fatalf("missing key: %v", err)
 	}
-	for key, bad := range map[string]interface{}{"unit": "k", "days": 9.0, "on": "yes"} {
+	for key, bad := range map[string]any{"unit": "k", "days": 9.0, "on": "yes"} {
 		if err := w.Set(key, bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Set(%s, %v) = %v, want ErrInvalid", key, bad, err)
 		}
@@ -44,13 +44,13 @@ func TestOwnSettingsDefaultsAndChecks(t *testing.T) {
 	if err := w.Set("unit", "f"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Set("城市", map[string]interface{}{"name": "北京", "lat": 39.9}); err != nil {
+	if err := w.Set("城市", map[string]any{"name": "北京", "lat": 39.9}); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := w.Get("unit"); v != "f" {
 		t.Fatalf("unit = %v", v)
 	}
-	if v, _ := w.Get("城市"); !reflect.DeepEqual(v, map[string]interface{}{"name": "北京", "lat": 39.9}) {
+	if v, _ := w.Get("城市"); !reflect.DeepEqual(v, map[string]any{"name": "北京", "lat": 39.9}) {
 		t.Fatalf("城市 = %v", v)
 	}
 	keys, err := w.List("")
@@ -86,7 +86,7 @@ func TestSecretsStayWithTheirPlugin(t *testing.T) {
 		t.Fatalf("plain value = %v", v)
 	}
 	dump := other.Dump()
-	if got := dump["qq"].(map[string]interface{})["token"]; got != Mask {
+	if got := dump["qq"].(map[string]any)["token"]; got != Mask {
 		t.Fatalf("dump shows the secret: %v", got)
 	}
 	// Undeclared, but named like a secret.

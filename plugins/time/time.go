@@ -33,7 +33,7 @@ var (
 
 // New is the plugin's factory. config may set "zone" (an IANA name) as the
 // default zone; the host's local zone is used otherwise.
-func New(name string, config map[string]interface{}) (sdk.Plugin, error) {
+func New(name string, config map[string]any) (sdk.Plugin, error) {
 	p := &Plugin{name: name, now: time.Now, zone: localZone()}
 	if z, ok := config["zone"].(string); ok && z != "" {
 		loc, err := time.LoadLocation(z)
@@ -133,7 +133,7 @@ var weekdaysZH = [...]string{"周日", "周一", "周二", "周三", "周四", "
 func (p *Plugin) injectTime(ctx *sdk.StageContext) error {
 	t := p.now().In(p.zone)
 	ctx.Lock()
-	ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]interface{}{
+	ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]any{
 		"role": "system",
 		"content": fmt.Sprintf("当前时间 (current time): %s %s (%s, %s)",
 			t.Format("2006-01-02 15:04"), weekdaysZH[t.Weekday()], t.Weekday(), p.zone),

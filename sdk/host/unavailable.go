@@ -28,28 +28,28 @@ var (
 func (u Unavailable) err() error { return fmt.Errorf("%s: %w", u.Service, sdk.ErrUnavailable) }
 
 // Get fails with sdk.ErrUnavailable.
-func (u Unavailable) Get(string) (interface{}, error) { return nil, u.err() }
+func (u Unavailable) Get(string) (any, error) { return nil, u.err() }
 
 // Set fails with sdk.ErrUnavailable.
-func (u Unavailable) Set(string, interface{}) error { return u.err() }
+func (u Unavailable) Set(string, any) error { return u.err() }
 
 // List fails with sdk.ErrUnavailable.
 func (u Unavailable) List(string) ([]string, error) { return nil, u.err() }
 
 // GetCore fails with sdk.ErrUnavailable.
-func (u Unavailable) GetCore(string) (interface{}, error) { return nil, u.err() }
+func (u Unavailable) GetCore(string) (any, error) { return nil, u.err() }
 
 // SetCore fails with sdk.ErrUnavailable.
-func (u Unavailable) SetCore(string, interface{}) error { return u.err() }
+func (u Unavailable) SetCore(string, any) error { return u.err() }
 
 // ListCore fails with sdk.ErrUnavailable.
 func (u Unavailable) ListCore(string) ([]string, error) { return nil, u.err() }
 
 // GetPlugin fails with sdk.ErrUnavailable.
-func (u Unavailable) GetPlugin(string, string) (interface{}, error) { return nil, u.err() }
+func (u Unavailable) GetPlugin(string, string) (any, error) { return nil, u.err() }
 
 // SetPlugin fails with sdk.ErrUnavailable.
-func (u Unavailable) SetPlugin(string, string, interface{}) error { return u.err() }
+func (u Unavailable) SetPlugin(string, string, any) error { return u.err() }
 
 // ListPlugin fails with sdk.ErrUnavailable.
 func (u Unavailable) ListPlugin(string, string) ([]string, error) { return nil, u.err() }
@@ -61,7 +61,7 @@ func (u Unavailable) RegisterDef(sdk.ConfigDef) {}
 func (u Unavailable) Defs(string) []*sdk.ConfigDef { return nil }
 
 // Dump returns nil.
-func (u Unavailable) Dump() map[string]interface{} { return nil }
+func (u Unavailable) Dump() map[string]any { return nil }
 
 // Plugins returns nil.
 func (u Unavailable) Plugins() []string { return nil }
@@ -78,7 +78,7 @@ func (u Unavailable) Recall([]string, int) ([]sdk.Entity, []sdk.Relation, error)
 func (u Unavailable) Commit([]sdk.Triple) error { return u.err() }
 
 // Introspect fails with sdk.ErrUnavailable.
-func (u Unavailable) Introspect() (map[string]interface{}, error) { return nil, u.err() }
+func (u Unavailable) Introspect() (map[string]any, error) { return nil, u.err() }
 
 // MergeEntities fails with sdk.ErrUnavailable.
 func (u Unavailable) MergeEntities(string, string) (int, error) { return 0, u.err() }
@@ -99,8 +99,8 @@ func (u Unavailable) Insert(*sdk.Doc) error { return u.err() }
 func (u Unavailable) Remove(string) {}
 
 // Stats reports the service as unavailable.
-func (u Unavailable) Stats() map[string]interface{} {
-	return map[string]interface{}{"available": false, "error": u.err().Error()}
+func (u Unavailable) Stats() map[string]any {
+	return map[string]any{"available": false, "error": u.err().Error()}
 }
 
 // UnavailableKnowledge implements sdk.KnowledgeAPI with methods that fail

@@ -297,7 +297,7 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	}
 	res := &wire.ToolCallResult{Value: b} // a pointer: the codec encodes it without a copy
 	switch x := v.(type) {
-	case map[string]interface{}:
+	case map[string]any:
 		res.IsError, _ = x["isError"].(bool)
 	case interface{ IsError() bool }:
 		res.IsError = x.IsError()
@@ -345,7 +345,7 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 	if h == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: fmt.Sprintf("unknown decision hook %d", p.ID)}
 	}
-	var args map[string]interface{}
+	var args map[string]any
 	_ = codec.Unmarshal(p.Args, &args)
 	d, err := h(ctx, p.Context.ToolContext(), p.Tool, args)
 	if err != nil {
@@ -371,12 +371,12 @@ func (c *child) resolveEffect(ctx context.Context, raw json.RawMessage) (any, er
 	if fn == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "no ResolveEffect for tool " + p.Tool}
 	}
-	var args map[string]interface{}
+	var args map[string]any
 	if err := codec.Unmarshal(p.Args, &args); err != nil {
 		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	if args == nil {
-		args = map[string]interface{}{}
+		args = map[string]any{}
 	}
 	a, err := fn(ctx, args)
 	if err != nil {

@@ -25,7 +25,7 @@ type remoteSettings struct {
 
 var _ sdk.SettingsAPI = remoteSettings{}
 
-func (r remoteSettings) value(method string, p wire.SettingParams) (interface{}, error) {
+func (r remoteSettings) value(method string, p wire.SettingParams) (any, error) {
 	var res wire.ValueResult
 	if err := r.conn.Call(context.Background(), method, p, &res); err != nil {
 		return nil, err
@@ -33,14 +33,14 @@ func (r remoteSettings) value(method string, p wire.SettingParams) (interface{},
 	if !res.Found {
 		return nil, fmt.Errorf("%s: %w", p.Key, sdk.ErrNotFound)
 	}
-	var v interface{}
+	var v any
 	if err := json.Unmarshal(res.Value, &v); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Key, err)
 	}
 	return v, nil
 }
 
-func (r remoteSettings) set(method string, p wire.SettingParams, v interface{}) error {
+func (r remoteSettings) set(method string, p wire.SettingParams, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("setting %s: the value cannot be encoded as JSON: %w", p.Key, err)
@@ -55,11 +55,11 @@ func (r remoteSettings) keys(method string, p wire.SettingParams) ([]string, err
 	return out, err
 }
 
-func (r remoteSettings) Get(key string) (interface{}, error) {
+func (r remoteSettings) Get(key string) (any, error) {
 	return r.value(wire.MethodSettingsGet, wire.SettingParams{Key: key})
 }
 
-func (r remoteSettings) Set(key string, v interface{}) error {
+func (r remoteSettings) Set(key string, v any) error {
 	return r.set(wire.MethodSettingsSet, wire.SettingParams{Key: key}, v)
 }
 
@@ -71,14 +71,14 @@ func (r remoteSettings) List(prefix string) ([]string, error) {
 // start to find where to keep files, with the plugin's own data directory
 // (a child process has no business in Hearth's); other keys are asked of
 // the host.
-func (r remoteSettings) GetCore(key string) (interface{}, error) {
+func (r remoteSettings) GetCore(key string) (any, error) {
 	if key == "core.daemon.data_dir" {
 		return r.DataDir(), nil
 	}
 	return r.value(wire.MethodSettingsGetCore, wire.SettingParams{Key: key})
 }
 
-func (r remoteSettings) SetCore(key string, v interface{}) error {
+func (r remoteSettings) SetCore(key string, v any) error {
 	return r.set(wire.MethodSettingsSetCore, wire.SettingParams{Key: key}, v)
 }
 
@@ -86,11 +86,11 @@ func (r remoteSettings) ListCore(prefix string) ([]string, error) {
 	return r.keys(wire.MethodSettingsListCore, wire.SettingParams{Prefix: prefix})
 }
 
-func (r remoteSettings) GetPlugin(plugin, key string) (interface{}, error) {
+func (r remoteSettings) GetPlugin(plugin, key string) (any, error) {
 	return r.value(wire.MethodSettingsGetOther, wire.SettingParams{Plugin: plugin, Key: key})
 }
 
-func (r remoteSettings) SetPlugin(plugin, key string, v interface{}) error {
+func (r remoteSettings) SetPlugin(plugin, key string, v any) error {
 	return r.set(wire.MethodSettingsSetOther, wire.SettingParams{Plugin: plugin, Key: key}, v)
 }
 
@@ -112,8 +112,8 @@ func (r remoteSettings) Defs(prefix string) []*sdk.ConfigDef {
 	return out
 }
 
-func (r remoteSettings) Dump() map[string]interface{} {
-	var out map[string]interface{}
+func (r remoteSettings) Dump() map[string]any {
+	var out map[string]any
 	if err := r.conn.Call(context.Background(), wire.MethodSettingsDump, struct{}{}, &out); err != nil {
 		r.log.Error("reading all settings", "err", err)
 	}
@@ -188,8 +188,8 @@ func (r remoteMemory) Commit(triples []sdk.Triple) error {
 	return r.call(wire.MethodMemoryCommit, wire.CommitParams{Triples: triples}, nil)
 }
 
-func (r remoteMemory) Introspect() (map[string]interface{}, error) {
-	var out map[string]interface{}
+func (r remoteMemory) Introspect() (map[string]any, error) {
+	var out map[string]any
 	err := r.call(wire.MethodMemoryIntrospect, struct{}{}, &out)
 	return out, err
 }
@@ -233,8 +233,8 @@ func (r remoteMemory) Remove(id string) {
 	}
 }
 
-func (r remoteMemory) Stats() map[string]interface{} {
-	var out map[string]interface{}
+func (r remoteMemory) Stats() map[string]any {
+	var out map[string]any
 	if err := r.call(wire.MethodMemoryDocStats, struct{}{}, &out); err != nil {
 		r.log.Error("document memory stats failed", "err", err)
 	}

@@ -70,13 +70,13 @@ var _ host.Host = (*Harness)(nil)
 
 // Start creates the plugin with factory and starts it; it fails the test if
 // either fails. The plugin's stop handlers and Stop run at cleanup.
-func Start(t T, name string, factory sdk.NewPlugin, config map[string]interface{}) *Harness {
+func Start(t T, name string, factory sdk.NewPlugin, config map[string]any) *Harness {
 	t.Helper()
 	return StartWith(t, name, factory, config, nil)
 }
 
 // StartWith is Start with options; nil means the defaults.
-func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interface{}, options *Options) *Harness {
+func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]any, options *Options) *Harness {
 	t.Helper()
 	var opts Options
 	if options != nil {
@@ -99,7 +99,7 @@ func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]interf
 	h := &Harness{t: t, name: name, opts: opts, logs: logs, tools: map[string]*tool{}}
 	h.pipeline = pipeline.New(slog.New(logs))
 	if config == nil {
-		config = map[string]interface{}{}
+		config = map[string]any{}
 	}
 	p, err := factory(name, config)
 	if err != nil {
@@ -331,7 +331,7 @@ func encodeArgs(args any) (json.RawMessage, error) {
 // call of this plugin's own tool. It returns sc.
 func (h *Harness) RunStage(stage sdk.Stage, sc *sdk.StageContext) *sdk.StageContext {
 	if sc.Extra == nil {
-		sc.Extra = map[string]interface{}{}
+		sc.Extra = map[string]any{}
 	}
 	h.pipeline.Run(stage, sc, h.name)
 	return sc

@@ -17,7 +17,7 @@ func (p probe) Start(s *sdk.PluginSDK) error { return p.start(s) }
 func (p probe) Stop() error                  { return nil }
 
 func factory(start func(*sdk.PluginSDK) error) sdk.NewPlugin {
-	return func(string, map[string]interface{}) (sdk.Plugin, error) { return probe{start}, nil }
+	return func(string, map[string]any) (sdk.Plugin, error) { return probe{start}, nil }
 }
 
 // A write a stage does not allow is undone and logged, as Hearth does:

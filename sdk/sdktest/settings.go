@@ -15,7 +15,7 @@ type Settings struct {
 	dataDir string
 
 	mu     *sync.Mutex
-	values map[string]map[string]interface{} // namespace -> key -> value; "" is core
+	values map[string]map[string]any // namespace -> key -> value; "" is core
 	defs   *[]*sdk.ConfigDef
 }
 
@@ -23,7 +23,7 @@ var _ sdk.SettingsAPI = (*Settings)(nil)
 
 // NewSettings returns empty settings.
 func NewSettings() *Settings {
-	return &Settings{mu: &sync.Mutex{}, values: map[string]map[string]interface{}{}, defs: new([]*sdk.ConfigDef)}
+	return &Settings{mu: &sync.Mutex{}, values: map[string]map[string]any{}, defs: new([]*sdk.ConfigDef)}
 }
 
 // For returns a view of the same settings as seen by plugin.
@@ -33,17 +33,17 @@ func (s *Settings) For(plugin string) *Settings {
 	return &c
 }
 
-func (s *Settings) get(ns, key string) (interface{}, error) {
+func (s *Settings) get(ns, key string) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.values[ns][key], nil
 }
 
-func (s *Settings) set(ns, key string, v interface{}) error {
+func (s *Settings) set(ns, key string, v any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.values[ns] == nil {
-		s.values[ns] = map[string]interface{}{}
+		s.values[ns] = map[string]any{}
 	}
 	s.values[ns][key] = v
 	return nil
@@ -63,30 +63,30 @@ func (s *Settings) list(ns, prefix string) ([]string, error) {
 }
 
 // Get reads this plugin's value; a missing key reads as nil.
-func (s *Settings) Get(key string) (interface{}, error) { return s.get("plugin:"+s.plugin, key) }
+func (s *Settings) Get(key string) (any, error) { return s.get("plugin:"+s.plugin, key) }
 
 // Set writes this plugin's value.
-func (s *Settings) Set(key string, v interface{}) error { return s.set("plugin:"+s.plugin, key, v) }
+func (s *Settings) Set(key string, v any) error { return s.set("plugin:"+s.plugin, key, v) }
 
 // List lists this plugin's keys with prefix.
 func (s *Settings) List(prefix string) ([]string, error) { return s.list("plugin:"+s.plugin, prefix) }
 
 // GetCore reads a core value.
-func (s *Settings) GetCore(key string) (interface{}, error) { return s.get("", key) }
+func (s *Settings) GetCore(key string) (any, error) { return s.get("", key) }
 
 // SetCore writes a core value.
-func (s *Settings) SetCore(key string, v interface{}) error { return s.set("", key, v) }
+func (s *Settings) SetCore(key string, v any) error { return s.set("", key, v) }
 
 // ListCore lists core keys with prefix.
 func (s *Settings) ListCore(prefix string) ([]string, error) { return s.list("", prefix) }
 
 // GetPlugin reads another plugin's value.
-func (s *Settings) GetPlugin(plugin, key string) (interface{}, error) {
+func (s *Settings) GetPlugin(plugin, key string) (any, error) {
 	return s.get("plugin:"+plugin, key)
 }
 
 // SetPlugin writes another plugin's value.
-func (s *Settings) SetPlugin(plugin, key string, v interface{}) error {
+func (s *Settings) SetPlugin(plugin, key string, v any) error {
 	return s.set("plugin:"+plugin, key, v)
 }
 
@@ -117,10 +117,10 @@ func (s *Settings) Defs(prefix string) []*sdk.ConfigDef {
 }
 
 // Dump returns every value, keyed "<namespace>.<key>" ("core." for core).
-func (s *Settings) Dump() map[string]interface{} {
+func (s *Settings) Dump() map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[string]interface{}{}
+	out := map[string]any{}
 	for ns, m := range s.values {
 		name := strings.TrimPrefix(ns, "plugin:")
 		if ns == "" {

@@ -106,12 +106,12 @@ func indexByte(s string, c byte) int {
 // InitializeParams opens the handshake.
 type InitializeParams struct {
 	// ProtocolVersions are the versions the host speaks, newest first.
-	ProtocolVersions []int                  `json:"protocolVersions"`
-	HostVersion      string                 `json:"hostVersion"`
-	Plugin           string                 `json:"plugin"`  // the registered name
-	DataDir          string                 `json:"dataDir"` // the plugin's own data directory
-	Config           map[string]interface{} `json:"config,omitempty"`
-	Capabilities     []string               `json:"capabilities"` // the groups the plugin may use
+	ProtocolVersions []int          `json:"protocolVersions"`
+	HostVersion      string         `json:"hostVersion"`
+	Plugin           string         `json:"plugin"`  // the registered name
+	DataDir          string         `json:"dataDir"` // the plugin's own data directory
+	Config           map[string]any `json:"config,omitempty"`
+	Capabilities     []string       `json:"capabilities"` // the groups the plugin may use
 }
 
 // InitializeResult closes the handshake, after the plugin's Start returned
@@ -262,23 +262,23 @@ type ToolCallResult struct {
 
 // StageContext is sdk.StageContext on the wire (without its lock).
 type StageContext struct {
-	RawMessage       string                   `json:"rawMessage"`
-	UserID           string                   `json:"userId,omitempty"`
-	GroupID          string                   `json:"groupId,omitempty"`
-	ContextMsgs      []map[string]interface{} `json:"contextMsgs,omitempty"`
-	LLMText          string                   `json:"llmText,omitempty"`
-	ReasoningContent string                   `json:"reasoningContent,omitempty"`
-	TokenUsage       map[string]int           `json:"tokenUsage,omitempty"`
-	ToolCalls        []sdk.ToolCall           `json:"toolCalls,omitempty"`
-	ToolResults      []sdk.ToolResult         `json:"toolResults,omitempty"`
-	FinalText        string                   `json:"finalText,omitempty"`
-	Response         *string                  `json:"response,omitempty"`
-	Phase            sdk.Stage                `json:"phase"`
-	Memory           []sdk.MemItem            `json:"memory,omitempty"`
-	NoMemory         bool                     `json:"noMemory,omitzero"`
-	Extra            map[string]interface{}   `json:"extra,omitempty"`
-	Channel          string                   `json:"channel,omitempty"`
-	ChatID           string                   `json:"chatId,omitempty"`
+	RawMessage       string           `json:"rawMessage"`
+	UserID           string           `json:"userId,omitempty"`
+	GroupID          string           `json:"groupId,omitempty"`
+	ContextMsgs      []map[string]any `json:"contextMsgs,omitempty"`
+	LLMText          string           `json:"llmText,omitempty"`
+	ReasoningContent string           `json:"reasoningContent,omitempty"`
+	TokenUsage       map[string]int   `json:"tokenUsage,omitempty"`
+	ToolCalls        []sdk.ToolCall   `json:"toolCalls,omitempty"`
+	ToolResults      []sdk.ToolResult `json:"toolResults,omitempty"`
+	FinalText        string           `json:"finalText,omitempty"`
+	Response         *string          `json:"response,omitempty"`
+	Phase            sdk.Stage        `json:"phase"`
+	Memory           []sdk.MemItem    `json:"memory,omitempty"`
+	NoMemory         bool             `json:"noMemory,omitzero"`
+	Extra            map[string]any   `json:"extra,omitempty"`
+	Channel          string           `json:"channel,omitempty"`
+	ChatID           string           `json:"chatId,omitempty"`
 	// InjectedBy is the plugin that injected the input, absent when a
 	// person sent it; read-only (the host keeps its own).
 	InjectedBy string `json:"injectedBy,omitempty"`

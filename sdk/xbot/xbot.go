@@ -37,7 +37,7 @@ type ToolDef struct {
 	Name        string
 	Description string
 	// Parameters is the JSON Schema of the input.
-	Parameters map[string]interface{}
+	Parameters map[string]any
 }
 
 // ToolParamDef is one parameter for BuildToolDef.
@@ -46,7 +46,7 @@ type ToolParamDef struct {
 	Type        string // string, number, integer, boolean, array, object
 	Description string
 	Required    bool
-	Items       map[string]interface{} // for arrays; default string items
+	Items       map[string]any // for arrays; default string items
 }
 
 // BuildToolDef builds a ToolDef whose schema lists params. Unlike xbot,
@@ -57,15 +57,15 @@ func BuildToolDef(name, description string, params ...ToolParamDef) ToolDef {
 }
 
 // ToJSONSchema turns a parameter list into an object schema.
-func ToJSONSchema(params []ToolParamDef) map[string]interface{} {
-	props := map[string]interface{}{}
+func ToJSONSchema(params []ToolParamDef) map[string]any {
+	props := map[string]any{}
 	var required []string
 	for _, p := range params {
 		typ := p.Type
 		if typ == "" {
 			typ = "string"
 		}
-		s := map[string]interface{}{"type": typ}
+		s := map[string]any{"type": typ}
 		if p.Description != "" {
 			s["description"] = p.Description
 		}
@@ -73,7 +73,7 @@ func ToJSONSchema(params []ToolParamDef) map[string]interface{} {
 			if p.Items != nil {
 				s["items"] = p.Items
 			} else {
-				s["items"] = map[string]interface{}{"type": "string"}
+				s["items"] = map[string]any{"type": "string"}
 			}
 		}
 		props[p.Name] = s
@@ -81,7 +81,7 @@ func ToJSONSchema(params []ToolParamDef) map[string]interface{} {
 			required = append(required, p.Name)
 		}
 	}
-	schema := map[string]interface{}{"type": "object", "properties": props}
+	schema := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		schema["required"] = required
 	}
@@ -138,7 +138,7 @@ func (t *SimplePluginTool) Execute(ctx context.Context, input string) (*ToolResu
 // text. Its input is free-form (an object with any fields).
 func ToolFromFunc(name, description string, fn func(ctx context.Context, input string) (string, error)) PluginTool {
 	return &SimplePluginTool{
-		Def: ToolDef{Name: name, Description: description, Parameters: map[string]interface{}{"type": "object"}},
+		Def: ToolDef{Name: name, Description: description, Parameters: map[string]any{"type": "object"}},
 		ExecFn: func(ctx context.Context, input string) (*ToolResult, error) {
 			out, err := fn(ctx, input)
 			if err != nil {
@@ -170,7 +170,7 @@ func ToolFromJSONFunc(name, description string, params []ToolParamDef, fn func(c
 
 // ParseToolInputString returns the string field key of a JSON input.
 func ParseToolInputString(input, key string) (string, error) {
-	var m map[string]interface{}
+	var m map[string]any
 	if err := json.Unmarshal([]byte(input), &m); err != nil {
 		return "", fmt.Errorf("input is not a JSON object: %w", err)
 	}
@@ -295,7 +295,7 @@ func (c *Context) register(t PluginTool, channels []string) error {
 	v2, isV2 := t.(PluginToolV2)
 	return c.s.RegisterRawTool(def.Name, sdk.ToolDef{
 		Name: def.Name, Description: def.Description, Parameters: def.Parameters, Channels: channels,
-	}, func(ctx context.Context, tc *sdk.ToolContext, _ map[string]interface{}, raw json.RawMessage) (interface{}, error) {
+	}, func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
 		var res *ToolResult
 		var err error
 		if isV2 {

@@ -34,7 +34,7 @@ func (v *v2Tool) ExecuteV2(_ context.Context, tc xbot.ToolCallContext) (*xbot.To
 
 func TestRegisterForChannelNeedsAChannel(t *testing.T) {
 	var seen xbot.ToolCallContext
-	sdktest.Start(t, "hello", func(string, map[string]interface{}) (sdk.Plugin, error) {
+	sdktest.Start(t, "hello", func(string, map[string]any) (sdk.Plugin, error) {
 		return probe{func(s *sdk.PluginSDK) error {
 			if err := xbot.NewContext(s).RegisterForChannel("", &v2Tool{seen: &seen}); err == nil {
 				t.Error("RegisterForChannel with no channel accepted")
@@ -46,7 +46,7 @@ func TestRegisterForChannelNeedsAChannel(t *testing.T) {
 
 func TestXbotTools(t *testing.T) {
 	var seen xbot.ToolCallContext
-	h := sdktest.Start(t, "hello", func(string, map[string]interface{}) (sdk.Plugin, error) {
+	h := sdktest.Start(t, "hello", func(string, map[string]any) (sdk.Plugin, error) {
 		return probe{func(s *sdk.PluginSDK) error {
 			pctx := xbot.NewContext(s)
 			for _, tool := range []xbot.PluginTool{

@@ -13,7 +13,7 @@ import (
 )
 
 // NewPlugin is the factory HomeAgent's loader looks up.
-func NewPlugin(name string, config map[string]interface{}) (sdk.Plugin, error) {
+func NewPlugin(name string, config map[string]any) (sdk.Plugin, error) {
 	return weather.NewPlugin(name, config)
 }
 

@@ -18,7 +18,7 @@ type Plugin struct {
 }
 
 // NewPlugin is the factory, with the signature a .so plugin exports.
-func NewPlugin(name string, config map[string]interface{}) (sdk.Plugin, error) {
+func NewPlugin(name string, config map[string]any) (sdk.Plugin, error) {
 	return &Plugin{name: name}, nil
 }
 
@@ -32,25 +32,25 @@ func (p *Plugin) Start(s *sdk.PluginSDK) error {
 	err := s.RegisterTool("weather_query", sdk.ToolDef{
 		Name:        "weather_query",
 		Description: "查询指定城市的天气",
-		Parameters: map[string]interface{}{
+		Parameters: map[string]any{
 			"type": "object",
-			"properties": map[string]interface{}{
-				"city": map[string]interface{}{
+			"properties": map[string]any{
+				"city": map[string]any{
 					"type":        "string",
 					"description": "城市名称",
 				},
 			},
 			"required": []string{"city"},
 		},
-	}, func(args map[string]interface{}) (interface{}, error) {
+	}, func(args map[string]any) (any, error) {
 		city, _ := args["city"].(string)
 		if city == "火星" {
-			return map[string]interface{}{
+			return map[string]any{
 				"isError": true,
 				"content": "不支持的城市",
 			}, nil
 		}
-		return map[string]interface{}{
+		return map[string]any{
 			"temp": 25, "weather": "晴", "city": city,
 		}, nil
 	})
@@ -70,7 +70,7 @@ func (p *Plugin) Start(s *sdk.PluginSDK) error {
 	// pre_action: 注入额外上下文
 	s.RegisterStage(sdk.StagePreAction, func(ctx *sdk.StageContext) error {
 		ctx.Lock()
-		ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]interface{}{
+		ctx.ContextMsgs = append(ctx.ContextMsgs, map[string]any{
 			"role":    "system",
 			"content": "当前时间: " + time.Now().Format("15:04"),
 		})

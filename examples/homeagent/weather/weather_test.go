@@ -36,7 +36,7 @@ func TestWeatherPluginAsDocumented(t *testing.T) {
 		t.Fatalf("alice blocked")
 	}
 
-	sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{ContextMsgs: []map[string]interface{}{{"role": "user", "content": "hi"}}})
+	sc := h.RunStage(sdk.StagePreAction, &sdk.StageContext{ContextMsgs: []map[string]any{{"role": "user", "content": "hi"}}})
 	if len(sc.ContextMsgs) != 2 || !strings.HasPrefix(sc.ContextMsgs[1]["content"].(string), "当前时间: ") {
 		t.Fatalf("pre_action: %v", sc.ContextMsgs)
 	}
