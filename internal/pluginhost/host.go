@@ -145,7 +145,7 @@ func remoteTool(conn *wire.Conn, plugin, tool string) sdk.RawToolHandler {
 		cc := wire.FromToolContext(tc)
 		cc.PluginID, cc.Tool = plugin, tool
 		var res wire.ToolCallResult
-		err := conn.Call(ctx, wire.MethodToolCall, wire.ToolCallParams{Tool: tool, Args: raw, Context: cc}, &res)
+		err := conn.Call(ctx, wire.MethodToolCall, &wire.ToolCallParams{Tool: tool, Args: raw, Context: cc}, &res)
 		var rerr *wire.Error
 		switch {
 		case err == nil:
