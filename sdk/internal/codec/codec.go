@@ -15,7 +15,6 @@ package codec
 
 import (
 	"bytes"
-	stdjson "encoding/json"
 	"io"
 	"sync"
 
@@ -32,7 +31,6 @@ var (
 		json.RejectUnknownMembers(false),      // a newer peer may send more
 		jsontext.AllowDuplicateNames(false),   // {"tool":"a","tool":"b"} is refused
 		jsontext.AllowInvalidUTF8(false),      // and so is a string that is not UTF-8
-		json.WithUnmarshalers(rawIn),
 	)
 	// loose are decode's options with duplicate names and invalid UTF-8
 	// let through, for UnmarshalLoose.
@@ -47,29 +45,7 @@ var (
 		json.Deterministic(true),      // map keys sorted, as encoding/json does
 		jsontext.Multiline(false),     // one message, one line
 		jsontext.EscapeForHTML(false), // the wire is not HTML
-		json.WithMarshalers(rawOut),
 	)
-)
-
-// rawOut and rawIn treat encoding/json's RawMessage, the type the wire
-// structs hold raw values in, as the library's own raw value, which it
-// writes and reads as it goes; otherwise it calls RawMessage's methods,
-// which costs an allocation and another pass over the value.
-var (
-	rawOut = json.MarshalToFunc(func(enc *jsontext.Encoder, v stdjson.RawMessage) error {
-		if v == nil {
-			return enc.WriteToken(jsontext.Null)
-		}
-		return enc.WriteValue(jsontext.Value(v))
-	})
-	rawIn = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *stdjson.RawMessage) error {
-		val, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		*v = append((*v)[:0], val...)
-		return nil
-	})
 )
 
 // Unmarshal decodes b into v.
