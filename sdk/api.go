@@ -68,10 +68,23 @@ type ConfigDef struct {
 
 // MemoryAPI is the graph memory: entities and the relations between them.
 type MemoryAPI interface {
+	// Recall finds the entities whose names contain one of the query
+	// words, walks their relations depth steps both ways, and returns the
+	// entities reached, most mentioned first, and the relations among them.
 	Recall(query []string, depth int) ([]Entity, []Relation, error)
+	// Commit records triples: both entities are mentioned once more
+	// (created if new) and the relation is added.
 	Commit(triples []Triple) error
+	// Introspect returns counts: entities, relations, and those purged
+	// softly.
 	Introspect() (map[string]any, error)
+	// MergeEntities folds source into target (two names of one thing)
+	// and returns how many relations moved.
 	MergeEntities(source, target string) (int, error)
+	// Purge removes the entities matching criteria ("name", "type", or
+	// "relation": entities in such a relation) with their relations:
+	// mode "soft" hides them from Recall until a Commit brings them
+	// back, "hard" deletes them. It returns how many entities.
 	Purge(criteria map[string]string, mode string) (int, error)
 }
 
@@ -98,6 +111,7 @@ type Triple struct {
 
 // TextMemoryAPI is the chronological log of conversation events.
 type TextMemoryAPI interface {
+	// Append adds evt to the day's log.
 	Append(evt TextEvent) error
 }
 
@@ -111,9 +125,14 @@ type TextEvent struct {
 
 // DocMemoryAPI is the short-lived document memory.
 type DocMemoryAPI interface {
+	// Query returns the topK documents best matching text, with scores.
 	Query(text string, topK int) []*Doc
+	// Insert stores doc, replacing one with its ID; an empty ID is given
+	// one.
 	Insert(doc *Doc) error
+	// Remove deletes a document; an unknown id is ignored.
 	Remove(id string)
+	// Stats returns how many documents there are.
 	Stats() map[string]any
 }
 
@@ -127,8 +146,11 @@ type Doc struct {
 
 // KnowledgeAPI is the knowledge base.
 type KnowledgeAPI interface {
+	// Search returns the topK entries best matching query.
 	Search(query string, topK int) ([]*Knowledge, error)
+	// Add writes (or replaces) the entry name.
 	Add(name, content string) error
+	// List returns the entries' names, sorted.
 	List() ([]string, error)
 }
 
@@ -140,7 +162,10 @@ type Knowledge struct {
 
 // LLMAPI manages the model sources.
 type LLMAPI interface {
+	// ListSources returns the names of the configured model sources.
 	ListSources() []string
+	// SetSource makes name the current model source.
 	SetSource(name string) error
+	// CurrentSource returns the name of the source in use.
 	CurrentSource() string
 }

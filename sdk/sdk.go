@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/hearth-agent/hearth/sdk/internal/codec"
 	"github.com/hearth-agent/hearth/sdk/internal/hostlink"
 )
 
@@ -151,7 +152,7 @@ func argsMap(args map[string]any, raw json.RawMessage) (map[string]any, error) {
 	}
 	args = map[string]any{}
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &args); err != nil {
+		if err := codec.Unmarshal(raw, &args); err != nil {
 			return nil, fmt.Errorf("decoding arguments: %w", err)
 		}
 	}

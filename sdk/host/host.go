@@ -55,8 +55,11 @@ type Services struct {
 // InjectInterruptText and InjectTextNoMemory in place of the host's
 // Inject (HomeAgent's hook for channels that relay input themselves).
 type IOInjector interface {
+	// InjectInterruptText takes PluginSDK.InjectInterruptText's input.
 	InjectInterruptText(source, channel, text string)
+	// InjectText takes PluginSDK.InjectText's input.
 	InjectText(source, channel, text string)
+	// InjectTextNoMemory takes PluginSDK.InjectTextNoMemory's input.
 	InjectTextNoMemory(source, channel, text string)
 }
 

@@ -346,7 +346,12 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: fmt.Sprintf("unknown decision hook %d", p.ID)}
 	}
 	var args map[string]any
-	_ = codec.Unmarshal(p.Args, &args)
+	if err := codec.Unmarshal(p.Args, &args); err != nil {
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
 	d, err := h(ctx, p.Context.ToolContext(), p.Tool, args)
 	if err != nil {
 		return nil, err

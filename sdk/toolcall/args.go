@@ -107,7 +107,7 @@ func foldedTwice(v any) bool {
 //
 // Arguments with a repeated key mean different things to different
 // parsers: one keeps the last value, another the first, so the decision
-// hooks, resolveEffect and the approval that judge the decoded map could
+// hooks, ResolveEffect and the approval that judge the decoded map could
 // judge other values than the tool reads. So they are refused before
 // anyone judges them. Names are compared as encoding/json matches them to
 // a Go struct's fields (case folded), so {"to":"bob","To":"mallory"} is

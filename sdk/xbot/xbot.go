@@ -91,7 +91,9 @@ func ToJSONSchema(params []ToolParamDef) map[string]any {
 // PluginTool is an xbot tool: a definition and Execute with the raw JSON
 // input.
 type PluginTool interface {
+	// Definition describes the tool to the model.
 	Definition() ToolDef
+	// Execute runs a call; input is the arguments as JSON text.
 	Execute(ctx context.Context, input string) (*ToolResult, error)
 }
 
