@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,50 +18,12 @@ import (
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
-// provider is a loopback chat completions server answering the i-th
-// request with handlers[i] (the last one repeats).
-type provider struct {
-	URL      string
-	mu       sync.Mutex
-	handlers []http.HandlerFunc
-	n        int
-}
-
-func newProvider(t *testing.T, handlers ...http.HandlerFunc) *provider {
-	p := &provider{handlers: handlers}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		p.mu.Lock()
-		h := p.handlers[min(p.n, len(p.handlers)-1)]
-		p.n++
-		p.mu.Unlock()
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	p.URL = srv.URL + "/v1"
-	return p
-}
-
-func (p *provider) requests() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.n
-}
-
-func events(w http.ResponseWriter, evs ...string) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	for _, e := range evs {
-		fmt.Fprintf(w, "data: %s\n\n", e)
-	}
-	w.(http.Flusher).Flush()
-}
-
 func content(s string) string { return fmt.Sprintf(`{"choices":[{"delta":{"content":%q}}]}`, s) }
 
 const finished = `{"choices":[{"delta":{},"finish_reason":"stop"}]}`
 
 func TestAskFailsOnHTMLPage(t *testing.T) {
-	p := newProvider(t, func(w http.ResponseWriter, _ *http.Request) {
+	p := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<html><head><title>My Router</title></head><body>Welcome</body></html>")
 	})
@@ -84,11 +44,11 @@ func TestAskFailsOnEmptyAnswer(t *testing.T) {
 }
 
 func cutStream(w http.ResponseWriter, _ *http.Request) {
-	events(w, content("The capital of France "), content("is")) // and the connection closes
+	llmtest.SSE(w, content("The capital of France "), content("is")) // and the connection closes
 }
 
 func TestAskFailsOnCutAnswer(t *testing.T) {
-	p := newProvider(t, cutStream)
+	p := llmtest.NewRawServer(t, cutStream)
 	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, code := hearth(t, env, "", "ask", "capital of France?")
 	if code == 0 || stdout != "The capital of France is\n" {
@@ -97,13 +57,13 @@ func TestAskFailsOnCutAnswer(t *testing.T) {
 	if !strings.Contains("\n"+stderr, "\n"+terminal.CutMarker) || !strings.Contains(stderr, "cut off") {
 		t.Fatalf("stderr %q", stderr)
 	}
-	if p.requests() != 1 {
-		t.Fatalf("retried after the answer began: %d requests", p.requests())
+	if p.Requests() != 1 {
+		t.Fatalf("retried after the answer began: %d requests", p.Requests())
 	}
 }
 
 func TestChatMarksCutAnswer(t *testing.T) {
-	p := newProvider(t, cutStream)
+	p := llmtest.NewRawServer(t, cutStream)
 	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, _ := hearth(t, env, "capital of France?\n", "chat")
 	if !strings.Contains(stdout, "The capital of France is "+terminal.CutMarker+"\n") || !strings.Contains(stderr, "cut off") {
@@ -122,8 +82,8 @@ func writeConfig(t *testing.T, home, url, extra string) {
 }
 
 func TestAskStalledMidAnswerTimesOut(t *testing.T) {
-	p := newProvider(t, func(w http.ResponseWriter, r *http.Request) {
-		events(w, content("Thinking about"))
+	p := llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		llmtest.SSE(w, content("Thinking about"))
 		<-r.Context().Done() // and nothing more, ever
 	})
 	home := t.TempDir()
@@ -135,14 +95,14 @@ func TestAskStalledMidAnswerTimesOut(t *testing.T) {
 }
 
 func TestAskStalledBeforeAnswerIsRetried(t *testing.T) {
-	p := newProvider(t,
+	p := llmtest.NewRawServer(t,
 		func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, // never sends headers
-		func(w http.ResponseWriter, _ *http.Request) { events(w, content("Here."), finished, "[DONE]") })
+		func(w http.ResponseWriter, _ *http.Request) { llmtest.SSE(w, content("Here."), finished, "[DONE]") })
 	home := t.TempDir()
 	writeConfig(t, home, p.URL, `, "first_byte_timeout": "100ms"`)
 	stdout, stderr, code := hearth(t, []string{"HEARTH_HOME=" + home}, "", "ask", "hi")
-	if code != 0 || stdout != "Here.\n" || p.requests() != 2 {
-		t.Fatalf("exit %d, stdout %q, stderr %q after %d requests", code, stdout, stderr, p.requests())
+	if code != 0 || stdout != "Here.\n" || p.Requests() != 2 {
+		t.Fatalf("exit %d, stdout %q, stderr %q after %d requests", code, stdout, stderr, p.Requests())
 	}
 }
 
@@ -173,7 +133,7 @@ func TestKeysMaskedInEveryMessage(t *testing.T) {
 	}
 	// The key comes back as sent, JSON-escaped as some servers do, in a
 	// URL, in base64 and cut short.
-	p := newProvider(t, func(w http.ResponseWriter, r *http.Request) {
+	p := llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s (you sent %q; did you mean %s or %s?)",`+

@@ -7,55 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
-
-// rawServer answers the i-th request with handlers[i] (the last one
-// repeats) and counts the requests.
-type rawServer struct {
-	URL      string
-	mu       sync.Mutex
-	handlers []http.HandlerFunc
-	n        int
-}
-
-func newRawServer(t testing.TB, handlers ...http.HandlerFunc) *rawServer {
-	t.Helper()
-	s := &rawServer{handlers: handlers}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		s.mu.Lock()
-		h := s.handlers[min(s.n, len(s.handlers)-1)]
-		s.n++
-		s.mu.Unlock()
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL + "/v1"
-	return s
-}
-
-func (s *rawServer) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n
-}
-
-func sse(w http.ResponseWriter, events ...string) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	for _, e := range events {
-		fmt.Fprintf(w, "data: %s\n\n", e)
-	}
-	w.(http.Flusher).Flush()
-}
 
 const (
 	roleChunk   = `{"choices":[{"delta":{"role":"assistant","content":""}}]}`
@@ -64,7 +23,7 @@ const (
 )
 
 func okStream(w http.ResponseWriter, _ *http.Request) {
-	sse(w, helloChunk, `{"choices":[{"delta":{"content":"world."}}]}`, finishChunk, "[DONE]")
+	llmtest.SSE(w, helloChunk, `{"choices":[{"delta":{"content":"world."}}]}`, finishChunk, "[DONE]")
 }
 
 // stall waits until the client goes away.
@@ -75,7 +34,7 @@ func rawClient(url string) *Client {
 }
 
 func TestHTMLPageIsNotAnAnswer(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "<!doctype html><html><head><title>Welcome</title></head><body>Hi</body></html>")
 	})
@@ -83,13 +42,13 @@ func TestHTMLPageIsNotAnAnswer(t *testing.T) {
 	if !errors.Is(err, ErrNotAPI) || !strings.Contains(err.Error(), "HTML page") || !strings.Contains(err.Error(), "base URL") {
 		t.Fatalf("err = %v", err)
 	}
-	if srv.requests() != 1 {
-		t.Fatalf("a wrong base URL was retried: %d requests", srv.requests())
+	if srv.Requests() != 1 {
+		t.Fatalf("a wrong base URL was retried: %d requests", srv.Requests())
 	}
 }
 
 func TestHTMLPageWithoutContentType(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		io.WriteString(w, "\n  <html><body>Router login</body></html>")
 	})
@@ -100,7 +59,7 @@ func TestHTMLPageWithoutContentType(t *testing.T) {
 }
 
 func TestHTMLErrorPageShowsTitle(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, "<html><head><title>404 Not Found</title></head><body>"+strings.Repeat("x", 5000)+"</body></html>")
@@ -112,8 +71,8 @@ func TestHTMLErrorPageShowsTitle(t *testing.T) {
 }
 
 func TestStreamCutAfterOutputIsIncomplete(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
-		sse(w, roleChunk, helloChunk) // and the connection closes
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		llmtest.SSE(w, roleChunk, helloChunk) // and the connection closes
 	})
 	var streamed strings.Builder
 	resp, err := rawClient(srv.URL).Chat(context.Background(), &Request{}, func(d Delta) { streamed.WriteString(d.Content) })
@@ -123,23 +82,23 @@ func TestStreamCutAfterOutputIsIncomplete(t *testing.T) {
 	if resp == nil || resp.Content != "Hello, " || streamed.String() != "Hello, " {
 		t.Fatalf("partial answer %+v, streamed %q", resp, streamed.String())
 	}
-	if srv.requests() != 1 {
-		t.Fatalf("retried after output: %d requests", srv.requests())
+	if srv.Requests() != 1 {
+		t.Fatalf("retried after output: %d requests", srv.Requests())
 	}
 }
 
 func TestStreamCutBeforeOutputIsRetried(t *testing.T) {
-	srv := newRawServer(t,
-		func(w http.ResponseWriter, _ *http.Request) { sse(w, roleChunk) },
+	srv := llmtest.NewRawServer(t,
+		func(w http.ResponseWriter, _ *http.Request) { llmtest.SSE(w, roleChunk) },
 		okStream)
 	resp, err := rawClient(srv.URL).Chat(context.Background(), &Request{}, nil)
-	if err != nil || resp.Content != "Hello, world." || srv.requests() != 2 {
-		t.Fatalf("resp %+v, err %v after %d requests", resp, err, srv.requests())
+	if err != nil || resp.Content != "Hello, world." || srv.Requests() != 2 {
+		t.Fatalf("resp %+v, err %v after %d requests", resp, err, srv.Requests())
 	}
 }
 
 func TestStreamCutMidLine(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "data: "+helloChunk+"\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"wor")
 	})
@@ -150,7 +109,7 @@ func TestStreamCutMidLine(t *testing.T) {
 }
 
 func TestFinishWithoutDoneIsComplete(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, _ *http.Request) { sse(w, helloChunk, finishChunk) })
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) { llmtest.SSE(w, helloChunk, finishChunk) })
 	resp, err := rawClient(srv.URL).Chat(context.Background(), &Request{}, nil)
 	if err != nil || resp.Content != "Hello, " {
 		t.Fatalf("resp %+v, err %v", resp, err)
@@ -181,37 +140,37 @@ func TestMalformedAnswerRetriedOnce(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"choices": [oops`)
 	}
-	badEvent := func(w http.ResponseWriter, _ *http.Request) { sse(w, `{"choices": nope}`) }
+	badEvent := func(w http.ResponseWriter, _ *http.Request) { llmtest.SSE(w, `{"choices": nope}`) }
 
-	srv := newRawServer(t, bad, okStream)
+	srv := llmtest.NewRawServer(t, bad, okStream)
 	resp, err := rawClient(srv.URL).Chat(context.Background(), &Request{}, nil)
-	if err != nil || resp.Content != "Hello, world." || srv.requests() != 2 {
-		t.Fatalf("resp %+v, err %v after %d requests", resp, err, srv.requests())
+	if err != nil || resp.Content != "Hello, world." || srv.Requests() != 2 {
+		t.Fatalf("resp %+v, err %v after %d requests", resp, err, srv.Requests())
 	}
 
-	srv = newRawServer(t, badEvent, bad, okStream)
+	srv = llmtest.NewRawServer(t, badEvent, bad, okStream)
 	_, err = rawClient(srv.URL).Chat(context.Background(), &Request{}, nil)
-	if !errors.Is(err, ErrMalformed) || srv.requests() != 2 {
-		t.Fatalf("err %v after %d requests, want ErrMalformed after 2", err, srv.requests())
+	if !errors.Is(err, ErrMalformed) || srv.Requests() != 2 {
+		t.Fatalf("err %v after %d requests, want ErrMalformed after 2", err, srv.Requests())
 	}
 }
 
 func TestFirstByteTimeout(t *testing.T) {
-	srv := newRawServer(t, stall, stall, okStream)
+	srv := llmtest.NewRawServer(t, stall, stall, okStream)
 	c := rawClient(srv.URL)
 	c.FirstByteTimeout = 20 * time.Millisecond
 	resp, err := c.Chat(context.Background(), &Request{}, nil)
-	if err != nil || resp.Content != "Hello, world." || srv.requests() != 3 {
-		t.Fatalf("resp %+v, err %v after %d requests: a stalled provider should be retried", resp, err, srv.requests())
+	if err != nil || resp.Content != "Hello, world." || srv.Requests() != 3 {
+		t.Fatalf("resp %+v, err %v after %d requests: a stalled provider should be retried", resp, err, srv.Requests())
 	}
 
-	srv = newRawServer(t, stall)
+	srv = llmtest.NewRawServer(t, stall)
 	c = rawClient(srv.URL)
 	c.FirstByteTimeout, c.MaxRetries = 20*time.Millisecond, 1
 	_, err = c.Chat(context.Background(), &Request{}, nil)
 	var te *TimeoutError
-	if !errors.As(err, &te) || te.Wait != "first byte" || !errors.Is(err, ErrTimeout) || srv.requests() != 2 {
-		t.Fatalf("err %v after %d requests", err, srv.requests())
+	if !errors.As(err, &te) || te.Wait != "first byte" || !errors.Is(err, ErrTimeout) || srv.Requests() != 2 {
+		t.Fatalf("err %v after %d requests", err, srv.Requests())
 	}
 	if !strings.Contains(err.Error(), "first_byte_timeout") {
 		t.Fatalf("message does not name the setting: %v", err)
@@ -219,7 +178,7 @@ func TestFirstByteTimeout(t *testing.T) {
 }
 
 func TestFirstByteTimeoutAfterHeaders(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
@@ -235,8 +194,8 @@ func TestFirstByteTimeoutAfterHeaders(t *testing.T) {
 }
 
 func TestIdleTimeoutMidStream(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, roleChunk, helloChunk)
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		llmtest.SSE(w, roleChunk, helloChunk)
 		<-r.Context().Done()
 	})
 	c := rawClient(srv.URL)
@@ -246,8 +205,8 @@ func TestIdleTimeoutMidStream(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) || !errors.As(err, &te) || te.Wait != "idle" {
 		t.Fatalf("err = %v", err)
 	}
-	if resp == nil || resp.Content != "Hello, " || srv.requests() != 1 {
-		t.Fatalf("resp %+v after %d requests: output had started, so no retry", resp, srv.requests())
+	if resp == nil || resp.Content != "Hello, " || srv.Requests() != 1 {
+		t.Fatalf("resp %+v after %d requests: output had started, so no retry", resp, srv.Requests())
 	}
 	if !strings.Contains(err.Error(), "idle_timeout") {
 		t.Fatalf("message does not name the setting: %v", err)
@@ -255,15 +214,15 @@ func TestIdleTimeoutMidStream(t *testing.T) {
 }
 
 func TestIdleTimeoutBeforeOutputIsRetried(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, roleChunk)
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		llmtest.SSE(w, roleChunk)
 		<-r.Context().Done()
 	}, okStream)
 	c := rawClient(srv.URL)
 	c.IdleTimeout = 20 * time.Millisecond
 	resp, err := c.Chat(context.Background(), &Request{}, nil)
-	if err != nil || resp.Content != "Hello, world." || srv.requests() != 2 {
-		t.Fatalf("resp %+v, err %v after %d requests", resp, err, srv.requests())
+	if err != nil || resp.Content != "Hello, world." || srv.Requests() != 2 {
+		t.Fatalf("resp %+v, err %v after %d requests", resp, err, srv.Requests())
 	}
 }
 
@@ -291,9 +250,9 @@ func (b *countingBody) Read(p []byte) (int, error) {
 
 // hugeServer streams an endless answer in the given shape, until the
 // client goes away; sent counts what it wrote.
-func hugeServer(t testing.TB, shape string, sent *atomic.Int64) *rawServer {
+func hugeServer(t testing.TB, shape string, sent *atomic.Int64) *llmtest.RawServer {
 	piece := strings.Repeat("a", 1000)
-	return newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	return llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		var write func() error
 		switch shape {
 		case "content", "reasoning":
@@ -303,7 +262,7 @@ func hugeServer(t testing.TB, shape string, sent *atomic.Int64) *rawServer {
 			write = func() error { _, err := w.Write(ev); return err }
 		case "arguments":
 			w.Header().Set("Content-Type", "text/event-stream")
-			sse(w, `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":""}}]}}]}`)
+			llmtest.SSE(w, `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":""}}]}}]}`)
 			ev := []byte(fmt.Sprintf(`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]}}]}`+"\n\n", piece))
 			write = func() error { _, err := w.Write(ev); return err }
 		case "one line":
@@ -363,12 +322,12 @@ func TestAPIKeyMaskedInErrors(t *testing.T) {
 			fmt.Fprintf(w, "upstream failed; request headers: %s", r.Header.Get("Authorization"))
 		}},
 		{"stream error", func(w http.ResponseWriter, _ *http.Request) {
-			sse(w, fmt.Sprintf(`{"error":{"message":"bad key %s"}}`, key))
+			llmtest.SSE(w, fmt.Sprintf(`{"error":{"message":"bad key %s"}}`, key))
 		}},
-		{"malformed", func(w http.ResponseWriter, _ *http.Request) { sse(w, `{"key":"`+key+`",}`) }},
+		{"malformed", func(w http.ResponseWriter, _ *http.Request) { llmtest.SSE(w, `{"key":"`+key+`",}`) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := newRawServer(t, tc.h)
+			srv := llmtest.NewRawServer(t, tc.h)
 			s, err := NewSources([]Source{{Name: "a", BaseURL: srv.URL, APIKey: key}}, "a")
 			if err != nil {
 				t.Fatal(err)
@@ -389,7 +348,7 @@ func TestAPIKeyMaskedInErrors(t *testing.T) {
 
 func TestOtherSourcesKeysMasked(t *testing.T) {
 	const other = "other-source-secret-0000111122223333"
-	srv := newRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(400)
 		io.WriteString(w, "you sent the wrong one, the right one is "+other)
 	})
@@ -468,7 +427,7 @@ func hangGuard(t *testing.T) context.Context {
 // Review 2 of issue 8, item 13: keep-alive comments are not progress, so
 // a provider that sends only them runs into first_byte_timeout.
 func TestKeepaliveCommentsAreNotAnAnswer(t *testing.T) {
-	srv := newRawServer(t, keepalives(""))
+	srv := llmtest.NewRawServer(t, keepalives(""))
 	c := rawClient(srv.URL)
 	c.FirstByteTimeout, c.IdleTimeout, c.MaxRetries = 50*time.Millisecond, 50*time.Millisecond, -1
 	ctx := hangGuard(t)
@@ -487,7 +446,7 @@ func TestKeepaliveCommentsAreNotAnAnswer(t *testing.T) {
 
 // Keep-alive comments in the middle of an answer count as silence too.
 func TestKeepaliveCommentsMidStreamAreIdle(t *testing.T) {
-	srv := newRawServer(t, keepalives("data: "+helloChunk+"\n\n"))
+	srv := llmtest.NewRawServer(t, keepalives("data: "+helloChunk+"\n\n"))
 	c := rawClient(srv.URL)
 	c.IdleTimeout = 50 * time.Millisecond
 	ctx := hangGuard(t)
@@ -507,7 +466,7 @@ func TestKeepaliveCommentsMidStreamAreIdle(t *testing.T) {
 // A provider that keeps sending real pieces, forever, is stopped by
 // answer_timeout; what was passed on is kept.
 func TestAnswerTimeout(t *testing.T) {
-	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for {
 			if _, err := io.WriteString(w, "data: "+helloChunk+"\n\n"); err != nil {
@@ -532,12 +491,12 @@ func TestAnswerTimeout(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) || !errors.As(err, &te) || te.Wait != "answer" || !strings.Contains(err.Error(), "answer_timeout") {
 		t.Fatalf("err = %v, want an answer timeout", err)
 	}
-	if resp == nil || !strings.HasPrefix(resp.Content, "Hello, ") || srv.requests() != 1 {
-		t.Fatalf("resp %+v after %d requests: output had started, so kept and not retried", resp, srv.requests())
+	if resp == nil || !strings.HasPrefix(resp.Content, "Hello, ") || srv.Requests() != 1 {
+		t.Fatalf("resp %+v after %d requests: output had started, so kept and not retried", resp, srv.Requests())
 	}
 
 	// Before any output, the answer timeout is not retried either.
-	srv = newRawServer(t, stall)
+	srv = llmtest.NewRawServer(t, stall)
 	c = rawClient(srv.URL)
 	c.AnswerTimeout = 100 * time.Millisecond
 	_, err = c.Chat(ctx, &Request{}, nil)

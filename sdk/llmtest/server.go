@@ -9,6 +9,9 @@
 //	)
 //	// point the agent at srv.URL (as OPENAI_BASE_URL), run it, then:
 //	msgs := srv.Requests()[1].Messages // includes the tool result
+//
+// RawServer is for answers a test writes itself (a stall, keep-alive
+// comments only, an HTML page, a cut stream), with SSE to frame events.
 package llmtest
 
 import (
