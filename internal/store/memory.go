@@ -80,21 +80,10 @@ func (s *Store) SetEntityType(ctx context.Context, name, typ string) error {
 // EntitiesNamedLike returns the live entities whose names contain part,
 // compared without regard to case.
 func (s *Store) EntitiesNamedLike(ctx context.Context, part string) ([]Entity, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, type, mention_count FROM mem_entities
+	return queryAll(ctx, s.db, func(rows *sql.Rows) (e Entity, err error) {
+		return e, rows.Scan(&e.Name, &e.Type, &e.Mentions)
+	}, `SELECT name, type, mention_count FROM mem_entities
 		WHERE deleted = 0 AND instr(lower(name), lower(?)) > 0`, part)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Entity
-	for rows.Next() {
-		var e Entity
-		if err := rows.Scan(&e.Name, &e.Type, &e.Mentions); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // Entity returns an entity, live or purged softly; ok is false if there
@@ -112,23 +101,12 @@ func (s *Store) Entity(ctx context.Context, name string) (e Entity, ok bool, err
 // RelationsOf returns the live relations between live entities that name
 // is either end of.
 func (s *Store) RelationsOf(ctx context.Context, name string) ([]Relation, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT r.source, r.relation, r.target FROM mem_relations r
+	return queryAll(ctx, s.db, func(rows *sql.Rows) (r Relation, err error) {
+		return r, rows.Scan(&r.Source, &r.Relation, &r.Target)
+	}, `SELECT r.source, r.relation, r.target FROM mem_relations r
 		JOIN mem_entities s ON s.name = r.source AND s.deleted = 0
 		JOIN mem_entities t ON t.name = r.target AND t.deleted = 0
 		WHERE r.deleted = 0 AND (r.source = ? OR r.target = ?)`, name, name)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Relation
-	for rows.Next() {
-		var r Relation
-		if err := rows.Scan(&r.Source, &r.Relation, &r.Target); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // CountGraph counts the graph memory's records.
@@ -209,21 +187,10 @@ func (s *Store) PurgeEntities(ctx context.Context, f EntityFilter, hard bool) (i
 		return 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM mem_entities WHERE `+strings.Join(where, " AND "), args...)
+	names, err := queryAll(ctx, tx, func(rows *sql.Rows) (n string, err error) {
+		return n, rows.Scan(&n)
+	}, `SELECT name FROM mem_entities WHERE `+strings.Join(where, " AND "), args...)
 	if err != nil {
-		return 0, err
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	q1 := `UPDATE mem_entities SET deleted = 1 WHERE name = ?`
@@ -274,18 +241,7 @@ func (s *Store) Doc(ctx context.Context, id string) (doc Doc, ok bool, err error
 
 // Docs returns every document.
 func (s *Store) Docs(ctx context.Context) ([]Doc, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, title, content FROM mem_docs`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Doc
-	for rows.Next() {
-		var d Doc
-		if err := rows.Scan(&d.ID, &d.Title, &d.Content); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, func(rows *sql.Rows) (d Doc, err error) {
+		return d, rows.Scan(&d.ID, &d.Title, &d.Content)
+	}, `SELECT id, title, content FROM mem_docs`)
 }

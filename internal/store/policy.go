@@ -50,20 +50,9 @@ type RoleAssignment struct {
 
 // Roles returns every role assignment.
 func (s *Store) Roles(ctx context.Context) ([]RoleAssignment, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT channel, group_id, user_id, role FROM policy_roles ORDER BY channel, group_id, user_id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []RoleAssignment
-	for rows.Next() {
-		var r RoleAssignment
-		if err := rows.Scan(&r.Channel, &r.Group, &r.User, &r.Role); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, func(rows *sql.Rows) (r RoleAssignment, err error) {
+		return r, rows.Scan(&r.Channel, &r.Group, &r.User, &r.Role)
+	}, `SELECT channel, group_id, user_id, role FROM policy_roles ORDER BY channel, group_id, user_id`)
 }
 
 // SetRole assigns a role; an empty role removes the assignment.
@@ -85,24 +74,14 @@ type Grant struct {
 
 // Grants returns every grant.
 func (s *Store) Grants(ctx context.Context) ([]Grant, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT channel, group_id, role, effects FROM policy_grants ORDER BY channel, group_id, role`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Grant
-	for rows.Next() {
-		var g Grant
+	return queryAll(ctx, s.db, func(rows *sql.Rows) (g Grant, err error) {
 		var effects string
-		if err := rows.Scan(&g.Channel, &g.Group, &g.Role, &effects); err != nil {
-			return nil, err
-		}
+		err = rows.Scan(&g.Channel, &g.Group, &g.Role, &effects)
 		if effects != "" {
 			g.Effects = strings.Split(effects, ",")
 		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+		return g, err
+	}, `SELECT channel, group_id, role, effects FROM policy_grants ORDER BY channel, group_id, role`)
 }
 
 // SetGrant stores a grant; no effects removes it.
