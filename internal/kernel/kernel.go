@@ -98,6 +98,7 @@ type Kernel struct {
 	mu       sync.Mutex
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
+	obs      observers // session.go: Observe
 	plugins  []*loadedPlugin
 	external []*loadedPlugin     // manifests of plugins running outside (SetManifest)
 	hidden   map[string]string   // plugin -> why it is not loaded
