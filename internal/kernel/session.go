@@ -325,3 +325,12 @@ func (k *Kernel) ResetSession(ctx context.Context, channel, chatID string) error
 	}
 	return k.store.ClearSession(ctx, sess.ID)
 }
+
+// Busy reports whether the session of channel and chatID has a turn
+// running or inputs queued.
+func (k *Kernel) Busy(channel, chatID string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s := k.sessions[sessionKey{channel, chatID}]
+	return s != nil && (s.running || len(s.queue) > 0)
+}
