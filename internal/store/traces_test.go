@@ -11,8 +11,8 @@ import (
 func testTrace(id string, started time.Time, channel, chat string) *Trace {
 	return &Trace{ID: id, SessionID: 7, Channel: channel, ChatID: chat, Input: "北京天气怎么样？", Answer: "晴",
 		Started: started, Ended: started.Add(1500 * time.Millisecond), DurationMS: 1500, Outcome: TraceAnswered,
-		Usage: TraceUsage{InputTokens: 100, OutputTokens: 20, CachedTokens: 64, ReasoningTokens: 5},
-		Cost:  &TraceCost{Amount: 0.0001, Currency: "USD"},
+		Usage:  TraceUsage{InputTokens: 100, OutputTokens: 20, CachedTokens: 64, ReasoningTokens: 5},
+		Cost:   &TraceCost{Amount: 0.0001, Currency: "USD"},
 		Stages: []TraceStage{{Stage: "on_input", Handlers: 1, DurationMS: 0.02, Changed: []string{"raw_message"}}},
 		ModelCalls: []TraceModelCall{{Source: "deepseek", Model: "deepseek-chat", Started: started, DurationMS: 800,
 			FirstTokenMS: 120, Usage: TraceUsage{InputTokens: 100, OutputTokens: 20}, ToolCalls: 1}},
