@@ -61,7 +61,9 @@ func TestTraceRecordsTurn(t *testing.T) {
 	k.cfg.Policy = eng
 	load(t, k, "echo", func(s *sdk.PluginSDK) error {
 		return s.RegisterTool("say", sdk.ToolDef{Effect: sdk.EffectWrite, Parameters: map[string]any{"type": "object"}},
-			func(args map[string]any) (any, error) { return "said " + args["text"].(string) + strings.Repeat("x", 10000), nil })
+			func(args map[string]any) (any, error) {
+				return "said " + args["text"].(string) + strings.Repeat("x", 10000), nil
+			})
 	})
 	eng.SetDefaults("echo", map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAsk})
 	onStage(t, k, "shout", sdk.StageOnInput, func(sc *sdk.StageContext) { sc.RawMessage += "!" })
