@@ -19,8 +19,9 @@ import (
 
 // TraceSaver keeps turn traces. A History that implements it, as
 // *store.Store does, gets every turn's trace (unless Options.NoTraces):
-// saved as unfinished once the session's history is loaded, and again
-// when the turn ends. A failed save is logged; the turn goes on.
+// saved once, when the turn ends (a turn Hearth stopped in the middle of
+// leaves none: a row saved at the start would cost every turn a second
+// write). A failed save is logged; the turn goes on.
 type TraceSaver interface {
 	SaveTrace(ctx context.Context, tr *store.Trace) error
 }
@@ -61,7 +62,7 @@ func (k *Kernel) startTrace(in Input) *tracer {
 	rand.Read(id[:])
 	return &tracer{mask: k.mask, costs: true, tr: store.Trace{
 		ID: hex.EncodeToString(id[:]), Channel: in.Channel, ChatID: in.ChatID, UserID: in.UserID, GroupID: in.GroupID,
-		Plugin: in.Plugin, Input: cut(k.mask(in.Text), traceInputRunes), Started: time.Now(), Outcome: store.TraceUnfinished,
+		Plugin: in.Plugin, Input: cut(k.mask(in.Text), traceInputRunes), Started: time.Now(),
 	}}
 }
 

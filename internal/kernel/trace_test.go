@@ -145,24 +145,47 @@ func TestTraceRecordsProviderError(t *testing.T) {
 	}
 }
 
-// An interrupted turn is stored unfinished while it runs, then as
-// interrupted.
-func TestTraceInterruptedTurn(t *testing.T) {
+// An interrupted model call is in the trace with its error.
+func TestTraceInterruptedModelCall(t *testing.T) {
 	st := openStore(t)
 	hung, inFlight := hang()
 	k, _, _ := traceEnv(t, st, Options{}, hung)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := k.submit(ctx, Input{Injection: sdk.Injection{Channel: "test", Text: "long"}})
 	<-inFlight
-	if tr := onlyTrace(t, st); tr.Outcome != store.TraceUnfinished || !tr.Ended.IsZero() {
-		t.Errorf("trace in flight %+v", tr)
-	}
 	cancel()
 	if out := <-done; !out.Interrupted {
 		t.Fatalf("outcome %+v", out)
 	}
 	tr := onlyTrace(t, st)
 	if tr.Outcome != store.TraceInterrupted || len(tr.ModelCalls) != 1 || tr.ModelCalls[0].Error == "" {
+		t.Fatalf("trace %+v", tr)
+	}
+}
+
+// A turn interrupted while a tool runs is stored as interrupted, with the
+// call it was in.
+func TestTraceInterruptedDuringToolCall(t *testing.T) {
+	st := openStore(t)
+	k, _, _ := traceEnv(t, st, Options{}, llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w1", Name: "slow__wait"}}})
+	running := make(chan struct{})
+	load(t, k, "slow", func(s *sdk.PluginSDK) error {
+		return sdk.AddTool(s, sdk.ToolDef{Name: "wait", Effect: sdk.EffectRead},
+			func(ctx context.Context, _ *sdk.ToolContext, _ struct{}) (string, error) {
+				close(running)
+				<-ctx.Done()
+				return "", ctx.Err()
+			})
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := k.submit(ctx, Input{Injection: sdk.Injection{Channel: "test", Text: "wait"}})
+	<-running
+	cancel()
+	if out := <-done; !out.Interrupted {
+		t.Fatalf("outcome %+v", out)
+	}
+	tr := onlyTrace(t, st)
+	if tr.Outcome != store.TraceInterrupted || len(tr.ToolCalls) != 1 || tr.ToolCalls[0].CallID != "w1" || !tr.ToolCalls[0].IsError {
 		t.Fatalf("trace %+v", tr)
 	}
 }
@@ -176,7 +199,7 @@ func TestTraceSaveFailureDoesNotFailTheTurn(t *testing.T) {
 	if out.Err != nil || out.Text != "fine" {
 		t.Fatalf("outcome %+v", out)
 	}
-	if st.Calls("SaveTrace") != 2 || !strings.Contains(logs.String(), "saving the turn's trace failed") {
+	if st.Calls("SaveTrace") != 1 || !strings.Contains(logs.String(), "saving the turn's trace failed") {
 		t.Fatalf("%d saves; logs %s", st.Calls("SaveTrace"), logs)
 	}
 }

@@ -66,7 +66,6 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	if err := k.loadHistory(ctx, s); err != nil {
 		return k.fail(ctx, t, err)
 	}
-	k.saveTrace(ctx, t) // unfinished, until the turn ends
 
 	msgs := make([]llm.Message, 0, len(s.history)+2)
 	msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -54,5 +55,17 @@ func TestPriceOf(t *testing.T) {
 	}
 	if own.CurrencyCode() != "CNY" || (Price{}).CurrencyCode() != "USD" {
 		t.Error("currency codes")
+	}
+}
+
+// Reasoning tokens are read from completion_tokens_details.
+func TestUsageReasoningTokens(t *testing.T) {
+	var u wireUsage
+	if err := json.Unmarshal([]byte(`{"prompt_tokens":10,"completion_tokens":30,
+		"completion_tokens_details":{"reasoning_tokens":25},"prompt_cache_hit_tokens":4}`), &u); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := u.usage(), (Usage{PromptTokens: 10, CompletionTokens: 30, TotalTokens: 40, CachedTokens: 4, ReasoningTokens: 25}); got != want {
+		t.Errorf("usage %+v, want %+v", got, want)
 	}
 }

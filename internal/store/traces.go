@@ -14,7 +14,6 @@ const (
 	TraceAnswered    = "answered"    // the turn gave an answer
 	TraceError       = "error"       // the turn failed; Trace.Error says why
 	TraceInterrupted = "interrupted" // a newer input or a cancellation ended it
-	TraceUnfinished  = "unfinished"  // still running, or Hearth stopped during it
 )
 
 // Trace is what happened in one turn: its stages, model calls and tool
@@ -37,7 +36,7 @@ type Trace struct {
 	Answer string `json:"answer,omitempty"`
 
 	Started    time.Time `json:"started"`
-	Ended      time.Time `json:"ended,omitzero"` // zero while unfinished
+	Ended      time.Time `json:"ended"`
 	DurationMS float64   `json:"duration_ms"`
 	Outcome    string    `json:"outcome"` // TraceAnswered, TraceError, ...
 	Error      string    `json:"error,omitempty"`
@@ -142,8 +141,7 @@ type TraceFilter struct {
 // ErrNoTrace means no trace has the id asked for.
 var ErrNoTrace = errors.New("no such trace")
 
-// SaveTrace stores tr, replacing the trace of the same id (a turn's
-// trace is saved when it starts, as unfinished, and again when it ends).
+// SaveTrace stores tr, replacing the trace of the same id, if any.
 func (s *Store) SaveTrace(ctx context.Context, tr *Trace) error {
 	if tr.ID == "" {
 		return errors.New("saving a trace: no id")
