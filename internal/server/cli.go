@@ -56,12 +56,16 @@ func CLIHandler(run CLIRunner) http.Handler {
 	})
 }
 
-// cliRoutes serves POST /v1/cli when Options.CLI is set.
+// cliRoutes serves POST /v1/cli with Options.CLI; without it (a server
+// not run by hearth serve) the route answers 404, and is still listed.
 func (s *Server) cliRoutes() []route {
-	if s.opts.CLI == nil {
-		return nil
+	h := func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusNotFound, "no_cli", "this server runs no hearth commands for clients")
+	}
+	if s.opts.CLI != nil {
+		h = s.opts.CLI.ServeHTTP
 	}
 	return []route{{method: "POST", path: "/v1/cli",
 		summary: "Run a hearth command (plugin, policy, settings, audit, tools) in the daemon, for the hearth CLI.",
-		in:      CLIRequest{}, out: CLIResult{}, h: s.opts.CLI.ServeHTTP}}
+		in:      CLIRequest{}, out: CLIResult{}, h: h}}
 }

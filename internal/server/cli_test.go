@@ -77,7 +77,7 @@ func TestCLIRefusals(t *testing.T) {
 
 func TestNoCLIRouteWithoutRunner(t *testing.T) {
 	_, hs := newTestServer(t, newTestApp(t))
-	if code, _ := postCLI(t, hs.URL, testToken, `{"args":["tools"]}`); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
+	if code, body := postCLI(t, hs.URL, testToken, `{"args":["tools"]}`); code != http.StatusNotFound || !strings.Contains(string(body), "no_cli") {
 		t.Fatalf("status %d without Options.CLI", code)
 	}
 }
