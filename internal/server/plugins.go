@@ -251,11 +251,11 @@ func (s *Server) pluginsWithInfo(r *http.Request) ([]Plugin, []*pluginhost.Info,
 		info := &folder[i]
 		p := folderPlugin(info, hidden)
 		p.Stderr = []string{}
+		p.Reason = terminal.SanitizeLine(mask(p.Reason))
 		if info.Status != nil {
 			st := info.Status
 			p.PID, p.Restarts = st.PID, st.Restarts
 			p.LastError = terminal.SanitizeLine(mask(st.LastError))
-			p.Reason = terminal.SanitizeLine(mask(p.Reason))
 			lines := st.Stderr
 			if len(lines) > stderrLines {
 				lines = lines[len(lines)-stderrLines:]
@@ -266,6 +266,14 @@ func (s *Server) pluginsWithInfo(r *http.Request) ([]Plugin, []*pluginhost.Info,
 		}
 		out = append(out, p)
 		infos = append(infos, info)
+	}
+	// Plugins loaded into the kernel by other means than a factory or the
+	// plugins folder (an embedding program's) are shown as built-ins.
+	for _, name := range loaded {
+		if !slices.ContainsFunc(out, func(p Plugin) bool { return p.ID == name }) {
+			out = append(out, Plugin{ID: name, Kind: KindBuiltin, Enabled: true, State: StateRunning})
+			infos = append(infos, nil)
+		}
 	}
 	for i := range out {
 		out[i].Tools = tools[out[i].ID]
@@ -299,12 +307,12 @@ func folderPlugin(info *pluginhost.Info, hidden map[string]string) Plugin {
 	st := info.Status
 	reason, isHidden := hidden[p.ID]
 	switch {
+	case info.Error != "":
+		p.State, p.Reason = StateFailed, info.Error
 	case !info.Enabled:
 		p.State, p.Reason = StateDisabled, "disabled (hearth plugin enable "+info.ID+", or POST /v1/plugins/"+info.ID+"/enable)"
 	case isHidden:
 		p.State, p.Reason = StateHidden, reason
-	case info.Error != "":
-		p.State, p.Reason = StateFailed, info.Error
 	case st == nil:
 		p.State, p.Reason = StateStopped, "not running in this Hearth"
 	case st.State == pluginhost.Running || strings.HasPrefix(string(st.State), "loaded"):
