@@ -188,7 +188,9 @@ func (s *Server) listEntities(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func apiEntity(e sdk.Entity) Entity { return Entity{Name: e.Name, Type: e.Type, Mentions: e.MentionCount} }
+func apiEntity(e sdk.Entity) Entity {
+	return Entity{Name: e.Name, Type: e.Type, Mentions: e.MentionCount}
+}
 
 func apiRelations(list []sdk.Relation) []Relation {
 	out := make([]Relation, len(list))

@@ -58,7 +58,7 @@ type Plugin struct {
 	// Stderr is the last lines the process wrote to stderr, with secrets
 	// (model keys, secret settings, anything that looks like a key)
 	// masked and control characters neutralised.
-	Stderr []string `json:"stderr"`
+	Stderr []string     `json:"stderr"`
 	Tools  []PluginTool `json:"tools"`
 	// Capabilities are the SDK groups beyond core the plugin declared
 	// (llm, settings, memory, knowledge); known for folder plugins.
