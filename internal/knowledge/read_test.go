@@ -53,3 +53,19 @@ func TestReadRemoveStayInsideTheFolder(t *testing.T) {
 		t.Fatalf("Remove twice = %v", err)
 	}
 }
+
+// A name CheckName accepts is one file directly inside the folder.
+func FuzzCheckName(f *testing.F) {
+	for _, s := range []string{"笔记", "..", "../x", "a/b", `a\b`, ".x", " ", "x\x00y", "..."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if CheckName(name) != nil {
+			return
+		}
+		p := filepath.Join("/kb", name+Ext)
+		if filepath.Dir(p) != "/kb" {
+			t.Fatalf("%q leaves the folder: %s", name, p)
+		}
+	})
+}

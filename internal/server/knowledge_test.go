@@ -89,7 +89,9 @@ func TestKnowledgePathTraversal(t *testing.T) {
 				body = `{"content": "pwned"}`
 			}
 			code, resp := adminCall(t, hs, m, p, body)
-			if code < 300 {
+			// 400 from the handler, or 307 from the router to the
+			// cleaned path, which is not a knowledge route.
+			if code != http.StatusBadRequest && code != http.StatusTemporaryRedirect {
 				t.Errorf("%s %s = %d %s", m, p, code, resp)
 			}
 			if strings.Contains(resp, "private") {

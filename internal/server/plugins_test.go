@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,29 @@ func TestPluginStderrMasked(t *testing.T) {
 	got := s.stderrMask()("login with hunter2-hunter2-hunter2 and sk-abcdefghijklmnop1234")
 	if strings.Contains(got, "hunter2-hunter2") || strings.Contains(got, "abcdefghijklmnop1234") {
 		t.Fatalf("masked = %q", got)
+	}
+}
+
+// Every admin route needs the token.
+func TestAdminRoutesNeedTheToken(t *testing.T) {
+	s, hs := newTestServer(t, newTestApp(t))
+	var routes []route
+	for _, part := range [][]route{s.pluginRoutes(), s.settingsRoutes(), s.memoryRoutes(), s.knowledgeRoutes()} {
+		routes = append(routes, part...)
+	}
+	for _, rt := range routes {
+		path := strings.NewReplacer("{id}", "x", "{plugin}", "x", "{key}", "k", "{name}", "x", "{name...}", "x").Replace(rt.path)
+		req, err := http.NewRequest(rt.method, hs.URL+path, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s %s without a token = %d", rt.method, rt.path, resp.StatusCode)
+		}
 	}
 }
