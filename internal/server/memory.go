@@ -73,8 +73,9 @@ type EntityMerge struct {
 
 // MergeResult is the merge's answer: the entity that remains.
 type MergeResult struct {
-	EntityDetail
-	Moved int `json:"moved"` // relations moved from the merged entity
+	Entity    Entity     `json:"entity"`
+	Relations []Relation `json:"relations"`
+	Moved     int        `json:"moved"` // relations moved from the merged entity
 }
 
 // RelationPage is GET /v1/memory/relations's answer.
@@ -296,7 +297,7 @@ func (s *Server) mergeEntity(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if d, ok := s.entityDetail(w, r, req.Into); ok {
-		writeJSON(w, http.StatusOK, MergeResult{EntityDetail: d, Moved: moved})
+		writeJSON(w, http.StatusOK, MergeResult{Entity: d.Entity, Relations: d.Relations, Moved: moved})
 	}
 }
 
