@@ -261,7 +261,7 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 		name, e.CallID, e.Tool, e.IsError = EvToolFinished, ev.CallID, ev.Tool, ev.IsError
 		e.Result, e.ResultTruncated = truncate(ev.Text, maxEventResult)
 	case kernel.EventFinal:
-		name, e.Text = EvTurnFinished, ev.Text
+		name, e.Text, e.TraceID = EvTurnFinished, ev.Text, ev.TraceID
 		e.Usage = &Usage{PromptTokens: ev.Usage.PromptTokens, CompletionTokens: ev.Usage.CompletionTokens, CachedTokens: ev.Usage.CachedTokens}
 	case kernel.EventInterrupted:
 		name = EvTurnInterrupted

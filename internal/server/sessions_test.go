@@ -300,7 +300,7 @@ func TestSessionEventsStream(t *testing.T) {
 		t.Fatalf("reasoning deltas %q", got)
 	}
 	last := evs[len(evs)-1]
-	if last.data.Text != "a streamed answer" || last.data.Usage == nil || last.data.Usage.PromptTokens != 10 || last.id == "" {
+	if last.data.Text != "a streamed answer" || last.data.Usage == nil || last.data.Usage.PromptTokens != 10 || last.id == "" || last.data.TraceID == "" {
 		t.Fatalf("turn.finished %+v", last)
 	}
 	for _, ev := range all.until(t, EvTurnFinished) {
