@@ -171,6 +171,11 @@ func (k *Kernel) Ask(ctx context.Context, in Input) Outcome {
 }
 
 func (k *Kernel) submit(ctx context.Context, in Input) <-chan Outcome {
+	if in.Approver == nil {
+		if a := k.fallback.Load(); a != nil {
+			in.Approver = *a
+		}
+	}
 	p := &pending{in: in, ctx: ctx, done: make(chan Outcome, 1)}
 	key := sessionKey{in.Channel, in.ChatID}
 	k.mu.Lock()
@@ -335,4 +340,16 @@ func (k *Kernel) Busy(channel, chatID string) bool {
 	defer k.mu.Unlock()
 	s := k.sessions[sessionKey{channel, chatID}]
 	return s != nil && (s.running || len(s.queue) > 0)
+}
+
+// SetFallbackApprover makes a ask for the inputs that bring no Approver of
+// their own (plugin injections, programs' turns): the daemon sets its
+// approvals broker, so that someone can answer from the web UI. Nil
+// removes it; then such calls are refused as nobody can be asked.
+func (k *Kernel) SetFallbackApprover(a policy.Approver) {
+	if a == nil {
+		k.fallback.Store(nil)
+		return
+	}
+	k.fallback.Store(&a)
 }

@@ -199,6 +199,12 @@ func (s *Server) coreState() *core {
 			}))
 		}
 		c.stops = append(c.stops, c.broker.Subscribe(func(ev approvals.Event) { s.approvalEvent(c, ev) }))
+		if k := s.app.Kernel; k != nil {
+			// Inputs without a prompt of their own (plugin injections, the
+			// OpenAI endpoint) ask through the broker too.
+			k.SetFallbackApprover(c.broker.Approver(nil))
+			c.stops = append(c.stops, func() { k.SetFallbackApprover(nil) })
+		}
 		s.core = c
 	})
 	return s.core

@@ -101,3 +101,25 @@ func TestCoreRoutesNeedTheToken(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPublish is one content delta handed to 200 session streams and
+// a global one, each drained as a client would.
+func BenchmarkPublish(b *testing.B) {
+	bus := newBus()
+	var streams []*stream
+	for i := range 200 {
+		streams = append(streams, bus.subscribe(int64(i+1)))
+	}
+	streams = append(streams, bus.subscribe(0))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		bus.publish(EvContentDelta, Event{SessionID: int64(i%200 + 1), Text: "a piece of the answer"})
+		for _, st := range streams {
+			select {
+			case <-st.ch:
+			default:
+			}
+		}
+	}
+	bus.close()
+}
