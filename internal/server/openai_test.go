@@ -1,0 +1,270 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// newProviderApp opens a Hearth on a fresh data directory whose model
+// source is the fake provider at baseURL (as OPENAI_BASE_URL).
+func newProviderApp(t *testing.T, baseURL string) *app.App {
+	t.Helper()
+	env := map[string]string{"OPENAI_BASE_URL": baseURL, "OPENAI_API_KEY": "sk-provider-key-0123456789", "HEARTH_MODEL": "test-model"}
+	a, err := app.Open(context.Background(), &app.Options{DataDir: t.TempDir(), Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// call sends an authorized request and returns the response.
+func call(t *testing.T, method, url, body string, header ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// decodeAs reads a JSON answer into a T, failing on another status.
+func decodeAs[T any](t *testing.T, resp *http.Response, status int) T {
+	t.Helper()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d: %s", resp.StatusCode, status, b)
+	}
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
+	return v
+}
+
+func TestModels(t *testing.T) {
+	_, hs := newTestServer(t, newTestApp(t))
+	list := decodeAs[ModelList](t, call(t, "GET", hs.URL+"/v1/models", ""), http.StatusOK)
+	if list.Object != "list" || len(list.Data) != 1 || list.Data[0].ID != "hearth" || list.Data[0].Object != "model" {
+		t.Fatalf("models: %+v", list)
+	}
+	if m := decodeAs[Model](t, call(t, "GET", hs.URL+"/v1/models/hearth", ""), http.StatusOK); m.ID != "hearth" {
+		t.Fatalf("model: %+v", m)
+	}
+	e := decodeAs[apiError](t, call(t, "GET", hs.URL+"/v1/models/gpt-4o", ""), http.StatusNotFound)
+	if e.Error.Code != "model_not_found" {
+		t.Fatalf("unknown model: %+v", e)
+	}
+}
+
+func TestChatCompletionNotStreaming(t *testing.T) {
+	llm := llmtest.NewServer(t, llmtest.Reply{Text: "Hello from the agent.", Usage: &llmtest.Usage{Prompt: 11, Completion: 4}})
+	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
+	body := `{"model":"gpt-4o","temperature":0.2,"max_tokens":5,"top_p":1,"n":1,"user":"","some_new_field":{"x":1},
+		"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"},
+		{"role":"assistant","content":"hello"},{"role":"user","content":[{"type":"text","text":"how"},{"type":"text","text":"are you?"}]}]}`
+	got := decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions", body), http.StatusOK)
+	if !strings.HasPrefix(got.ID, "chatcmpl-") || got.Object != "chat.completion" || got.Model != "hearth" || got.Created == 0 {
+		t.Errorf("envelope: %+v", got)
+	}
+	if len(got.Choices) != 1 || got.Choices[0].Message.Content != "Hello from the agent." ||
+		got.Choices[0].Message.Role != "assistant" || got.Choices[0].FinishReason != "stop" {
+		t.Errorf("choices: %+v", got.Choices)
+	}
+	if got.Usage == nil || got.Usage.PromptTokens != 11 || got.Usage.CompletionTokens != 4 || got.Usage.TotalTokens != 15 {
+		t.Errorf("usage: %+v", got.Usage)
+	}
+	// A fresh chat: the request's earlier messages are the history.
+	msgs := llm.Requests()[0].Messages
+	var seen []string
+	for _, m := range msgs[1:] {
+		seen = append(seen, m["role"].(string)+":"+m["content"].(string))
+	}
+	if want := "user:hi|assistant:hello|user:how\nare you?"; strings.Join(seen, "|") != want {
+		t.Errorf("the model saw %q, want %q", strings.Join(seen, "|"), want)
+	}
+}
+
+// sseEvents reads a stream's data lines.
+func sseEvents(t *testing.T, resp *http.Response) []string {
+	t.Helper()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d, %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	var out []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			out = append(out, data)
+		}
+	}
+	return out
+}
+
+func TestChatCompletionStreaming(t *testing.T) {
+	for _, includeUsage := range []bool{false, true} {
+		llm := llmtest.NewServer(t, llmtest.Reply{Reasoning: "thinking", Text: "Streamed answer.", Usage: &llmtest.Usage{Prompt: 7, Completion: 3}})
+		_, hs := newTestServer(t, newProviderApp(t, llm.URL))
+		body := `{"model":"hearth","stream":true,"stream_options":{"include_usage":` + map[bool]string{true: "true", false: "false"}[includeUsage] +
+			`},"messages":[{"role":"user","content":"hi"}]}`
+		events := sseEvents(t, call(t, "POST", hs.URL+"/v1/chat/completions", body))
+		if len(events) < 3 || events[len(events)-1] != "[DONE]" {
+			t.Fatalf("events: %q", events)
+		}
+		var text, reasoning strings.Builder
+		var finish []string
+		var usage *ChatUsage
+		for i, e := range events[:len(events)-1] {
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(e), &raw); err != nil {
+				t.Fatalf("event %d %q: %v", i, e, err)
+			}
+			if _, has := raw["usage"]; has != includeUsage {
+				t.Errorf("event %d has usage %v, want %v: %s", i, has, includeUsage, e)
+			}
+			var c ChatCompletionChunk
+			_ = json.Unmarshal([]byte(e), &c)
+			if c.Object != "chat.completion.chunk" || c.Model != "hearth" || !strings.HasPrefix(c.ID, "chatcmpl-") {
+				t.Errorf("event %d envelope: %s", i, e)
+			}
+			if i == 0 && (len(c.Choices) != 1 || c.Choices[0].Delta.Role != "assistant") {
+				t.Errorf("first chunk has no role: %s", e)
+			}
+			for _, ch := range c.Choices {
+				if ch.Delta.Content != nil {
+					text.WriteString(*ch.Delta.Content)
+				}
+				reasoning.WriteString(ch.Delta.ReasoningContent)
+				if ch.FinishReason != nil {
+					finish = append(finish, *ch.FinishReason)
+				}
+			}
+			if c.Usage != nil {
+				if len(c.Choices) != 0 || i != len(events)-2 {
+					t.Errorf("the usage chunk is not the last, or has choices: %s", e)
+				}
+				usage = c.Usage
+			}
+		}
+		if text.String() != "Streamed answer." || reasoning.String() != "thinking" || strings.Join(finish, ",") != "stop" {
+			t.Errorf("text %q, reasoning %q, finish %q", text.String(), reasoning.String(), finish)
+		}
+		if includeUsage && (usage == nil || usage.TotalTokens != 10) {
+			t.Errorf("usage %+v", usage)
+		}
+	}
+}
+
+func TestChatCompletionSession(t *testing.T) {
+	llm := llmtest.NewServer(t, llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"}, llmtest.Reply{Text: "three"})
+	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
+	ask := func(body string, header ...string) string {
+		return decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions", body, header...), http.StatusOK).Choices[0].Message.Content
+	}
+	ask(`{"model":"hearth","user":"alice","messages":[{"role":"user","content":"first"}]}`)
+	// The request's own history is ignored: the session has its own.
+	ask(`{"model":"hearth","user":"alice","messages":[{"role":"user","content":"IGNORED"},{"role":"user","content":"second"}]}`)
+	ask(`{"model":"hearth","user":"alice","messages":[{"role":"user","content":"third"}]}`, SessionHeader, "work")
+	var seen []string
+	for _, m := range llm.Requests()[1].Messages[1:] {
+		seen = append(seen, m["content"].(string))
+	}
+	if strings.Join(seen, "|") != "first|one|second" {
+		t.Errorf("second turn saw %q", seen)
+	}
+	if n := len(llm.Requests()[2].Messages); n != 2 {
+		t.Errorf("the header's session is another chat, but the model saw %d messages", n)
+	}
+}
+
+func TestChatCompletionRefusals(t *testing.T) {
+	_, hs := newTestServer(t, newTestApp(t))
+	user := `"messages":[{"role":"user","content":"hi"}]`
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		code, says string
+	}{
+		{"n>1", `{"n":2,` + user + `}`, 400, "unsupported_parameter", "n must be 1"},
+		{"tools", `{"tools":[{"type":"function","function":{"name":"f"}}],` + user + `}`, 400, "unsupported_parameter", "calls its own tools"},
+		{"functions", `{"functions":[{"name":"f"}],` + user + `}`, 400, "unsupported_parameter", "functions"},
+		{"tool_choice", `{"tool_choice":"required",` + user + `}`, 400, "unsupported_parameter", "tool_choice"},
+		{"tool message", `{"messages":[{"role":"tool","tool_call_id":"x","content":"r"},{"role":"user","content":"hi"}]}`, 400, "unsupported_parameter", "tool messages"},
+		{"json format", `{"response_format":{"type":"json_object"},` + user + `}`, 400, "unsupported_parameter", "json_object"},
+		{"no messages", `{"model":"hearth"}`, 400, "invalid_messages", "empty"},
+		{"last not user", `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"a"}]}`, 400, "invalid_messages", "last message"},
+		{"image", `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, 400, "invalid_messages", "only text"},
+		{"bad role", `{"messages":[{"role":"robot","content":"x"},{"role":"user","content":"hi"}]}`, 400, "invalid_messages", "robot"},
+		{"not json", `{"messages":`, 400, "invalid_json", "invalid request body"},
+		{"two values", `{}{}`, 400, "invalid_json", "more than one"},
+		{"wrong type", `{"temperature":"hot",` + user + `}`, 400, "invalid_json", "temperature"},
+		{"body too large", `{"messages":[{"role":"user","content":"` + strings.Repeat("x", DefaultMaxBody) + `"}]}`, 413, "body_too_large", "bytes"},
+		{"no provider", `{` + user + `}`, 503, "no_provider", "OPENAI_BASE_URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := decodeAs[apiError](t, call(t, "POST", hs.URL+"/v1/chat/completions", tc.body), tc.status)
+			if e.Error.Code != tc.code || !strings.Contains(e.Error.Message, tc.says) || e.Error.Type == "" {
+				t.Errorf("error %+v, want code %s saying %q", e.Error, tc.code, tc.says)
+			}
+		})
+	}
+	e := decodeAs[apiError](t, call(t, "POST", hs.URL+"/v1/chat/completions", `{`+user+`}`, SessionHeader, strings.Repeat("s", 200)), 400)
+	if e.Error.Code != "invalid_session" {
+		t.Errorf("bad session header: %+v", e)
+	}
+}
+
+func TestChatCompletionProviderErrorInStream(t *testing.T) {
+	llm := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusUnauthorized, ErrorMessage: "bad key"})
+	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
+	// Before anything was streamed the error is an HTTP error.
+	e := decodeAs[apiError](t, call(t, "POST", hs.URL+"/v1/chat/completions",
+		`{"stream":true,"messages":[{"role":"user","content":"hi"}]}`), http.StatusBadGateway)
+	if e.Error.Code != "provider_error" || !strings.Contains(e.Error.Message, "rejected the API key") ||
+		strings.Contains(e.Error.Message, "sk-provider-key-0123456789") {
+		t.Errorf("error %+v", e)
+	}
+}
+
+func FuzzDecodeChatRequest(f *testing.F) {
+	f.Add(`{"model":"hearth","messages":[{"role":"user","content":"hi"}]}`)
+	f.Add(`{"messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"a"}]}],"stream":true,"stream_options":{"include_usage":true}}`)
+	f.Add(`{"n":2,"tools":[],"tool_choice":"none","messages":[{"role":"assistant","content":null},{"role":"user","content":"x"}]}`)
+	f.Add(`{"user":"` + "\xff" + `","messages":[]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		in, err := decodeChatRequest(strings.NewReader(body))
+		if (in == nil) == (err == nil) {
+			t.Fatalf("input %v and error %v", in, err)
+		}
+		if err != nil {
+			return
+		}
+		if strings.TrimSpace(in.text) == "" {
+			t.Fatal("accepted without a user message")
+		}
+		for i, m := range in.history {
+			if m.role != "user" && m.role != "assistant" || i > 0 && in.history[i-1].role == m.role {
+				t.Fatalf("history %+v does not alternate user and assistant", in.history)
+			}
+		}
+	})
+}
