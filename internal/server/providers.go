@@ -186,17 +186,19 @@ func (st sourceState) list() ProviderList {
 	return out
 }
 
-// liveSource is the llm.Source config.json's source name makes: its model,
-// else the file's top-level one, else the default for its host; its key,
-// or the one in the daemon's environment variable it names.
+// liveSource is the llm.Source config.json's source name makes, as
+// config.ResolveSources would at the next start: the file's top-level
+// model, else the source's, else the default for its host (--model and
+// HEARTH_MODEL apply from the next start); its key, or the one in the
+// daemon's environment variable it names.
 func liveSource(f *config.File, name string, sc config.SourceConfig) llm.Source {
 	key := sc.APIKey
 	if sc.APIKeyEnv != "" {
 		key = os.Getenv(sc.APIKeyEnv)
 	}
-	model := sc.Model
+	model := f.Model
 	if model == "" {
-		model = f.Model
+		model = sc.Model
 	}
 	if model == "" {
 		model = config.GuessModel(sc.BaseURL)
