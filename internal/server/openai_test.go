@@ -11,6 +11,8 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
+
+	_ "github.com/hearth-agent/hearth/plugins/time" // time__now, a tool for the agent to call
 )
 
 // newProviderApp opens a Hearth on a fresh data directory whose model
@@ -267,4 +269,89 @@ func FuzzDecodeChatRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestChatCompletionErrorAfterStreamBegan: a provider whose answer is cut
+// off after some text; the text has been streamed, so the error comes as an
+// error event and there is no [DONE].
+func TestChatCompletionErrorAfterStreamBegan(t *testing.T) {
+	cut := func(w http.ResponseWriter, r *http.Request) {
+		llmtest.SSE(w, `{"choices":[{"index":0,"delta":{"content":"Half an ans"}}]}`)
+		// The connection closes without finish_reason or [DONE].
+	}
+	raw := llmtest.NewRawServer(t, cut)
+	_, hs := newTestServer(t, newProviderApp(t, raw.URL))
+	events := sseEvents(t, call(t, "POST", hs.URL+"/v1/chat/completions", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if len(events) < 2 || !strings.Contains(events[0], "Half an ans") {
+		t.Fatalf("events %q", events)
+	}
+	var last apiError
+	if err := json.Unmarshal([]byte(events[len(events)-1]), &last); err != nil || last.Error.Code != "provider_error" || last.Error.Message == "" {
+		t.Errorf("last event %q is not an error (%v)", events[len(events)-1], err)
+	}
+}
+
+// TestChatCompletionClientGoesAway: a client that leaves mid-stream ends
+// its turn; the session answers the next request.
+func TestChatCompletionClientGoesAway(t *testing.T) {
+	hang := func(w http.ResponseWriter, r *http.Request) {
+		llmtest.SSE(w, `{"choices":[{"index":0,"delta":{"content":"never fin"}}]}`)
+		<-r.Context().Done() // until the turn is cancelled
+	}
+	after := func(w http.ResponseWriter, r *http.Request) {
+		llmtest.SSE(w, `{"choices":[{"index":0,"delta":{"content":"after"},"finish_reason":"stop"}]}`, "[DONE]")
+	}
+	raw := llmtest.NewRawServer(t, hang, after)
+	_, hs := newTestServer(t, newProviderApp(t, raw.URL))
+	req, _ := http.NewRequest("POST", hs.URL+"/v1/chat/completions",
+		strings.NewReader(`{"stream":true,"user":"s","messages":[{"role":"user","content":"hang"}]}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || !strings.Contains(line, "chat.completion.chunk") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	resp.Body.Close() // the client goes away mid-turn
+	got := decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions",
+		`{"user":"s","messages":[{"role":"user","content":"again"}]}`), http.StatusOK)
+	if got.Choices[0].Message.Content != "after" {
+		t.Errorf("next answer %+v", got.Choices)
+	}
+}
+
+// TestChatCompletionWithToolCall: the agent calls its own tool (time__now)
+// in the turn. A stream carries the words of both steps; the whole answer
+// is the final step's.
+func TestChatCompletionWithToolCall(t *testing.T) {
+	script := func() []llmtest.Reply {
+		return []llmtest.Reply{
+			{Text: "Let me look. ", ToolCalls: []llmtest.Call{{Name: "time__now", Arguments: `{"zone":"UTC"}`}}},
+			{Text: "It is noon."},
+		}
+	}
+	llm := llmtest.NewServer(t, script()...)
+	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
+	whole := decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions",
+		`{"messages":[{"role":"user","content":"time?"}]}`), http.StatusOK)
+	if c := whole.Choices[0].Message.Content; c != "It is noon." {
+		t.Errorf("whole answer %q", c)
+	}
+	if msgs := llm.Requests()[1].Messages; msgs[len(msgs)-1]["role"] != "tool" {
+		t.Errorf("the tool did not run: %v", msgs[len(msgs)-1])
+	}
+	llm.Push(script()...)
+	var text strings.Builder
+	for _, e := range sseEvents(t, call(t, "POST", hs.URL+"/v1/chat/completions",
+		`{"stream":true,"messages":[{"role":"user","content":"time?"}]}`)) {
+		var c ChatCompletionChunk
+		if json.Unmarshal([]byte(e), &c) == nil && len(c.Choices) == 1 && c.Choices[0].Delta.Content != nil {
+			text.WriteString(*c.Choices[0].Delta.Content)
+		}
+	}
+	if text.String() != "Let me look. It is noon." {
+		t.Errorf("streamed %q", text.String())
+	}
 }
