@@ -95,14 +95,25 @@ func TestChatCompletionNotStreaming(t *testing.T) {
 		t.Errorf("usage: %+v", got.Usage)
 	}
 	// A fresh chat: the request's earlier messages are the history.
-	msgs := llm.Requests()[0].Messages
 	var seen []string
-	for _, m := range msgs[1:] {
+	for _, m := range conversation(llm.Requests()[0]) {
 		seen = append(seen, m["role"].(string)+":"+m["content"].(string))
 	}
 	if want := "user:hi|assistant:hello|user:how\nare you?"; strings.Join(seen, "|") != want {
 		t.Errorf("the model saw %q, want %q", strings.Join(seen, "|"), want)
 	}
+}
+
+// conversation returns the user and assistant messages of a request the
+// model got (without the system prompt and the plugins' context).
+func conversation(r llmtest.Request) []map[string]any {
+	var out []map[string]any
+	for _, m := range r.Messages {
+		if m["role"] == "user" || m["role"] == "assistant" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // sseEvents reads a stream's data lines.
@@ -187,13 +198,13 @@ func TestChatCompletionSession(t *testing.T) {
 	ask(`{"model":"hearth","user":"alice","messages":[{"role":"user","content":"IGNORED"},{"role":"user","content":"second"}]}`)
 	ask(`{"model":"hearth","user":"alice","messages":[{"role":"user","content":"third"}]}`, SessionHeader, "work")
 	var seen []string
-	for _, m := range llm.Requests()[1].Messages[1:] {
+	for _, m := range conversation(llm.Requests()[1]) {
 		seen = append(seen, m["content"].(string))
 	}
 	if strings.Join(seen, "|") != "first|one|second" {
 		t.Errorf("second turn saw %q", seen)
 	}
-	if n := len(llm.Requests()[2].Messages); n != 2 {
+	if n := len(conversation(llm.Requests()[2])); n != 1 {
 		t.Errorf("the header's session is another chat, but the model saw %d messages", n)
 	}
 }
