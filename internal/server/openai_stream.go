@@ -126,13 +126,21 @@ func (c *completion) send(d ChunkDelta, finish *string) {
 	c.write(chunk)
 }
 
+// withUsage is a chunk whose usage is always written, null or not: the
+// outer field hides the chunk's own, which is left out when nil.
+type withUsage struct {
+	ChatCompletionChunk
+	Usage *ChatUsage `json:"usage"`
+}
+
 // write writes a chunk as one event. With include_usage every chunk
 // carries "usage": null but the usage chunk itself, as OpenAI's do.
 func (c *completion) write(chunk ChatCompletionChunk) {
-	b, _ := json.Marshal(chunk)
-	if c.usageChunk && chunk.Usage == nil {
-		b = append(bytes.TrimSuffix(b, []byte("}")), `,"usage":null}`...)
+	var v any = chunk
+	if c.usageChunk {
+		v = withUsage{chunk, chunk.Usage}
 	}
+	b, _ := json.Marshal(v)
 	c.writeData(b)
 }
 
