@@ -181,11 +181,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	c := &completion{id: "chatcmpl-" + randomHex(12), created: time.Now().Unix(), w: w,
 		stream: in.req.Stream, usageChunk: in.req.StreamOptions != nil && in.req.StreamOptions.IncludeUsage}
+	stop := c.keepAlive(streamKeepAlive)
 	out := s.app.Kernel.Ask(r.Context(), kernel.Input{
 		Injection: sdk.Injection{Source: OpenAIChannel, Channel: OpenAIChannel, ChatID: chat, UserID: "owner", Text: in.text},
 		OnEvent:   c.event,
 		Approver:  s.openAIApprover(r),
 	})
+	stop()
 	if out.Err != nil {
 		c.fail(s.explain(r.Context(), out))
 		return

@@ -1,11 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -15,8 +16,9 @@ import (
 // streamed as chunks when the request asked for a stream, else collected
 // into one ChatCompletion.
 //
-// A stream starts at the turn's first text or reasoning, so a turn that
-// fails before it answers with an HTTP error the client reports as such.
+// A stream starts at the turn's first text or reasoning, or at the first
+// keep-alive (15 s) when there is none by then, so a turn that fails at
+// once answers with an HTTP error the client reports as such.
 // The text streamed is every piece the model wrote, the words before a
 // tool call included, as the terminal shows them; when a stage rewrote
 // the final answer, what differs from the streamed step is sent at the
@@ -56,6 +58,41 @@ func (c *completion) event(ev kernel.Event) {
 	case kernel.EventFinal:
 		c.usage = ev.Usage
 	}
+}
+
+// streamKeepAlive is how often a quiet stream gets a comment line
+// (": keep-alive"), so proxies and clients do not close it while a tool
+// runs or the model thinks; a stream with nothing yet to show starts at the
+// first one.
+var streamKeepAlive = 15 * time.Second
+
+// keepAlive keeps a stream alive until the returned stop is called; stop
+// returns once nothing more will be written.
+func (c *completion) keepAlive(every time.Duration) (stop func()) {
+	if !c.stream {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				c.mu.Lock()
+				if c.started {
+					c.writeRaw(": keep-alive\n\n")
+				} else {
+					c.send(ChunkDelta{}, nil)
+				}
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
 }
 
 // finish answers with the final text.
@@ -146,12 +183,12 @@ func (c *completion) write(chunk ChatCompletionChunk) {
 
 // writeData writes one server-sent event and flushes it.
 func (c *completion) writeData(b []byte) {
-	var buf bytes.Buffer
-	buf.Grow(len(b) + 8)
-	buf.WriteString("data: ")
-	buf.Write(b)
-	buf.WriteString("\n\n")
-	if _, err := c.w.Write(buf.Bytes()); err != nil {
+	c.writeRaw("data: " + string(b) + "\n\n")
+}
+
+// writeRaw writes text to the stream and flushes it.
+func (c *completion) writeRaw(text string) {
+	if _, err := io.WriteString(c.w, text); err != nil {
 		return // the client went away; the request's context ends the turn
 	}
 	_ = http.NewResponseController(c.w).Flush()

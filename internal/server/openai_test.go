@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
@@ -364,5 +366,41 @@ func TestChatCompletionWithToolCall(t *testing.T) {
 	}
 	if text.String() != "Let me look. It is noon." {
 		t.Errorf("streamed %q", text.String())
+	}
+}
+
+// TestChatCompletionKeepAlive: a quiet stream starts at the first
+// keep-alive and then gets comment lines; the provider answers once the
+// client has seen one.
+func TestChatCompletionKeepAlive(t *testing.T) {
+	defer func(d time.Duration) { streamKeepAlive = d }(streamKeepAlive)
+	streamKeepAlive = time.Millisecond
+	seen := make(chan struct{})
+	slow := func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-seen:
+		case <-r.Context().Done():
+			return
+		}
+		llmtest.SSE(w, `{"choices":[{"index":0,"delta":{"content":"late"},"finish_reason":"stop"}]}`, "[DONE]")
+	}
+	raw := llmtest.NewRawServer(t, slow)
+	_, hs := newTestServer(t, newProviderApp(t, raw.URL))
+	resp := call(t, "POST", hs.URL+"/v1/chat/completions", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	var lines []string
+	var once sync.Once
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if sc.Text() == ": keep-alive" {
+			once.Do(func() { close(seen) })
+		}
+	}
+	all := strings.Join(lines, "\n")
+	if !strings.Contains(lines[0], `"role":"assistant"`) || !strings.Contains(all, `"content":"late"`) || lines[len(lines)-2] != "data: [DONE]" {
+		t.Errorf("stream:\n%s", all)
 	}
 }
