@@ -30,8 +30,8 @@ func newProviderApp(t *testing.T, baseURL string) *app.App {
 	return a
 }
 
-// call sends an authorized request and returns the response.
-func call(t *testing.T, method, url, body string, header ...string) *http.Response {
+// sendAPI sends an authorized request and returns the response.
+func sendAPI(t *testing.T, method, url, body string, header ...string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -50,8 +50,8 @@ func call(t *testing.T, method, url, body string, header ...string) *http.Respon
 	return resp
 }
 
-// decodeAs reads a JSON answer into a T, failing on another status.
-func decodeAs[T any](t *testing.T, resp *http.Response, status int) T {
+// answerAs reads a JSON answer into a T, failing on another status.
+func answerAs[T any](t *testing.T, resp *http.Response, status int) T {
 	t.Helper()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != status {
@@ -66,14 +66,14 @@ func decodeAs[T any](t *testing.T, resp *http.Response, status int) T {
 
 func TestModels(t *testing.T) {
 	_, hs := newTestServer(t, newTestApp(t))
-	list := decodeAs[ModelList](t, call(t, "GET", hs.URL+"/v1/models", ""), http.StatusOK)
+	list := answerAs[ModelList](t, sendAPI(t, "GET", hs.URL+"/v1/models", ""), http.StatusOK)
 	if list.Object != "list" || len(list.Data) != 1 || list.Data[0].ID != "hearth" || list.Data[0].Object != "model" {
 		t.Fatalf("models: %+v", list)
 	}
-	if m := decodeAs[Model](t, call(t, "GET", hs.URL+"/v1/models/hearth", ""), http.StatusOK); m.ID != "hearth" {
+	if m := answerAs[Model](t, sendAPI(t, "GET", hs.URL+"/v1/models/hearth", ""), http.StatusOK); m.ID != "hearth" {
 		t.Fatalf("model: %+v", m)
 	}
-	e := decodeAs[apiError](t, call(t, "GET", hs.URL+"/v1/models/gpt-4o", ""), http.StatusNotFound)
+	e := answerAs[apiError](t, sendAPI(t, "GET", hs.URL+"/v1/models/gpt-4o", ""), http.StatusNotFound)
 	if e.Error.Code != "model_not_found" {
 		t.Fatalf("unknown model: %+v", e)
 	}
@@ -85,7 +85,7 @@ func TestChatCompletionNotStreaming(t *testing.T) {
 	body := `{"model":"gpt-4o","temperature":0.2,"max_tokens":5,"top_p":1,"n":1,"user":"","some_new_field":{"x":1},
 		"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"},
 		{"role":"assistant","content":"hello"},{"role":"user","content":[{"type":"text","text":"how"},{"type":"text","text":"are you?"}]}]}`
-	got := decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions", body), http.StatusOK)
+	got := answerAs[ChatCompletion](t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions", body), http.StatusOK)
 	if !strings.HasPrefix(got.ID, "chatcmpl-") || got.Object != "chat.completion" || got.Model != "hearth" || got.Created == 0 {
 		t.Errorf("envelope: %+v", got)
 	}
@@ -141,7 +141,7 @@ func TestChatCompletionStreaming(t *testing.T) {
 		_, hs := newTestServer(t, newProviderApp(t, llm.URL))
 		body := `{"model":"hearth","stream":true,"stream_options":{"include_usage":` + map[bool]string{true: "true", false: "false"}[includeUsage] +
 			`},"messages":[{"role":"user","content":"hi"}]}`
-		events := sseEvents(t, call(t, "POST", hs.URL+"/v1/chat/completions", body))
+		events := sseEvents(t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions", body))
 		if len(events) < 3 || events[len(events)-1] != "[DONE]" {
 			t.Fatalf("events: %q", events)
 		}
@@ -193,7 +193,7 @@ func TestChatCompletionSession(t *testing.T) {
 	llm := llmtest.NewServer(t, llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"}, llmtest.Reply{Text: "three"})
 	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
 	ask := func(body string, header ...string) string {
-		return decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions", body, header...), http.StatusOK).Choices[0].Message.Content
+		return answerAs[ChatCompletion](t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions", body, header...), http.StatusOK).Choices[0].Message.Content
 	}
 	ask(`{"model":"hearth","user":"alice","messages":[{"role":"user","content":"first"}]}`)
 	// The request's own history is ignored: the session has its own.
@@ -236,13 +236,13 @@ func TestChatCompletionRefusals(t *testing.T) {
 		{"no provider", `{` + user + `}`, 503, "no_provider", "OPENAI_BASE_URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := decodeAs[apiError](t, call(t, "POST", hs.URL+"/v1/chat/completions", tc.body), tc.status)
+			e := answerAs[apiError](t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions", tc.body), tc.status)
 			if e.Error.Code != tc.code || !strings.Contains(e.Error.Message, tc.says) || e.Error.Type == "" {
 				t.Errorf("error %+v, want code %s saying %q", e.Error, tc.code, tc.says)
 			}
 		})
 	}
-	e := decodeAs[apiError](t, call(t, "POST", hs.URL+"/v1/chat/completions", `{`+user+`}`, SessionHeader, strings.Repeat("s", 200)), 400)
+	e := answerAs[apiError](t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions", `{`+user+`}`, SessionHeader, strings.Repeat("s", 200)), 400)
 	if e.Error.Code != "invalid_session" {
 		t.Errorf("bad session header: %+v", e)
 	}
@@ -252,7 +252,7 @@ func TestChatCompletionProviderErrorInStream(t *testing.T) {
 	llm := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusUnauthorized, ErrorMessage: "bad key"})
 	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
 	// Before anything was streamed the error is an HTTP error.
-	e := decodeAs[apiError](t, call(t, "POST", hs.URL+"/v1/chat/completions",
+	e := answerAs[apiError](t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions",
 		`{"stream":true,"messages":[{"role":"user","content":"hi"}]}`), http.StatusBadGateway)
 	if e.Error.Code != "provider_error" || !strings.Contains(e.Error.Message, "rejected the API key") ||
 		strings.Contains(e.Error.Message, "sk-provider-key-0123456789") {
@@ -294,7 +294,7 @@ func TestChatCompletionErrorAfterStreamBegan(t *testing.T) {
 	}
 	raw := llmtest.NewRawServer(t, cut)
 	_, hs := newTestServer(t, newProviderApp(t, raw.URL))
-	events := sseEvents(t, call(t, "POST", hs.URL+"/v1/chat/completions", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	events := sseEvents(t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	if len(events) < 2 || !strings.Contains(events[0], "Half an ans") {
 		t.Fatalf("events %q", events)
 	}
@@ -328,7 +328,7 @@ func TestChatCompletionClientGoesAway(t *testing.T) {
 		t.Fatalf("first line %q, %v", line, err)
 	}
 	resp.Body.Close() // the client goes away mid-turn
-	got := decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions",
+	got := answerAs[ChatCompletion](t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions",
 		`{"user":"s","messages":[{"role":"user","content":"again"}]}`), http.StatusOK)
 	if got.Choices[0].Message.Content != "after" {
 		t.Errorf("next answer %+v", got.Choices)
@@ -347,7 +347,7 @@ func TestChatCompletionWithToolCall(t *testing.T) {
 	}
 	llm := llmtest.NewServer(t, script()...)
 	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
-	whole := decodeAs[ChatCompletion](t, call(t, "POST", hs.URL+"/v1/chat/completions",
+	whole := answerAs[ChatCompletion](t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions",
 		`{"messages":[{"role":"user","content":"time?"}]}`), http.StatusOK)
 	if c := whole.Choices[0].Message.Content; c != "It is noon." {
 		t.Errorf("whole answer %q", c)
@@ -357,7 +357,7 @@ func TestChatCompletionWithToolCall(t *testing.T) {
 	}
 	llm.Push(script()...)
 	var text strings.Builder
-	for _, e := range sseEvents(t, call(t, "POST", hs.URL+"/v1/chat/completions",
+	for _, e := range sseEvents(t, sendAPI(t, "POST", hs.URL+"/v1/chat/completions",
 		`{"stream":true,"messages":[{"role":"user","content":"time?"}]}`)) {
 		var c ChatCompletionChunk
 		if json.Unmarshal([]byte(e), &c) == nil && len(c.Choices) == 1 && c.Choices[0].Delta.Content != nil {
@@ -386,7 +386,7 @@ func TestChatCompletionKeepAlive(t *testing.T) {
 	}
 	raw := llmtest.NewRawServer(t, slow)
 	_, hs := newTestServer(t, newProviderApp(t, raw.URL))
-	resp := call(t, "POST", hs.URL+"/v1/chat/completions", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	resp := sendAPI(t, "POST", hs.URL+"/v1/chat/completions", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}

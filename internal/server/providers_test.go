@@ -16,8 +16,8 @@ import (
 
 const newKey = "sk-onboarded-secret-key-9f8e7d6c5b4a"
 
-// body reads a response's body, recording it for the key check.
-func body(t *testing.T, resp *http.Response, seen *strings.Builder) string {
+// recordBody reads a response's body, recording it for the key check.
+func recordBody(t *testing.T, resp *http.Response, seen *strings.Builder) string {
 	t.Helper()
 	b, _ := io.ReadAll(resp.Body)
 	seen.Write(b)
@@ -33,7 +33,7 @@ func TestOnboarding(t *testing.T) {
 	_, hs := newTestServer(t, a)
 	var seen strings.Builder
 
-	presets := decodeAs[PresetList](t, call(t, "GET", hs.URL+"/v1/providers/presets", ""), http.StatusOK)
+	presets := answerAs[PresetList](t, sendAPI(t, "GET", hs.URL+"/v1/providers/presets", ""), http.StatusOK)
 	names := map[string]ProviderPreset{}
 	for _, p := range presets.Presets {
 		names[p.Name] = p
@@ -47,13 +47,13 @@ func TestOnboarding(t *testing.T) {
 		}
 	}
 
-	list := decodeAs[ProviderList](t, call(t, "GET", hs.URL+"/v1/providers", ""), http.StatusOK)
+	list := answerAs[ProviderList](t, sendAPI(t, "GET", hs.URL+"/v1/providers", ""), http.StatusOK)
 	if list.Current != "" || len(list.Providers) != 0 {
 		t.Fatalf("a fresh Hearth has providers: %+v", list)
 	}
-	put := call(t, "PUT", hs.URL+"/v1/providers/local", `{"base_url":"`+fake.URL+`","model":"m1","api_key":"`+newKey+`","context_window":32768}`)
+	put := sendAPI(t, "PUT", hs.URL+"/v1/providers/local", `{"base_url":"`+fake.URL+`","model":"m1","api_key":"`+newKey+`","context_window":32768}`)
 	var p Provider
-	if err := json.Unmarshal([]byte(body(t, put, &seen)), &p); err != nil || put.StatusCode != http.StatusOK {
+	if err := json.Unmarshal([]byte(recordBody(t, put, &seen)), &p); err != nil || put.StatusCode != http.StatusOK {
 		t.Fatalf("PUT: %d %v", put.StatusCode, err)
 	}
 	if !p.Current || !p.KeySet || p.Model != "m1" || p.BaseURL != fake.URL || p.ContextWindow != 32768 {
@@ -61,18 +61,18 @@ func TestOnboarding(t *testing.T) {
 	}
 	a.Logger.Info("a log line that carries the key", "key", newKey) // the mask knows it already
 
-	test := decodeAs[ProviderTest](t, call(t, "POST", hs.URL+"/v1/providers/local/test", ""), http.StatusOK)
+	test := answerAs[ProviderTest](t, sendAPI(t, "POST", hs.URL+"/v1/providers/local/test", ""), http.StatusOK)
 	if !test.OK || test.Model != "m1" || test.Error != "" {
 		t.Errorf("test %+v", test)
 	}
 	if got := fake.Requests()[0].Authorization; got != "Bearer "+newKey {
 		t.Errorf("the provider got Authorization %q", got)
 	}
-	chat := call(t, "POST", hs.URL+"/v1/chat/completions", `{"model":"hearth","messages":[{"role":"user","content":"hi"}]}`)
-	if b := body(t, chat, &seen); !strings.Contains(b, "Hello after onboarding.") {
+	chat := sendAPI(t, "POST", hs.URL+"/v1/chat/completions", `{"model":"hearth","messages":[{"role":"user","content":"hi"}]}`)
+	if b := recordBody(t, chat, &seen); !strings.Contains(b, "Hello after onboarding.") {
 		t.Errorf("chat after onboarding: %s", b)
 	}
-	body(t, call(t, "GET", hs.URL+"/v1/providers", ""), &seen)
+	recordBody(t, sendAPI(t, "GET", hs.URL+"/v1/providers", ""), &seen)
 
 	f, err := config.Load(a.DataDir)
 	if err != nil || f.Source != "local" || f.Sources["local"].APIKey != newKey {
@@ -91,8 +91,8 @@ func TestProviderTestExplainsFailure(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusUnauthorized, ErrorMessage: "Incorrect API key provided: " + newKey})
 	a := newTestApp(t)
 	_, hs := newTestServer(t, a)
-	decodeAs[Provider](t, call(t, "PUT", hs.URL+"/v1/providers/bad", `{"base_url":"`+fake.URL+`","model":"m","api_key":"`+newKey+`"}`), http.StatusOK)
-	resp := call(t, "POST", hs.URL+"/v1/providers/bad/test", "")
+	answerAs[Provider](t, sendAPI(t, "PUT", hs.URL+"/v1/providers/bad", `{"base_url":"`+fake.URL+`","model":"m","api_key":"`+newKey+`"}`), http.StatusOK)
+	resp := sendAPI(t, "POST", hs.URL+"/v1/providers/bad/test", "")
 	raw, _ := io.ReadAll(resp.Body)
 	var got ProviderTest
 	if err := json.Unmarshal(raw, &got); err != nil {
@@ -101,7 +101,7 @@ func TestProviderTestExplainsFailure(t *testing.T) {
 	if got.OK || !strings.Contains(got.Error, "rejected the API key") || strings.Contains(string(raw), newKey) {
 		t.Errorf("test of a rejected key: %s", raw)
 	}
-	if resp := call(t, "POST", hs.URL+"/v1/providers/nope/test", ""); resp.StatusCode != http.StatusNotFound {
+	if resp := sendAPI(t, "POST", hs.URL+"/v1/providers/nope/test", ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown source: %d", resp.StatusCode)
 	}
 }
@@ -129,14 +129,14 @@ func TestProviderInvalidFields(t *testing.T) {
 		{"window", "x", `{"base_url":"https://h/v1","model":"m","context_window":10}`, "context_window"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := decodeAs[apiError](t, call(t, "PUT", hs.URL+"/v1/providers/"+tc.path, tc.body), http.StatusUnprocessableEntity)
+			e := answerAs[apiError](t, sendAPI(t, "PUT", hs.URL+"/v1/providers/"+tc.path, tc.body), http.StatusUnprocessableEntity)
 			if e.Error.Code != "invalid_fields" || e.Error.Fields[tc.field] == "" {
 				t.Errorf("fields %v, want one for %s", e.Error.Fields, tc.field)
 			}
 		})
 	}
 	for body, want := range map[string]int{`{"base_url":1}`: 400, `{"bogus":1}`: 400} {
-		if resp := call(t, "PUT", hs.URL+"/v1/providers/x", body); resp.StatusCode != want {
+		if resp := sendAPI(t, "PUT", hs.URL+"/v1/providers/x", body); resp.StatusCode != want {
 			t.Errorf("%s: status %d, want %d", body, resp.StatusCode, want)
 		}
 	}
@@ -161,18 +161,18 @@ func TestProvidersKeepTheUsersConfig(t *testing.T) {
 	_, hs := newTestServer(t, a)
 
 	// A change to a's model keeps its key and timeout, and everything else.
-	decodeAs[Provider](t, call(t, "PUT", hs.URL+"/v1/providers/a", `{"model":"ma2"}`), http.StatusOK)
-	list := decodeAs[ProviderList](t, call(t, "POST", hs.URL+"/v1/providers/b/use", ""), http.StatusOK)
+	answerAs[Provider](t, sendAPI(t, "PUT", hs.URL+"/v1/providers/a", `{"model":"ma2"}`), http.StatusOK)
+	list := answerAs[ProviderList](t, sendAPI(t, "POST", hs.URL+"/v1/providers/b/use", ""), http.StatusOK)
 	if list.Current != "b" || a.Sources.CurrentSource() != "b" || len(list.Providers) != 2 {
 		t.Fatalf("after use: %+v", list)
 	}
-	if e := decodeAs[apiError](t, call(t, "DELETE", hs.URL+"/v1/providers/b", ""), http.StatusConflict); e.Error.Code != "current_provider" {
+	if e := answerAs[apiError](t, sendAPI(t, "DELETE", hs.URL+"/v1/providers/b", ""), http.StatusConflict); e.Error.Code != "current_provider" {
 		t.Errorf("deleting the current source: %+v", e)
 	}
-	if resp := call(t, "DELETE", hs.URL+"/v1/providers/a", ""); resp.StatusCode != http.StatusNoContent {
+	if resp := sendAPI(t, "DELETE", hs.URL+"/v1/providers/a", ""); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
-	if resp := call(t, "POST", hs.URL+"/v1/providers/a/use", ""); resp.StatusCode != http.StatusNotFound {
+	if resp := sendAPI(t, "POST", hs.URL+"/v1/providers/a/use", ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a deleted source could be used: %d", resp.StatusCode)
 	}
 	f, err := config.Load(dir)
@@ -188,7 +188,7 @@ func TestProvidersKeepTheUsersConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, config.FileName), broken, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := decodeAs[apiError](t, call(t, "PUT", hs.URL+"/v1/providers/c", `{"base_url":"https://api.deepseek.com/v1"}`), http.StatusConflict)
+	e := answerAs[apiError](t, sendAPI(t, "PUT", hs.URL+"/v1/providers/c", `{"base_url":"https://api.deepseek.com/v1"}`), http.StatusConflict)
 	if e.Error.Code != "config_unparsable" {
 		t.Errorf("broken config: %+v", e)
 	}
