@@ -314,8 +314,13 @@ func TestSessionEventsStream(t *testing.T) {
 func TestTwoSessionsStreamConcurrently(t *testing.T) {
 	c := newChat(t)
 	c.llm.SetFallback(llmtest.Reply{Func: func(r llmtest.Request) llmtest.Reply {
-		last := r.Messages[len(r.Messages)-1]
-		return llmtest.Reply{Text: "echo " + last["content"].(string)}
+		var last string
+		for _, m := range r.Messages {
+			if m["role"] == "user" {
+				last, _ = m["content"].(string)
+			}
+		}
+		return llmtest.Reply{Text: "echo " + last}
 	}})
 	var wg sync.WaitGroup
 	for _, word := range []string{"alpha", "beta"} {
