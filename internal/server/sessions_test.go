@@ -373,3 +373,34 @@ type plugin struct {
 func (p plugin) Name() string                 { return p.name }
 func (p plugin) Start(s *sdk.PluginSDK) error { return p.start(s) }
 func (p plugin) Stop() error                  { return nil }
+
+// A message sent with interrupt cancels the turn in flight, whose stream
+// says turn.interrupted; a failed model call ends in an error event.
+func TestInterruptAndError(t *testing.T) {
+	asked := make(chan struct{})
+	c := newChat(t,
+		llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply { close(asked); return llmtest.Reply{Hang: true} }},
+		llmtest.Reply{Text: "second"},
+		llmtest.Reply{Status: 400, ErrorMessage: "the model refuses"},
+	)
+	s := call[Session](t, c.hs, "POST", "/v1/sessions", nil, 201)
+	path := "/v1/sessions/" + itoa(s.ID)
+	stream := openSSE(t, c.hs, path+"/events")
+	call[Queued](t, c.hs, "POST", path+"/messages", SendMessage{Text: "first"}, 202)
+	<-asked // the model is answering
+	if ans := call[Answer](t, c.hs, "POST", path+"/messages", SendMessage{Text: "now", Interrupt: true, Wait: true}, 200); ans.Text != "second" {
+		t.Fatalf("answer %+v", ans)
+	}
+	evs := stream.until(t, EvTurnFinished)
+	if got := strings.Join(names(evs), " "); !strings.Contains(got, EvTurnInterrupted+" "+EvTurnStarted) {
+		t.Fatalf("events %s", got)
+	}
+	status, data := do(t, c.hs, "POST", path+"/messages", SendMessage{Text: "fail", Wait: true})
+	if status != http.StatusBadGateway || errorCode(t, data) != "turn_failed" {
+		t.Fatalf("failed turn: %d %s", status, data)
+	}
+	evs = stream.until(t, EvError)
+	if msg := evs[len(evs)-1].data.Message; msg == "" {
+		t.Fatalf("error event %+v", evs[len(evs)-1])
+	}
+}
