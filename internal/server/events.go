@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -188,11 +187,6 @@ type core struct {
 func (s *Server) coreState() *core {
 	s.coreOnce.Do(func() {
 		c := &core{bus: newBus(), broker: approvals.New(), ids: map[[2]string]int64{}}
-		// Seam until the app says so: whoever holds the token is the owner,
-		// so the web channel is local like the terminal.
-		if p := s.app.Policy; p != nil && !slices.Contains(p.LocalChannels, "web") {
-			p.LocalChannels = append(slices.Clip(p.LocalChannels), "web")
-		}
 		if s.app.Kernel != nil {
 			c.stops = append(c.stops, s.app.Kernel.Observe(func(in sdk.Injection, ev kernel.Event) {
 				s.kernelEvent(c, in, ev)
