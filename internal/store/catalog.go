@@ -60,7 +60,7 @@ func (s *Store) SaveCatalogEntry(ctx context.Context, e CatalogEntry) error {
 	if e.Updated.IsZero() {
 		e.Updated = time.Now()
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO tool_catalog(tool, plugin, effect, title, flags, defaults, updated_at)
+	_, err = s.w.ExecContext(ctx, `INSERT INTO tool_catalog(tool, plugin, effect, title, flags, defaults, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(tool) DO UPDATE SET plugin = excluded.plugin, effect = excluded.effect, title = excluded.title,
 			flags = excluded.flags, defaults = excluded.defaults, updated_at = excluded.updated_at`,

@@ -52,7 +52,7 @@ var ErrNoEntity = errors.New("no such entity")
 // are mentioned once more (created if new, restored if purged softly) and
 // the relation is added (restored if purged softly).
 func (s *Store) CommitTriples(ctx context.Context, triples []Triple) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (s *Store) CommitTriples(ctx context.Context, triples []Triple) error {
 
 // SetEntityType sets an entity's type; an unknown name is ignored.
 func (s *Store) SetEntityType(ctx context.Context, name, typ string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE mem_entities SET type = ? WHERE name = ?`, typ, name)
+	_, err := s.w.ExecContext(ctx, `UPDATE mem_entities SET type = ? WHERE name = ?`, typ, name)
 	return err
 }
 
@@ -128,7 +128,7 @@ func (s *Store) CountGraph(ctx context.Context) (GraphCounts, error) {
 // source is removed. It returns how many relations source had, and
 // ErrNoEntity if there is no source.
 func (s *Store) MergeEntities(ctx context.Context, source, target string) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -183,7 +183,7 @@ func (s *Store) PurgeEntities(ctx context.Context, f EntityFilter, hard bool) (i
 		where = append(where, "name IN (SELECT source FROM mem_relations WHERE relation = ? UNION SELECT target FROM mem_relations WHERE relation = ?)")
 		args = append(args, *f.Relation, *f.Relation)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -251,7 +251,7 @@ func (s *Store) RelationPage(ctx context.Context, part string, offset, limit int
 // DeleteRelation removes one relation, live or purged softly; ok is false
 // if there was none.
 func (s *Store) DeleteRelation(ctx context.Context, r Relation) (ok bool, err error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM mem_relations WHERE source = ? AND relation = ? AND target = ?`,
+	res, err := s.w.ExecContext(ctx, `DELETE FROM mem_relations WHERE source = ? AND relation = ? AND target = ?`,
 		r.Source, r.Relation, r.Target)
 	if err != nil {
 		return false, err
@@ -267,7 +267,7 @@ type Doc struct {
 
 // SaveDoc stores doc, replacing the title and content of one with its ID.
 func (s *Store) SaveDoc(ctx context.Context, doc Doc) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO mem_docs(id, title, content, created_at) VALUES (?, ?, ?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO mem_docs(id, title, content, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET title = excluded.title, content = excluded.content`,
 		doc.ID, doc.Title, doc.Content, time.Now().UnixMilli())
 	return err
@@ -275,7 +275,7 @@ func (s *Store) SaveDoc(ctx context.Context, doc Doc) error {
 
 // DeleteDoc removes a document; an unknown id is not an error.
 func (s *Store) DeleteDoc(ctx context.Context, id string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM mem_docs WHERE id = ?`, id)
+	_, err := s.w.ExecContext(ctx, `DELETE FROM mem_docs WHERE id = ?`, id)
 	return err
 }
 

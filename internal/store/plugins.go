@@ -38,14 +38,14 @@ func (s *Store) PluginStates(ctx context.Context) (map[string]PluginState, error
 
 // SetPluginEnabled enables or disables a plugin, persistently.
 func (s *Store) SetPluginEnabled(ctx context.Context, id string, enabled bool) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO plugin_state(id, enabled) VALUES (?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO plugin_state(id, enabled) VALUES (?, ?)
 		ON CONFLICT(id) DO UPDATE SET enabled = excluded.enabled`, id, enabled)
 	return err
 }
 
 // RequestPluginReload asks every running Hearth to restart the plugin.
 func (s *Store) RequestPluginReload(ctx context.Context, id string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO plugin_state(id, reload_at) VALUES (?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO plugin_state(id, reload_at) VALUES (?, ?)
 		ON CONFLICT(id) DO UPDATE SET reload_at = excluded.reload_at`, id, time.Now().UnixMilli())
 	return err
 }
@@ -76,7 +76,7 @@ func (s *Store) PluginOwners(ctx context.Context) (map[string]string, error) {
 // BindPluginName binds name to folder unless it is bound already, and
 // returns the folder it is bound to now: folder, or its earlier owner.
 func (s *Store) BindPluginName(ctx context.Context, name, folder string) (owner string, err error) {
-	err = s.db.QueryRowContext(ctx, `INSERT INTO plugin_names(name, folder, bound_at) VALUES (?, ?, ?)
+	err = s.w.QueryRowContext(ctx, `INSERT INTO plugin_names(name, folder, bound_at) VALUES (?, ?, ?)
 		ON CONFLICT(name) DO UPDATE SET name = name RETURNING folder`,
 		nameKey(name), folder, time.Now().UnixMilli()).Scan(&owner)
 	return owner, err
@@ -106,7 +106,7 @@ func (f *ForgottenPlugin) Empty() bool {
 // its injections (role plugin:<name>) and its tools in the catalogue. It
 // returns what it removed.
 func (s *Store) ForgetPlugin(ctx context.Context, name string) (*ForgottenPlugin, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}

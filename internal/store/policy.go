@@ -30,10 +30,10 @@ func (s *Store) Overrides(ctx context.Context) (map[string]string, error) {
 // SetOverride sets the user's mode for tool; an empty mode removes it.
 func (s *Store) SetOverride(ctx context.Context, tool, mode string) error {
 	if mode == "" {
-		_, err := s.db.ExecContext(ctx, `DELETE FROM policy_overrides WHERE tool = ?`, tool)
+		_, err := s.w.ExecContext(ctx, `DELETE FROM policy_overrides WHERE tool = ?`, tool)
 		return err
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO policy_overrides(tool, mode, updated_at) VALUES (?, ?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO policy_overrides(tool, mode, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT(tool) DO UPDATE SET mode = excluded.mode, updated_at = excluded.updated_at`,
 		tool, mode, time.Now().UnixMilli())
 	if err != nil {
@@ -58,10 +58,10 @@ func (s *Store) Roles(ctx context.Context) ([]RoleAssignment, error) {
 // SetRole assigns a role; an empty role removes the assignment.
 func (s *Store) SetRole(ctx context.Context, r RoleAssignment) error {
 	if r.Role == "" {
-		_, err := s.db.ExecContext(ctx, `DELETE FROM policy_roles WHERE channel = ? AND group_id = ? AND user_id = ?`, r.Channel, r.Group, r.User)
+		_, err := s.w.ExecContext(ctx, `DELETE FROM policy_roles WHERE channel = ? AND group_id = ? AND user_id = ?`, r.Channel, r.Group, r.User)
 		return err
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO policy_roles(channel, group_id, user_id, role) VALUES (?, ?, ?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO policy_roles(channel, group_id, user_id, role) VALUES (?, ?, ?, ?)
 		ON CONFLICT(channel, group_id, user_id) DO UPDATE SET role = excluded.role`, r.Channel, r.Group, r.User, r.Role)
 	return err
 }
@@ -87,10 +87,10 @@ func (s *Store) Grants(ctx context.Context) ([]Grant, error) {
 // SetGrant stores a grant; no effects removes it.
 func (s *Store) SetGrant(ctx context.Context, g Grant) error {
 	if len(g.Effects) == 0 {
-		_, err := s.db.ExecContext(ctx, `DELETE FROM policy_grants WHERE channel = ? AND group_id = ? AND role = ?`, g.Channel, g.Group, g.Role)
+		_, err := s.w.ExecContext(ctx, `DELETE FROM policy_grants WHERE channel = ? AND group_id = ? AND role = ?`, g.Channel, g.Group, g.Role)
 		return err
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO policy_grants(channel, group_id, role, effects) VALUES (?, ?, ?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO policy_grants(channel, group_id, role, effects) VALUES (?, ?, ?, ?)
 		ON CONFLICT(channel, group_id, role) DO UPDATE SET effects = excluded.effects`,
 		g.Channel, g.Group, g.Role, strings.Join(g.Effects, ","))
 	return err
@@ -114,7 +114,7 @@ type Approval struct {
 // CreateApproval stores a pending request and returns its id.
 func (s *Store) CreateApproval(ctx context.Context, a Approval) (int64, error) {
 	var id int64
-	err := s.db.QueryRowContext(ctx, `INSERT INTO approvals(tool, effect, target, args_hash, requester, session, created_at, expires_at)
+	err := s.w.QueryRowContext(ctx, `INSERT INTO approvals(tool, effect, target, args_hash, requester, session, created_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		a.Tool, a.Effect, a.Target, a.ArgsHash, a.Requester, a.Session, a.Created.UnixMilli(), a.Expires.UnixMilli()).Scan(&id)
 	if err != nil {
@@ -135,7 +135,7 @@ func (s *Store) DecideApproval(ctx context.Context, id int64, status, by string,
 		q += ` AND expires_at > ?`
 		args = append(args, at.UnixMilli())
 	}
-	res, err := s.db.ExecContext(ctx, q, args...)
+	res, err := s.w.ExecContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ type AuditEntry struct {
 
 // AppendAudit adds an entry; the table refuses updates and deletes.
 func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO audit(at, session, channel, user_id, role, actor, tool, effect, args_hash,
+	_, err := s.w.ExecContext(ctx, `INSERT INTO audit(at, session, channel, user_id, role, actor, tool, effect, args_hash,
 		decision, rule, decided_by, duration_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.At.UnixMilli(), e.Session, e.Channel, e.User, e.Role, e.Actor, e.Tool, e.Effect, e.ArgsHash,
 		e.Decision, e.Rule, e.DecidedBy, e.Duration.Milliseconds(), e.Outcome)

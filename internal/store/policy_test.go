@@ -97,10 +97,10 @@ func TestAuditIsAppendOnly(t *testing.T) {
 	if got, _ := s.Audit(ctx, AuditQuery{Tool: "a__x"}); len(got) != 1 {
 		t.Fatalf("filtered %+v", got)
 	}
-	if _, err := s.db.Exec(`UPDATE audit SET decision = 'deny'`); err == nil {
+	if _, err := s.w.Exec(`UPDATE audit SET decision = 'deny'`); err == nil {
 		t.Fatal("audit row updated")
 	}
-	if _, err := s.db.Exec(`DELETE FROM audit`); err == nil {
+	if _, err := s.w.Exec(`DELETE FROM audit`); err == nil {
 		t.Fatal("audit row deleted")
 	}
 }
@@ -120,14 +120,14 @@ func TestAuditRefusesReplace(t *testing.T) {
 	}
 	const cols = `(id, at, session, channel, user_id, role, actor, tool, effect, args_hash, decision, rule, decided_by, duration_ms, outcome)`
 	for _, verb := range []string{"INSERT OR REPLACE INTO", "REPLACE INTO", "INSERT INTO"} {
-		_, err := s.db.ExecContext(ctx, verb+` audit `+cols+` VALUES (?, 2000, '', '', '', '', '', 'shop__pay', '', '', 'allow', '', '', 0, 'ok')`, id)
+		_, err := s.w.ExecContext(ctx, verb+` audit `+cols+` VALUES (?, 2000, '', '', '', '', '', 'shop__pay', '', '', 'allow', '', '', 0, 'ok')`, id)
 		if err == nil || !strings.Contains(err.Error(), "append-only") {
 			t.Errorf("%s with the id of an existing row: %v", verb, err)
 		}
 	}
 	for _, q := range []string{`UPDATE audit SET decision = 'allow'`, `DELETE FROM audit`,
 		`INSERT INTO audit ` + cols + ` VALUES (1, 2000, '', '', '', '', '', 'shop__pay', '', '', 'allow', '', '', 0, 'ok') ON CONFLICT(id) DO UPDATE SET decision = 'allow'`} {
-		if _, err := s.db.ExecContext(ctx, q); err == nil {
+		if _, err := s.w.ExecContext(ctx, q); err == nil {
 			t.Errorf("%s: accepted", q)
 		}
 	}

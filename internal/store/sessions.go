@@ -20,7 +20,7 @@ type Session struct {
 func (s *Store) Session(ctx context.Context, channel, chatID string) (Session, error) {
 	now := time.Now().UnixMilli()
 	var id int64
-	err := s.db.QueryRowContext(ctx, `
+	err := s.w.QueryRowContext(ctx, `
 		INSERT INTO sessions(channel, chat_id, created_at, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(channel, chat_id) DO UPDATE SET updated_at = updated_at
 		RETURNING id`, channel, chatID, now, now).Scan(&id)
@@ -47,7 +47,7 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []Mess
 	if len(msgs) == 0 {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (s *Store) RecentMessages(ctx context.Context, sessionID int64, limit int) 
 
 // ClearSession deletes a session's history.
 func (s *Store) ClearSession(ctx context.Context, sessionID int64) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, sessionID)
+	_, err := s.w.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, sessionID)
 	return err
 }
 

@@ -30,7 +30,7 @@ func (s *Store) jsonValue(ctx context.Context, query, scope, key string) (json.R
 
 // SetSetting stores a setting's JSON value.
 func (s *Store) SetSetting(ctx context.Context, namespace, key string, value json.RawMessage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO settings(namespace, key, value) VALUES (?, ?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO settings(namespace, key, value) VALUES (?, ?, ?)
 		ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value`, namespace, key, string(value))
 	return err
 }
@@ -38,7 +38,7 @@ func (s *Store) SetSetting(ctx context.Context, namespace, key string, value jso
 // ApplySettings stores set's values and removes remove's keys of one
 // namespace in one transaction: all of them or none.
 func (s *Store) ApplySettings(ctx context.Context, namespace string, set map[string]json.RawMessage, remove []string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Store) KVGet(ctx context.Context, plugin, key string) (value json.RawMe
 
 // KVSet stores a plugin's value.
 func (s *Store) KVSet(ctx context.Context, plugin, key string, value json.RawMessage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO kv(plugin, key, value, updated_at) VALUES (?, ?, ?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO kv(plugin, key, value, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(plugin, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 		plugin, key, string(value), time.Now().UnixMilli())
 	return err
@@ -118,14 +118,14 @@ func (s *Store) KVSet(ctx context.Context, plugin, key string, value json.RawMes
 // KVDelete removes a plugin's value; removing one that is not there is
 // not an error.
 func (s *Store) KVDelete(ctx context.Context, plugin, key string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM kv WHERE plugin = ? AND key = ?`, plugin, key)
+	_, err := s.w.ExecContext(ctx, `DELETE FROM kv WHERE plugin = ? AND key = ?`, plugin, key)
 	return err
 }
 
 // SetSettingDef stores a setting's declaration (a ConfigDef as JSON), so
 // that processes which did not start the plugin (the CLI) know it.
 func (s *Store) SetSettingDef(ctx context.Context, namespace, key string, def json.RawMessage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO setting_defs(namespace, key, def) VALUES (?, ?, ?)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO setting_defs(namespace, key, def) VALUES (?, ?, ?)
 		ON CONFLICT(namespace, key) DO UPDATE SET def = excluded.def`, namespace, key, string(def))
 	return err
 }

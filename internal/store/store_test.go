@@ -70,7 +70,7 @@ func TestFutureSchemaRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.db.Exec(`INSERT INTO schema_migrations(version, name) VALUES (999, 'future')`); err != nil {
+	if _, err := s.w.Exec(`INSERT INTO schema_migrations(version, name) VALUES (999, 'future')`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -118,5 +118,18 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// The read pool is read-only: a write sent there by mistake fails instead
+// of bypassing the writer's queue.
+func TestReadPoolRefusesWrites(t *testing.T) {
+	s, err := Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.db.Exec(`INSERT INTO schema_migrations(version, name) VALUES (998, 'x')`); err == nil {
+		t.Fatal("the read pool wrote")
 	}
 }

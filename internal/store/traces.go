@@ -155,7 +155,7 @@ func (s *Store) SaveTrace(ctx context.Context, tr *Trace) error {
 	if tr.Cost != nil {
 		cost, currency = sql.NullFloat64{Float64: tr.Cost.Amount, Valid: true}, tr.Cost.Currency
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO traces
+	_, err = s.w.ExecContext(ctx, `INSERT INTO traces
 		(id, session_id, channel, chat_id, started, duration_ms, outcome, input_tokens, output_tokens, cost, currency, body)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, duration_ms = excluded.duration_ms,
@@ -224,7 +224,7 @@ func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]Trace, error) {
 // PruneTraces deletes the traces of turns started before olderThan and
 // returns how many.
 func (s *Store) PruneTraces(ctx context.Context, olderThan time.Time) (int, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM traces WHERE started < ?`, olderThan.UnixMilli())
+	res, err := s.w.ExecContext(ctx, `DELETE FROM traces WHERE started < ?`, olderThan.UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("pruning traces: %w", err)
 	}
