@@ -242,6 +242,19 @@ func (f *Faulty) DeleteDoc(ctx context.Context, id string) error {
 	return f.do("DeleteDoc", func() error { return f.Store.DeleteDoc(ctx, id) })
 }
 
+// SaveTrace is store.Store.SaveTrace, failing on cue.
+func (f *Faulty) SaveTrace(ctx context.Context, tr *store.Trace) error {
+	return f.do("SaveTrace", func() error { return f.Store.SaveTrace(ctx, tr) })
+}
+
+// PruneTraces is store.Store.PruneTraces, failing on cue.
+func (f *Faulty) PruneTraces(ctx context.Context, olderThan time.Time) (int, error) {
+	if err := f.fault("PruneTraces"); err != nil {
+		return 0, err
+	}
+	return f.Store.PruneTraces(ctx, olderThan)
+}
+
 // do runs write unless op is cued to fail.
 func (f *Faulty) do(op string, write func() error) error {
 	if err := f.fault(op); err != nil {
