@@ -3,11 +3,13 @@
 import { useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { post } from './api.js';
+import { Icon } from './icons.js';
 import { t } from './i18n.js';
 import { approvals } from './store.js';
 import { Json, when } from './ui.js';
 
-const risky = (e) => e === 'money' || e === 'public';
+// needsConfirm: 'always' on a spending or publishing tool must be typed.
+const needsConfirm = (a) => a.confirm_always || a.effect === 'money' || a.effect === 'public';
 
 // ApprovalCard shows one pending approval with its three answers.
 export function ApprovalCard({ approval: a, showChannel }) {
@@ -23,10 +25,10 @@ export function ApprovalCard({ approval: a, showChannel }) {
     } catch (e) { setErr(e.message); }
     setBusy(false);
   };
-  const always = () => (risky(a.effect) ? setConfirming(true) : answer('always'));
+  const always = () => (needsConfirm(a) ? setConfirming(true) : answer('always'));
   return html`<div class=${'approval effect-' + (a.effect || 'write')} data-testid="approval">
     <div class="row between">
-      <strong>🛡 ${a.title || a.tool}</strong>
+      <strong class="row"><${Icon} name="shield" /> ${a.title || a.tool}</strong>
       ${a.effect && html`<span class="pill">${t('effect.' + a.effect)}</span>`}
     </div>
     <div class="muted small">
@@ -37,7 +39,7 @@ export function ApprovalCard({ approval: a, showChannel }) {
     ${a.reason && html`<p class="small">${t('appr.reason')}: ${a.reason}</p>`}
     ${a.arguments && html`<details><summary>${t('tool.args')}</summary><${Json} value=${a.arguments} /></details>`}
     ${confirming ? html`<form class="row" onSubmit=${(e) => { e.preventDefault(); answer('always', typed.trim()); }}>
-        <label class="small grow">${t('appr.confirm', { effect: t('effect.' + a.effect) })}
+        <label class="small grow">${t('appr.confirm', { effect: t('effect.' + (a.effect || 'write')) })}
           <input data-testid="approval-confirm" value=${typed} onInput=${(e) => setTyped(e.target.value)} autocomplete="off" /></label>
         <button class="danger" disabled=${busy || typed.trim() !== 'always'}>${t('appr.confirmBtn')}</button>
         <button type="button" class="ghost" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>

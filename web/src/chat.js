@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { get, post, del } from './api.js';
+import { Icon, Logo } from './icons.js';
 import { t } from './i18n.js';
 import { useSignal } from './state.js';
 import { approvals, navigate, onEvent } from './store.js';
@@ -82,9 +83,9 @@ function apply(items, ev, d) {
 }
 
 function ToolPart({ p }) {
-  const icon = p.status === 'running' ? '⏳' : p.status === 'failed' ? '⚠️' : '✅';
+  const icon = p.status === 'running' ? 'clock' : p.status === 'failed' ? 'alert' : 'check';
   return html`<details class=${'tool ' + p.status} data-testid="tool-call">
-    <summary><span>${icon}</span> <code>${p.tool}</code> <span class="muted small">${t('tool.' + p.status)}</span></summary>
+    <summary><${Icon} name=${icon} /> <code>${p.tool}</code> <span class="muted small">${t('tool.' + p.status)}</span></summary>
     <div class="tool-body">
       <div class="small muted">${t('tool.args')}</div><${Json} value=${p.arguments || '{}'} />
       ${p.result !== undefined && html`<div class="small muted">${t('tool.result')}</div><${Json} value=${p.result} />`}
@@ -95,7 +96,7 @@ function ToolPart({ p }) {
 function Answer({ a }) {
   return html`<div class="msg assistant" data-testid="answer">
     ${a.reasoning && html`<details class="reasoning" open=${!a.done && !a.parts.length}>
-      <summary>💭 ${t('chat.reasoning')}</summary><div class="md" dangerouslySetInnerHTML=${{ __html: markdown(a.reasoning) }} /></details>`}
+      <summary><${Icon} name="bulb" /> ${t('chat.reasoning')}</summary><div class="md" dangerouslySetInnerHTML=${{ __html: markdown(a.reasoning) }} /></details>`}
     ${a.parts.map((p) => (p.type === 'text'
       ? html`<div class="md" dangerouslySetInnerHTML=${{ __html: markdown(p.text) }} />`
       : html`<${ToolPart} p=${p} />`))}
@@ -104,14 +105,14 @@ function Answer({ a }) {
     ${a.error && html`<p class="error small">${a.error}</p>`}
     ${a.done && (a.trace || a.usage) && html`<div class="meta small muted">
       ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? `${a.usage.prompt_tokens || 0} → ${a.usage.completion_tokens || 0} tokens` : ''}
-      ${a.trace && html` <${Link} href=${'/traces/' + a.trace} data-testid="trace-link">🔍 ${t('chat.trace')}</${Link}>`}
+      ${a.trace && html` <${Link} href=${'/traces/' + a.trace} data-testid="trace-link"><${Icon} name="traces" /> ${t('chat.trace')}</${Link}>`}
     </div>`}
   </div>`;
 }
 
 function Sessions({ list, id, onNew }) {
   return html`<aside class="sessions">
-    <button class="primary wide" onClick=${onNew} data-testid="new-chat">＋ ${t('chat.new')}</button>
+    <button class="primary wide" onClick=${onNew} data-testid="new-chat"><${Icon} name="plus" /> ${t('chat.new')}</button>
     <div class="list">
       ${list && !list.length && html`<p class="muted small pad">${t('chat.empty')}</p>`}
       ${(list || []).map((s) => html`<${Link} key=${s.id} href=${'/chat/' + s.id} class=${'session' + (String(s.id) === id ? ' active' : '')}>
@@ -185,7 +186,6 @@ export function Chat({ id }) {
       setBusy(true);
     } catch (e2) { setErr(e2.message); }
   };
-  const stop = () => post(`/v1/sessions/${id}/interrupt`).catch((e) => setErr(e.message));
   const key = (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };
   const mine = pending.filter((a) => String(a.session_id) === id);
   const current = (sessions || []).find((s) => String(s.id) === id);
@@ -198,10 +198,10 @@ export function Chat({ id }) {
         ${current && html`<button class="ghost small" onClick=${async () => {
           if (!confirm(t('chat.deleteConfirm'))) return;
           try { await del('/v1/sessions/' + id); await loadSessions(); navigate('/chat'); } catch (e) { setErr(e.message); }
-        }}>🗑 ${t('chat.delete')}</button>`}
+        }}><${Icon} name="trash" /> ${t('chat.delete')}</button>`}
       </div>
       <div class="messages" data-testid="messages">
-        ${!items.length && html`<div class="hello"><div class="logo">🔥</div><h2>${t('chat.hello')}</h2></div>`}
+        ${!items.length && html`<div class="hello"><${Logo} size=${56} /><h2>${t('chat.hello')}</h2></div>`}
         ${items.map((i) => (i.kind === 'user'
           ? html`<div class="msg user" data-testid="user-message">${i.text}</div>`
           : html`<${Answer} a=${i} />`))}
@@ -212,8 +212,7 @@ export function Chat({ id }) {
       <form class="composer" onSubmit=${send}>
         <textarea rows="1" data-testid="composer" placeholder=${t('chat.placeholder')} value=${text}
           onInput=${(e) => setText(e.target.value)} onKeyDown=${key} />
-        ${busy && html`<button type="button" class="ghost" onClick=${stop} data-testid="stop">■ ${t('chat.stop')}</button>`}
-        <button class="primary" data-testid="send" disabled=${!text.trim()}>${busy ? t('chat.interrupt') : t('chat.send')}</button>
+        <button class="primary send" data-testid="send" disabled=${!text.trim()} title=${busy ? t('chat.interrupt') : t('chat.send')}><${Icon} name="send" /> <span>${busy ? t('chat.interrupt') : t('chat.send')}</span></button>
       </form>
     </section>
   </div>`;

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { get, put, del } from './api.js';
+import { Icon } from './icons.js';
 import { t } from './i18n.js';
 import { Status, useLoad } from './ui.js';
 
@@ -43,7 +44,7 @@ export function Knowledge() {
   const [data, error, reload] = useLoad(() => get('/v1/knowledge'));
   const entries = data ? data.entries || [] : [];
   return html`<div class="page">
-    <div class="page-head"><h1>${t('nav.knowledge')}</h1><button class="primary" onClick=${() => setSel('')}>＋ ${t('kb.new')}</button></div>
+    <div class="page-head"><h1>${t('nav.knowledge')}</h1><button class="primary" onClick=${() => setSel('')}><${Icon} name="plus" /> ${t('kb.new')}</button></div>
     <div class="split">
       <div>${!data ? html`<${Status} error=${error} />`
         : !entries.length ? html`<p class="muted">${t('kb.none')}</p>`

@@ -4,6 +4,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { takeToken, token, setToken, onUnauthorized, get } from './api.js';
+import { Icon, Logo } from './icons.js';
 import { t, lang, setLang } from './i18n.js';
 import { useSignal } from './state.js';
 import { route, navigate, approvals, online, connect } from './store.js';
@@ -20,16 +21,16 @@ import { Link } from './ui.js';
 takeToken();
 
 const pages = [
-  ['/chat', 'nav.chat', '💬'], ['/plugins', 'nav.plugins', '🧩'], ['/settings', 'nav.settings', '⚙️'],
-  ['/memory', 'nav.memory', '🧠'], ['/knowledge', 'nav.knowledge', '📚'], ['/traces', 'nav.traces', '🔍'],
-  ['/providers', 'nav.providers', '🔌'],
+  ['/chat', 'nav.chat', 'chat'], ['/plugins', 'nav.plugins', 'plugins'], ['/settings', 'nav.settings', 'settings'],
+  ['/memory', 'nav.memory', 'memory'], ['/knowledge', 'nav.knowledge', 'knowledge'], ['/traces', 'nav.traces', 'traces'],
+  ['/providers', 'nav.providers', 'providers'],
 ];
 
 function NoToken({ refused }) {
   const [v, setV] = useState('');
   const save = (e) => { e.preventDefault(); setToken(v.trim()); location.reload(); };
   return html`<div class="auth"><div class="card">
-    <h1>🔥 ${t('auth.title')}</h1>
+    <${Logo} size=${48} /><h1>${t('auth.title')}</h1>
     ${refused && html`<p class="error">${t('auth.bad')}</p>`}
     <p>${t('auth.body')}</p>
     <pre class="cmd">hearth token</pre>
@@ -46,10 +47,10 @@ function ApprovalsBell() {
   const [open, setOpen] = useState(false);
   return html`<div class="bell">
     <button class=${'bell-btn' + (list.length ? ' hot' : '')} data-testid="approvals-bell" onClick=${() => setOpen(!open)} title=${t('appr.title')}>
-      🔔${list.length ? html`<span class="badge">${list.length}</span>` : null}
+      <${Icon} name="bell" />${list.length ? html`<span class="badge">${list.length}</span>` : null}
     </button>
     ${open && html`<div class="bell-panel">
-      <div class="row between"><strong>${t('appr.title')}</strong><button class="ghost" onClick=${() => setOpen(false)}>✕</button></div>
+      <div class="row between"><strong>${t('appr.title')}</strong><button class="ghost" onClick=${() => setOpen(false)}><${Icon} name="x" /></button></div>
       ${list.length ? list.map((a) => html`<${ApprovalCard} key=${a.id} approval=${a} showChannel />`) : html`<p class="muted">${t('appr.none')}</p>`}
     </div>`}
   </div>`;
@@ -78,6 +79,7 @@ function App() {
   useEffect(() => onUnauthorized(() => setRefused(true)), []);
   useEffect(() => {
     if (!token()) return;
+    get('/v1/health').catch(() => {}); // a refused token shows the token page
     connect();
     // A fresh Hearth with no model goes to the onboarding first.
     get('/v1/providers').then((r) => {
@@ -89,15 +91,15 @@ function App() {
   const section = '/' + (path.split('/')[1] || 'chat');
   return html`<div class=${'shell' + (menu ? ' menu-open' : '')}>
     <header class="top">
-      <button class="ghost menu-btn" aria-label="menu" onClick=${() => setMenu(!menu)}>☰</button>
-      <${Link} href="/chat" class="brand">🔥 Hearth</${Link}>
+      <button class="ghost menu-btn" aria-label="menu" onClick=${() => setMenu(!menu)}><${Icon} name="menu" /></button>
+      <${Link} href="/chat" class="brand"><${Logo} size=${26} /> Hearth</${Link}>
       <div class="grow"></div>
       ${!up && html`<span class="offline">${t('chat.offline')}</span>`}
       <${ApprovalsBell} />
-      <button class="ghost lang" data-testid="lang" onClick=${() => setLang(lang.value === 'zh' ? 'en' : 'zh')}>${t('lang.switch')}</button>
+      <button class="ghost lang" data-testid="lang" onClick=${() => setLang(lang.value === 'zh' ? 'en' : 'zh')}><${Icon} name="globe" /> ${t('lang.switch')}</button>
     </header>
     <nav class="side">
-      ${pages.map(([href, key, icon]) => html`<${Link} href=${href} class=${section === href ? 'active' : ''}><span class="icon">${icon}</span>${t(key)}</${Link}>`)}
+      ${pages.map(([href, key, icon]) => html`<${Link} href=${href} class=${section === href ? 'active' : ''}><${Icon} name=${icon} />${t(key)}</${Link}>`)}
     </nav>
     <main class="content"><${Page} path=${path} /></main>
   </div>`;

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { get, post } from './api.js';
+import { Logo } from './icons.js';
 import { t } from './i18n.js';
 import { navigate } from './store.js';
 import { Status, useLoad } from './ui.js';
@@ -54,11 +55,11 @@ export function Providers() {
   const sources = data.sources || [];
   const fresh = !sources.length;
   return html`<div class="page narrow">
-    ${fresh && html`<div class="welcome"><div class="logo">🔥</div><h1>${t('prov.title')}</h1><p>${t('prov.intro')}</p></div>`}
+    ${fresh && html`<div class="welcome"><${Logo} size=${64} /><h1>${t('prov.title')}</h1><p>${t('prov.intro')}</p></div>`}
     ${!fresh && html`<div class="page-head"><h1>${t('nav.providers')}</h1></div>
       <div class="cards">${sources.map((s) => html`<div class="card">
         <div class="row between"><strong>${s.name}</strong>${s.current && html`<span class="pill ok">${t('prov.current')}</span>`}</div>
-        <div class="small muted"><code>${s.model}</code> · ${s.base_url || s.kind || ''} ${s.key_set || s.api_key_set ? '· 🔑 ' + t('set.secretSet') : ''}</div>
+        <div class="small muted"><code>${s.model}</code> · ${s.base_url || s.kind || ''} ${s.key_set || s.api_key_set ? '· ' + t('prov.key') + ': ' + t('set.secretSet') : ''}</div>
       </div>`)}</div>
       <h2>${t('prov.add')}</h2>`}
     <${Onboard} presets=${data.presets || []} onSaved=${() => { if (fresh) navigate('/chat'); else reload(); }} />
