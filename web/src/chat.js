@@ -38,6 +38,12 @@ export function thread(messages) {
   return items;
 }
 
+// dedupe drops a user item that repeats the one just before it: a
+// message sent while the history loaded arrives from both.
+function dedupe(items) {
+  return items.filter((i, n) => !(i.kind === 'user' && n > 0 && items[n - 1].kind === 'user' && items[n - 1].text === i.text));
+}
+
 function apply(items, ev, d) {
   const last = items[items.length - 1];
   const answer = () => {
@@ -50,7 +56,7 @@ function apply(items, ev, d) {
     case 'turn.started': {
       const pending = [...items].reverse().find((i) => i.kind === 'user' && i.pending);
       if (pending) pending.pending = false;
-      else if (d.text) items.push({ kind: 'user', text: d.text });
+      else if (d.text && !(last && last.kind === 'user' && last.text === d.text)) items.push({ kind: 'user', text: d.text });
       items.push({ kind: 'assistant', parts: [], reasoning: '', done: false });
       break;
     }
@@ -147,7 +153,7 @@ export function Chat({ id }) {
       if (idRef.current !== id) return;
       // Keep whatever streamed in while the history loaded.
       const live = itemsRef.current;
-      itemsRef.current = [...thread(r.messages), ...live];
+      itemsRef.current = dedupe([...thread(r.messages), ...live]);
       setItems(itemsRef.current);
     }, (e) => setErr(e.message));
   }, [id]);
@@ -182,9 +188,9 @@ export function Chat({ id }) {
       itemsRef.current = [...itemsRef.current, { kind: 'user', text: msg, pending: true }];
       setItems(itemsRef.current);
       setText('');
-      await post(`/v1/sessions/${sid}/messages`, { text: msg, interrupt: busy });
       setBusy(true);
-    } catch (e2) { setErr(e2.message); }
+      await post(`/v1/sessions/${sid}/messages`, { text: msg, interrupt: busy });
+    } catch (e2) { setErr(e2.message); setBusy(false); }
   };
   const key = (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };
   const mine = pending.filter((a) => String(a.session_id) === id);

@@ -4,7 +4,17 @@
 import { marked } from 'marked';
 import DOMPurify from 'dompurify';
 
-marked.setOptions({ gfm: true, breaks: true });
+const escape = (s) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+
+// Raw HTML in the model's answer is shown as text, never parsed: the
+// sanitiser below is the second lock, not the first.
+marked.use({
+  gfm: true,
+  breaks: true,
+  renderer: {
+    html(token) { return escape(token.text || token.raw || ''); },
+  },
+});
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName === 'A') {

@@ -30,8 +30,9 @@ export async function run(body, { locale = 'en-US', viewport = { width: 1280, he
     locale, viewport,
   });
   let code = 0;
+  let page = null;
   try {
-    const page = context.pages()[0] || await context.newPage();
+    page = context.pages()[0] || await context.newPage();
     page.setDefaultTimeout(Number(process.env.HEARTH_UI_TIMEOUT_MS || 20000));
     const problems = [];
     page.on('pageerror', (e) => problems.push('page error: ' + e.message));
@@ -42,6 +43,7 @@ export async function run(body, { locale = 'en-US', viewport = { width: 1280, he
   } catch (e) {
     console.error(e && e.stack ? e.stack : e);
     code = 1;
+    if (page) await shot(page, 'failed-' + process.argv[1].replace(/^.*\//, '').replace(/\.mjs$/, '')).catch(() => {});
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
