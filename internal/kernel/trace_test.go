@@ -69,13 +69,21 @@ func TestTraceRecordsTurn(t *testing.T) {
 	onStage(t, k, "shout", sdk.StageOnInput, func(sc *sdk.StageContext) { sc.RawMessage += "!" })
 	onStage(t, k, "watch", sdk.StageBeforeToolcall, func(*sdk.StageContext) {})
 	ap := &approvals{next: []policy.Answer{policy.AllowOnce}}
+	var finalTrace string
 	out := k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", ChatID: "c", UserID: "u",
-		Text: "say my key " + traceKey}, Approver: ap.approver})
+		Text: "say my key " + traceKey}, Approver: ap.approver, OnEvent: func(ev Event) {
+		if ev.Kind == EventFinal {
+			finalTrace = ev.TraceID
+		}
+	}})
 	if out.Err != nil || out.Text != "done" {
 		t.Fatalf("outcome %+v", out)
 	}
 
 	tr := onlyTrace(t, st)
+	if out.TraceID != tr.ID || finalTrace != tr.ID {
+		t.Errorf("outcome names trace %q, the final event %q, stored %q", out.TraceID, finalTrace, tr.ID)
+	}
 	body, _ := json.Marshal(tr)
 	if strings.Contains(string(body), traceKey) || strings.Contains(string(body), "0123456789abcdef") {
 		t.Fatalf("the key is in the stored trace: %s", body)

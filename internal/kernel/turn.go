@@ -51,6 +51,13 @@ func (t *turnState) actor() sdk.Actor {
 // answer, after_output, and memory.
 func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	t := &turnState{in: in, s: s, emit: k.emitter(in), trace: k.startTrace(in)}
+	if t.trace != nil {
+		// Every event and the outcome name the trace, so a channel can
+		// show what happened for an answer.
+		id, emit := t.trace.tr.ID, t.emit
+		t.emit = func(ev Event) { ev.TraceID = id; emit(ev) }
+		defer func() { out.TraceID = id }()
+	}
 	defer func() { k.endTrace(ctx, t, out) }()
 	ctx = context.WithValue(ctx, sessionCtxKey{}, s)
 	t.sc = &sdk.StageContext{

@@ -133,7 +133,7 @@ type TraceApproval struct {
 type TraceFilter struct {
 	SessionID int64
 	Channel   string
-	ChatID    string    // with Channel
+	ChatID    string    // each of Channel and ChatID, when set, must match
 	Before    time.Time // started before this
 	Limit     int       // default 50, at most 1000
 }
@@ -191,8 +191,12 @@ func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]Trace, error) {
 		args = append(args, f.SessionID)
 	}
 	if f.Channel != "" {
-		q += ` AND channel = ? AND chat_id = ?`
-		args = append(args, f.Channel, f.ChatID)
+		q += ` AND channel = ?`
+		args = append(args, f.Channel)
+	}
+	if f.ChatID != "" {
+		q += ` AND chat_id = ?`
+		args = append(args, f.ChatID)
 	}
 	if !f.Before.IsZero() {
 		q += ` AND started < ?`

@@ -127,6 +127,11 @@ func (f *Faulty) SetSetting(ctx context.Context, namespace, key string, value js
 	return f.do("SetSetting", func() error { return f.Store.SetSetting(ctx, namespace, key, value) })
 }
 
+// ApplySettings is store.Store.ApplySettings, failing on cue.
+func (f *Faulty) ApplySettings(ctx context.Context, namespace string, set map[string]json.RawMessage, remove []string) error {
+	return f.do("ApplySettings", func() error { return f.Store.ApplySettings(ctx, namespace, set, remove) })
+}
+
 // SetSettingDef is store.Store.SetSettingDef, failing on cue.
 func (f *Faulty) SetSettingDef(ctx context.Context, namespace, key string, def json.RawMessage) error {
 	return f.do("SetSettingDef", func() error { return f.Store.SetSettingDef(ctx, namespace, key, def) })
