@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/web"
@@ -175,4 +176,46 @@ func TestBrowserApproveToolCall(t *testing.T) {
 	default:
 		t.Fatal("the approved tool did not run")
 	}
+}
+
+// uiWeatherSecret is the weather plugin's stored API key: the settings test
+// checks the browser never receives it.
+const uiWeatherSecret = "sk-weather-secret-7d1e0c"
+
+func uiWeather(s *sdk.PluginSDK) error {
+	set := s.Settings()
+	for _, d := range []sdk.ConfigDef{
+		{Key: "city", Type: "string", DisplayName: "City", Default: "Beijing", Required: true, Description: "Where to look"},
+		{Key: "units", Type: "string", DisplayName: "Units", Options: []string{"c", "f"}, Default: "c"},
+		{Key: "days", Type: "number", DisplayName: "Days", Min: 1, Max: 7, Step: 1, Default: 3.0},
+		{Key: "alerts", Type: "boolean", DisplayName: "Alerts"},
+		{Key: "api_key", Type: "string", DisplayName: "API key", Secret: true, Category: "Account"},
+	} {
+		set.RegisterDef(d)
+	}
+	return set.Set("api_key", uiWeatherSecret)
+}
+
+func TestBrowserSettingsForm(t *testing.T) {
+	node := browserReady(t)
+	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"weather": uiWeather}, llmtest.Reply{Text: "hi"})
+	t.Setenv("HEARTH_TEST_SECRET", uiWeatherSecret)
+	browse(t, node, e, "settings")
+}
+
+func TestBrowserPages(t *testing.T) {
+	node := browserReady(t)
+	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"weather": uiWeather}, llmtest.Reply{Text: "It is sunny."})
+	ctx := context.Background()
+	if err := e.app.Memory.Commit([]sdk.Triple{{Subject: "Alice", Relation: "works_at", Object: "ACME"},
+		{Subject: "Alice", Relation: "lives_in", Object: "北京"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.app.KB.Add("wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.app.Kernel.Ask(ctx, kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: "c1", UserID: "owner", Text: "weather?"}}); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	browse(t, node, e, "pages")
 }

@@ -36,6 +36,8 @@ function Field({ def, value, isSet, draft, onChange, error }) {
     input = html`<input id=${id} name=${def.key} type="number" min=${def.min || undefined} max=${def.max || undefined}
       step=${def.step || 'any'} required=${def.required} value=${cur ?? ''} placeholder=${def.default ?? ''}
       onInput=${(e) => onChange(e.target.value === '' ? null : Number(e.target.value))} />`;
+  } else if (!def.type && cur != null && typeof cur === 'object') {
+    input = html`<pre class="json">${JSON.stringify(cur, null, 2)}</pre>`;
   } else {
     input = html`<input id=${id} name=${def.key} type="text" required=${def.required} value=${cur ?? ''} placeholder=${def.default ?? ''}
       onInput=${(e) => onChange(e.target.value)} />`;

@@ -13,12 +13,12 @@ function Editor({ name, onDone }) {
   const [err, setErr] = useState('');
   useEffect(() => {
     setTitle(name || ''); setText('');
-    if (name) get('/v1/knowledge/' + encodeURIComponent(name)).then((r) => setText(r.text ?? r.content ?? ''), (e) => setErr(e.message));
+    if (name) get('/v1/knowledge/' + encodeURIComponent(name)).then((r) => setText(r.content || ''), (e) => setErr(e.message));
   }, [name]);
   const save = async (e) => {
     e.preventDefault(); setErr('');
     try {
-      await put('/v1/knowledge/' + encodeURIComponent(title.trim()), { text });
+      await put('/v1/knowledge/' + encodeURIComponent(title.trim()), { content: text });
       if (name && name !== title.trim()) await del('/v1/knowledge/' + encodeURIComponent(name));
       onDone(title.trim());
     } catch (x) { setErr(x.message); }
@@ -41,17 +41,19 @@ function Editor({ name, onDone }) {
 // Knowledge is the knowledge base page.
 export function Knowledge() {
   const [sel, setSel] = useState(null);
-  const [data, error, reload] = useLoad(() => get('/v1/knowledge'));
+  const [q, setQ] = useState('');
+  const [data, error, reload] = useLoad(() => get('/v1/knowledge?limit=500&q=' + encodeURIComponent(q)), [q]);
   const entries = data ? data.entries || [] : [];
   return html`<div class="page">
     <div class="page-head"><h1>${t('nav.knowledge')}</h1><button class="primary" onClick=${() => setSel('')}><${Icon} name="plus" /> ${t('kb.new')}</button></div>
     <div class="split">
-      <div>${!data ? html`<${Status} error=${error} />`
+      <div><input class="search" type="search" placeholder=${t('kb.search')} value=${q} onInput=${(e) => setQ(e.target.value)} />
+        ${!data ? html`<${Status} error=${error} />`
         : !entries.length ? html`<p class="muted">${t('kb.none')}</p>`
         : html`<div class="list">${entries.map((e) => {
           const n = e.name || e;
           return html`<a href="#" class=${'session' + (sel === n ? ' active' : '')} onClick=${(x) => { x.preventDefault(); setSel(n); }}>
-            <span class="title">${n}</span>${e.size != null && html`<span class="small muted">${e.size} B</span>`}</a>`;
+            <span class="title">${n}</span>${e.excerpt && html`<span class="small muted ellipsis">${e.excerpt}</span>`}</a>`;
         })}</div>`}</div>
       <div>${sel !== null && html`<${Editor} name=${sel} onDone=${(n) => { setSel(n || null); reload(); }} />`}</div>
     </div>

@@ -59,11 +59,11 @@ function One({ id }) {
         <div class="small muted">${t('tool.args')}</div><${Json} value=${c.arguments || '{}'} />
         <div class="small muted">${t('tool.result')}</div><${Json} value=${c.result || ''} />
       </div></details>`) : html`<p class="muted small">—</p>`}
-    <h3>${t('tr.stages')}</h3>
+    ${(tr.stages || []).length > 0 && html`<h3>${t('tr.stages')}</h3>
     <table class="grid"><tbody>${(tr.stages || []).map((s) => html`<tr>
       <td><code>${s.stage}</code>${s.tool_plugin ? html` <span class="muted small">${s.tool_plugin}</span>` : null}</td>
       <td>${s.handlers}</td><td>${ms(s.duration_ms)}</td><td class="small">${(s.changed || []).join(', ')}</td>
-      <td class="wide-col"><${Bar} value=${s.duration_ms} max=${total} /></td></tr>`)}</tbody></table>
+      <td class="wide-col"><${Bar} value=${s.duration_ms} max=${total} /></td></tr>`)}</tbody></table>`}
   </div>`;
 }
 

@@ -38,7 +38,7 @@ export async function run(body, { locale = 'en-US', viewport = { width: 1280, he
     page.on('pageerror', (e) => problems.push('page error: ' + e.message));
     page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
     await body(page, context);
-    const bad = problems.filter((p) => !/Failed to load resource: the server responded with a status of (404|401)/.test(p));
+    const bad = problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|404|409|422)/.test(p));
     if (bad.length) throw new Error(bad.join('\n'));
   } catch (e) {
     console.error(e && e.stack ? e.stack : e);

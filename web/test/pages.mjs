@@ -1,0 +1,31 @@
+// pages.mjs: screenshots of the plugins, memory, knowledge and trace
+// pages with data in them, on a desk and on a phone; each page renders
+// without errors.
+import { run, open, shot, api, assert } from './lib.mjs';
+
+await run(async (page) => {
+  await open(page, '/plugins');
+  await page.getByTestId('plugin').first().waitFor();
+  await shot(page, 'plugins');
+
+  await open(page, '/memory');
+  await page.getByText('Alice').first().click();
+  await page.getByTestId('entity').getByText('works_at').waitFor();
+  await shot(page, 'memory');
+
+  await open(page, '/knowledge');
+  await page.getByText('wifi').first().click();
+  await page.waitForFunction(() => [...document.querySelectorAll('textarea')].some((x) => x.value.includes('password')));
+  await shot(page, 'knowledge');
+
+  const traces = await api('GET', '/v1/traces');
+  assert(traces.traces.length > 0, 'no trace recorded');
+  await open(page, '/traces/' + traces.traces[0].id);
+  await page.getByTestId('trace').locator('table').first().waitFor();
+  await shot(page, 'trace');
+
+  await page.setViewportSize({ width: 390, height: 800 });
+  await open(page, '/plugins');
+  await page.getByTestId('plugin').first().waitFor();
+  await shot(page, 'plugins-phone');
+});
