@@ -219,3 +219,17 @@ func TestBrowserPages(t *testing.T) {
 	}
 	browse(t, node, e, "pages")
 }
+
+func TestBrowserOnboarding(t *testing.T) {
+	node := browserReady(t)
+	model := llmtest.NewServer(t, llmtest.Reply{Text: "OK"}, llmtest.Reply{Text: "Hello from the fake model."})
+	e := startUI(t, nil) // no provider: a fresh Hearth
+	t.Setenv("HEARTH_TEST_MODEL_URL", model.URL)
+	browse(t, node, e, "onboard")
+	if n := len(model.Requests()); n != 2 {
+		t.Fatalf("the model got %d requests, want 2 (the test, the chat)", n)
+	}
+	if got := model.Requests()[1].Authorization; got != "Bearer sk-onboarding-0123456789" {
+		t.Fatalf("the chat was sent with %q", got)
+	}
+}

@@ -83,7 +83,7 @@ function App() {
     connect();
     // A fresh Hearth with no model goes to the onboarding first.
     get('/v1/providers').then((r) => {
-      if (r && Array.isArray(r.sources) && r.sources.length === 0 && !location.pathname.startsWith('/providers')) navigate('/providers');
+      if (r && r.current === '' && !location.pathname.startsWith('/providers')) navigate('/providers');
     }).catch(() => {});
   }, []);
   useEffect(() => { setMenu(false); }, [path]);
