@@ -60,7 +60,7 @@ export async function open(page, path = '/') {
 // shot saves a full-page screenshot as <name>.png when screenshots are on.
 export async function shot(page, name) {
   if (!shots) return;
-  await page.screenshot({ path: join(shots, name + '.png'), fullPage: false });
+  await page.screenshot({ path: join(shots, name + '.png'), animations: 'disabled' });
   console.log('screenshot', join(shots, name + '.png'));
 }
 
