@@ -295,16 +295,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// turnDrainer is what a kernel offers when it can wait for its turns in
-// flight to end. The kernel does not yet (see the report of issue 10):
-// until it does, turns not tied to a request are cancelled at once by
-// App.Close, their user message already stored.
-type turnDrainer interface {
-	Drain(ctx context.Context) error
-}
-
-// shutdown stops accepting, ends the event streams, and lets requests
-// (and turns, where the kernel can wait) finish for up to grace.
+// shutdown stops accepting, ends the event streams, and lets requests and
+// turns in flight finish for up to grace; App.Close then cancels what is
+// left (its user message is already stored, the turn closed as
+// interrupted).
 func shutdown(a *app.App, srv *server.Server, hs *http.Server, grace time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
@@ -313,9 +307,7 @@ func shutdown(a *app.App, srv *server.Server, hs *http.Server, grace time.Durati
 		a.Logger.Warn("requests still running at the end of the grace period; cancelled", "err", err)
 		_ = hs.Close()
 	}
-	if d, ok := any(a.Kernel).(turnDrainer); ok {
-		if err := d.Drain(ctx); err != nil {
-			a.Logger.Warn("turns still running at the end of the grace period; cancelled", "err", err)
-		}
+	if err := a.Kernel.Drain(ctx); err != nil {
+		a.Logger.Warn("turns still running at the end of the grace period; cancelled", "err", err)
 	}
 }

@@ -335,3 +335,28 @@ func TestTokenRotateOnARunningDaemon(t *testing.T) {
 		t.Fatalf("wrong token: %v", err)
 	}
 }
+
+// A turn still answering when the daemon is told to stop finishes within
+// the grace period, and its answer is stored.
+func TestServeLetsATurnFinishOnShutdown(t *testing.T) {
+	home := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Reply{Text: "好的，记得喝水。", ChunkDelay: 200 * time.Millisecond})
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "60s")
+	waitFor(t, "the turn's model call", func() bool { return len(srv.Requests()) > 0 })
+	if code := s.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.stderr.String())
+	}
+	st, err := store.Open(context.Background(), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.FindSession(context.Background(), kernel.PluginChannel("injector"), "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := st.RecentMessages(context.Background(), sess.ID, 10)
+	if err != nil || len(msgs) != 2 || msgs[1].Role != "assistant" || msgs[1].Content != "好的，记得喝水。" {
+		t.Fatalf("stored: %+v, %v", msgs, err)
+	}
+}
