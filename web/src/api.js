@@ -62,6 +62,10 @@ export const del = (p) => call('DELETE', p);
 // returns the events and the unfinished rest.
 export function parseSSE(buf) {
   const out = [];
+  // A chunk may end between the \r and \n of one line break: keep that
+  // \r for the next chunk.
+  const held = buf.endsWith('\r') ? '\r' : '';
+  if (held) buf = buf.slice(0, -1);
   buf = buf.replace(/\r\n?/g, '\n');
   let i;
   while ((i = buf.indexOf('\n\n')) >= 0) {
@@ -84,7 +88,7 @@ export function parseSSE(buf) {
     try { ev.json = JSON.parse(ev.data); } catch { ev.json = null; }
     out.push(ev);
   }
-  return [out, buf];
+  return [out, buf + held];
 }
 
 // stream reads the event stream at path and calls onEvent for each event
