@@ -38,10 +38,39 @@ export function thread(messages) {
   return items;
 }
 
-// dedupe drops a user item that repeats the one just before it: a
-// message sent while the history loaded arrives from both.
-function dedupe(items) {
-  return items.filter((i, n) => !(i.kind === 'user' && n > 0 && items[n - 1].kind === 'user' && items[n - 1].text === i.text));
+// linkTraces gives each stored answer the trace of its turn: the traces
+// (newest first) are matched in order to the user messages that started
+// them.
+export function linkTraces(items, traces) {
+  const queue = [...traces].reverse();
+  let q = 0;
+  items.forEach((it, n) => {
+    if (it.kind !== 'user') return;
+    const start = (it.text || '').slice(0, 200);
+    const k = queue.findIndex((x, i) => i >= q && x.input === start);
+    if (k < 0) return;
+    q = k + 1;
+    const next = items[n + 1];
+    if (next && next.kind === 'assistant') {
+      const u = queue[k].usage || {};
+      next.trace = queue[k].id;
+      next.usage = { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens };
+    }
+  });
+  return items;
+}
+
+// merge joins the history and the live turn: a message the history
+// already holds is not shown twice, nor is an answer still streaming that
+// the history holds in part.
+function merge(history, live) {
+  if (!live.length) return history;
+  if (live[0].kind === 'user') {
+    let u = history.length - 1;
+    while (u >= 0 && history[u].kind !== 'user') u--;
+    if (u >= 0 && history[u].text === live[0].text) return [...history.slice(0, u), ...live];
+  }
+  return [...history, ...live];
 }
 
 function apply(items, ev, d) {
@@ -132,42 +161,54 @@ function Sessions({ list, id, onNew }) {
 // Chat is the chat page for session id ('' for a new one).
 export function Chat({ id }) {
   const [sessions, setSessions] = useState(null);
-  const [items, setItems] = useState([]);
+  // history is the stored conversation; live the turn streaming now
+  // (and a message just sent). The page shows both; when a turn ends the
+  // history is read again and replaces the live part it now holds.
+  const [history, setHistory] = useState([]);
+  const [live, setLive] = useState([]);
   const [busy, setBusy] = useState(false);
   const [text, setText] = useState('');
   const [err, setErr] = useState('');
   const pending = useSignal(approvals);
   const idRef = useRef(id);
-  const itemsRef = useRef(items);
+  const liveRef = useRef(live);
+  const keepLive = useRef('');
   const end = useRef(null);
   idRef.current = id;
+  const putLive = (l) => { liveRef.current = l; setLive(l); };
 
   const loadSessions = () => get('/v1/sessions').then((r) => setSessions(r.sessions || []), (e) => setErr(e.message));
+  // loadHistory reads the stored conversation; the first cut live items
+  // are then in it and are dropped.
+  const loadHistory = (sid, cut) => Promise.all([get(`/v1/sessions/${sid}/messages`),
+    get(`/v1/traces?limit=200&session_id=${sid}`).catch(() => ({ traces: [] }))]).then(([r, tr]) => {
+    if (idRef.current !== sid) return;
+    setHistory(linkTraces(thread(r.messages), tr.traces || []));
+    putLive(liveRef.current.slice(cut));
+  }, (e) => setErr(e.message));
   useEffect(() => { loadSessions(); }, []);
   useEffect(() => {
-    itemsRef.current = [];
-    setItems([]); setBusy(false); setErr('');
+    setHistory([]); setErr('');
+    if (keepLive.current !== id) { putLive([]); setBusy(false); }
+    keepLive.current = '';
     if (!id) return;
-    get(`/v1/sessions/${id}`).then((s) => setBusy(!!s.busy), () => {});
-    get(`/v1/sessions/${id}/messages`).then((r) => {
-      if (idRef.current !== id) return;
-      // Keep whatever streamed in while the history loaded.
-      const live = itemsRef.current;
-      itemsRef.current = dedupe([...thread(r.messages), ...live]);
-      setItems(itemsRef.current);
-    }, (e) => setErr(e.message));
+    get(`/v1/sessions/${id}`).then((s) => s.busy && setBusy(true), () => {});
+    loadHistory(id, 0);
   }, [id]);
   useEffect(() => onEvent((ev, d) => {
     if (ev === 'turn.finished' || ev === 'turn.started') loadSessions();
     if (!idRef.current || String(d.session_id) !== idRef.current) return;
-    const next = itemsRef.current.map((i) => (i.kind === 'assistant' ? { ...i, parts: i.parts.map((p) => ({ ...p })) } : { ...i }));
+    const next = liveRef.current.map((i) => (i.kind === 'assistant' ? { ...i, parts: i.parts.map((p) => ({ ...p })) } : { ...i }));
     if (!apply(next, ev, d)) return;
-    itemsRef.current = next;
-    setItems(next);
+    putLive(next);
     if (ev === 'turn.started') setBusy(true);
-    if (ev === 'turn.finished' || ev === 'turn.interrupted' || ev === 'error') setBusy(false);
+    if (ev === 'turn.finished' || ev === 'turn.interrupted' || ev === 'error') {
+      setBusy(false);
+      loadHistory(idRef.current, next.length);
+    }
   }), []);
-  useEffect(() => { end.current && end.current.scrollIntoView({ block: 'end' }); }, [items, pending.length]);
+  const items = merge(history, live);
+  useEffect(() => { end.current && end.current.scrollIntoView({ block: 'end' }); }, [items.length, live, pending.length]);
 
   const newChat = async () => {
     try { const s = await post('/v1/sessions', {}); await loadSessions(); navigate('/chat/' + s.id); } catch (e) { setErr(e.message); }
@@ -183,10 +224,10 @@ export function Chat({ id }) {
         const s = await post('/v1/sessions', {});
         sid = String(s.id);
         idRef.current = sid;
+        keepLive.current = sid;
         navigate('/chat/' + sid);
       }
-      itemsRef.current = [...itemsRef.current, { kind: 'user', text: msg, pending: true }];
-      setItems(itemsRef.current);
+      putLive([...liveRef.current, { kind: 'user', text: msg, pending: true }]);
       setText('');
       setBusy(true);
       await post(`/v1/sessions/${sid}/messages`, { text: msg, interrupt: busy });

@@ -13,7 +13,7 @@ await run(async (page) => {
   await answer.locator('pre code', { hasText: 'fmt.Println' }).waitFor();
   await answer.locator('details.reasoning').waitFor();
   assert(await answer.locator('img[onerror], script, [onclick]').count() === 0, 'model HTML kept an event handler or script');
-  const hrefs = await answer.locator('a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.rel]));
+  const hrefs = await answer.locator('.md a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.rel]));
   assert(!hrefs.some(([h]) => h && /^javascript:/i.test(h)), 'javascript: link kept: ' + JSON.stringify(hrefs));
   assert(hrefs.every(([h, rel]) => !h || rel.includes('noopener')), 'link without noopener: ' + JSON.stringify(hrefs));
   // The session shows in the list, and the answer survives a reload.
@@ -21,6 +21,11 @@ await run(async (page) => {
   await shot(page, 'chat');
   await page.reload();
   await page.getByTestId('answer').last().locator('table td', { hasText: 'Beijing' }).waitFor();
+  await page.getByTestId('answer').last().locator('details.reasoning').waitFor();
+  // Its trace is linked, and opens.
+  await page.getByTestId('answer').last().getByTestId('trace-link').click();
+  await page.getByTestId('trace').getByText('Show me a table').first().waitFor();
+  await page.goBack();
   // A phone-sized screen.
   await page.setViewportSize({ width: 390, height: 800 });
   await shot(page, 'chat-phone');
