@@ -164,9 +164,22 @@ func TestBrowserApproveToolCall(t *testing.T) {
 				return "saved", nil
 			})
 	}
-	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"notes": notes},
+	paid := make(chan string, 1)
+	shop := func(s *sdk.PluginSDK) error {
+		type in struct {
+			Item string `json:"item"`
+		}
+		return sdk.AddTool(s, sdk.ToolDef{Name: "buy", Description: "buy something", Title: "Buy", Effect: sdk.EffectMoney, AlwaysAsk: true},
+			func(_ context.Context, _ *sdk.ToolContext, a in) (string, error) {
+				paid <- a.Item
+				return "bought", nil
+			})
+	}
+	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"notes": notes, "shop": shop},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "notes__write", Arguments: `{"text":"buy milk"}`}}},
-		llmtest.Reply{Text: "Saved your note."})
+		llmtest.Reply{Text: "Saved your note."},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "shop__buy", Arguments: `{"item":"tea"}`}}},
+		llmtest.Reply{Text: "Bought it."})
 	browse(t, node, e, "approve")
 	select {
 	case got := <-ran:
@@ -175,6 +188,14 @@ func TestBrowserApproveToolCall(t *testing.T) {
 		}
 	default:
 		t.Fatal("the approved tool did not run")
+	}
+	select {
+	case got := <-paid:
+		if got != "tea" {
+			t.Fatalf("the spending tool ran with %q", got)
+		}
+	default:
+		t.Fatal("the spending tool allowed always did not run")
 	}
 }
 

@@ -1,6 +1,7 @@
 // approve.mjs: the model calls a tool that needs approval; the card
 // appears in the chat and in the global indicator; "Allow once" runs the
-// tool and the answer follows.
+// tool and the answer follows. Then a spending tool allowed always, which
+// asks for "always" to be typed.
 import { run, open, shot, assert } from './lib.mjs';
 
 await run(async (page) => {
@@ -21,4 +22,19 @@ await run(async (page) => {
   await answer.locator('[data-testid=tool-call] summary').click();
   await answer.getByText('buy milk').first().waitFor();
   await shot(page, 'tool-call');
+
+  // A spending tool: "Always allow" needs "always" typed first.
+  await page.getByTestId('composer').fill('Buy the tea');
+  await page.getByTestId('send').click();
+  const pay = page.getByTestId('approval').first();
+  await pay.waitFor();
+  await pay.getByRole('button', { name: 'Always allow' }).click();
+  const confirm = pay.getByTestId('approval-confirm');
+  await confirm.waitFor();
+  const ok = pay.getByRole('button', { name: 'Confirm' });
+  assert(await ok.isDisabled(), 'confirm enabled before typing');
+  await confirm.fill('always');
+  await shot(page, 'approval-confirm');
+  await ok.click();
+  await page.getByTestId('answer').last().getByText('Bought it.').waitFor();
 });

@@ -42,6 +42,17 @@ await run(async (page) => {
   assert(v.days === 5 && v.units === 'f' && v.alerts === true, 'not persisted: ' + JSON.stringify(v));
   await shot(page, 'settings');
 
+  // A new secret is written, and leaves nothing behind in the page.
+  const fresh = secret + '-new';
+  await key.fill(fresh);
+  await form.getByTestId('save').click();
+  await form.getByTestId('form-msg').filter({ hasText: 'Saved.' }).waitFor();
+  assert(await form.locator('input[name=api_key]').inputValue() === '', 'the new secret stayed in its field');
+  const after = await api('GET', '/v1/settings/weather');
+  const k = after.settings.find((x) => x.key === 'api_key');
+  assert(k.set === true && k.value === null, 'secret read back: ' + JSON.stringify(k));
+  assert(!(await page.content()).includes(fresh), 'the new secret is in the page');
+
   // The secret never reached the page.
   const html = await page.content();
   assert(!html.includes(secret), 'the secret is in the page');
