@@ -136,7 +136,7 @@ func TestBrowserToken(t *testing.T) {
 
 func TestBrowserLanguage(t *testing.T) {
 	node := browserReady(t)
-	browse(t, node, startUI(t, nil, llmtest.Reply{Text: "hi"}), "lang")
+	browse(t, node, startUI(t, map[string]func(*sdk.PluginSDK) error{"weather": uiWeather}, llmtest.Reply{Text: "hi"}), "lang")
 }
 
 // chatAnswer is Markdown with a table, a code block, and what a hostile

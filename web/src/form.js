@@ -46,7 +46,7 @@ function Field({ def, value, isSet, draft, onChange, error }) {
     <label for=${id}>${def.display_name || def.key}${def.required && html` <span class="req" title=${t('set.required')}>*</span>`}</label>
     ${input}
     ${def.description && html`<div class="hint">${def.description}</div>`}
-    ${def.default != null && !def.secret && def.type !== 'boolean' && html`<div class="hint">${t('set.default', { v: String(def.default) })}</div>`}
+    ${def.default != null && !def.secret && def.type !== 'boolean' && cur !== def.default && html`<div class="hint">${t('set.default', { v: String(def.default) })}</div>`}
     ${error && html`<div class="error small" data-testid="field-error">${error}</div>`}
   </div>`;
 }

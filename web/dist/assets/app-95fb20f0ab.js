@@ -191,7 +191,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
     <label for=${i}>${e.display_name||e.key}${e.required&&h` <span class="req" title=${_("set.required")}>*</span>`}</label>
     ${c}
     ${e.description&&h`<div class="hint">${e.description}</div>`}
-    ${e.default!=null&&!e.secret&&e.type!=="boolean"&&h`<div class="hint">${_("set.default",{v:String(e.default)})}</div>`}
+    ${e.default!=null&&!e.secret&&e.type!=="boolean"&&l!==e.default&&h`<div class="hint">${_("set.default",{v:String(e.default)})}</div>`}
     ${o&&h`<div class="error small" data-testid="field-error">${o}</div>`}
   </div>`}function ni({defs:e,values:t,save:n,testid:r}){let[s,o]=I({}),[i,l]=I({}),[c,u]=I(""),[p,d]=I(!1);if(!e||!e.length)return h`<p class="muted small">${_("set.none")}</p>`;let m=async y=>{y.preventDefault(),d(!0),u(""),l({});try{await n(s),o({}),u(_("set.saved"))}catch(T){l(T.fields||{}),u(T.fields?_("set.invalid"):T.message)}d(!1)},k=new Map;for(let y of e){let T=y.category||"";k.has(T)||k.set(T,[]),k.get(T).push(y)}return h`<form class="settings-form" data-testid=${r} onSubmit=${m} novalidate>
     ${[...k].map(([y,T])=>h`<fieldset>${y&&h`<legend>${y}</legend>`}
