@@ -229,7 +229,8 @@ func TestBrowserPages(t *testing.T) {
 	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"weather": uiWeather}, llmtest.Reply{Text: "It is sunny."})
 	ctx := context.Background()
 	if err := e.app.Memory.Commit([]sdk.Triple{{Subject: "Alice", Relation: "works_at", Object: "ACME"},
-		{Subject: "Alice", Relation: "lives_in", Object: "北京"}}); err != nil {
+		{Subject: "Alice", Relation: "lives_in", Object: "北京"},
+		{Subject: "Bob", Relation: "knows", Object: "Alice"}, {Subject: "Robert", Relation: "lives_in", Object: "北京"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.app.KB.Add("wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {

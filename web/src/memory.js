@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { get, post, del, patch } from './api.js';
 import { t } from './i18n.js';
+import { Icon } from './icons.js';
 import { Status, useLoad } from './ui.js';
 
 const enc = encodeURIComponent;
@@ -25,7 +26,9 @@ function Entity({ name, onChanged }) {
     <ul class="relations">${(data.relations || []).map((r) => html`<li>
       <a href="#" onClick=${(x) => go(x, r.source)}>${r.source}</a>
       <span class="rel">— ${r.relation} →</span>
-      <a href="#" onClick=${(x) => go(x, r.target)}>${r.target}</a></li>`)}</ul>
+      <a href="#" onClick=${(x) => go(x, r.target)}>${r.target}</a>
+      <button class="ghost small" title=${t('mem.forgetRelation')} data-testid="delete-relation"
+        onClick=${() => act(() => del(`/v1/memory/relations?source=${enc(r.source)}&relation=${enc(r.relation)}&target=${enc(r.target)}`), name)}><${Icon} name="x" /></button></li>`)}</ul>
     <form class="row" onSubmit=${(x) => { x.preventDefault(); act(() => patch('/v1/memory/entities/' + enc(name), { name: rename.trim() }), rename.trim()); }}>
       <input class="grow" placeholder=${e.name} value=${rename} onInput=${(x) => setRename(x.target.value)} />
       <button disabled=${!rename.trim()}>${t('mem.rename')}</button>

@@ -12,6 +12,18 @@ await run(async (page) => {
   await page.getByText('Alice').first().click();
   await page.getByTestId('entity').getByText('works_at').waitFor();
   await shot(page, 'memory');
+  // Robert is Bob: merge, then forget one of Bob's relations.
+  await page.locator('.list a', { hasText: 'Robert' }).click();
+  const card = page.getByTestId('entity');
+  await card.getByRole('heading', { name: 'Robert' }).waitFor();
+  await card.locator('input').nth(1).fill('Bob');
+  await card.getByRole('button', { name: 'Merge' }).click();
+  await card.getByRole('heading', { name: 'Bob' }).waitFor();
+  await card.getByText('lives_in').waitFor();
+  await card.locator('li', { hasText: 'knows' }).getByTestId('delete-relation').click();
+  await card.getByText('knows').waitFor({ state: 'detached' });
+  const bob = await api('GET', '/v1/memory/entities/Bob');
+  assert(bob.relations.length === 1 && bob.relations[0].relation === 'lives_in', 'Bob: ' + JSON.stringify(bob.relations));
 
   await open(page, '/knowledge');
   await page.getByText('wifi').first().click();
