@@ -94,7 +94,7 @@ function App() {
       <button class="ghost menu-btn" aria-label="menu" onClick=${() => setMenu(!menu)}><${Icon} name="menu" /></button>
       <${Link} href="/chat" class="brand"><${Logo} size=${26} /> Hearth</${Link}>
       <div class="grow"></div>
-      ${!up && html`<span class="offline">${t('chat.offline')}</span>`}
+      ${!up && html`<span class="offline" title=${t('chat.offline')}>${t('chat.offline')}</span>`}
       <${ApprovalsBell} />
       <button class="ghost lang" data-testid="lang" onClick=${() => setLang(lang.value === 'zh' ? 'en' : 'zh')}><${Icon} name="globe" /> ${t('lang.switch')}</button>
     </header>
