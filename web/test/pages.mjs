@@ -36,6 +36,12 @@ await run(async (page) => {
   await page.getByTestId('trace').locator('table').first().waitFor();
   await shot(page, 'trace');
 
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await open(page, '/settings');
+  await page.getByTestId('settings-weather').waitFor();
+  await shot(page, 'settings-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
   await page.setViewportSize({ width: 390, height: 800 });
   await open(page, '/plugins');
   await page.getByTestId('plugin').first().waitFor();
