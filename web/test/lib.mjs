@@ -33,7 +33,7 @@ export async function run(body, { locale = 'en-US', viewport = { width: 1280, he
   let page = null;
   try {
     page = context.pages()[0] || await context.newPage();
-    page.setDefaultTimeout(Number(process.env.HEARTH_UI_TIMEOUT_MS || 20000));
+    page.setDefaultTimeout(Number(process.env.HEARTH_UI_TIMEOUT_MS || 30000));
     const problems = [];
     page.on('pageerror', (e) => problems.push('page error: ' + e.message));
     page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
