@@ -55,8 +55,9 @@ type Engine struct {
 	// (default 5 s), and how long a call waits for the hooks of a
 	// suspended plugin (SuspendHooks); one that runs longer denies.
 	HookTimeout time.Duration
-	// LocalChannels are channels whose only user is the owner (the
-	// terminal, scripts).
+	// LocalChannels are channels whose only user is the owner: the
+	// terminal, scripts (ask), and the daemon's web UI and OpenAI endpoint,
+	// which only the holder of its token reaches.
 	LocalChannels []string
 
 	mu        sync.RWMutex
@@ -81,7 +82,7 @@ func NewEngine(ctx context.Context, st Store, log *slog.Logger) (*Engine, error)
 	}
 	e := &Engine{st: st, log: log, now: time.Now,
 		ApprovalTTL: 5 * time.Minute, HookTimeout: 5 * time.Second,
-		LocalChannels: []string{"terminal", "ask"},
+		LocalChannels: []string{"terminal", "ask", "web", "openai"},
 		defaults:      map[string]map[sdk.Effect]sdk.Mode{},
 		guards:        map[string]*hookGuard{},
 	}

@@ -196,11 +196,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 }
 
 // openAIApprover is who approves the tool calls of an OpenAI client's turn.
-// An OpenAI client cannot answer an approval, so nil: calls that need one
-// are refused. This is the seam for the cross-channel approval broker
-// (internal/approvals): once it lands, it returns the broker's approver
-// for the openai channel, so the web UI can answer.
-func (s *Server) openAIApprover(*http.Request) policy.Approver { return nil }
+// An OpenAI client cannot answer an approval itself: the request waits in
+// the broker, where the web UI, a terminal or the API answers it (or it
+// expires and is denied).
+func (s *Server) openAIApprover(*http.Request) policy.Approver { return s.Approvals().Approver(nil) }
 
 // freshChat starts a new chat of the openai channel holding history, and
 // returns its id.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/approvals"
+	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 
 	_ "github.com/hearth-agent/hearth/plugins/time" // time__now, a tool for the agent to call
@@ -402,5 +405,43 @@ func TestChatCompletionKeepAlive(t *testing.T) {
 	all := strings.Join(lines, "\n")
 	if !strings.Contains(lines[0], `"role":"assistant"`) || !strings.Contains(all, `"content":"late"`) || lines[len(lines)-2] != "data: [DONE]" {
 		t.Errorf("stream:\n%s", all)
+	}
+}
+
+// TestChatCompletionApprovedFromAnotherChannel: an OpenAI client cannot
+// answer an approval; its turn waits in the broker until another channel
+// (here the API, as the web UI does) answers it.
+func TestChatCompletionApprovedFromAnotherChannel(t *testing.T) {
+	llm := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "time__now", Arguments: `{"zone":"UTC"}`}}},
+		llmtest.Reply{Text: "It is noon."})
+	a := newProviderApp(t, llm.URL)
+	if err := a.Policy.SetOverride(context.Background(), "time__now", sdk.ModeAsk); err != nil {
+		t.Fatal(err)
+	}
+	s, hs := newTestServer(t, a)
+	asked := make(chan int64, 1)
+	defer s.Approvals().Subscribe(func(ev approvals.Event) {
+		if ev.Kind == approvals.Requested {
+			asked <- ev.Pending.Request.ID
+		}
+	})()
+	done := make(chan ChatCompletion, 1)
+	go func() {
+		resp := sendAPI(t, "POST", hs.URL+"/v1/chat/completions", `{"messages":[{"role":"user","content":"time?"}]}`)
+		defer resp.Body.Close()
+		var c ChatCompletion
+		json.NewDecoder(resp.Body).Decode(&c)
+		done <- c
+	}()
+	id := <-asked
+	if resp := sendAPI(t, "POST", fmt.Sprintf("%s/v1/approvals/%d", hs.URL, id), `{"answer":"once"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("deciding: %d", resp.StatusCode)
+	}
+	if c := <-done; len(c.Choices) != 1 || c.Choices[0].Message.Content != "It is noon." {
+		t.Fatalf("answer %+v", c)
+	}
+	if msgs := llm.Requests()[1].Messages; msgs[len(msgs)-1]["role"] != "tool" {
+		t.Errorf("the tool did not run: %v", msgs[len(msgs)-1])
 	}
 }

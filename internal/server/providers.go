@@ -111,28 +111,16 @@ type sourceState struct {
 	file    *config.File
 	live    []string
 	current llm.Source
-	env     llm.Source // the live "env", when known
-	hasEnv  bool
+	sources *llm.Sources
 }
-
-// envSources remembers each app's "env" source, seen while it was current:
-// llm.Sources shows only the current source's details, and "env" is
-// current at start whenever it exists (unless --source chose another).
-var envSources sync.Map // *llm.Sources -> llm.Source
 
 func (s *Server) sourceState() (sourceState, error) {
 	f, err := loadConfig(s.app.DataDir)
 	if err != nil {
 		return sourceState{}, err
 	}
-	st := sourceState{file: f, live: s.app.Sources.ListSources()}
+	st := sourceState{file: f, live: s.app.Sources.ListSources(), sources: s.app.Sources}
 	st.current, _ = s.app.Sources.Current()
-	if st.current.Name == config.EnvSource {
-		envSources.Store(s.app.Sources, st.current)
-	}
-	if v, ok := envSources.Load(s.app.Sources); ok && slices.Contains(st.live, config.EnvSource) {
-		st.env, st.hasEnv = v.(llm.Source), true
-	}
 	return st, nil
 }
 
@@ -145,7 +133,7 @@ func (st sourceState) source(name string) (llm.Source, bool) {
 	case name == st.current.Name:
 		return st.current, true
 	case name == config.EnvSource:
-		return st.env, st.hasEnv
+		return st.sources.Source(name)
 	}
 	sc, ok := st.file.Sources[name]
 	if !ok {
@@ -348,8 +336,10 @@ func (s *Server) deleteProvider(w http.ResponseWriter, r *http.Request) {
 		s.configFailed(w, err)
 		return
 	}
-	// The live copy stays in llm.Sources (it has no Remove) but is no
-	// longer listed or usable here: both go by config.json.
+	if err := s.app.Sources.Remove(name); err != nil {
+		s.configFailed(w, err)
+		return
+	}
 	s.log.Info("model source deleted", "source", name)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -172,6 +172,9 @@ func TestProvidersKeepTheUsersConfig(t *testing.T) {
 	if resp := sendAPI(t, "DELETE", hs.URL+"/v1/providers/a", ""); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
+	if _, ok := a.Sources.Source("a"); ok {
+		t.Error("a deleted source is still loaded")
+	}
 	if resp := sendAPI(t, "POST", hs.URL+"/v1/providers/a/use", ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a deleted source could be used: %d", resp.StatusCode)
 	}
