@@ -2,11 +2,14 @@ package server
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
@@ -253,5 +256,52 @@ func TestBrowserOnboarding(t *testing.T) {
 	}
 	if got := model.Requests()[1].Authorization; got != "Bearer sk-onboarding-0123456789" {
 		t.Fatalf("the chat was sent with %q", got)
+	}
+}
+
+func TestBrowserApprovalFromAnotherChannel(t *testing.T) {
+	node := browserReady(t)
+	ran := make(chan string, 1)
+	notes := func(s *sdk.PluginSDK) error {
+		type in struct {
+			Text string `json:"text"`
+		}
+		return sdk.AddTool(s, sdk.ToolDef{Name: "write", Description: "save a note", Effect: sdk.EffectWrite, AlwaysAsk: true},
+			func(_ context.Context, _ *sdk.ToolContext, a in) (string, error) {
+				ran <- a.Text
+				return "saved", nil
+			})
+	}
+	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"notes": notes},
+		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "notes__write", Arguments: `{"text":"from curl"}`}}},
+		llmtest.Reply{Text: "Saved your note."})
+	// An OpenAI client asks; its turn waits for an approval.
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", e.url+"/v1/chat/completions",
+			strings.NewReader(`{"model":"hearth","messages":[{"role":"user","content":"note: from curl"}]}`))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		done <- answer{resp.StatusCode, string(b), err}
+	}()
+	browse(t, node, e, "approve-other")
+	got := <-done
+	if got.err != nil || got.status != http.StatusOK || !strings.Contains(got.body, "Saved your note.") {
+		t.Fatalf("the OpenAI client got %d %q (%v)", got.status, got.body, got.err)
+	}
+	if text := <-ran; text != "from curl" {
+		t.Fatalf("the tool ran with %q", text)
 	}
 }

@@ -32,7 +32,7 @@ export function ApprovalCard({ approval: a, showChannel }) {
       ${a.effect && html`<span class="pill">${t('effect.' + a.effect)}</span>`}
     </div>
     <div class="muted small">
-      <code>${a.tool}</code>${a.target ? html` → <code>${a.target}</code>` : null}
+      ${a.title && a.title !== a.tool ? html`<code>${a.tool}</code>` : null}${a.target ? html` → <code>${a.target}</code>` : null}
       ${showChannel && a.channel ? ' · ' + t('appr.from', { channel: a.channel }) : ''}
       ${a.expires_at ? ' · ' + t('appr.expires', { at: when(a.expires_at) }) : ''}
     </div>

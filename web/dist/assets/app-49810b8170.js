@@ -90,7 +90,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
       ${e.effect&&h`<span class="pill">${g("effect."+e.effect)}</span>`}
     </div>
     <div class="muted small">
-      <code>${e.tool}</code>${e.target?h` → <code>${e.target}</code>`:null}
+      ${e.title&&e.title!==e.tool?h`<code>${e.tool}</code>`:null}${e.target?h` → <code>${e.target}</code>`:null}
       ${t&&e.channel?" \xB7 "+g("appr.from",{channel:e.channel}):""}
       ${e.expires_at?" \xB7 "+g("appr.expires",{at:yt(e.expires_at)}):""}
     </div>
