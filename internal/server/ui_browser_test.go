@@ -305,3 +305,9 @@ func TestBrowserApprovalFromAnotherChannel(t *testing.T) {
 		t.Fatalf("the tool ran with %q", text)
 	}
 }
+
+func TestBrowserInterrupt(t *testing.T) {
+	node := browserReady(t)
+	e := startUI(t, nil, llmtest.Reply{Hang: true}, llmtest.Reply{Text: "Hi!"})
+	browse(t, node, e, "interrupt")
+}
