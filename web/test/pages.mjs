@@ -29,6 +29,15 @@ await run(async (page) => {
   await page.getByText('wifi').first().click();
   await page.waitForFunction(() => [...document.querySelectorAll('textarea')].some((x) => x.value.includes('password')));
   await shot(page, 'knowledge');
+  // Write a new entry and read it back through the API.
+  await page.getByRole('button', { name: 'New document' }).click();
+  const editor = page.locator('form.editor');
+  await editor.locator('input').fill('tea');
+  await editor.locator('textarea').fill('# Tea\n\nGreen, not too hot. 绿茶。');
+  await editor.getByRole('button', { name: 'Save' }).click();
+  await page.locator('.list a', { hasText: 'tea' }).waitFor();
+  const tea = await api('GET', '/v1/knowledge/tea');
+  assert(tea.content.includes('绿茶'), 'knowledge entry: ' + JSON.stringify(tea));
 
   const traces = await api('GET', '/v1/traces');
   assert(traces.traces.length > 0, 'no trace recorded');
