@@ -244,8 +244,9 @@ func (k *Kernel) work(s *session) {
 // input's OnEvent or the channel's sink, then every observer.
 func (k *Kernel) emitter(in Input) func(Event) {
 	emit := func(ev Event) {
-		if ev.Kind == EventFinal {
-			k.log.Info("answer for a channel without a sink", "channel", in.Channel, "source", in.Source, "text", ev.Text)
+		if ev.Kind == EventFinal && k.obs.empty() {
+			// Nobody shows it; the answer itself stays out of the log.
+			k.log.Info("answer for a channel without a sink", "channel", in.Channel, "source", in.Source, "chars", len(ev.Text))
 		}
 	}
 	if in.OnEvent != nil {
@@ -269,8 +270,8 @@ func (k *Kernel) Observe(fn func(in sdk.Injection, ev Event)) (stop func()) {
 	return k.obs.add(fn)
 }
 
-// observers is the list Observe keeps: copied on write, so notifying takes
-// the lock only to read the current slice.
+// observers is the set Observe keeps. Notifying holds the read lock, so
+// turns notify at once and stop waits for a call in progress.
 type observers struct {
 	mu   sync.RWMutex
 	next int
@@ -294,6 +295,13 @@ func (o *observers) add(fn func(sdk.Injection, Event)) func() {
 			o.mu.Unlock()
 		})
 	}
+}
+
+// empty reports whether nobody observes.
+func (o *observers) empty() bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return len(o.fns) == 0
 }
 
 // notify calls every observer with ev. The read lock is held while they
