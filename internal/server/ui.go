@@ -1,4 +1,133 @@
 package server
 
-// uiRoutes: the web UI's files (web/). Not written yet: it answers no route.
-func (s *Server) uiRoutes() []route { return nil }
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// uiCSP is the web UI's Content-Security-Policy: its own scripts and
+// styles only (no inline script), API calls to this server only, images
+// from itself (a model's answer cannot make the browser fetch a tracking
+// pixel), and no framing.
+const uiCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// uiRoutes: the web UI's files (Options.UI, web.FS() in the daemon) at /.
+// A path that names no file and does not look like one (no extension)
+// gets index.html, so the UI's own addresses (/chat/3) survive a reload.
+// Files under assets/ are named by their content's hash and cached for a
+// year; everything else is revalidated.
+func (s *Server) uiRoutes() []route {
+	if s.opts.UI == nil {
+		return nil
+	}
+	ui := &uiFiles{fsys: s.opts.UI}
+	return []route{{method: "GET", path: "/", summary: "the web UI (index.html for the UI's own paths)", public: true, h: ui.serve}}
+}
+
+// uiFiles serves an fs.FS with the UI's headers, gzip-compressing text
+// files once, when first asked for.
+type uiFiles struct {
+	fsys fs.FS
+	mu   sync.Mutex
+	gz   map[string][]byte // path -> gzip of its content
+}
+
+func (u *uiFiles) serve(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if p == "/v1" || strings.HasPrefix(p, "/v1/") {
+		writeError(w, http.StatusNotFound, "not_found", "no such API route: "+p)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean(p), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	body, err := fs.ReadFile(u.fsys, name)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrInvalid) {
+			http.Error(w, "reading the web UI failed", http.StatusInternalServerError)
+			return
+		}
+		if path.Ext(name) != "" || strings.HasPrefix(name, "assets/") {
+			http.NotFound(w, r)
+			return
+		}
+		name = "index.html"
+		if body, err = fs.ReadFile(u.fsys, name); err != nil {
+			http.NotFound(w, r)
+			return
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", uiCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	if strings.HasPrefix(name, "assets/") {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" {
+		ctype = http.DetectContentType(body)
+	}
+	h.Set("Content-Type", ctype)
+	h.Add("Vary", "Accept-Encoding")
+	sum := sha256.Sum256(body)
+	etag := hex.EncodeToString(sum[:8])
+	if len(body) > 1024 && compressible(ctype) && acceptsGzip(r) {
+		body = u.gzipped(name, body)
+		h.Set("Content-Encoding", "gzip")
+		etag += "-gz"
+	}
+	h.Set("ETag", `"`+etag+`"`)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+func compressible(ctype string) bool {
+	return strings.HasPrefix(ctype, "text/") || strings.Contains(ctype, "javascript") ||
+		strings.Contains(ctype, "json") || strings.Contains(ctype, "svg")
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.TrimSpace(q) != "q=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// gzipped returns body compressed, computed once per file.
+func (u *uiFiles) gzipped(name string, body []byte) []byte {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if z, ok := u.gz[name]; ok {
+		return z
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(body) // writes to a bytes.Buffer do not fail
+	zw.Close()
+	if u.gz == nil {
+		u.gz = map[string][]byte{}
+	}
+	u.gz[name] = buf.Bytes()
+	return u.gz[name]
+}

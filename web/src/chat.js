@@ -1,0 +1,266 @@
+// chat.js: the chat page: conversations, the thread with streamed
+// Markdown, reasoning, tool calls and approval cards, and the composer.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { html } from 'htm/preact';
+import { get, post, del } from './api.js';
+import { Icon, Logo } from './icons.js';
+import { t } from './i18n.js';
+import { useSignal } from './state.js';
+import { approvals, navigate, onEvent } from './store.js';
+import { render as markdown } from './markdown.js';
+import { ApprovalCard } from './approval.js';
+import { Json, Link, when } from './ui.js';
+
+// thread turns the stored messages into display items: a user bubble, or
+// an assistant answer made of text and tool parts (one per turn).
+export function thread(messages) {
+  const items = [];
+  const tools = new Map();
+  let cur = null;
+  for (const m of messages || []) {
+    if (m.role === 'user') {
+      items.push({ kind: 'user', text: m.content });
+      cur = null;
+    } else if (m.role === 'assistant') {
+      if (!cur) { cur = { kind: 'assistant', parts: [], reasoning: '', done: true }; items.push(cur); }
+      if (m.reasoning) cur.reasoning += m.reasoning;
+      if (m.content) cur.parts.push({ type: 'text', text: m.content });
+      for (const c of m.tool_calls || []) {
+        const p = { type: 'tool', id: c.id, tool: c.name, arguments: c.arguments, status: 'done' };
+        tools.set(c.id, p);
+        cur.parts.push(p);
+      }
+    } else if (m.role === 'tool') {
+      const p = tools.get(m.tool_call_id);
+      if (p) p.result = m.content;
+    }
+  }
+  return items;
+}
+
+// linkTraces gives each stored answer the trace of its turn: the traces
+// (newest first) are matched in order to the user messages that started
+// them.
+export function linkTraces(items, traces) {
+  const queue = [...traces].reverse();
+  let q = 0;
+  items.forEach((it, n) => {
+    if (it.kind !== 'user') return;
+    const start = (it.text || '').slice(0, 200);
+    const k = queue.findIndex((x, i) => i >= q && x.input === start);
+    if (k < 0) return;
+    q = k + 1;
+    const next = items[n + 1];
+    if (next && next.kind === 'assistant') {
+      const u = queue[k].usage || {};
+      next.trace = queue[k].id;
+      next.usage = { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens };
+    }
+  });
+  return items;
+}
+
+// merge joins the history and the live turn: a message the history
+// already holds is not shown twice, nor is an answer still streaming that
+// the history holds in part.
+function merge(history, live) {
+  if (!live.length) return history;
+  if (live[0].kind === 'user') {
+    let u = history.length - 1;
+    while (u >= 0 && history[u].kind !== 'user') u--;
+    if (u >= 0 && history[u].text === live[0].text) return [...history.slice(0, u), ...live];
+  }
+  return [...history, ...live];
+}
+
+function apply(items, ev, d) {
+  const last = items[items.length - 1];
+  const answer = () => {
+    if (last && last.kind === 'assistant' && !last.done) return last;
+    const a = { kind: 'assistant', parts: [], reasoning: '', done: false };
+    items.push(a);
+    return a;
+  };
+  switch (ev) {
+    case 'turn.started': {
+      const pending = [...items].reverse().find((i) => i.kind === 'user' && i.pending);
+      if (pending) pending.pending = false;
+      else if (d.text && !(last && last.kind === 'user' && last.text === d.text)) items.push({ kind: 'user', text: d.text });
+      items.push({ kind: 'assistant', parts: [], reasoning: '', done: false });
+      break;
+    }
+    case 'reasoning.delta': answer().reasoning += d.text || ''; break;
+    case 'content.delta': {
+      const a = answer();
+      const p = a.parts[a.parts.length - 1];
+      if (p && p.type === 'text') p.text += d.text || '';
+      else a.parts.push({ type: 'text', text: d.text || '' });
+      break;
+    }
+    case 'tool.started': answer().parts.push({ type: 'tool', id: d.call_id, tool: d.tool, arguments: d.arguments, status: 'running' }); break;
+    case 'tool.finished': {
+      for (const i of items) for (const p of i.parts || []) {
+        if (p.type === 'tool' && p.id === d.call_id) { p.status = d.is_error ? 'failed' : 'done'; p.result = d.result; }
+      }
+      break;
+    }
+    case 'turn.finished': {
+      const a = answer();
+      if (!a.parts.some((p) => p.type === 'text') && d.text) a.parts.push({ type: 'text', text: d.text });
+      a.done = true; a.trace = d.trace_id; a.usage = d.usage;
+      break;
+    }
+    case 'turn.interrupted': { const a = answer(); a.done = true; a.interrupted = true; break; }
+    case 'error': { const a = answer(); a.done = true; a.error = d.message; break; }
+    default: return false;
+  }
+  return true;
+}
+
+function ToolPart({ p }) {
+  const icon = p.status === 'running' ? 'clock' : p.status === 'failed' ? 'alert' : 'check';
+  return html`<details class=${'tool ' + p.status} data-testid="tool-call">
+    <summary><${Icon} name=${icon} /> <code>${p.tool}</code> <span class="muted small">${t('tool.' + p.status)}</span></summary>
+    <div class="tool-body">
+      <div class="small muted">${t('tool.args')}</div><${Json} value=${p.arguments || '{}'} />
+      ${p.result !== undefined && html`<div class="small muted">${t('tool.result')}</div><${Json} value=${p.result} />`}
+    </div>
+  </details>`;
+}
+
+function Answer({ a }) {
+  return html`<div class="msg assistant" data-testid="answer">
+    ${a.reasoning && html`<details class="reasoning" open=${!a.done && !a.parts.length}>
+      <summary><${Icon} name="bulb" /> ${t('chat.reasoning')}</summary><div class="md" dangerouslySetInnerHTML=${{ __html: markdown(a.reasoning) }} /></details>`}
+    ${a.parts.map((p) => (p.type === 'text'
+      ? html`<div class="md" dangerouslySetInnerHTML=${{ __html: markdown(p.text) }} />`
+      : html`<${ToolPart} p=${p} />`))}
+    ${!a.done && !a.parts.length && !a.reasoning && html`<div class="typing"><span /><span /><span /></div>`}
+    ${a.interrupted && html`<p class="muted small">${t('chat.interrupted')}</p>`}
+    ${a.error && html`<p class="error small">${a.error}</p>`}
+    ${a.done && (a.trace || a.usage) && html`<div class="meta small muted">
+      ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? `${a.usage.prompt_tokens || 0} → ${a.usage.completion_tokens || 0} tokens` : ''}
+      ${a.trace && html` <${Link} href=${'/traces/' + a.trace} data-testid="trace-link"><${Icon} name="traces" /> ${t('chat.trace')}</${Link}>`}
+    </div>`}
+  </div>`;
+}
+
+function Sessions({ list, id, onNew }) {
+  return html`<aside class="sessions">
+    <button class="primary wide" onClick=${onNew} data-testid="new-chat"><${Icon} name="plus" /> ${t('chat.new')}</button>
+    <div class="list">
+      ${list && !list.length && html`<p class="muted small pad">${t('chat.empty')}</p>`}
+      ${(list || []).map((s) => html`<${Link} key=${s.id} href=${'/chat/' + s.id} class=${'session' + (String(s.id) === id ? ' active' : '')}>
+        <span class="title">${s.title || t('chat.untitled')}</span>
+        <span class="small muted">${s.busy ? '● ' + t('chat.busy') : when(s.updated_at)}${s.channel && s.channel !== 'web' ? ' · ' + s.channel : ''}</span>
+      </${Link}>`)}
+    </div>
+  </aside>`;
+}
+
+// Chat is the chat page for session id ('' for a new one).
+export function Chat({ id }) {
+  const [sessions, setSessions] = useState(null);
+  // history is the stored conversation; live the turn streaming now
+  // (and a message just sent). The page shows both; when a turn ends the
+  // history is read again and replaces the live part it now holds.
+  const [history, setHistory] = useState([]);
+  const [live, setLive] = useState([]);
+  const [busy, setBusy] = useState(false);
+  const [text, setText] = useState('');
+  const [err, setErr] = useState('');
+  const pending = useSignal(approvals);
+  const idRef = useRef(id);
+  const liveRef = useRef(live);
+  const keepLive = useRef('');
+  const end = useRef(null);
+  idRef.current = id;
+  const putLive = (l) => { liveRef.current = l; setLive(l); };
+
+  const loadSessions = () => get('/v1/sessions').then((r) => setSessions(r.sessions || []), (e) => setErr(e.message));
+  // loadHistory reads the stored conversation; the first cut live items
+  // are then in it and are dropped.
+  const loadHistory = (sid, cut) => Promise.all([get(`/v1/sessions/${sid}/messages`),
+    get(`/v1/traces?limit=200&session_id=${sid}`).catch(() => ({ traces: [] }))]).then(([r, tr]) => {
+    if (idRef.current !== sid) return;
+    setHistory(linkTraces(thread(r.messages), tr.traces || []));
+    putLive(liveRef.current.slice(cut));
+  }, (e) => setErr(e.message));
+  useEffect(() => { loadSessions(); }, []);
+  useEffect(() => {
+    setHistory([]); setErr('');
+    if (keepLive.current !== id) { putLive([]); setBusy(false); }
+    keepLive.current = '';
+    if (!id) return;
+    get(`/v1/sessions/${id}`).then((s) => s.busy && setBusy(true), () => {});
+    loadHistory(id, 0);
+  }, [id]);
+  useEffect(() => onEvent((ev, d) => {
+    if (ev === 'turn.finished' || ev === 'turn.started') loadSessions();
+    if (!idRef.current || String(d.session_id) !== idRef.current) return;
+    const next = liveRef.current.map((i) => (i.kind === 'assistant' ? { ...i, parts: i.parts.map((p) => ({ ...p })) } : { ...i }));
+    if (!apply(next, ev, d)) return;
+    putLive(next);
+    if (ev === 'turn.started') setBusy(true);
+    if (ev === 'turn.finished' || ev === 'turn.interrupted' || ev === 'error') {
+      setBusy(false);
+      loadHistory(idRef.current, next.length);
+    }
+  }), []);
+  const items = merge(history, live);
+  useEffect(() => { end.current && end.current.scrollIntoView({ block: 'end' }); }, [items.length, live, pending.length]);
+
+  const newChat = async () => {
+    try { const s = await post('/v1/sessions', {}); await loadSessions(); navigate('/chat/' + s.id); } catch (e) { setErr(e.message); }
+  };
+  const send = async (e) => {
+    e && e.preventDefault();
+    const msg = text.trim();
+    if (!msg) return;
+    setErr('');
+    let sid = id;
+    try {
+      if (!sid) {
+        const s = await post('/v1/sessions', {});
+        sid = String(s.id);
+        idRef.current = sid;
+        keepLive.current = sid;
+        navigate('/chat/' + sid);
+      }
+      putLive([...liveRef.current, { kind: 'user', text: msg, pending: true }]);
+      setText('');
+      setBusy(true);
+      await post(`/v1/sessions/${sid}/messages`, { text: msg, interrupt: busy });
+    } catch (e2) { setErr(e2.message); setBusy(false); }
+  };
+  const key = (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };
+  const mine = pending.filter((a) => String(a.session_id) === id);
+  const current = (sessions || []).find((s) => String(s.id) === id);
+
+  return html`<div class="chat">
+    <${Sessions} list=${sessions} id=${id} onNew=${newChat} />
+    <section class="thread">
+      <div class="thread-head">
+        <strong>${current ? current.title || t('chat.untitled') : t('chat.new')}</strong>
+        ${current && html`<button class="ghost small" onClick=${async () => {
+          if (!confirm(t('chat.deleteConfirm'))) return;
+          try { await del('/v1/sessions/' + id); await loadSessions(); navigate('/chat'); } catch (e) { setErr(e.message); }
+        }}><${Icon} name="trash" /> ${t('chat.delete')}</button>`}
+      </div>
+      <div class="messages" data-testid="messages">
+        ${!items.length && html`<div class="hello"><${Logo} size=${56} /><h2>${t('chat.hello')}</h2></div>`}
+        ${items.map((i) => (i.kind === 'user'
+          ? html`<div class="msg user" data-testid="user-message">${i.text}</div>`
+          : html`<${Answer} a=${i} />`))}
+        ${mine.map((a) => html`<${ApprovalCard} key=${a.id} approval=${a} />`)}
+        <div ref=${end} />
+      </div>
+      ${err && html`<p class="error small pad">${err}</p>`}
+      <form class="composer" onSubmit=${send}>
+        <textarea rows="1" data-testid="composer" placeholder=${t('chat.placeholder')} value=${text}
+          onInput=${(e) => setText(e.target.value)} onKeyDown=${key} />
+        <button class="primary send" data-testid="send" disabled=${!text.trim()} title=${busy ? t('chat.interrupt') : t('chat.send')}><${Icon} name="send" /> <span>${busy ? t('chat.interrupt') : t('chat.send')}</span></button>
+      </form>
+    </section>
+  </div>`;
+}

@@ -1,0 +1,116 @@
+// i18n.js: the UI's words in English and Chinese. The language follows
+// the browser until the user picks one, which is remembered.
+import { signal } from './state.js';
+
+const en = {
+  'app.name': 'Hearth',
+  'nav.chat': 'Chat', 'nav.plugins': 'Plugins', 'nav.settings': 'Settings', 'nav.memory': 'Memory',
+  'nav.knowledge': 'Knowledge', 'nav.traces': 'Traces', 'nav.providers': 'Models',
+  'lang.switch': '中文',
+  'auth.title': 'Hearth needs its token',
+  'auth.body': 'This page talks to your Hearth with a secret token. Open the address `hearth serve` printed (it ends with #token=...), or run this command and paste its output below:',
+  'auth.paste': 'Token', 'auth.save': 'Continue',
+  'auth.bad': 'The token was refused. Run `hearth token` again (or `hearth token --rotate` if it leaked).',
+  'chat.new': 'New chat', 'chat.empty': 'No conversations yet.', 'chat.placeholder': 'Message Hearth…',
+  'chat.send': 'Send', 'chat.stop': 'Stop', 'chat.interrupt': 'Interrupt and send',
+  'chat.hello': 'What can I do for you?', 'chat.reasoning': 'Reasoning', 'chat.thinking': 'Thinking…',
+  'chat.trace': 'Trace', 'chat.delete': 'Delete', 'chat.deleteConfirm': 'Forget this conversation?',
+  'chat.untitled': 'New conversation', 'chat.busy': 'working', 'chat.interrupted': 'Interrupted.',
+  'chat.sessions': 'Conversations', 'chat.offline': 'Reconnecting…',
+  'tool.running': 'running', 'tool.done': 'done', 'tool.failed': 'failed', 'tool.args': 'Arguments', 'tool.result': 'Result',
+  'appr.title': 'Approval needed', 'appr.once': 'Allow once', 'appr.always': 'Always allow', 'appr.deny': 'Deny',
+  'appr.confirm': 'This tool {effect}. To always allow it, type "always":', 'appr.confirmBtn': 'Confirm',
+  'appr.from': 'from {channel}', 'appr.pending': '{n} pending', 'appr.none': 'No pending approvals.',
+  'appr.decided': '{answer} by {by}', 'appr.expires': 'expires {at}', 'appr.reason': 'Why',
+  'effect.read': 'only reads', 'effect.write': 'changes your data', 'effect.money': 'spends money', 'effect.public': 'publishes or speaks for you',
+  'plug.state': 'State', 'plug.enable': 'Enable', 'plug.disable': 'Disable', 'plug.reload': 'Reload',
+  'plug.stderr': 'Recent stderr', 'plug.tools': 'Tools', 'plug.none': 'No plugins.', 'plug.error': 'Error', 'plug.settings': 'Settings', 'plug.restart': 'Built into Hearth: turning it on or off takes effect at the next start.',
+  'set.save': 'Save', 'set.saved': 'Saved.', 'set.secretSet': 'set', 'set.secretUnset': 'not set',
+  'set.secretHint': 'Write-only: type a new value to replace it.', 'set.required': 'required',
+  'set.none': 'No settings declared.', 'set.prefs': 'Preferences', 'set.default': 'default: {v}', 'set.invalid': 'Some values are not valid.',
+  'mem.entities': 'Entities', 'mem.relations': 'Relations', 'mem.search': 'Search names…', 'mem.merge': 'Merge', 'mem.rename': 'Rename', 'mem.forgetRelation': 'Forget this relation',
+  'mem.mergeInto': 'Merge "{a}" into…', 'mem.purge': 'Forget', 'mem.purgeConfirm': 'Forget "{a}" and its relations?',
+  'mem.none': 'Nothing remembered yet.', 'mem.mentions': '{n} mentions', 'mem.type': 'Type', 'mem.hard': 'Delete for good', 'mem.soft': 'Hide until mentioned again', 'mem.stats': '{e} entities · {r} relations · {d} documents',
+  'kb.new': 'New document', 'kb.title': 'Title', 'kb.body': 'Text', 'kb.save': 'Save', 'kb.delete': 'Delete',
+  'kb.none': 'The knowledge base is empty.', 'kb.search': 'Search the knowledge base…', 'kb.deleteConfirm': 'Delete this document?',
+  'tr.none': 'No traces yet.', 'tr.stages': 'Stages', 'tr.calls': 'Model calls', 'tr.tools': 'Tool calls', 'tr.approvals': 'Approvals',
+  'tr.model': 'Model', 'tr.tokens': 'Tokens in/out/cached', 'tr.cost': 'Cost', 'tr.latency': 'Latency', 'tr.duration': 'Duration',
+  'tr.total': 'Total', 'tr.unknownCost': 'unknown',
+  'prov.title': 'Connect a model', 'prov.intro': 'Hearth needs a model to talk to. Pick a provider, paste its API key, test it, and start chatting.',
+  'prov.preset': 'Provider', 'prov.key': 'API key', 'prov.baseURL': 'Base URL', 'prov.model': 'Model',
+  'prov.test': 'Save and test', 'prov.testing': 'Testing…', 'prov.ok': 'It works: {model} answered in {ms} ms.', 'prov.save': 'Start chatting',
+  'prov.name': 'Name', 'prov.optional': 'optional', 'prov.advanced': 'Address and model', 'prov.keyAt': 'Get a key at',
+  'prov.current': 'In use', 'prov.sources': 'Model sources', 'prov.add': 'Add a provider', 'prov.use': 'Use',
+  'common.loading': 'Loading…', 'common.error': 'Something went wrong: {m}', 'common.cancel': 'Cancel', 'common.refresh': 'Refresh',
+  'common.notAvailable': 'This Hearth does not offer this page yet.', 'common.close': 'Close',
+};
+
+const zh = {
+  'app.name': 'Hearth',
+  'nav.chat': '对话', 'nav.plugins': '插件', 'nav.settings': '设置', 'nav.memory': '记忆',
+  'nav.knowledge': '知识库', 'nav.traces': '追踪', 'nav.providers': '模型',
+  'lang.switch': 'English',
+  'auth.title': 'Hearth 需要访问令牌',
+  'auth.body': '此页面使用一个秘密令牌与你的 Hearth 通信。请打开 `hearth serve` 打印的地址（以 #token=... 结尾），或者运行下面的命令并把输出粘贴到这里：',
+  'auth.paste': '令牌', 'auth.save': '继续',
+  'auth.bad': '令牌被拒绝。请重新运行 `hearth token`（如果令牌泄露，运行 `hearth token --rotate`）。',
+  'chat.new': '新对话', 'chat.empty': '还没有对话。', 'chat.placeholder': '给 Hearth 发消息…',
+  'chat.send': '发送', 'chat.stop': '停止', 'chat.interrupt': '打断并发送',
+  'chat.hello': '有什么可以帮你？', 'chat.reasoning': '思考过程', 'chat.thinking': '思考中…',
+  'chat.trace': '追踪', 'chat.delete': '删除', 'chat.deleteConfirm': '忘记这段对话？',
+  'chat.untitled': '新对话', 'chat.busy': '处理中', 'chat.interrupted': '已打断。',
+  'chat.sessions': '对话', 'chat.offline': '正在重新连接…',
+  'tool.running': '运行中', 'tool.done': '完成', 'tool.failed': '失败', 'tool.args': '参数', 'tool.result': '结果',
+  'appr.title': '需要你的批准', 'appr.once': '允许一次', 'appr.always': '总是允许', 'appr.deny': '拒绝',
+  'appr.confirm': '这个工具会{effect}。要总是允许，请输入 "always"：', 'appr.confirmBtn': '确认',
+  'appr.from': '来自 {channel}', 'appr.pending': '{n} 个待批准', 'appr.none': '没有待批准的请求。',
+  'appr.decided': '{by} 选择了 {answer}', 'appr.expires': '{at} 过期', 'appr.reason': '原因',
+  'effect.read': '只读取数据', 'effect.write': '修改你的数据', 'effect.money': '花钱', 'effect.public': '对外发布或代表你发言',
+  'plug.state': '状态', 'plug.enable': '启用', 'plug.disable': '停用', 'plug.reload': '重新加载',
+  'plug.stderr': '最近的 stderr', 'plug.tools': '工具', 'plug.none': '没有插件。', 'plug.error': '错误', 'plug.settings': '设置', 'plug.restart': '内置插件：启用或停用在下次启动时生效。',
+  'set.save': '保存', 'set.saved': '已保存。', 'set.secretSet': '已设置', 'set.secretUnset': '未设置',
+  'set.secretHint': '只写：输入新值即可替换。', 'set.required': '必填',
+  'set.none': '没有声明设置项。', 'set.prefs': '偏好', 'set.default': '默认：{v}', 'set.invalid': '有些值无效。',
+  'mem.entities': '实体', 'mem.relations': '关系', 'mem.search': '搜索名称…', 'mem.merge': '合并', 'mem.rename': '重命名', 'mem.forgetRelation': '忘记这条关系',
+  'mem.mergeInto': '把 "{a}" 合并到…', 'mem.purge': '忘记', 'mem.purgeConfirm': '忘记 "{a}" 及其关系？',
+  'mem.none': '还没有记住任何东西。', 'mem.mentions': '提及 {n} 次', 'mem.type': '类型', 'mem.hard': '彻底删除', 'mem.soft': '隐藏，直到再次提及', 'mem.stats': '{e} 个实体 · {r} 个关系 · {d} 篇文档',
+  'kb.new': '新文档', 'kb.title': '标题', 'kb.body': '正文', 'kb.save': '保存', 'kb.delete': '删除',
+  'kb.none': '知识库是空的。', 'kb.search': '搜索知识库…', 'kb.deleteConfirm': '删除这个文档？',
+  'tr.none': '还没有追踪记录。', 'tr.stages': '阶段', 'tr.calls': '模型调用', 'tr.tools': '工具调用', 'tr.approvals': '批准',
+  'tr.model': '模型', 'tr.tokens': '输入/输出/缓存 token', 'tr.cost': '费用', 'tr.latency': '延迟', 'tr.duration': '耗时',
+  'tr.total': '合计', 'tr.unknownCost': '未知',
+  'prov.title': '连接一个模型', 'prov.intro': 'Hearth 需要一个模型。选择服务商，粘贴 API 密钥，测试一下，然后开始对话。',
+  'prov.preset': '服务商', 'prov.key': 'API 密钥', 'prov.baseURL': '接口地址', 'prov.model': '模型',
+  'prov.test': '保存并测试', 'prov.testing': '测试中…', 'prov.ok': '可以使用：{model} 用 {ms} 毫秒作答。', 'prov.save': '开始对话',
+  'prov.name': '名称', 'prov.optional': '可不填', 'prov.advanced': '地址和模型', 'prov.keyAt': '在这里获取密钥：',
+  'prov.current': '使用中', 'prov.sources': '模型来源', 'prov.add': '添加服务商', 'prov.use': '使用',
+  'common.loading': '加载中…', 'common.error': '出错了：{m}', 'common.cancel': '取消', 'common.refresh': '刷新',
+  'common.notAvailable': '这个 Hearth 还没有提供这个页面。', 'common.close': '关闭',
+};
+
+const dicts = { en, zh };
+
+function initial() {
+  const saved = localStorage.getItem('hearth.lang');
+  if (saved === 'en' || saved === 'zh') return saved;
+  return (navigator.language || 'en').toLowerCase().startsWith('zh') ? 'zh' : 'en';
+}
+
+// lang is the current language, 'en' or 'zh'.
+export const lang = signal(initial());
+document.documentElement.lang = lang.value === 'zh' ? 'zh-CN' : 'en';
+
+// setLang switches the language and remembers it.
+export function setLang(l) {
+  localStorage.setItem('hearth.lang', l);
+  document.documentElement.lang = l === 'zh' ? 'zh-CN' : 'en';
+  lang.value = l;
+}
+
+// t returns the text for key in the current language, with {name}
+// replaced from vars.
+export function t(key, vars) {
+  let s = dicts[lang.value][key] ?? en[key] ?? key;
+  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+  return s;
+}

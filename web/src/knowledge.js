@@ -1,0 +1,61 @@
+// knowledge.js: the knowledge base: entries listed, read, written and
+// deleted.
+import { useEffect, useState } from 'preact/hooks';
+import { html } from 'htm/preact';
+import { get, put, del } from './api.js';
+import { Icon } from './icons.js';
+import { t } from './i18n.js';
+import { Status, useLoad } from './ui.js';
+
+function Editor({ name, onDone }) {
+  const [title, setTitle] = useState(name || '');
+  const [text, setText] = useState('');
+  const [err, setErr] = useState('');
+  useEffect(() => {
+    setTitle(name || ''); setText('');
+    if (name) get('/v1/knowledge/' + encodeURIComponent(name)).then((r) => setText(r.content || ''), (e) => setErr(e.message));
+  }, [name]);
+  const save = async (e) => {
+    e.preventDefault(); setErr('');
+    try {
+      await put('/v1/knowledge/' + encodeURIComponent(title.trim()), { content: text });
+      if (name && name !== title.trim()) await del('/v1/knowledge/' + encodeURIComponent(name));
+      onDone(title.trim());
+    } catch (x) { setErr(x.message); }
+  };
+  const remove = async () => {
+    if (!confirm(t('kb.deleteConfirm'))) return;
+    try { await del('/v1/knowledge/' + encodeURIComponent(name)); onDone(''); } catch (x) { setErr(x.message); }
+  };
+  return html`<form class="card editor" onSubmit=${save}>
+    <label>${t('kb.title')}<input value=${title} onInput=${(e) => setTitle(e.target.value)} required /></label>
+    <label>${t('kb.body')}<textarea rows="16" value=${text} onInput=${(e) => setText(e.target.value)} /></label>
+    <div class="row actions">
+      <button class="primary" disabled=${!title.trim()}>${t('kb.save')}</button>
+      ${name && html`<button type="button" class="danger" onClick=${remove}>${t('kb.delete')}</button>`}
+    </div>
+    ${err && html`<p class="error small">${err}</p>`}
+  </form>`;
+}
+
+// Knowledge is the knowledge base page.
+export function Knowledge() {
+  const [sel, setSel] = useState(null);
+  const [q, setQ] = useState('');
+  const [data, error, reload] = useLoad(() => get('/v1/knowledge?limit=500&q=' + encodeURIComponent(q)), [q]);
+  const entries = data ? data.entries || [] : [];
+  return html`<div class="page">
+    <div class="page-head"><h1>${t('nav.knowledge')}</h1><button class="primary" onClick=${() => setSel('')}><${Icon} name="plus" /> ${t('kb.new')}</button></div>
+    <div class="split">
+      <div><input class="search" type="search" placeholder=${t('kb.search')} value=${q} onInput=${(e) => setQ(e.target.value)} />
+        ${!data ? html`<${Status} error=${error} />`
+        : !entries.length ? html`<p class="muted">${t('kb.none')}</p>`
+        : html`<div class="list">${entries.map((e) => {
+          const n = e.name || e;
+          return html`<a href="#" class=${'session' + (sel === n ? ' active' : '')} onClick=${(x) => { x.preventDefault(); setSel(n); }}>
+            <span class="title">${n}</span>${e.excerpt && html`<span class="small muted ellipsis">${e.excerpt}</span>`}</a>`;
+        })}</div>`}</div>
+      <div>${sel !== null && html`<${Editor} name=${sel} onDone=${(n) => { setSel(n || null); reload(); }} />`}</div>
+    </div>
+  </div>`;
+}

@@ -1,0 +1,108 @@
+// main.js: the web UI's shell: token check, navigation, the pending
+// approvals indicator, and the page for the current route.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { html } from 'htm/preact';
+import { takeToken, token, setToken, onUnauthorized, get } from './api.js';
+import { Icon, Logo } from './icons.js';
+import { t, lang, setLang } from './i18n.js';
+import { useSignal } from './state.js';
+import { route, navigate, approvals, online, connect } from './store.js';
+import { Chat } from './chat.js';
+import { Plugins } from './plugins.js';
+import { Settings } from './settings.js';
+import { Memory } from './memory.js';
+import { Knowledge } from './knowledge.js';
+import { Traces } from './traces.js';
+import { Providers } from './providers.js';
+import { ApprovalCard } from './approval.js';
+import { Link } from './ui.js';
+
+takeToken();
+
+const pages = [
+  ['/chat', 'nav.chat', 'chat'], ['/plugins', 'nav.plugins', 'plugins'], ['/settings', 'nav.settings', 'settings'],
+  ['/memory', 'nav.memory', 'memory'], ['/knowledge', 'nav.knowledge', 'knowledge'], ['/traces', 'nav.traces', 'traces'],
+  ['/providers', 'nav.providers', 'providers'],
+];
+
+function NoToken({ refused }) {
+  const [v, setV] = useState('');
+  const save = (e) => { e.preventDefault(); setToken(v.trim()); location.reload(); };
+  return html`<div class="auth"><div class="card">
+    <${Logo} size=${48} /><h1>${t('auth.title')}</h1>
+    ${refused && html`<p class="error">${t('auth.bad')}</p>`}
+    <p>${t('auth.body')}</p>
+    <pre class="cmd">hearth token</pre>
+    <form onSubmit=${save} class="row">
+      <input type="password" name="token" autocomplete="off" placeholder=${t('auth.paste')} value=${v} onInput=${(e) => setV(e.target.value)} />
+      <button class="primary" disabled=${!v.trim()}>${t('auth.save')}</button>
+    </form>
+    <p class="muted small">${lang.value === 'zh' ? 'Hearth needs its token: run `hearth token`.' : 'Hearth 需要访问令牌：运行 `hearth token`。'}</p>
+  </div></div>`;
+}
+
+function ApprovalsBell() {
+  const list = useSignal(approvals);
+  const [open, setOpen] = useState(false);
+  return html`<div class="bell">
+    <button class=${'bell-btn' + (list.length ? ' hot' : '')} data-testid="approvals-bell" onClick=${() => setOpen(!open)} title=${t('appr.title')}>
+      <${Icon} name="bell" />${list.length ? html`<span class="badge">${list.length}</span>` : null}
+    </button>
+    ${open && html`<div class="bell-panel">
+      <div class="row between"><strong>${t('appr.title')}</strong><button class="ghost" onClick=${() => setOpen(false)}><${Icon} name="x" /></button></div>
+      ${list.length ? list.map((a) => html`<${ApprovalCard} key=${a.id} approval=${a} showChannel />`) : html`<p class="muted">${t('appr.none')}</p>`}
+    </div>`}
+  </div>`;
+}
+
+function Page({ path }) {
+  const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(path) || [];
+  switch (first) {
+    case '': case 'chat': return html`<${Chat} id=${rest || ''} />`;
+    case 'plugins': return html`<${Plugins} />`;
+    case 'settings': return html`<${Settings} />`;
+    case 'memory': return html`<${Memory} />`;
+    case 'knowledge': return html`<${Knowledge} />`;
+    case 'traces': return html`<${Traces} id=${rest} />`;
+    case 'providers': case 'setup': return html`<${Providers} />`;
+    default: return html`<${Chat} id="" />`;
+  }
+}
+
+function App() {
+  const path = useSignal(route);
+  useSignal(lang);
+  const up = useSignal(online);
+  const [refused, setRefused] = useState(false);
+  const [menu, setMenu] = useState(false);
+  useEffect(() => onUnauthorized(() => setRefused(true)), []);
+  useEffect(() => {
+    if (!token()) return;
+    get('/v1/health').catch(() => {}); // a refused token shows the token page
+    connect();
+    // A fresh Hearth with no model goes to the onboarding first.
+    get('/v1/providers').then((r) => {
+      if (r && r.current === '' && !location.pathname.startsWith('/providers')) navigate('/providers');
+    }).catch(() => {});
+  }, []);
+  useEffect(() => { setMenu(false); }, [path]);
+  if (!token() || refused) return html`<${NoToken} refused=${refused} />`;
+  const section = '/' + (path.split('/')[1] || 'chat');
+  return html`<div class=${'shell' + (menu ? ' menu-open' : '')}>
+    <header class="top">
+      <button class="ghost menu-btn" aria-label="menu" onClick=${() => setMenu(!menu)}><${Icon} name="menu" /></button>
+      <${Link} href="/chat" class="brand"><${Logo} size=${26} /> Hearth</${Link}>
+      <div class="grow"></div>
+      ${!up && html`<span class="offline" title=${t('chat.offline')}>${t('chat.offline')}</span>`}
+      <${ApprovalsBell} />
+      <button class="ghost lang" data-testid="lang" onClick=${() => setLang(lang.value === 'zh' ? 'en' : 'zh')}><${Icon} name="globe" /> ${t('lang.switch')}</button>
+    </header>
+    <nav class="side">
+      ${pages.map(([href, key, icon]) => html`<${Link} href=${href} class=${section === href ? 'active' : ''}><${Icon} name=${icon} />${t(key)}</${Link}>`)}
+    </nav>
+    <main class="content"><${Page} path=${path} /></main>
+  </div>`;
+}
+
+render(html`<${App} />`, document.getElementById('app'));

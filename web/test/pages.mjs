@@ -1,0 +1,58 @@
+// pages.mjs: screenshots of the plugins, memory, knowledge and trace
+// pages with data in them, on a desk and on a phone; each page renders
+// without errors.
+import { run, open, shot, api, assert } from './lib.mjs';
+
+await run(async (page) => {
+  await open(page, '/plugins');
+  await page.getByTestId('plugin').first().waitFor();
+  await shot(page, 'plugins');
+
+  await open(page, '/memory');
+  await page.getByText('Alice').first().click();
+  await page.getByTestId('entity').getByText('works_at').waitFor();
+  await shot(page, 'memory');
+  // Robert is Bob: merge, then forget one of Bob's relations.
+  await page.locator('.list a', { hasText: 'Robert' }).click();
+  const card = page.getByTestId('entity');
+  await card.getByRole('heading', { name: 'Robert' }).waitFor();
+  await card.locator('input').nth(1).fill('Bob');
+  await card.getByRole('button', { name: 'Merge' }).click();
+  await card.getByRole('heading', { name: 'Bob' }).waitFor();
+  await card.getByText('lives_in').waitFor();
+  await card.locator('li', { hasText: 'knows' }).getByTestId('delete-relation').click();
+  await card.getByText('knows').waitFor({ state: 'detached' });
+  const bob = await api('GET', '/v1/memory/entities/Bob');
+  assert(bob.relations.length === 1 && bob.relations[0].relation === 'lives_in', 'Bob: ' + JSON.stringify(bob.relations));
+
+  await open(page, '/knowledge');
+  await page.getByText('wifi').first().click();
+  await page.waitForFunction(() => [...document.querySelectorAll('textarea')].some((x) => x.value.includes('password')));
+  await shot(page, 'knowledge');
+  // Write a new entry and read it back through the API.
+  await page.getByRole('button', { name: 'New document' }).click();
+  const editor = page.locator('form.editor');
+  await editor.locator('input').fill('tea');
+  await editor.locator('textarea').fill('# Tea\n\nGreen, not too hot. 绿茶。');
+  await editor.getByRole('button', { name: 'Save' }).click();
+  await page.locator('.list a', { hasText: 'tea' }).waitFor();
+  const tea = await api('GET', '/v1/knowledge/tea');
+  assert(tea.content.includes('绿茶'), 'knowledge entry: ' + JSON.stringify(tea));
+
+  const traces = await api('GET', '/v1/traces');
+  assert(traces.traces.length > 0, 'no trace recorded');
+  await open(page, '/traces/' + traces.traces[0].id);
+  await page.getByTestId('trace').locator('table').first().waitFor();
+  await shot(page, 'trace');
+
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await open(page, '/settings');
+  await page.getByTestId('settings-weather').waitFor();
+  await shot(page, 'settings-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  await page.setViewportSize({ width: 390, height: 800 });
+  await open(page, '/plugins');
+  await page.getByTestId('plugin').first().waitFor();
+  await shot(page, 'plugins-phone');
+});
