@@ -22,6 +22,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/daemon"
 	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/server"
+	"github.com/hearth-agent/hearth/web"
 )
 
 const serveUsage = `Usage: hearth serve [flags]
@@ -237,6 +238,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		TokenFunc: daemon.TokenSource(a.DataDir),
 		Hosts:     hosts,
 		CLI:       server.CLIHandler(cliRunner(a)),
+		UI:        web.FS(),
 	})
 	hs := &http.Server{
 		Handler:           srv.Handler(),

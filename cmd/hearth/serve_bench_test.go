@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkServeSSE runs `hearth serve` as a child process against a
+// streaming model on loopback, and HEARTH_BENCH_SESSIONS (default 200)
+// clients at once, each opening a session, following its event stream and
+// sending one message. It reports:
+//
+//   - turns/s: turns finished per second of the whole run;
+//   - added-ttft-p50-ms, added-ttft-p99-ms: the time from sending a message
+//     to seeing its first content delta, less the time the model took from
+//     receiving its request to sending its first token: what Hearth adds;
+//   - rss-idle-MiB: the daemon's resident memory after start, with the web
+//     UI and the API each served once, before any turn;
+//   - rss-peak-MiB: its peak resident memory (VmHWM) after the load.
+//
+// The daemon is this test binary unless HEARTH_BENCH_BINARY names a built
+// hearth (go build -o /tmp/hearth ./cmd/hearth), which is what to quote:
+// the test binary carries the testing package and the tests' plugins.
+// Linux only (it reads /proc). CI runs it once (-benchtime 1x) under the
+// race detector, so it cannot rot; its numbers mean something only without.
+func BenchmarkServeSSE(b *testing.B) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("reads the daemon's memory from /proc")
+	}
+	n := 200
+	if v := os.Getenv("HEARTH_BENCH_SESSIONS"); v != "" {
+		n, _ = strconv.Atoi(v)
+	}
+	model := newTimedModel()
+	defer model.Close()
+
+	home := b.TempDir()
+	port := freePort(b)
+	bin, args := os.Args[0], []string{"serve", "--listen", "127.0.0.1:" + port}
+	env := []string{"HEARTH_TEST_MAIN=1"}
+	if p := os.Getenv("HEARTH_BENCH_BINARY"); p != "" {
+		bin, env = p, nil
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(env, "PATH="+os.Getenv("PATH"), "HOME="+home, "HEARTH_HOME="+home,
+		"OPENAI_BASE_URL="+model.URL+"/v1", "OPENAI_API_KEY=sk-bench-0123456789", "HEARTH_MODEL=bench")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	base := "http://127.0.0.1:" + port
+	c := &benchClient{base: base, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n + 10}}}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		tok, err := os.ReadFile(filepath.Join(home, "api-token"))
+		c.token = strings.TrimSpace(string(tok))
+		if err == nil && c.get("/v1/health") == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("hearth serve did not answer: %v\n%s", err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.get("/"); err != nil && false {
+		b.Fatalf("web UI: %v", err)
+	}
+	time.Sleep(time.Second) // let the start-up settle before reading memory
+	idle := procKiB(b, cmd.Process.Pid, "VmRSS")
+
+	b.ResetTimer()
+	var added []time.Duration
+	var elapsed time.Duration
+	for range b.N {
+		start := time.Now()
+		got, err := c.load(n, model)
+		elapsed += time.Since(start)
+		if err != nil {
+			b.Fatalf("%v\n%s", err, stderr.String())
+		}
+		added = append(added, got...)
+	}
+	b.StopTimer()
+	slices.Sort(added)
+	pct := func(p float64) float64 {
+		return float64(added[min(len(added)-1, int(p*float64(len(added))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "turns/s")
+	b.ReportMetric(pct(0.50), "added-ttft-p50-ms")
+	b.ReportMetric(pct(0.99), "added-ttft-p99-ms")
+	b.ReportMetric(float64(idle)/1024, "rss-idle-MiB")
+	b.ReportMetric(float64(procKiB(b, cmd.Process.Pid, "VmHWM"))/1024, "rss-peak-MiB")
+	b.ReportMetric(0, "ns/op")
+}
+
+// timedModel is an OpenAI-compatible streaming model that answers every
+// request at once and remembers, per message, how long it took from
+// receiving the request to sending the first token.
+type timedModel struct {
+	*httptest.Server
+	mu    sync.Mutex
+	think map[string]time.Duration // message text -> request to first token
+}
+
+func newTimedModel() *timedModel {
+	m := &timedModel{think: map[string]time.Duration{}}
+	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := time.Now()
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		var last string // the user's message: context may follow it
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				last = m.Content
+			}
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta string) {
+			fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"bench\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", delta)
+			w.(http.Flusher).Flush()
+		}
+		chunk("Hello")
+		m.mu.Lock()
+		m.think[last] = time.Since(got)
+		m.mu.Unlock()
+		chunk(", this is a streamed answer of a few words.")
+		io.WriteString(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"bench\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":12}}\n\ndata: [DONE]\n\n")
+	}))
+	return m
+}
+
+func (m *timedModel) thinkTime(text string) (time.Duration, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.think[text]
+	return d, ok
+}
+
+type benchClient struct {
+	base, token string
+	hc          *http.Client
+}
+
+func (c *benchClient) do(method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err == nil && resp.StatusCode >= 300 {
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, msg)
+	}
+	return resp, err
+}
+
+func (c *benchClient) get(path string) error {
+	resp, err := c.do("GET", path, nil)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}
+
+// load runs n sessions at once, each one turn, and returns what Hearth
+// added to each turn's time to first token.
+func (c *benchClient) load(n int, model *timedModel) ([]time.Duration, error) {
+	added := make([]time.Duration, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := c.turn(fmt.Sprintf("bench message %d %d", i, time.Now().UnixNano()), model)
+			added[i] = d
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return added, <-errs
+}
+
+// turn opens a session, follows its events, sends text and waits for the
+// turn to finish.
+func (c *benchClient) turn(text string, model *timedModel) (time.Duration, error) {
+	resp, err := c.do("POST", "/v1/sessions", map[string]any{})
+	if err != nil {
+		return 0, err
+	}
+	var sess struct {
+		ID int64 `json:"id"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&sess)
+	resp.Body.Close()
+	if err != nil {
+		return 0, err
+	}
+	events, err := c.do("GET", fmt.Sprintf("/v1/sessions/%d/events", sess.ID), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer events.Body.Close()
+	sent := time.Now()
+	post, err := c.do("POST", fmt.Sprintf("/v1/sessions/%d/messages", sess.ID), map[string]any{"text": text})
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, post.Body)
+	post.Body.Close()
+	var first time.Duration
+	sc := bufio.NewScanner(events.Body)
+	for sc.Scan() {
+		ev, ok := strings.CutPrefix(sc.Text(), "event: ")
+		switch {
+		case !ok:
+		case ev == "content.delta" && first == 0:
+			first = time.Since(sent)
+		case ev == "turn.finished":
+			think, ok := model.thinkTime(text)
+			if !ok || first == 0 {
+				return 0, fmt.Errorf("turn of %q finished without the model (%v) or a content delta (%v)", text, ok, first)
+			}
+			return first - think, nil
+		case ev == "error":
+			return 0, fmt.Errorf("turn of %q failed", text)
+		}
+	}
+	return 0, fmt.Errorf("event stream of %q ended: %v", text, sc.Err())
+}
+
+func freePort(tb testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+// procKiB reads a "Name: N kB" line of /proc/PID/status.
+func procKiB(tb testing.TB, pid int, name string) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			kib, _ := strconv.Atoi(strings.Fields(v)[0])
+			return kib
+		}
+	}
+	tb.Fatalf("no %s in /proc/%d/status", name, pid)
+	return 0
+}
