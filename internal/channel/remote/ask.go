@@ -36,8 +36,9 @@ type decision struct {
 // is known by its turn.started text. An approval.requested of the turn is
 // put to in.Approver and its answer posted to /v1/approvals/{id}; an
 // approval.decided from elsewhere cancels the prompt's context.
-// Cancelling ctx cancels the request, which interrupts the turn in the
-// daemon. If the daemon stops answering, the turn ends with an error
+// Cancelling ctx ends Ask at once with an interrupted outcome; the daemon
+// goes on with the turn until this Agent's next message to the session,
+// which is sent with "interrupt": true. If the daemon stops answering, the turn ends with an error
 // wrapping ErrDaemonGone.
 func (a *Agent) Ask(ctx context.Context, in kernel.Input) kernel.Outcome {
 	sid, err := a.session(ctx, in.Channel, in.ChatID)
@@ -51,6 +52,22 @@ func (a *Agent) Ask(ctx context.Context, in kernel.Input) kernel.Outcome {
 		a.forget(in.Channel, in.ChatID) // deleted elsewhere: open it again next time
 	}
 	return out
+}
+
+// leave notes that a turn of sid was left running.
+func (a *Agent) leave(sid id) {
+	a.mu.Lock()
+	a.abandoned[sid] = true
+	a.mu.Unlock()
+}
+
+// left reports whether a turn of sid was left running, and forgets it.
+func (a *Agent) left(sid id) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ok := a.abandoned[sid]
+	delete(a.abandoned, sid)
+	return ok
 }
 
 // failed is the outcome of a turn that could not be sent.
@@ -71,6 +88,7 @@ type turn struct {
 	ended   string       // the name of its last event, once seen
 	endEv   kernel.Event // that event
 	streamE error        // why the event stream ended, if it did
+	gap     bool         // the stream broke and was opened again: events may be lost
 	// finals are the texts of turn.finished events of turns not known to
 	// be this one: when the POST's answer is among them, the turn's
 	// events went by unrecognised.
@@ -111,7 +129,7 @@ func (t *turn) run(ctx context.Context) kernel.Outcome {
 		defer wg.Done()
 		var ans messageAnswer
 		err := t.a.send(tctx, http.MethodPost, "/v1/sessions/"+string(t.sid)+"/messages",
-			messageBody{Text: t.in.Text, Interrupt: t.in.Interrupt, Wait: true}, &ans)
+			messageBody{Text: t.in.Text, Interrupt: t.in.Interrupt || t.a.left(t.sid), Wait: true}, &ans)
 		answers <- posted{ans.Text, err}
 	}()
 	problems := make(chan error, 1)
@@ -123,6 +141,12 @@ func (t *turn) run(ctx context.Context) kernel.Outcome {
 		}
 		select {
 		case <-ctx.Done():
+			if post == nil {
+				// The daemon goes on with the turn when its client
+				// leaves (the API has no way to stop one but a newer
+				// message): the next message interrupts it.
+				t.a.leave(t.sid)
+			}
 			return t.outcome(ctx, &posted{err: ctx.Err()})
 		case err := <-problems:
 			// An answer the daemon refused: the turn would wait for it
@@ -143,6 +167,11 @@ func (t *turn) run(ctx context.Context) kernel.Outcome {
 			}
 			if it.err != nil {
 				t.streamE = it.err
+				continue
+			}
+			if it.resumed {
+				t.gap = true
+				t.pendingApprovals(tctx, &wg, problems)
 				continue
 			}
 			t.handle(tctx, &wg, it.ev, problems)
@@ -253,14 +282,36 @@ func (t *turn) approve(ctx context.Context, wg *sync.WaitGroup, ap *wireApproval
 	}()
 }
 
+// pendingApprovals puts to the prompt the approvals of the session that
+// are pending (GET /v1/approvals), for when approval.requested may have
+// been lost with a broken stream.
+func (t *turn) pendingApprovals(ctx context.Context, wg *sync.WaitGroup, problems chan<- error) {
+	if !t.mine || t.ended != "" || t.in.Approver == nil {
+		return
+	}
+	var list struct {
+		Approvals []wireApproval `json:"approvals"`
+	}
+	if t.a.send(ctx, http.MethodGet, "/v1/approvals", nil, &list) != nil {
+		return
+	}
+	for i := range list.Approvals {
+		if list.Approvals[i].SessionID == t.sid {
+			t.approve(ctx, wg, &list.Approvals[i], problems)
+		}
+	}
+}
+
 // settled reports whether the turn is over once the POST has answered:
 // its end was seen, it cannot be seen any more, or it never started.
 func (t *turn) settled(p *posted) bool {
-	if t.ended != "" || t.streamE != nil {
+	if t.ended != "" || t.streamE != nil || t.gap {
 		return true
 	}
 	var apiErr *APIError
 	switch {
+	case errors.As(p.err, &apiErr) && apiErr.Code == "interrupted":
+		return !t.mine // its turn.interrupted is on its way
 	case p.err == nil:
 		// The stream may still be catching up with the turn.
 		for _, f := range t.finals {
@@ -284,13 +335,17 @@ func (t *turn) outcome(ctx context.Context, p *posted) kernel.Outcome {
 		}
 		t.ended, t.endEv = "shown", ev
 	}
+	var apiErr *APIError
 	switch {
 	case ctx.Err() != nil:
 		if t.mine {
 			emit(kernel.Event{Kind: kernel.EventInterrupted, Err: context.Cause(ctx)})
 		}
 		return kernel.Outcome{Err: context.Cause(ctx), Interrupted: true}
-	case t.ended == evTurnInterrupted:
+	case t.ended == evTurnInterrupted || errors.As(p.err, &apiErr) && apiErr.Code == "interrupted":
+		if t.mine {
+			emit(kernel.Event{Kind: kernel.EventInterrupted, Err: kernel.ErrInterrupted})
+		}
 		return kernel.Outcome{Err: kernel.ErrInterrupted, Interrupted: true}
 	case t.ended == evError:
 		return kernel.Outcome{Text: p.text, Err: t.endEv.Err}

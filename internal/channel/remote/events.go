@@ -80,7 +80,7 @@ type wireApproval struct {
 	Tool        string          `json:"tool"`
 	Title       string          `json:"title"`
 	Effect      sdk.Effect      `json:"effect"`
-	Target      *sdk.Target     `json:"target"`
+	Target      json.RawMessage `json:"target"` // a label, or an sdk.Target
 	Arguments   json.RawMessage `json:"arguments"`
 	Reason      string          `json:"reason"`
 	RequestedBy json.RawMessage `json:"requested_by"` // not shown: the reason says who asked
@@ -162,7 +162,7 @@ func rawText(raw json.RawMessage) string {
 func approvalRequest(a *wireApproval) *policy.ApprovalRequest {
 	n, _ := strconv.ParseInt(string(a.ID), 10, 64)
 	req := &policy.ApprovalRequest{
-		ID: n, Tool: a.Tool, Title: a.Title, Effect: a.Effect, Target: a.Target,
+		ID: n, Tool: a.Tool, Title: a.Title, Effect: a.Effect, Target: approvalTarget(a.Target),
 		Args: approvalArgs(a.Arguments), Reason: a.Reason, Expires: a.ExpiresAt, Grant: a.Grant,
 		Session: string(a.SessionID),
 	}
@@ -171,6 +171,23 @@ func approvalRequest(a *wireApproval) *policy.ApprovalRequest {
 	}
 	req.Requests.Channel = a.Channel
 	return req
+}
+
+// approvalTarget is what a call acts on: the contract gives its label,
+// an object like sdk.Target is taken too.
+func approvalTarget(raw json.RawMessage) *sdk.Target {
+	var label string
+	if json.Unmarshal(raw, &label) == nil {
+		if label == "" {
+			return nil
+		}
+		return &sdk.Target{Label: label}
+	}
+	var t sdk.Target
+	if json.Unmarshal(raw, &t) == nil && t.Label != "" {
+		return &t
+	}
+	return nil
 }
 
 // approvalArgs is the arguments as a JSON object: the contract's

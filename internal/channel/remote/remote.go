@@ -30,13 +30,14 @@ type Agent struct {
 	token string
 	hc    *http.Client
 
-	mu       sync.Mutex
-	sessions map[sessionKey]id      // the session of each channel's chat
-	info     map[id]sessionKey      // what each session is, for sinks
-	sinks    map[string]kernel.Sink // see SetSink
-	own      map[id][]string        // texts of turns sent here, not yet seen start on the sink stream
-	stop     context.CancelFunc     // ends the sink stream; nil when none runs
-	stopped  chan struct{}          // closed when the sink stream has ended
+	mu        sync.Mutex
+	sessions  map[sessionKey]id      // the session of each channel's chat
+	info      map[id]sessionKey      // what each session is, for sinks
+	sinks     map[string]kernel.Sink // see SetSink
+	own       map[id][]string        // texts of turns sent here, not yet seen start on the sink stream
+	abandoned map[id]bool            // sessions whose turn Ask left running (ctx ended)
+	stop      context.CancelFunc     // ends the sink stream; nil when none runs
+	stopped   chan struct{}          // closed when the sink stream has ended
 }
 
 var _ terminal.Agent = (*Agent)(nil)
@@ -53,7 +54,7 @@ func New(baseURL, token string, hc *http.Client) *Agent {
 	return &Agent{
 		base: strings.TrimRight(baseURL, "/"), token: token, hc: hc,
 		sessions: map[sessionKey]id{}, info: map[id]sessionKey{},
-		sinks: map[string]kernel.Sink{}, own: map[id][]string{},
+		sinks: map[string]kernel.Sink{}, own: map[id][]string{}, abandoned: map[id]bool{},
 	}
 }
 

@@ -79,6 +79,10 @@ func (a *Agent) notify(ctx context.Context, stopped chan<- struct{}) {
 			a.notifyError(it.err)
 			continue
 		}
+		if it.resumed {
+			clear(foreign) // their ends may be lost
+			continue
+		}
 		w, err := decodeEvent(it.ev)
 		if err != nil {
 			continue

@@ -19,7 +19,11 @@ var ErrEventTooLarge = errors.New("server-sent event too large")
 
 // sseEvent is one dispatched server-sent event.
 type sseEvent struct {
-	ID    string // the stream's last event id once this event is read
+	ID string // the stream's last event id once this event is read
+	// Own says the event had an id line of its own. The contract gives
+	// every event of a turn one; an event without is the stream's own
+	// notice (the daemon's "fell behind" error before it closes).
+	Own   bool
 	Event string // the event's name; "message" when the server gave none
 	Data  string // the data lines, joined by \n
 }
@@ -82,6 +86,7 @@ func (r *sseReader) line() ([]byte, error) {
 func (r *sseReader) next() (sseEvent, error) {
 	var (
 		name    string
+		own     bool
 		data    bytes.Buffer
 		hasData bool
 		size    int
@@ -97,13 +102,13 @@ func (r *sseReader) next() (sseEvent, error) {
 		}
 		if len(l) == 0 {
 			if !hasData {
-				name = ""
+				name, own = "", false
 				continue
 			}
 			if name == "" {
 				name = "message"
 			}
-			return sseEvent{ID: r.lastID, Event: name, Data: string(bytes.TrimSuffix(data.Bytes(), []byte("\n")))}, nil
+			return sseEvent{ID: r.lastID, Own: own, Event: name, Data: string(bytes.TrimSuffix(data.Bytes(), []byte("\n")))}, nil
 		}
 		if l[0] == ':' {
 			continue
@@ -119,7 +124,7 @@ func (r *sseReader) next() (sseEvent, error) {
 			hasData = true
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
-				r.lastID = string(value)
+				r.lastID, own = string(value), true
 			}
 		}
 	}

@@ -11,10 +11,13 @@ import (
 // resumed.
 var ErrStreamLost = fmt.Errorf("lost the daemon's event stream / 与后台服务的事件流已断开")
 
-// item is one event of a stream, or why the stream ended.
+// item is one event of a stream, or why the stream ended, or (resumed)
+// the news that it broke and was opened again: events in between may be
+// lost, since the daemon keeps none to replay.
 type item struct {
-	ev  sseEvent
-	err error
+	ev      sseEvent
+	err     error
+	resumed bool
 }
 
 // subscribe opens the event stream at path; lastID, when set, asks the
@@ -56,6 +59,11 @@ func (a *Agent) follow(ctx context.Context, path string, resp *http.Response, ou
 	retried := false
 	for {
 		ev, err := r.next()
+		if err == nil && !ev.Own && ev.Event == evError {
+			// The daemon's notice that it is closing this stream.
+			w, _ := decodeEvent(ev)
+			err = fmt.Errorf("the daemon ended the stream: %s", w.Message)
+		}
 		if err == nil {
 			if peek != nil {
 				peek(ev)
@@ -80,7 +88,13 @@ func (a *Agent) follow(ctx context.Context, path string, resp *http.Response, ou
 				resp = next
 				r = newSSEReader(resp.Body)
 				r.lastID = lastID
-				continue
+				select {
+				case out <- item{resumed: true}:
+					continue
+				case <-ctx.Done():
+					resp.Body.Close()
+					return
+				}
 			}
 			err = fmt.Errorf("%w; resuming: %w", err, rerr)
 		}
