@@ -28,18 +28,27 @@ func (a *Agent) SetSink(channel string, fn kernel.Sink) {
 	} else {
 		a.sinks[channel] = fn
 	}
-	var stop context.CancelFunc
-	var stopped chan struct{}
+	var (
+		start, stop context.CancelFunc
+		ctx         context.Context
+		stopped     chan struct{}
+	)
 	switch {
 	case len(a.sinks) > 0 && a.stop == nil:
-		ctx, cancel := context.WithCancel(context.Background())
-		a.stop, a.stopped = cancel, make(chan struct{})
-		go a.notify(ctx, a.stopped)
+		ctx, start = context.WithCancel(context.Background())
+		a.stop, a.stopped = start, make(chan struct{})
+		stopped = a.stopped
 	case len(a.sinks) == 0 && a.stop != nil:
 		stop, stopped = a.stop, a.stopped
 		a.stop, a.stopped, a.own = nil, nil, map[id][]string{}
 	}
 	a.mu.Unlock()
+	if start != nil {
+		// Subscribed before SetSink returns, so that no answer given
+		// after it is missed.
+		resp, err := a.subscribe(ctx, "/v1/events", "")
+		go a.notify(ctx, stopped, resp, err)
+	}
 	if stop != nil {
 		stop()
 		<-stopped
@@ -60,11 +69,11 @@ func (a *Agent) Close() error {
 	return nil
 }
 
-// notify follows GET /v1/events and gives the sinks the events of turns
+// notify follows GET /v1/events (resp, or err when it could not be
+// opened) and gives the sinks the events of turns
 // not started here, until ctx ends.
-func (a *Agent) notify(ctx context.Context, stopped chan<- struct{}) {
+func (a *Agent) notify(ctx context.Context, stopped chan<- struct{}, resp *http.Response, err error) {
 	defer close(stopped)
-	resp, err := a.subscribe(ctx, "/v1/events", "")
 	if err != nil {
 		if ctx.Err() == nil {
 			a.notifyError(err)
