@@ -99,6 +99,7 @@ type App struct {
 	logFile   *logfile.File
 	logMask   atomic.Pointer[redact.Secrets] // the keys the log masks, once known
 	stopWatch func()                         // stops the plugin folder watcher and waits for it
+	stopPrune func()                         // stops the daily trace pruning and waits for it
 }
 
 // Open starts Hearth: it reads the config, opens the database, resolves the
@@ -168,7 +169,10 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	keepTraces, traced := cfg.TraceRetention()
+	a.startPruning(keepTraces, traced)
 	a.Kernel = kernel.New(a.Sources, a.Store, &kernel.Options{
+		NoTraces:        !traced,
 		Policy:          a.Policy,
 		SystemPrompt:    cfg.SystemPrompt,
 		MaxSteps:        cfg.MaxSteps,
@@ -271,6 +275,9 @@ func (a *App) Close() error {
 	if a.stopWatch != nil {
 		a.stopWatch()
 	}
+	if a.stopPrune != nil {
+		a.stopPrune()
+	}
 	if a.Plugins != nil {
 		a.Plugins.Close()
 	}
@@ -286,6 +293,50 @@ func (a *App) Close() error {
 	// Last: the plugins are stopped, another process may run them now.
 	errs = append(errs, a.lock.Release())
 	return errors.Join(errs...)
+}
+
+// pruneEvery is how often turn traces past their retention are deleted
+// while Hearth runs.
+const pruneEvery = 24 * time.Hour
+
+// startPruning deletes the turn traces older than keep now and then once
+// a day until Close; when turns are not traced it deletes them all, once.
+// Only the process that owns the data directory prunes.
+func (a *App) startPruning(keep time.Duration, traced bool) {
+	if a.lock == nil {
+		return
+	}
+	prune := func() {
+		cutoff := time.Now().Add(-keep)
+		if !traced {
+			cutoff = time.Now().Add(time.Hour)
+		}
+		n, err := a.Store.PruneTraces(context.Background(), cutoff)
+		if err != nil {
+			a.Logger.Warn("pruning turn traces failed", "err", err)
+		} else if n > 0 {
+			a.Logger.Info("pruned old turn traces", "deleted", n)
+		}
+	}
+	prune()
+	if !traced {
+		return
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	a.stopPrune = func() { close(stop); <-done }
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(pruneEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				prune()
+			}
+		}
+	}()
 }
 
 // fanout sends records to two handlers.

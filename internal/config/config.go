@@ -39,6 +39,9 @@ type File struct {
 	// MaxInjectionsPerMinute caps the messages one plugin may inject a
 	// minute, in bursts of up to as many (default 10).
 	MaxInjectionsPerMinute int `json:"max_injections_per_minute,omitempty"`
+	// TraceDays is how many days turn traces are kept (default 30); a
+	// negative number keeps none: turns are not traced at all.
+	TraceDays int `json:"trace_days,omitempty"`
 	// DisabledPlugins are built-in plugins not to load.
 	DisabledPlugins []string `json:"disabled_plugins,omitempty"`
 }
@@ -53,6 +56,10 @@ type SourceConfig struct {
 	// ContextWindow is the model's context window in tokens; 0 means the
 	// default Hearth knows for the model name.
 	ContextWindow int `json:"context_window,omitempty"`
+	// Price is what the model costs per million tokens, for the cost shown
+	// in turn traces; nil means Hearth's built-in price of the model, if
+	// it knows one.
+	Price *llm.Price `json:"price,omitempty"`
 
 	// How long to wait for the provider; zero means the default.
 	ConnectTimeout   Duration `json:"connect_timeout,omitempty"`    // connecting, TLS included (10s)
@@ -135,6 +142,9 @@ func Parse(path string, b []byte) (*File, error) {
 		if s.MaxResponseBytes < 0 {
 			return nil, fmt.Errorf("%s: source %q: max_response_bytes is negative", path, name)
 		}
+		if p := s.Price; p != nil && (p.Input < 0 || p.Output < 0 || p.CachedInput < 0) {
+			return nil, fmt.Errorf("%s: source %q: a price is negative", path, name)
+		}
 	}
 	if f.Source != "" {
 		if _, ok := f.Sources[f.Source]; !ok {
@@ -142,6 +152,22 @@ func Parse(path string, b []byte) (*File, error) {
 		}
 	}
 	return &f, nil
+}
+
+// DefaultTraceDays is how long turn traces are kept when config.json
+// does not say.
+const DefaultTraceDays = 30
+
+// TraceRetention returns how long turn traces are kept, and false when
+// trace_days is negative: no turn is traced.
+func (f *File) TraceRetention() (time.Duration, bool) {
+	switch {
+	case f.TraceDays < 0:
+		return 0, false
+	case f.TraceDays == 0:
+		return DefaultTraceDays * 24 * time.Hour, true
+	}
+	return time.Duration(f.TraceDays) * 24 * time.Hour, true
 }
 
 // Overrides are the values given outside the file.
@@ -181,7 +207,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		if sc.APIKeyEnv != "" {
 			key = getenv(sc.APIKeyEnv)
 		}
-		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow,
+		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow, Price: sc.Price,
 			ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
 			IdleTimeout: time.Duration(sc.IdleTimeout), AnswerTimeout: time.Duration(sc.AnswerTimeout),
 			MaxResponseBytes: sc.MaxResponseBytes})

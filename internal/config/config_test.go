@@ -137,8 +137,41 @@ func TestSourceLimits(t *testing.T) {
 	}
 }
 
+func TestPriceAndTraceDays(t *testing.T) {
+	f, err := Parse("config.json", []byte(`{"trace_days":7,"sources":{
+		"ds": {"base_url":"http://127.0.0.1:8000/v1","price":{"input":0.27,"output":1.1,"cached_input":0.07}},
+		"qw": {"base_url":"http://127.0.0.1:9000/v1","price":{"input":0.8,"output":2,"currency":"CNY"}},
+		"free": {"base_url":"http://127.0.0.1:7000/v1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := f.ResolveSources(Overrides{Env: envOf(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*llm.Price{"ds": {Input: 0.27, Output: 1.1, CachedInput: 0.07}, "qw": {Input: 0.8, Output: 2, Currency: "CNY"}, "free": nil}
+	for _, s := range list {
+		if w := want[s.Name]; (w == nil) != (s.Price == nil) || (w != nil && *w != *s.Price) {
+			t.Errorf("%s: price %+v, want %+v", s.Name, s.Price, w)
+		}
+	}
+	for _, c := range []struct {
+		days int
+		keep time.Duration
+		on   bool
+	}{{7, 7 * 24 * time.Hour, true}, {0, 30 * 24 * time.Hour, true}, {-1, 0, false}} {
+		if keep, on := (&File{TraceDays: c.days}).TraceRetention(); keep != c.keep || on != c.on {
+			t.Errorf("trace_days %d: %v, %v; want %v, %v", c.days, keep, on, c.keep, c.on)
+		}
+	}
+	if _, err := Parse("config.json", []byte(`{"sources":{"a":{"base_url":"http://h/v1","price":{"input":-1}}}}`)); err == nil {
+		t.Error("a negative price was accepted")
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"source":"a","sources":{"a":{"base_url":"http://h/v1"}}}`))
+	f.Add([]byte(`{"trace_days":-1,"sources":{"a":{"base_url":"http://h/v1","price":{"input":1,"output":2,"currency":"CNY"}}}}`))
 	f.Add([]byte(`{"sources":{"a":{"base_url":"http://h/v1","idle_timeout":"1m","first_byte_timeout":30}}}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -79,6 +79,8 @@ type Options struct {
 	// its inputs wait to be answered, injections are refused with
 	// ErrTooManyInjections.
 	MaxInjectionsPerMinute int
+	// NoTraces turns off turn traces (see TraceSaver).
+	NoTraces bool
 }
 
 // Kernel is the running agent. It implements host.Host for plugins.
@@ -88,7 +90,9 @@ type Kernel struct {
 	tools    *tools.Registry
 	pipeline *pipeline.Pipeline
 	provider llm.Provider
-	store    History // nil keeps history in memory only
+	store    History             // nil keeps history in memory only
+	traces   TraceSaver          // nil: turns are not traced
+	mask     func(string) string // masks secrets in traces
 
 	// base is cancelled by Close; every turn's context derives from it.
 	base   context.Context
@@ -158,6 +162,9 @@ func New(provider llm.Provider, st History, opts *Options) *Kernel {
 		sinks:    map[string]Sink{},
 		claims:   map[string]*names.Claim{},
 		now:      time.Now,
+	}
+	if ts, ok := st.(TraceSaver); ok && st != nil && !cfg.NoTraces {
+		k.traces, k.mask = ts, traceMask(provider)
 	}
 	k.registerUseTool()
 	return k

@@ -39,6 +39,7 @@ type Event struct {
 	Metadata map[string]string
 	Err      error     // EventError
 	Usage    llm.Usage // EventFinal: usage of the turn's model calls
+	TraceID  string    // the turn's trace (see TraceSaver); empty when not traced
 }
 
 // Input is one message for the agent.
@@ -69,6 +70,7 @@ type Outcome struct {
 	Text        string // the final answer
 	Err         error  // why the turn failed
 	Interrupted bool   // an interrupt or cancellation ended the turn
+	TraceID     string // the turn's trace; empty when not traced
 }
 
 // ErrInterrupted is the cause given to a turn cancelled by an interrupt.

@@ -119,6 +119,8 @@ type preparedCall struct {
 	result toolcall.Result
 	ready  bool // result is final; do not invoke
 
+	approval *store.TraceApproval // the approval asked, for the trace
+
 	// for the audit log
 	auth    policy.Result
 	outcome string // denied, invalid, not-run; ok or error once run
@@ -215,6 +217,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			Metadata: p.result.Metadata})
 		msgs[i] = p.message()
 	}
+	t.traceToolCalls(prepared)
 	k.remember(t, append([]llm.Message{assistant}, msgs...)...)
 	return assistant, msgs
 }
@@ -277,7 +280,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	if hs.Len() > 0 {
 		sc.ToolCalls = []sdk.ToolCall{p.call}
 		sc.ToolResults = nil
-		hs.Run(sc, tool.Plugin)
+		k.runHandlers(t, sdk.StageBeforeToolcall, hs, tool.Plugin, p.call.ID)
 		if sc.Response != nil {
 			// The turn ends here (the seed's short circuit to
 			// after_output): this call does not run either, whether or
@@ -351,7 +354,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 // whether it may run; a refusal is finished.
 func (k *Kernel) authorize(ctx context.Context, t *turnState, p *preparedCall, args map[string]any, raw json.RawMessage) bool {
 	tool := p.tool
-	c := &policy.Call{Tool: tool, Args: args, Raw: raw, TC: p.tc, Requester: t.requester(), Approver: t.in.Approver}
+	c := &policy.Call{Tool: tool, Args: args, Raw: raw, TC: p.tc, Requester: t.requester(), Approver: t.watchApproval(p, t.in.Approver)}
 	if p.call.Ask != "" {
 		c.MinVerdict, c.MinReason, c.MinBy = policy.Ask, p.call.Ask, "stage"
 	}
@@ -466,7 +469,7 @@ func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
 	sc.ToolCalls = []sdk.ToolCall{p.call}
 	sc.ToolResults = []sdk.ToolResult{{CallID: p.call.ID, Name: p.call.Name, Plugin: plugin,
 		Success: success, Result: p.result.Value}}
-	k.pipeline.Run(sdk.StageAfterToolcall, sc, plugin)
+	k.runHandlers(t, sdk.StageAfterToolcall, k.pipeline.Handlers(sdk.StageAfterToolcall), plugin, p.call.ID)
 	if len(sc.ToolResults) != 1 {
 		return
 	}

@@ -28,6 +28,8 @@ type turnState struct {
 	offered   map[string]bool // the tools sent with the latest request
 	toolCalls int             // tool calls the model asked for in this turn
 
+	trace *tracer // nil when turns are not traced
+
 	userSaved bool // the user's message is in the history (and the store)
 	saveMu    sync.Mutex
 	saveErr   error // the first failure to store a message of this turn
@@ -47,15 +49,23 @@ func (t *turnState) actor() sdk.Actor {
 // turn answers one input: on_input, context, pre_action, then model and
 // tool calls until the model stops calling tools, then before_output, the
 // answer, after_output, and memory.
-func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
-	t := &turnState{in: in, s: s, emit: k.emitter(in)}
+func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
+	t := &turnState{in: in, s: s, emit: k.emitter(in), trace: k.startTrace(in)}
+	if t.trace != nil {
+		// Every event and the outcome name the trace, so a channel can
+		// show what happened for an answer.
+		id, emit := t.trace.tr.ID, t.emit
+		t.emit = func(ev Event) { ev.TraceID = id; emit(ev) }
+		defer func() { out.TraceID = id }()
+	}
+	defer func() { k.endTrace(ctx, t, out) }()
 	ctx = context.WithValue(ctx, sessionCtxKey{}, s)
 	t.sc = &sdk.StageContext{
 		RawMessage: in.Text, UserID: in.UserID, GroupID: in.GroupID, NoMemory: in.NoMemory,
 		Channel: in.Channel, ChatID: in.ChatID, InjectedBy: in.Plugin, Extra: map[string]any{},
 	}
 	sc := t.sc
-	k.pipeline.Run(sdk.StageOnInput, sc, "")
+	k.runStage(t, sdk.StageOnInput, "")
 	t.user = userMessage(in, sc.RawMessage)
 	if sc.Response != nil {
 		return k.respond(ctx, t, *sc.Response, true)
@@ -82,7 +92,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 	msgs = fitRequest(msgs, tools, budget)
 	if k.pipeline.Has(sdk.StagePreAction) {
 		sc.ContextMsgs = toMaps(msgs)
-		k.pipeline.Run(sdk.StagePreAction, sc, "")
+		k.runStage(t, sdk.StagePreAction, "")
 		if sc.Response != nil {
 			return k.respond(ctx, t, *sc.Response, true)
 		}
@@ -112,14 +122,14 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 		// The turn's own exchanges grow; older history makes room.
 		msgs = fitRequest(msgs, messagesTokens(t.steps)+toolsTokens(req.Tools), budget)
 		req.Messages = append(msgs[:len(msgs):len(msgs)], t.steps...)
-		resp, err := k.provider.Chat(ctx, req, onDelta)
+		resp, err := k.chat(ctx, t, req, onDelta)
 		if err != nil && !retried && isContextError(err) && ctx.Err() == nil {
 			// The estimate was short for this model: once, without history.
 			retried = true
 			k.log.Warn("context window exceeded; retrying without history", "session", s.key, "model", model, "err", err)
 			msgs = withoutHistory(msgs)
 			req.Messages = append(msgs[:len(msgs):len(msgs)], t.steps...)
-			resp, err = k.provider.Chat(ctx, req, onDelta)
+			resp, err = k.chat(ctx, t, req, onDelta)
 		}
 		if err != nil {
 			if isContextError(err) {
@@ -132,7 +142,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) Outcome {
 		sc.TokenUsage = resp.Usage.Map()
 		sc.ToolCalls = toStageCalls(resp.ToolCalls, k.tools)
 		t.lastCalls = resp.ToolCalls
-		k.pipeline.Run(sdk.StagePostAction, sc, "")
+		k.runStage(t, sdk.StagePostAction, "")
 		if sc.Response != nil {
 			return k.respond(ctx, t, *sc.Response, true)
 		}
@@ -205,13 +215,13 @@ func (k *Kernel) respond(ctx context.Context, t *turnState, text string, shortCi
 	sc := t.sc
 	sc.FinalText = text
 	if !shortCircuit {
-		k.pipeline.Run(sdk.StageBeforeOutput, sc, "")
+		k.runStage(t, sdk.StageBeforeOutput, "")
 		if sc.Response != nil {
 			sc.FinalText = *sc.Response
 		}
 	}
 	t.emit(Event{Kind: EventFinal, Text: sc.FinalText, Usage: t.usage})
-	k.pipeline.Run(sdk.StageAfterOutput, sc, "")
+	k.runStage(t, sdk.StageAfterOutput, "")
 	final := llm.Message{Role: "assistant", Content: sc.FinalText, Reasoning: sc.ReasoningContent}
 	msgs := []llm.Message{final}
 	if !t.userSaved {

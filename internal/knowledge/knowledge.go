@@ -8,6 +8,8 @@ package knowledge
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +26,11 @@ const Ext = ".md"
 
 // ErrName is returned for a name that cannot be a file name.
 var ErrName = errors.New("invalid knowledge name")
+
+// ErrNotFound is returned for an entry that does not exist, or whose
+// file is not a regular file inside the folder (a symbolic link leading
+// out of it).
+var ErrNotFound = errors.New("no such knowledge entry")
 
 // Base is the knowledge base in one folder. It implements
 // sdk.KnowledgeAPI.
@@ -52,6 +59,10 @@ func Open(dir string) (*Base, error) {
 
 // Dir returns the folder.
 func (k *Base) Dir() string { return k.dir }
+
+// CheckName refuses, wrapping ErrName, a name that is not one plain file
+// name: empty, with a slash or backslash, hidden, "." or "..".
+func CheckName(name string) error { return checkName(name) }
 
 // checkName refuses names that are not one plain file name.
 func checkName(name string) error {
@@ -169,4 +180,43 @@ func (k *Base) Search(query string, topK int) ([]*sdk.Knowledge, error) {
 		out = append(out, &sdk.Knowledge{Name: h.ID, Content: string(b)})
 	}
 	return out, nil
+}
+
+// Read returns the entry name's text. The file is opened inside the
+// folder only (os.Root): a symbolic link leading out of it is ErrNotFound.
+func (k *Base) Read(name string) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	root, err := os.OpenRoot(k.dir)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	f, err := root.Open(name + Ext)
+	if err != nil {
+		return "", fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "", fmt.Errorf("reading knowledge entry %q: %w", name, err)
+	}
+	return string(b), nil
+}
+
+// Remove deletes the entry name (a symbolic link itself, never what it
+// points to), or returns ErrNotFound.
+func (k *Base) Remove(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	err := os.Remove(filepath.Join(k.dir, name+Ext))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	return err
 }

@@ -81,6 +81,9 @@ type Usage struct {
 	// (OpenAI's prompt_tokens_details.cached_tokens, DeepSeek's
 	// prompt_cache_hit_tokens).
 	CachedTokens int `json:"cached_tokens"`
+	// ReasoningTokens counts completion tokens spent reasoning, when the
+	// provider reports them (completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Map returns the usage as StageContext.TokenUsage carries it.

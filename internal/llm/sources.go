@@ -21,6 +21,9 @@ type Source struct {
 	// ContextWindow is the model's context window in tokens; 0 means the
 	// default known for the model.
 	ContextWindow int
+	// Price is what the source's model costs; nil means the built-in
+	// price of the model when Hearth knows one (KnownPrice).
+	Price *Price
 
 	// Limits of the source's client; zero means the Client's default.
 	ConnectTimeout   time.Duration

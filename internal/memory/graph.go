@@ -47,6 +47,14 @@ type GraphStore interface {
 	// PurgeEntities removes (hard) or marks purged (soft) the live
 	// entities f selects, with their relations, and returns how many.
 	PurgeEntities(ctx context.Context, f store.EntityFilter, hard bool) (int, error)
+	// EntityPage returns a page of the live entities whose names contain
+	// part, most mentioned first, and how many match.
+	EntityPage(ctx context.Context, part string, offset, limit int) ([]store.Entity, int, error)
+	// RelationPage returns a page of the live relations that contain part
+	// in their kind or either end, and how many match.
+	RelationPage(ctx context.Context, part string, offset, limit int) ([]store.Relation, int, error)
+	// DeleteRelation removes one relation; ok is false if there was none.
+	DeleteRelation(ctx context.Context, r store.Relation) (ok bool, err error)
 }
 
 var _ GraphStore = (*store.Store)(nil)

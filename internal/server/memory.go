@@ -1,4 +1,424 @@
 package server
 
-// memoryRoutes: graph memory: browse, search, edit, merge, purge. Not written yet: it answers no route.
-func (s *Server) memoryRoutes() []route { return nil }
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// The agent's memory as the owner browses and corrects it: the graph
+// memory (entities, named by their name, and relations) and the document
+// memory. An entity holds a name, a type and how often it was mentioned;
+// memory keeps no record of which plugin wrote what, so a purge selects
+// by name, type or relation, or takes everything.
+
+// Paging: ?offset= (default 0) and ?limit= (default 50, at most 500).
+const (
+	defaultLimit = 50
+	maxLimit     = 500
+)
+
+// MemoryStats is GET /v1/memory's answer.
+type MemoryStats struct {
+	Entities        int `json:"entities"`
+	Relations       int `json:"relations"`
+	PurgedEntities  int `json:"purged_entities"`  // purged softly: hidden until mentioned again
+	PurgedRelations int `json:"purged_relations"` // purged softly
+	Documents       int `json:"documents"`
+}
+
+// Entity is a thing the agent remembers.
+type Entity struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Mentions int    `json:"mentions"`
+}
+
+// Relation links two entities: source relation target.
+type Relation struct {
+	Source   string `json:"source"`
+	Relation string `json:"relation"`
+	Target   string `json:"target"`
+}
+
+// EntityPage is GET /v1/memory/entities's answer.
+type EntityPage struct {
+	Entities []Entity `json:"entities"`
+	Total    int      `json:"total"`
+	Offset   int      `json:"offset"`
+	Limit    int      `json:"limit"`
+}
+
+// EntityDetail is an entity with its relations.
+type EntityDetail struct {
+	Entity    Entity     `json:"entity"`
+	Relations []Relation `json:"relations"`
+}
+
+// EntityEdit is PATCH /v1/memory/entities/{name}'s body: what to change.
+type EntityEdit struct {
+	Name *string `json:"name,omitempty"` // a new name (409 if another entity has it: merge instead)
+	Type *string `json:"type,omitempty"`
+}
+
+// EntityMerge is POST /v1/memory/entities/{name}/merge's body.
+type EntityMerge struct {
+	Into string `json:"into"` // the entity that remains
+}
+
+// MergeResult is the merge's answer: the entity that remains.
+type MergeResult struct {
+	Entity    Entity     `json:"entity"`
+	Relations []Relation `json:"relations"`
+	Moved     int        `json:"moved"` // relations moved from the merged entity
+}
+
+// RelationPage is GET /v1/memory/relations's answer.
+type RelationPage struct {
+	Relations []Relation `json:"relations"`
+	Total     int        `json:"total"`
+	Offset    int        `json:"offset"`
+	Limit     int        `json:"limit"`
+}
+
+// Purge is POST /v1/memory/purge's body. No name, type or relation
+// selects every entity.
+type Purge struct {
+	Confirm  string `json:"confirm"`            // must be "purge"
+	Mode     string `json:"mode,omitempty"`     // hard (default) or soft
+	Name     string `json:"name,omitempty"`     // this entity
+	Type     string `json:"type,omitempty"`     // entities of this type
+	Relation string `json:"relation,omitempty"` // entities in such a relation
+}
+
+// PurgeResult is the purge's answer.
+type PurgeResult struct {
+	Purged int `json:"purged"` // entities, each with its relations
+}
+
+// Doc is a document of the document memory.
+type Doc struct {
+	ID      string  `json:"id"`
+	Title   string  `json:"title"`
+	Content string  `json:"content"`
+	Score   float64 `json:"score,omitempty"` // a search's relevance
+}
+
+// DocPage is GET /v1/memory/docs's answer; a search (?q=) has no total
+// beyond its hits.
+type DocPage struct {
+	Docs   []Doc `json:"docs"`
+	Total  int   `json:"total"`
+	Offset int   `json:"offset"`
+	Limit  int   `json:"limit"`
+}
+
+func (s *Server) memoryRoutes() []route {
+	return []route{
+		{method: "GET", path: "/v1/memory", summary: "Counts of the graph and document memory.", out: MemoryStats{}, h: s.memoryStats},
+		{method: "GET", path: "/v1/memory/entities", summary: "Entities, most mentioned first; ?q= searches names; paged.",
+			out: EntityPage{}, h: s.listEntities},
+		{method: "GET", path: "/v1/memory/entities/{name}", summary: "An entity and its relations.", out: EntityDetail{}, h: s.getEntity},
+		{method: "PATCH", path: "/v1/memory/entities/{name}", summary: "Rename an entity or set its type.",
+			in: EntityEdit{}, out: EntityDetail{}, h: s.editEntity},
+		{method: "DELETE", path: "/v1/memory/entities/{name}", summary: "Delete an entity and its relations.", h: s.deleteEntity},
+		{method: "POST", path: "/v1/memory/entities/{name}/merge", summary: "Fold an entity into another (two names of one thing).",
+			in: EntityMerge{}, out: MergeResult{}, h: s.mergeEntity},
+		{method: "GET", path: "/v1/memory/relations", summary: "Relations; ?q= matches either end or the kind; paged.",
+			out: RelationPage{}, h: s.listRelations},
+		{method: "DELETE", path: "/v1/memory/relations", summary: "Delete one relation: ?source=&relation=&target=.", h: s.deleteRelation},
+		{method: "POST", path: "/v1/memory/purge", summary: `Purge entities by name, type or relation, or all; needs {"confirm": "purge"}.`,
+			in: Purge{}, out: PurgeResult{}, h: s.purgeMemory},
+		{method: "GET", path: "/v1/memory/docs", summary: "Documents of the document memory; ?q= searches; paged.", out: DocPage{}, h: s.listDocs},
+		{method: "GET", path: "/v1/memory/docs/{id}", summary: "One document.", out: Doc{}, h: s.getDoc},
+		{method: "DELETE", path: "/v1/memory/docs/{id}", summary: "Delete a document.", h: s.deleteDoc},
+	}
+}
+
+// page reads ?offset= and ?limit=; it has answered 400 if not ok.
+func page(w http.ResponseWriter, r *http.Request) (offset, limit int, ok bool) {
+	q := r.URL.Query()
+	offset, limit = 0, defaultLimit
+	for name, p := range map[string]*int{"offset": &offset, "limit": &limit} {
+		v := q.Get(name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || (name == "limit" && (n == 0 || n > maxLimit)) {
+			writeError(w, http.StatusBadRequest, "bad_paging",
+				fmt.Sprintf("%s must be a whole number (limit 1..%d)", name, maxLimit))
+			return 0, 0, false
+		}
+		*p = n
+	}
+	return offset, limit, true
+}
+
+func (s *Server) memoryStats(w http.ResponseWriter, r *http.Request) {
+	c, err := s.app.Memory.Introspect()
+	if err != nil {
+		s.internalError(w, "counting memory", err)
+		return
+	}
+	n := func(k string) int { v, _ := c[k].(int); return v }
+	docs, _ := s.app.Docs.Stats()["documents"].(int)
+	writeJSON(w, http.StatusOK, MemoryStats{Entities: n("entities"), Relations: n("relations"),
+		PurgedEntities: n("purged_entities"), PurgedRelations: n("purged_relations"), Documents: docs})
+}
+
+func (s *Server) listEntities(w http.ResponseWriter, r *http.Request) {
+	offset, limit, ok := page(w, r)
+	if !ok {
+		return
+	}
+	list, total, err := s.app.Memory.Entities(r.Context(), r.URL.Query().Get("q"), offset, limit)
+	if err != nil {
+		s.internalError(w, "listing entities", err)
+		return
+	}
+	out := EntityPage{Entities: make([]Entity, len(list)), Total: total, Offset: offset, Limit: limit}
+	for i, e := range list {
+		out.Entities[i] = apiEntity(e)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func apiEntity(e sdk.Entity) Entity {
+	return Entity{Name: e.Name, Type: e.Type, Mentions: e.MentionCount}
+}
+
+func apiRelations(list []sdk.Relation) []Relation {
+	out := make([]Relation, len(list))
+	for i, r := range list {
+		out[i] = Relation{Source: r.SourceName, Relation: r.RelationType, Target: r.TargetName}
+	}
+	return out
+}
+
+// entityDetail answers an entity with its relations, or 404.
+func (s *Server) entityDetail(w http.ResponseWriter, r *http.Request, name string) (EntityDetail, bool) {
+	e, rels, err := s.app.Memory.Entity(r.Context(), name)
+	if errors.Is(err, memory.ErrNoEntity) {
+		writeError(w, http.StatusNotFound, "no_entity", fmt.Sprintf("no entity %q", name))
+		return EntityDetail{}, false
+	}
+	if err != nil {
+		s.internalError(w, "reading an entity", err)
+		return EntityDetail{}, false
+	}
+	return EntityDetail{Entity: apiEntity(e), Relations: apiRelations(rels)}, true
+}
+
+func (s *Server) getEntity(w http.ResponseWriter, r *http.Request) {
+	if d, ok := s.entityDetail(w, r, r.PathValue("name")); ok {
+		writeJSON(w, http.StatusOK, d)
+	}
+}
+
+func (s *Server) editEntity(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var req EntityEdit
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	if req.Name == nil && req.Type == nil {
+		writeError(w, http.StatusBadRequest, "nothing_to_change", `send "name", "type" or both`)
+		return
+	}
+	if _, ok := s.entityDetail(w, r, name); !ok {
+		return
+	}
+	if req.Name != nil {
+		if strings.TrimSpace(*req.Name) == "" {
+			writeFieldErrors(w, "invalid entity", map[string]string{"name": "may not be empty"})
+			return
+		}
+		err := s.app.Memory.Rename(r.Context(), name, *req.Name)
+		if errors.Is(err, memory.ErrExists) {
+			writeError(w, http.StatusConflict, "entity_exists",
+				fmt.Sprintf("another entity is named %q; merge the two instead (POST /v1/memory/entities/{name}/merge)", *req.Name))
+			return
+		}
+		if err != nil {
+			s.internalError(w, "renaming an entity", err)
+			return
+		}
+		name = strings.TrimSpace(*req.Name)
+	}
+	if req.Type != nil {
+		if err := s.app.Memory.SetType(name, strings.TrimSpace(*req.Type)); err != nil {
+			s.internalError(w, "setting an entity's type", err)
+			return
+		}
+	}
+	if d, ok := s.entityDetail(w, r, name); ok {
+		writeJSON(w, http.StatusOK, d)
+	}
+}
+
+func (s *Server) deleteEntity(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	err := s.app.Memory.Delete(r.Context(), name)
+	switch {
+	case errors.Is(err, memory.ErrNoEntity):
+		writeError(w, http.StatusNotFound, "no_entity", fmt.Sprintf("no entity %q", name))
+	case err != nil:
+		s.internalError(w, "deleting an entity", err)
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (s *Server) mergeEntity(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var req EntityMerge
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	if req.Into == "" || req.Into == name {
+		writeFieldErrors(w, "invalid merge", map[string]string{"into": "name another entity"})
+		return
+	}
+	if _, ok := s.entityDetail(w, r, name); !ok {
+		return
+	}
+	if _, ok := s.entityDetail(w, r, req.Into); !ok {
+		return
+	}
+	moved, err := s.app.Memory.MergeEntities(name, req.Into)
+	if err != nil {
+		s.internalError(w, "merging entities", err)
+		return
+	}
+	if d, ok := s.entityDetail(w, r, req.Into); ok {
+		writeJSON(w, http.StatusOK, MergeResult{Entity: d.Entity, Relations: d.Relations, Moved: moved})
+	}
+}
+
+func (s *Server) listRelations(w http.ResponseWriter, r *http.Request) {
+	offset, limit, ok := page(w, r)
+	if !ok {
+		return
+	}
+	list, total, err := s.app.Memory.Relations(r.Context(), r.URL.Query().Get("q"), offset, limit)
+	if err != nil {
+		s.internalError(w, "listing relations", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, RelationPage{Relations: apiRelations(list), Total: total, Offset: offset, Limit: limit})
+}
+
+func (s *Server) deleteRelation(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	rel := sdk.Relation{SourceName: q.Get("source"), RelationType: q.Get("relation"), TargetName: q.Get("target")}
+	if rel.SourceName == "" || rel.RelationType == "" || rel.TargetName == "" {
+		writeError(w, http.StatusBadRequest, "bad_relation", "name the relation: ?source=&relation=&target=")
+		return
+	}
+	ok, err := s.app.Memory.DeleteRelation(r.Context(), rel)
+	switch {
+	case err != nil:
+		s.internalError(w, "deleting a relation", err)
+	case !ok:
+		writeError(w, http.StatusNotFound, "no_relation", "no such relation")
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (s *Server) purgeMemory(w http.ResponseWriter, r *http.Request) {
+	var req Purge
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	bad := map[string]string{}
+	if req.Confirm != "purge" {
+		bad["confirm"] = `must be "purge": a purge cannot be undone`
+	}
+	if req.Mode == "" {
+		req.Mode = "hard"
+	}
+	if req.Mode != "hard" && req.Mode != "soft" {
+		bad["mode"] = "hard or soft"
+	}
+	if len(bad) > 0 {
+		writeFieldErrors(w, "purge refused", bad)
+		return
+	}
+	criteria := map[string]string{}
+	for k, v := range map[string]string{"name": req.Name, "type": req.Type, "relation": req.Relation} {
+		if v != "" {
+			criteria[k] = v
+		}
+	}
+	var n int
+	var err error
+	if len(criteria) == 0 {
+		n, err = s.app.Memory.PurgeAll(r.Context(), req.Mode == "hard")
+	} else {
+		n, err = s.app.Memory.Purge(criteria, req.Mode)
+	}
+	if err != nil {
+		s.internalError(w, "purging memory", err)
+		return
+	}
+	s.log.Info("memory purged through the API", "entities", n, "mode", req.Mode)
+	writeJSON(w, http.StatusOK, PurgeResult{Purged: n})
+}
+
+func (s *Server) listDocs(w http.ResponseWriter, r *http.Request) {
+	offset, limit, ok := page(w, r)
+	if !ok {
+		return
+	}
+	out := DocPage{Docs: []Doc{}, Offset: offset, Limit: limit}
+	if q := strings.TrimSpace(r.URL.Query().Get("q")); q != "" {
+		hits := s.app.Docs.Query(q, offset+limit)
+		out.Total = len(hits)
+		for _, d := range hits[min(offset, len(hits)):] {
+			out.Docs = append(out.Docs, Doc{ID: d.ID, Title: d.Title, Content: d.Content, Score: d.Score})
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	all, err := s.app.Docs.List(r.Context())
+	if err != nil {
+		s.internalError(w, "listing documents", err)
+		return
+	}
+	out.Total = len(all)
+	for _, d := range all[min(offset, len(all)):min(offset+limit, len(all))] {
+		out.Docs = append(out.Docs, Doc{ID: d.ID, Title: d.Title, Content: d.Content})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getDoc(w http.ResponseWriter, r *http.Request) {
+	d, err := s.app.Docs.Get(r.Context(), r.PathValue("id"))
+	switch {
+	case errors.Is(err, memory.ErrNoDoc):
+		writeError(w, http.StatusNotFound, "no_document", fmt.Sprintf("no document %q", r.PathValue("id")))
+	case err != nil:
+		s.internalError(w, "reading a document", err)
+	default:
+		writeJSON(w, http.StatusOK, Doc{ID: d.ID, Title: d.Title, Content: d.Content})
+	}
+}
+
+func (s *Server) deleteDoc(w http.ResponseWriter, r *http.Request) {
+	err := s.app.Docs.Delete(r.Context(), r.PathValue("id"))
+	switch {
+	case errors.Is(err, memory.ErrNoDoc):
+		writeError(w, http.StatusNotFound, "no_document", fmt.Sprintf("no document %q", r.PathValue("id")))
+	case err != nil:
+		s.internalError(w, "deleting a document", err)
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}

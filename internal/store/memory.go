@@ -23,6 +23,7 @@ type Entity struct {
 	Name     string
 	Type     string
 	Mentions int
+	Purged   bool // purged softly: hidden until mentioned again
 }
 
 // Relation links two entities.
@@ -90,8 +91,8 @@ func (s *Store) EntitiesNamedLike(ctx context.Context, part string) ([]Entity, e
 // is none.
 func (s *Store) Entity(ctx context.Context, name string) (e Entity, ok bool, err error) {
 	e.Name = name
-	err = s.db.QueryRowContext(ctx, `SELECT type, mention_count FROM mem_entities WHERE name = ?`, name).
-		Scan(&e.Type, &e.Mentions)
+	err = s.db.QueryRowContext(ctx, `SELECT type, mention_count, deleted FROM mem_entities WHERE name = ?`, name).
+		Scan(&e.Type, &e.Mentions, &e.Purged)
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, false, nil
 	}
@@ -208,6 +209,55 @@ func (s *Store) PurgeEntities(ctx context.Context, f EntityFilter, hard bool) (i
 		}
 	}
 	return len(names), tx.Commit()
+}
+
+// EntityPage returns up to limit live entities from offset, most
+// mentioned first (then by name), whose names contain part (every one for
+// ""), without regard to case, and how many match in all.
+func (s *Store) EntityPage(ctx context.Context, part string, offset, limit int) ([]Entity, int, error) {
+	const where = `WHERE deleted = 0 AND instr(lower(name), lower(?)) > 0`
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM mem_entities `+where, part).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	list, err := queryAll(ctx, s.db, func(rows *sql.Rows) (e Entity, err error) {
+		return e, rows.Scan(&e.Name, &e.Type, &e.Mentions)
+	}, `SELECT name, type, mention_count FROM mem_entities `+where+`
+		ORDER BY mention_count DESC, name LIMIT ? OFFSET ?`, part, limit, offset)
+	return list, total, err
+}
+
+// RelationPage returns up to limit live relations between live entities
+// from offset, ordered by source, relation and target, whose kind or
+// either end contains part (every one for ""), without regard to case,
+// and how many match in all.
+func (s *Store) RelationPage(ctx context.Context, part string, offset, limit int) ([]Relation, int, error) {
+	const from = `FROM mem_relations r
+		JOIN mem_entities s ON s.name = r.source AND s.deleted = 0
+		JOIN mem_entities t ON t.name = r.target AND t.deleted = 0
+		WHERE r.deleted = 0 AND (instr(lower(r.source), lower(?1)) > 0 OR instr(lower(r.relation), lower(?1)) > 0
+			OR instr(lower(r.target), lower(?1)) > 0)`
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, part).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	list, err := queryAll(ctx, s.db, func(rows *sql.Rows) (r Relation, err error) {
+		return r, rows.Scan(&r.Source, &r.Relation, &r.Target)
+	}, `SELECT r.source, r.relation, r.target `+from+` ORDER BY r.source, r.relation, r.target LIMIT ?2 OFFSET ?3`,
+		part, limit, offset)
+	return list, total, err
+}
+
+// DeleteRelation removes one relation, live or purged softly; ok is false
+// if there was none.
+func (s *Store) DeleteRelation(ctx context.Context, r Relation) (ok bool, err error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM mem_relations WHERE source = ? AND relation = ? AND target = ?`,
+		r.Source, r.Relation, r.Target)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // Doc is a stored document of the document memory.

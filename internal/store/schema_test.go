@@ -96,6 +96,9 @@ func TestSchemaV9DatabaseOpens(t *testing.T) {
 	doc, ok, err := s.Doc(ctx, "d1")
 	check("document", []any{doc, ok, err}, []any{Doc{ID: "d1", Title: "北京天气", Content: "晴，25 度"}, true, error(nil)})
 
+	traces, err := s.Traces(ctx, TraceFilter{})
+	check("traces", []any{len(traces), err}, []any{0, error(nil)})
+
 	// And it is written to as before.
 	if err := s.AppendMessages(ctx, sess.ID, []Message{{Role: "user", Content: "again"}}); err != nil {
 		t.Fatal(err)

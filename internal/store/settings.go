@@ -35,6 +35,28 @@ func (s *Store) SetSetting(ctx context.Context, namespace, key string, value jso
 	return err
 }
 
+// ApplySettings stores set's values and removes remove's keys of one
+// namespace in one transaction: all of them or none.
+func (s *Store) ApplySettings(ctx context.Context, namespace string, set map[string]json.RawMessage, remove []string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for key, value := range set {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO settings(namespace, key, value) VALUES (?, ?, ?)
+			ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value`, namespace, key, string(value)); err != nil {
+			return err
+		}
+	}
+	for _, key := range remove {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE namespace = ? AND key = ?`, namespace, key); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
 // SettingKeys returns a namespace's keys that start with prefix, sorted.
 func (s *Store) SettingKeys(ctx context.Context, namespace, prefix string) ([]string, error) {
 	return s.keys(ctx, `SELECT key FROM settings WHERE namespace = ? ORDER BY key`, namespace, prefix)

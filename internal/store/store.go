@@ -309,6 +309,27 @@ CREATE TABLE plugin_names (
 	bound_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	// One row per turn: the trace as JSON (store.Trace) and the columns
+	// lists filter and sort by. Pruned by age (config trace_days).
+	{10, "turn traces", `
+CREATE TABLE traces (
+	id            TEXT PRIMARY KEY,
+	session_id    INTEGER NOT NULL DEFAULT 0, -- sessions.id, 0 when unknown; no foreign key: traces outlive a cleared chat
+	channel       TEXT NOT NULL,
+	chat_id       TEXT NOT NULL,
+	started       INTEGER NOT NULL, -- unix ms
+	duration_ms   INTEGER NOT NULL DEFAULT 0,
+	outcome       TEXT NOT NULL,
+	input_tokens  INTEGER NOT NULL DEFAULT 0,
+	output_tokens INTEGER NOT NULL DEFAULT 0,
+	cost          REAL, -- NULL when the price is not known
+	currency      TEXT NOT NULL DEFAULT '',
+	body          TEXT NOT NULL -- JSON
+);
+CREATE INDEX traces_by_started ON traces(started);
+CREATE INDEX traces_by_session ON traces(session_id, started);
+CREATE INDEX traces_by_chat ON traces(channel, chat_id, started);
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

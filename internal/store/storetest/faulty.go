@@ -127,6 +127,11 @@ func (f *Faulty) SetSetting(ctx context.Context, namespace, key string, value js
 	return f.do("SetSetting", func() error { return f.Store.SetSetting(ctx, namespace, key, value) })
 }
 
+// ApplySettings is store.Store.ApplySettings, failing on cue.
+func (f *Faulty) ApplySettings(ctx context.Context, namespace string, set map[string]json.RawMessage, remove []string) error {
+	return f.do("ApplySettings", func() error { return f.Store.ApplySettings(ctx, namespace, set, remove) })
+}
+
 // SetSettingDef is store.Store.SetSettingDef, failing on cue.
 func (f *Faulty) SetSettingDef(ctx context.Context, namespace, key string, def json.RawMessage) error {
 	return f.do("SetSettingDef", func() error { return f.Store.SetSettingDef(ctx, namespace, key, def) })
@@ -240,6 +245,19 @@ func (f *Faulty) SaveDoc(ctx context.Context, doc store.Doc) error {
 // DeleteDoc is store.Store.DeleteDoc, failing on cue.
 func (f *Faulty) DeleteDoc(ctx context.Context, id string) error {
 	return f.do("DeleteDoc", func() error { return f.Store.DeleteDoc(ctx, id) })
+}
+
+// SaveTrace is store.Store.SaveTrace, failing on cue.
+func (f *Faulty) SaveTrace(ctx context.Context, tr *store.Trace) error {
+	return f.do("SaveTrace", func() error { return f.Store.SaveTrace(ctx, tr) })
+}
+
+// PruneTraces is store.Store.PruneTraces, failing on cue.
+func (f *Faulty) PruneTraces(ctx context.Context, olderThan time.Time) (int, error) {
+	if err := f.fault("PruneTraces"); err != nil {
+		return 0, err
+	}
+	return f.Store.PruneTraces(ctx, olderThan)
 }
 
 // do runs write unless op is cued to fail.
