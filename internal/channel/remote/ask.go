@@ -150,7 +150,9 @@ func (t *turn) run(ctx context.Context) kernel.Outcome {
 			return t.outcome(ctx, &posted{err: ctx.Err()})
 		case err := <-problems:
 			// An answer the daemon refused: the turn would wait for it
-			// until it expires, so it ends here.
+			// until it expires, so it ends here, and the next message
+			// interrupts it.
+			t.a.leave(t.sid)
 			return t.outcome(ctx, &posted{err: err})
 		case p := <-answers:
 			post = &p
