@@ -1,9 +1,11 @@
 // Command hearth runs a Hearth agent.
 //
+//	hearth serve                run as a service: the web UI and the HTTP API
 //	hearth chat                 interactive chat in the terminal (the default)
 //	hearth ask "question"       answer once and exit, for scripts
 //	hearth tools                list the tools the model sees
 //	hearth settings             see and set plugin settings
+//	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
 //
 // The data directory is ~/.hearth, HEARTH_HOME or --data-dir; the model
@@ -44,6 +46,7 @@ func main() {
 const usage = `Usage: hearth [command] [flags]
 
 Commands:
+  serve           run Hearth as a service: the web UI and the HTTP API (see hearth serve -h)
   chat            chat in the terminal (default)
   ask MESSAGE     answer one message and exit; "-" or no message reads stdin
   tools           list the tools the model sees (--json for the exact specs)
@@ -51,6 +54,7 @@ Commands:
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
   plugin          list, enable, disable, reload, install, remove or forget process plugins
   settings        see and set plugin settings (API keys, options)
+  token           print the HTTP API's token (--rotate replaces it)
   version         print the version
 
 Flags (all commands):
@@ -60,6 +64,9 @@ Flags (all commands):
   --session NAME  conversation to continue (chat: the terminal's; ask: a new one)
   --reasoning     show the model's reasoning (default: on in chat, off in ask)
   -v              log to stderr too
+
+While hearth serve runs, plugin, policy, settings, audit and tools are run by
+it, so a change is live at once.
 
 Model provider: set OPENAI_BASE_URL and OPENAI_API_KEY, or write config.json
 in the data directory (see docs/configuration.md).
@@ -117,6 +124,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version":
 		fmt.Fprintf(stdout, "hearth %s (sdk %s)\n", version, sdk.SDKVersion)
 		return 0
+	case "serve":
+		return runServe(ctx, args, stdout, stderr)
+	case "token":
+		return runToken(args, stdout, stderr)
 	case "chat", "ask", "tools", "policy", "audit", "plugin", "settings":
 	default:
 		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
@@ -128,6 +139,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err != nil {
 		return 2
+	}
+	if code, done := toDaemon(ctx, cmd, args, f, rest, stdin, stdout, stderr); done {
+		return code
 	}
 	opts := &app.Options{DataDir: f.dataDir, Model: f.model, Source: f.source}
 	switch cmd {
@@ -159,19 +173,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools":
-		if a.Busy != nil {
+	case "tools", "policy", "audit", "plugin", "settings":
+		if cmd == "tools" && a.Busy != nil {
 			fmt.Fprintf(stderr, "hearth tools: the process plugins' tools are not listed: %v\n", a.Busy)
 		}
-		return listTools(a, f.jsonOut, stdout)
-	case "policy":
-		return runPolicy(ctx, a, f, rest, stdout, stderr)
-	case "audit":
-		return runAudit(ctx, a, f, stdout, stderr)
-	case "plugin":
-		return runPlugin(ctx, a, rest, stdout, stderr)
-	case "settings":
-		return runSettings(a, rest, stdin, stdout, stderr)
+		cwd, _ := os.Getwd()
+		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":
 		text := strings.Join(rest, " ")
 		if text == "" && isTerminal(stdin) {

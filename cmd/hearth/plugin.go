@@ -34,7 +34,8 @@ A plugin name belongs to the folder that first ran under it; remove and forget
 need Hearth stopped.
 `
 
-func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io.Writer) int {
+func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
+	stdout, stderr := cio.out, cio.err
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "hearth plugin: %v\n", err)
 		return 1
@@ -74,21 +75,35 @@ func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io
 	}
 	switch args[0] {
 	case "enable", "disable":
+		if cio.daemon { // this process runs the plugins: apply it now
+			if err := a.Plugins.SetEnabled(ctx, args[1], args[0] == "enable"); err != nil {
+				return fail(err)
+			}
+			fmt.Fprintf(stdout, "%s: %sd\n", args[1], args[0])
+			break
+		}
 		if err := a.Store.SetPluginEnabled(ctx, args[1], args[0] == "enable"); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "%s: %sd (a running Hearth applies it within seconds)\n", args[1], args[0])
 	case "reload":
-		if err := a.Store.RequestPluginReload(ctx, args[1]); err != nil {
+		reload := a.Store.RequestPluginReload
+		if cio.daemon {
+			reload = a.Plugins.Reload
+		}
+		if err := reload(ctx, args[1]); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "%s: reload requested\n", args[1])
 	case "install":
-		src, err := filepath.Abs(args[1])
-		if err != nil {
-			return fail(err)
+		src := cio.abs(args[1])
+		install := func(ctx context.Context, src string) (string, error) {
+			return pluginhost.InstallFolder(ctx, a.Store, a.Plugins.Dir(), src)
 		}
-		id, err := pluginhost.InstallFolder(ctx, a.Store, a.Plugins.Dir(), src)
+		if cio.daemon {
+			install = a.Plugins.Install
+		}
+		id, err := install(ctx, src)
 		if err != nil {
 			return fail(err)
 		}
@@ -101,6 +116,10 @@ func runPlugin(ctx context.Context, a *app.App, args []string, stdout, stderr io
 		}
 	case "forget", "remove":
 		// No plugin may run while what it keeps is taken away.
+		if cio.daemon {
+			return fail(fmt.Errorf("%s needs Hearth stopped: stop hearth serve (pid %d) first, then run it again\n"+
+				"%s 需要先停止 Hearth：请先停止 hearth serve（pid %d），再运行此命令", args[0], os.Getpid(), args[0], os.Getpid()))
+		}
 		lock, err := datadir.Acquire(a.DataDir)
 		if err != nil {
 			return fail(err)

@@ -28,7 +28,8 @@ const settingsUsage = `Usage:
 PLUGIN "core" is Hearth's own settings. A running Hearth sees a change at once.
 `
 
-func runSettings(a *app.App, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runSettings(a *app.App, args []string, cio *cmdIO) int {
+	stdin, stdout, stderr := cio.in, cio.out, cio.err
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "hearth settings: %v\n", err)
 		return 1

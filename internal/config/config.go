@@ -44,6 +44,27 @@ type File struct {
 	TraceDays int `json:"trace_days,omitempty"`
 	// DisabledPlugins are built-in plugins not to load.
 	DisabledPlugins []string `json:"disabled_plugins,omitempty"`
+	// Serve is `hearth serve`'s settings; its flags win over them.
+	Serve *ServeConfig `json:"serve,omitempty"`
+}
+
+// ServeConfig is config.json's "serve" section, for `hearth serve`.
+type ServeConfig struct {
+	// Listen is the address to listen on, host:port (default
+	// 127.0.0.1:8420).
+	Listen string `json:"listen,omitempty"`
+	// LogLevel is what the daemon logs to stderr: debug, info, warn or
+	// error (default info); hearth.log always gets info.
+	LogLevel string `json:"log_level,omitempty"`
+	// TLSCert and TLSKey are PEM files; with both, the daemon serves HTTPS.
+	TLSCert string `json:"tls_cert,omitempty"`
+	TLSKey  string `json:"tls_key,omitempty"`
+	// Hosts are the host names the daemon is reached by besides the
+	// loopback ones; "*" accepts any (behind a reverse proxy that checks).
+	Hosts []string `json:"hosts,omitempty"`
+	// ShutdownGrace is how long a shutdown lets requests in flight finish
+	// before it cancels them (default 10s).
+	ShutdownGrace Duration `json:"shutdown_grace,omitempty"`
 }
 
 // SourceConfig is one model endpoint in config.json. The key may be given

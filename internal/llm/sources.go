@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -96,6 +97,32 @@ func (s *Sources) Redact(text string) string { return s.secrets.String(text) }
 
 // Put adds or replaces a source.
 func (s *Sources) Put(src Source) { s.put(src) }
+
+// Source returns the source called name, as it runs (overrides such as
+// --model applied).
+func (s *Sources) Source(name string) (Source, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	src, ok := s.meta[name]
+	return src, ok
+}
+
+// ErrCurrentSource is returned by Remove for the source in use.
+var ErrCurrentSource = errors.New("the model source is in use; switch to another one first")
+
+// Remove forgets the source called name; removing one that does not
+// exist does nothing. Its key stays in Secrets: what was masked once is
+// masked for good.
+func (s *Sources) Remove(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == s.current {
+		return ErrCurrentSource
+	}
+	delete(s.meta, name)
+	delete(s.sources, name)
+	return nil
+}
 
 // ListSources returns the source names, sorted.
 func (s *Sources) ListSources() []string {

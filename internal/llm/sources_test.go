@@ -56,3 +56,25 @@ func TestMaskKey(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestSourcesRemove(t *testing.T) {
+	s, err := NewSources([]Source{{Name: "a", BaseURL: "http://a", APIKey: "sk-aaaaaaaaaaaa"}, {Name: "b", BaseURL: "http://b"}}, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove("a"); !errors.Is(err, ErrCurrentSource) {
+		t.Fatalf("removing the current source: %v", err)
+	}
+	if err := s.SetSource("b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove("a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Source("a"); ok || len(s.ListSources()) != 1 {
+		t.Fatalf("after remove: %v", s.ListSources())
+	}
+	if got := s.Redact("key sk-aaaaaaaaaaaa"); strings.Contains(got, "sk-aaaaaaaaaaaa") {
+		t.Fatalf("a removed source's key is no longer masked: %q", got)
+	}
+}

@@ -26,6 +26,10 @@ type Options struct {
 	// Token is the secret every /v1 request presents, as
 	// "Authorization: Bearer TOKEN". Empty refuses every API call.
 	Token string
+	// TokenFunc, when set, is asked for the token at each request instead
+	// of Token, so a rotated token takes effect without a restart (see
+	// daemon.TokenSource). Its empty answer refuses the request.
+	TokenFunc func() string
 	// Logger receives request errors; nil means the app's logger.
 	Logger *slog.Logger
 	// UI is the web UI's files, served at /; nil serves none.
@@ -107,11 +111,15 @@ func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
 }
 
 func (s *Server) tokenOK(r *http.Request) bool {
-	if s.opts.Token == "" {
+	want := s.opts.Token
+	if s.opts.TokenFunc != nil {
+		want = s.opts.TokenFunc()
+	}
+	if want == "" {
 		return false
 	}
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) == 1
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
 // sameOrigin reports whether a request's Origin, when it has one, is the

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/daemon"
+	"github.com/hearth-agent/hearth/internal/server"
+)
+
+// forwarded are the commands a running daemon runs for the CLI: they
+// work on an open app, so run by the daemon they act on the plugins it
+// runs and the policy it enforces.
+var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true}
+
+// cmdIO is where a command on an open app reads and writes, and where it
+// runs: in the terminal's process, or in the daemon for a client.
+type cmdIO struct {
+	in       io.Reader
+	out, err io.Writer
+	// cwd is the user's working directory, against which relative paths
+	// in arguments are resolved (the client's, in the daemon).
+	cwd string
+	// daemon is set when the command runs inside hearth serve, the
+	// process that runs the plugins: changes are applied at once.
+	daemon bool
+}
+
+// abs resolves a path the user gave against their working directory.
+func (c *cmdIO) abs(p string) string {
+	if filepath.IsAbs(p) || c.cwd == "" {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(c.cwd, p)
+}
+
+// runOn runs one of the forwarded commands on a.
+func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string, cio *cmdIO) int {
+	switch cmd {
+	case "tools":
+		return listTools(a, f.jsonOut, cio.out)
+	case "policy":
+		return runPolicy(ctx, a, f, rest, cio.out, cio.err)
+	case "audit":
+		return runAudit(ctx, a, f, cio.out, cio.err)
+	case "plugin":
+		return runPlugin(ctx, a, rest, cio)
+	case "settings":
+		return runSettings(a, rest, cio)
+	}
+	fmt.Fprintf(cio.err, "hearth: %q is not run for a client\n", cmd)
+	return 2
+}
+
+// cliRunner runs commands for clients on the daemon's app (POST /v1/cli).
+// What the client sent as stdin is only read by the command, never logged.
+func cliRunner(a *app.App) server.CLIRunner {
+	return func(ctx context.Context, req *server.CLIRequest) *server.CLIResult {
+		var out, errb bytes.Buffer
+		code := runForClient(ctx, a, req, &out, &errb)
+		return &server.CLIResult{Stdout: out.String(), Stderr: errb.String(), Code: code}
+	}
+}
+
+func runForClient(ctx context.Context, a *app.App, req *server.CLIRequest, stdout, stderr io.Writer) int {
+	cmd, args := req.Args[0], req.Args[1:]
+	if !forwarded[cmd] {
+		fmt.Fprintf(stderr, "hearth: the daemon does not run %q for a client\n", cmd)
+		return 2
+	}
+	f, rest, err := parse(cmd, args, stderr)
+	if err != nil {
+		return 2
+	}
+	return runOn(ctx, a, cmd, f, rest, &cmdIO{in: strings.NewReader(req.Stdin), out: stdout, err: stderr, cwd: req.Cwd, daemon: true})
+}
+
+// toDaemon hands the command to the daemon serving the data directory,
+// if one does: the forwarded commands run there; chat and ask say that
+// one runs. done is false when the command is to run here, alone.
+func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []string, stdin io.Reader, stdout, stderr io.Writer) (code int, done bool) {
+	dir, err := config.DataDir(f.dataDir, nil)
+	if err != nil {
+		return 0, false // app.Open says it
+	}
+	c, err := daemon.Find(ctx, dir)
+	if errors.Is(err, daemon.ErrNoDaemon) {
+		return 0, false
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hearth: %v\n", err)
+		return 1, true
+	}
+	if !forwarded[cmd] { // chat, ask: through the daemon is not written yet
+		fmt.Fprintf(stderr, "hearth %s: a Hearth daemon (hearth serve, pid %d) serves %s at %s: chat in its web UI, or stop it first\n"+
+			"hearth %s：Hearth 守护进程（hearth serve，pid %d）正在为 %s 提供服务（%s）：请在其网页界面中聊天，或先停止它\n",
+			cmd, c.PID, dir, c.BaseURL, cmd, c.PID, dir, c.BaseURL)
+		return 1, true
+	}
+	req := &server.CLIRequest{Args: append([]string{cmd}, args...)}
+	req.Cwd, _ = os.Getwd()
+	if cmd == "settings" && len(rest) == 3 && rest[0] == "set" {
+		// The value comes from here: unechoed on a terminal.
+		v, err := readValue(stdin, stderr, rest[1]+"."+rest[2])
+		if err != nil {
+			fmt.Fprintf(stderr, "hearth settings: %v\n", err)
+			return 1, true
+		}
+		req.Stdin = v + "\n"
+	}
+	res, err := c.RunCLI(ctx, req)
+	if err != nil {
+		fmt.Fprintf(stderr, "hearth: %v\n", err)
+		return 1, true
+	}
+	io.WriteString(stdout, res.Stdout)
+	io.WriteString(stderr, res.Stderr)
+	return res.Code, true
+}

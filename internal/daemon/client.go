@@ -1,0 +1,144 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/hearth-agent/hearth/internal/server"
+)
+
+// Client calls a running daemon's HTTP API with its token.
+type Client struct {
+	// BaseURL is the daemon's address, without a trailing slash:
+	// "http://127.0.0.1:8420".
+	BaseURL string
+	// Token is sent as "Authorization: Bearer TOKEN".
+	Token string
+	// HTTP makes the requests; nil means http.DefaultClient.
+	HTTP *http.Client
+	// PID is the daemon's process id, when Find made the client.
+	PID int
+}
+
+// APIError is an error answer of the API, decoded from its
+// {"error": {"message", "type", "code", "fields"}} body.
+type APIError struct {
+	Status  int               // the HTTP status
+	Code    string            // stable snake_case identifier: "unauthorized", "invalid_fields"...
+	Type    string            // OpenAI's error type: "authentication_error"...
+	Message string            // for people
+	Fields  map[string]string // per-field problems of a 422
+}
+
+// Error is the message, with the status; a refused token says what to do.
+func (e *APIError) Error() string {
+	if e.Status == http.StatusUnauthorized {
+		return fmt.Sprintf("the Hearth daemon refused the token (%d %s): %s; `hearth token` prints the current one / 守护进程拒绝了令牌，用 `hearth token` 查看当前令牌",
+			e.Status, e.Code, e.Message)
+	}
+	return fmt.Sprintf("the Hearth daemon answered %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// maxErrorBody caps how much of an error answer is read.
+const maxErrorBody = 64 << 10
+
+// Do sends a request to path ("/v1/health") with in as its JSON body (nil
+// for none) and decodes a 2xx answer's JSON into out (nil to discard it).
+// An error answer is an *APIError.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encoding the request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
+	if err != nil {
+		return fmt.Errorf("the request to the Hearth daemon: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("calling the Hearth daemon at %s: %w", c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return decodeError(resp)
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("reading the Hearth daemon's answer to %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// decodeError reads an error answer; a body not in the API's shape (a
+// proxy's page) becomes the message, cut short.
+func decodeError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return parseError(resp.StatusCode, b)
+}
+
+func parseError(status int, b []byte) *APIError {
+	var body struct {
+		Error struct {
+			Message string            `json:"message"`
+			Type    string            `json:"type"`
+			Code    string            `json:"code"`
+			Fields  map[string]string `json:"fields"`
+		} `json:"error"`
+	}
+	e := &APIError{Status: status}
+	if json.Unmarshal(b, &body) == nil && body.Error.Message != "" {
+		e.Code, e.Type, e.Message, e.Fields = body.Error.Code, body.Error.Type, body.Error.Message, body.Error.Fields
+		return e
+	}
+	e.Code = strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+	msg := strings.TrimSpace(string(b))
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("HTTP status %d", status)
+	}
+	e.Message = msg
+	return e
+}
+
+// Health asks GET /v1/health.
+func (c *Client) Health(ctx context.Context) (*server.Health, error) {
+	var h server.Health
+	if err := c.Do(ctx, http.MethodGet, "/v1/health", nil, &h); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// RunCLI runs a hearth command in the daemon (POST /v1/cli).
+func (c *Client) RunCLI(ctx context.Context, req *server.CLIRequest) (*server.CLIResult, error) {
+	var res server.CLIResult
+	if err := c.Do(ctx, http.MethodPost, "/v1/cli", req, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

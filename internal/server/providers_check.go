@@ -1,0 +1,127 @@
+package server
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/hearth-agent/hearth/internal/config"
+)
+
+// Limits of PUT /v1/providers/{name}'s fields.
+const (
+	maxModelLen         = 200
+	maxKeyLen           = 4096
+	minContextWindow    = 1024
+	maxContextWindow    = 10_000_000
+	reservedPresetsName = "presets" // GET /v1/providers/presets is the list
+)
+
+var (
+	providerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	envNameRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+)
+
+// checkProviderUpdate applies u to source name's config (old, when it
+// exists) and checks every field. It returns the new config, or what is
+// wrong with each field, by the field's JSON name ("name" for the path).
+func checkProviderUpdate(name string, exists bool, old config.SourceConfig, u ProviderUpdate) (config.SourceConfig, map[string]string) {
+	fields := map[string]string{}
+	sc := config.SourceConfig{}
+	if exists {
+		sc = old
+	}
+	switch {
+	case name == config.EnvSource:
+		fields["name"] = `the source "env" comes from OPENAI_BASE_URL and OPENAI_API_KEY; save this one under another name`
+	case name == reservedPresetsName:
+		fields["name"] = `"presets" is reserved; choose another name`
+	case !exists && !providerNameRE.MatchString(name):
+		fields["name"] = "use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit"
+	}
+	if u.BaseURL != nil {
+		sc.BaseURL = strings.TrimSpace(*u.BaseURL)
+		if msg := checkBaseURL(sc.BaseURL); msg != "" {
+			fields["base_url"] = msg
+		}
+	} else if sc.BaseURL == "" {
+		fields["base_url"] = "required for a new source: the provider's OpenAI-compatible address, usually ending in /v1"
+	}
+	if u.Model != nil {
+		sc.Model = strings.TrimSpace(*u.Model)
+		if msg := checkText(sc.Model, maxModelLen); msg != "" {
+			fields["model"] = msg
+		}
+	}
+	if _, bad := fields["base_url"]; !bad && sc.Model == "" && config.GuessModel(sc.BaseURL) == "" {
+		if _, bad := fields["model"]; !bad {
+			fields["model"] = "required: Hearth knows no default model for this address (for Ollama, the name you pulled, such as qwen3:8b)"
+		}
+	}
+	if u.APIKey != nil && u.APIKeyEnv != nil && *u.APIKey != "" && *u.APIKeyEnv != "" {
+		fields["api_key"] = "give the key or the name of the variable holding it, not both"
+		fields["api_key_env"] = fields["api_key"]
+	}
+	if u.APIKey != nil {
+		sc.APIKey = strings.TrimSpace(*u.APIKey)
+		switch {
+		case len(sc.APIKey) > maxKeyLen:
+			fields["api_key"] = fmt.Sprintf("at most %d characters", maxKeyLen)
+		case strings.IndexFunc(sc.APIKey, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0:
+			fields["api_key"] = "a key has no spaces, line breaks or non-ASCII characters: paste it again"
+		case sc.APIKey != "":
+			sc.APIKeyEnv = ""
+		}
+	}
+	if u.APIKeyEnv != nil {
+		sc.APIKeyEnv = strings.TrimSpace(*u.APIKeyEnv)
+		switch {
+		case sc.APIKeyEnv != "" && !envNameRE.MatchString(sc.APIKeyEnv):
+			fields["api_key_env"] = "an environment variable name: letters, digits and '_', not starting with a digit"
+		case sc.APIKeyEnv != "" && (u.APIKey == nil || *u.APIKey == ""):
+			sc.APIKey = ""
+		}
+	}
+	if u.ContextWindow != nil {
+		sc.ContextWindow = *u.ContextWindow
+		if w := sc.ContextWindow; w != 0 && (w < minContextWindow || w > maxContextWindow) {
+			fields["context_window"] = fmt.Sprintf("0 (the model's default) or %d to %d tokens", minContextWindow, maxContextWindow)
+		}
+	}
+	return sc, fields
+}
+
+// checkBaseURL says what is wrong with a provider address, or "".
+func checkBaseURL(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case s == "":
+		return "required: the provider's OpenAI-compatible address, usually ending in /v1"
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return "an http:// or https:// address, such as https://api.deepseek.com/v1"
+	case u.User != nil:
+		return "no user name or password in the address: put the key in api_key"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "no query or fragment: the address is the API's base, such as https://api.deepseek.com/v1"
+	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions"):
+		return "the base address without /chat/completions (Hearth adds it)"
+	case len(s) > 2048:
+		return "at most 2048 characters"
+	}
+	return ""
+}
+
+// checkText says what is wrong with a one-line name, or "".
+func checkText(s string, max int) string {
+	if len(s) > max {
+		return fmt.Sprintf("at most %d characters", max)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) || r == unicode.ReplacementChar {
+			return "printable text on one line"
+		}
+	}
+	return ""
+}
