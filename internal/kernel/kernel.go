@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -102,6 +103,8 @@ type Kernel struct {
 	mu       sync.Mutex
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
+	obs      observers                       // session.go: Observe
+	fallback atomic.Pointer[policy.Approver] // session.go: SetFallbackApprover
 	plugins  []*loadedPlugin
 	external []*loadedPlugin     // manifests of plugins running outside (SetManifest)
 	hidden   map[string]string   // plugin -> why it is not loaded

@@ -24,6 +24,10 @@ const (
 	EventFinal                            // the final answer, after before_output
 	EventError                            // the turn failed
 	EventInterrupted                      // the turn was interrupted
+	// EventTurnStarted says a turn begins answering an input (Text is the
+	// input's text). Only observers (Observe) receive it: channels know
+	// when they sent something.
+	EventTurnStarted
 )
 
 // Event is one thing a channel may show while a turn runs.
@@ -167,6 +171,11 @@ func (k *Kernel) Ask(ctx context.Context, in Input) Outcome {
 }
 
 func (k *Kernel) submit(ctx context.Context, in Input) <-chan Outcome {
+	if in.Approver == nil {
+		if a := k.fallback.Load(); a != nil {
+			in.Approver = *a
+		}
+	}
 	p := &pending{in: in, ctx: ctx, done: make(chan Outcome, 1)}
 	key := sessionKey{in.Channel, in.ChatID}
 	k.mu.Lock()
@@ -220,6 +229,7 @@ func (k *Kernel) work(s *session) {
 		k.mu.Unlock()
 
 		stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
+		k.obs.notify(p.in.Injection, Event{Kind: EventTurnStarted, Text: p.in.Text})
 		out := k.turn(ctx, s, p.in)
 		stop()
 		cancel(nil)
@@ -230,18 +240,69 @@ func (k *Kernel) work(s *session) {
 	}
 }
 
-// emitter returns the function a turn reports its events to.
+// emitter returns the function a turn reports its events to: the
+// input's OnEvent or the channel's sink, then every observer.
 func (k *Kernel) emitter(in Input) func(Event) {
-	if in.OnEvent != nil {
-		return in.OnEvent
-	}
-	if sink := k.sink(in.Channel); sink != nil {
-		return func(ev Event) { sink(in.Injection, ev) }
-	}
-	return func(ev Event) {
+	emit := func(ev Event) {
 		if ev.Kind == EventFinal {
 			k.log.Info("answer for a channel without a sink", "channel", in.Channel, "source", in.Source, "text", ev.Text)
 		}
+	}
+	if in.OnEvent != nil {
+		emit = in.OnEvent
+	} else if sink := k.sink(in.Channel); sink != nil {
+		emit = func(ev Event) { sink(in.Injection, ev) }
+	}
+	return func(ev Event) {
+		emit(ev)
+		k.obs.notify(in.Injection, ev)
+	}
+}
+
+// Observe calls fn with every event of every turn, on every channel, in
+// addition to the turn's OnEvent or sink, and with EventTurnStarted before
+// each turn. fn runs on the turn's goroutine, in the order of the turn's
+// events: it must return quickly and never block (hand the event to a
+// buffer and return). stop removes fn; after it returns fn is not called
+// again. The daemon's event stream is built on it (internal/server).
+func (k *Kernel) Observe(fn func(in sdk.Injection, ev Event)) (stop func()) {
+	return k.obs.add(fn)
+}
+
+// observers is the list Observe keeps: copied on write, so notifying takes
+// the lock only to read the current slice.
+type observers struct {
+	mu   sync.RWMutex
+	next int
+	fns  map[int]func(sdk.Injection, Event)
+}
+
+func (o *observers) add(fn func(sdk.Injection, Event)) func() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.fns == nil {
+		o.fns = map[int]func(sdk.Injection, Event){}
+	}
+	id := o.next
+	o.next++
+	o.fns[id] = fn
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			o.mu.Lock()
+			delete(o.fns, id)
+			o.mu.Unlock()
+		})
+	}
+}
+
+// notify calls every observer with ev. The read lock is held while they
+// run, so that stop waits for a call in progress.
+func (o *observers) notify(in sdk.Injection, ev Event) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	for _, fn := range o.fns {
+		fn(in, ev)
 	}
 }
 
@@ -270,4 +331,25 @@ func (k *Kernel) ResetSession(ctx context.Context, channel, chatID string) error
 		return err
 	}
 	return k.store.ClearSession(ctx, sess.ID)
+}
+
+// Busy reports whether the session of channel and chatID has a turn
+// running or inputs queued.
+func (k *Kernel) Busy(channel, chatID string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s := k.sessions[sessionKey{channel, chatID}]
+	return s != nil && (s.running || len(s.queue) > 0)
+}
+
+// SetFallbackApprover makes a ask for the inputs that bring no Approver of
+// their own (plugin injections, programs' turns): the daemon sets its
+// approvals broker, so that someone can answer from the web UI. Nil
+// removes it; then such calls are refused as nobody can be asked.
+func (k *Kernel) SetFallbackApprover(a policy.Approver) {
+	if a == nil {
+		k.fallback.Store(nil)
+		return
+	}
+	k.fallback.Store(&a)
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hearth-agent/hearth/internal/app"
 )
@@ -52,6 +53,9 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	mux  *http.ServeMux
+
+	coreOnce sync.Once // sessions, events, approvals (events.go)
+	core     *core
 }
 
 // New returns the server for a. Routes are registered at once; call

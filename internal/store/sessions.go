@@ -123,3 +123,74 @@ func (s *Store) FindSession(ctx context.Context, channel, chatID string) (Sessio
 	}
 	return Session{ID: id, Channel: channel, ChatID: chatID}, nil
 }
+
+// SessionInfo is a session as a list shows it.
+type SessionInfo struct {
+	Session
+	// Title is the start of the session's first user message (up to 80
+	// characters); empty before anything was said.
+	Title   string
+	Updated time.Time // the last message, or when the session was opened
+}
+
+const sessionInfoSelect = `SELECT s.id, s.channel, s.chat_id, s.updated_at,
+	COALESCE((SELECT substr(m.content, 1, 80) FROM messages m
+		WHERE m.session_id = s.id AND m.role = 'user' ORDER BY m.id LIMIT 1), '')
+	FROM sessions s`
+
+func scanSessionInfo(rows *sql.Rows) (SessionInfo, error) {
+	var si SessionInfo
+	var updated int64
+	err := rows.Scan(&si.ID, &si.Channel, &si.ChatID, &updated, &si.Title)
+	si.Updated = time.UnixMilli(updated)
+	return si, err
+}
+
+// ListSessions returns up to limit sessions, the most recently updated
+// first.
+func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionInfo, error) {
+	out, err := queryAll(ctx, s.db, scanSessionInfo, sessionInfoSelect+` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing sessions: %w", err)
+	}
+	return out, nil
+}
+
+// SessionByID returns the session id, or ErrNoSession.
+func (s *Store) SessionByID(ctx context.Context, id int64) (SessionInfo, error) {
+	out, err := queryAll(ctx, s.db, scanSessionInfo, sessionInfoSelect+` WHERE s.id = ?`, id)
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("reading session %d: %w", id, err)
+	}
+	if len(out) == 0 {
+		return SessionInfo{}, ErrNoSession
+	}
+	return out[0], nil
+}
+
+// StoredMessage is a message with when it was stored.
+type StoredMessage struct {
+	Message
+	Created time.Time
+}
+
+// Messages returns up to limit of a session's latest messages, oldest
+// first, with their times: the history as a person reads it.
+func (s *Store) Messages(ctx context.Context, sessionID int64, limit int) ([]StoredMessage, error) {
+	out, err := queryAll(ctx, s.db, func(rows *sql.Rows) (StoredMessage, error) {
+		var m StoredMessage
+		var calls string
+		var created int64
+		err := rows.Scan(&m.Role, &m.Content, &m.Reasoning, &calls, &m.ToolCallID, &m.Name, &created)
+		if calls != "" {
+			m.ToolCalls = json.RawMessage(calls)
+		}
+		m.Created = time.UnixMilli(created)
+		return m, err
+	}, `SELECT role, content, reasoning, tool_calls, tool_call_id, name, created_at FROM (
+		SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id`, sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading messages: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,377 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hearth-agent/hearth/internal/approvals"
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// The event stream: every turn's kernel events (through kernel.Observe)
+// and every approval change (through the approvals broker) become Events
+// on a bus, which hands each to the streams that want it: the session's
+// own (GET /v1/sessions/{id}/events) and the global one (GET /v1/events).
+//
+// A turn never waits for a client. Each stream has a buffer of
+// streamBuffer events; a stream that falls that far behind is dropped: it
+// receives a final "error" event saying so and ends, and the client
+// reconnects (and reads the messages it missed with GET .../messages).
+
+// Event names, as the SSE "event:" line carries them.
+const (
+	EvTurnStarted      = "turn.started"
+	EvReasoningDelta   = "reasoning.delta"
+	EvContentDelta     = "content.delta"
+	EvToolStarted      = "tool.started"
+	EvToolFinished     = "tool.finished"
+	EvApprovalRequest  = "approval.requested"
+	EvApprovalDecided  = "approval.decided"
+	EvTurnFinished     = "turn.finished"
+	EvTurnInterrupted  = "turn.interrupted"
+	EvError            = "error"
+	streamBuffer       = 256
+	keepAliveInterval  = 15 * time.Second
+	maxEventResult     = 16 << 10
+	sessionIDCacheSize = 4096
+)
+
+// Event is the data of one server-sent event. Which fields are set depends
+// on the event's name (see docs/http-api.md); session_id is always set
+// (0 for an approval asked outside any stored session).
+type Event struct {
+	SessionID int64 `json:"session_id"`
+	// Text: turn.started (the input), reasoning.delta and content.delta
+	// (the piece), turn.finished (the final answer).
+	Text string `json:"text,omitempty"`
+	// CallID, Tool: tool.started and tool.finished.
+	CallID string `json:"call_id,omitempty"`
+	Tool   string `json:"tool,omitempty"`
+	// Arguments: tool.started, the call's JSON arguments.
+	Arguments string `json:"arguments,omitempty"`
+	// IsError, Result: tool.finished. A result over 16 KiB is cut there
+	// and ResultTruncated is set; the whole result is in the messages.
+	IsError         bool   `json:"is_error,omitempty"`
+	Result          string `json:"result,omitempty"`
+	ResultTruncated bool   `json:"result_truncated,omitempty"`
+	// Approval: approval.requested.
+	Approval *Approval `json:"approval,omitempty"`
+	// ID, Answer, By: approval.decided. Answer is once, always, deny,
+	// expired or cancelled; By is the channel that answered, or "policy".
+	ID     int64  `json:"id,omitempty"`
+	Answer string `json:"answer,omitempty"`
+	By     string `json:"by,omitempty"`
+	// Usage, TraceID: turn.finished.
+	Usage   *Usage `json:"usage,omitempty"`
+	TraceID string `json:"trace_id,omitempty"`
+	// Message: error.
+	Message string `json:"message,omitempty"`
+}
+
+// Usage is the tokens a turn's model calls used.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+}
+
+// message is one event on the bus, encoded once for every stream.
+type message struct {
+	id      uint64
+	name    string
+	session int64
+	data    []byte
+}
+
+// stream is one subscriber of the bus.
+type stream struct {
+	session  int64 // 0: every session
+	ch       chan *message
+	overflow bool // set, under bus.mu, when ch was closed for falling behind
+}
+
+// bus fans events out to the streams.
+type bus struct {
+	mu      sync.Mutex
+	seq     uint64
+	streams map[*stream]struct{}
+	closed  bool
+}
+
+func newBus() *bus { return &bus{streams: map[*stream]struct{}{}} }
+
+// subscribe opens a stream of session's events (0: all); nil once the bus
+// is closed.
+func (b *bus) subscribe(session int64) *stream {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	st := &stream{session: session, ch: make(chan *message, streamBuffer)}
+	b.streams[st] = struct{}{}
+	return st
+}
+
+// unsubscribe ends st, if the bus has not.
+func (b *bus) unsubscribe(st *stream) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.streams[st]; ok {
+		delete(b.streams, st)
+		close(st.ch)
+	}
+}
+
+// publish hands ev to every stream that wants it, never waiting: a stream
+// whose buffer is full is closed as overflowed.
+func (b *bus) publish(name string, ev Event) {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return // Event always marshals
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seq++
+	m := &message{id: b.seq, name: name, session: ev.SessionID, data: data}
+	for st := range b.streams {
+		if st.session != 0 && st.session != m.session {
+			continue
+		}
+		select {
+		case st.ch <- m:
+		default:
+			st.overflow = true
+			delete(b.streams, st)
+			close(st.ch)
+		}
+	}
+}
+
+// close ends every stream and refuses new ones.
+func (b *bus) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	for st := range b.streams {
+		delete(b.streams, st)
+		close(st.ch)
+	}
+}
+
+func (b *bus) overflowed(st *stream) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return st.overflow
+}
+
+// core is the state of the sessions, events and approvals routes.
+type core struct {
+	bus    *bus
+	broker *approvals.Broker
+	stops  []func()
+
+	idMu sync.Mutex
+	ids  map[[2]string]int64 // channel, chat -> store session id
+}
+
+// coreState returns the server's core, starting it on first use: it
+// observes the kernel and the approvals broker until closeStreams.
+func (s *Server) coreState() *core {
+	s.coreOnce.Do(func() {
+		c := &core{bus: newBus(), broker: approvals.New(), ids: map[[2]string]int64{}}
+		// Seam until the app says so: whoever holds the token is the owner,
+		// so the web channel is local like the terminal.
+		if p := s.app.Policy; p != nil && !slices.Contains(p.LocalChannels, "web") {
+			p.LocalChannels = append(slices.Clip(p.LocalChannels), "web")
+		}
+		if s.app.Kernel != nil {
+			c.stops = append(c.stops, s.app.Kernel.Observe(func(in sdk.Injection, ev kernel.Event) {
+				s.kernelEvent(c, in, ev)
+			}))
+		}
+		c.stops = append(c.stops, c.broker.Subscribe(func(ev approvals.Event) { s.approvalEvent(c, ev) }))
+		if k := s.app.Kernel; k != nil {
+			// Inputs without a prompt of their own (plugin injections, the
+			// OpenAI endpoint) ask through the broker too.
+			k.SetFallbackApprover(c.broker.Approver(nil))
+			c.stops = append(c.stops, func() { k.SetFallbackApprover(nil) })
+		}
+		s.core = c
+	})
+	return s.core
+}
+
+// Approvals returns the daemon's approvals broker: wrap a channel's own
+// approver with its Approver so that the web UI and the API can answer
+// what the channel asks.
+func (s *Server) Approvals() *approvals.Broker { return s.coreState().broker }
+
+// closeStreams ends every open event stream and stops observing; for a
+// graceful shutdown.
+func (s *Server) closeStreams() {
+	c := s.coreState()
+	for _, stop := range c.stops {
+		stop()
+	}
+	c.bus.close()
+}
+
+// sessionID returns the store id of channel/chat, opening the session if
+// it is new; 0 when the store fails.
+func (s *Server) sessionID(c *core, channel, chat string) int64 {
+	key := [2]string{channel, chat}
+	c.idMu.Lock()
+	id, ok := c.ids[key]
+	c.idMu.Unlock()
+	if ok {
+		return id
+	}
+	sess, err := s.app.Store.Session(context.Background(), channel, chat)
+	if err != nil {
+		s.log.Warn("finding the session of an event", "channel", channel, "err", err)
+		return 0
+	}
+	c.idMu.Lock()
+	if len(c.ids) >= sessionIDCacheSize {
+		clear(c.ids)
+	}
+	c.ids[key] = sess.ID
+	c.idMu.Unlock()
+	return sess.ID
+}
+
+// kernelEvent turns a kernel event into a stream event. It runs on the
+// turn's goroutine and never blocks on a client.
+func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
+	e := Event{SessionID: s.sessionID(c, in.Channel, in.ChatID)}
+	var name string
+	switch ev.Kind {
+	case kernel.EventTurnStarted:
+		name, e.Text = EvTurnStarted, ev.Text
+	case kernel.EventReasoning:
+		name, e.Text = EvReasoningDelta, ev.Text
+	case kernel.EventText:
+		name, e.Text = EvContentDelta, ev.Text
+	case kernel.EventToolStart:
+		name, e.CallID, e.Tool, e.Arguments = EvToolStarted, ev.CallID, ev.Tool, ev.Args
+	case kernel.EventToolEnd:
+		name, e.CallID, e.Tool, e.IsError = EvToolFinished, ev.CallID, ev.Tool, ev.IsError
+		e.Result, e.ResultTruncated = truncate(ev.Text, maxEventResult)
+	case kernel.EventFinal:
+		name, e.Text, e.TraceID = EvTurnFinished, ev.Text, ev.TraceID
+		e.Usage = &Usage{PromptTokens: ev.Usage.PromptTokens, CompletionTokens: ev.Usage.CompletionTokens, CachedTokens: ev.Usage.CachedTokens}
+	case kernel.EventInterrupted:
+		name = EvTurnInterrupted
+	case kernel.EventError:
+		name, e.Message = EvError, s.app.Sources.Redact(ev.Text)
+	default:
+		return
+	}
+	c.bus.publish(name, e)
+}
+
+// truncate cuts s to at most n bytes, on a rune boundary.
+func truncate(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// approvalEvent publishes an approvals broker event. It runs with the
+// broker locked: it must not call the broker.
+func (s *Server) approvalEvent(c *core, ev approvals.Event) {
+	id := s.sessionID(c, ev.Pending.Channel, ev.Pending.ChatID)
+	switch ev.Kind {
+	case approvals.Requested:
+		a := approvalOf(ev.Pending, id)
+		c.bus.publish(EvApprovalRequest, Event{SessionID: id, Approval: &a})
+	case approvals.Decided:
+		c.bus.publish(EvApprovalDecided, Event{SessionID: id, ID: ev.Pending.Request.ID, Answer: ev.Answer, By: ev.By})
+	}
+}
+
+// serveEvents streams session's events (0: all) as server-sent events
+// until the client goes, the stream falls behind, or the server closes.
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int64) {
+	c := s.coreState()
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "no_streaming", "this connection cannot stream events")
+		return
+	}
+	st := c.bus.subscribe(session)
+	if st == nil {
+		writeError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+		return
+	}
+	defer c.bus.unsubscribe(st)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	_, _ = fmt.Fprint(w, ": hearth events\n\n")
+	flusher.Flush()
+	tick := time.NewTicker(keepAliveInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case m, ok := <-st.ch:
+			if !ok {
+				if c.bus.overflowed(st) {
+					writeSSE(w, &message{name: EvError, data: overflowData(session)})
+					flusher.Flush()
+				}
+				return
+			}
+			if writeSSE(w, m) != nil {
+				return
+			}
+			flusher.Flush()
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+func overflowData(session int64) []byte {
+	data, _ := json.Marshal(Event{SessionID: session,
+		Message: "this stream fell behind and was closed; reconnect, and read missed messages with GET /v1/sessions/{id}/messages"})
+	return data
+}
+
+// writeSSE writes one event: id, event and data lines, and the blank line
+// that ends it. Data is one line of JSON (JSON never holds a raw newline).
+func writeSSE(w http.ResponseWriter, m *message) error {
+	buf := make([]byte, 0, len(m.data)+len(m.name)+32)
+	if m.id != 0 {
+		buf = append(buf, "id: "...)
+		buf = strconv.AppendUint(buf, m.id, 10)
+		buf = append(buf, '\n')
+	}
+	buf = append(buf, "event: "...)
+	buf = append(buf, m.name...)
+	buf = append(buf, "\ndata: "...)
+	buf = append(buf, m.data...)
+	buf = append(buf, "\n\n"...)
+	_, err := w.Write(buf)
+	return err
+}
