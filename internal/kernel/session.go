@@ -229,7 +229,7 @@ func (k *Kernel) work(s *session) {
 		k.mu.Unlock()
 
 		stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
-		k.obs.notify(p.in.Injection, Event{Kind: EventTurnStarted, Text: p.in.Text})
+		k.obs.notify(p.in.Injection, Event{Kind: EventTurnStarted, Text: k.maskText(p.in.Text)})
 		out := k.turn(ctx, s, p.in)
 		stop()
 		cancel(nil)
