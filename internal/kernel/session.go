@@ -236,7 +236,18 @@ func (k *Kernel) work(s *session) {
 		if p.in.release != nil {
 			p.in.release()
 		}
+		// The session is idle before its caller hears the outcome, so a
+		// reset right after an answer is not refused as busy.
+		k.mu.Lock()
+		last := len(s.queue) == 0
+		if last {
+			s.running, s.cancelTurn, s.idleSince = false, nil, time.Now()
+		}
+		k.mu.Unlock()
 		p.done <- out
+		if last {
+			return
+		}
 	}
 }
 
