@@ -54,6 +54,18 @@ const (
 	idleTimeout       = 2 * time.Minute
 )
 
+// newHTTPServer is the daemon's http.Server: a client that connects and
+// says nothing, or keeps an idle connection, is dropped. It has no
+// WriteTimeout: event streams last as long as their client.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
 // printServing says where Hearth serves. On a terminal the web UI's
 // address carries the token in its fragment, which browsers never send
 // (it reaches neither the server nor its log); anywhere else (a log file,
@@ -275,14 +287,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		CLI:       server.CLIHandler(cliRunner(a)),
 		UI:        web.FS(),
 	})
-	hs := &http.Server{
-		Handler: srv.Handler(),
-		// A client that connects and says nothing, or keeps an idle
-		// connection, is dropped. No WriteTimeout: event streams last.
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
-		ErrorLog:          slog.NewLogLogger(a.Logger.Handler(), slog.LevelDebug),
-	}
+	hs := newHTTPServer(srv.Handler(), a.Logger)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 

@@ -14,6 +14,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net/http"
 	"os"
@@ -450,5 +451,13 @@ func TestServeMasksTheTokenInTraces(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "hearth.log")); bytes.Contains(b, []byte(tok[:redact.GramLen])) {
 		t.Fatal("the token is in hearth.log")
+	}
+}
+
+// Idle and silent connections are dropped; a stream is not cut.
+func TestServeTimesOutIdleConnections(t *testing.T) {
+	hs := newHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	if hs.ReadHeaderTimeout != 10*time.Second || hs.IdleTimeout != 2*time.Minute || hs.WriteTimeout != 0 || hs.ReadTimeout != 0 {
+		t.Fatalf("timeouts: header %v, idle %v, write %v, read %v", hs.ReadHeaderTimeout, hs.IdleTimeout, hs.WriteTimeout, hs.ReadTimeout)
 	}
 }
