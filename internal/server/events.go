@@ -267,14 +267,20 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 		// command's output): the model keys and the API token are masked.
 		name, e.CallID, e.Tool, e.IsError = EvToolFinished, ev.CallID, ev.Tool, ev.IsError
 		e.Result, e.ResultTruncated = truncate(mask(ev.Text), maxEventResult)
-	case kernel.EventFinal:
-		name, e.Text, e.TraceID = EvTurnFinished, mask(ev.Text), ev.TraceID
-		e.Usage = &Usage{PromptTokens: ev.Usage.PromptTokens, CompletionTokens: ev.Usage.CompletionTokens, CachedTokens: ev.Usage.CachedTokens}
-	case kernel.EventInterrupted:
-		name = EvTurnInterrupted
-	case kernel.EventError:
-		name, e.Message = EvError, s.app.Sources.Redact(ev.Text)
-	default:
+	case kernel.EventTurnEnded:
+		// A turn's last event, sent once all it wrote is stored: a client
+		// that reads the messages on turn.finished finds the answer there.
+		out := ev.Outcome
+		switch {
+		case out.Interrupted:
+			name = EvTurnInterrupted
+		case out.Err != nil:
+			name, e.Message, e.TraceID = EvError, mask(out.Err.Error()), out.TraceID
+		default:
+			name, e.Text, e.TraceID = EvTurnFinished, mask(out.Text), out.TraceID
+			e.Usage = &Usage{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens, CachedTokens: out.Usage.CachedTokens}
+		}
+	default: // EventFinal, EventError, EventInterrupted: told by EventTurnEnded
 		return
 	}
 	c.bus.publish(name, e)
