@@ -235,10 +235,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	srv := server.New(a, &server.Options{
-		TokenFunc: daemon.TokenSource(a.DataDir),
-		Hosts:     hosts,
-		CLI:       server.CLIHandler(cliRunner(a)),
-		UI:        web.FS(),
+		TokenFunc:       daemon.TokenSource(a.DataDir),
+		ClientTokenFunc: daemon.ClientTokenSource(a.DataDir),
+		Hosts:           hosts,
+		CLI:             server.CLIHandler(cliRunner(a)),
+		UI:              web.FS(),
 	})
 	hs := &http.Server{
 		Handler:           srv.Handler(),
