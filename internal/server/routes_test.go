@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -37,11 +38,14 @@ func TestClientTokenReachesOnlyTheOpenAIRoutes(t *testing.T) {
 			{"", false},
 			{testToken + "x", false},
 		} {
-			if rt.stream && tc.pass {
-				continue // an open stream; its check is the owner's test
-			}
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest(rt.method, "http://127.0.0.1"+path, strings.NewReader("{}"))
+			if rt.stream {
+				// A stream let in ends at once instead of staying open.
+				ctx, cancel := context.WithCancel(req.Context())
+				cancel()
+				req = req.WithContext(ctx)
+			}
 			req.Header.Set("Authorization", "Bearer "+tc.token)
 			s.Handler().ServeHTTP(rec, req)
 			if got := rec.Code != http.StatusUnauthorized; got != tc.pass {
