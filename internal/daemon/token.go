@@ -49,11 +49,11 @@ func RotateClient(dir string) (string, error) { return rotateToken(dir, ClientTo
 // it is now: it reads the file again only when it was replaced, so a
 // rotation takes effect without a restart. It gives "" (refusing every
 // request) while the file is missing or unreadable.
-func TokenSource(dir string) func() string { return tokenSource(dir, TokenFile) }
+func TokenSource(dir string) func() string { return WatchToken(dir, nil) }
 
 // ClientTokenSource is TokenSource for the client token: "" (no client
 // is let in) until `hearth token --openai` makes it.
-func ClientTokenSource(dir string) func() string { return tokenSource(dir, ClientTokenFile) }
+func ClientTokenSource(dir string) func() string { return WatchClientToken(dir, nil) }
 
 func ensureToken(dir, name string) (string, error) {
 	tok, err := readTokenFile(dir, name)
@@ -88,11 +88,24 @@ func rotateToken(dir, name string) (string, error) {
 	return tok, nil
 }
 
-func tokenSource(dir, name string) func() string {
+// WatchToken is TokenSource that also calls seen with every token it
+// reads: the first, and each one a rotation brings. hearth serve adds them
+// to the secrets its logs, traces and events mask. seen runs with the
+// source locked, before the token is used: it must not call the source.
+func WatchToken(dir string, seen func(tok string)) func() string {
+	return watchTokenFile(dir, TokenFile, seen)
+}
+
+// WatchClientToken is WatchToken for the client token.
+func WatchClientToken(dir string, seen func(tok string)) func() string {
+	return watchTokenFile(dir, ClientTokenFile, seen)
+}
+
+func watchTokenFile(dir, name string, seen func(tok string)) func() string {
 	path := filepath.Join(dir, name)
 	var (
 		mu   sync.Mutex
-		seen fs.FileInfo
+		last fs.FileInfo
 		tok  string
 	)
 	return func() string {
@@ -102,14 +115,17 @@ func tokenSource(dir, name string) func() string {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if seen != nil && os.SameFile(seen, fi) && fi.ModTime().Equal(seen.ModTime()) && fi.Size() == seen.Size() {
+		if last != nil && os.SameFile(last, fi) && fi.ModTime().Equal(last.ModTime()) && fi.Size() == last.Size() {
 			return tok
 		}
 		t, err := readTokenFile(dir, name)
 		if err != nil {
 			return ""
 		}
-		seen, tok = fi, t
+		if seen != nil && t != tok {
+			seen(t)
+		}
+		last, tok = fi, t
 		return tok
 	}
 }

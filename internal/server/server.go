@@ -2,8 +2,9 @@
 // (sessions, server-sent events, approvals, plugins, settings, memory,
 // knowledge, traces, providers), the OpenAI-compatible chat completions
 // endpoint, and the embedded web UI. Every /v1 request needs the daemon's
-// token; the OpenAI-compatible routes also take the client token, which
-// reaches nothing else; see docs/http-api.md.
+// token but GET /v1/hello, where the daemon proves it knows the token;
+// the OpenAI-compatible routes also take the client token, which reaches
+// nothing else; see docs/http-api.md.
 package server
 
 import (
@@ -124,16 +125,20 @@ func (s *Server) authorized(h http.HandlerFunc, client bool) http.HandlerFunc {
 	}
 }
 
-// tokenOK reports whether r presents the owner's token.
-func (s *Server) tokenOK(r *http.Request) bool {
-	want := s.opts.Token
+// token is the token as it is now ("" refuses every request).
+func (s *Server) token() string {
 	if s.opts.TokenFunc != nil {
-		want = s.opts.TokenFunc()
+		return s.opts.TokenFunc()
 	}
-	return bearerIs(r, want)
+	return s.opts.Token
 }
 
-// clientTokenOK reports whether r presents the client token.
+// tokenOK reports whether r carries the owner's token as it is now: at
+// the start of every request, and again during a long event stream
+// (events.go), so a rotated token ends what it opened.
+func (s *Server) tokenOK(r *http.Request) bool { return bearerIs(r, s.token()) }
+
+// clientTokenOK reports whether r carries the client token.
 func (s *Server) clientTokenOK(r *http.Request) bool {
 	return s.opts.ClientTokenFunc != nil && bearerIs(r, s.opts.ClientTokenFunc())
 }
