@@ -86,7 +86,11 @@ func openAPI(routes []route) ([]byte, error) {
 		Security: []map[string][]string{{"bearer": {}}},
 		Paths:    map[string]map[string]*operation{},
 		Components: openAPIComponents{Schemas: map[string]*jsonschema.Schema{},
-			SecuritySchemes: map[string]securityScheme{"bearer": {Type: "http", Scheme: "bearer"}}},
+			SecuritySchemes: map[string]securityScheme{
+				"bearer": {Type: "http", Scheme: "bearer"},
+				// hearth token --openai: only the OpenAI-compatible routes take it
+				"openaiClientToken": {Type: "http", Scheme: "bearer"},
+			}},
 	}
 	errRef, err := doc.schemaRef(apiError{})
 	if err != nil {
@@ -102,8 +106,11 @@ func openAPI(routes []route) ([]byte, error) {
 			Summary:     rt.summary,
 			Responses:   map[string]apiResponse{"default": {Description: "An error.", Content: jsonContent(errRef)}},
 		}
-		if rt.public {
+		switch {
+		case rt.public:
 			op.Security = []map[string][]string{}
+		case rt.client:
+			op.Security = []map[string][]string{{"bearer": {}}, {"openaiClientToken": {}}}
 		}
 		for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
 			op.Parameters = append(op.Parameters, parameter{Name: m[1], In: "path", Required: true, Schema: &jsonschema.Schema{Type: "string"}})

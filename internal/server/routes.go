@@ -18,8 +18,9 @@ type route struct {
 	// marks a text/event-stream answer whose events are out.
 	in, out any
 	stream  bool
-	// public routes need no token: only the web UI's static files, which
-	// hold nothing secret.
+	// public routes need no token: the web UI's static files, which hold
+	// nothing secret, and /v1/hello, where the daemon proves it knows the
+	// token without being sent it.
 	public bool
 	// client routes also take the client token (Options.ClientTokenFunc),
 	// the one an OpenAI client holds: only the OpenAI-compatible ones.
