@@ -62,8 +62,8 @@ func BenchmarkServeSSE(b *testing.B) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(env, "PATH="+os.Getenv("PATH"), "HOME="+home, "HEARTH_HOME="+home,
 		"OPENAI_BASE_URL="+model.URL+"/v1", "OPENAI_API_KEY=sk-bench-0123456789", "HEARTH_MODEL=bench")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &lockedBuffer{} // written by the command's copying goroutine
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}

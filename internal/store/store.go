@@ -60,19 +60,27 @@ const maxStmts = 256
 
 func newPool(db *sql.DB) *pool { return &pool{DB: db, stmts: map[string]*sql.Stmt{}} }
 
-// stmt returns query's statement, or nil when it is not kept.
+// stmt returns query's statement, or nil when it is not kept. It does
+// not hold p.mu while preparing: preparing waits for a connection, and on
+// the write pool the only one may belong to a transaction that is itself
+// about to look a statement up (inTx).
 func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if st, ok := p.stmts[query]; ok {
+	st, ok := p.stmts[query]
+	full := len(p.stmts) >= maxStmts
+	p.mu.Unlock()
+	if ok || full {
 		return st, nil
-	}
-	if len(p.stmts) >= maxStmts {
-		return nil, nil
 	}
 	st, err := p.DB.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if kept, ok := p.stmts[query]; ok { // prepared meanwhile by another caller
+		st.Close()
+		return kept, nil
 	}
 	p.stmts[query] = st
 	return st, nil

@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestHistorySurvivesReopen(t *testing.T) {
@@ -131,5 +134,61 @@ func TestReadPoolRefusesWrites(t *testing.T) {
 	defer s.Close()
 	if _, err := s.db.Exec(`INSERT INTO schema_migrations(version, name) VALUES (998, 'x')`); err == nil {
 		t.Fatal("the read pool wrote")
+	}
+}
+
+// Writes prepared for the first time (a statement made on the write
+// pool) while other goroutines keep that pool's one connection busy with
+// transactions, which look their statements up: nothing waits for
+// anything forever. A statement cache that held its lock while preparing
+// deadlocked here (and in the daemon under 200 turns at once).
+func TestFirstWritesDuringTransactions(t *testing.T) {
+	for round := range 5 {
+		s, err := Open(context.Background(), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		sess, err := s.Session(ctx, "web", "busy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if err := s.AppendMessages(ctx, sess.ID, []Message{{Role: "user", Content: "hi"}}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		for i := range 20 {
+			key := fmt.Sprint(round, i)
+			if _, err := s.Session(ctx, "web", key); err != nil {
+				t.Error(err)
+			}
+			if err := s.SetSetting(ctx, "p", key, []byte(`1`)); err != nil {
+				t.Error(err)
+			}
+			if err := s.KVSet(ctx, "p", key, []byte(`1`)); err != nil {
+				t.Error(err)
+			}
+			if err := s.SaveTrace(ctx, &Trace{ID: key, Started: time.Now(), Ended: time.Now()}); err != nil {
+				t.Error(err)
+			}
+		}
+		close(stop)
+		wg.Wait()
+		s.Close()
 	}
 }
