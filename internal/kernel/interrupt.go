@@ -1,7 +1,12 @@
 package kernel
 
+import "errors"
+
+// ErrStopped is the cause given to a turn cancelled by Interrupt.
+var ErrStopped = errors.New("stopped by the user")
+
 // Interrupt cancels the turn a session is answering, as an input with
-// Interrupt set does (its cause is ErrInterrupted, its events end with
+// Interrupt set does (its cause is ErrStopped, its events end with
 // EventInterrupted), without sending anything: a stop button. Inputs
 // queued behind the turn are answered next, as usual. It reports whether
 // a turn was running; false when the session is idle or unknown (a turn
@@ -13,6 +18,6 @@ func (k *Kernel) Interrupt(channel, chatID string) bool {
 	if s == nil || !s.running || s.cancelTurn == nil {
 		return false
 	}
-	s.cancelTurn(ErrInterrupted)
+	s.cancelTurn(ErrStopped)
 	return true
 }

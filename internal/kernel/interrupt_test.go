@@ -29,7 +29,7 @@ func TestInterruptStopsTheRunningTurn(t *testing.T) {
 		t.Fatal("the running turn was not interrupted")
 	}
 	out := <-first
-	if !out.Interrupted || !errors.Is(out.Err, ErrInterrupted) || !sawInterrupted {
+	if !out.Interrupted || !errors.Is(out.Err, ErrStopped) || !sawInterrupted {
 		t.Fatalf("outcome %+v, EventInterrupted seen %v", out, sawInterrupted)
 	}
 	if out := <-queued; out.Text != "the queued one" {
