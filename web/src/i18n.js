@@ -9,7 +9,10 @@ const en = {
   'lang.switch': '中文',
   'auth.title': 'Hearth needs its token',
   'auth.body': 'This page talks to your Hearth with a secret token. Open the address `hearth serve` printed (it ends with #token=...), or run this command and paste its output below:',
-  'auth.paste': 'Token', 'auth.save': 'Continue',
+  'auth.paste': 'Paste the token here', 'auth.save': 'Continue',
+  'auth.wrong': 'That is not this Hearth\'s token. Copy the whole line `hearth token` prints and try again.',
+  'auth.tab': 'The token is kept in this tab only, and forgotten when you close it.',
+  'auth.other': 'Hearth needs its token: run `hearth token` and paste what it prints.',
   'auth.bad': 'The token was refused. Run `hearth token` again (or `hearth token --rotate` if it leaked).',
   'chat.new': 'New chat', 'chat.empty': 'No conversations yet.', 'chat.placeholder': 'Message Hearth…',
   'chat.send': 'Send', 'chat.stop': 'Stop', 'chat.interrupt': 'Interrupt and send',
@@ -52,7 +55,10 @@ const zh = {
   'lang.switch': 'English',
   'auth.title': 'Hearth 需要访问令牌',
   'auth.body': '此页面使用一个秘密令牌与你的 Hearth 通信。请打开 `hearth serve` 打印的地址（以 #token=... 结尾），或者运行下面的命令并把输出粘贴到这里：',
-  'auth.paste': '令牌', 'auth.save': '继续',
+  'auth.paste': '在这里粘贴令牌', 'auth.save': '继续',
+  'auth.wrong': '这不是这个 Hearth 的令牌。请复制 `hearth token` 输出的完整一行，再试一次。',
+  'auth.tab': '令牌只保存在这个标签页里，关闭标签页就会忘记。',
+  'auth.other': 'Hearth 需要访问令牌：运行 `hearth token`，把输出粘贴到这里。',
   'auth.bad': '令牌被拒绝。请重新运行 `hearth token`（如果令牌泄露，运行 `hearth token --rotate`）。',
   'chat.new': '新对话', 'chat.empty': '还没有对话。', 'chat.placeholder': '给 Hearth 发消息…',
   'chat.send': '发送', 'chat.stop': '停止', 'chat.interrupt': '打断并发送',
@@ -107,10 +113,10 @@ export function setLang(l) {
   lang.value = l;
 }
 
-// t returns the text for key in the current language, with {name}
-// replaced from vars.
-export function t(key, vars) {
-  let s = dicts[lang.value][key] ?? en[key] ?? key;
+// t returns the text for key in language l (the current one by
+// default), with {name} replaced from vars.
+export function t(key, vars, l = lang.value) {
+  let s = dicts[l][key] ?? en[key] ?? key;
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
   return s;
 }
