@@ -233,6 +233,19 @@ export function Chat({ id }) {
       await post(`/v1/sessions/${sid}/messages`, { text: msg, interrupt: busy });
     } catch (e2) { setErr(e2.message); setBusy(false); }
   };
+  // stop asks the server to interrupt the turn in flight (POST
+  // /v1/sessions/{id}/interrupt, {"interrupted": true|false}); the stream
+  // then says turn.interrupted, which marks the answer and ends busy.
+  const [stopping, setStopping] = useState(false);
+  const stop = async () => {
+    if (!id) return;
+    setErr(''); setStopping(true);
+    try {
+      const r = await post(`/v1/sessions/${id}/interrupt`, {});
+      if (r && r.interrupted === false) setBusy(false); // nothing was running any more
+    } catch (e) { setErr(e.message); }
+    setStopping(false);
+  };
   const key = (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };
   const mine = pending.filter((a) => String(a.session_id) === id);
   const current = (sessions || []).find((s) => String(s.id) === id);
@@ -259,6 +272,8 @@ export function Chat({ id }) {
       <form class="composer" onSubmit=${send}>
         <textarea rows="1" data-testid="composer" placeholder=${t('chat.placeholder')} value=${text}
           onInput=${(e) => setText(e.target.value)} onKeyDown=${key} />
+        ${busy && id && html`<button type="button" class="stop" data-testid="stop" onClick=${stop} disabled=${stopping}
+          title=${t('chat.stop')} aria-label=${t('chat.stop')}><${Icon} name="stop" /> <span>${t('chat.stop')}</span></button>`}
         <button class="primary send" data-testid="send" disabled=${!text.trim()} title=${busy ? t('chat.interrupt') : t('chat.send')}><${Icon} name="send" /> <span>${busy ? t('chat.interrupt') : t('chat.send')}</span></button>
       </form>
     </section>
