@@ -23,7 +23,7 @@ var ErrFailed = errors.New("no answer")
 // Ask answers one message: the final answer goes to Out, nothing else does,
 // so scripts can use it. Reasoning (with ShowReasoning) and errors go to
 // Err. Each call is a fresh conversation unless opts.ChatID names one.
-func Ask(ctx context.Context, k *kernel.Kernel, text string, opts *Options) error {
+func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 	o := opts.withDefaults()
 	chat := o.ChatID
 	if chat == "" {

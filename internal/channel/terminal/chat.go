@@ -74,7 +74,7 @@ type lineReader interface {
 // above the message being typed. On a terminal it edits lines, keeps history, and reads pasted
 // multi-line text as one message; a line ending in \ continues on the next
 // line. Ctrl-C while the agent answers interrupts the answer.
-func Chat(ctx context.Context, k *kernel.Kernel, opts *Options) error {
+func Chat(ctx context.Context, k Agent, opts *Options) error {
 	o := opts.withDefaults()
 	var r lineReader
 	var approver policy.Approver
@@ -144,7 +144,7 @@ func Chat(ctx context.Context, k *kernel.Kernel, opts *Options) error {
 	}
 }
 
-func command(ctx context.Context, k *kernel.Kernel, o Options, rend *renderer, args []string) (quit bool, err error) {
+func command(ctx context.Context, k Agent, o Options, rend *renderer, args []string) (quit bool, err error) {
 	switch args[0] {
 	case "/exit", "/quit":
 		return true, nil
