@@ -236,6 +236,12 @@ func TestBrowserPages(t *testing.T) {
 		{Subject: "Bob", Relation: "knows", Object: "Alice"}, {Subject: "Robert", Relation: "lives_in", Object: "北京"}}); err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range []*sdk.Doc{{ID: "trip", Title: "Trip to Hangzhou", Content: "# Trip\n\nWest Lake in **April**. 西湖。"},
+		{ID: "recipe", Title: "Dumplings", Content: "Pork and cabbage, 200 g flour."}} {
+		if err := e.app.Docs.Insert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := e.app.KB.Add("wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {
 		t.Fatal(err)
 	}
