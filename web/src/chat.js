@@ -243,7 +243,7 @@ export function Chat({ id }) {
     try {
       const r = await post(`/v1/sessions/${id}/interrupt`, {});
       if (r && r.interrupted === false) setBusy(false); // nothing was running any more
-    } catch (e) { setErr(e.message); }
+    } catch (e) { setErr(e.status === 404 || e.status === 405 ? t('chat.stopUnsupported') : e.message); }
     setStopping(false);
   };
   const key = (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };

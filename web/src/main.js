@@ -19,6 +19,11 @@ import { ApprovalCard } from './approval.js';
 import { Link } from './ui.js';
 
 takeToken();
+// Pasting the printed address (…/#token=…) into a tab already on the UI
+// changes only the fragment, which loads nothing: take the token then.
+addEventListener('hashchange', () => {
+  if (/(?:^#|&)token=/.test(location.hash)) { takeToken(); location.reload(); }
+});
 
 const pages = [
   ['/chat', 'nav.chat', 'chat'], ['/plugins', 'nav.plugins', 'plugins'], ['/settings', 'nav.settings', 'settings'],
