@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/channel/remote"
+	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/daemon"
 	"github.com/hearth-agent/hearth/internal/server"
@@ -84,8 +86,9 @@ func runForClient(ctx context.Context, a *app.App, req *server.CLIRequest, stdou
 }
 
 // toDaemon hands the command to the daemon serving the data directory,
-// if one does: the forwarded commands run there; chat and ask say that
-// one runs. done is false when the command is to run here, alone.
+// if one does: the forwarded commands run there, chat and ask run their
+// terminal here and their turns there. done is false when the command is
+// to run here, alone.
 func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []string, stdin io.Reader, stdout, stderr io.Writer) (code int, done bool) {
 	dir, err := config.DataDir(f.dataDir, nil)
 	if err != nil {
@@ -99,11 +102,11 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 		fmt.Fprintf(stderr, "hearth: %v\n", err)
 		return 1, true
 	}
-	if !forwarded[cmd] { // chat, ask: through the daemon is not written yet
-		fmt.Fprintf(stderr, "hearth %s: a Hearth daemon (hearth serve, pid %d) serves %s at %s: chat in its web UI, or stop it first\n"+
-			"hearth %s：Hearth 守护进程（hearth serve，pid %d）正在为 %s 提供服务（%s）：请在其网页界面中聊天，或先停止它\n",
-			cmd, c.PID, dir, c.BaseURL, cmd, c.PID, dir, c.BaseURL)
-		return 1, true
+	if cmd == "chat" || cmd == "ask" {
+		return remoteTerminal(ctx, c, cmd, dir, f, rest, stdin, stdout, stderr), true
+	}
+	if !forwarded[cmd] {
+		return 0, false
 	}
 	req := &server.CLIRequest{Args: append([]string{cmd}, args...)}
 	req.Cwd, _ = os.Getwd()
@@ -124,4 +127,37 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 	io.WriteString(stdout, res.Stdout)
 	io.WriteString(stderr, res.Stderr)
 	return res.Code, true
+}
+
+// remoteTerminal runs `hearth chat` or `hearth ask` through the daemon c:
+// the same terminal, its turns run (and its plugins live) in the daemon.
+// Switching the model source (/source) is the daemon's: its web UI or API.
+func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *flags, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ag := remote.New(c.BaseURL, c.Token, c.HTTP)
+	defer ag.Close()
+	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning,
+		ConfigPath: filepath.Join(dir, config.FileName)}
+	if cmd == "ask" {
+		text, code := askText(rest, stdin, stderr)
+		if code != 0 {
+			return code
+		}
+		return askExit(terminal.Ask(ctx, ag, text, o))
+	}
+	if code := chatArgs(rest, stderr); code != 0 {
+		return code
+	}
+	o.HistoryFile = filepath.Join(dir, "chat_history")
+	o.Plugins = func() string { // /plugins: what `hearth plugin` says in the daemon
+		res, err := c.RunCLI(ctx, &server.CLIRequest{Args: []string{"plugin"}})
+		if err != nil {
+			return err.Error()
+		}
+		return strings.TrimRight(res.Stdout+res.Stderr, "\n")
+	}
+	if err := terminal.Chat(ctx, ag, o); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "hearth: %v\n", err)
+		return 1
+	}
+	return 0
 }

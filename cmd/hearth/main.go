@@ -180,35 +180,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":
-		text := strings.Join(rest, " ")
-		if text == "" && isTerminal(stdin) {
-			fmt.Fprint(stderr, "hearth ask: no message given (pass it as an argument, or pipe it in)\n\n"+usage)
-			return 2
-		}
-		if text == "" || text == "-" {
-			b, err := io.ReadAll(stdin)
-			if err != nil {
-				fmt.Fprintf(stderr, "hearth: reading the message: %v\n", err)
-				return 1
-			}
-			text = strings.TrimSpace(string(b))
-		}
-		if text == "" {
-			fmt.Fprint(stderr, "hearth ask: no message given\n\n"+usage)
-			return 2
+		text, code := askText(rest, stdin, stderr)
+		if code != 0 {
+			return code
 		}
 		if !haveProvider(a, stderr) {
 			return 2
 		}
-		err := terminal.Ask(ctx, a.Kernel, text, termOptions(a, f, stdin, stdout, stderr))
-		if err != nil {
-			return 1
-		}
-		return 0
+		return askExit(terminal.Ask(ctx, a.Kernel, text, termOptions(a, f, stdin, stdout, stderr)))
 	default: // chat
-		if len(rest) > 0 {
-			fmt.Fprintf(stderr, "hearth chat: unexpected argument %q (did you mean hearth ask?)\n", rest[0])
-			return 2
+		if code := chatArgs(rest, stderr); code != 0 {
+			return code
 		}
 		if !haveProvider(a, stderr) {
 			return 2
@@ -222,6 +204,47 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 0
 	}
+}
+
+// askText is the message of `hearth ask`: its arguments, or stdin for "-"
+// or none; code is non-zero when there is none.
+func askText(rest []string, stdin io.Reader, stderr io.Writer) (text string, code int) {
+	text = strings.Join(rest, " ")
+	if text == "" && isTerminal(stdin) {
+		fmt.Fprint(stderr, "hearth ask: no message given (pass it as an argument, or pipe it in)\n\n"+usage)
+		return "", 2
+	}
+	if text == "" || text == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "hearth: reading the message: %v\n", err)
+			return "", 1
+		}
+		text = strings.TrimSpace(string(b))
+	}
+	if text == "" {
+		fmt.Fprint(stderr, "hearth ask: no message given\n\n"+usage)
+		return "", 2
+	}
+	return text, 0
+}
+
+// chatArgs refuses arguments to `hearth chat`.
+func chatArgs(rest []string, stderr io.Writer) int {
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "hearth chat: unexpected argument %q (did you mean hearth ask?)\n", rest[0])
+		return 2
+	}
+	return 0
+}
+
+// askExit is the exit status of `hearth ask`: terminal.Ask has printed why
+// it failed.
+func askExit(err error) int {
+	if err != nil {
+		return 1
+	}
+	return 0
 }
 
 func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer) *terminal.Options {

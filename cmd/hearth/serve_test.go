@@ -188,9 +188,39 @@ func TestServeAnswersWithTheTokenAndOwnsTheDataDirectory(t *testing.T) {
 		!strings.Contains(errOut, "已在") {
 		t.Fatalf("second serve: %d %q", code, errOut)
 	}
-	_, errOut, code = hearth(t, append(env, "OPENAI_BASE_URL=http://127.0.0.1:1/v1"), "", "chat")
-	if code == 0 || !strings.Contains(errOut, "a Hearth daemon (hearth serve, pid "+pid+")") || !strings.Contains(errOut, "守护进程") {
-		t.Fatalf("chat: %d %q", code, errOut)
+}
+
+// While hearth serve runs, hearth ask and hearth chat are terminals of
+// the daemon: their turns run there (its model, its plugins, its store),
+// the answer streams here.
+func TestChatAndAskThroughTheDaemon(t *testing.T) {
+	home := t.TempDir()
+	srv := llmtest.NewServer(t, timeToolScript()...)
+	startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-test-123456789"})
+	// The client's own environment names no provider: the daemon's is used.
+	env := []string{"HEARTH_HOME=" + home}
+	stdout, stderr, code := hearth(t, env, "", "ask", "现在几点？")
+	if code != 0 || stdout != "现在是北京时间下午三点。\n" {
+		t.Fatalf("ask: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	checkToolResultSent(t, srv)
+
+	srv.Push(llmtest.Reply{Text: "你好！"})
+	stdout, stderr, code = hearth(t, env, "你好\n", "chat")
+	if code != 0 || !strings.Contains(stdout, "你好！") {
+		t.Fatalf("chat: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	st, err := store.Open(context.Background(), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.FindSession(context.Background(), "terminal", "")
+	if err != nil {
+		t.Fatalf("the chat's session is not in the daemon's store: %v", err)
+	}
+	if msgs, err := st.RecentMessages(context.Background(), sess.ID, 10); err != nil || len(msgs) != 2 || msgs[1].Content != "你好！" {
+		t.Fatalf("stored: %+v, %v", msgs, err)
 	}
 }
 

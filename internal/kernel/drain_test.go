@@ -45,3 +45,21 @@ func TestDrainWaitsForTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A session is idle when its caller hears the outcome: resetting it at
+// once is not refused as busy.
+func TestResetRightAfterAnswer(t *testing.T) {
+	release := make(chan struct{})
+	close(release)
+	k := New(heldProvider{release}, nil, nil)
+	defer k.Close()
+	for i := range 200 {
+		in := Input{Injection: sdk.Injection{Channel: "c", ChatID: "1", Text: "hi"}}
+		if out := k.Ask(context.Background(), in); out.Err != nil {
+			t.Fatal(out.Err)
+		}
+		if err := k.ResetSession(context.Background(), "c", "1"); err != nil {
+			t.Fatalf("reset %d right after the answer: %v", i, err)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
@@ -94,6 +95,7 @@ type Kernel struct {
 	store    History             // nil keeps history in memory only
 	traces   TraceSaver          // nil: turns are not traced
 	mask     func(string) string // masks secrets in traces
+	secrets  *redact.Secrets     // masked in every event and outcome; nil for none
 
 	// base is cancelled by Close; every turn's context derives from it.
 	base   context.Context
@@ -166,6 +168,7 @@ func New(provider llm.Provider, st History, opts *Options) *Kernel {
 		claims:   map[string]*names.Claim{},
 		now:      time.Now,
 	}
+	k.secrets = providerSecrets(provider)
 	if ts, ok := st.(TraceSaver); ok && st != nil && !cfg.NoTraces {
 		k.traces, k.mask = ts, traceMask(provider)
 	}

@@ -229,14 +229,25 @@ func (k *Kernel) work(s *session) {
 		k.mu.Unlock()
 
 		stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
-		k.obs.notify(p.in.Injection, Event{Kind: EventTurnStarted, Text: p.in.Text})
+		k.obs.notify(p.in.Injection, Event{Kind: EventTurnStarted, Text: k.maskText(p.in.Text)})
 		out := k.turn(ctx, s, p.in)
 		stop()
 		cancel(nil)
 		if p.in.release != nil {
 			p.in.release()
 		}
+		// The session is idle before its caller hears the outcome, so a
+		// reset right after an answer is not refused as busy.
+		k.mu.Lock()
+		last := len(s.queue) == 0
+		if last {
+			s.running, s.cancelTurn, s.idleSince = false, nil, time.Now()
+		}
+		k.mu.Unlock()
 		p.done <- out
+		if last {
+			return
+		}
 	}
 }
 

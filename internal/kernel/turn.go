@@ -50,7 +50,10 @@ func (t *turnState) actor() sdk.Actor {
 // tool calls until the model stops calling tools, then before_output, the
 // answer, after_output, and memory.
 func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
-	t := &turnState{in: in, s: s, emit: k.emitter(in), trace: k.startTrace(in)}
+	t := &turnState{in: in, s: s, emit: maskEvents(k.secrets, k.emitter(in)), trace: k.startTrace(in)}
+	if k.secrets != nil {
+		defer func() { out.Text = k.secrets.String(out.Text) }()
+	}
 	if t.trace != nil {
 		// Every event and the outcome name the trace, so a channel can
 		// show what happened for an answer.

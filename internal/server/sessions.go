@@ -218,19 +218,22 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := MessageList{Messages: make([]Message, len(msgs))}
+	mask := s.app.Sources.Secrets().String // what the model repeated of a key is stored as it said it
 	for i, m := range msgs {
-		out.Messages[i] = messageOf(m)
+		out.Messages[i] = messageOf(m, mask)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func messageOf(m store.StoredMessage) Message {
-	out := Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID, CreatedAt: m.Created.UTC()}
+// messageOf is a stored message as the API shows it, with mask applied to
+// every text.
+func messageOf(m store.StoredMessage, mask func(string) string) Message {
+	out := Message{Role: m.Role, Content: mask(m.Content), Reasoning: mask(m.Reasoning), ToolCallID: m.ToolCallID, CreatedAt: m.Created.UTC()}
 	if len(m.ToolCalls) > 0 {
 		var calls []llm.ToolCall
 		if json.Unmarshal(m.ToolCalls, &calls) == nil {
 			for _, c := range calls {
-				out.ToolCalls = append(out.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+				out.ToolCalls = append(out.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: mask(c.Function.Arguments)})
 			}
 		}
 	}

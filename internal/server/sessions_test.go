@@ -404,3 +404,23 @@ func TestInterruptAndError(t *testing.T) {
 		t.Fatalf("error event %+v", evs[len(evs)-1])
 	}
 }
+
+// The provider's key, repeated by the model, is masked in the session's
+// events and in its stored messages as the API shows them.
+func TestKeyMaskedInEventsAndMessages(t *testing.T) {
+	const key = "sk-test-123456789" // newChat's provider key
+	c := newChat(t, llmtest.Reply{Reasoning: "it is " + key, Text: "your key is " + key})
+	s := call[Session](t, c.hs, "POST", "/v1/sessions", nil, 201)
+	path := "/v1/sessions/" + itoa(s.ID)
+	own := openSSE(t, c.hs, path+"/events")
+	call[Queued](t, c.hs, "POST", path+"/messages", SendMessage{Text: "what is my key? " + key}, 202)
+	for _, ev := range own.until(t, EvTurnFinished) {
+		if strings.Contains(ev.data.Text, key) {
+			t.Errorf("event %s shows the key: %q", ev.name, ev.data.Text)
+		}
+	}
+	code, body := do(t, c.hs, "GET", path+"/messages", nil)
+	if code != 200 || strings.Contains(string(body), key) || !strings.Contains(string(body), "your key is") {
+		t.Fatalf("messages (%d): %s", code, body)
+	}
+}
