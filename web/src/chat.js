@@ -24,7 +24,15 @@ export function thread(messages) {
     } else if (m.role === 'assistant') {
       if (!cur) { cur = { kind: 'assistant', parts: [], reasoning: '', done: true }; items.push(cur); }
       if (m.reasoning) cur.reasoning += m.reasoning;
-      if (m.content) cur.parts.push({ type: 'text', text: m.content });
+      // The kernel ends an unfinished turn with a note for the model
+      // ("[interrupted: ...]", "[failed: ...]"); people see a mark.
+      let text = m.content || '';
+      const note = /\s*\[(interrupted|failed): [^\]]*\]\s*$/.exec(text);
+      if (note) {
+        if (note[1] === 'interrupted') cur.interrupted = true; else cur.error = t('chat.failed');
+        text = text.slice(0, note.index);
+      }
+      if (text) cur.parts.push({ type: 'text', text });
       for (const c of m.tool_calls || []) {
         const p = { type: 'tool', id: c.id, tool: c.name, arguments: c.arguments, status: 'done' };
         tools.set(c.id, p);
@@ -139,7 +147,7 @@ function Answer({ a }) {
     ${a.interrupted && html`<p class="muted small">${t('chat.interrupted')}</p>`}
     ${a.error && html`<p class="error small">${a.error}</p>`}
     ${a.done && (a.trace || a.usage) && html`<div class="meta small muted">
-      ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? `${a.usage.prompt_tokens || 0} → ${a.usage.completion_tokens || 0} tokens` : ''}
+      ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? t('chat.tokens', { i: a.usage.prompt_tokens || 0, o: a.usage.completion_tokens || 0 }) : ''}
       ${a.trace && html` <${Link} href=${'/traces/' + a.trace} data-testid="trace-link"><${Icon} name="traces" /> ${t('chat.trace')}</${Link}>`}
     </div>`}
   </div>`;
