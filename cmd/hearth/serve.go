@@ -46,6 +46,44 @@ const DefaultListen = "127.0.0.1:8420"
 // defaultGrace is how long a shutdown waits for requests in flight.
 const defaultGrace = 10 * time.Second
 
+// The HTTP server's timeouts: a client has readHeaderTimeout to send a
+// request's headers, and an idle keep-alive connection is closed after
+// idleTimeout.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
+
+// newHTTPServer is the daemon's http.Server: a client that connects and
+// says nothing, or keeps an idle connection, is dropped. It has no
+// WriteTimeout: event streams last as long as their client.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
+// printServing says where Hearth serves. On a terminal the web UI's
+// address carries the token in its fragment, which browsers never send
+// (it reaches neither the server nor its log); anywhere else (a log file,
+// a service manager's journal) the token is not printed.
+func printServing(w io.Writer, tty bool, dir, url, tok string, noProvider bool) {
+	if tty {
+		fmt.Fprintf(w, "Hearth is serving %s\n  web UI / 网页界面: %s/#token=%s\n  API token: `hearth token` prints it; Ctrl-C stops Hearth\n",
+			dir, url, tok)
+	} else {
+		fmt.Fprintf(w, "Hearth is serving %s\n  web UI / 网页界面: %s/\n  run `hearth token` for the token / 用 hearth token 查看令牌; Ctrl-C stops Hearth\n",
+			dir, url)
+	}
+	if noProvider {
+		fmt.Fprintln(w, "  No model provider is configured yet: open the web UI, it walks you through choosing one.\n"+
+			"  尚未配置模型服务：打开网页界面，它会引导你完成设置。")
+	}
+}
+
 // serveSettings are hearth serve's settings, config and flags merged.
 type serveSettings struct {
 	dataDir, listen, tlsCert, tlsKey string
@@ -177,6 +215,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	var tlsConfig *tls.Config
+	var fingerprint string
 	if useTLS {
 		cert, err := tls.LoadX509KeyPair(s.tlsCert, s.tlsKey)
 		if err != nil {
@@ -184,6 +223,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		// Clients pin the certificate loaded here, not the file, which
+		// may change while this one is served.
+		fingerprint = daemon.CertFingerprint(cert.Certificate[0])
 	}
 	// Signals before anything starts: a SIGTERM during start-up still
 	// shuts down cleanly.
@@ -219,6 +261,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hearth serve: %v\n", err)
 		return 1
 	}
+	// The token is a secret like the model keys: logs, traces, tool
+	// results and events mask it, and each one a rotation brings.
+	secrets := a.Sources.Secrets()
+	secrets.Add(tok)
+	tokens := daemon.WatchToken(a.DataDir, func(t string) { secrets.Add(t) })
 	ln, err := net.Listen("tcp", s.listen)
 	if err != nil {
 		closeApp()
@@ -235,21 +282,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	srv := server.New(a, &server.Options{
-		TokenFunc: daemon.TokenSource(a.DataDir),
+		TokenFunc: tokens,
 		Hosts:     hosts,
 		CLI:       server.CLIHandler(cliRunner(a)),
 		UI:        web.FS(),
 	})
-	hs := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(a.Logger.Handler(), slog.LevelDebug),
-	}
+	hs := newHTTPServer(srv.Handler(), a.Logger)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 
 	url := clientURL(ln.Addr(), useTLS)
-	info := &daemon.ServeInfo{PID: os.Getpid(), URL: url, Listen: ln.Addr().String(), TLS: useTLS, Started: time.Now().UTC()}
+	info := &daemon.ServeInfo{PID: os.Getpid(), URL: url, Listen: ln.Addr().String(), TLS: useTLS, TLSFingerprint: fingerprint, Started: time.Now().UTC()}
 	if useTLS {
 		info.TLSCert, _ = filepath.Abs(s.tlsCert)
 	}
@@ -264,14 +307,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		a.Logger.Warn("listening on a non-loopback address without TLS", "listen", s.listen)
 	}
 	a.Logger.Info("serving", "listen", info.Listen, "tls", useTLS) // never the token
-	// The token travels in the fragment, which browsers never send: it
-	// reaches neither the server nor its log.
-	fmt.Fprintf(stdout, "Hearth is serving %s\n  web UI / 网页界面: %s/#token=%s\n  API token: `hearth token` prints it; Ctrl-C stops Hearth\n",
-		a.DataDir, url, tok)
-	if len(a.Sources.ListSources()) == 0 {
-		fmt.Fprintln(stdout, "  No model provider is configured yet: open the web UI, it walks you through choosing one.\n"+
-			"  尚未配置模型服务：打开网页界面，它会引导你完成设置。")
-	}
+	f, isFile := stdout.(*os.File)
+	printServing(stdout, isFile && isTerminal(f), a.DataDir, url, tok, len(a.Sources.ListSources()) == 0)
 
 	code := 0
 	select {
@@ -286,10 +323,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hearth serve: %v\n", err)
 		code = 1
 	}
-	shutdown(a, srv, hs, s.grace)
+	// serve.json goes first: once the listener is closed another user may
+	// bind the port, and no client must be sent there (the lock is held
+	// until closeApp, so the file alone says a daemon is here).
 	if err := daemon.RemoveServeFile(a.DataDir); err != nil {
 		fmt.Fprintf(stderr, "hearth serve: %v\n", err)
 	}
+	shutdown(a, srv, hs, s.grace)
 	closeApp() // cancels the turns left, stops the plugins, releases the lock
 	if code == 0 {
 		fmt.Fprintln(stderr, "hearth serve: stopped")

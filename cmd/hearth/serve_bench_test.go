@@ -22,8 +22,10 @@ import (
 
 // BenchmarkServeSSE runs `hearth serve` as a child process against a
 // streaming model on loopback, and HEARTH_BENCH_SESSIONS (default 200)
-// clients at once, each opening a session, following its event stream and
-// sending one message. It reports:
+// clients at once, each opening a session and following its event stream;
+// once all streams are open, each sends one message: all at the same
+// instant (the worst case), or spread evenly over HEARTH_BENCH_SPREAD (a
+// duration, e.g. 2s: 200 sessions' messages at 100 a second). It reports:
 //
 //   - turns/s: turns finished per second of the whole run;
 //   - added-ttft-p50-ms, added-ttft-p99-ms: the time from sending a message
@@ -46,6 +48,7 @@ func BenchmarkServeSSE(b *testing.B) {
 	if v := os.Getenv("HEARTH_BENCH_SESSIONS"); v != "" {
 		n, _ = strconv.Atoi(v)
 	}
+	spread, _ := time.ParseDuration(os.Getenv("HEARTH_BENCH_SPREAD"))
 	model := newTimedModel()
 	defer model.Close()
 
@@ -93,7 +96,7 @@ func BenchmarkServeSSE(b *testing.B) {
 	var elapsed time.Duration
 	for range b.N {
 		start := time.Now()
-		got, err := c.load(n, model)
+		got, err := c.load(n, spread, model)
 		elapsed += time.Since(start)
 		if err != nil {
 			b.Fatalf("%v\n%s", err, stderr.String())
@@ -201,31 +204,48 @@ func (c *benchClient) get(path string) error {
 	return resp.Body.Close()
 }
 
-// load runs n sessions at once, each one turn, and returns what Hearth
-// added to each turn's time to first token.
-func (c *benchClient) load(n int, model *timedModel) ([]time.Duration, error) {
+// load runs n sessions at once, each one turn, their messages sent over
+// spread once every stream is open, and returns what Hearth added to each
+// turn's time to first token.
+func (c *benchClient) load(n int, spread time.Duration, model *timedModel) ([]time.Duration, error) {
 	added := make([]time.Duration, n)
 	errs := make(chan error, n)
+	var open sync.WaitGroup
+	open.Add(n)
+	ready := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := c.turn(fmt.Sprintf("bench message %d %d", i, time.Now().UnixNano()), model)
+			d, err := c.turn(fmt.Sprintf("bench message %d %d", i, time.Now().UnixNano()), model, func() {
+				open.Done()
+				<-ready
+				time.Sleep(spread * time.Duration(i) / time.Duration(n))
+			})
 			added[i] = d
 			if err != nil {
 				errs <- err
 			}
 		}()
 	}
+	open.Wait()
+	close(ready)
 	wg.Wait()
 	close(errs)
 	return added, <-errs
 }
 
-// turn opens a session, follows its events, sends text and waits for the
-// turn to finish.
-func (c *benchClient) turn(text string, model *timedModel) (time.Duration, error) {
+// turn opens a session, follows its events, calls start (which returns
+// when it is time to send), sends text and waits for the turn to finish.
+// A session that fails before start still calls it, so load goes on.
+func (c *benchClient) turn(text string, model *timedModel, start func()) (time.Duration, error) {
+	started := false
+	defer func() {
+		if !started {
+			start()
+		}
+	}()
 	resp, err := c.do("POST", "/v1/sessions", map[string]any{})
 	if err != nil {
 		return 0, err
@@ -243,6 +263,8 @@ func (c *benchClient) turn(text string, model *timedModel) (time.Duration, error
 		return 0, err
 	}
 	defer events.Body.Close()
+	started = true
+	start()
 	sent := time.Now()
 	post, err := c.do("POST", fmt.Sprintf("/v1/sessions/%d/messages", sess.ID), map[string]any{"text": text})
 	if err != nil {

@@ -10,9 +10,11 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net/http"
 	"os"
@@ -27,6 +29,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/daemon"
 	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
@@ -151,8 +154,9 @@ func healthStatus(t *testing.T, client *http.Client, url, token string) int {
 }
 
 // hearth serve answers /v1/health with the token and only with it; it
-// prints the web UI's address with the token in the fragment; a second
-// serve and a chat on the same data directory are refused, naming it.
+// prints the web UI's address, without the token when stdout is not a
+// terminal; a second serve and a chat on the same data directory are
+// refused, naming it.
 func TestServeAnswersWithTheTokenAndOwnsTheDataDirectory(t *testing.T) {
 	home := t.TempDir()
 	s := startServe(t, home, nil)
@@ -167,9 +171,10 @@ func TestServeAnswersWithTheTokenAndOwnsTheDataDirectory(t *testing.T) {
 	if got := healthStatus(t, http.DefaultClient, s.info.URL, ""); got != http.StatusUnauthorized {
 		t.Fatalf("without the token: %d", got)
 	}
-	waitFor(t, "the printed address", func() bool { return strings.Contains(s.stdout.String(), "/#token=") })
+	waitFor(t, "the printed address", func() bool { return strings.Contains(s.stdout.String(), "walks you through") })
 	out := s.stdout.String()
-	if !strings.Contains(out, s.info.URL+"/#token="+token) || !strings.Contains(out, "walks you through") {
+	if !strings.Contains(out, s.info.URL+"/\n") || !strings.Contains(out, "run `hearth token` for the token") ||
+		strings.Contains(out, token) || strings.Contains(out, "#token=") {
 		t.Fatalf("stdout %q", out)
 	}
 	for _, name := range []string{daemon.ServeFile, daemon.TokenFile} {
@@ -358,10 +363,11 @@ func TestTokenRotateOnARunningDaemon(t *testing.T) {
 	if _, errOut, code := hearth(t, env, "", "policy"); code != 0 {
 		t.Fatalf("policy after rotate: %d %q", code, errOut)
 	}
-	// A client with a wrong token is told what to do.
+	// A client with the old token cannot verify the daemon (whose proof
+	// is made with the new one): it sends nothing, and says what to do.
 	c := &daemon.Client{BaseURL: s.info.URL, Token: old}
 	err := c.Do(context.Background(), "GET", "/v1/health", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "refused the token") || !strings.Contains(err.Error(), "hearth token") {
+	if !errors.Is(err, daemon.ErrUnproven) || !strings.Contains(err.Error(), "hearth token") {
 		t.Fatalf("wrong token: %v", err)
 	}
 }
@@ -388,5 +394,100 @@ func TestServeLetsATurnFinishOnShutdown(t *testing.T) {
 	msgs, err := st.RecentMessages(context.Background(), sess.ID, 10)
 	if err != nil || len(msgs) != 2 || msgs[1].Role != "assistant" || msgs[1].Content != "好的，记得喝水。" {
 		t.Fatalf("stored: %+v, %v", msgs, err)
+	}
+}
+
+// On a terminal the web UI's address carries the token in its fragment;
+// anywhere else (a pipe, a log, a journal) the token is not printed.
+func TestServePrintsTheTokenOnlyOnATerminal(t *testing.T) {
+	const tok = "tok-0123456789abcdef"
+	var tty, pipe strings.Builder
+	printServing(&tty, true, "/d", "http://127.0.0.1:8420", tok, false)
+	printServing(&pipe, false, "/d", "http://127.0.0.1:8420", tok, true)
+	if !strings.Contains(tty.String(), "http://127.0.0.1:8420/#token="+tok+"\n") {
+		t.Fatalf("terminal: %q", tty.String())
+	}
+	if p := pipe.String(); strings.Contains(p, tok) || !strings.Contains(p, "http://127.0.0.1:8420/\n") ||
+		!strings.Contains(p, "hearth token") || !strings.Contains(p, "查看令牌") || !strings.Contains(p, "walks you through") {
+		t.Fatalf("pipe: %q", p)
+	}
+}
+
+// At shutdown serve.json goes first, while the daemon still drains and
+// holds the lock: once the listener is closed no client is sent to the
+// port, which another user may bind.
+func TestServeRemovesServeFileBeforeDraining(t *testing.T) {
+	home := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Reply{Text: "never", Hang: true})
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "10m")
+	waitFor(t, "the turn's model call", func() bool { return len(srv.Requests()) > 0 })
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "serve.json removed", func() bool {
+		_, err := os.Stat(filepath.Join(home, daemon.ServeFile))
+		return os.IsNotExist(err)
+	})
+	// Still draining the hung turn: the lock is held.
+	if lock, err := datadir.Acquire(home); err == nil {
+		lock.Release()
+		t.Fatal("serve.json outlived the lock")
+	}
+	if _, err := daemon.Find(context.Background(), home); !errors.Is(err, daemon.ErrNoDaemon) {
+		t.Fatalf("Find while draining: %v", err)
+	}
+	if code := s.stop(t, syscall.SIGTERM); code != 1 { // again: at once
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// hearth serve adds the API token to the secrets the traces and the log
+// mask: a tool result holding it (here the time tool's error, naming
+// the "zone" it was given) is stored masked.
+func TestServeMasksTheTokenInTraces(t *testing.T) {
+	home := t.TempDir()
+	tok, _, code := hearth(t, []string{"HEARTH_HOME=" + home}, "", "token")
+	tok = strings.TrimSpace(tok)
+	if code != 0 || tok == "" {
+		t.Fatalf("hearth token: %d", code)
+	}
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "time__now", Arguments: `{"zone":"` + tok + `"}`}}},
+		llmtest.Reply{Text: "done"})
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_INJECT=what time is it"}, "--grace", "60s")
+	waitFor(t, "the turn's second model call", func() bool { return len(srv.Requests()) > 1 })
+	if !strings.Contains(fmt.Sprint(srv.Requests()[1].Messages), tok) {
+		t.Fatalf("the tool result did not hold the token: %v", srv.Requests()[1].Messages)
+	}
+	if code := s.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.stderr.String())
+	}
+	st, err := store.Open(context.Background(), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	trs, err := st.Traces(context.Background(), store.TraceFilter{})
+	if err != nil || len(trs) != 1 {
+		t.Fatalf("traces %+v, %v", trs, err)
+	}
+	full, err := st.Trace(context.Background(), trs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(full)
+	if strings.Contains(string(b), tok[:redact.GramLen]) || !strings.Contains(string(b), "time__now") {
+		t.Fatalf("the trace: %s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "hearth.log")); bytes.Contains(b, []byte(tok[:redact.GramLen])) {
+		t.Fatal("the token is in hearth.log")
+	}
+}
+
+// Idle and silent connections are dropped; a stream is not cut.
+func TestServeTimesOutIdleConnections(t *testing.T) {
+	hs := newHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	if hs.ReadHeaderTimeout != 10*time.Second || hs.IdleTimeout != 2*time.Minute || hs.WriteTimeout != 0 || hs.ReadTimeout != 0 {
+		t.Fatalf("timeouts: header %v, idle %v, write %v, read %v", hs.ReadHeaderTimeout, hs.IdleTimeout, hs.WriteTimeout, hs.ReadTimeout)
 	}
 }

@@ -3,16 +3,23 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hearth-agent/hearth/internal/server"
 )
 
-// Client calls a running daemon's HTTP API with its token.
+// Client calls a running daemon's HTTP API with its token. Before its
+// first authorized request it asks the server to prove it knows the token
+// (Verify): the token is never sent to a server that cannot.
 type Client struct {
 	// BaseURL is the daemon's address, without a trailing slash:
 	// "http://127.0.0.1:8420".
@@ -21,8 +28,86 @@ type Client struct {
 	Token string
 	// HTTP makes the requests; nil means http.DefaultClient.
 	HTTP *http.Client
-	// PID is the daemon's process id, when Find made the client.
+	// PID is the daemon's process id, when Find made the client; when
+	// set, Verify also checks that the server answers for it.
 	PID int
+
+	verified atomic.Bool // the server proved it knows Token
+}
+
+// ErrUnproven means the server at a daemon's address did not prove that
+// it knows the API token, so the token was not sent to it.
+var ErrUnproven = errors.New("the server did not prove it knows the API token")
+
+// unproven explains ErrUnproven to the user.
+func unproven(url string, why error) error {
+	return fmt.Errorf("%w (%s: %v), so the token was not sent: another program may hold the daemon's port, "+
+		"or the token changed (`hearth token` prints the current one) / %s 上的服务未能证明它知道 API 令牌，令牌未发送："+
+		"可能是其他程序占用了守护进程的端口，或令牌已更换（用 `hearth token` 查看当前令牌）",
+		ErrUnproven, url, why, url)
+}
+
+// Verify asks GET /v1/hello, without the token, with a fresh random
+// nonce, and checks in constant time that the answer's proof is
+// server.HelloProof(Token, nonce) (and, when PID is set, that the server
+// answers for that pid). Do calls it before the first authorized request;
+// it fails with ErrUnproven, or with the network's error when nothing
+// answers.
+func (c *Client) Verify(ctx context.Context) error {
+	if c.verified.Load() {
+		return nil
+	}
+	h, err := c.hello(ctx)
+	if err != nil {
+		return err
+	}
+	if c.PID != 0 && h.PID != c.PID {
+		return unproven(c.BaseURL, fmt.Errorf("it answers for pid %d, not %d", h.PID, c.PID))
+	}
+	c.verified.Store(true)
+	return nil
+}
+
+// errNoAnswer marks hello's failures to reach the server at all.
+type errNoAnswer struct{ err error }
+
+func (e *errNoAnswer) Error() string { return e.err.Error() }
+func (e *errNoAnswer) Unwrap() error { return e.err }
+
+// hello asks for and checks the proof; a server that cannot be reached
+// is an *errNoAnswer, one whose answer proves nothing ErrUnproven.
+func (c *Client) hello(ctx context.Context) (*server.Hello, error) {
+	nonce := make([]byte, server.HelloNonceLen)
+	_, _ = rand.Read(nonce) // never fails (crypto/rand)
+	n := hex.EncodeToString(nonce)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+"/v1/hello?nonce="+n, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the request to the Hearth daemon: %w", err)
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return nil, &errNoAnswer{fmt.Errorf("calling the Hearth daemon at %s: %w", c.BaseURL, err)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, unproven(c.BaseURL, decodeError(resp))
+	}
+	var h server.Hello
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxErrorBody)).Decode(&h); err != nil {
+		return nil, unproven(c.BaseURL, fmt.Errorf("reading its answer: %w", err))
+	}
+	want := server.HelloProof(c.Token, n)
+	if !hmac.Equal([]byte(h.Proof), []byte(want)) {
+		return nil, unproven(c.BaseURL, errors.New("wrong proof"))
+	}
+	return &h, nil
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP == nil {
+		return http.DefaultClient
+	}
+	return c.HTTP
 }
 
 // APIError is an error answer of the API, decoded from its
@@ -49,8 +134,12 @@ const maxErrorBody = 64 << 10
 
 // Do sends a request to path ("/v1/health") with in as its JSON body (nil
 // for none) and decodes a 2xx answer's JSON into out (nil to discard it).
-// An error answer is an *APIError.
+// An error answer is an *APIError. The first call verifies the server
+// (Verify) before the token goes out.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	if err := c.Verify(ctx); err != nil {
+		return err
+	}
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -67,11 +156,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return fmt.Errorf("calling the Hearth daemon at %s: %w", c.BaseURL, err)
 	}

@@ -3,16 +3,18 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"crypto/tls"
-	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/datadir"
@@ -34,11 +36,22 @@ type ServeInfo struct {
 	URL string `json:"url"`
 	// Listen is the address the daemon listens on, as given.
 	Listen string `json:"listen"`
-	// TLS says the daemon serves HTTPS with the certificate in TLSCert,
-	// which clients pin (it may be self-signed).
-	TLS     bool      `json:"tls"`
-	TLSCert string    `json:"tls_cert,omitempty"`
-	Started time.Time `json:"started"`
+	// TLS says the daemon serves HTTPS with the certificate whose DER
+	// encoding's SHA-256 is TLSFingerprint (lowercase hex), which clients
+	// pin (it may be self-signed). TLSCert is the certificate's file, for
+	// people: clients do not read it (it may change on disk while the
+	// daemon serves the one it loaded).
+	TLS            bool      `json:"tls"`
+	TLSCert        string    `json:"tls_cert,omitempty"`
+	TLSFingerprint string    `json:"tls_sha256,omitempty"`
+	Started        time.Time `json:"started"`
+}
+
+// CertFingerprint is the pin of a certificate: the lowercase hex SHA-256
+// of its DER encoding.
+func CertFingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:])
 }
 
 // WriteServeFile writes dir's serve.json (0600) for a daemon that listens.
@@ -90,10 +103,12 @@ const healthTimeout = 5 * time.Second
 
 // Find returns a client for the daemon that serves dir, or ErrNoDaemon.
 // A daemon serves dir when its serve.json names it, it holds dir's lock,
-// and it answers GET /v1/health with the token: a serve.json left by a
-// killed daemon is not believed (and is removed when the lock is free).
-// A daemon that answers but refuses the token is an *APIError, not
-// ErrNoDaemon: the user must know.
+// and it proves it knows dir's token (GET /v1/hello, Client.Verify) before
+// the token is sent anywhere: a serve.json left by a killed daemon is not
+// believed (and is removed when the lock is free), and whoever else holds
+// the port gets no token. A server there that cannot prove it is an
+// ErrUnproven error, and a daemon that refuses the token an *APIError,
+// not ErrNoDaemon: the user must know.
 func Find(ctx context.Context, dir string) (*Client, error) {
 	info, err := ReadServeFile(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -122,9 +137,9 @@ func Find(ctx context.Context, dir string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{BaseURL: info.URL, Token: tok, PID: info.PID, HTTP: &http.Client{}}
+	c := &Client{BaseURL: info.URL, Token: tok, HTTP: &http.Client{}}
 	if info.TLS {
-		tr, err := pinnedTransport(info.TLSCert)
+		tr, err := pinnedTransport(info.TLSFingerprint)
 		if err != nil {
 			return nil, err
 		}
@@ -132,41 +147,38 @@ func Find(ctx context.Context, dir string) (*Client, error) {
 	}
 	hctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
-	h, err := c.Health(hctx)
-	var apiErr *APIError
+	h, err := c.hello(hctx)
+	var noAnswer *errNoAnswer
 	switch {
-	case errors.As(err, &apiErr):
-		return nil, fmt.Errorf("the Hearth daemon (pid %d, %s) serves %s: %w", info.PID, info.URL, dir, err)
-	case err != nil:
+	case errors.As(err, &noAnswer):
 		return nil, fmt.Errorf("%w (the daemon in %s does not answer: %v)", ErrNoDaemon, ServeFile, err)
+	case err != nil:
+		return nil, fmt.Errorf("the Hearth daemon (pid %d, %s) in %s: %w", info.PID, info.URL, dir, err)
 	case h.PID != info.PID:
 		return nil, fmt.Errorf("%w (%s answers for pid %d, not %d)", ErrNoDaemon, info.URL, h.PID, info.PID)
+	}
+	c.PID = info.PID
+	c.verified.Store(true)
+	if _, err := c.Health(hctx); err != nil {
+		return nil, fmt.Errorf("the Hearth daemon (pid %d, %s) serves %s: %w", info.PID, info.URL, dir, err)
 	}
 	return c, nil
 }
 
-// pinnedTransport trusts exactly the certificate in certFile, the one the
-// daemon serves: the address clients dial (127.0.0.1) need not be a name
-// in it, and it may be self-signed.
-func pinnedTransport(certFile string) (*http.Transport, error) {
-	b, err := os.ReadFile(certFile)
-	if err != nil {
-		return nil, fmt.Errorf("reading the daemon's certificate: %w", err)
+// pinnedTransport trusts exactly the certificate whose CertFingerprint is
+// fingerprint, the one the daemon loaded: the address clients dial
+// (127.0.0.1) need not be a name in it, and it may be self-signed.
+func pinnedTransport(fingerprint string) (*http.Transport, error) {
+	if len(fingerprint) != 2*sha256.Size {
+		return nil, fmt.Errorf("%s has no certificate fingerprint (tls_sha256) to pin: restart hearth serve", ServeFile)
 	}
-	block, _ := pem.Decode(b)
-	if block == nil {
-		return nil, fmt.Errorf("no PEM certificate in %s", certFile)
-	}
-	want, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("the daemon's certificate %s: %w", certFile, err)
-	}
+	want := []byte(strings.ToLower(fingerprint))
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{
 		// Verification is VerifyConnection's pin below, not the roots.
 		InsecureSkipVerify: true, //nolint:gosec
 		VerifyConnection: func(cs tls.ConnectionState) error {
-			if len(cs.PeerCertificates) == 0 || !cs.PeerCertificates[0].Equal(want) {
+			if len(cs.PeerCertificates) == 0 || subtle.ConstantTimeCompare([]byte(CertFingerprint(cs.PeerCertificates[0].Raw)), want) != 1 {
 				return errors.New("the daemon's certificate is not the one in its serve.json")
 			}
 			return nil

@@ -62,11 +62,17 @@ func Rotate(dir string) (string, error) {
 // it is now: it reads the file again only when it was replaced, so a
 // rotation takes effect without a restart. It gives "" (refusing every
 // request) while the file is missing or unreadable.
-func TokenSource(dir string) func() string {
+func TokenSource(dir string) func() string { return WatchToken(dir, nil) }
+
+// WatchToken is TokenSource that also calls seen with every token it
+// reads: the first, and each one a rotation brings. hearth serve adds them
+// to the secrets its logs, traces and events mask. seen runs with the
+// source locked, before the token is used: it must not call the source.
+func WatchToken(dir string, seen func(tok string)) func() string {
 	path := filepath.Join(dir, TokenFile)
 	var (
 		mu   sync.Mutex
-		seen fs.FileInfo
+		last fs.FileInfo
 		tok  string
 	)
 	return func() string {
@@ -76,14 +82,17 @@ func TokenSource(dir string) func() string {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if seen != nil && os.SameFile(seen, fi) && fi.ModTime().Equal(seen.ModTime()) && fi.Size() == seen.Size() {
+		if last != nil && os.SameFile(last, fi) && fi.ModTime().Equal(last.ModTime()) && fi.Size() == last.Size() {
 			return tok
 		}
 		t, err := readToken(dir)
 		if err != nil {
 			return ""
 		}
-		seen, tok = fi, t
+		if seen != nil && t != tok {
+			seen(t)
+		}
+		last, tok = fi, t
 		return tok
 	}
 }

@@ -53,13 +53,13 @@ func TestObserveSeesEveryTurn(t *testing.T) {
 		t.Fatalf("outcome %+v", out)
 	}
 	kinds, chans := obs.seen()
-	if kinds[0] != EventTurnStarted || kinds[len(kinds)-1] != EventFinal {
+	if kinds[0] != EventTurnStarted || kinds[len(kinds)-2] != EventFinal || kinds[len(kinds)-1] != EventTurnEnded {
 		t.Fatalf("observer saw %v", kinds)
 	}
 	if !slices.Contains(kinds, EventToolStart) || !slices.Contains(kinds, EventToolEnd) {
 		t.Fatalf("observer missed the tool events: %v", kinds)
 	}
-	if !slices.Equal(kinds[1:], own) {
+	if !slices.Equal(kinds[1:len(kinds)-1], own) {
 		t.Fatalf("observer saw %v, OnEvent %v", kinds[1:], own)
 	}
 	for _, c := range chans {

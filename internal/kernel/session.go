@@ -28,6 +28,11 @@ const (
 	// input's text). Only observers (Observe) receive it: channels know
 	// when they sent something.
 	EventTurnStarted
+	// EventTurnEnded says a turn is over and everything it wrote is
+	// stored (its answer, or the note that it did not finish, and its
+	// trace); Outcome says how it ended. Only observers receive it,
+	// after every other event of the turn.
+	EventTurnEnded
 )
 
 // Event is one thing a channel may show while a turn runs.
@@ -44,6 +49,7 @@ type Event struct {
 	Err      error     // EventError
 	Usage    llm.Usage // EventFinal: usage of the turn's model calls
 	TraceID  string    // the turn's trace (see TraceSaver); empty when not traced
+	Outcome  *Outcome  // EventTurnEnded
 }
 
 // Input is one message for the agent.
@@ -71,10 +77,11 @@ type Input struct {
 
 // Outcome is how a turn ended.
 type Outcome struct {
-	Text        string // the final answer
-	Err         error  // why the turn failed
-	Interrupted bool   // an interrupt or cancellation ended the turn
-	TraceID     string // the turn's trace; empty when not traced
+	Text        string    // the final answer
+	Err         error     // why the turn failed
+	Interrupted bool      // an interrupt or cancellation ended the turn
+	TraceID     string    // the turn's trace; empty when not traced
+	Usage       llm.Usage // the tokens of the turn's model calls
 }
 
 // ErrInterrupted is the cause given to a turn cancelled by an interrupt.
@@ -231,6 +238,7 @@ func (k *Kernel) work(s *session) {
 		stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
 		k.obs.notify(p.in.Injection, Event{Kind: EventTurnStarted, Text: k.maskText(p.in.Text)})
 		out := k.turn(ctx, s, p.in)
+		k.obs.notify(p.in.Injection, Event{Kind: EventTurnEnded, TraceID: out.TraceID, Outcome: &out})
 		stop()
 		cancel(nil)
 		if p.in.release != nil {

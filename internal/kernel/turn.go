@@ -51,9 +51,12 @@ func (t *turnState) actor() sdk.Actor {
 // answer, after_output, and memory.
 func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	t := &turnState{in: in, s: s, emit: maskEvents(k.secrets, k.emitter(in)), trace: k.startTrace(in)}
-	if k.secrets != nil {
-		defer func() { out.Text = k.secrets.String(out.Text) }()
-	}
+	defer func() {
+		out.Usage = t.usage
+		if k.secrets != nil {
+			out.Text = k.secrets.String(out.Text)
+		}
+	}()
 	if t.trace != nil {
 		// Every event and the outcome name the trace, so a channel can
 		// show what happened for an answer.

@@ -351,6 +351,10 @@ func (c *Client) redact(s string) string {
 	return key.All(s)
 }
 
+// maxIdleConnsPerHost is how many idle connections to the provider a
+// client keeps.
+const maxIdleConnsPerHost = 64
+
 func (c *Client) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
@@ -360,6 +364,10 @@ func (c *Client) httpClient() *http.Client {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
 		tr.TLSHandshakeTimeout = connect
+		// A daemon answers many conversations at once, all to this one
+		// host: keep their connections (the default keeps 2, and every
+		// other turn would pay a new TCP and TLS handshake).
+		tr.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		c.own = &http.Client{Transport: tr}
 	})
 	return c.own

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,4 +223,47 @@ func FuzzDecodeStream(f *testing.F) {
 			t.Fatal("nil response without error")
 		}
 	})
+}
+
+// Conversations at once keep their connections to the provider: a second
+// round of 8 concurrent requests opens none (the default transport would
+// keep only 2 and open 6 more, each a TCP and TLS handshake in real use).
+func TestConcurrentRequestsReuseConnections(t *testing.T) {
+	const n = 8
+	var conns atomic.Int32
+	gate := make(chan struct{})
+	var inFlight sync.WaitGroup
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Done()
+		<-gate // all n are in flight at once
+		llmtest.SSE(w, `{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL + "/v1", Model: "m"}
+	for round := range 2 {
+		gate = make(chan struct{})
+		inFlight.Add(n)
+		var done sync.WaitGroup
+		for range n {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				if _, err := c.Chat(context.Background(), &Request{Messages: []Message{{Role: "user", Content: "hi"}}}, nil); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		inFlight.Wait()
+		close(gate)
+		done.Wait()
+		if got := conns.Load(); got != n {
+			t.Fatalf("round %d: %d connections opened, want %d", round+1, got, n)
+		}
+	}
 }

@@ -38,10 +38,14 @@ const (
 	EvTurnInterrupted  = "turn.interrupted"
 	EvError            = "error"
 	streamBuffer       = 256
-	keepAliveInterval  = 15 * time.Second
 	maxEventResult     = 16 << 10
 	sessionIDCacheSize = 4096
 )
+
+// eventsKeepAlive is how often an idle event stream gets a comment line
+// (proxies close silent connections) and has its token checked again; a
+// variable so tests can shorten it.
+var eventsKeepAlive = 15 * time.Second
 
 // Event is the data of one server-sent event. Which fields are set depends
 // on the event's name (see docs/http-api.md); session_id is always set
@@ -247,6 +251,7 @@ func (s *Server) sessionID(c *core, channel, chat string) int64 {
 // turn's goroutine and never blocks on a client.
 func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 	e := Event{SessionID: s.sessionID(c, in.Channel, in.ChatID)}
+	mask := s.app.Sources.Secrets().String
 	var name string
 	switch ev.Kind {
 	case kernel.EventTurnStarted:
@@ -256,18 +261,26 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 	case kernel.EventText:
 		name, e.Text = EvContentDelta, ev.Text
 	case kernel.EventToolStart:
-		name, e.CallID, e.Tool, e.Arguments = EvToolStarted, ev.CallID, ev.Tool, ev.Args
+		name, e.CallID, e.Tool, e.Arguments = EvToolStarted, ev.CallID, ev.Tool, mask(ev.Args)
 	case kernel.EventToolEnd:
+		// A tool's result is where a secret turns up (a file read, a
+		// command's output): the model keys and the API token are masked.
 		name, e.CallID, e.Tool, e.IsError = EvToolFinished, ev.CallID, ev.Tool, ev.IsError
-		e.Result, e.ResultTruncated = truncate(ev.Text, maxEventResult)
-	case kernel.EventFinal:
-		name, e.Text, e.TraceID = EvTurnFinished, ev.Text, ev.TraceID
-		e.Usage = &Usage{PromptTokens: ev.Usage.PromptTokens, CompletionTokens: ev.Usage.CompletionTokens, CachedTokens: ev.Usage.CachedTokens}
-	case kernel.EventInterrupted:
-		name = EvTurnInterrupted
-	case kernel.EventError:
-		name, e.Message = EvError, s.app.Sources.Redact(ev.Text)
-	default:
+		e.Result, e.ResultTruncated = truncate(mask(ev.Text), maxEventResult)
+	case kernel.EventTurnEnded:
+		// A turn's last event, sent once all it wrote is stored: a client
+		// that reads the messages on turn.finished finds the answer there.
+		out := ev.Outcome
+		switch {
+		case out.Interrupted:
+			name = EvTurnInterrupted
+		case out.Err != nil:
+			name, e.Message, e.TraceID = EvError, mask(out.Err.Error()), out.TraceID
+		default:
+			name, e.Text, e.TraceID = EvTurnFinished, mask(out.Text), out.TraceID
+			e.Usage = &Usage{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens, CachedTokens: out.Usage.CachedTokens}
+		}
+	default: // EventFinal, EventError, EventInterrupted: told by EventTurnEnded
 		return
 	}
 	c.bus.publish(name, e)
@@ -298,7 +311,10 @@ func (s *Server) approvalEvent(c *core, ev approvals.Event) {
 }
 
 // serveEvents streams session's events (0: all) as server-sent events
-// until the client goes, the stream falls behind, or the server closes.
+// until the client goes, the stream falls behind, the server closes, or
+// the token the stream was opened with stops being the token (rotated):
+// it is checked again before each event and at each keep-alive, and a
+// stream whose token is no longer good ends with a final "error" event.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int64) {
 	c := s.coreState()
 	flusher, ok := w.(http.Flusher)
@@ -319,7 +335,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int
 	w.WriteHeader(http.StatusOK)
 	_, _ = fmt.Fprint(w, ": hearth events\n\n")
 	flusher.Flush()
-	tick := time.NewTicker(keepAliveInterval)
+	tick := time.NewTicker(eventsKeepAlive)
 	defer tick.Stop()
 	for {
 		select {
@@ -331,11 +347,19 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int
 				}
 				return
 			}
+			if !s.tokenOK(r) {
+				s.endRevoked(w, flusher, session)
+				return
+			}
 			if writeSSE(w, m) != nil {
 				return
 			}
 			flusher.Flush()
 		case <-tick.C:
+			if !s.tokenOK(r) {
+				s.endRevoked(w, flusher, session)
+				return
+			}
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return
 			}
@@ -344,6 +368,14 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int
 			return
 		}
 	}
+}
+
+// endRevoked ends a stream whose token is no longer the token.
+func (s *Server) endRevoked(w http.ResponseWriter, flusher http.Flusher, session int64) {
+	data, _ := json.Marshal(Event{SessionID: session,
+		Message: "the API token changed (hearth token --rotate): this stream is closed; reconnect with the new token"})
+	_ = writeSSE(w, &message{name: EvError, data: data})
+	flusher.Flush()
 }
 
 func overflowData(session int64) []byte {

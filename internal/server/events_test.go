@@ -1,9 +1,20 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/redact"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
 // A stream that falls behind is dropped at once, without blocking the
@@ -122,4 +133,91 @@ func BenchmarkPublish(b *testing.B) {
 		}
 	}
 	bus.close()
+}
+
+// rotatingServer serves a fresh app with a token that rotate replaces, as
+// daemon.TokenSource does when `hearth token --rotate` runs.
+func rotatingServer(t *testing.T, a *app.App) (s *Server, hs *httptest.Server, rotate func()) {
+	t.Helper()
+	var mu sync.Mutex
+	current := testToken
+	s = New(a, &Options{TokenFunc: func() string { mu.Lock(); defer mu.Unlock(); return current }})
+	hs = httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	return s, hs, func() { mu.Lock(); current = "new-token-9876543210"; mu.Unlock() }
+}
+
+// A stream opened with a token that is then rotated out receives no
+// further event: the next one ends it with a final error event instead.
+func TestRotationEndsOpenStreamsAtTheNextEvent(t *testing.T) {
+	s, hs, rotate := rotatingServer(t, newTestApp(t))
+	stream := openSSE(t, hs, "/v1/events")
+	c := s.coreState()
+	c.bus.publish(EvTurnStarted, Event{SessionID: 7, Text: "before the rotation"})
+	got := []sseEvent{<-stream.events}
+	rotate()
+	c.bus.publish(EvTurnStarted, Event{SessionID: 7, Text: "a private message after the rotation"})
+	for ev := range stream.events {
+		got = append(got, ev)
+	}
+	if len(got) != 2 || got[0].data.Text != "before the rotation" || got[1].name != EvError ||
+		!strings.Contains(got[1].data.Message, "token changed") {
+		t.Fatalf("events %+v", got)
+	}
+}
+
+// An idle stream is checked at each keep-alive: a rotation ends it even
+// when no event comes.
+func TestRotationEndsIdleStreamsAtTheKeepAlive(t *testing.T) {
+	old := eventsKeepAlive
+	eventsKeepAlive = time.Millisecond
+	t.Cleanup(func() { eventsKeepAlive = old })
+	_, hs, rotate := rotatingServer(t, newTestApp(t))
+	stream := openSSE(t, hs, "/v1/events")
+	rotate()
+	var got []sseEvent
+	for ev := range stream.events {
+		got = append(got, ev)
+	}
+	if len(got) != 1 || got[0].name != EvError || !strings.Contains(got[0].data.Message, "hearth token --rotate") {
+		t.Fatalf("events %+v", got)
+	}
+}
+
+// A secret the app knows (the API token, which hearth serve adds to the
+// set) is masked in a tool's result and arguments, in the events and in
+// the turn's trace.
+func TestToolResultWithTheTokenIsMasked(t *testing.T) {
+	const tok = "api-token-Zq3xW9vB7nM2kL5pR8tY"
+	c := newChat(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "time__now", Arguments: `{"zone":"` + tok + `"}`}}},
+		llmtest.Reply{Text: "done"})
+	c.a.Sources.Secrets().Add(tok)
+	sess := call[Session](t, c.hs, "POST", "/v1/sessions", nil, 201)
+	path := "/v1/sessions/" + itoa(sess.ID)
+	stream := openSSE(t, c.hs, path+"/events")
+	call[Answer](t, c.hs, "POST", path+"/messages", SendMessage{Text: "what time is it", Wait: true}, 200)
+	evs := stream.until(t, EvTurnFinished)
+	var sawResult bool
+	for _, ev := range evs {
+		b, _ := json.Marshal(ev.data)
+		if strings.Contains(string(b), tok) || strings.Contains(string(b), tok[:redact.GramLen]) {
+			t.Fatalf("event %s shows the token: %s", ev.name, b)
+		}
+		sawResult = sawResult || ev.name == EvToolFinished
+	}
+	if !sawResult {
+		t.Fatalf("no tool result: %v", names(evs))
+	}
+	// The tool's result did hold the token (the model, which asked, gets it).
+	if reqs := c.llm.Requests(); len(reqs) != 2 || !strings.Contains(fmt.Sprint(reqs[1].Messages), tok) {
+		t.Fatalf("the tool result did not hold the token: %+v", reqs)
+	}
+	tr, err := c.a.Store.Trace(context.Background(), evs[len(evs)-1].data.TraceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(tr); strings.Contains(string(b), tok[:redact.GramLen]) {
+		t.Fatalf("the trace shows the token: %s", b)
+	}
 }

@@ -2,7 +2,8 @@
 // (sessions, server-sent events, approvals, plugins, settings, memory,
 // knowledge, traces, providers), the OpenAI-compatible chat completions
 // endpoint, and the embedded web UI. Every /v1 request needs the daemon's
-// token; see docs/http-api.md.
+// token but GET /v1/hello, where the daemon proves it knows the token;
+// see docs/http-api.md.
 package server
 
 import (
@@ -114,11 +115,19 @@ func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (s *Server) tokenOK(r *http.Request) bool {
-	want := s.opts.Token
+// token is the token as it is now ("" refuses every request).
+func (s *Server) token() string {
 	if s.opts.TokenFunc != nil {
-		want = s.opts.TokenFunc()
+		return s.opts.TokenFunc()
 	}
+	return s.opts.Token
+}
+
+// tokenOK reports whether r carries the token as it is now: at the start
+// of every request, and again during a long event stream (events.go), so
+// a rotated token ends what it opened.
+func (s *Server) tokenOK(r *http.Request) bool {
+	want := s.token()
 	if want == "" {
 		return false
 	}

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/kernel"
@@ -201,27 +200,14 @@ type wireSession struct {
 
 // ResetSession forgets the history of channel's chat in the daemon
 // (DELETE /v1/sessions/{id}); while a turn runs it returns an error
-// wrapping kernel.ErrBusy. A session whose turn has just ended can be
-// reported busy for an instant (the kernel delivers the answer before it
-// marks the session idle), so a 409 is tried again a few times, within
-// a quarter of a second in all.
+// wrapping kernel.ErrBusy.
 func (a *Agent) ResetSession(ctx context.Context, channel, chatID string) error {
 	sid, err := a.session(ctx, channel, chatID)
 	if err != nil {
 		return err
 	}
 	var apiErr *APIError
-	for try := 0; ; try++ {
-		err = a.send(ctx, http.MethodDelete, "/v1/sessions/"+string(sid), nil, nil)
-		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusConflict || try == 4 {
-			break
-		}
-		select {
-		case <-time.After(time.Duration(10<<try) * time.Millisecond):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	err = a.send(ctx, http.MethodDelete, "/v1/sessions/"+string(sid), nil, nil)
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Status == http.StatusConflict:
 		return fmt.Errorf("%w: %w", kernel.ErrBusy, err)
