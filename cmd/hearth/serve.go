@@ -282,10 +282,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	srv := server.New(a, &server.Options{
-		TokenFunc: tokens,
-		Hosts:     hosts,
-		CLI:       server.CLIHandler(cliRunner(a)),
-		UI:        web.FS(),
+		TokenFunc:       tokens,
+		ClientTokenFunc: daemon.WatchClientToken(a.DataDir, func(t string) { secrets.Add(t) }),
+		Hosts:           hosts,
+		CLI:             server.CLIHandler(cliRunner(a)),
+		UI:              web.FS(),
 	})
 	hs := newHTTPServer(srv.Handler(), a.Logger)
 	errc := make(chan error, 1)

@@ -58,3 +58,49 @@ func TestEmptyTokenFileIsAnError(t *testing.T) {
 		t.Fatal("an empty token file gave a token")
 	}
 }
+
+// The client token is a file of its own: made on demand, private,
+// replaced without touching the API token, and its source gives "" until
+// it exists (no OpenAI client is let in before `hearth token --openai`).
+func TestClientTokenIsSeparateAndRotatesAlone(t *testing.T) {
+	dir := t.TempDir()
+	src := ClientTokenSource(dir)
+	main, err := Token(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := src(); got != "" {
+		t.Fatalf("client source before the client token exists: %q", got)
+	}
+	tok, err := ClientToken(dir)
+	if err != nil || len(tok) < 40 || tok == main {
+		t.Fatalf("client token %q, %v (API token %q)", tok, err, main)
+	}
+	fi, err := os.Stat(filepath.Join(dir, ClientTokenFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("client token file: %v, %v", fi, err)
+	}
+	if again, _ := ClientToken(dir); again != tok {
+		t.Fatalf("second ClientToken %q, want %q", again, tok)
+	}
+	if got := src(); got != tok {
+		t.Fatalf("client source %q, want %q", got, tok)
+	}
+	rotated, err := RotateClient(dir)
+	if err != nil || rotated == tok {
+		t.Fatalf("rotate client: %q, %v", rotated, err)
+	}
+	if got := src(); got != rotated {
+		t.Fatalf("client source after rotation %q, want %q", got, rotated)
+	}
+	if got, _ := Token(dir); got != main {
+		t.Fatalf("rotating the client token changed the API token: %q, want %q", got, main)
+	}
+	if got := TokenSource(dir)(); got != main {
+		t.Fatalf("API token source %q, want %q", got, main)
+	}
+	fi, _ = os.Stat(filepath.Join(dir, ClientTokenFile))
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("rotated client token file mode %04o", fi.Mode().Perm())
+	}
+}

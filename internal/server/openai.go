@@ -20,8 +20,11 @@ import (
 )
 
 // The OpenAI-compatible endpoint: an OpenAI client pointed at
-// http://127.0.0.1:PORT/v1 with the daemon's token as its API key talks to
-// Hearth's agent, which runs its own tools under Hearth's policy.
+// http://127.0.0.1:PORT/v1 with the client token (`hearth token --openai`)
+// as its API key talks to Hearth's agent, which runs its own tools under
+// Hearth's policy. These three routes are the only ones the client token
+// reaches (route.client); the approvals its turns wait for are answered
+// with the owner's token.
 //
 // Sessions (docs/http-api.md, "OpenAI-compatible"): the channel is
 // "openai". A request naming a session, by the X-Hearth-Session header or
@@ -131,12 +134,12 @@ type ChunkDelta struct {
 func (s *Server) openAIRoutes() []route {
 	return []route{
 		{method: "GET", path: "/v1/models", summary: "OpenAI-compatible: the models, one: hearth (the agent).",
-			out: ModelList{}, h: s.listModels},
+			out: ModelList{}, client: true, h: s.listModels},
 		{method: "GET", path: "/v1/models/{id}", summary: "OpenAI-compatible: one model.",
-			out: Model{}, h: s.getModel},
+			out: Model{}, client: true, h: s.getModel},
 		{method: "POST", path: "/v1/chat/completions", summary: "OpenAI-compatible chat completions, answered by the agent " +
 			"(stream: true answers chat.completion.chunk events, then [DONE]).",
-			in: ChatCompletionRequest{}, out: ChatCompletion{}, h: s.chatCompletions},
+			in: ChatCompletionRequest{}, out: ChatCompletion{}, client: true, h: s.chatCompletions},
 	}
 }
 

@@ -40,7 +40,7 @@ func TestOfficialOpenAIClient(t *testing.T) {
 		llmtest.Reply{Text: "Hello, streamed.", Usage: &llmtest.Usage{Prompt: 6, Completion: 2}},
 	)
 	_, hs := newTestServer(t, newProviderApp(t, llm.URL))
-	cmd := exec.Command("node", "client.mjs", hs.URL+"/v1", testToken)
+	cmd := exec.Command("node", "client.mjs", hs.URL+"/v1", testClientToken) // what a user gives it: hearth token --openai
 	cmd.Dir = openAIClientDir
 	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=", "OPENAI_BASE_URL=", "NODE_NO_WARNINGS=1")
 	var stderr strings.Builder

@@ -408,9 +408,10 @@ func TestChatCompletionKeepAlive(t *testing.T) {
 	}
 }
 
-// TestChatCompletionApprovedFromAnotherChannel: an OpenAI client cannot
-// answer an approval; its turn waits in the broker until another channel
-// (here the API, as the web UI does) answers it.
+// TestChatCompletionApprovedFromAnotherChannel: an OpenAI client, which
+// holds the client token, cannot answer an approval, not even its own
+// turn's; the turn waits in the broker until the owner (here the API with
+// the owner's token, as the web UI does) answers it.
 func TestChatCompletionApprovedFromAnotherChannel(t *testing.T) {
 	llm := llmtest.NewServer(t,
 		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "time__now", Arguments: `{"zone":"UTC"}`}}},
@@ -428,14 +429,21 @@ func TestChatCompletionApprovedFromAnotherChannel(t *testing.T) {
 	})()
 	done := make(chan ChatCompletion, 1)
 	go func() {
-		resp := sendAPI(t, "POST", hs.URL+"/v1/chat/completions", `{"messages":[{"role":"user","content":"time?"}]}`)
+		resp := sendAPI(t, "POST", hs.URL+"/v1/chat/completions", `{"messages":[{"role":"user","content":"time?"}]}`,
+			"Authorization", "Bearer "+testClientToken)
 		defer resp.Body.Close()
 		var c ChatCompletion
 		json.NewDecoder(resp.Body).Decode(&c)
 		done <- c
 	}()
 	id := <-asked
-	if resp := sendAPI(t, "POST", fmt.Sprintf("%s/v1/approvals/%d", hs.URL, id), `{"answer":"once"}`); resp.StatusCode != http.StatusOK {
+	decide := fmt.Sprintf("%s/v1/approvals/%d", hs.URL, id)
+	for _, r := range [][2]string{{"GET", hs.URL + "/v1/approvals"}, {"POST", decide}} {
+		if resp := sendAPI(t, r[0], r[1], `{"answer":"always"}`, "Authorization", "Bearer "+testClientToken); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("%s %s with the client token: %d, want 401", r[0], r[1], resp.StatusCode)
+		}
+	}
+	if resp := sendAPI(t, "POST", decide, `{"answer":"once"}`); resp.StatusCode != http.StatusOK {
 		t.Fatalf("deciding: %d", resp.StatusCode)
 	}
 	if c := <-done; len(c.Choices) != 1 || c.Choices[0].Message.Content != "It is noon." {

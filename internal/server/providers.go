@@ -16,6 +16,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/redact"
 )
 
 // Model sources ("providers") and the onboarding: list them, add or change
@@ -64,7 +65,11 @@ type ProviderUpdate struct {
 	// never answered. "" removes the key.
 	APIKey *string `json:"api_key,omitempty"`
 	// APIKeyEnv reads the key from this environment variable of the
-	// daemon instead; setting one clears the other.
+	// daemon instead; setting one clears the other. Over the API the name
+	// must end in _API_KEY (config.json written by hand may name any).
+	// Changing base_url to another origin (scheme, host, port) needs
+	// api_key or api_key_env in the same request: the stored key is not
+	// sent to a new address.
 	APIKeyEnv     *string `json:"api_key_env,omitempty"`
 	ContextWindow *int    `json:"context_window,omitempty"`
 }
@@ -139,7 +144,7 @@ func (st sourceState) source(name string) (llm.Source, bool) {
 	if !ok {
 		return llm.Source{}, false
 	}
-	return liveSource(st.file, name, sc), true
+	return liveSource(st.file, name, sc, st.sources.Secrets()), true
 }
 
 // provider describes source name, or reports that there is none.
@@ -178,11 +183,13 @@ func (st sourceState) list() ProviderList {
 // config.ResolveSources would at the next start: the file's top-level
 // model, else the source's, else the default for its host (--model and
 // HEARTH_MODEL apply from the next start); its key, or the one in the
-// daemon's environment variable it names.
-func liveSource(f *config.File, name string, sc config.SourceConfig) llm.Source {
+// daemon's environment variable it names, which is added to secrets (the
+// log and the answers mask it) as soon as it is read.
+func liveSource(f *config.File, name string, sc config.SourceConfig, secrets *redact.Secrets) llm.Source {
 	key := sc.APIKey
 	if sc.APIKeyEnv != "" {
 		key = os.Getenv(sc.APIKeyEnv)
+		secrets.Add(key)
 	}
 	model := f.Model
 	if model == "" {
@@ -253,7 +260,7 @@ func (s *Server) putProvider(w http.ResponseWriter, r *http.Request) {
 		s.configFailed(w, err)
 		return
 	}
-	s.app.Sources.Put(liveSource(f, name, sc))
+	s.app.Sources.Put(liveSource(f, name, sc, s.app.Sources.Secrets()))
 	if s.app.Sources.CurrentSource() == "" {
 		// The first source of a fresh Hearth: use it.
 		if err := s.use(name); err != nil {

@@ -21,7 +21,17 @@ const (
 
 var (
 	providerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	envNameRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	// envNameRE is the variables the API lets a source read its key
+	// from: names ending in _API_KEY, so that a source cannot be pointed
+	// at any other secret of the daemon's environment (GITHUB_TOKEN) and
+	// send it to its address. config.json written by hand names any.
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,119}_API_KEY$`)
+)
+
+// Field errors of PUT /v1/providers/{name} that tests and docs quote.
+const (
+	msgKeyForNewOrigin = "enter the key again for the new address / 新地址需要重新输入密钥"
+	msgEnvName         = "the name of an environment variable ending in _API_KEY (such as DEEPSEEK_API_KEY): letters, digits and '_'"
 )
 
 // checkProviderUpdate applies u to source name's config (old, when it
@@ -79,9 +89,19 @@ func checkProviderUpdate(name string, exists bool, old config.SourceConfig, u Pr
 		sc.APIKeyEnv = strings.TrimSpace(*u.APIKeyEnv)
 		switch {
 		case sc.APIKeyEnv != "" && !envNameRE.MatchString(sc.APIKeyEnv):
-			fields["api_key_env"] = "an environment variable name: letters, digits and '_', not starting with a digit"
+			fields["api_key_env"] = msgEnvName
 		case sc.APIKeyEnv != "" && (u.APIKey == nil || *u.APIKey == ""):
 			sc.APIKey = ""
+		}
+	}
+	// The stored key was given for the old address: a source moved to
+	// another origin keeps no key unless this request gives one (or says
+	// which variable holds it), so that whoever can change the address
+	// cannot have the key sent there.
+	given := (u.APIKey != nil && strings.TrimSpace(*u.APIKey) != "") || (u.APIKeyEnv != nil && strings.TrimSpace(*u.APIKeyEnv) != "")
+	if exists && !given && (sc.APIKey != "" || sc.APIKeyEnv != "") && !sameProviderOrigin(old.BaseURL, sc.BaseURL) {
+		if _, bad := fields["base_url"]; !bad {
+			fields["api_key"] = msgKeyForNewOrigin
 		}
 	}
 	if u.ContextWindow != nil {
@@ -111,6 +131,32 @@ func checkBaseURL(s string) string {
 		return "at most 2048 characters"
 	}
 	return ""
+}
+
+// sameProviderOrigin reports whether two provider addresses have the
+// same scheme, host and port (the scheme's default port when none is
+// given).
+func sameProviderOrigin(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && originPort(ua) == originPort(ub)
+}
+
+// originPort is u's port, or its scheme's default.
+func originPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // checkText says what is wrong with a one-line name, or "".

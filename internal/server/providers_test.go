@@ -213,10 +213,27 @@ func FuzzCheckProviderUpdate(f *testing.F) {
 	f.Add("local", `{"base_url":"http://127.0.0.1:11434/v1","model":"qwen3:8b","api_key":"k","context_window":8192}`)
 	f.Add("env", `{"api_key_env":"X","api_key":""}`)
 	f.Add("x", `{"base_url":"https://u@h/v1?q#f"}`)
+	f.Add("ds", `{"base_url":"https://evil.test/v1","api_key":""}`)
 	f.Fuzz(func(t *testing.T, name, body string) {
 		var u ProviderUpdate
 		if json.Unmarshal([]byte(body), &u) != nil {
 			return
+		}
+		// An existing source with a key, and one with a variable of any
+		// name (config.json written by hand): moved to another origin,
+		// it carries neither unless the update gives one.
+		given := (u.APIKey != nil && strings.TrimSpace(*u.APIKey) != "") || (u.APIKeyEnv != nil && strings.TrimSpace(*u.APIKeyEnv) != "")
+		for _, old := range []config.SourceConfig{
+			{BaseURL: "https://api.deepseek.com/v1", APIKey: "sk-old-0123456789"},
+			{BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "GITHUB_TOKEN"},
+		} {
+			sc, fields := checkProviderUpdate(name, true, old, u)
+			if given || len(fields) > 0 || sameProviderOrigin(old.BaseURL, sc.BaseURL) {
+				continue
+			}
+			if (old.APIKey != "" && sc.APIKey == old.APIKey) || (old.APIKeyEnv != "" && sc.APIKeyEnv == old.APIKeyEnv) {
+				t.Fatalf("%s moved %+v to %+v with its old key", body, old, sc)
+			}
 		}
 		sc, fields := checkProviderUpdate(name, false, config.SourceConfig{}, u)
 		if len(fields) > 0 {
@@ -229,6 +246,9 @@ func FuzzCheckProviderUpdate(f *testing.F) {
 		}
 		if sc.APIKey != "" && sc.APIKeyEnv != "" {
 			t.Fatalf("both a key and a key variable: %+v", sc)
+		}
+		if sc.APIKeyEnv != "" && !strings.HasSuffix(sc.APIKeyEnv, "_API_KEY") {
+			t.Fatalf("accepted the variable %q, not an *_API_KEY", sc.APIKeyEnv)
 		}
 	})
 }

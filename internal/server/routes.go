@@ -21,6 +21,10 @@ type route struct {
 	// public routes need no token: only the web UI's static files, which
 	// hold nothing secret.
 	public bool
+	// client routes also take the client token (Options.ClientTokenFunc),
+	// the one an OpenAI client holds: only the OpenAI-compatible ones.
+	// Every other route takes the owner's token alone.
+	client bool
 	h      http.HandlerFunc
 }
 

@@ -3,7 +3,8 @@
 // knowledge, traces, providers), the OpenAI-compatible chat completions
 // endpoint, and the embedded web UI. Every /v1 request needs the daemon's
 // token but GET /v1/hello, where the daemon proves it knows the token;
-// see docs/http-api.md.
+// the OpenAI-compatible routes also take the client token, which reaches
+// nothing else; see docs/http-api.md.
 package server
 
 import (
@@ -26,12 +27,20 @@ const DefaultMaxBody = 1 << 20
 // refuse every API call: a server without a token serves nobody.
 type Options struct {
 	// Token is the secret every /v1 request presents, as
-	// "Authorization: Bearer TOKEN". Empty refuses every API call.
+	// "Authorization: Bearer TOKEN": the owner's, good for every route
+	// (it runs hearth commands through /v1/cli: it is as good as a shell).
+	// Empty refuses every API call.
 	Token string
 	// TokenFunc, when set, is asked for the token at each request instead
 	// of Token, so a rotated token takes effect without a restart (see
 	// daemon.TokenSource). Its empty answer refuses the request.
 	TokenFunc func() string
+	// ClientTokenFunc, when set, gives the client token at each request:
+	// the one handed to OpenAI clients, which reaches only the routes
+	// marked client (GET /v1/models, GET /v1/models/{id}, POST
+	// /v1/chat/completions) and gets 401 on every other. Its empty answer
+	// lets no client in (see daemon.ClientTokenSource).
+	ClientTokenFunc func() string
 	// Logger receives request errors; nil means the app's logger.
 	Logger *slog.Logger
 	// UI is the web UI's files, served at /; nil serves none.
@@ -76,7 +85,7 @@ func New(a *app.App, opts *Options) *Server {
 	for _, rt := range s.routes() {
 		h := rt.h
 		if !rt.public {
-			h = s.authorized(h)
+			h = s.authorized(h, rt.client)
 		}
 		s.mux.Handle(rt.method+" "+rt.path, h)
 	}
@@ -95,12 +104,13 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// authorized refuses a request without the token, and a state-changing
-// request whose Origin is not this server (CSRF from a web page: the token
-// travels in a header a foreign page cannot set, this is the second lock).
-func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
+// authorized refuses a request without the token (or, on a client route,
+// the client token), and a state-changing request whose Origin is not
+// this server (CSRF from a web page: the token travels in a header a
+// foreign page cannot set, this is the second lock).
+func (s *Server) authorized(h http.HandlerFunc, client bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.tokenOK(r) {
+		if !s.tokenOK(r) && !(client && s.clientTokenOK(r)) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hearth"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized",
 				"missing or wrong token: send Authorization: Bearer <token> (hearth token prints it)")
@@ -123,11 +133,18 @@ func (s *Server) token() string {
 	return s.opts.Token
 }
 
-// tokenOK reports whether r carries the token as it is now: at the start
-// of every request, and again during a long event stream (events.go), so
-// a rotated token ends what it opened.
-func (s *Server) tokenOK(r *http.Request) bool {
-	want := s.token()
+// tokenOK reports whether r carries the owner's token as it is now: at
+// the start of every request, and again during a long event stream
+// (events.go), so a rotated token ends what it opened.
+func (s *Server) tokenOK(r *http.Request) bool { return bearerIs(r, s.token()) }
+
+// clientTokenOK reports whether r carries the client token.
+func (s *Server) clientTokenOK(r *http.Request) bool {
+	return s.opts.ClientTokenFunc != nil && bearerIs(r, s.opts.ClientTokenFunc())
+}
+
+// bearerIs reports whether r's bearer token is want, which is not empty.
+func bearerIs(r *http.Request, want string) bool {
 	if want == "" {
 		return false
 	}

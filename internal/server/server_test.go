@@ -23,12 +23,16 @@ func newTestApp(t *testing.T) *app.App {
 	return a
 }
 
-const testToken = "test-token-0123456789"
+const (
+	testToken       = "test-token-0123456789"   // the owner's
+	testClientToken = "client-token-0123456789" // an OpenAI client's
+)
 
-// newTestServer serves a's API on a real loopback port.
+// newTestServer serves a's API on a real loopback port, with testToken
+// and, for the OpenAI-compatible routes, testClientToken.
 func newTestServer(t *testing.T, a *app.App) (*Server, *httptest.Server) {
 	t.Helper()
-	s := New(a, &Options{Token: testToken})
+	s := New(a, &Options{Token: testToken, ClientTokenFunc: func() string { return testClientToken }})
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() { s.Close(); hs.Close() })
 	return s, hs
@@ -98,7 +102,7 @@ func TestForeignHostRefused(t *testing.T) {
 func TestCrossOriginWriteRefused(t *testing.T) {
 	s := New(newTestApp(t), &Options{Token: testToken})
 	hit := false
-	h := s.authorized(func(w http.ResponseWriter, r *http.Request) { hit = true })
+	h := s.authorized(func(w http.ResponseWriter, r *http.Request) { hit = true }, false)
 	for origin, want := range map[string]bool{"": true, "http://127.0.0.1:9": true, "http://evil.example": false, "null": false} {
 		hit = false
 		rec := httptest.NewRecorder()
@@ -121,7 +125,7 @@ func TestOversizedBodyRefused(t *testing.T) {
 		if decodeJSON(w, r, &v) {
 			writeJSON(w, http.StatusOK, v)
 		}
-	})
+	}, false)
 	for body, want := range map[string]int{
 		`{"a":1}`: http.StatusOK,
 		`{"a":"` + strings.Repeat("x", 100) + `"}`: http.StatusRequestEntityTooLarge,

@@ -80,6 +80,13 @@ type Answer struct {
 	Text string `json:"text"`
 }
 
+// Interrupted is POST /v1/sessions/{id}/interrupt's answer.
+type Interrupted struct {
+	// Interrupted says whether a turn was running and is now cancelled
+	// (its stream says turn.interrupted); false when the session was idle.
+	Interrupted bool `json:"interrupted"`
+}
+
 // Sessions older than the newest maxListed are not listed.
 const (
 	maxListed   = 200
@@ -96,6 +103,8 @@ func (s *Server) sessionRoutes() []route {
 		{method: "DELETE", path: "/v1/sessions/{id}", summary: "Forget a session's history (409 while a turn runs).", h: s.clearSession},
 		{method: "GET", path: "/v1/sessions/{id}/messages", summary: "A session's messages, oldest first (?limit=, default and most 1000).", out: MessageList{}, h: s.listMessages},
 		{method: "POST", path: "/v1/sessions/{id}/messages", summary: "Send a message: 202 queued, or 200 with the answer when wait is set.", in: SendMessage{}, out: Answer{}, h: s.sendMessage},
+		{method: "POST", path: "/v1/sessions/{id}/interrupt", summary: "Stop the session's running turn (a stop button); queued messages are answered next.",
+			out: Interrupted{}, h: s.interruptSession},
 		{method: "GET", path: "/v1/sessions/{id}/events", summary: "A session's events (server-sent events).", out: Event{}, stream: true, h: s.sessionEvents},
 		{method: "GET", path: "/v1/events", summary: "Every session's events (server-sent events).", out: Event{}, stream: true,
 			h: func(w http.ResponseWriter, r *http.Request) { s.serveEvents(w, r, 0) }},
@@ -282,6 +291,12 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 		}
 	case <-r.Context().Done():
 		// The client left; the turn goes on and is stored.
+	}
+}
+
+func (s *Server) interruptSession(w http.ResponseWriter, r *http.Request) {
+	if si, ok := s.pathSession(w, r); ok {
+		writeJSON(w, http.StatusOK, Interrupted{Interrupted: s.app.Kernel.Interrupt(si.Channel, si.ChatID)})
 	}
 }
 

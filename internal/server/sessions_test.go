@@ -405,6 +405,44 @@ func TestInterruptAndError(t *testing.T) {
 	}
 }
 
+// POST /v1/sessions/{id}/interrupt stops the running turn: the answer
+// says so, the stream says turn.interrupted, a waiting sender gets 409
+// interrupted; an idle session answers false, an unknown one 404.
+func TestInterruptRoute(t *testing.T) {
+	asked := make(chan struct{})
+	c := newChat(t,
+		llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply { close(asked); return llmtest.Reply{Hang: true} }},
+		llmtest.Reply{Text: "after the stop"},
+	)
+	s := call[Session](t, c.hs, "POST", "/v1/sessions", nil, 201)
+	path := "/v1/sessions/" + itoa(s.ID)
+	if got := call[Interrupted](t, c.hs, "POST", path+"/interrupt", nil, 200); got.Interrupted {
+		t.Fatal("an idle session was interrupted")
+	}
+	stream := openSSE(t, c.hs, path+"/events")
+	waited := make(chan int, 1)
+	go func() {
+		status, _ := do(t, c.hs, "POST", path+"/messages", SendMessage{Text: "a long question", Wait: true})
+		waited <- status
+	}()
+	<-asked // the model is answering
+	if got := call[Interrupted](t, c.hs, "POST", path+"/interrupt", nil, 200); !got.Interrupted {
+		t.Fatal("the running turn was not interrupted")
+	}
+	if evs := stream.until(t, EvTurnInterrupted); names(evs)[0] != EvTurnStarted {
+		t.Fatalf("events %v", names(evs))
+	}
+	if status := <-waited; status != http.StatusConflict {
+		t.Fatalf("the waiting sender got %d, want 409", status)
+	}
+	if ans := call[Answer](t, c.hs, "POST", path+"/messages", SendMessage{Text: "again", Wait: true}, 200); ans.Text != "after the stop" {
+		t.Fatalf("next answer %+v", ans)
+	}
+	if status, data := do(t, c.hs, "POST", "/v1/sessions/999999/interrupt", nil); status != http.StatusNotFound || errorCode(t, data) != "no_session" {
+		t.Fatalf("unknown session: %d %s", status, data)
+	}
+}
+
 // The provider's key, repeated by the model, is masked in the session's
 // events and in its stored messages as the API shows them.
 func TestKeyMaskedInEventsAndMessages(t *testing.T) {

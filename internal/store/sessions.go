@@ -42,6 +42,17 @@ type Message struct {
 	Name       string
 }
 
+// The statements AppendMessages runs in its transaction, prepared once.
+const (
+	insertMessageSQL = `INSERT INTO messages(session_id, role, content, reasoning, tool_calls, tool_call_id, name, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	touchSessionSQL = `UPDATE sessions SET updated_at = ? WHERE id = ?`
+)
+
+// txQueries are prepared when the store opens, for transactions to use
+// (see pool.inTx).
+var txQueries = []string{insertMessageSQL, touchSessionSQL}
+
 // AppendMessages adds msgs to the end of a session's history, all or none.
 func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []Message) error {
 	if len(msgs) == 0 {
@@ -52,19 +63,21 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs []Mess
 		return err
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages(session_id, role, content, reasoning, tool_calls, tool_call_id, name, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := s.w.inTx(ctx, tx, insertMessageSQL)
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
+	touch, err := s.w.inTx(ctx, tx, touchSessionSQL)
+	if err != nil {
+		return err
+	}
 	now := time.Now().UnixMilli()
 	for _, m := range msgs {
 		if _, err := stmt.ExecContext(ctx, sessionID, m.Role, m.Content, m.Reasoning, string(m.ToolCalls), m.ToolCallID, m.Name, now); err != nil {
 			return fmt.Errorf("saving message: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID); err != nil {
+	if _, err := touch.ExecContext(ctx, now, sessionID); err != nil {
 		return err
 	}
 	return tx.Commit()
