@@ -317,3 +317,11 @@ func TestBrowserInterrupt(t *testing.T) {
 	e := startUI(t, nil, llmtest.Reply{Hang: true}, llmtest.Reply{Text: "Hi!"})
 	browse(t, node, e, "interrupt")
 }
+
+// The stop button: a turn whose model never answers is interrupted
+// through POST /v1/sessions/{id}/interrupt, and the answer shows it.
+func TestBrowserStop(t *testing.T) {
+	node := browserReady(t)
+	e := startUI(t, nil, llmtest.Reply{Hang: true})
+	browse(t, node, e, "stop")
+}

@@ -204,7 +204,7 @@ export function Chat({ id }) {
     loadHistory(id, 0);
   }, [id]);
   useEffect(() => onEvent((ev, d) => {
-    if (ev === 'turn.finished' || ev === 'turn.started') loadSessions();
+    if (ev === 'turn.finished' || ev === 'turn.started' || ev === 'turn.interrupted' || ev === 'error') loadSessions();
     if (!idRef.current || String(d.session_id) !== idRef.current) return;
     const next = liveRef.current.map((i) => (i.kind === 'assistant' ? { ...i, parts: i.parts.map((p) => ({ ...p })) } : { ...i }));
     if (!apply(next, ev, d)) return;

@@ -13,6 +13,7 @@ await run(async (page) => {
   await page.getByTestId('stop').click();
   await page.getByTestId('answer').last().getByText(/interrupted/i).waitFor();
   await page.getByTestId('stop').waitFor({ state: 'detached' });
+  await page.locator('.sessions .session').getByText('working').waitFor({ state: 'detached' });
   assert(await page.getByTestId('send').getByText('Send').count() === 1, 'still busy after the stop');
   await shot(page, 'stop-done');
 });
