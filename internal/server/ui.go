@@ -28,12 +28,56 @@ const uiCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 
 // gets index.html, so the UI's own addresses (/chat/3) survive a reload.
 // Files under assets/ are named by their content's hash and cached for a
 // year; everything else is revalidated.
+//
+// The route has no method: "/" for every method is the most general
+// pattern, so it conflicts with no API route (Go 1.22 mux rules) and
+// catches what no API route matches. Under /v1 that is a JSON 404, or a
+// 405 naming the methods the path has; elsewhere a method other than GET
+// or HEAD is a 405.
 func (s *Server) uiRoutes() []route {
 	if s.opts.UI == nil {
 		return nil
 	}
 	ui := &uiFiles{fsys: s.opts.UI}
-	return []route{{method: "GET", path: "/", summary: "the web UI (index.html for the UI's own paths)", public: true, h: ui.serve}}
+	return []route{{method: "", path: "/", summary: "the web UI (index.html for the UI's own paths)", public: true,
+		h: func(w http.ResponseWriter, r *http.Request) {
+			if p := r.URL.Path; p == "/v1" || strings.HasPrefix(p, "/v1/") {
+				s.noAPIRoute(w, r)
+				return
+			}
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "the web UI's files are read with GET")
+				return
+			}
+			ui.serve(w, r)
+		}}}
+}
+
+// apiMethods are the methods an API route may have.
+var apiMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+// noAPIRoute answers a /v1 request that no API route matched (it fell
+// through to the UI's catch-all): 405 with Allow when the path has routes
+// for other methods, else 404, both as JSON errors.
+func (s *Server) noAPIRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range apiMethods {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pat := s.mux.Handler(probe); strings.TrimSpace(pat) != "/" && pat != "" {
+			allow = append(allow, m)
+			if m == "GET" {
+				allow = append(allow, "HEAD")
+			}
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path)
+		return
+	}
+	writeError(w, http.StatusNotFound, "not_found", "no such API route: "+r.URL.Path)
 }
 
 // uiFiles serves an fs.FS with the UI's headers, gzip-compressing text
@@ -45,12 +89,7 @@ type uiFiles struct {
 }
 
 func (u *uiFiles) serve(w http.ResponseWriter, r *http.Request) {
-	p := r.URL.Path
-	if p == "/v1" || strings.HasPrefix(p, "/v1/") {
-		writeError(w, http.StatusNotFound, "not_found", "no such API route: "+p)
-		return
-	}
-	name := strings.TrimPrefix(path.Clean(p), "/")
+	name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
 	if name == "" {
 		name = "index.html"
 	}

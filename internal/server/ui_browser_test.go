@@ -236,6 +236,12 @@ func TestBrowserPages(t *testing.T) {
 		{Subject: "Bob", Relation: "knows", Object: "Alice"}, {Subject: "Robert", Relation: "lives_in", Object: "北京"}}); err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range []*sdk.Doc{{ID: "trip", Title: "Trip to Hangzhou", Content: "# Trip\n\nWest Lake in **April**. 西湖。"},
+		{ID: "recipe", Title: "Dumplings", Content: "Pork and cabbage, 200 g flour."}} {
+		if err := e.app.Docs.Insert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := e.app.KB.Add("wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {
 		t.Fatal(err)
 	}
@@ -310,4 +316,12 @@ func TestBrowserInterrupt(t *testing.T) {
 	node := browserReady(t)
 	e := startUI(t, nil, llmtest.Reply{Hang: true}, llmtest.Reply{Text: "Hi!"})
 	browse(t, node, e, "interrupt")
+}
+
+// The stop button: a turn whose model never answers is interrupted
+// through POST /v1/sessions/{id}/interrupt, and the answer shows it.
+func TestBrowserStop(t *testing.T) {
+	node := browserReady(t)
+	e := startUI(t, nil, llmtest.Reply{Hang: true})
+	browse(t, node, e, "stop")
 }

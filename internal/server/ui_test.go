@@ -116,6 +116,43 @@ func TestUIGzipAndRevalidation(t *testing.T) {
 	}
 }
 
+// With the UI's catch-all at /, an unknown /v1 path still answers a JSON
+// 404 for every method (not the catch-all's 405), a known path with the
+// wrong method a 405 naming its methods, and a write to a UI page a 405.
+func TestUIUnknownAPIPaths(t *testing.T) {
+	h := New(newTestApp(t), &Options{Token: testToken, UI: testUI}).Handler()
+	for _, tc := range []struct {
+		method, path string
+		want         int
+		allow        string
+	}{
+		{"GET", "/v1/no-such-route", 404, ""},
+		{"POST", "/v1/no-such-route", 404, ""},
+		{"DELETE", "/v1/sessions/1/no-such", 404, ""},
+		{"PUT", "/v1", 404, ""},
+		{"OPTIONS", "/v1/nothing", 404, ""},
+		{"DELETE", "/v1/health", 405, "GET, HEAD"},
+		{"PUT", "/v1/sessions", 405, "GET, HEAD, POST"},
+		{"POST", "/chat", 405, "GET, HEAD"},
+	} {
+		req := httptest.NewRequest(tc.method, "http://127.0.0.1:8420"+tc.path, strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("%s %s: status %d, want %d (%s)", tc.method, tc.path, rec.Code, tc.want, rec.Body)
+			continue
+		}
+		if got := rec.Header().Get("Content-Type"); !strings.HasPrefix(got, "application/json") {
+			t.Errorf("%s %s: Content-Type %q, want JSON", tc.method, tc.path, got)
+		}
+		if got := rec.Header().Get("Allow"); got != tc.allow {
+			t.Errorf("%s %s: Allow %q, want %q", tc.method, tc.path, got, tc.allow)
+		}
+	}
+}
+
 func TestUIFilesNeedNoTokenButAPIDoes(t *testing.T) {
 	h := New(newTestApp(t), &Options{Token: testToken, UI: testUI}).Handler()
 	if rec := uiGet(t, h, "/"); rec.Code != 200 {

@@ -3,19 +3,35 @@
 
 const KEY = 'hearth.token';
 
+// The token lives in sessionStorage: one tab's, gone when the tab closes.
+// Not localStorage: while the daemon is down, another local user could
+// bind its port and serve a page on this same origin, which could read
+// localStorage but not this tab's session storage.
+const box = sessionStorage;
+try { localStorage.removeItem(KEY); } catch { /* an older UI kept it there */ }
+
 // takeToken moves a token from the address bar's fragment (#token=...) into
-// localStorage and removes it from the address bar and the history.
+// sessionStorage and removes it from the address bar and the history.
 export function takeToken() {
   const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
   if (m) {
-    localStorage.setItem(KEY, decodeURIComponent(m[1]));
+    box.setItem(KEY, decodeURIComponent(m[1]));
     history.replaceState(null, '', location.pathname + location.search);
   }
-  return localStorage.getItem(KEY) || '';
+  return token();
 }
 
-export function token() { return localStorage.getItem(KEY) || ''; }
-export function setToken(t) { if (t) localStorage.setItem(KEY, t); else localStorage.removeItem(KEY); }
+export function token() { return box.getItem(KEY) || ''; }
+export function setToken(t) { if (t) box.setItem(KEY, t); else box.removeItem(KEY); }
+
+// checkToken asks the server whether tok is its token: true, false when
+// refused, or it throws when the server cannot be reached.
+export async function checkToken(tok) {
+  const resp = await fetch('/v1/health', { headers: { Authorization: 'Bearer ' + tok } });
+  if (resp.status === 401) return false;
+  if (!resp.ok) throw new Error('HTTP ' + resp.status);
+  return true;
+}
 
 // ApiError is a failed call: status, the server's message and, for 422,
 // the per-field messages.

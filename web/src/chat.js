@@ -24,7 +24,15 @@ export function thread(messages) {
     } else if (m.role === 'assistant') {
       if (!cur) { cur = { kind: 'assistant', parts: [], reasoning: '', done: true }; items.push(cur); }
       if (m.reasoning) cur.reasoning += m.reasoning;
-      if (m.content) cur.parts.push({ type: 'text', text: m.content });
+      // The kernel ends an unfinished turn with a note for the model
+      // ("[interrupted: ...]", "[failed: ...]"); people see a mark.
+      let text = m.content || '';
+      const note = /\s*\[(interrupted|failed): [^\]]*\]\s*$/.exec(text);
+      if (note) {
+        if (note[1] === 'interrupted') cur.interrupted = true; else cur.error = t('chat.failed');
+        text = text.slice(0, note.index);
+      }
+      if (text) cur.parts.push({ type: 'text', text });
       for (const c of m.tool_calls || []) {
         const p = { type: 'tool', id: c.id, tool: c.name, arguments: c.arguments, status: 'done' };
         tools.set(c.id, p);
@@ -139,7 +147,7 @@ function Answer({ a }) {
     ${a.interrupted && html`<p class="muted small">${t('chat.interrupted')}</p>`}
     ${a.error && html`<p class="error small">${a.error}</p>`}
     ${a.done && (a.trace || a.usage) && html`<div class="meta small muted">
-      ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? `${a.usage.prompt_tokens || 0} → ${a.usage.completion_tokens || 0} tokens` : ''}
+      ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? t('chat.tokens', { i: a.usage.prompt_tokens || 0, o: a.usage.completion_tokens || 0 }) : ''}
       ${a.trace && html` <${Link} href=${'/traces/' + a.trace} data-testid="trace-link"><${Icon} name="traces" /> ${t('chat.trace')}</${Link}>`}
     </div>`}
   </div>`;
@@ -196,7 +204,7 @@ export function Chat({ id }) {
     loadHistory(id, 0);
   }, [id]);
   useEffect(() => onEvent((ev, d) => {
-    if (ev === 'turn.finished' || ev === 'turn.started') loadSessions();
+    if (ev === 'turn.finished' || ev === 'turn.started' || ev === 'turn.interrupted' || ev === 'error') loadSessions();
     if (!idRef.current || String(d.session_id) !== idRef.current) return;
     const next = liveRef.current.map((i) => (i.kind === 'assistant' ? { ...i, parts: i.parts.map((p) => ({ ...p })) } : { ...i }));
     if (!apply(next, ev, d)) return;
@@ -233,6 +241,19 @@ export function Chat({ id }) {
       await post(`/v1/sessions/${sid}/messages`, { text: msg, interrupt: busy });
     } catch (e2) { setErr(e2.message); setBusy(false); }
   };
+  // stop asks the server to interrupt the turn in flight (POST
+  // /v1/sessions/{id}/interrupt, {"interrupted": true|false}); the stream
+  // then says turn.interrupted, which marks the answer and ends busy.
+  const [stopping, setStopping] = useState(false);
+  const stop = async () => {
+    if (!id) return;
+    setErr(''); setStopping(true);
+    try {
+      const r = await post(`/v1/sessions/${id}/interrupt`, {});
+      if (r && r.interrupted === false) setBusy(false); // nothing was running any more
+    } catch (e) { setErr(e.status === 404 || e.status === 405 ? t('chat.stopUnsupported') : e.message); }
+    setStopping(false);
+  };
   const key = (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };
   const mine = pending.filter((a) => String(a.session_id) === id);
   const current = (sessions || []).find((s) => String(s.id) === id);
@@ -259,6 +280,8 @@ export function Chat({ id }) {
       <form class="composer" onSubmit=${send}>
         <textarea rows="1" data-testid="composer" placeholder=${t('chat.placeholder')} value=${text}
           onInput=${(e) => setText(e.target.value)} onKeyDown=${key} />
+        ${busy && id && html`<button type="button" class="stop" data-testid="stop" onClick=${stop} disabled=${stopping}
+          title=${t('chat.stop')} aria-label=${t('chat.stop')}><${Icon} name="stop" /> <span>${t('chat.stop')}</span></button>`}
         <button class="primary send" data-testid="send" disabled=${!text.trim()} title=${busy ? t('chat.interrupt') : t('chat.send')}><${Icon} name="send" /> <span>${busy ? t('chat.interrupt') : t('chat.send')}</span></button>
       </form>
     </section>

@@ -9,13 +9,16 @@ const en = {
   'lang.switch': '中文',
   'auth.title': 'Hearth needs its token',
   'auth.body': 'This page talks to your Hearth with a secret token. Open the address `hearth serve` printed (it ends with #token=...), or run this command and paste its output below:',
-  'auth.paste': 'Token', 'auth.save': 'Continue',
+  'auth.paste': 'Paste the token here', 'auth.save': 'Continue',
+  'auth.wrong': 'That is not this Hearth\'s token. Copy the whole line `hearth token` prints and try again.',
+  'auth.tab': 'The token is kept in this tab only, and forgotten when you close it.',
+  'auth.other': 'Hearth needs its token: run `hearth token` and paste what it prints.',
   'auth.bad': 'The token was refused. Run `hearth token` again (or `hearth token --rotate` if it leaked).',
   'chat.new': 'New chat', 'chat.empty': 'No conversations yet.', 'chat.placeholder': 'Message Hearth…',
-  'chat.send': 'Send', 'chat.stop': 'Stop', 'chat.interrupt': 'Interrupt and send',
+  'chat.send': 'Send', 'chat.stop': 'Stop', 'chat.stopUnsupported': 'This Hearth cannot stop a turn on its own yet: send a new message to interrupt it.', 'chat.interrupt': 'Interrupt and send',
   'chat.hello': 'What can I do for you?', 'chat.reasoning': 'Reasoning', 'chat.thinking': 'Thinking…',
   'chat.trace': 'Trace', 'chat.delete': 'Delete', 'chat.deleteConfirm': 'Forget this conversation?',
-  'chat.untitled': 'New conversation', 'chat.busy': 'working', 'chat.interrupted': 'Interrupted.',
+  'chat.untitled': 'New conversation', 'chat.busy': 'working', 'chat.interrupted': 'Interrupted.', 'chat.tokens': '{i} → {o} tokens', 'chat.failed': 'This answer failed before it finished.',
   'chat.sessions': 'Conversations', 'chat.offline': 'Reconnecting…',
   'tool.running': 'running', 'tool.done': 'done', 'tool.failed': 'failed', 'tool.args': 'Arguments', 'tool.result': 'Result',
   'appr.title': 'Approval needed', 'appr.once': 'Allow once', 'appr.always': 'Always allow', 'appr.deny': 'Deny',
@@ -31,11 +34,14 @@ const en = {
   'mem.entities': 'Entities', 'mem.relations': 'Relations', 'mem.search': 'Search names…', 'mem.merge': 'Merge', 'mem.rename': 'Rename', 'mem.forgetRelation': 'Forget this relation',
   'mem.mergeInto': 'Merge "{a}" into…', 'mem.purge': 'Forget', 'mem.purgeConfirm': 'Forget "{a}" and its relations?',
   'mem.none': 'Nothing remembered yet.', 'mem.mentions': '{n} mentions', 'mem.type': 'Type', 'mem.hard': 'Delete for good', 'mem.soft': 'Hide until mentioned again', 'mem.stats': '{e} entities · {r} relations · {d} documents',
+  'doc.title': 'Documents', 'doc.search': 'Search documents…', 'doc.none': 'No documents remembered yet.', 'doc.noHits': 'No document matches.',
+  'doc.delete': 'Delete', 'doc.deleteConfirm': 'Delete the document "{a}" from memory?',
+  'kb.edit': 'Edit', 'kb.preview': 'Preview', 'kb.empty': 'Nothing to preview yet.',
   'kb.new': 'New document', 'kb.title': 'Title', 'kb.body': 'Text', 'kb.save': 'Save', 'kb.delete': 'Delete',
   'kb.none': 'The knowledge base is empty.', 'kb.search': 'Search the knowledge base…', 'kb.deleteConfirm': 'Delete this document?',
   'tr.none': 'No traces yet.', 'tr.stages': 'Stages', 'tr.calls': 'Model calls', 'tr.tools': 'Tool calls', 'tr.approvals': 'Approvals',
   'tr.model': 'Model', 'tr.tokens': 'Tokens in/out/cached', 'tr.cost': 'Cost', 'tr.latency': 'Latency', 'tr.duration': 'Duration',
-  'tr.total': 'Total', 'tr.unknownCost': 'unknown',
+  'tr.total': 'Total', 'tr.unknownCost': 'unknown', 'tr.answered': 'answered', 'tr.error': 'failed', 'tr.interrupted': 'interrupted',
   'prov.title': 'Connect a model', 'prov.intro': 'Hearth needs a model to talk to. Pick a provider, paste its API key, test it, and start chatting.',
   'prov.preset': 'Provider', 'prov.key': 'API key', 'prov.baseURL': 'Base URL', 'prov.model': 'Model',
   'prov.test': 'Save and test', 'prov.testing': 'Testing…', 'prov.ok': 'It works: {model} answered in {ms} ms.', 'prov.save': 'Start chatting',
@@ -52,13 +58,16 @@ const zh = {
   'lang.switch': 'English',
   'auth.title': 'Hearth 需要访问令牌',
   'auth.body': '此页面使用一个秘密令牌与你的 Hearth 通信。请打开 `hearth serve` 打印的地址（以 #token=... 结尾），或者运行下面的命令并把输出粘贴到这里：',
-  'auth.paste': '令牌', 'auth.save': '继续',
+  'auth.paste': '在这里粘贴令牌', 'auth.save': '继续',
+  'auth.wrong': '这不是这个 Hearth 的令牌。请复制 `hearth token` 输出的完整一行，再试一次。',
+  'auth.tab': '令牌只保存在这个标签页里，关闭标签页就会忘记。',
+  'auth.other': 'Hearth 需要访问令牌：运行 `hearth token`，把输出粘贴到这里。',
   'auth.bad': '令牌被拒绝。请重新运行 `hearth token`（如果令牌泄露，运行 `hearth token --rotate`）。',
   'chat.new': '新对话', 'chat.empty': '还没有对话。', 'chat.placeholder': '给 Hearth 发消息…',
-  'chat.send': '发送', 'chat.stop': '停止', 'chat.interrupt': '打断并发送',
+  'chat.send': '发送', 'chat.stop': '停止', 'chat.stopUnsupported': '这个 Hearth 还不能单独停止回答：发送一条新消息即可打断它。', 'chat.interrupt': '打断并发送',
   'chat.hello': '有什么可以帮你？', 'chat.reasoning': '思考过程', 'chat.thinking': '思考中…',
   'chat.trace': '追踪', 'chat.delete': '删除', 'chat.deleteConfirm': '忘记这段对话？',
-  'chat.untitled': '新对话', 'chat.busy': '处理中', 'chat.interrupted': '已打断。',
+  'chat.untitled': '新对话', 'chat.busy': '处理中', 'chat.interrupted': '已打断。', 'chat.tokens': '{i} → {o} 个 token', 'chat.failed': '这个回答在完成前出错了。',
   'chat.sessions': '对话', 'chat.offline': '正在重新连接…',
   'tool.running': '运行中', 'tool.done': '完成', 'tool.failed': '失败', 'tool.args': '参数', 'tool.result': '结果',
   'appr.title': '需要你的批准', 'appr.once': '允许一次', 'appr.always': '总是允许', 'appr.deny': '拒绝',
@@ -74,11 +83,14 @@ const zh = {
   'mem.entities': '实体', 'mem.relations': '关系', 'mem.search': '搜索名称…', 'mem.merge': '合并', 'mem.rename': '重命名', 'mem.forgetRelation': '忘记这条关系',
   'mem.mergeInto': '把 "{a}" 合并到…', 'mem.purge': '忘记', 'mem.purgeConfirm': '忘记 "{a}" 及其关系？',
   'mem.none': '还没有记住任何东西。', 'mem.mentions': '提及 {n} 次', 'mem.type': '类型', 'mem.hard': '彻底删除', 'mem.soft': '隐藏，直到再次提及', 'mem.stats': '{e} 个实体 · {r} 个关系 · {d} 篇文档',
+  'doc.title': '文档', 'doc.search': '搜索文档…', 'doc.none': '还没有记住任何文档。', 'doc.noHits': '没有匹配的文档。',
+  'doc.delete': '删除', 'doc.deleteConfirm': '从记忆中删除文档 "{a}"？',
+  'kb.edit': '编辑', 'kb.preview': '预览', 'kb.empty': '还没有可预览的内容。',
   'kb.new': '新文档', 'kb.title': '标题', 'kb.body': '正文', 'kb.save': '保存', 'kb.delete': '删除',
   'kb.none': '知识库是空的。', 'kb.search': '搜索知识库…', 'kb.deleteConfirm': '删除这个文档？',
   'tr.none': '还没有追踪记录。', 'tr.stages': '阶段', 'tr.calls': '模型调用', 'tr.tools': '工具调用', 'tr.approvals': '批准',
   'tr.model': '模型', 'tr.tokens': '输入/输出/缓存 token', 'tr.cost': '费用', 'tr.latency': '延迟', 'tr.duration': '耗时',
-  'tr.total': '合计', 'tr.unknownCost': '未知',
+  'tr.total': '合计', 'tr.unknownCost': '未知', 'tr.answered': '已回答', 'tr.error': '失败', 'tr.interrupted': '已打断',
   'prov.title': '连接一个模型', 'prov.intro': 'Hearth 需要一个模型。选择服务商，粘贴 API 密钥，测试一下，然后开始对话。',
   'prov.preset': '服务商', 'prov.key': 'API 密钥', 'prov.baseURL': '接口地址', 'prov.model': '模型',
   'prov.test': '保存并测试', 'prov.testing': '测试中…', 'prov.ok': '可以使用：{model} 用 {ms} 毫秒作答。', 'prov.save': '开始对话',
@@ -107,10 +119,10 @@ export function setLang(l) {
   lang.value = l;
 }
 
-// t returns the text for key in the current language, with {name}
-// replaced from vars.
-export function t(key, vars) {
-  let s = dicts[lang.value][key] ?? en[key] ?? key;
+// t returns the text for key in language l (the current one by
+// default), with {name} replaced from vars.
+export function t(key, vars, l = lang.value) {
+  let s = dicts[l][key] ?? en[key] ?? key;
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
   return s;
 }

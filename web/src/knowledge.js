@@ -1,18 +1,20 @@
-// knowledge.js: the knowledge base: entries listed, read, written and
-// deleted.
+// knowledge.js: the knowledge base: entries listed, read, written (with a
+// Markdown preview, rendered as chat answers are) and deleted.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { get, put, del } from './api.js';
 import { Icon } from './icons.js';
 import { t } from './i18n.js';
-import { Status, useLoad } from './ui.js';
+import { Status, Tabs, useLoad } from './ui.js';
+import { render as markdown } from './markdown.js';
 
 function Editor({ name, onDone }) {
   const [title, setTitle] = useState(name || '');
   const [text, setText] = useState('');
   const [err, setErr] = useState('');
+  const [view, setView] = useState('edit');
   useEffect(() => {
-    setTitle(name || ''); setText('');
+    setTitle(name || ''); setText(''); setView('edit');
     if (name) get('/v1/knowledge/' + encodeURIComponent(name)).then((r) => setText(r.content || ''), (e) => setErr(e.message));
   }, [name]);
   const save = async (e) => {
@@ -29,7 +31,12 @@ function Editor({ name, onDone }) {
   };
   return html`<form class="card editor" onSubmit=${save}>
     <label>${t('kb.title')}<input value=${title} onInput=${(e) => setTitle(e.target.value)} required /></label>
-    <label>${t('kb.body')}<textarea rows="16" value=${text} onInput=${(e) => setText(e.target.value)} /></label>
+    <div class="field">
+      <${Tabs} value=${view} onChange=${setView} tabs=${[['edit', t('kb.edit')], ['preview', t('kb.preview')]]} />
+      ${view === 'edit'
+        ? html`<textarea rows="16" aria-label=${t('kb.body')} data-testid="kb-text" value=${text} onInput=${(e) => setText(e.target.value)} />`
+        : html`<div class="md preview" data-testid="kb-preview" dangerouslySetInnerHTML=${{ __html: text.trim() ? markdown(text) : `<p>${t('kb.empty')}</p>` }} />`}
+    </div>
     <div class="row actions">
       <button class="primary" disabled=${!title.trim()}>${t('kb.save')}</button>
       ${name && html`<button type="button" class="danger" onClick=${remove}>${t('kb.delete')}</button>`}

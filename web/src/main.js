@@ -3,7 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
-import { takeToken, token, setToken, onUnauthorized, get } from './api.js';
+import { takeToken, token, setToken, checkToken, onUnauthorized, get } from './api.js';
 import { Icon, Logo } from './icons.js';
 import { t, lang, setLang } from './i18n.js';
 import { useSignal } from './state.js';
@@ -19,6 +19,11 @@ import { ApprovalCard } from './approval.js';
 import { Link } from './ui.js';
 
 takeToken();
+// Pasting the printed address (…/#token=…) into a tab already on the UI
+// changes only the fragment, which loads nothing: take the token then.
+addEventListener('hashchange', () => {
+  if (/(?:^#|&)token=/.test(location.hash)) { takeToken(); location.reload(); }
+});
 
 const pages = [
   ['/chat', 'nav.chat', 'chat'], ['/plugins', 'nav.plugins', 'plugins'], ['/settings', 'nav.settings', 'settings'],
@@ -26,19 +31,37 @@ const pages = [
   ['/providers', 'nav.providers', 'providers'],
 ];
 
-function NoToken({ refused }) {
+// NoToken is the page without a (good) token: how to get one, in both
+// languages, and a form to paste it, checked before it is kept.
+function NoToken({ refused, onToken }) {
   const [v, setV] = useState('');
-  const save = (e) => { e.preventDefault(); setToken(v.trim()); location.reload(); };
+  const [wrong, setWrong] = useState(false);
+  const [err, setErr] = useState('');
+  const [busy, setBusy] = useState(false);
+  const save = async (e) => {
+    e.preventDefault();
+    const tok = v.trim();
+    setBusy(true); setErr(''); setWrong(false);
+    try {
+      if (await checkToken(tok)) { setToken(tok); onToken(); } else setWrong(true);
+    } catch (x) { setErr(x.message); }
+    setBusy(false);
+  };
+  const other = lang.value === 'zh' ? 'en' : 'zh';
   return html`<div class="auth"><div class="card">
     <${Logo} size=${48} /><h1>${t('auth.title')}</h1>
-    ${refused && html`<p class="error">${t('auth.bad')}</p>`}
+    ${refused && !wrong && html`<p class="error">${t('auth.bad')}</p>`}
     <p>${t('auth.body')}</p>
     <pre class="cmd">hearth token</pre>
-    <form onSubmit=${save} class="row">
-      <input type="password" name="token" autocomplete="off" placeholder=${t('auth.paste')} value=${v} onInput=${(e) => setV(e.target.value)} />
-      <button class="primary" disabled=${!v.trim()}>${t('auth.save')}</button>
+    <form onSubmit=${save} class="row" data-testid="token-form">
+      <input class="grow" type="password" name="token" autocomplete="off" spellcheck="false" data-testid="token-input"
+        aria-label=${t('auth.paste')} placeholder=${t('auth.paste')} value=${v} onInput=${(e) => { setV(e.target.value); setWrong(false); }} />
+      <button class="primary" disabled=${!v.trim() || busy}>${t('auth.save')}</button>
     </form>
-    <p class="muted small">${lang.value === 'zh' ? 'Hearth needs its token: run `hearth token`.' : 'Hearth 需要访问令牌：运行 `hearth token`。'}</p>
+    ${wrong && html`<p class="error" data-testid="token-wrong">${t('auth.wrong')}</p>`}
+    ${err && html`<p class="error">${t('common.error', { m: err })}</p>`}
+    <p class="muted small">${t('auth.tab')}</p>
+    <p class="muted small" lang=${other === 'zh' ? 'zh-CN' : 'en'}>${t('auth.other', {}, other)}</p>
   </div></div>`;
 }
 
@@ -76,18 +99,19 @@ function App() {
   const up = useSignal(online);
   const [refused, setRefused] = useState(false);
   const [menu, setMenu] = useState(false);
+  const [tok, setTok] = useState(token());
   useEffect(() => onUnauthorized(() => setRefused(true)), []);
   useEffect(() => {
-    if (!token()) return;
+    if (!tok || refused) return;
     get('/v1/health').catch(() => {}); // a refused token shows the token page
     connect();
     // A fresh Hearth with no model goes to the onboarding first.
     get('/v1/providers').then((r) => {
       if (r && r.current === '' && !location.pathname.startsWith('/providers')) navigate('/providers');
     }).catch(() => {});
-  }, []);
+  }, [tok, refused]);
   useEffect(() => { setMenu(false); }, [path]);
-  if (!token() || refused) return html`<${NoToken} refused=${refused} />`;
+  if (!tok || refused) return html`<${NoToken} refused=${refused} onToken=${() => { setRefused(false); setTok(token()); }} />`;
   const section = '/' + (path.split('/')[1] || 'chat');
   return html`<div class=${'shell' + (menu ? ' menu-open' : '')}>
     <header class="top">

@@ -1,7 +1,7 @@
 // store.js: what every page shares: the route, the global event stream
 // (GET /v1/events) and the pending approvals it keeps up to date.
 import { signal } from './state.js';
-import { get, stream } from './api.js';
+import { get, stream, onUnauthorized } from './api.js';
 
 // route is the current path.
 export const route = signal(location.pathname);
@@ -32,6 +32,10 @@ export async function loadApprovals() {
 }
 
 let stop = null;
+// A refused token ends the stream; the next connect, with a new token,
+// opens it again.
+onUnauthorized(() => { if (stop) stop(); stop = null; });
+
 // connect opens the global event stream (once).
 export function connect() {
   if (stop) return;

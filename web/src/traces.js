@@ -16,7 +16,7 @@ function List() {
   const list = data.traces || [];
   if (!list.length) return html`<p class="muted">${t('tr.none')}</p>`;
   return html`<div class="cards">${list.map((tr) => html`<${Link} href=${'/traces/' + tr.id} class="card link trace-row">
-    <div class="row between"><strong class="ellipsis">${tr.input || '—'}</strong><span class=${'pill ' + tr.outcome}>${tr.outcome}</span></div>
+    <div class="row between"><strong class="ellipsis">${tr.input || '—'}</strong><span class=${'pill ' + tr.outcome}>${t('tr.' + tr.outcome) === 'tr.' + tr.outcome ? tr.outcome : t('tr.' + tr.outcome)}</span></div>
     <div class="muted small ellipsis">${tr.answer || tr.error || ''}</div>
     <div class="small muted">${when(tr.started)} · ${tr.channel} · ${ms(tr.duration_ms)} · ${tokens(tr.usage)} ${tr.cost ? '· ' + cost(tr.cost) : ''}</div>
   </${Link}>`)}</div>`;
@@ -33,7 +33,7 @@ function One({ id }) {
   const total = tr.duration_ms || 1;
   return html`<div class="trace" data-testid="trace">
     <div class="card">
-      <div class="row between"><strong>${tr.input}</strong><span class=${'pill ' + tr.outcome}>${tr.outcome}</span></div>
+      <div class="row between"><strong>${tr.input}</strong><span class=${'pill ' + tr.outcome}>${t('tr.' + tr.outcome) === 'tr.' + tr.outcome ? tr.outcome : t('tr.' + tr.outcome)}</span></div>
       ${tr.answer && html`<p class="muted">${tr.answer}</p>`}
       ${tr.error && html`<p class="error">${tr.error}</p>`}
       <div class="stats">

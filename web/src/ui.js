@@ -51,3 +51,10 @@ export function when(ts) {
   const now = new Date();
   return d.toDateString() === now.toDateString() ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleDateString();
 }
+
+// Tabs is a row of buttons choosing one of tabs ([value, label] pairs).
+export function Tabs({ value, onChange, tabs }) {
+  return html`<div class="tabs" role="tablist">${tabs.map(([v, label]) => html`<button type="button" role="tab"
+    aria-selected=${v === value} data-testid=${'tab-' + v} class=${'tab' + (v === value ? ' active' : '')}
+    onClick=${() => onChange(v)}>${label}</button>`)}</div>`;
+}

@@ -12,6 +12,9 @@ await run(async (page) => {
   await answer.locator('table td', { hasText: 'Beijing' }).waitFor();
   await answer.locator('pre code', { hasText: 'fmt.Println' }).waitFor();
   await answer.locator('details.reasoning').waitFor();
+  // The Go block is coloured; the coloured code is still only text.
+  await answer.locator('pre code.hljs .hljs-string', { hasText: '"hi"' }).waitFor();
+  assert(await answer.locator('pre code *:not(span)').count() === 0, 'highlighted code holds elements other than spans');
   assert(await answer.locator('img[onerror], script, [onclick]').count() === 0, 'model HTML kept an event handler or script');
   const hrefs = await answer.locator('.md a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.rel]));
   assert(!hrefs.some(([h]) => h && /^javascript:/i.test(h)), 'javascript: link kept: ' + JSON.stringify(hrefs));

@@ -25,6 +25,20 @@ await run(async (page) => {
   const bob = await api('GET', '/v1/memory/entities/Bob');
   assert(bob.relations.length === 1 && bob.relations[0].relation === 'lives_in', 'Bob: ' + JSON.stringify(bob.relations));
 
+  // The document memory: list, search, read, delete.
+  await page.getByTestId('tab-docs').click();
+  await page.getByTestId('doc-item').filter({ hasText: 'Dumplings' }).waitFor();
+  await page.getByTestId('doc-search').fill('Hangzhou');
+  await page.getByTestId('doc-item').filter({ hasText: 'Dumplings' }).waitFor({ state: 'detached' });
+  await page.getByTestId('doc-item').filter({ hasText: 'Trip to Hangzhou' }).click();
+  await page.getByTestId('doc').locator('strong', { hasText: 'April' }).waitFor();
+  await shot(page, 'memory-docs');
+  page.once('dialog', (d) => d.accept());
+  await page.getByTestId('delete-doc').click();
+  await page.getByTestId('doc').waitFor({ state: 'detached' });
+  const left = await api('GET', '/v1/memory/docs');
+  assert(left.docs.length === 1 && left.docs[0].id === 'recipe', 'docs after delete: ' + JSON.stringify(left.docs));
+
   await open(page, '/knowledge');
   await page.getByText('wifi').first().click();
   await page.waitForFunction(() => [...document.querySelectorAll('textarea')].some((x) => x.value.includes('password')));
@@ -33,7 +47,15 @@ await run(async (page) => {
   await page.getByRole('button', { name: 'New document' }).click();
   const editor = page.locator('form.editor');
   await editor.locator('input').fill('tea');
-  await editor.locator('textarea').fill('# Tea\n\nGreen, not too hot. 绿茶。');
+  await editor.locator('textarea').fill('# Tea\n\nGreen, not too hot. 绿茶。\n\n| cup | °C |\n|---|---|\n| green | 80 |\n\n<img src=x onerror=alert(1)>');
+  // The preview renders Markdown as the chat does: sanitised, raw HTML as text.
+  await page.getByTestId('tab-preview').click();
+  const preview = page.getByTestId('kb-preview');
+  await preview.getByRole('heading', { name: 'Tea' }).waitFor();
+  await preview.locator('table td', { hasText: 'green' }).waitFor();
+  assert(await preview.locator('img').count() === 0, 'raw HTML rendered in the preview');
+  await shot(page, 'knowledge-preview');
+  await page.getByTestId('tab-edit').click();
   await editor.getByRole('button', { name: 'Save' }).click();
   await page.locator('.list a', { hasText: 'tea' }).waitFor();
   const tea = await api('GET', '/v1/knowledge/tea');

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 globalThis.localStorage = { getItem: () => null, setItem() {}, removeItem() {} };
+globalThis.sessionStorage = globalThis.localStorage;
 const { parseSSE } = await import('../src/api.js');
 
 test('events, comments, ids and multi-line data', () => {
