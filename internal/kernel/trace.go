@@ -130,6 +130,9 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		mc.FirstTokenMS = ms(first.Sub(mc.Started))
 	}
 	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && errors.Is(err, ctx.Err()) {
+			err = cause // why the turn was cancelled: stopped, a newer input, shutdown
+		}
 		mc.Error = tr.mask(err.Error())
 	}
 	if resp != nil {

@@ -158,15 +158,16 @@ func TestTraceInterruptedModelCall(t *testing.T) {
 	st := openStore(t)
 	hung, inFlight := hang()
 	k, _, _ := traceEnv(t, st, Options{}, hung)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := k.submit(ctx, Input{Injection: sdk.Injection{Channel: "test", Text: "long"}})
+	done := k.Submit(Input{Injection: sdk.Injection{Channel: "test", Text: "long"}})
 	<-inFlight
-	cancel()
+	k.Interrupt("test", "") // the stop button
 	if out := <-done; !out.Interrupted {
 		t.Fatalf("outcome %+v", out)
 	}
 	tr := onlyTrace(t, st)
-	if tr.Outcome != store.TraceInterrupted || len(tr.ModelCalls) != 1 || tr.ModelCalls[0].Error == "" {
+	// Why it stopped, not "context canceled".
+	if tr.Outcome != store.TraceInterrupted || len(tr.ModelCalls) != 1 || tr.ModelCalls[0].Error != ErrStopped.Error() ||
+		tr.Error != ErrStopped.Error() {
 		t.Fatalf("trace %+v", tr)
 	}
 }
