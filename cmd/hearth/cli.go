@@ -124,8 +124,9 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 		fmt.Fprintf(stderr, "hearth: %v\n", err)
 		return 1, true
 	}
-	io.WriteString(stdout, res.Stdout)
-	io.WriteString(stderr, res.Stderr)
+	// The daemon's commands sanitise what they print; this side does too.
+	io.WriteString(stdout, terminal.Sanitize(res.Stdout))
+	io.WriteString(stderr, terminal.Sanitize(res.Stderr))
 	return res.Code, true
 }
 

@@ -1,7 +1,11 @@
 package kernel
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
+
+	"github.com/hearth-agent/hearth/internal/policy"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/redact"
@@ -23,6 +27,27 @@ func (k *Kernel) maskText(text string) string {
 		return text
 	}
 	return k.secrets.String(text)
+}
+
+// maskApprover returns approver asking with the secrets masked in what
+// the person is shown (the arguments, the target, the reason): a channel's
+// prompt, the web UI's card. The call itself runs with the real
+// arguments. Nil stays nil.
+func maskApprover(secrets *redact.Secrets, approver policy.Approver) policy.Approver {
+	if secrets == nil || approver == nil {
+		return approver
+	}
+	return func(ctx context.Context, req *policy.ApprovalRequest) (policy.Answer, error) {
+		shown := *req
+		shown.Args = json.RawMessage(secrets.String(string(req.Args)))
+		shown.Reason = secrets.String(req.Reason)
+		if req.Target != nil {
+			t := *req.Target
+			t.Label, t.Context = secrets.String(t.Label), secrets.String(t.Context)
+			shown.Target = &t
+		}
+		return approver(ctx, &shown)
+	}
 }
 
 // maskEvents wraps a turn's emit so that no channel (the terminal, the web

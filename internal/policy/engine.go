@@ -56,8 +56,11 @@ type Engine struct {
 	// suspended plugin (SuspendHooks); one that runs longer denies.
 	HookTimeout time.Duration
 	// LocalChannels are channels whose only user is the owner: the
-	// terminal, scripts (ask), and the daemon's web UI and OpenAI endpoint,
-	// which only the holder of its token reaches.
+	// terminal, scripts (ask), and the daemon's web UI, which only the
+	// holder of its token reaches. The OpenAI endpoint ("openai") is not:
+	// its client token is one a program holds, and its turns get the
+	// role given to channel openai's user "owner" (guest, read-only,
+	// unless `hearth policy role openai owner owner`).
 	LocalChannels []string
 
 	mu        sync.RWMutex
@@ -82,7 +85,7 @@ func NewEngine(ctx context.Context, st Store, log *slog.Logger) (*Engine, error)
 	}
 	e := &Engine{st: st, log: log, now: time.Now,
 		ApprovalTTL: 5 * time.Minute, HookTimeout: 5 * time.Second,
-		LocalChannels: []string{"terminal", "ask", "web", "openai"},
+		LocalChannels: []string{"terminal", "ask", "web"},
 		defaults:      map[string]map[sdk.Effect]sdk.Mode{},
 		guards:        map[string]*hookGuard{},
 	}

@@ -224,6 +224,12 @@ func (s *Server) freshChat(ctx context.Context, history []turnMessage) (string, 
 
 // explain turns a failed turn into the status, code and message to answer.
 func (s *Server) explain(ctx context.Context, out kernel.Outcome) *requestError {
+	e := s.explainUnmasked(ctx, out)
+	e.msg = s.app.Sources.Secrets().String(e.msg) // whatever the error quotes
+	return e
+}
+
+func (s *Server) explainUnmasked(ctx context.Context, out kernel.Outcome) *requestError {
 	err := out.Err
 	switch {
 	case ctx.Err() != nil:

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -451,5 +453,33 @@ func TestChatCompletionApprovedFromAnotherChannel(t *testing.T) {
 	}
 	if msgs := llm.Requests()[1].Messages; msgs[len(msgs)-1]["role"] != "tool" {
 		t.Errorf("the tool did not run: %v", msgs[len(msgs)-1])
+	}
+}
+
+// An OpenAI client's turn is not the owner's: with the client token, a
+// tool that writes is not even offered (guest, read-only), until the
+// owner gives channel openai's user a role.
+func TestOpenAIClientIsAGuest(t *testing.T) {
+	c := newChat(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "fs__delete", Arguments: `{"path":"/home/me"}`}}},
+		llmtest.Reply{Text: "done"})
+	var ran atomic.Int32
+	err := c.a.Kernel.LoadPlugin("fs", func(name string, _ map[string]any) (sdk.Plugin, error) {
+		return plugin{name, func(s *sdk.PluginSDK) error {
+			return s.RegisterTool("delete", sdk.ToolDef{Description: "deletes", Effect: sdk.EffectWrite},
+				func(map[string]any) (any, error) { ran.Add(1); return "deleted", nil })
+		}}, nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := sendAPI(t, "POST", c.hs.URL+"/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}]}`,
+		"Authorization", "Bearer "+testClientToken)
+	resp.Body.Close()
+	if ran.Load() != 0 {
+		t.Fatalf("a client-token turn ran a write tool (status %d)", resp.StatusCode)
+	}
+	if names := c.llm.Requests()[0].ToolNames(); slices.Contains(names, "fs__delete") {
+		t.Fatalf("a write tool was offered to the OpenAI client: %v", names)
 	}
 }

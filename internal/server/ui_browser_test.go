@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/web"
@@ -281,6 +282,14 @@ func TestBrowserApprovalFromAnotherChannel(t *testing.T) {
 	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"notes": notes},
 		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "notes__write", Arguments: `{"text":"from curl"}`}}},
 		llmtest.Reply{Text: "Saved your note."})
+	// The OpenAI client is a guest (read-only) unless the owner says
+	// otherwise, as `hearth policy role openai owner owner` does.
+	if err := e.app.Store.SetRole(context.Background(), store.RoleAssignment{Channel: "openai", User: "owner", Role: "owner"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.app.Policy.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	// An OpenAI client asks; its turn waits for an approval.
 	type answer struct {
 		status int
