@@ -134,7 +134,7 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 // the same terminal, its turns run (and its plugins live) in the daemon.
 // Switching the model source (/source) is the daemon's: its web UI or API.
 func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *flags, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ag := remote.New(c.BaseURL, c.Token, c.HTTP)
+	ag := remote.New(c.BaseURL, c.Token, c.HTTP).VerifiedBy(c)
 	defer ag.Close()
 	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning,
 		ConfigPath: filepath.Join(dir, config.FileName)}

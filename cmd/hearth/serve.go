@@ -288,12 +288,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		CLI:             server.CLIHandler(cliRunner(a)),
 		UI:              web.FS(),
 	})
-	hs := newHTTPServer(srv.Handler(), a.Logger)
-	errc := make(chan error, 1)
+	hs := newHTTPServer(daemon.ThroughSocket(srv.Handler()), a.Logger)
+	errc := make(chan error, 2)
 	go func() { errc <- hs.Serve(ln) }()
+	// The commands on this machine come through the socket in the private
+	// data directory, where no other user can listen; without one (a
+	// path too long for a socket, a file system without them) they use
+	// the port and prove the daemon before each request.
+	socket := ""
+	if sl, err := daemon.ListenSocket(a.DataDir); err != nil {
+		a.Logger.Warn("no socket in the data directory; commands will use the TCP port", "err", err)
+	} else {
+		socket = sl.Addr().String()
+		go func() { errc <- hs.Serve(sl) }()
+	}
 
 	url := clientURL(ln.Addr(), useTLS)
-	info := &daemon.ServeInfo{PID: os.Getpid(), URL: url, Listen: ln.Addr().String(), TLS: useTLS, TLSFingerprint: fingerprint, Started: time.Now().UTC()}
+	info := &daemon.ServeInfo{PID: os.Getpid(), URL: url, Listen: ln.Addr().String(), Socket: socket, TLS: useTLS, TLSFingerprint: fingerprint, Started: time.Now().UTC()}
 	if useTLS {
 		info.TLSCert, _ = filepath.Abs(s.tlsCert)
 	}

@@ -177,10 +177,22 @@ func TestServeAnswersWithTheTokenAndOwnsTheDataDirectory(t *testing.T) {
 		strings.Contains(out, token) || strings.Contains(out, "#token=") {
 		t.Fatalf("stdout %q", out)
 	}
-	for _, name := range []string{daemon.ServeFile, daemon.TokenFile} {
+	for _, name := range []string{daemon.ServeFile, daemon.TokenFile, daemon.SocketFile} {
 		if fi, err := os.Stat(filepath.Join(home, name)); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("%s: %v %v", name, fi, err)
 		}
+	}
+	// The commands on this machine reach the daemon through its socket in
+	// the private data directory, not the port another user could take.
+	if s.info.Socket != filepath.Join(home, daemon.SocketFile) {
+		t.Fatalf("serve.json names socket %q", s.info.Socket)
+	}
+	c, err := daemon.Find(context.Background(), home)
+	if err != nil || c.BaseURL != "http://localhost" {
+		t.Fatalf("Find: %+v, %v", c, err)
+	}
+	if h, err := c.Health(context.Background()); err != nil || h.PID != s.cmd.Process.Pid {
+		t.Fatalf("health through the socket: %+v, %v", h, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "hearth.log")); bytes.Contains(b, []byte(token)) {
 		t.Fatal("the token is in hearth.log")

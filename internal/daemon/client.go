@@ -68,6 +68,19 @@ func (c *Client) Verify(ctx context.Context) error {
 	return nil
 }
 
+// Suspect forgets that the daemon was proven: after a connection failed,
+// whoever answers on the port next may be another program, so the next
+// request proves it again before sending the token.
+func (c *Client) Suspect() { c.verified.Store(false) }
+
+// Prove checks, now, that the server knows the token (GET /v1/hello), as
+// Verify does the first time; for a caller that is about to send the token
+// on a connection that may be new.
+func (c *Client) Prove(ctx context.Context) error {
+	c.Suspect()
+	return c.Verify(ctx)
+}
+
 // errNoAnswer marks hello's failures to reach the server at all.
 type errNoAnswer struct{ err error }
 
@@ -134,10 +147,11 @@ const maxErrorBody = 64 << 10
 
 // Do sends a request to path ("/v1/health") with in as its JSON body (nil
 // for none) and decodes a 2xx answer's JSON into out (nil to discard it).
-// An error answer is an *APIError. The first call verifies the server
-// (Verify) before the token goes out.
+// An error answer is an *APIError. Every call proves the server (Prove)
+// before the token goes out: the daemon may have stopped since the last
+// one, and another program taken its port.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
-	if err := c.Verify(ctx); err != nil {
+	if err := c.Prove(ctx); err != nil {
 		return err
 	}
 	var body io.Reader

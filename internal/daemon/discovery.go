@@ -41,6 +41,10 @@ type ServeInfo struct {
 	// pin (it may be self-signed). TLSCert is the certificate's file, for
 	// people: clients do not read it (it may change on disk while the
 	// daemon serves the one it loaded).
+	// Socket is the daemon's Unix socket (SocketFile), which clients on
+	// this machine use instead of URL; empty when it could not listen on
+	// one.
+	Socket         string    `json:"socket,omitempty"`
 	TLS            bool      `json:"tls"`
 	TLSCert        string    `json:"tls_cert,omitempty"`
 	TLSFingerprint string    `json:"tls_sha256,omitempty"`
@@ -138,7 +142,9 @@ func Find(ctx context.Context, dir string) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{BaseURL: info.URL, Token: tok, HTTP: &http.Client{}}
-	if info.TLS {
+	if info.Socket != "" {
+		c.HTTP, c.BaseURL = socketClient(dir)
+	} else if info.TLS {
 		tr, err := pinnedTransport(info.TLSFingerprint)
 		if err != nil {
 			return nil, err

@@ -29,6 +29,7 @@ type Agent struct {
 	base  string // the daemon's address, without a trailing /
 	token string
 	hc    *http.Client
+	v     Verifier // nil: the token is sent without proof (tests)
 
 	mu        sync.Mutex
 	sessions  map[sessionKey]id      // the session of each channel's chat
@@ -56,6 +57,23 @@ func New(baseURL, token string, hc *http.Client) *Agent {
 		sessions: map[sessionKey]id{}, info: map[id]sessionKey{},
 		sinks: map[string]kernel.Sink{}, own: map[id][]string{}, abandoned: map[id]bool{},
 	}
+}
+
+// Verifier proves that the server is the daemon (*daemon.Client is one,
+// with GET /v1/hello). Prove is called before every request that carries
+// the token: the daemon may have stopped since the last one and another
+// program taken its port. (Through the daemon's socket in the private
+// data directory, which daemon.Find prefers, no other user can be there;
+// over TCP this narrows the window to one round trip.)
+type Verifier interface {
+	Prove(ctx context.Context) error
+}
+
+// VerifiedBy makes a prove the daemon with v before each request that
+// sends the token. It returns a.
+func (a *Agent) VerifiedBy(v Verifier) *Agent {
+	a.v = v
+	return a
 }
 
 // ErrDaemonGone is the cause of a turn or request that ended because the
@@ -86,6 +104,11 @@ func (a *Agent) request(ctx context.Context, method, path string, in any) (*http
 			return nil, err
 		}
 		body = bytes.NewReader(b)
+	}
+	if a.v != nil {
+		if err := a.v.Prove(ctx); err != nil {
+			return nil, err
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
 	if err != nil {
