@@ -46,7 +46,7 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 			return fail(err)
 		}
 		if len(list) == 0 {
-			fmt.Fprintf(stdout, "(no plugins in %s)\n", a.Plugins.Dir())
+			fmt.Fprintf(stdout, "(no plugins in %s; built in: %s)\n", a.Plugins.Dir(), strings.Join(a.Kernel.Plugins(), ", "))
 			return 0
 		}
 		w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

@@ -171,9 +171,10 @@ func checkListen(addr string, tls, insecure bool) (warning string, err error) {
 			"或在前面放置启用 TLS 的反向代理并加上 --insecure-listen，或监听 127.0.0.1。", addr, addr)
 	}
 	return fmt.Sprintf("WARNING: listening on %s without TLS (--insecure-listen). Anyone on the network path can read the token and your conversations "+
-		"unless a reverse proxy with TLS is in front of Hearth and the port is not reachable otherwise.\n"+
+		"unless a reverse proxy with TLS is in front of Hearth and the port is not reachable otherwise. "+
+		"Requests must name a host Hearth answers to: list the names it is reached by in config.json's serve.hosts.\n"+
 		"警告：正在 %s 上不加密监听（--insecure-listen）。除非 Hearth 前面有启用 TLS 的反向代理且该端口无法被直接访问，"+
-		"否则网络路径上的任何人都能读取令牌和对话。", addr, addr), nil
+		"否则网络路径上的任何人都能读取令牌和对话。请在 config.json 的 serve.hosts 中列出访问 Hearth 所用的主机名。", addr, addr), nil
 }
 
 func isLoopback(host string) bool {
@@ -270,6 +271,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		closeApp()
 		fmt.Fprintf(stderr, "hearth serve: %v\n", err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			fmt.Fprintf(stderr, "another program uses %s: pass --listen 127.0.0.1:PORT with a free port / 端口已被占用：用 --listen 127.0.0.1:端口 换一个空闲端口\n", s.listen)
+		}
 		return 1
 	}
 	if tlsConfig != nil {
