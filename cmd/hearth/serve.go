@@ -361,11 +361,26 @@ func shutdown(a *app.App, srv *server.Server, hs *http.Server, grace time.Durati
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	_ = srv.Close() // SSE streams end, or Shutdown would wait for them
-	if err := hs.Shutdown(ctx); err != nil {
-		a.Logger.Warn("requests still running at the end of the grace period; cancelled", "err", err)
+	err := hs.Shutdown(ctx)
+	if err == nil {
+		err = a.Kernel.Drain(ctx)
+	}
+	if err == nil {
+		return
+	}
+	// Past the grace period: the turns still running are cancelled
+	// (stored as interrupted), so the requests waiting for them answer
+	// "shutting down" (an OpenAI stream gets its error event) instead of
+	// being cut off; then whatever is left is.
+	a.Logger.Warn("turns still running at the end of the grace period; cancelling them", "err", err)
+	_ = a.Kernel.Close()
+	last, cancelLast := context.WithTimeout(context.Background(), finalAnswers)
+	defer cancelLast()
+	if err := hs.Shutdown(last); err != nil {
 		_ = hs.Close()
 	}
-	if err := a.Kernel.Drain(ctx); err != nil {
-		a.Logger.Warn("turns still running at the end of the grace period; cancelled", "err", err)
-	}
 }
+
+// finalAnswers is how long requests get to answer once their turns are
+// cancelled at shutdown.
+const finalAnswers = 2 * time.Second

@@ -14,6 +14,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/big"
 	"net/http"
@@ -501,5 +502,33 @@ func TestServeTimesOutIdleConnections(t *testing.T) {
 	hs := newHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 	if hs.ReadHeaderTimeout != 10*time.Second || hs.IdleTimeout != 2*time.Minute || hs.WriteTimeout != 0 || hs.ReadTimeout != 0 {
 		t.Fatalf("timeouts: header %v, idle %v, write %v, read %v", hs.ReadHeaderTimeout, hs.IdleTimeout, hs.WriteTimeout, hs.ReadTimeout)
+	}
+}
+
+// An OpenAI client streaming an answer when the grace period runs out is
+// told Hearth is shutting down, in the stream, not cut off.
+func TestServeTellsAStreamItIsShuttingDown(t *testing.T) {
+	home := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Reply{Text: "never", Hang: true})
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL}, "--grace", "1s")
+	tok, err := daemon.ClientToken(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", s.info.URL+"/v1/chat/completions",
+		strings.NewReader(`{"model":"hearth","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	waitFor(t, "the turn's model call", func() bool { return len(srv.Requests()) > 0 })
+	if code := s.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.stderr.String())
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if !bytes.Contains(body, []byte(`"shutting_down"`)) {
+		t.Fatalf("the stream ended with %q", body)
 	}
 }

@@ -99,7 +99,7 @@ type Kernel struct {
 
 	// base is cancelled by Close; every turn's context derives from it.
 	base   context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup
 
 	mu       sync.Mutex
@@ -157,7 +157,7 @@ func New(provider llm.Provider, st History, opts *Options) *Kernel {
 	if cfg.MaxInjectionsPerMinute <= 0 {
 		cfg.MaxInjectionsPerMinute = DefaultMaxInjectionsPerMinute
 	}
-	base, cancel := context.WithCancel(context.Background())
+	base, cancel := context.WithCancelCause(context.Background())
 	k := &Kernel{
 		cfg: cfg, log: cfg.Logger,
 		tools: tools.NewRegistry(), pipeline: pipeline.New(cfg.Logger),
@@ -441,7 +441,7 @@ func (k *Kernel) Close() error {
 	}
 	k.closed = true
 	k.mu.Unlock()
-	k.cancel()
+	k.cancel(ErrClosed) // the turns still running end, their cause this
 	k.wg.Wait()
 	return k.stopPlugins()
 }

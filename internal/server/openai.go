@@ -234,6 +234,8 @@ func (s *Server) explainUnmasked(ctx context.Context, out kernel.Outcome) *reque
 	switch {
 	case ctx.Err() != nil:
 		return &requestError{status: 499, code: "client_closed", msg: "the client went away"}
+	case errors.Is(err, kernel.ErrClosed):
+		return &requestError{status: http.StatusServiceUnavailable, code: "shutting_down", msg: "Hearth is shutting down"}
 	case out.Interrupted:
 		return &requestError{status: http.StatusConflict, code: "interrupted", msg: "the turn was interrupted: " + err.Error()}
 	case errors.Is(err, kernel.ErrClosed):
