@@ -9,7 +9,7 @@ import { useSignal } from './state.js';
 import { approvals, navigate, onEvent } from './store.js';
 import { render as markdown } from './markdown.js';
 import { ApprovalCard } from './approval.js';
-import { Json, Link, when } from './ui.js';
+import { Json, Link, channelName, when } from './ui.js';
 
 // thread turns the stored messages into display items: a user bubble, or
 // an assistant answer made of text and tool parts (one per turn).
@@ -173,7 +173,7 @@ function Sessions({ list, id, onNew }) {
       ${list && !list.length && html`<p class="muted small pad">${t('chat.empty')}</p>`}
       ${(list || []).map((s) => html`<${Link} key=${s.id} href=${'/chat/' + s.id} class=${'session' + (String(s.id) === id ? ' active' : '')}>
         <span class="title">${s.title || t('chat.untitled')}</span>
-        <span class="small muted">${s.busy ? '● ' + t('chat.busy') : when(s.updated_at)}${s.channel && s.channel !== 'web' ? ' · ' + s.channel : ''}</span>
+        <span class="small muted">${s.busy ? '● ' + t('chat.busy') : when(s.updated_at)}${s.channel && s.channel !== 'web' ? ' · ' + channelName(s.channel) : ''}</span>
       </${Link}>`)}
     </div>
   </aside>`;

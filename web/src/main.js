@@ -16,7 +16,7 @@ import { Knowledge } from './knowledge.js';
 import { Traces } from './traces.js';
 import { Providers } from './providers.js';
 import { ApprovalCard } from './approval.js';
-import { Link } from './ui.js';
+import { Link, Ticks } from './ui.js';
 
 takeToken();
 // Pasting the printed address (…/#token=…) into a tab already on the UI
@@ -50,19 +50,19 @@ function NoToken({ refused, insecure, onToken }) {
   const other = lang.value === 'zh' ? 'en' : 'zh';
   return html`<div class="auth"><div class="card">
     <${Logo} size=${48} /><h1>${t('auth.title')}</h1>
-    ${refused && !wrong && html`<p class="error">${t('auth.bad')}</p>`}
+    ${refused && !wrong && html`<p class="error"><${Ticks} text=${t('auth.bad')} /></p>`}
     ${insecure && !wrong && html`<p class="error" data-testid="token-insecure">${t('auth.insecure')}</p>`}
-    <p>${t('auth.body')}</p>
+    <p data-testid="token-body"><${Ticks} text=${t('auth.body')} /></p>
     <pre class="cmd">hearth token</pre>
     <form onSubmit=${save} class="row" data-testid="token-form">
       <input class="grow" type="password" name="token" autocomplete="off" spellcheck="false" data-testid="token-input"
         aria-label=${t('auth.paste')} placeholder=${t('auth.paste')} value=${v} onInput=${(e) => { setV(e.target.value); setWrong(false); }} />
       <button class="primary" disabled=${!v.trim() || busy}>${t('auth.save')}</button>
     </form>
-    ${wrong && html`<p class="error" data-testid="token-wrong">${t('auth.wrong')}</p>`}
+    ${wrong && html`<p class="error" data-testid="token-wrong"><${Ticks} text=${t('auth.wrong')} /></p>`}
     ${err && html`<p class="error">${t('common.error', { m: err })}</p>`}
     <p class="muted small">${t('auth.tab')}</p>
-    <p class="muted small" lang=${other === 'zh' ? 'zh-CN' : 'en'}>${t('auth.other', {}, other)}</p>
+    <p class="muted small" lang=${other === 'zh' ? 'zh-CN' : 'en'}><${Ticks} text=${t('auth.other', {}, other)} /></p>
   </div></div>`;
 }
 
@@ -77,7 +77,7 @@ function Untrusted() {
   return html`<div class="auth"><div class="card" data-testid="untrusted">
     <${Logo} size=${48} /><h1 class="error">${t('auth.squatter')}</h1>
     <p lang=${other === 'zh' ? 'zh-CN' : 'en'}><strong>${t('auth.squatter', {}, other)}</strong></p>
-    <p>${t('auth.squatterBody')}</p>
+    <p><${Ticks} text=${t('auth.squatterBody')} /></p>
     <button class="primary" onClick=${again} disabled=${busy}>${t('auth.recheck')}</button>
     ${still && html`<p class="error small">${t('auth.squatter')}</p>`}
   </div></div>`;

@@ -10,7 +10,10 @@ await run(async (page, context) => {
   await page.goto(url + '/');
   await page.evaluate(() => localStorage.setItem('hearth.token', 'old'));
   await page.reload();
-  await page.getByText('hearth token', { exact: true }).waitFor();
+  await page.locator('pre.cmd', { hasText: 'hearth token' }).waitFor();
+  // Commands in the explanations show as code, not between backticks.
+  assert(!(await page.locator('.auth').innerText()).includes('`'), 'literal backticks on the token page');
+  await page.getByTestId('token-body').locator('code', { hasText: 'hearth serve' }).waitFor();
   assert(await page.getByText('Hearth needs its token').first().isVisible(), 'English explanation missing');
   assert(await page.getByText('Hearth 需要访问令牌').first().isVisible(), 'Chinese line missing');
   assert(await page.evaluate(() => localStorage.getItem('hearth.token')) === null, 'old localStorage token kept');
