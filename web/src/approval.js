@@ -6,7 +6,7 @@ import { post } from './api.js';
 import { Icon } from './icons.js';
 import { t } from './i18n.js';
 import { approvals } from './store.js';
-import { Json, when } from './ui.js';
+import { Json, channelName, when } from './ui.js';
 
 // needsConfirm: 'always' on a spending or publishing tool must be typed.
 const needsConfirm = (a) => a.confirm_always || a.effect === 'money' || a.effect === 'public';
@@ -33,7 +33,7 @@ export function ApprovalCard({ approval: a, showChannel }) {
     </div>
     <div class="muted small">
       ${a.title && a.title !== a.tool ? html`<code>${a.tool}</code>` : null}${a.target ? html` → <code>${a.target}</code>` : null}
-      ${showChannel && a.channel ? ' · ' + t('appr.from', { channel: a.channel }) : ''}
+      ${showChannel && a.channel ? ' · ' + t('appr.from', { channel: channelName(a.channel) }) : ''}
       ${a.expires_at ? ' · ' + t('appr.expires', { at: when(a.expires_at) }) : ''}
     </div>
     ${a.reason && html`<p class="small">${t('appr.reason')}: ${a.reason}</p>`}

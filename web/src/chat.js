@@ -9,7 +9,7 @@ import { useSignal } from './state.js';
 import { approvals, navigate, onEvent } from './store.js';
 import { render as markdown } from './markdown.js';
 import { ApprovalCard } from './approval.js';
-import { Json, Link, when } from './ui.js';
+import { Json, Link, channelName, when } from './ui.js';
 
 // thread turns the stored messages into display items: a user bubble, or
 // an assistant answer made of text and tool parts (one per turn).
@@ -65,6 +65,19 @@ export function linkTraces(items, traces) {
       next.usage = { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens };
     }
   });
+  return items;
+}
+
+// keepPartial puts the text of partial, an answer stopped (or failed)
+// while it streamed, into the history's last answer when the stored one
+// has only the interruption note: Stop keeps what was already shown.
+export function keepPartial(items, partial) {
+  if (!partial || !partial.parts.some((p) => p.type === 'text' && p.text)) return items;
+  const last = items[items.length - 1];
+  if (!last || last.kind !== 'assistant' || last.parts.some((p) => p.type === 'text' && p.text)) return items;
+  last.parts = partial.parts.map((p) => ({ ...p, status: p.status === 'running' ? 'failed' : p.status }));
+  if (!last.reasoning && partial.reasoning) last.reasoning = partial.reasoning;
+  if (partial.interrupted) last.interrupted = true;
   return items;
 }
 
@@ -144,7 +157,7 @@ function Answer({ a }) {
       ? html`<div class="md" dangerouslySetInnerHTML=${{ __html: markdown(p.text) }} />`
       : html`<${ToolPart} p=${p} />`))}
     ${!a.done && !a.parts.length && !a.reasoning && html`<div class="typing"><span /><span /><span /></div>`}
-    ${a.interrupted && html`<p class="muted small">${t('chat.interrupted')}</p>`}
+    ${a.interrupted && html`<p class="muted small interrupted-mark" data-testid="interrupted"><${Icon} name="stop" /> ${t('chat.interrupted')}</p>`}
     ${a.error && html`<p class="error small">${a.error}</p>`}
     ${a.done && (a.trace || a.usage) && html`<div class="meta small muted">
       ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? t('chat.tokens', { i: a.usage.prompt_tokens || 0, o: a.usage.completion_tokens || 0 }) : ''}
@@ -160,7 +173,7 @@ function Sessions({ list, id, onNew }) {
       ${list && !list.length && html`<p class="muted small pad">${t('chat.empty')}</p>`}
       ${(list || []).map((s) => html`<${Link} key=${s.id} href=${'/chat/' + s.id} class=${'session' + (String(s.id) === id ? ' active' : '')}>
         <span class="title">${s.title || t('chat.untitled')}</span>
-        <span class="small muted">${s.busy ? '● ' + t('chat.busy') : when(s.updated_at)}${s.channel && s.channel !== 'web' ? ' · ' + s.channel : ''}</span>
+        <span class="small muted">${s.busy ? '● ' + t('chat.busy') : when(s.updated_at)}${s.channel && s.channel !== 'web' ? ' · ' + channelName(s.channel) : ''}</span>
       </${Link}>`)}
     </div>
   </aside>`;
@@ -187,11 +200,13 @@ export function Chat({ id }) {
 
   const loadSessions = () => get('/v1/sessions').then((r) => setSessions(r.sessions || []), (e) => setErr(e.message));
   // loadHistory reads the stored conversation; the first cut live items
-  // are then in it and are dropped.
-  const loadHistory = (sid, cut) => Promise.all([get(`/v1/sessions/${sid}/messages`),
+  // are then in it and are dropped. partial is an interrupted answer as
+  // it streamed: the server stores only the interruption note, so the
+  // text seen so far is kept from here.
+  const loadHistory = (sid, cut, partial) => Promise.all([get(`/v1/sessions/${sid}/messages`),
     get(`/v1/traces?limit=200&session_id=${sid}`).catch(() => ({ traces: [] }))]).then(([r, tr]) => {
     if (idRef.current !== sid) return;
-    setHistory(linkTraces(thread(r.messages), tr.traces || []));
+    setHistory(keepPartial(linkTraces(thread(r.messages), tr.traces || []), partial));
     putLive(liveRef.current.slice(cut));
   }, (e) => setErr(e.message));
   useEffect(() => { loadSessions(); }, []);
@@ -212,7 +227,8 @@ export function Chat({ id }) {
     if (ev === 'turn.started') setBusy(true);
     if (ev === 'turn.finished' || ev === 'turn.interrupted' || ev === 'error') {
       setBusy(false);
-      loadHistory(idRef.current, next.length);
+      const a = next[next.length - 1];
+      loadHistory(idRef.current, next.length, ev !== 'turn.finished' && a && a.kind === 'assistant' ? a : null);
     }
   }), []);
   const items = merge(history, live);

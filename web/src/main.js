@@ -3,7 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
-import { takeToken, token, setToken, checkToken, onUnauthorized, get } from './api.js';
+import { takeToken, token, setToken, checkToken, onUnauthorized, onUntrusted, recheck, get } from './api.js';
 import { Icon, Logo } from './icons.js';
 import { t, lang, setLang } from './i18n.js';
 import { useSignal } from './state.js';
@@ -16,7 +16,7 @@ import { Knowledge } from './knowledge.js';
 import { Traces } from './traces.js';
 import { Providers } from './providers.js';
 import { ApprovalCard } from './approval.js';
-import { Link } from './ui.js';
+import { Link, Ticks } from './ui.js';
 
 takeToken();
 // Pasting the printed address (…/#token=…) into a tab already on the UI
@@ -33,7 +33,7 @@ const pages = [
 
 // NoToken is the page without a (good) token: how to get one, in both
 // languages, and a form to paste it, checked before it is kept.
-function NoToken({ refused, onToken }) {
+function NoToken({ refused, insecure, onToken }) {
   const [v, setV] = useState('');
   const [wrong, setWrong] = useState(false);
   const [err, setErr] = useState('');
@@ -50,18 +50,36 @@ function NoToken({ refused, onToken }) {
   const other = lang.value === 'zh' ? 'en' : 'zh';
   return html`<div class="auth"><div class="card">
     <${Logo} size=${48} /><h1>${t('auth.title')}</h1>
-    ${refused && !wrong && html`<p class="error">${t('auth.bad')}</p>`}
-    <p>${t('auth.body')}</p>
+    ${refused && !wrong && html`<p class="error"><${Ticks} text=${t('auth.bad')} /></p>`}
+    ${insecure && !wrong && html`<p class="error" data-testid="token-insecure">${t('auth.insecure')}</p>`}
+    <p data-testid="token-body"><${Ticks} text=${t('auth.body')} /></p>
     <pre class="cmd">hearth token</pre>
     <form onSubmit=${save} class="row" data-testid="token-form">
       <input class="grow" type="password" name="token" autocomplete="off" spellcheck="false" data-testid="token-input"
         aria-label=${t('auth.paste')} placeholder=${t('auth.paste')} value=${v} onInput=${(e) => { setV(e.target.value); setWrong(false); }} />
       <button class="primary" disabled=${!v.trim() || busy}>${t('auth.save')}</button>
     </form>
-    ${wrong && html`<p class="error" data-testid="token-wrong">${t('auth.wrong')}</p>`}
+    ${wrong && html`<p class="error" data-testid="token-wrong"><${Ticks} text=${t('auth.wrong')} /></p>`}
     ${err && html`<p class="error">${t('common.error', { m: err })}</p>`}
     <p class="muted small">${t('auth.tab')}</p>
-    <p class="muted small" lang=${other === 'zh' ? 'zh-CN' : 'en'}>${t('auth.other', {}, other)}</p>
+    <p class="muted small" lang=${other === 'zh' ? 'zh-CN' : 'en'}><${Ticks} text=${t('auth.other', {}, other)} /></p>
+  </div></div>`;
+}
+
+// Untrusted is the page shown when, after the connection broke, the
+// server at this address could not prove it knows the token: the token
+// was not sent, and is not until it does. In both languages.
+function Untrusted() {
+  const [busy, setBusy] = useState(false);
+  const [still, setStill] = useState(false);
+  const other = lang.value === 'zh' ? 'en' : 'zh';
+  const again = async () => { setBusy(true); setStill(false); if (!await recheck()) setStill(true); setBusy(false); };
+  return html`<div class="auth"><div class="card" data-testid="untrusted">
+    <${Logo} size=${48} /><h1 class="error">${t('auth.squatter')}</h1>
+    <p lang=${other === 'zh' ? 'zh-CN' : 'en'}><strong>${t('auth.squatter', {}, other)}</strong></p>
+    <p><${Ticks} text=${t('auth.squatterBody')} /></p>
+    <button class="primary" onClick=${again} disabled=${busy}>${t('auth.recheck')}</button>
+    ${still && html`<p class="error small">${t('auth.squatter')}</p>`}
   </div></div>`;
 }
 
@@ -100,7 +118,9 @@ function App() {
   const [refused, setRefused] = useState(false);
   const [menu, setMenu] = useState(false);
   const [tok, setTok] = useState(token());
+  const [untrusted, setUntrusted] = useState(null);
   useEffect(() => onUnauthorized(() => setRefused(true)), []);
+  useEffect(() => onUntrusted((reason) => setUntrusted(reason)), []);
   useEffect(() => {
     if (!tok || refused) return;
     get('/v1/health').catch(() => {}); // a refused token shows the token page
@@ -111,7 +131,8 @@ function App() {
     }).catch(() => {});
   }, [tok, refused]);
   useEffect(() => { setMenu(false); }, [path]);
-  if (!tok || refused) return html`<${NoToken} refused=${refused} onToken=${() => { setRefused(false); setTok(token()); }} />`;
+  if (untrusted === 'proof') return html`<${Untrusted} />`;
+  if (!tok || refused || untrusted === 'insecure') return html`<${NoToken} refused=${refused} insecure=${untrusted === 'insecure'} onToken=${() => { setRefused(false); setUntrusted(null); setTok(token()); }} />`;
   const section = '/' + (path.split('/')[1] || 'chat');
   return html`<div class=${'shell' + (menu ? ' menu-open' : '')}>
     <header class="top">

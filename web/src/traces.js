@@ -4,7 +4,7 @@
 import { html } from 'htm/preact';
 import { get } from './api.js';
 import { t } from './i18n.js';
-import { Json, Link, Status, useLoad, when } from './ui.js';
+import { Json, Link, Status, channelName, useLoad, when } from './ui.js';
 
 const ms = (v) => (v == null ? '' : v >= 1000 ? (v / 1000).toFixed(2) + ' s' : Math.round(v) + ' ms');
 const cost = (c) => (c ? `${c.amount.toFixed(c.amount < 0.01 ? 5 : 3)} ${c.currency}` : t('tr.unknownCost'));
@@ -18,7 +18,7 @@ function List() {
   return html`<div class="cards">${list.map((tr) => html`<${Link} href=${'/traces/' + tr.id} class="card link trace-row">
     <div class="row between"><strong class="ellipsis">${tr.input || '—'}</strong><span class=${'pill ' + tr.outcome}>${t('tr.' + tr.outcome) === 'tr.' + tr.outcome ? tr.outcome : t('tr.' + tr.outcome)}</span></div>
     <div class="muted small ellipsis">${tr.answer || tr.error || ''}</div>
-    <div class="small muted">${when(tr.started)} · ${tr.channel} · ${ms(tr.duration_ms)} · ${tokens(tr.usage)} ${tr.cost ? '· ' + cost(tr.cost) : ''}</div>
+    <div class="small muted">${when(tr.started)} · ${channelName(tr.channel)} · ${ms(tr.duration_ms)}${tr.usage ? html` · <span data-testid="trace-tokens">${t('tr.tokens')} ${tokens(tr.usage)}</span>` : ''} ${tr.cost ? '· ' + cost(tr.cost) : ''}</div>
   </${Link}>`)}</div>`;
 }
 

@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { navigate } from './store.js';
-import { t } from './i18n.js';
+import { t, lang } from './i18n.js';
 
 // Link is an <a> that navigates inside the page.
 export function Link({ href, class: cls, children, ...rest }) {
@@ -43,13 +43,36 @@ export function Json({ value }) {
   return html`<pre class="json">${s}</pre>`;
 }
 
-// when formats a time for people.
+// locale is the locale of the UI's language (not the browser's, which
+// may differ): Chinese times read 22:40, not 10:40 PM.
+export function locale() {
+  if (lang.value === 'zh') return 'zh-CN';
+  const nav = (typeof navigator !== 'undefined' && navigator.language) || '';
+  return /^en\b/i.test(nav) ? nav : 'en';
+}
+
+// when formats a time for people, in the UI's language.
 export function when(ts) {
   if (!ts) return '';
   const d = new Date(ts);
   if (isNaN(d)) return '';
   const now = new Date();
-  return d.toDateString() === now.toDateString() ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleDateString();
+  const opts = d.toDateString() === now.toDateString() ? { hour: '2-digit', minute: '2-digit' } : { dateStyle: 'medium' };
+  return new Intl.DateTimeFormat(locale(), opts).format(d);
+}
+
+// channelName is a channel's name for people: terminal, ask, openai and
+// web are translated; a plugin's channel keeps its own name.
+export function channelName(ch) {
+  if (!ch) return '';
+  const key = 'channel.' + ch;
+  const s = t(key);
+  return s === key ? ch : s;
+}
+
+// Ticks shows text with `code` in backticks as code.
+export function Ticks({ text }) {
+  return String(text).split('`').map((part, i) => (i % 2 ? html`<code>${part}</code>` : part));
 }
 
 // Tabs is a row of buttons choosing one of tabs ([value, label] pairs).

@@ -11,7 +11,7 @@ await run(async (page) => {
   const card = page.getByTestId('approval').first();
   await card.waitFor();
   const text = await card.textContent();
-  assert(text.includes('notes__write') && text.includes('openai'), 'card: ' + text);
+  assert(text.includes('notes__write') && text.includes('from OpenAI API'), 'card: ' + text);
   await shot(page, 'approval-other-channel');
   await card.getByRole('button', { name: 'Allow once' }).click();
   await bell.locator('.badge').waitFor({ state: 'detached' });

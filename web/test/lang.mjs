@@ -1,11 +1,15 @@
 // lang.mjs: the UI follows the browser's language (zh-CN here), switches
 // to English and back, and remembers the choice over a reload; the
 // Chinese screenshots show the CJK fonts rendering.
-import { run, url, open, shot, assert } from './lib.mjs';
+import { run, url, open, shot, assert, api } from './lib.mjs';
 
 await run(async (page) => {
+  await api('POST', '/v1/sessions', {});
   await open(page, '/chat');
   await page.getByText('新对话').first().waitFor();
+  // Times in the Chinese UI read 22:40, not 10:40 PM.
+  const time = await page.locator('.sessions .session .small').first().innerText();
+  assert(/\d{1,2}:\d{2}/.test(time) && !/AM|PM/i.test(time), 'not a Chinese time: ' + time);
   assert(await page.evaluate(() => document.documentElement.lang) === 'zh-CN', 'html lang is not zh-CN');
   await shot(page, 'chat-zh');
   await page.getByTestId('lang').click();

@@ -63,6 +63,12 @@ await run(async (page) => {
 
   const traces = await api('GET', '/v1/traces');
   assert(traces.traces.length > 0, 'no trace recorded');
+  // The list says what its numbers are.
+  await open(page, '/traces');
+  if (traces.traces[0].usage) {
+    const label = await page.getByTestId('trace-tokens').first().innerText();
+    assert(/Tokens in\/out\/cached \d+ \/ \d+ \/ \d+/.test(label), 'trace card tokens unlabelled: ' + label);
+  }
   await open(page, '/traces/' + traces.traces[0].id);
   await page.getByTestId('trace').locator('table').first().waitFor();
   await shot(page, 'trace');

@@ -1,5 +1,6 @@
 // stop.mjs: while an answer is on its way, the stop button interrupts it
-// (POST /v1/sessions/{id}/interrupt); the answer is marked interrupted,
+// (POST /v1/sessions/{id}/interrupt); the answer keeps its text and is
+// marked interrupted,
 // the button goes away and the composer can send again.
 import { run, open, shot, assert } from './lib.mjs';
 
@@ -11,7 +12,11 @@ await run(async (page) => {
   await page.getByTestId('stop').waitFor();
   await shot(page, 'stop-running');
   await page.getByTestId('stop').click();
-  await page.getByTestId('answer').last().getByText(/interrupted/i).waitFor();
+  // The answer keeps whatever had streamed (the scripted model hangs
+  // before sending any text) and gets the interrupted mark after it.
+  const answer = page.getByTestId('answer').last();
+  await answer.getByTestId('interrupted').getByText(/interrupted/i).waitFor();
+  assert(await answer.getByTestId('interrupted').count() === 1, 'the interrupted mark shows more than once');
   await page.getByTestId('stop').waitFor({ state: 'detached' });
   await page.locator('.sessions .session').getByText('working').waitFor({ state: 'detached' });
   assert(await page.getByTestId('send').getByText('Send').count() === 1, 'still busy after the stop');
