@@ -91,7 +91,21 @@ function merge(history, live) {
     while (u >= 0 && history[u].kind !== 'user') u--;
     if (u >= 0 && history[u].text === live[0].text) return [...history.slice(0, u), ...live];
   }
+  const h = history[history.length - 1];
+  if (live[0].kind === 'assistant' && h && h.kind === 'assistant') {
+    // The history, read after the answer was stored, holds the answer
+    // the live turn is streaming (or has streamed): show it once.
+    const stored = textOf(h), streamed = textOf(live[0]);
+    if (stored && streamed && (stored.startsWith(streamed) || streamed.startsWith(stored))) {
+      return [...history.slice(0, -1), ...live];
+    }
+  }
   return [...history, ...live];
+}
+
+// textOf is the text an answer shows.
+function textOf(a) {
+  return a.parts.filter((p) => p.type === 'text').map((p) => p.text || '').join('');
 }
 
 function apply(items, ev, d) {
