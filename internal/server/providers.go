@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
@@ -84,10 +83,6 @@ type ProviderTest struct {
 	// OK. It never contains the key.
 	Error string `json:"error,omitempty"`
 }
-
-// providersMu serialises changes to the sources, so that a read of
-// config.json, its change and the live update are one step.
-var providersMu sync.Mutex
 
 // providerTestTimeout bounds POST /v1/providers/{name}/test.
 const providerTestTimeout = 30 * time.Second
@@ -241,8 +236,8 @@ func (s *Server) putProvider(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("name")
-	providersMu.Lock()
-	defer providersMu.Unlock()
+	s.providersMu.Lock()
+	defer s.providersMu.Unlock()
 	f, err := loadConfig(s.app.DataDir)
 	if err != nil {
 		s.configFailed(w, err)
@@ -291,8 +286,8 @@ func (s *Server) use(name string) error {
 
 func (s *Server) useProvider(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	providersMu.Lock()
-	defer providersMu.Unlock()
+	s.providersMu.Lock()
+	defer s.providersMu.Unlock()
 	st, err := s.sourceState()
 	if err != nil {
 		s.configFailed(w, err)
@@ -320,8 +315,8 @@ func (s *Server) useProvider(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteProvider(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	providersMu.Lock()
-	defer providersMu.Unlock()
+	s.providersMu.Lock()
+	defer s.providersMu.Unlock()
 	st, err := s.sourceState()
 	if err != nil {
 		s.configFailed(w, err)

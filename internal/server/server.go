@@ -66,6 +66,10 @@ type Server struct {
 
 	coreOnce sync.Once // sessions, events, approvals (events.go)
 	core     *core
+
+	// providersMu serialises changes to the model sources, so that a read
+	// of config.json, its change and the live update are one step.
+	providersMu sync.Mutex
 }
 
 // New returns the server for a. Routes are registered at once; call
