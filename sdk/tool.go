@@ -154,6 +154,24 @@ type ToolContext struct {
 	// KV is the plugin's private key-value storage; nil where the host
 	// has no storage (sdktest gives a working one).
 	KV KV
+	// Progress, when not nil, reports how far a long call has got: done
+	// out of total (0 when the total is unknown) and a short message. The
+	// host shows it on the user's channel. Calls are cheap; the host
+	// drops reports that come faster than it shows them.
+	Progress func(done, total float64, message string)
+}
+
+// Image is a picture a tool returns beside its text (see ImageResult).
+type Image struct {
+	MIMEType string // image/png, image/jpeg, ...
+	Data     []byte
+}
+
+// ImageResult is implemented by a tool result that carries images: the
+// host passes them to the model when it accepts images; the result's text
+// should describe them for a model that does not.
+type ImageResult interface {
+	ResultImages() []Image
 }
 
 // ToolFunc is a typed tool handler for AddTool. In is decoded from the

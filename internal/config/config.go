@@ -46,6 +46,52 @@ type File struct {
 	DisabledPlugins []string `json:"disabled_plugins,omitempty"`
 	// Serve is `hearth serve`'s settings; its flags win over them.
 	Serve *ServeConfig `json:"serve,omitempty"`
+	// MCPServers are the MCP servers whose tools the agent gets, by name;
+	// each runs as the plugin mcp-<name>. The key is the one Claude
+	// Desktop, Cursor and Claude Code use, so an entry from a server's
+	// README can be pasted as it is.
+	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+}
+
+// MCPServer is one entry of config.json's "mcpServers": a command to run
+// (stdio) or a URL (Streamable HTTP, or the legacy SSE transport).
+type MCPServer struct {
+	// Type is "stdio", "http" (Streamable HTTP, falling back to the
+	// legacy SSE transport when the server answers as one) or "sse";
+	// empty means stdio with a command, http with a URL.
+	Type string `json:"type,omitempty"`
+	// Command and Args start a stdio server.
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Env is what the server's process gets beyond a minimal base (PATH,
+	// HOME, LANG and the like): never Hearth's own environment. "${NAME}"
+	// in a value is the host's variable NAME, so a key can stay out of
+	// the file.
+	Env map[string]string `json:"env,omitempty"`
+	// Cwd is the process's working directory (default: its data folder).
+	Cwd string `json:"cwd,omitempty"`
+	// URL is a remote server's endpoint.
+	URL string `json:"url,omitempty"`
+	// Headers are sent with every request to URL ("${NAME}" expanded as in
+	// Env): a static "Authorization: Bearer ..." works.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Disabled keeps the server configured but not started.
+	Disabled bool `json:"disabled,omitempty"`
+	// Timeout is one tool call's deadline (default 60s).
+	Timeout Duration `json:"timeout,omitempty"`
+	// OAuth configures the authorization flow for a remote server that
+	// asks for it; without it, a client is registered dynamically.
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
+}
+
+// MCPOAuth is a remote MCP server's OAuth client configuration.
+type MCPOAuth struct {
+	// ClientID (and ClientSecret for a confidential client) name a client
+	// registered beforehand; empty means dynamic client registration.
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// Scopes asked for; empty means those the server advertises.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // ServeConfig is config.json's "serve" section, for `hearth serve`.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -58,9 +59,10 @@ type Manager struct {
 	st   StateStore
 
 	mu      sync.Mutex
-	procs   map[string]*managed // by plugin name
-	bad     map[string]string   // folder -> error
-	sos     map[string]string   // .so plugins tried in this process: "" or why it failed
+	procs   map[string]*managed         // by plugin name
+	bad     map[string]string           // folder -> error
+	sos     map[string]string           // .so plugins tried in this process: "" or why it failed
+	mcp     map[string]config.MCPServer // config.json's MCP servers, by name
 	started time.Time
 }
 

@@ -62,8 +62,11 @@ type Options struct {
 	TextMemory sdk.TextMemoryAPI
 	DocMemory  sdk.DocMemoryAPI
 	Knowledge  sdk.KnowledgeAPI
-	Log        *slog.Logger // the host log; the plugin's logs go here with plugin=<id>
-	DataDir    string       // the plugin's data directory is DataDir/plugin_data/<id>
+	// MCPAuth gives remote MCP servers their OAuth handler; nil means
+	// static headers only.
+	MCPAuth MCPAuthFunc
+	Log     *slog.Logger // the host log; the plugin's logs go here with plugin=<id>
+	DataDir string       // the plugin's data directory is DataDir/plugin_data/<id>
 	// Names is where plugin names are claimed; nil means the Host's
 	// (a Names method, as *kernel.Kernel has), or else a registry of
 	// these options' own.
