@@ -57,6 +57,8 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 		return runPlugin(ctx, a, rest, cio)
 	case "settings":
 		return runSettings(a, rest, cio)
+	case "mcp":
+		return runMCPConfig(ctx, a, rest, cio)
 	}
 	fmt.Fprintf(cio.err, "hearth: %q is not run for a client\n", cmd)
 	return 2

@@ -128,6 +128,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runServe(ctx, args, stdout, stderr)
 	case "token":
 		return runToken(args, stdout, stderr)
+	case "mcp":
+		if len(args) > 0 && args[0] == "serve" {
+			return runMCPServe(ctx, args[1:], stdin, stdout, stderr)
+		}
+		if len(args) > 0 && args[0] == "login" {
+			return runMCPLogin(ctx, args[1:], stdin, stdout, stderr)
+		}
 	case "chat", "ask", "tools", "policy", "audit", "plugin", "settings":
 	default:
 		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
@@ -173,7 +180,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp":
 		if cmd == "tools" && a.Busy != nil {
 			fmt.Fprintf(stderr, "hearth tools: the process plugins' tools are not listed: %v\n", a.Busy)
 		}
