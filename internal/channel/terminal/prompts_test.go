@@ -28,7 +28,7 @@ func (f *fakeAgent) Ask(_ context.Context, in kernel.Input) kernel.Outcome {
 	return kernel.Outcome{}
 }
 
-func (f *fakeAgent) SetSink(string, kernel.Sink)                           {}
+func (f *fakeAgent) SetSink(string, kernel.Sink)                        {}
 func (f *fakeAgent) ResetSession(context.Context, string, string) error { return nil }
 
 var reviewPrompt = Prompt{Plugin: "mcp-x", Name: "review", Description: "Review code.\nSecond line.",
