@@ -158,6 +158,11 @@ func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *f
 		}
 		return strings.TrimRight(res.Stdout+res.Stderr, "\n")
 	}
+	o.Prompts = func() []terminal.Prompt { // the daemon's MCP servers' prompts
+		list, _ := ag.Prompts(ctx) // none when the daemon cannot say
+		return list
+	}
+	o.GetPrompt = ag.GetPrompt
 	if err := terminal.Chat(ctx, ag, o); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "hearth: %v\n", err)
 		return 1

@@ -205,6 +205,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		o := termOptions(a, f, stdin, stdout, stderr)
 		o.HistoryFile = filepath.Join(a.DataDir, "chat_history")
 		o.Plugins = func() string { return pluginLines(ctx, a) }
+		o.Prompts, o.GetPrompt = chatPrompts(a.Plugins)
 		if err := terminal.Chat(ctx, a.Kernel, o); err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "hearth: %v\n", err)
 			return 1
