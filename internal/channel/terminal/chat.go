@@ -132,6 +132,7 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 				fmt.Fprintln(o.Err, Sanitize(err.Error()))
 				continue
 			}
+			fmt.Fprintln(o.Out, rend.style(dim, promptEcho(text)))
 			msg = text
 		} else if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") {
 			quit, err := command(ctx, k, o, rend, strings.Fields(msg))

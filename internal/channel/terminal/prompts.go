@@ -279,3 +279,14 @@ func (o Options) prompts() []Prompt {
 	}
 	return o.Prompts()
 }
+
+// promptEcho is the line shown when a prompt's text is sent: its start,
+// on one line, control characters neutralised.
+func promptEcho(text string) string {
+	const most = 120
+	line := strings.Join(strings.Fields(text), " ")
+	if rs := []rune(line); len(rs) > most {
+		line = string(rs[:most]) + "…"
+	}
+	return SanitizeLine("→ " + line)
+}

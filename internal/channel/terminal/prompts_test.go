@@ -90,7 +90,7 @@ func TestChatPromptCommands(t *testing.T) {
 			t.Errorf("errors lack %q:\n%s", s, errOut.String())
 		}
 	}
-	for _, s := range []string{"/mcp-x:review code=… [lang=…]\n      Review code.\n", "/mcp-x:hello\n      Say hello\n"} {
+	for _, s := range []string{"→ mcp-x/review code=a b lang=go\n", "/mcp-x:review code=… [lang=…]\n      Review code.\n", "/mcp-x:hello\n      Say hello\n"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("/help lacks %q:\n%s", s, out.String())
 		}
