@@ -140,6 +140,11 @@ func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *f
 	defer ag.Close()
 	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning,
 		ConfigPath: filepath.Join(dir, config.FileName)}
+	o.Prompts = func() []terminal.Prompt { // the daemon's MCP servers' prompts
+		list, _ := ag.Prompts(ctx) // none when the daemon cannot say
+		return list
+	}
+	o.GetPrompt = ag.GetPrompt
 	if cmd == "ask" {
 		text, code := askText(rest, stdin, stderr)
 		if code != 0 {
@@ -158,11 +163,6 @@ func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *f
 		}
 		return strings.TrimRight(res.Stdout+res.Stderr, "\n")
 	}
-	o.Prompts = func() []terminal.Prompt { // the daemon's MCP servers' prompts
-		list, _ := ag.Prompts(ctx) // none when the daemon cannot say
-		return list
-	}
-	o.GetPrompt = ag.GetPrompt
 	if err := terminal.Chat(ctx, ag, o); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "hearth: %v\n", err)
 		return 1

@@ -205,7 +205,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		o := termOptions(a, f, stdin, stdout, stderr)
 		o.HistoryFile = filepath.Join(a.DataDir, "chat_history")
 		o.Plugins = func() string { return pluginLines(ctx, a) }
-		o.Prompts, o.GetPrompt = chatPrompts(a.Plugins)
 		if err := terminal.Chat(ctx, a.Kernel, o); err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "hearth: %v\n", err)
 			return 1
@@ -256,7 +255,9 @@ func askExit(err error) int {
 }
 
 func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer) *terminal.Options {
+	prompts, getPrompt := chatPrompts(a.Plugins)
 	return &terminal.Options{
+		Prompts: prompts, GetPrompt: getPrompt,
 		In: stdin, Out: stdout, Err: stderr,
 		ChatID: f.session, ShowReasoning: f.reasoning,
 		Sources: a.Sources, ConfigPath: filepath.Join(a.DataDir, config.FileName),

@@ -290,3 +290,17 @@ func promptEcho(text string) string {
 	}
 	return SanitizeLine("→ " + line)
 }
+
+// askPrompt is the text `hearth ask` sends for text when text is a prompt
+// command of o's prompts (ok); nobody is asked for missing arguments.
+func askPrompt(ctx context.Context, o Options, text string) (string, bool, error) {
+	words := strings.Fields(text)
+	if len(words) == 0 || !isPromptCommand(words[0]) || strings.Contains(text, "\n") {
+		return "", false, nil
+	}
+	if _, ok := findPrompt(o.prompts(), words[0]); !ok {
+		return "", false, nil // a message that looks like one: sent as it is
+	}
+	t, err := promptText(ctx, o, text, nil)
+	return t, err == nil, err
+}

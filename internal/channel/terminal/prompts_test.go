@@ -258,3 +258,28 @@ func TestCommonPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestAskWithAPromptCommand(t *testing.T) {
+	for _, tt := range []struct {
+		text, sent, errText string
+	}{
+		{`/mcp-x:review "a b"`, "mcp-x/review code=a b", ""},
+		{`/mcp-x:review lang=go`, "", "missing required arguments: code"},
+		{`/mcp-x:nope a`, "/mcp-x:nope a", ""},
+		{`plain words`, "plain words", ""},
+	} {
+		var out, errOut strings.Builder
+		ag := &fakeAgent{}
+		o := (&fakePrompts{}).options(&Options{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		err := Ask(t.Context(), ag, tt.text, o)
+		if tt.errText != "" {
+			if !errors.Is(err, ErrFailed) || !strings.Contains(errOut.String(), tt.errText) || len(ag.asks) != 0 {
+				t.Errorf("Ask(%q) = %v, errors %q, sent %q; want it refused with %q", tt.text, err, errOut.String(), ag.asks, tt.errText)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(ag.asks, []string{tt.sent}) {
+			t.Errorf("Ask(%q) = %v, sent %q; want %q", tt.text, err, ag.asks, tt.sent)
+		}
+	}
+}
