@@ -8,7 +8,7 @@ import { html } from 'htm/preact';
 import { get, post } from './api.js';
 import { Icon } from './icons.js';
 import { t } from './i18n.js';
-import { command, matches, missing, parse } from './promptcmd.js';
+import { command, isPromptWord, matches, missing, parse } from './promptcmd.js';
 
 // usePromptComposer gives the composer its prompt menu and form. send
 // sends a message (the composer's own path); setErr shows an error. It
@@ -62,6 +62,7 @@ export function usePromptComposer({ text, setText, send, setErr }) {
     return true;
   };
   const submit = async (msg) => {
+    if (!isPromptWord(msg.split(/\s/)[0])) return false;
     const c = parse(msg, prompts === null ? await load() : prompts);
     if (!c) return false;
     if (c.error) { setErr(c.error); return true; }
