@@ -82,6 +82,9 @@ type flags struct {
 
 func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error) {
 	f := &flags{reasoning: cmd == "chat"}
+	if cmd == "mcp" {
+		return parseMCP(f, args, stderr)
+	}
 	fs := flag.NewFlagSet("hearth "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
