@@ -328,7 +328,8 @@ func jsonError(err error) string {
 func mcpPut(ctx context.Context, a *app.App, name string, s config.MCPServer, force bool, cio *cmdIO) int {
 	if err := config.PutMCPServer(a.DataDir, name, s, force); err != nil {
 		if errors.Is(err, config.ErrMCPExists) {
-			err = fmt.Errorf("%w (use --force to replace it, or hearth mcp remove %s)", err, name)
+			err = fmt.Errorf("%w (use --force to replace it, or hearth mcp remove %s)\n"+
+				"同名的 MCP 服务器已经配置：加 --force 替换它，或先运行 hearth mcp remove %s", err, name, name)
 		}
 		fmt.Fprintf(cio.err, "hearth mcp add: %v\n", err)
 		return 1
@@ -341,7 +342,8 @@ func mcpPut(ctx context.Context, a *app.App, name string, s config.MCPServer, fo
 // they will be.
 func mcpApplied(ctx context.Context, a *app.App, cio *cmdIO) int {
 	if !cio.daemon {
-		fmt.Fprintln(cio.out, "a running Hearth applies it within seconds; otherwise at its next start")
+		fmt.Fprintln(cio.out, "a running Hearth applies it within seconds; otherwise at its next start\n"+
+			"正在运行的 Hearth 会在几秒内应用此更改；否则在下次启动时应用")
 		return 0
 	}
 	if err := a.ApplyMCPServers(ctx); err != nil {
