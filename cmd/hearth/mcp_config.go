@@ -292,21 +292,30 @@ func mcpAddJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int 
 			"  hearth mcp add-json fs '{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]}'\n")
 		return 2
 	}
-	dec := json.NewDecoder(strings.NewReader(args[1]))
-	dec.DisallowUnknownFields()
-	var s config.MCPServer
-	if err := dec.Decode(&s); err != nil {
-		fmt.Fprintf(cio.err, "hearth mcp add-json: the JSON is not a server entry: %s\n", jsonError(err))
-		return 2
-	}
-	if dec.More() {
-		fmt.Fprintln(cio.err, "hearth mcp add-json: give one JSON object")
+	s, err := decodeMCPServer(args[1])
+	if err != nil {
+		fmt.Fprintf(cio.err, "hearth mcp add-json: %v\n", err)
 		return 2
 	}
 	if s.Cwd != "" {
 		s.Cwd = cio.abs(s.Cwd)
 	}
 	return mcpPut(ctx, a, args[0], s, force, cio)
+}
+
+// decodeMCPServer reads one server's config entry, as config.json has it;
+// the error never quotes a value of it, which may be a secret.
+func decodeMCPServer(text string) (config.MCPServer, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	var s config.MCPServer
+	if err := dec.Decode(&s); err != nil {
+		return s, fmt.Errorf("the JSON is not a server entry: %s", jsonError(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return s, errors.New("give one JSON object")
+	}
+	return s, nil
 }
 
 // jsonError says what is wrong with JSON the user gave without quoting
