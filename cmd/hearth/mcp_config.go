@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -344,6 +345,12 @@ func mcpPut(ctx context.Context, a *app.App, name string, s config.MCPServer, fo
 		return 1
 	}
 	fmt.Fprintf(cio.out, "added MCP server %s (plugin %s): %s\n", name, pluginhost.MCPPluginName(name), describeServer(s))
+	if s.Command != "" && !strings.Contains(s.Command, "${") {
+		if _, err := exec.LookPath(s.Command); err != nil {
+			fmt.Fprintf(cio.out, "note: %s is not found here (on PATH or as a file); the server will fail to start until it is\n",
+				terminal.SanitizeLine(s.Command))
+		}
+	}
 	return mcpApplied(ctx, a, cio)
 }
 

@@ -53,6 +53,9 @@ func TestMCPConfigCommands(t *testing.T) {
 		t.Fatalf("add stdio: %d %q %q", code, out, errOut)
 	}
 	noSecrets(t, "add", out, errOut)
+	if !strings.Contains(out, "note: "+filepath.Join(work, "bin/server")+" is not found here") {
+		t.Fatalf("add of a missing program says nothing: %q", out)
+	}
 	s := loadConfig(t, home).MCPServers["local"]
 	if s.Command != filepath.Join(work, "bin/server") || strings.Join(s.Args, " ") != "-y --port 1" ||
 		s.Env["API_KEY"] != mcpEnvSecret || s.Cwd != filepath.Join(work, "data") || s.Timeout != config.Duration(90e9) {

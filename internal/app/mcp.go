@@ -6,6 +6,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,7 +68,8 @@ func (a *App) MCPServers() map[string]config.MCPServer {
 
 // ApplyMCPServers re-reads config.json's "mcpServers" and makes the
 // running MCP servers match: new ones start, removed ones stop, changed
-// ones restart. It is for the process that runs the plugins (the daemon,
+// ones restart; when they are as last applied, nothing is done. It is for
+// the process that runs the plugins (the daemon,
 // after `hearth mcp add` or `remove`); elsewhere it only reads the file.
 // A config.json that does not load is an error, and nothing changes.
 func (a *App) ApplyMCPServers(ctx context.Context) error {
@@ -82,7 +85,12 @@ func (a *App) applyMCPServersLocked(ctx context.Context) error {
 		return fmt.Errorf("MCP servers not changed: %w", err)
 	}
 	a.mcp.stamp = stamp
+	if reflect.DeepEqual(cfg.MCPServers, a.mcp.servers) ||
+		(len(cfg.MCPServers) == 0 && len(a.mcp.servers) == 0) {
+		return nil // another part of config.json changed
+	}
 	a.setMCPServers(cfg.MCPServers)
+	a.Logger.Info("applied config.json's MCP servers", "servers", slices.Sorted(maps.Keys(cfg.MCPServers)))
 	if a.lock == nil {
 		return nil
 	}
