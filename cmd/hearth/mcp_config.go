@@ -284,7 +284,9 @@ func mcpAddJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int 
 		return f
 	})
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(cio.out, "Usage: hearth mcp add-json [--force] NAME JSON\n\nExample:\n"+
+		fmt.Fprint(cio.out, "Usage: hearth mcp add-json [--force] NAME JSON\n\n"+
+			"JSON is the server's entry as config.json's \"mcpServers\" has it (Claude Desktop's shape),\n"+
+			"or a whole {\"mcpServers\": {...}} with that server in it.\n\nExample:\n"+
 			"  hearth mcp add-json fs '{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]}'\n")
 		return 0
 	}
@@ -293,7 +295,7 @@ func mcpAddJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int 
 			"  hearth mcp add-json fs '{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]}'\n")
 		return 2
 	}
-	s, err := decodeMCPServer(args[1])
+	s, err := decodeMCPServer(unwrapMCPServers(args[1], args[0]))
 	if err != nil {
 		fmt.Fprintf(cio.err, "hearth mcp add-json: %v\n", err)
 		return 2
@@ -302,6 +304,23 @@ func mcpAddJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int 
 		s.Cwd = cio.abs(s.Cwd)
 	}
 	return mcpPut(ctx, a, args[0], s, force, cio)
+}
+
+// unwrapMCPServers returns the entry name (or the only entry) when text is
+// a whole {"mcpServers": {...}} as a README gives it, and text otherwise.
+func unwrapMCPServers(text, name string) string {
+	var whole struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal([]byte(text), &whole) != nil || len(whole.MCPServers) == 0 {
+		return text
+	}
+	for have, entry := range whole.MCPServers {
+		if strings.EqualFold(have, name) || len(whole.MCPServers) == 1 {
+			return string(entry)
+		}
+	}
+	return text // the error names the field mcpServers
 }
 
 // decodeMCPServer reads one server's config entry, as config.json has it;

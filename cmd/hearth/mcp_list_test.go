@@ -60,6 +60,21 @@ func TestPluginWhere(t *testing.T) {
 	}
 }
 
+// A README's whole {"mcpServers": {...}} gives the entry named, or its
+// only one.
+func TestUnwrapMCPServers(t *testing.T) {
+	for _, c := range []struct{ text, name, want string }{
+		{`{"mcpServers": {"github": {"command": "gh"}}}`, "gh", `{"command": "gh"}`},
+		{`{"mcpServers": {"a": {"command": "a"}, "B": {"command": "b"}}}`, "b", `{"command": "b"}`},
+		{`{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`, "c", `{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`},
+		{`{"command": "x"}`, "x", `{"command": "x"}`},
+	} {
+		if got := unwrapMCPServers(c.text, c.name); got != c.want {
+			t.Errorf("%s %s: %s, want %s", c.text, c.name, got, c.want)
+		}
+	}
+}
+
 func TestDecodeMCPServer(t *testing.T) {
 	if s, err := decodeMCPServer(` {"command": "npx", "args": ["-y", "x"]} `); err != nil || s.Command != "npx" {
 		t.Fatalf("%+v %v", s, err)
