@@ -42,7 +42,7 @@ func CheckMCPName(name string) error {
 	case len(name) > MaxMCPNameLen:
 		return fmt.Errorf("%w: %q is longer than %d characters", ErrMCPName, name, MaxMCPNameLen)
 	case !mcpNameRE.MatchString(name):
-		return fmt.Errorf("%w: %q may only have letters, digits, \"-\" and \"_\", and starts with a letter or digit", ErrMCPName, name)
+		return fmt.Errorf("%w: %q may only have letters, digits, \"-\" and \"_\", and must start with a letter or digit", ErrMCPName, name)
 	case strings.Contains(name, "__") || strings.HasSuffix(name, "_"):
 		// mcp-<name>__<tool> is split at its first "__".
 		return fmt.Errorf("%w: %q may not have \"__\" or end with \"_\" (tool names are mcp-<name>__<tool>)", ErrMCPName, name)
