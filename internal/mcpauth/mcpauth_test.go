@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/mcpauth/mcpauthtest"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store/storetest"
 )
@@ -21,16 +22,16 @@ const plugin = "mcp-guarded"
 
 type fixture struct {
 	t   *testing.T
-	as  *authServer
+	as  *mcpauthtest.Server
 	st  *storetest.Faulty
 	svc *settings.Service
 	cfg config.MCPServer
 }
 
 func newFixture(t *testing.T) *fixture {
-	as := newAuthServer(t)
+	as := mcpauthtest.New(t)
 	st := storetest.Open(t)
-	return &fixture{t: t, as: as, st: st, svc: settings.New(st, t.TempDir()), cfg: config.MCPServer{URL: as.url()}}
+	return &fixture{t: t, as: as, st: st, svc: settings.New(st, t.TempDir()), cfg: config.MCPServer{URL: as.URL}}
 }
 
 // login runs Login with a browser that follows the authorization; a
@@ -38,7 +39,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) login(tamper func(*url.URL)) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	follow := browser(f.t, tamper)
+	follow := mcpauthtest.Browser(tamper)
 	var out strings.Builder
 	err := Login(ctx, f.svc, "guarded", f.cfg, &LoginOptions{Out: &out, Open: func(ctx context.Context, addr string) error {
 		if err := follow(ctx, addr); err != nil {
@@ -125,8 +126,8 @@ func TestLoginStoresSecretCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := f.stored()
-	if f.as.registered != 1 || again.Client.ID != c.Client.ID || again.Client.RedirectURI != c.Client.RedirectURI {
-		t.Errorf("second login registered again: %d registrations, client %+v", f.as.registered, again.Client)
+	if f.as.Registrations() != 1 || again.Client.ID != c.Client.ID || again.Client.RedirectURI != c.Client.RedirectURI {
+		t.Errorf("second login registered again: %d registrations, client %+v", f.as.Registrations(), again.Client)
 	}
 	if again.Token.AccessToken == c.Token.AccessToken {
 		t.Error("second login kept the old token")
@@ -146,7 +147,7 @@ func TestHandlerCallsTool(t *testing.T) {
 
 func TestRefreshedTokenIsStored(t *testing.T) {
 	f := newFixture(t)
-	f.as.firstTTL, f.as.refreshTTL = 5*time.Second, 5*time.Second // inside oauth2's 10s margin: stale at once
+	f.as.SetTTL(5*time.Second, 5*time.Second) // inside oauth2's 10s margin: stale at once
 	if err := f.login(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +156,15 @@ func TestRefreshedTokenIsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := f.stored().Token
-	if f.as.refreshes == 0 || after.AccessToken == before.AccessToken || after.RefreshToken == before.RefreshToken {
-		t.Fatalf("after %d refreshes the stored token is still the first", f.as.refreshes)
+	if f.as.Refreshes() == 0 || after.AccessToken == before.AccessToken || after.RefreshToken == before.RefreshToken {
+		t.Fatalf("after %d refreshes the stored token is still the first", f.as.Refreshes())
+	}
+	if !f.as.Valid(after.AccessToken) {
+		t.Fatal("the stored token is not the one in use")
 	}
 	// Another process starts from what was stored: the rotated refresh
 	// token, not the spent one.
-	f.as.expireAccess()
+	f.as.ExpireAccess()
 	if got, err := f.echo(f.handler()); err != nil || got != "hi" {
 		t.Fatalf("from the stored token: %q, %v", got, err)
 	}
@@ -175,12 +179,12 @@ func TestRefusedTokenIsRefreshedOnce(t *testing.T) {
 	if _, err := f.echo(h); err != nil {
 		t.Fatal(err)
 	}
-	f.as.expireAccess() // the server drops the token before its time
+	f.as.ExpireAccess() // the server drops the token before its time
 	if got, err := f.echo(h); err != nil || got != "hi" {
 		t.Fatalf("after the server dropped the token: %q, %v", got, err)
 	}
-	if f.as.refreshes != 1 {
-		t.Errorf("%d refreshes, want 1", f.as.refreshes)
+	if f.as.Refreshes() != 1 {
+		t.Errorf("%d refreshes, want 1", f.as.Refreshes())
 	}
 }
 
@@ -189,18 +193,18 @@ func TestRevokedRefreshNeedsLogin(t *testing.T) {
 		// 5s: the client refreshes before it sends; an hour: the server
 		// refuses the token and the client's refresh is refused too.
 		f := newFixture(t)
-		f.as.firstTTL, f.as.refreshTTL = ttl, ttl
+		f.as.SetTTL(ttl, ttl)
 		if err := f.login(nil); err != nil {
 			t.Fatal(err)
 		}
 		h := f.handler()
-		f.as.revoke()
+		f.as.Revoke()
 		_, err := f.echo(h)
 		if !errors.Is(err, ErrAuthorizationNeeded) || !strings.Contains(err.Error(), "authorization needed: run hearth mcp login guarded") {
 			t.Fatalf("ttl %v: with a revoked refresh token: %v", ttl, err)
 		}
 		// A later login is picked up by the same handler at the next connect.
-		f.as.firstTTL, f.as.refreshTTL = time.Hour, time.Hour
+		f.as.SetTTL(time.Hour, time.Hour)
 		if err := f.login(nil); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,7 @@
-package mcpauth
+// Package mcpauthtest is a local OAuth 2.1 authorization server with an
+// MCP server behind it, for tests of the MCP authorization flow without
+// the network.
+package mcpauthtest
 
 import (
 	"context"
@@ -20,12 +23,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// authServer is an OAuth 2.1 authorization server and an MCP server behind
-// bearer tokens, on one loopback listener: RFC 9728 resource metadata,
-// RFC 8414 metadata, RFC 7591 registration, /authorize (S256 only) and
-// /token (authorization_code with code_verifier, refresh_token with
-// rotation).
-type authServer struct {
+// Server is an OAuth 2.1 authorization server and an MCP server behind
+// bearer tokens, on one loopback listener: RFC 9728 resource metadata
+// (and a 401 with WWW-Authenticate: Bearer resource_metadata=...), RFC
+// 8414 metadata, RFC 7591 registration, /authorize (S256 only; the user
+// says yes at once) and /token (authorization_code with code_verifier,
+// refresh_token with rotation). The MCP server at URL has the tool
+// "echo" ({"text": ...} back as text).
+type Server struct {
+	// URL is the MCP server's endpoint.
+	URL string
+
 	srv *httptest.Server
 
 	mu         sync.Mutex
@@ -43,15 +51,18 @@ type grant struct {
 	client, redirect, challenge, resource string
 }
 
-func newAuthServer(t *testing.T) *authServer {
+// New starts a Server, closed when the test ends. Its tokens live an
+// hour until SetTTL says otherwise.
+func New(t testing.TB) *Server {
 	t.Helper()
-	a := &authServer{
+	a := &Server{
 		clients: map[string][]string{}, codes: map[string]grant{},
 		access: map[string]time.Time{}, refresh: map[string]string{},
 		firstTTL: time.Hour, refreshTTL: time.Hour,
 	}
 	mux := http.NewServeMux()
 	a.srv = httptest.NewServer(mux)
+	a.URL = a.srv.URL + "/mcp"
 	t.Cleanup(a.srv.Close)
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "guarded", Version: "1"}, nil)
@@ -76,9 +87,36 @@ func newAuthServer(t *testing.T) *authServer {
 	return a
 }
 
-func (a *authServer) url() string { return a.srv.URL + "/mcp" }
+// SetTTL sets the lifetime of the tokens a code gives (first) and of
+// those a refresh gives. Under ten seconds, oauth2 clients take a token
+// for expired at once and refresh it before use.
+func (a *Server) SetTTL(first, refresh time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.firstTTL, a.refreshTTL = first, refresh
+}
 
-func (a *authServer) verify(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+// Registrations returns how many clients registered.
+func (a *Server) Registrations() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.registered
+}
+
+// Refreshes returns how many refresh grants were given.
+func (a *Server) Refreshes() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.refreshes
+}
+
+// Valid reports whether the server takes access token tok now.
+func (a *Server) Valid(tok string) bool {
+	_, err := a.verify(context.Background(), tok, nil)
+	return err == nil
+}
+
+func (a *Server) verify(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	exp, ok := a.access[tok]
@@ -88,23 +126,23 @@ func (a *authServer) verify(_ context.Context, tok string, _ *http.Request) (*au
 	return &auth.TokenInfo{Scopes: []string{"tools"}, Expiration: exp}, nil
 }
 
-// revoke forgets every token: the next refresh is refused.
-func (a *authServer) revoke() {
+// Revoke forgets every token: the next refresh is refused.
+func (a *Server) Revoke() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	clear(a.access)
 	clear(a.refresh)
 }
 
-// expireAccess forgets the access tokens alone: the server refuses them
+// ExpireAccess forgets the access tokens alone: the server refuses them
 // before the client thinks they expire.
-func (a *authServer) expireAccess() {
+func (a *Server) ExpireAccess() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	clear(a.access)
 }
 
-func (a *authServer) metadata(w http.ResponseWriter, r *http.Request) {
+func (a *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                a.srv.URL,
 		"authorization_endpoint":                a.srv.URL + "/authorize",
@@ -118,7 +156,7 @@ func (a *authServer) metadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (a *authServer) register(w http.ResponseWriter, r *http.Request) {
+func (a *Server) register(w http.ResponseWriter, r *http.Request) {
 	var m oauthex.ClientRegistrationMetadata
 	if err := json.NewDecoder(r.Body).Decode(&m); err != nil || len(m.RedirectURIs) == 0 {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata"})
@@ -135,7 +173,7 @@ func (a *authServer) register(w http.ResponseWriter, r *http.Request) {
 }
 
 // authorize is the user saying yes at once: it redirects with a code.
-func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
+func (a *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	a.mu.Lock()
 	uris, ok := a.clients[q.Get("client_id")]
@@ -158,7 +196,7 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, u.String(), http.StatusFound)
 }
 
-func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
+func (a *Server) token(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
 		return
@@ -176,7 +214,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 		delete(a.codes, r.PostForm.Get("code"))
 		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 		if !ok || g.client != client || g.redirect != r.PostForm.Get("redirect_uri") ||
-			base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || g.resource != a.url() {
+			base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || g.resource != a.URL {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return
 		}
@@ -207,10 +245,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// browser is LoginOptions.Open for tests: it follows the authorization
-// address like a browser, through the server's redirect to Login's
-// listener; tamper may change the redirect first.
-func browser(t *testing.T, tamper func(*url.URL)) func(context.Context, string) error {
+// Browser returns a function that opens an authorization address like a
+// browser whose user says yes: it follows the server's redirect to the
+// client's redirect URI (its loopback listener); tamper, if not nil, may
+// change that redirect first.
+func Browser(tamper func(*url.URL)) func(ctx context.Context, addr string) error {
 	return func(ctx context.Context, addr string) error {
 		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, addr, nil)
