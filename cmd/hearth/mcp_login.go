@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/datadir"
@@ -108,6 +109,8 @@ func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if !*noBrowser {
 		opts.Open = openBrowser()
 	}
+	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
+	defer cancel()
 	err = mcpauth.Login(ctx, svc, name, srv, opts)
 	switch {
 	case errors.Is(err, mcpauth.ErrNotRequired):
@@ -123,6 +126,9 @@ func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		name, pluginhost.MCPPluginName(name), name, pluginhost.MCPPluginName(name), name, name)
 	return 0
 }
+
+// loginTimeout is how long a login waits for the user's authorization.
+const loginTimeout = 10 * time.Minute
 
 // openBrowser returns a function that opens an address in the user's
 // browser, or nil where there is no display to open one on.
