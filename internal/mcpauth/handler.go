@@ -187,7 +187,7 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	cfg := c.Client.config()
 	expired := c.Token.oauth2()
 	expired.Expiry = time.Unix(1, 0)
-	t, err := cfg.TokenSource(h.refreshContext(), expired).Token()
+	t, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, h.hc), expired).Token()
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && refused(re.ErrorCode) {

@@ -172,13 +172,17 @@ func Login(ctx context.Context, st Secrets, server string, cfg config.MCPServer,
 	mu.Lock()
 	defer mu.Unlock()
 	if gotTok == nil {
-		switch {
-		case flowErr != nil:
-			return fmt.Errorf("logging in to %s: %w", server, flowErr)
-		case connErr != nil:
-			return fmt.Errorf("logging in to %s: %w", server, connErr)
+		err := flowErr
+		if err == nil {
+			err = connErr
 		}
-		return fmt.Errorf("%s: %w", server, ErrNotRequired)
+		switch {
+		case err == nil:
+			return fmt.Errorf("%s: %w", server, ErrNotRequired)
+		case reuse && !errors.Is(err, ErrStateMismatch):
+			return fmt.Errorf("logging in to %s with the client registered before: %w (if the server forgot it: hearth mcp login --logout --forget-client %s, then log in again)", server, err, server)
+		}
+		return fmt.Errorf("logging in to %s: %w", server, err)
 	}
 	creds := &credentials{
 		Client: client{

@@ -275,3 +275,34 @@ func TestLoginNeedsURL(t *testing.T) {
 		t.Fatal("a stdio server logged in")
 	}
 }
+
+func TestLoginReportsRefusal(t *testing.T) {
+	f := newFixture(t)
+	err := f.login(func(u *url.URL) {
+		q := u.Query()
+		q.Del("code")
+		q.Set("error", "access_denied")
+		q.Set("error_description", "the user said no\x1b[2J")
+		u.RawQuery = q.Encode()
+	})
+	if !errors.Is(err, ErrDenied) || !strings.Contains(err.Error(), "access_denied: the user said no[2J") {
+		t.Fatalf("Login = %v; want ErrDenied with the reason, control characters dropped", err)
+	}
+}
+
+func TestRefreshedTokenNotStoredStillWorks(t *testing.T) {
+	f := newFixture(t)
+	f.as.SetTTL(5*time.Second, 5*time.Second)
+	if err := f.login(nil); err != nil {
+		t.Fatal(err)
+	}
+	before := f.stored().Token
+	f.st.FailAfter("SetSetting", 0, nil)
+	if got, err := f.echo(f.handler()); err != nil || got != "hi" {
+		t.Fatalf("with a store that cannot write: %q, %v", got, err)
+	}
+	f.st.Heal()
+	if after := f.stored().Token; after.AccessToken != before.AccessToken {
+		t.Fatal("a failed write stored something")
+	}
+}
