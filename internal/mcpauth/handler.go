@@ -92,10 +92,12 @@ type handler struct {
 	hc     *http.Client
 	log    *slog.Logger
 
+	authMu sync.Mutex // held by Authorize
+
 	mu     sync.Mutex
 	raw    string       // the stored JSON creds and ts come from
 	creds  *credentials // nil: none stored
-	ts     oauth2.TokenSource
+	ts     *persisting
 	forced string // the access token Authorize's own refresh gave
 }
 
@@ -134,14 +136,23 @@ func (h *handler) reload() (changed bool, err error) {
 	return true, nil
 }
 
+// current is the newest token: the one in use, which may be newer than
+// the stored one when storing it failed. h.mu is held.
+func (h *handler) current() *oauth2.Token {
+	if h.ts == nil {
+		return nil
+	}
+	return h.ts.latest()
+}
+
 // refreshContext is what a refresh runs in: the token source outlives
 // any one request, so it cannot be a request's context.
 func (h *handler) refreshContext() context.Context {
 	return context.WithValue(context.Background(), oauth2.HTTPClient, h.hc)
 }
 
-func (h *handler) source(cfg *oauth2.Config, t *oauth2.Token) oauth2.TokenSource {
-	return &persisting{h: h, inner: cfg.TokenSource(h.refreshContext(), t), last: t.AccessToken}
+func (h *handler) source(cfg *oauth2.Config, t *oauth2.Token) *persisting {
+	return &persisting{h: h, inner: cfg.TokenSource(h.refreshContext(), t), last: t}
 }
 
 // Authorize implements auth.OAuthHandler: the server refused the request
@@ -162,32 +173,33 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	}
 	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
 
+	// One at a time: requests refused together refresh once, and the
+	// others retry with what that refresh gave.
+	h.authMu.Lock()
+	defer h.authMu.Unlock()
 	h.mu.Lock()
 	changed, err := h.reload()
 	if err != nil {
 		h.mu.Unlock()
 		return err
 	}
-	c := h.creds
-	if changed && c != nil && c.Token != nil && c.Token.AccessToken != sent {
-		h.mu.Unlock()
-		return nil // a login stored another token since: retry with it
-	}
-	forced := h.forced
+	c, cur, forced := h.creds, h.current(), h.forced
 	h.mu.Unlock()
-
+	if cur != nil && cur.AccessToken != sent && (changed || sent != "") {
+		return nil // a login or a refresh gave another token since: retry with it
+	}
 	switch {
-	case c == nil || c.Token == nil:
+	case c == nil || cur == nil:
 		return needLogin(h.server, "")
-	case c.Token.RefreshToken == "":
+	case cur.RefreshToken == "":
 		return needLogin(h.server, "the server refused the token and gave no refresh token")
 	case sent != "" && sent == forced:
 		return needLogin(h.server, "the server refused a freshly refreshed token")
 	}
 	cfg := c.Client.config()
-	expired := c.Token.oauth2()
+	expired := *cur
 	expired.Expiry = time.Unix(1, 0)
-	t, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, h.hc), expired).Token()
+	t, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, h.hc), &expired).Token()
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && refused(re.ErrorCode) {
@@ -242,7 +254,13 @@ type persisting struct {
 	inner oauth2.TokenSource
 
 	mu   sync.Mutex
-	last string
+	last *oauth2.Token
+}
+
+func (p *persisting) latest() *oauth2.Token {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
 }
 
 // Token implements oauth2.TokenSource. A refused refresh token comes back
@@ -259,8 +277,8 @@ func (p *persisting) Token() (*oauth2.Token, error) {
 		return nil, err
 	}
 	p.mu.Lock()
-	fresh := t.AccessToken != p.last
-	p.last = t.AccessToken
+	fresh := t.AccessToken != p.last.AccessToken
+	p.last = t
 	p.mu.Unlock()
 	if fresh {
 		p.h.persist(t)

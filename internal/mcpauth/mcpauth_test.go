@@ -306,3 +306,33 @@ func TestRefreshedTokenNotStoredStillWorks(t *testing.T) {
 		t.Fatal("a failed write stored something")
 	}
 }
+
+func TestConcurrentRefusalsRefreshOnce(t *testing.T) {
+	f := newFixture(t)
+	if err := f.login(nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.cfg.URL, OAuthHandler: f.handler(), MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f.as.ExpireAccess()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := f.as.Refreshes(); n != 1 {
+		t.Errorf("%d refreshes; want 1 (rotation would refuse a second one)", n)
+	}
+}
