@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -334,5 +336,32 @@ func TestConcurrentRefusalsRefreshOnce(t *testing.T) {
 	}
 	if n := f.as.Refreshes(); n != 1 {
 		t.Errorf("%d refreshes; want 1 (rotation would refuse a second one)", n)
+	}
+}
+
+func TestLoginWithConfiguredClient(t *testing.T) {
+	f := newFixture(t)
+	f.as.Preregister("hearth-at-home")
+	f.cfg.OAuth = &config.MCPOAuth{ClientID: "hearth-at-home", Scopes: []string{"tools"}}
+	if err := f.login(nil); err != nil {
+		t.Fatal(err)
+	}
+	c := f.stored()
+	if c.Client.ID != "hearth-at-home" || c.Client.Dynamic || f.as.Registrations() != 0 {
+		t.Fatalf("stored client %+v after %d registrations", c.Client, f.as.Registrations())
+	}
+	if got, err := f.echo(f.handler()); err != nil || got != "hi" {
+		t.Fatalf("echo = %q, %v", got, err)
+	}
+}
+
+func TestLoginToOpenServer(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "open", Version: "1"}, nil)
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer srv.Close()
+	f := newFixture(t)
+	err := Login(context.Background(), f.svc, "open", config.MCPServer{URL: srv.URL}, nil)
+	if !errors.Is(err, ErrNotRequired) {
+		t.Fatalf("Login = %v; want ErrNotRequired", err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -41,6 +42,8 @@ type Secrets interface {
 	// Register declares namespace's setting (here: as a secret).
 	Register(namespace string, def sdk.ConfigDef) error
 }
+
+var _ Secrets = (*settings.Service)(nil)
 
 // credentials is what Key holds.
 type credentials struct {
