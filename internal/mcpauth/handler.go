@@ -27,12 +27,26 @@ var ErrAuthorizationNeeded = errors.New("authorization needed")
 
 // needLogin is ErrAuthorizationNeeded for server, with why (never a
 // secret) when it helps.
-func needLogin(server, why string) error {
-	if why == "" {
-		return fmt.Errorf("%w: run hearth mcp login %s", ErrAuthorizationNeeded, server)
+func needLogin(server, why string) error { return &loginError{server: server, why: why} }
+
+// loginError is ErrAuthorizationNeeded for one server.
+type loginError struct{ server, why string }
+
+func (e *loginError) Error() string {
+	msg := ErrAuthorizationNeeded.Error() + ": run hearth mcp login " + e.server
+	if e.why != "" {
+		msg += " (" + e.why + ")"
 	}
-	return fmt.Errorf("%w: run hearth mcp login %s (%s)", ErrAuthorizationNeeded, server, why)
+	return msg
 }
+
+func (e *loginError) Unwrap() error { return ErrAuthorizationNeeded }
+
+// AuthorizationNeeded marks the error for packages that cannot import
+// this one: pluginhost finds it with errors.As(err, &x) where x is an
+// interface{ AuthorizationNeeded() bool }, and then need not try another
+// transport, as only a login helps.
+func (e *loginError) AuthorizationNeeded() bool { return true }
 
 // Options configures New; nil means the defaults.
 type Options struct {

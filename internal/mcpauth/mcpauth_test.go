@@ -205,6 +205,10 @@ func TestRevokedRefreshNeedsLogin(t *testing.T) {
 		if !errors.Is(err, ErrAuthorizationNeeded) || !strings.Contains(err.Error(), "authorization needed: run hearth mcp login guarded") {
 			t.Fatalf("ttl %v: with a revoked refresh token: %v", ttl, err)
 		}
+		var marked interface{ AuthorizationNeeded() bool }
+		if !errors.As(err, &marked) || !marked.AuthorizationNeeded() {
+			t.Fatalf("ttl %v: %v is not marked for pluginhost", ttl, err)
+		}
 		// A later login is picked up by the same handler at the next connect.
 		f.as.SetTTL(time.Hour, time.Hour)
 		if err := f.login(nil); err != nil {
