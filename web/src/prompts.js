@@ -3,7 +3,7 @@
 // a prompt with arguments opens a small form, or its arguments can be
 // typed after the command as name=value or in order. The prompt's text
 // (POST /v1/prompts/{plugin}/{name}) is then sent as the user's message.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { get, post } from './api.js';
 import { Icon } from './icons.js';
@@ -90,17 +90,23 @@ export function usePromptComposer({ text, setText, send, setErr }) {
 // PromptForm asks for a prompt's arguments, required ones marked.
 function PromptForm({ form, working, onChange, onSend, onClose }) {
   const p = form.prompt;
+  const box = useRef(null);
+  // The first empty field takes the focus when the form opens.
+  useEffect(() => {
+    const empty = box.current && [...box.current.querySelectorAll('input')].find((i) => !i.value);
+    if (empty) empty.focus();
+  }, [p]);
   const lacking = missing(p, form.values);
   const go = (e) => { e.preventDefault(); if (!lacking.length && !working) onSend(); };
-  return html`<div class="prompt-form" data-testid="prompt-form">
+  return html`<div class="prompt-form" data-testid="prompt-form" ref=${box}>
     <div class="prompt-head">
       <code>${command(p)}</code>
       <span class="muted small">${p.title || firstLine(p.description)}</span>
       <button type="button" class="ghost small" onClick=${onClose} title=${t('common.close')} aria-label=${t('common.close')}><${Icon} name="x" /></button>
     </div>
-    ${(p.arguments || []).map((a, i) => html`<label key=${a.name}>
+    ${(p.arguments || []).map((a) => html`<label key=${a.name}>
       <span>${a.name}${a.required ? ' *' : ''} ${a.description && html`<span class="muted small">${a.description}</span>`}</span>
-      <input data-testid=${'prompt-arg-' + a.name} value=${form.values[a.name] || ''} autofocus=${i === 0}
+      <input data-testid=${'prompt-arg-' + a.name} value=${form.values[a.name] || ''}
         onInput=${(e) => onChange({ ...form.values, [a.name]: e.target.value })}
         onKeyDown=${(e) => { if (e.key === 'Enter' && !e.isComposing) go(e); if (e.key === 'Escape') onClose(); }} />
     </label>`)}

@@ -28,6 +28,7 @@ await run(async (page) => {
   const form = page.getByTestId('prompt-form');
   await form.waitFor();
   assert(await page.getByTestId('prompt-send').isDisabled(), 'the form sends without its required argument');
+  assert(await page.getByTestId('prompt-arg-code').evaluate((e) => e === document.activeElement), 'the first field has not the focus');
   await page.getByTestId('prompt-arg-code').fill('x := 1');
   await shot(page, 'prompts-form');
   await page.getByTestId('prompt-send').click();
@@ -49,4 +50,15 @@ await run(async (page) => {
   await composer.fill('/etc/hosts holds what?');
   await composer.press('Enter');
   await page.getByTestId('user-message').filter({ hasText: '/etc/hosts holds what?' }).waitFor();
+
+  // On a phone the menu and the form fit the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await composer.fill('/mcp-x:review');
+  await composer.press('Enter');
+  await page.getByTestId('prompt-form').waitFor();
+  const [sw, iw] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert(sw <= iw, `the page is ${sw} px wide on a ${iw} px screen`);
+  const box = await page.getByTestId('prompt-send').boundingBox();
+  assert(box && box.x >= 0 && box.x + box.width <= iw, 'the prompt form\'s send button is off the screen');
+  await shot(page, 'prompts-phone');
 });
