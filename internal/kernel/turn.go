@@ -30,6 +30,8 @@ type turnState struct {
 
 	trace *tracer // nil when turns are not traced
 
+	progressMu sync.Mutex // one progress event at a time (progressFor)
+
 	userSaved bool // the user's message is in the history (and the store)
 	saveMu    sync.Mutex
 	saveErr   error // the first failure to store a message of this turn
