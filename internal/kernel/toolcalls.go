@@ -219,6 +219,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError,
 			Metadata: p.result.Metadata})
 		msgs[i] = p.message()
+		t.images = append(t.images, p.result.Images...)
 	}
 	t.traceToolCalls(prepared)
 	k.remember(t, append([]llm.Message{assistant}, msgs...)...)
