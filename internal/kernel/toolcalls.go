@@ -119,7 +119,7 @@ type preparedCall struct {
 	result toolcall.Result
 
 	progress *progressReporter // the call's progress reports, once it may run
-	ready  bool // result is final; do not invoke
+	ready    bool              // result is final; do not invoke
 
 	approval *store.TraceApproval // the approval asked, for the trace
 

@@ -69,6 +69,7 @@ var wireMethods = map[string]message{
 	wire.MethodHooksRegister:     msg[wire.HookRegistration, none](),
 	wire.MethodInject:            msg[wire.InjectParams, none](),
 	wire.MethodInjectSync:        msg[wire.InjectParams, wire.InjectSyncResult](),
+	wire.MethodToolProgress:      msg[wire.ToolProgressParams, none](), // a notification
 	wire.MethodLLMList:           msg[none, []string](),
 	wire.MethodLLMSet:            msg[wire.SourceParams, none](),
 	wire.MethodLLMCurrent:        msg[none, string](),
