@@ -134,6 +134,7 @@ var tsShapes = []struct {
 	{ts: "TurnInfo", goType: reflect.TypeFor[sdk.TurnInfo](), dir: toPlugin},
 	{ts: "ToolContext", goType: reflect.TypeFor[wire.CallContext](), dir: toPlugin, authorOnly: map[string]string{
 		"kv": "the SDK's storage client", "services": "the SDK's services client", "signal": "aborted by $/cancel",
+		"progress": "sends tool.progress notifications",
 	}},
 	{ts: "Entity", goType: reflect.TypeFor[sdk.Entity](), dir: toPlugin},
 	{ts: "Relation", goType: reflect.TypeFor[sdk.Relation](), dir: toPlugin},
@@ -272,7 +273,7 @@ func TestWireJavaScriptNames(t *testing.T) {
 		"unrepresentable": "zod's JSON Schema options", "io": "zod's JSON Schema options",
 		"properties": "an empty JSON Schema", "success": "a zod parse result", "data": "a zod parse result",
 		"kv": "the ToolContext's, not on the wire", "services": "the ToolContext's, not on the wire",
-		"signal": "the ToolContext's, not on the wire",
+		"signal": "the ToolContext's, not on the wire", "progress": "the ToolContext's; sends tool.progress",
 	})
 }
 
