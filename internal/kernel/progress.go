@@ -30,7 +30,8 @@ type progressReporter struct {
 
 	mu      sync.Mutex
 	last    time.Time // when the latest event was emitted; zero: none yet
-	pending *Event    // the latest report not emitted yet
+	pending Event     // the latest report not emitted yet, when waiting
+	waiting bool
 	timer   func() bool
 	closed  bool
 }
@@ -68,13 +69,13 @@ func (r *progressReporter) report(done, total float64, message string) {
 	}
 	now := r.now()
 	if wait := progressInterval - now.Sub(r.last); r.last.IsZero() || wait <= 0 {
-		r.pending = nil
+		r.waiting = false
 		r.send(ev, now)
 		return
 	} else if r.timer == nil {
 		r.timer = r.after(wait, r.fire)
 	}
-	r.pending = &ev
+	r.pending, r.waiting = ev, true
 }
 
 // fire emits the waiting report once its interval has passed.
@@ -82,12 +83,11 @@ func (r *progressReporter) fire() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.timer = nil
-	if r.closed || r.pending == nil {
+	if r.closed || !r.waiting {
 		return
 	}
-	ev := *r.pending
-	r.pending = nil
-	r.send(ev, r.now())
+	r.waiting = false
+	r.send(r.pending, r.now())
 }
 
 // send emits ev; r.mu is held, so the events of one call keep their order.
@@ -112,10 +112,9 @@ func (r *progressReporter) close() {
 		r.timer()
 		r.timer = nil
 	}
-	if r.pending != nil {
-		ev := *r.pending
-		r.pending = nil
-		r.send(ev, r.now())
+	if r.waiting {
+		r.waiting = false
+		r.send(r.pending, r.now())
 	}
 }
 

@@ -7,8 +7,11 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
 // TestChildPluginProgress checks that a child plugin's tc.Progress reaches
@@ -76,4 +79,41 @@ func FuzzProgressNotification(f *testing.F) {
 		defer remove()
 		_, _ = r.notify(context.Background(), b) // never panics
 	})
+}
+
+// TestChildPluginProgressInATurn runs a child plugin's tool in a turn: its
+// reports reach the channel as EventToolProgress, before the call's end.
+func TestChildPluginProgressInATurn(t *testing.T) {
+	f := newFixture(t,
+		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: "child__progress", Arguments: `{}`}}},
+		llmtest.Reply{Text: "done"})
+	p := f.start(t, "child", "ok")
+	ready(t, p)
+	var kinds []string
+	var last kernel.Event
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out := f.k.Ask(ctx, kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "go"}, OnEvent: func(ev kernel.Event) {
+		switch ev.Kind {
+		case kernel.EventToolStart:
+			kinds = append(kinds, "start")
+		case kernel.EventToolProgress:
+			kinds = append(kinds, "progress")
+			last = ev
+		case kernel.EventToolEnd:
+			kinds = append(kinds, "end")
+		}
+	}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	// The first report goes at once; the other two may come within the
+	// throttle's interval (then only the latest shows) or not: 2 or 3
+	// reports, whatever the machine's speed, the latest always 3/3.
+	if len(kinds) < 4 || kinds[0] != "start" || kinds[1] != "progress" || kinds[len(kinds)-1] != "end" {
+		t.Fatalf("events %v", kinds)
+	}
+	if last.CallID != "c1" || last.Tool != "child__progress" || last.Done != 3 || last.Total != 3 || last.Text != "step 3" {
+		t.Errorf("the latest report %+v, want 3/3 step 3", last)
+	}
 }
