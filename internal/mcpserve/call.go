@@ -152,7 +152,6 @@ func answerOf(res *mcp.ElicitResult) policy.Answer {
 	return policy.AllowOnce
 }
 
-
 // approvalMessage is the form's text: the tool, its effect, why, and the
 // arguments (masked, cut short when long).
 func approvalMessage(req *policy.ApprovalRequest) string {
