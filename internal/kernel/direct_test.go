@@ -1,0 +1,64 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+func TestCallToolRunsThroughPolicyAndAudit(t *testing.T) {
+	e := newEnv(t, Options{})
+	var bought atomic.Int32
+	load(t, e.k, "shop", shopPlugin(&bought))
+	owner := sdk.Injection{Channel: "test", UserID: "owner"}
+	ctx := context.Background()
+	var taint atomic.Bool
+
+	// An untrusted read runs and taints the caller.
+	res, err := e.k.CallTool(ctx, DirectCall{Requester: owner, Tool: "shop__read_page", Taint: &taint})
+	if err != nil || res.IsError || !taint.Load() {
+		t.Fatalf("read: %v %+v tainted %v", err, res, taint.Load())
+	}
+	// The money call of a tainted caller is asked; nobody to ask: refused.
+	res, err = e.k.CallTool(ctx, DirectCall{Requester: owner, Tool: "shop__buy", Arguments: []byte(`{"item":"tea","count":1}`), Taint: &taint})
+	if err != nil || !res.IsError || !strings.Contains(res.Content, "hearth policy set shop__buy auto") || bought.Load() != 0 {
+		t.Fatalf("tainted buy: %v %q bought %d", err, res.Content, bought.Load())
+	}
+	// Asked and allowed, it runs.
+	ap := &approvals{next: []policy.Answer{policy.AllowOnce}}
+	res, err = e.k.CallTool(ctx, DirectCall{Requester: owner, Tool: "shop__buy", Arguments: []byte(`{"item":"tea","count":1}`),
+		Taint: &taint, Approver: ap.approver})
+	if err != nil || res.IsError || bought.Load() != 1 || len(ap.seen) != 1 {
+		t.Fatalf("approved buy: %v %q bought %d asked %d", err, res.Content, bought.Load(), len(ap.seen))
+	}
+	// Malformed and invalid arguments are error results.
+	for _, args := range []string{`{"item":`, `{"item":5}`} {
+		res, err = e.k.CallTool(ctx, DirectCall{Requester: owner, Tool: "shop__buy", Arguments: []byte(args), Approver: ap.approver})
+		if err != nil || !res.IsError {
+			t.Fatalf("%s: %v %+v", args, err, res)
+		}
+	}
+	// A guest is not offered the money tool: it is unknown to them.
+	_, err = e.k.CallTool(ctx, DirectCall{Requester: sdk.Injection{Channel: "elsewhere", UserID: "u"}, Tool: "shop__buy"})
+	if !errors.Is(err, ErrNotOffered) {
+		t.Fatalf("guest: %v", err)
+	}
+	entries, _ := e.st.Audit(ctx, store.AuditQuery{})
+	if len(entries) < 5 || entries[0].Tool != "shop__buy" || entries[0].Decision != "deny" {
+		t.Fatalf("audit %+v", entries)
+	}
+}
+
+func TestCallToolAfterClose(t *testing.T) {
+	k := New(nil, nil, nil)
+	k.Close()
+	if _, err := k.CallTool(context.Background(), DirectCall{Tool: "x"}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after close: %v", err)
+	}
+}
