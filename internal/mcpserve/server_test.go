@@ -38,7 +38,7 @@ type env struct {
 // newEnv is a kernel with a policy and a shop plugin: a read tool that
 // reports progress, an untrusted reader, a tool that fails, and a money
 // tool (which needs approval).
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, t.TempDir())
@@ -88,7 +88,7 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) load(t *testing.T, name string, start func(*sdk.PluginSDK) error) {
+func (e *env) load(t testing.TB, name string, start func(*sdk.PluginSDK) error) {
 	t.Helper()
 	err := e.k.LoadPlugin(name, func(n string, _ map[string]any) (sdk.Plugin, error) {
 		return pluginFunc{n, start}, nil
@@ -100,14 +100,14 @@ func (e *env) load(t *testing.T, name string, start func(*sdk.PluginSDK) error) 
 
 // connect serves e's kernel in process and returns a client session;
 // opts may set an elicitation handler.
-func (e *env) connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
+func (e *env) connect(t testing.TB, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	return e.connectVersion(t, "", opts)
 }
 
 // connectVersion is connect with the client speaking version (empty: the
 // newest).
-func (e *env) connectVersion(t *testing.T, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+func (e *env) connectVersion(t testing.TB, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := New(e.k, &Options{Logger: slog.New(slog.DiscardHandler)})
