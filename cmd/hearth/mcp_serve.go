@@ -10,7 +10,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,6 +66,10 @@ func runMCPServe(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "hearth mcp serve: unexpected argument %q\n%s", fs.Arg(0), mcpServeUsage)
 		return 2
 	}
+	// A signal ends the session cleanly: the plugins stop, the data
+	// directory is closed.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelDebug
@@ -131,7 +138,7 @@ func mcpServeHTTP(ctx context.Context, a *app.App, s *mcpserve.Server, addr stri
 	defer cancel()
 	go s.Watch(ctx)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP() },
-		&mcp.StreamableHTTPOptions{Logger: a.Logger.With("component", "mcp")})
+		&mcp.StreamableHTTPOptions{Logger: a.Logger.With("component", "mcp"), SessionTimeout: 30 * time.Minute})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

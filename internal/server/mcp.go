@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,6 +20,10 @@ type mcpEndpoint struct {
 	handler http.Handler
 	stop    context.CancelFunc
 }
+
+// mcpSessionTimeout ends an MCP session idle this long (a client that
+// went away without DELETE).
+const mcpSessionTimeout = 30 * time.Minute
 
 // mcpRoutes are /mcp's methods: POST sends messages, GET opens the
 // stream of the server's own messages, DELETE ends a session.
@@ -45,7 +50,13 @@ func (s *Server) mcpHandler() http.Handler {
 		m.stop = cancel
 		go ms.Watch(ctx)
 		m.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms.MCP() },
-			&mcp.StreamableHTTPOptions{Logger: s.log.With("component", "mcp")})
+			&mcp.StreamableHTTPOptions{
+				Logger: s.log.With("component", "mcp"),
+				// checkHost refuses rebound names already, and accepts
+				// the names of serve.hosts the SDK's check would refuse.
+				DisableLocalhostProtection: true,
+				SessionTimeout:             mcpSessionTimeout,
+			})
 	})
 	return m.handler
 }

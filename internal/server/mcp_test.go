@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,7 +23,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func mcpClient(t *testing.T, url, token string) (*mcp.ClientSession, error) {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil)
+	return mcpClientWith(t, url, token, nil)
+}
+
+func mcpClientWith(t *testing.T, url, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test"}, opts)
 	return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/mcp",
 		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
 }
@@ -66,5 +72,41 @@ func TestMCPEndpointNeedsTheOwnersToken(t *testing.T) {
 			cs.Close()
 			t.Fatalf("connected with token %q", token)
 		}
+	}
+}
+
+// A plugin that starts while a client is connected is announced
+// (tools/list_changed on the session's stream), and a call that needs
+// approval is asked through the client's elicitation.
+func TestMCPEndpointListChangedAndElicitation(t *testing.T) {
+	a := newTestApp(t)
+	_, hs := newTestServer(t, a)
+	changed := make(chan struct{}, 10)
+	var asked atomic.Int32
+	cs, err := mcpClientWith(t, hs.URL, testToken, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	var bought atomic.Int32
+	if err := a.Kernel.LoadPlugin("shop", shop(&bought), nil); err != nil {
+		t.Fatal(err)
+	}
+	<-changed
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "shop__buy", Arguments: map[string]any{"item": "tea"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || asked.Load() != 1 || bought.Load() != 1 {
+		t.Fatalf("buy: %+v, asked %d, bought %d", res.Content, asked.Load(), bought.Load())
 	}
 }
