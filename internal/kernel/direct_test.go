@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 func TestCallToolRunsThroughPolicyAndAudit(t *testing.T) {
@@ -61,4 +63,45 @@ func TestCallToolAfterClose(t *testing.T) {
 	if _, err := k.CallTool(context.Background(), DirectCall{Tool: "x"}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after close: %v", err)
 	}
+}
+
+// FuzzCallToolArguments sends any bytes as a direct call's arguments (an
+// MCP client's, from outside): the call never panics, runs only with
+// arguments that are a JSON object matching the schema, and is otherwise
+// an error result.
+func FuzzCallToolArguments(f *testing.F) {
+	for _, s := range []string{``, `{}`, `null`, `{"item":"tea","count":1}`, `{"item":5}`, `[1]`,
+		`{"item":"a","item":"b"}`, "\xff", `{"item":"tea","count":1,"x":{}}`} {
+		f.Add([]byte(s))
+	}
+	eng, err := policy.NewEngine(context.Background(), policy.DiscardStore{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		f.Fatal(err)
+	}
+	k := New(nil, nil, &Options{Policy: eng, Logger: slog.New(slog.DiscardHandler)})
+	defer k.Close()
+	var bought atomic.Int32
+	if err := k.LoadPlugin("shop", func(n string, _ map[string]any) (sdk.Plugin, error) {
+		return pluginFunc{n, shopPlugin(&bought)}, nil
+	}, nil); err != nil {
+		f.Fatal(err)
+	}
+	owner := sdk.Injection{Channel: "terminal", UserID: "owner"}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		before := bought.Load()
+		res, err := k.CallTool(context.Background(), DirectCall{Requester: owner, Tool: "shop__buy", Arguments: args,
+			Approver: func(context.Context, *policy.ApprovalRequest) (policy.Answer, error) { return policy.AllowOnce, nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := bought.Load() != before
+		m, _, derr := toolcall.DecodeArguments(args)
+		valid := derr == nil && len(m) > 0
+		if ran && !valid {
+			t.Fatalf("ran with %q", args)
+		}
+		if !ran && !res.IsError {
+			t.Fatalf("not run, yet no error: %q -> %q", args, res.Content)
+		}
+	})
 }
