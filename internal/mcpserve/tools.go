@@ -36,6 +36,21 @@ func mcpTool(t *tools.Tool) *mcp.Tool {
 	}
 	return &mcp.Tool{
 		Name: t.Name, Title: t.Def.Title, Description: t.Def.Description,
-		InputSchema: json.RawMessage(t.Schema), Annotations: a,
+		InputSchema: inputSchema(t.Schema), Annotations: a,
 	}
+}
+
+// inputSchema is the tool's parameter schema as MCP wants it: an object
+// schema. The registry compiles every schema to one (toolcall.Compile);
+// should one not be, the SDK would panic, so it is made one here.
+func inputSchema(raw json.RawMessage) any {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return map[string]any{"type": "object"}
+	}
+	if m["type"] != "object" {
+		m["type"] = "object"
+		return m
+	}
+	return raw
 }
