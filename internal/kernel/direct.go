@@ -46,7 +46,7 @@ type DirectCall struct {
 // offered (or that does not exist): to the caller it is unknown.
 var ErrNotOffered = fmt.Errorf("%w (not offered to this caller)", tools.ErrUnknownTool)
 
-// CallTool runs one call as a turn's call runs: only a tool OfferedTools
+// CallTool runs one call as a turn's call runs: only a tool DirectTools
 // gives this requester, then before_toolcall, validation of the
 // arguments, the policy (approval through c.Approver), the audit log
 // (started, then the outcome), the tool, after_toolcall. Everything that
@@ -119,15 +119,36 @@ func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, e
 	return p.result, nil
 }
 
+// DirectTools returns the tools a direct caller (in's channel, chat and
+// user) may call with CallTool: those OfferedTools gives, with every
+// plugin's on-demand tools loaded (a caller outside a turn has its own
+// tool list; it cannot load them with plugins__use, which is left out).
+func (k *Kernel) DirectTools(in sdk.Injection) []*tools.Tool {
+	t := k.directTurn(DirectCall{Requester: in})
+	var out []*tools.Tool
+	for _, tool := range k.tools.List() {
+		if k.offered(t, tool) {
+			out = append(out, tool)
+		}
+	}
+	return out
+}
+
 // directTurn is the turn state a direct call is prepared in: the
-// requester's channel, chat and user, a new conversation (no on-demand
-// plugin loaded), the caller's taint.
+// requester's channel, chat and user, a conversation of its own with
+// every on-demand plugin loaded, the caller's taint.
 func (k *Kernel) directTurn(c DirectCall) *turnState {
 	in := c.Requester
 	in.Text = ""
+	s := &session{key: sessionKey{in.Channel, in.ChatID}}
+	for _, tool := range k.tools.List() {
+		if tool.Def.OnDemand && !s.pluginUsed(tool.Plugin) {
+			s.usePlugin(tool.Plugin)
+		}
+	}
 	t := &turnState{
 		in:   Input{Injection: in},
-		s:    &session{key: sessionKey{in.Channel, in.ChatID}},
+		s:    s,
 		emit: func(Event) {},
 	}
 	t.sc = &sdk.StageContext{UserID: in.UserID, GroupID: in.GroupID, Channel: in.Channel, ChatID: in.ChatID,

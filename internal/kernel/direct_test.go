@@ -105,3 +105,26 @@ func FuzzCallToolArguments(f *testing.F) {
 		}
 	})
 }
+
+func TestDirectToolsLoadOnDemandTools(t *testing.T) {
+	e := newEnv(t, Options{})
+	load(t, e.k, "rare", func(s *sdk.PluginSDK) error {
+		return s.RegisterTool("thing", sdk.ToolDef{Effect: sdk.EffectRead, OnDemand: true},
+			func(map[string]any) (any, error) { return "rare thing", nil })
+	})
+	owner := sdk.Injection{Channel: "test", UserID: "owner"}
+	names := map[string]bool{}
+	for _, tool := range e.k.DirectTools(owner) {
+		names[tool.Name] = true
+	}
+	if !names["rare__thing"] || names[useToolName] {
+		t.Fatalf("direct tools %v", names)
+	}
+	res, err := e.k.CallTool(context.Background(), DirectCall{Requester: owner, Tool: "rare__thing"})
+	if err != nil || res.IsError || !strings.Contains(res.Content, "rare thing") {
+		t.Fatalf("on-demand call: %v %+v", err, res)
+	}
+	if _, err := e.k.CallTool(context.Background(), DirectCall{Requester: owner, Tool: useToolName}); !errors.Is(err, ErrNotOffered) {
+		t.Fatalf("plugins__use: %v", err)
+	}
+}

@@ -22,7 +22,7 @@ import (
 
 // Kernel is what a Server needs of the kernel; *kernel.Kernel has it.
 type Kernel interface {
-	OfferedTools(in sdk.Injection) []*tools.Tool
+	DirectTools(in sdk.Injection) []*tools.Tool
 	CallTool(ctx context.Context, c kernel.DirectCall) (toolcall.Result, error)
 	Tools() *tools.Registry
 }
@@ -128,7 +128,7 @@ func (s *Server) Watch(ctx context.Context) {
 
 // Sync makes the SDK server's tools the ones offered to the callers now.
 func (s *Server) Sync() {
-	offered := s.k.OfferedTools(s.req)
+	offered := s.k.DirectTools(s.req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	keep := make(map[string]bool, len(offered))
