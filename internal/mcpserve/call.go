@@ -28,7 +28,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	var ask *askState
 	if canElicit(req.Session) {
-		ask = &askState{answers: req.Params.InputResponses}
+		ask = &askState{answers: req.Params.InputResponses, ss: req.Session}
 		dc.Approver = ask.approver
 	}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -110,18 +110,41 @@ var errAsking = errors.New("asking the MCP client's user for approval")
 // client sent with it, and the form to send when there is none.
 type askState struct {
 	answers mcp.InputResponseMap
+	ss      *mcp.ServerSession
 	form    *mcp.ElicitParams
 }
 
-// approver answers from the client's answer to the form; without one it
-// builds the form and ends this round (the call is not made).
+// multiRoundTrip is the protocol version from which a server may not send
+// requests of its own while it answers one: it returns input requests
+// instead (SEP-2322), as the SDK decides.
+const multiRoundTrip = "2026-07-28"
+
+// approver answers from the client's answer to the form. Without one it
+// asks: a client of an older protocol with elicitation/create while the
+// call waits; a newer one by ending this round with the form, the call
+// made again with the answer (the approval list and the audit log then
+// show the first round as refused).
 // Arguments arrive masked (the kernel masks secrets before any approver
 // sees them).
-func (a *askState) approver(_ context.Context, req *policy.ApprovalRequest) (policy.Answer, error) {
+func (a *askState) approver(ctx context.Context, req *policy.ApprovalRequest) (policy.Answer, error) {
 	if r, ok := a.answers[approvalInput].(*mcp.ElicitResult); ok {
 		return answerOf(r), nil
 	}
-	a.form = &mcp.ElicitParams{
+	form := approvalForm(req)
+	if p := a.ss.InitializeParams(); p != nil && p.ProtocolVersion < multiRoundTrip {
+		r, err := a.ss.Elicit(ctx, form)
+		if err != nil {
+			return "", fmt.Errorf("asking through the MCP client: %w", err)
+		}
+		return answerOf(r), nil
+	}
+	a.form = form
+	return "", errAsking
+}
+
+// approvalForm is the yes/no form of an approval request.
+func approvalForm(req *policy.ApprovalRequest) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
 		Mode:    "form",
 		Message: approvalMessage(req),
 		RequestedSchema: map[string]any{
@@ -134,7 +157,6 @@ func (a *askState) approver(_ context.Context, req *policy.ApprovalRequest) (pol
 			"required": []string{"allow"},
 		},
 	}
-	return "", errAsking
 }
 
 // answerOf reads the client's answer to an approval form: only an

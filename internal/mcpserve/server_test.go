@@ -289,6 +289,16 @@ func TestApprovalThroughElicitation(t *testing.T) {
 			if res.IsError != tc.isError || e.bought.Load() != tc.bought {
 				t.Fatalf("result %+v %q, bought %d", res, callText(t, res), e.bought.Load())
 			}
+			if tc.version != "" && !tc.isError {
+				// Asked while the call waited: one approval, no refused
+				// first round in the audit log.
+				entries, _ := e.st.Audit(context.Background(), store.AuditQuery{})
+				for _, en := range entries {
+					if en.Decision == "deny" {
+						t.Fatalf("audit %+v", entries)
+					}
+				}
+			}
 		})
 	}
 }
