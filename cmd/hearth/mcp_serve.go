@@ -189,9 +189,10 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // from one written to the other, until either side ends.
 //
 // What the daemon sends outside an answer to a request (a tool list
-// change) reaches the client only once the SDK's HTTP client connection
-// opens its stream of them, which it does for its own clients alone;
-// here such messages wait for the client's next request.
+// change) travels, before protocol 2026-07-28, on a stream the SDK's HTTP
+// client connection opens for its own clients alone: through the bridge
+// such messages wait for the client's next request. From 2026-07-28 the
+// client asks for them (subscriptions/listen), a request like any other.
 func mcpBridge(ctx context.Context, c *daemon.Client, stdin io.Reader, stdout, stderr io.Writer) int {
 	next := http.DefaultTransport
 	if c.HTTP != nil && c.HTTP.Transport != nil {
