@@ -60,8 +60,8 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	return out, nil
 }
 
-// callID names an MCP call in the audit log: its JSON-RPC id when the
-// transport tells it, else "mcp".
+// callID names an MCP call to the tool (ToolContext.CallID): "mcp-" and
+// the HTTP session's id, or "mcp" over stdio.
 func callID(req *mcp.CallToolRequest) string {
 	if req.Extra != nil && req.Extra.Header != nil {
 		if id := req.Extra.Header.Get("Mcp-Session-Id"); id != "" {
