@@ -20,7 +20,9 @@ import (
 	"github.com/hearth-agent/hearth/internal/store/storetest"
 )
 
-const plugin = "mcp-guarded"
+// key is the setting of Namespace that holds the test server's
+// credentials.
+var key = Key("guarded")
 
 type fixture struct {
 	t   *testing.T
@@ -58,7 +60,7 @@ func (f *fixture) login(tamper func(*url.URL)) error {
 
 func (f *fixture) stored() *credentials {
 	f.t.Helper()
-	raw, ok, err := f.svc.Value(plugin, Key)
+	raw, ok, err := f.svc.Value(Namespace, key)
 	if err != nil || !ok {
 		f.t.Fatalf("stored credentials: ok=%v err=%v", ok, err)
 	}
@@ -103,19 +105,20 @@ func TestLoginStoresSecretCredentials(t *testing.T) {
 	if !c.Client.Dynamic || c.Client.ID != "client-1" || c.Token == nil || c.Token.RefreshToken == "" {
 		t.Fatalf("stored %+v", c)
 	}
-	// Secret: the plugin reads it, nobody else does, a new process too.
-	if v, err := f.svc.For(plugin).Get(Key); err != nil || v == settings.Mask {
-		t.Errorf("own plugin reads %v, %v", v, err)
+	// Secret: no plugin reads it (not even mcp-guarded, the server's
+	// own), Dump masks it, in a new process too.
+	if v, err := f.svc.For("mcp-guarded").Get(key); err == nil {
+		t.Errorf("plugin mcp-guarded reads %v", v)
 	}
-	if v, err := f.svc.For("other").GetPlugin(plugin, Key); err != nil || v != settings.Mask {
-		t.Errorf("another plugin reads %v, %v; want the mask", v, err)
+	if v, err := f.svc.For("other").GetPlugin(Namespace, key); !errors.Is(err, settings.ErrForbidden) {
+		t.Errorf("another plugin reads %v, %v; want ErrForbidden", v, err)
 	}
 	fresh := settings.New(f.st, t.TempDir())
 	dump, err := fresh.Dump()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := dump[plugin].(map[string]any)[Key]; got != settings.Mask {
+	if got := dump[Namespace].(map[string]any)[key]; got != settings.Mask {
 		t.Errorf("Dump shows %v; want the mask", got)
 	}
 	b, _ := json.Marshal(dump)
@@ -242,7 +245,7 @@ func TestNoTokenNeedsLogin(t *testing.T) {
 	if err := Logout(f.svc, "guarded", true); err != nil {
 		t.Fatal(err)
 	}
-	if raw, _, _ := f.svc.Value(plugin, Key); string(raw) != "null" {
+	if raw, _, _ := f.svc.Value(Namespace, key); string(raw) != "null" {
 		t.Fatalf("after logout --forget: %s", raw)
 	}
 }
@@ -257,7 +260,7 @@ func TestLoginRefusesWrongState(t *testing.T) {
 	if !errors.Is(err, ErrStateMismatch) {
 		t.Fatalf("Login = %v; want ErrStateMismatch", err)
 	}
-	if raw, ok, _ := f.svc.Value(plugin, Key); ok {
+	if raw, ok, _ := f.svc.Value(Namespace, key); ok {
 		t.Fatalf("stored %s after a refused answer", raw)
 	}
 }
