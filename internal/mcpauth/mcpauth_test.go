@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -250,18 +251,54 @@ func TestNoTokenNeedsLogin(t *testing.T) {
 	}
 }
 
-func TestLoginRefusesWrongState(t *testing.T) {
+// A request to the loopback listener that is not this login's answer (a
+// forged or stale state, no state, the state without a code) gets 400
+// and does not end the login: the real answer that follows still counts.
+func TestLoginIgnoresForeignCallbacks(t *testing.T) {
 	f := newFixture(t)
-	err := f.login(func(u *url.URL) {
-		q := u.Query()
-		q.Set("state", "forged")
-		u.RawQuery = q.Encode()
-	})
-	if !errors.Is(err, ErrStateMismatch) {
-		t.Fatalf("Login = %v; want ErrStateMismatch", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	follow := mcpauthtest.Browser(nil)
+	err := Login(ctx, f.svc, "guarded", f.cfg, &LoginOptions{Out: io.Discard, Open: func(ctx context.Context, addr string) error {
+		defer func() {
+			if err := follow(ctx, addr); err != nil {
+				t.Errorf("browser: %v", err)
+				cancel()
+			}
+		}()
+		u, err := url.Parse(addr)
+		if err != nil {
+			t.Errorf("authorization address: %v", err)
+			return nil
+		}
+		redirect := u.Query().Get("redirect_uri")
+		state := url.QueryEscape(u.Query().Get("state"))
+		for _, q := range []string{
+			"state=forged&code=evil",
+			"state=forged&error=access_denied&error_description=%3Cscript%3E",
+			"code=evil",
+			"",
+			"state=" + state,
+		} {
+			resp, err := http.Get(redirect + "?" + q)
+			if err != nil {
+				t.Errorf("?%s: %v", q, err)
+				continue
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("?%s: %s; want 400", q, resp.Status)
+			}
+			checkCallbackPage(t, resp.Header, string(body))
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatalf("Login = %v; want the real answer to count", err)
 	}
-	if raw, ok, _ := f.svc.Value(Namespace, key); ok {
-		t.Fatalf("stored %s after a refused answer", raw)
+	if c := f.stored(); c.Token == nil {
+		t.Fatalf("stored %+v", c)
 	}
 }
 
