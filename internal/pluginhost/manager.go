@@ -82,7 +82,7 @@ type soLoader interface {
 
 type managed struct {
 	proc  *Process
-	mcp   bool // an MCP server of config.json, kept by scanMCP
+	mcp   bool   // an MCP server of config.json, kept by scanMCP
 	id    string // the manifest's id (procs are keyed by plugin name)
 	dir   string
 	print string // fingerprint of plugin.json and the program
