@@ -240,7 +240,12 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 	}
 	ev := &mcpEvents{tools: make(chan struct{}, 1), prompts: make(chan struct{}, 1)}
 	client := p.newMCPClient(ev)
-	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
+	// The connection lives in ctx (a remote transport keeps its streams
+	// in the context it connected with); the handshake's deadline ends it
+	// only while the handshake lasts.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hs := time.AfterFunc(p.opts.HandshakeTimeout, cancel)
 	type connected struct {
 		cs  *mcp.ClientSession
 		err error
@@ -263,6 +268,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 	select {
 	case c = <-got:
 	case werr := <-exited:
+		hs.Stop()
 		cancel()
 		sp.kill()
 		if c = <-got; c.cs != nil {
@@ -270,6 +276,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 		}
 		return true, fmt.Errorf("exited during initialize: %v", exitText(werr))
 	case <-p.stop:
+		hs.Stop()
 		cancel()
 		if c = <-got; c.cs != nil {
 			p.stopMCP(c.cs, sp, nil)
@@ -278,10 +285,13 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 		}
 		return false, nil
 	}
-	cancel()
+	if !hs.Stop() && c.err == nil {
+		c.err = context.DeadlineExceeded // the deadline passed as it connected
+		c.cs.Close()
+	}
 	if c.err != nil {
 		kill()
-		if errors.Is(c.err, context.DeadlineExceeded) {
+		if errors.Is(c.err, context.DeadlineExceeded) || errors.Is(c.err, context.Canceled) {
 			return true, fmt.Errorf("no answer to initialize within %s", p.opts.HandshakeTimeout)
 		}
 		return true, fmt.Errorf("initialize: %w", c.err)

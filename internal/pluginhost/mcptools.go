@@ -151,7 +151,9 @@ func (p *Process) mcpSchema(t *mcp.Tool) map[string]any {
 func (p *Process) mcpToolHandler(cs *mcp.ClientSession, name string) sdk.RawToolHandler {
 	s := p.mcp
 	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
-		params := &mcp.CallToolParams{Name: name, Arguments: mcpArguments(raw)}
+		// The log level travels with each request in protocol 2026-07-28
+		// and later; earlier ones use logging/setLevel (registerMCP).
+		params := &mcp.CallToolParams{Name: name, Arguments: mcpArguments(raw), Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
 		if tc != nil && tc.Progress != nil {
 			tok, done := s.watchProgress(tc.Progress)
 			defer done()
