@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -34,7 +35,8 @@ func runMCPChild(mode string) {
 		// Ignores the end of its input and SIGTERM: only SIGKILL ends it.
 		signal.Ignore(syscall.SIGTERM)
 		_ = newTestMCPServer().Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: out})
-		select {}
+		os.WriteFile(os.Getenv("HEARTH_TEST_MCP_EOF"), []byte("eof"), 0o644)
+		time.Sleep(time.Hour) // not select{}: the runtime would end a deadlock
 	default:
 		os.Exit(9)
 	}

@@ -183,10 +183,14 @@ func TestMCPToolListChangedLive(t *testing.T) {
 
 func TestMCPNotificationsBeforeInitializeResponse(t *testing.T) {
 	f := newFixture(t)
-	f.startMCP(t, "t", mcpStdio("early", nil))
+	p := f.startMCP(t, "t", mcpStdio("early", nil))
 	if r := callMCP(t, f, context.Background(), "mcp-t__echo", `{"text":"ok"}`, nil); r.Content != "ok" {
 		t.Fatalf("echo: %+v", r)
 	}
+	if st := p.Status(); st.Restarts != 0 {
+		t.Fatalf("restarted: %+v", st)
+	}
+	t.Logf("early log delivered: %v", strings.Contains(f.logs.String(), "early bird"))
 }
 
 func TestMCPServerThatDiesIsRestarted(t *testing.T) {
@@ -203,7 +207,8 @@ func TestMCPServerThatDiesIsRestarted(t *testing.T) {
 
 func TestMCPStopKillsAServerIgnoringEOFAndSIGTERM(t *testing.T) {
 	f := newFixture(t)
-	p, err := StartMCP("t", mcpStdio("stubborn", nil), &f.opts)
+	eof := filepath.Join(t.TempDir(), "eof")
+	p, err := StartMCP("t", mcpStdio("stubborn", map[string]string{"HEARTH_TEST_MCP_EOF": eof}), &f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +217,9 @@ func TestMCPStopKillsAServerIgnoringEOFAndSIGTERM(t *testing.T) {
 	start := time.Now()
 	p.Stop()
 	t.Logf("stopped in %s", time.Since(start))
+	if b, _ := os.ReadFile(eof); string(b) != "eof" {
+		t.Fatal("the server never saw the end of its input")
+	}
 	if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
 		t.Fatalf("process %d still alive", pid)
 	}

@@ -317,6 +317,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 		case werr := <-ended:
 			// The connection ended: the process is exiting, or the
 			// keepalive ping or the remote session failed.
+			cs.Close() // ends what the SDK keeps running for the session
 			if sp == nil {
 				return true, fmt.Errorf("the session ended: %v", exitText(werr))
 			}
