@@ -190,7 +190,9 @@ func TestMCPNotificationsBeforeInitializeResponse(t *testing.T) {
 	if st := p.Status(); st.Restarts != 0 {
 		t.Fatalf("restarted: %+v", st)
 	}
-	t.Logf("early log delivered: %v", strings.Contains(f.logs.String(), "early bird"))
+	if !strings.Contains(f.logs.String(), "early bird") {
+		t.Error("the log message sent before the initialize response was lost")
+	}
 }
 
 func TestMCPServerThatDiesIsRestarted(t *testing.T) {

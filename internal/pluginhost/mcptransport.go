@@ -133,5 +133,5 @@ func mcpRuns(cfg config.MCPServer) string {
 		}
 		u.RawQuery = strings.Join(keys, "&")
 	}
-	return u.String()
+	return strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1)
 }
