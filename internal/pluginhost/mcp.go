@@ -91,7 +91,7 @@ func (m *Manager) GetMCPPrompt(ctx context.Context, plugin, name string, args ma
 	}
 	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {
-		return "", fmt.Errorf("getting prompt %q of %s: %w", name, plugin, err)
+		return "", mp.proc.mcp.redact(fmt.Errorf("getting prompt %q of %s: %w", name, plugin, err))
 	}
 	var parts []string
 	for _, msg := range res.Messages {
@@ -124,7 +124,7 @@ func (p *Process) listPrompts(cs *mcp.ClientSession) {
 	var list []MCPPrompt
 	for pr, err := range cs.Prompts(ctx, nil) {
 		if err != nil {
-			p.log.Warn("listing the MCP server's prompts", "err", err)
+			p.log.Warn("listing the MCP server's prompts", "err", p.mcp.redact(err))
 			return
 		}
 		mp := MCPPrompt{Plugin: p.name, Name: pr.Name, Title: cleanText(pr.Title, 200), Description: cleanText(pr.Description, 2000)}

@@ -118,6 +118,10 @@ func newTestMCPServer() *mcp.Server {
 		os.Exit(3)
 		return nil, nil, nil
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "freeze"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) // hung: answers nothing, pings included
+		return nil, nil, nil
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "env"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		var b bytes.Buffer
 		for _, e := range os.Environ() {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -378,5 +379,73 @@ func TestMCPManagerScanListPromptsAndState(t *testing.T) {
 		if i.ID == "mcp-t" {
 			t.Fatal("removed server still listed")
 		}
+	}
+}
+
+func TestMCPHungServerIsRestarted(t *testing.T) {
+	f := newFixture(t)
+	f.opts.PingInterval, f.opts.PingTimeout = 200*time.Millisecond, time.Second
+	p := f.startMCP(t, "t", mcpStdio("basic", nil))
+	pid := p.Status().PID
+	if r := callMCP(t, f, context.Background(), "mcp-t__freeze", `{}`, nil); !r.IsError {
+		t.Fatalf("freeze: %+v", r)
+	}
+	waitStatus(t, p, "restarted after missed pings", func(st Status) bool { return st.Restarts >= 1 && st.State == Running && st.PID != pid })
+	if r := callMCP(t, f, context.Background(), "mcp-t__echo", `{"text":"awake"}`, nil); r.Content != "awake" {
+		t.Fatalf("after the restart: %+v", r)
+	}
+}
+
+func TestMCPRemoteSessionLostReconnects(t *testing.T) {
+	f := newFixture(t)
+	var h atomic.Pointer[http.Handler]
+	var servers []*mcp.Server
+	defer func() {
+		for _, srv := range servers { // the sessions a restarted server forgot
+			for ss := range srv.Sessions() {
+				ss.Close()
+			}
+		}
+	}()
+	fresh := func() {
+		srv := newTestMCPServer()
+		servers = append(servers, srv)
+		var hh http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+		h.Store(&hh)
+	}
+	fresh()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*h.Load()).ServeHTTP(w, r) }))
+	defer ts.Close()
+	p := f.startMCP(t, "r", config.MCPServer{URL: ts.URL})
+	fresh() // the server restarted: it knows no session
+	callMCP(t, f, context.Background(), "mcp-r__echo", `{"text":"lost"}`, nil)
+	waitStatus(t, p, "reconnected", func(st Status) bool { return st.Restarts >= 1 && st.State == Running })
+	if r := callMCP(t, f, context.Background(), "mcp-r__echo", `{"text":"again"}`, nil); r.Content != "again" {
+		t.Fatalf("after reconnecting: %+v", r)
+	}
+	p.Stop()
+}
+
+func TestMCPErrorsHideSecrets(t *testing.T) {
+	f := newFixture(t)
+	t.Setenv("HEARTH_TEST_BEARER", "bearer-secret")
+	ln := httptest.NewServer(http.NotFoundHandler())
+	addr := ln.URL
+	ln.Close() // nothing listens there now
+	p, err := StartMCP("r", config.MCPServer{URL: addr + "/mcp?key=url-secret",
+		Headers: map[string]string{"X-Key": "${HEARTH_TEST_BEARER}"}}, &f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	waitStatus(t, p, "a failed connection", func(st Status) bool { return st.LastError != "" })
+	st := p.Status()
+	for _, secret := range []string{"url-secret", "bearer-secret"} {
+		if strings.Contains(st.LastError, secret) || strings.Contains(f.logs.String(), secret) {
+			t.Fatalf("%s shown: %s\n%s", secret, st.LastError, f.logs.String())
+		}
+	}
+	if !strings.Contains(st.LastError, "key=***") {
+		t.Errorf("last error: %s", st.LastError)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hearth-agent/hearth/internal/config"
@@ -181,7 +182,6 @@ func poke(c chan struct{}) {
 func (p *Process) newMCPClient(ev *mcpEvents) *mcp.Client {
 	s := p.mcp
 	return mcp.NewClient(&mcp.Implementation{Name: "hearth", Version: p.opts.HostVersion}, &mcp.ClientOptions{
-		KeepAlive:                   p.opts.PingInterval,
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { poke(ev.tools) },
 		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { poke(ev.prompts) },
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { s.progressed(r.Params) },
@@ -212,6 +212,7 @@ func (p *Process) serverLog(m *mcp.LoggingMessageParams) {
 // Stop.
 func (p *Process) runMCP() (autoRestart bool, err error) {
 	s := p.mcp
+	defer func() { err = s.redact(err) }()
 	var sp *spawned
 	pid := 0
 	if mcpTransportKind(s.cfg) == "stdio" {
@@ -307,8 +308,15 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 	}
 	p.opts.Host.ResumeHooks(p.name)
 	p.markRunning(pid, "mcp "+cs.InitializeResult().ProtocolVersion)
+	pingFailed := make(chan error, 1)
+	stopPing := make(chan struct{})
+	defer close(stopPing)
+	go p.pingMCP(cs, pingFailed, stopPing)
 	for {
 		select {
+		case perr := <-pingFailed:
+			p.stopMCP(cs, sp, ended)
+			return true, perr
 		case werr := <-exited:
 			cs.Close()
 			sp.kill()
@@ -336,7 +344,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 		case <-ev.tools:
 			p.log.Info("MCP server's tools changed")
 			if err := p.registerMCP(cs); err != nil {
-				p.log.Warn("listing the changed tools", "err", err)
+				p.log.Warn("listing the changed tools", "err", p.mcp.redact(err))
 			}
 		case <-ev.prompts:
 			p.listPrompts(cs)
@@ -345,6 +353,37 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 			return false, nil
 		}
 	}
+}
+
+// pingMCP checks that the server still answers. It is ours, not the
+// SDK's keepalive, which sessions of protocol 2026-07-28 do not start.
+// A server that does not know ping is not pinged again.
+func (p *Process) pingMCP(cs *mcp.ClientSession, failed chan<- error, stop <-chan struct{}) {
+	t := time.NewTicker(p.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), p.opts.PingTimeout)
+		err := cs.Ping(ctx, nil)
+		cancel()
+		switch {
+		case isMethodNotFound(err):
+			return
+		case errors.Is(err, context.DeadlineExceeded):
+			failed <- fmt.Errorf("stopped answering (no reply to a ping within %s)", p.opts.PingTimeout)
+			return
+		}
+	}
+}
+
+// isMethodNotFound reports a JSON-RPC "method not found" answer.
+func isMethodNotFound(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound
 }
 
 // stopMCP ends a session: it closes it (for stdio, the server's input),

@@ -61,7 +61,7 @@ func (p *Process) registerMCP(cs *mcp.ClientSession) error {
 	for _, l := range locals {
 		t := byName[local[l]]
 		if err := p.opts.Host.RegisterRemoteTool(p.name, p.mcpToolDef(l, t), p.mcpToolHandler(cs, t.Name)); err != nil {
-			p.log.Warn("MCP tool not registered", "tool", t.Name, "err", err)
+			p.log.Warn("MCP tool not registered", "tool", t.Name, "err", p.mcp.redact(err))
 		}
 	}
 	if caps != nil && caps.Resources != nil {
@@ -72,7 +72,7 @@ func (p *Process) registerMCP(cs *mcp.ClientSession) error {
 	}
 	if caps != nil && caps.Logging != nil {
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
-			p.log.Debug("setting the MCP server's log level", "err", err)
+			p.log.Debug("setting the MCP server's log level", "err", p.mcp.redact(err))
 		}
 	}
 	p.log.Info("MCP tools registered", "tools", len(locals))
@@ -182,7 +182,7 @@ func (s *mcpServer) callError(err error) error {
 	if errors.Is(err, mcp.ErrSessionMissing) {
 		s.signalLost()
 	}
-	return fmt.Errorf("MCP server %s: %w", s.name, err)
+	return s.redact(fmt.Errorf("MCP server %s: %w", s.name, err))
 }
 
 // registerResourceTools registers list_resources and read_resource,

@@ -135,3 +135,49 @@ func mcpRuns(cfg config.MCPServer) string {
 	}
 	return strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1)
 }
+
+// redactedError is an error whose text had an MCP server's secrets
+// masked; it unwraps to the original.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact masks in err's text what must not reach logs, Status or the
+// model: the URL (its query may hold a key) and the values of the
+// server's headers and env.
+func (s *mcpServer) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pairs []string
+	if s.cfg.URL != "" {
+		masked := mcpRuns(s.cfg)
+		pairs = append(pairs, s.cfg.URL, masked)
+		if u, perr := url.Parse(s.cfg.URL); perr == nil {
+			pairs = append(pairs, u.Redacted(), masked)
+			if u.RawQuery != "" {
+				pairs = append(pairs, u.RawQuery, "***")
+			}
+		}
+	}
+	for _, m := range []map[string]string{s.cfg.Headers, s.cfg.Env} {
+		for _, v := range m {
+			if v := expandEnv(v); len(v) >= 4 {
+				pairs = append(pairs, v, "***")
+			}
+		}
+	}
+	msg := err.Error()
+	if len(pairs) == 0 {
+		return err
+	}
+	red := strings.NewReplacer(pairs...).Replace(msg)
+	if red == msg {
+		return err
+	}
+	return &redactedError{msg: red, err: err}
+}
