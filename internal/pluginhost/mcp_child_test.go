@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -22,13 +23,13 @@ func runMCPChild(mode string) {
 	if mode == "" {
 		return
 	}
-	in, out := io.ReadCloser(os.Stdin), io.WriteCloser(os.Stdout)
+	in, out := io.ReadCloser(freezer{os.Stdin}), io.WriteCloser(freezer{os.Stdout})
 	switch mode {
 	case "basic":
 	case "early":
 		// Notifications before the initialize response: a log message
 		// and tools/list_changed, written ahead of the SDK's first line.
-		out = &earlyWriter{w: os.Stdout, early: []byte(
+		out = &earlyWriter{w: out, early: []byte(
 			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"early bird"}}` + "\n" +
 				`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n")}
 	case "stubborn":
@@ -43,6 +44,28 @@ func runMCPChild(mode string) {
 	_ = newTestMCPServer().Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: out})
 	os.Exit(0)
 }
+
+// frozen, once set by the tool freeze, makes the child's stdio block.
+var frozen atomic.Bool
+
+// freezer is stdin or stdout, until frozen.
+type freezer struct{ f *os.File }
+
+func (z freezer) Read(b []byte) (int, error) {
+	for frozen.Load() {
+		time.Sleep(time.Hour)
+	}
+	return z.f.Read(b)
+}
+
+func (z freezer) Write(b []byte) (int, error) {
+	for frozen.Load() {
+		time.Sleep(time.Hour)
+	}
+	return z.f.Write(b)
+}
+
+func (z freezer) Close() error { return z.f.Close() }
 
 // earlyWriter writes early before the first write.
 type earlyWriter struct {
@@ -119,7 +142,7 @@ func newTestMCPServer() *mcp.Server {
 		return nil, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "freeze"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) // hung: answers nothing, pings included
+		frozen.Store(true) // hung: it reads and writes nothing more, pings included
 		return nil, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "env"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -34,10 +33,6 @@ const (
 
 // mcpDefaultTimeout is a tool call's deadline when the config gives none.
 const mcpDefaultTimeout = 60 * time.Second
-
-// mcpServerName is what config.json may name an MCP server: it becomes
-// part of the plugin name and of every tool name.
-var mcpServerName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9-]{0,39}$`)
 
 // mcpServer is what a Process running an MCP server keeps across its
 // runs.
@@ -136,13 +131,13 @@ func (s *mcpServer) signalLost() {
 // the name (an error wraps names.ErrReserved or names.ErrTaken when it
 // cannot) and returns at once.
 func StartMCP(server string, cfg config.MCPServer, opts *Options) (*Process, error) {
-	if !mcpServerName.MatchString(server) {
-		return nil, fmt.Errorf("MCP server %q not started: a name is 1 to 40 letters, digits and dashes, starting with a letter or digit", server)
+	if err := config.CheckMCPName(server); err != nil {
+		return nil, fmt.Errorf("MCP server not started: %w", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("MCP server %q not started: %w", server, err)
 	}
 	kind := mcpTransportKind(cfg)
-	if kind == "stdio" && cfg.Command == "" || kind != "stdio" && cfg.URL == "" {
-		return nil, fmt.Errorf("MCP server %q not started: it needs a command (stdio) or a url (http, sse)", server)
-	}
 	o := opts.withDefaults()
 	if o.Host == nil {
 		return nil, errors.New("pluginhost: Options.Host is nil")

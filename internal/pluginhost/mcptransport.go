@@ -39,16 +39,11 @@ func expandEnv(s string) string {
 
 // mcpTransportKind returns "stdio", "http" or "sse" for cfg.
 func mcpTransportKind(cfg config.MCPServer) string {
-	switch cfg.Type {
-	case "stdio", "http", "sse":
-		return cfg.Type
-	case "streamable-http", "streamableHttp":
-		return "http"
+	switch t := cfg.Transport(); t {
+	case config.MCPHTTP, config.MCPSSE:
+		return t
 	}
-	if cfg.Command == "" && cfg.URL != "" {
-		return "http"
-	}
-	return "stdio"
+	return config.MCPStdio
 }
 
 // headerTransport adds a remote server's configured headers to every
