@@ -66,3 +66,11 @@ func FuzzMCPToolNames(f *testing.F) {
 		}
 	})
 }
+
+func TestPluginFolderCannotTakeAnMCPName(t *testing.T) {
+	for _, b := range []string{`{"id":"mcp-github","command":["x"]}`, `{"id":"mcp.github","runtime":"stdio","command":["x"]}`, `{"id":"x1","runtime":"mcp","command":["x"]}`} {
+		if _, err := ParseManifest("plugin.json", []byte(b)); err == nil {
+			t.Errorf("%s accepted", b)
+		}
+	}
+}
