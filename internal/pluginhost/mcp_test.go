@@ -122,7 +122,8 @@ func TestMCPStdioToolsResultsAndPolicy(t *testing.T) {
 	// working directory is the data folder.
 	env := callMCP(t, f, context.Background(), "mcp-t__env", `{}`, nil).Content
 	if !strings.Contains(env, "GIVEN=tok-from-host\n") || !strings.Contains(env, "PLAIN=a$b\n") || strings.Contains(env, "sk-host-secret") ||
-		!strings.Contains(env, "PWD="+filepath.Join(f.data, "plugin_data", "mcp-t")+"\n") {
+		!strings.Contains(env, "PWD="+filepath.Join(f.data, "plugin_data", "mcp-t")+"\n") ||
+		!strings.Contains(env, "\nHOME="+os.Getenv("HOME")+"\n") || strings.Contains(env, "HOME="+filepath.Join(f.data, "plugin_data")) {
 		t.Fatalf("env: %s", env)
 	}
 	// The server's log messages reach the plugin's log; env values never.

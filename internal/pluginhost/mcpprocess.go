@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -56,15 +57,27 @@ func (s *mcpServer) timeout() time.Duration {
 	return mcpDefaultTimeout
 }
 
-// env is what the server's process gets beyond the minimal base: the
-// config's env, ${NAME} expanded from the host's environment.
+// mcpInherited are the host variables an MCP server gets beyond the
+// minimal base of every plugin: those the official MCP SDKs pass by
+// default (HOME, so that npx and uvx find their caches). They win over
+// the base's HOME (the data folder).
+var mcpInherited = []string{"HOME", "LOGNAME", "SHELL", "TERM", "USER"}
+
+// env is what the server's process gets beyond the minimal base:
+// mcpInherited, then the config's env, ${NAME} expanded from the host's
+// environment (a later value wins).
 func (s *mcpServer) env() []string {
 	keys := make([]string, 0, len(s.cfg.Env))
 	for k := range s.cfg.Env {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
+	out := make([]string, 0, len(keys)+len(mcpInherited))
+	for _, k := range mcpInherited {
+		if v, ok := os.LookupEnv(k); ok {
+			out = append(out, k+"="+v)
+		}
+	}
 	for _, k := range keys {
 		out = append(out, k+"="+expandEnv(s.cfg.Env[k]))
 	}

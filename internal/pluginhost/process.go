@@ -383,9 +383,13 @@ func (p *Process) spawn() (*spawned, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the data directory: %w", err)
 	}
+	dir := p.dir
+	if dir == "" {
+		dir = dataDir // an MCP server without a cwd
+	}
 	name := p.m.Command[0]
 	if !filepath.IsAbs(name) && (filepath.Base(name) != name) {
-		name = filepath.Join(p.dir, name)
+		name = filepath.Join(dir, name)
 	}
 	// Resolved here so that a missing program is reported at once, not
 	// by the shim.
@@ -394,10 +398,7 @@ func (p *Process) spawn() (*spawned, error) {
 		return nil, fmt.Errorf("starting %s: %w", p.m.Command[0], err)
 	}
 	cmd := pluginCommand(path, name, p.m.Command[1:])
-	cmd.Dir = p.dir
-	if cmd.Dir == "" {
-		cmd.Dir = dataDir // an MCP server without a cwd
-	}
+	cmd.Dir = dir
 	cmd.Env = p.minimalEnv(dataDir)
 	sp := &spawned{cmd: cmd, exited: make(chan error, 1), relayDone: make(chan struct{}), dataDir: dataDir}
 	if sp.stdin, err = cmd.StdinPipe(); err != nil {
