@@ -5,6 +5,7 @@ package pluginhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/tools"
@@ -449,4 +452,31 @@ func TestMCPErrorsHideSecrets(t *testing.T) {
 	if !strings.Contains(st.LastError, "key=***") {
 		t.Errorf("last error: %s", st.LastError)
 	}
+}
+
+// fakeOAuth is an OAuth handler with a token at hand.
+type fakeOAuth struct{ token string }
+
+func (h fakeOAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: h.token, TokenType: "Bearer"}), nil
+}
+
+func (fakeOAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	resp.Body.Close()
+	return errors.New("no authorization flow in this test")
+}
+
+func TestMCPRemoteServerWithOAuth(t *testing.T) {
+	f := newFixture(t)
+	ts := httpMCP(t, false, "oauth-token")
+	var asked string
+	f.opts.MCPAuth = func(server string, cfg config.MCPServer) (auth.OAuthHandler, error) {
+		asked = server
+		return fakeOAuth{"oauth-token"}, nil
+	}
+	p := f.startMCP(t, "o", config.MCPServer{URL: ts.URL})
+	if r := callMCP(t, f, context.Background(), "mcp-o__echo", `{"text":"authorized"}`, nil); r.Content != "authorized" || asked != "o" {
+		t.Fatalf("echo: %+v (handler asked for %q)", r, asked)
+	}
+	p.Stop()
 }
