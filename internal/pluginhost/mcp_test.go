@@ -178,6 +178,11 @@ func TestMCPToolListChangedLive(t *testing.T) {
 	}
 	has := func(n string) bool { _, ok := f.k.Tools().Lookup(n); return ok }
 	eventually(t, "grown registered and fail withdrawn", func() bool { return has("mcp-t__grown") && !has("mcp-t__fail") })
+	eventually(t, "the new prompt listed", func() bool {
+		p.mcp.mu.Lock()
+		defer p.mcp.mu.Unlock()
+		return len(p.mcp.prompts) == 2
+	})
 	if r := callMCP(t, f, context.Background(), "mcp-t__grown", `{}`, nil); r.Content != "new" {
 		t.Fatalf("grown: %+v", r)
 	}

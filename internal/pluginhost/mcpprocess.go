@@ -221,6 +221,10 @@ func (p *Process) serverLog(m *mcp.LoggingMessageParams) {
 func (p *Process) runMCP() (autoRestart bool, err error) {
 	s := p.mcp
 	defer func() { err = s.redact(err) }()
+	select {
+	case <-s.lost: // from the previous run
+	default:
+	}
 	var sp *spawned
 	pid := 0
 	if mcpTransportKind(s.cfg) == "stdio" {
