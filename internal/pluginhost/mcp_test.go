@@ -121,6 +121,9 @@ func TestMCPStdioToolsResultsAndPolicy(t *testing.T) {
 	if !ok || len(ir.ResultImages()) != 1 || ir.ResultImages()[0].MIMEType != "image/png" || string(ir.ResultImages()[0].Data) != string(pngBytes) {
 		t.Fatalf("images: %#v", r.Value)
 	}
+	if len(r.Images) != 1 || r.Images[0].MIMEType != "image/png" {
+		t.Fatalf("images of the result: %+v", r.Images)
+	}
 	// The environment: the config's, expanded, and no host secrets; the
 	// working directory is the data folder.
 	env := callMCP(t, f, context.Background(), "mcp-t__env", `{}`, nil).Content
