@@ -32,6 +32,10 @@ const (
 	mcpKillAfter = 300 * time.Millisecond
 )
 
+// mcpStdioHandshake is the least time a stdio server is given to answer
+// initialize: `npx -y` and `uvx` download the server on its first start.
+const mcpStdioHandshake = 60 * time.Second
+
 // mcpDefaultTimeout is a tool call's deadline when the config gives none.
 const mcpDefaultTimeout = 60 * time.Second
 
@@ -258,7 +262,12 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 	// only while the handshake lasts.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hs := time.AfterFunc(p.opts.HandshakeTimeout, cancel)
+	limit := p.opts.HandshakeTimeout
+	if sp != nil {
+		// npx and uvx fetch a server on its first start: give it time.
+		limit = max(limit, mcpStdioHandshake)
+	}
+	hs := time.AfterFunc(limit, cancel)
 	type connected struct {
 		cs  *mcp.ClientSession
 		err error
@@ -305,7 +314,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 	if c.err != nil {
 		kill()
 		if errors.Is(c.err, context.DeadlineExceeded) || errors.Is(c.err, context.Canceled) {
-			return true, fmt.Errorf("no answer to initialize within %s", p.opts.HandshakeTimeout)
+			return true, fmt.Errorf("no answer to initialize within %s", limit)
 		}
 		return true, fmt.Errorf("initialize: %w", c.err)
 	}
