@@ -100,7 +100,8 @@ func TestMCPStdioToolsResultsAndPolicy(t *testing.T) {
 		{"picture", `{}`, "a dot\n\n[image image/png, 67 B]\n\n[resource file:///dot.png (dot)]\n\n[resource mem://note]\nembedded note", false},
 		{"fail", `{}`, "no such file", true},
 		{"files_read_v2", `{"path":"x"}`, `read {"path":"x"}`, false},
-		{"list_resources", `{}`, "mem://readme — readme (text/plain)\n", false},
+		{"list_resources", `{}`, "mem://readme — readme (text/plain)\nTemplates (fill in the {placeholders} and read the URI):\nmem://notes/{id} — note\n", false},
+		{"read_resource", `{"uri":"mem://notes/7"}`, "[resource mem://notes/7]\nnote mem://notes/7", false},
 		{"read_resource", `{"uri":"mem://readme"}`, "[resource mem://readme]\nread me", false},
 	}
 	for _, tt := range tests {

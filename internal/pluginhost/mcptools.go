@@ -196,7 +196,7 @@ func (p *Process) registerResourceTools(cs *mcp.ClientSession, local map[string]
 		h   sdk.RawToolHandler
 	}{{
 		def: sdk.ToolDef{Name: mcpListResources, Description: "List the resources (files, documents, records) the MCP server " + s.name +
-			" offers: their URIs, names and types. Read one with " + MCPPluginName(s.name) + "__" + mcpReadResource + ".",
+			" offers: their URIs, names and types, and the URI templates it can fill in. Read one with " + MCPPluginName(s.name) + "__" + mcpReadResource + ".",
 			Parameters: map[string]any{"type": "object", "properties": map[string]any{
 				"cursor": map[string]any{"type": "string", "description": "the nextCursor of a previous answer, for the next page"}}},
 			Effect: sdk.EffectRead, Untrusted: true, Timeout: s.timeout()},
@@ -209,7 +209,11 @@ func (p *Process) registerResourceTools(cs *mcp.ClientSession, local map[string]
 			if err != nil {
 				return nil, s.callError(err)
 			}
-			return &mcpResult{text: renderResourceList(res)}, nil
+			text := renderResourceList(res)
+			if in.Cursor == "" {
+				text += resourceTemplates(ctx, cs)
+			}
+			return &mcpResult{text: text}, nil
 		},
 	}, {
 		def: sdk.ToolDef{Name: mcpReadResource, Description: "Read a resource of the MCP server " + s.name + " by its URI.",
@@ -274,6 +278,28 @@ func renderResourceList(res *mcp.ListResourcesResult) string {
 	}
 	if res.NextCursor != "" {
 		fmt.Fprintf(&b, "More: call again with cursor %q.\n", res.NextCursor)
+	}
+	return b.String()
+}
+
+// resourceTemplates renders the server's resource templates (first page),
+// or "" when it has none or cannot list them.
+func resourceTemplates(ctx context.Context, cs *mcp.ClientSession) string {
+	res, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(res.ResourceTemplates) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Templates (fill in the {placeholders} and read the URI):\n")
+	for _, t := range res.ResourceTemplates {
+		fmt.Fprintf(&b, "%s", t.URITemplate)
+		if t.Name != "" {
+			fmt.Fprintf(&b, " — %s", cleanText(t.Name, 200))
+		}
+		if t.Description != "" {
+			fmt.Fprintf(&b, ": %s", cleanText(t.Description, 500))
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
