@@ -339,8 +339,8 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 			p.stopMCP(cs, sp, ended)
 			return true, perr
 		case werr := <-exited:
-			cs.Close()
 			sp.kill()
+			cs.Close()
 			<-ended
 			return true, fmt.Errorf("exited: %v", exitText(werr))
 		case werr := <-ended:
