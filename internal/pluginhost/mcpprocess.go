@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sort"
@@ -276,7 +277,11 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 	go func() {
 		var c connected
 		if sp != nil {
-			c.cs, c.err = client.Connect(ctx, &mcp.IOTransport{Reader: sp.stdout, Writer: sp.stdin}, nil)
+			// Closing the session closes the server's input only: its
+			// output is read until it exits (cmd.Wait closes it then), so
+			// a server that writes as it shuts down is not killed by
+			// SIGPIPE.
+			c.cs, c.err = client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(sp.stdout), Writer: sp.stdin}, nil)
 		} else {
 			c.cs, c.err = p.connectHTTP(ctx, client)
 		}
@@ -308,8 +313,10 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 		return false, nil
 	}
 	if !hs.Stop() && c.err == nil {
-		c.err = context.DeadlineExceeded // the deadline passed as it connected
+		// The deadline passed as it connected: the session is cut.
+		kill() // first: closing waits for the server's output to end
 		c.cs.Close()
+		return true, fmt.Errorf("no answer to initialize within %s", limit)
 	}
 	if c.err != nil {
 		kill()
