@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -488,4 +489,22 @@ func TestMCPRemoteServerWithOAuth(t *testing.T) {
 		t.Fatalf("echo: %+v (handler asked for %q)", r, asked)
 	}
 	p.Stop()
+}
+
+func TestMCPRemoteServerSilentAtInitialize(t *testing.T) {
+	f := newFixture(t)
+	f.opts.HandshakeTimeout = 300 * time.Millisecond
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client hang up
+		<-r.Context().Done()
+	}))
+	defer ts.Close()
+	p, err := StartMCP("s", config.MCPServer{Type: "http", URL: ts.URL}, &f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	waitStatus(t, p, "the handshake timed out", func(st Status) bool {
+		return strings.Contains(st.LastError, "no answer to initialize within 300ms") && st.State != Running
+	})
 }
