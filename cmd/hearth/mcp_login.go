@@ -14,7 +14,6 @@ import (
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/mcpauth"
-	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 )
@@ -119,11 +118,11 @@ func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	case err != nil:
 		return fail(err)
 	}
-	fmt.Fprintf(stdout, "Logged in to %s; the tokens are stored as secrets of the plugin %s.\n"+
-		"已登录 %s，令牌已作为插件 %s 的机密保存。\n"+
+	fmt.Fprintf(stdout, "Logged in to %s; the tokens are stored as Hearth's secret setting %s.%s (no plugin can read it).\n"+
+		"已登录 %s，令牌已作为 Hearth 的机密设置 %s.%s 保存（任何插件都无法读取）。\n"+
 		"A running hearth serve uses them at its next connect; to connect now: hearth mcp reload %s\n"+
 		"正在运行的 hearth serve 会在下次连接时使用；立即重连：hearth mcp reload %s\n",
-		name, pluginhost.MCPPluginName(name), name, pluginhost.MCPPluginName(name), name, name)
+		name, mcpauth.Namespace, mcpauth.Key(name), name, mcpauth.Namespace, mcpauth.Key(name), name, name)
 	return 0
 }
 

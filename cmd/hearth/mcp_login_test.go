@@ -55,7 +55,7 @@ func TestMCPLogin(t *testing.T) {
 	}
 
 	var settingsOut, settingsErr strings.Builder
-	if code := run(ctx, []string{"settings", "get", "mcp-guarded", mcpauth.Key, "--data-dir", dir}, nil, &settingsOut, &settingsErr); code != 0 {
+	if code := run(ctx, []string{"settings", "get", mcpauth.Namespace, mcpauth.Key("guarded"), "--data-dir", dir}, nil, &settingsOut, &settingsErr); code != 0 {
 		t.Fatalf("settings: exit %d: %s", code, settingsErr.String())
 	}
 	if got := strings.TrimSpace(settingsOut.String()); got != `"******"` && got != "******" {

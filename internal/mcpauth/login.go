@@ -27,7 +27,8 @@ const CallbackPath = "/callback"
 // Errors of Login callers branch on.
 var (
 	// ErrStateMismatch is a redirect whose state is not the one Login
-	// sent: not the answer to this login (a forged or stale one).
+	// sent: not the answer to this login (a forged or stale one). The
+	// loopback listener answers it with 400 and Login keeps waiting.
 	ErrStateMismatch = errors.New("the authorization answer does not belong to this login (state mismatch)")
 	// ErrDenied wraps the authorization server's refusal (the user said
 	// no, or the request was wrong).
@@ -268,30 +269,48 @@ func (cb *callback) await(ctx context.Context, server, authURL string, o LoginOp
 	}
 }
 
-// ServeHTTP answers the browser's redirect: the page says how it went,
-// and the first answer with the path ends the wait.
+// ServeHTTP answers the browser's redirect. Only the answer to this
+// login ends the wait: one with the state await is waiting for and a
+// code or an error. Anything else (a wrong or missing state, a request
+// before the login waits, an answer without a code) gets 400 and the wait
+// goes on, so another local user or a web page cannot end or spoil a
+// login by requesting the address. The pages are fixed text: they never
+// repeat what the request carried.
 func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
 	if r.URL.Path != CallbackPath || r.Method != http.MethodGet {
-		http.NotFound(w, r)
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "Not found.\n")
 		return
 	}
 	cb.mu.Lock()
 	state := cb.state
 	cb.mu.Unlock()
 	res, err := parseCallback(r.URL.Query(), state)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	if err != nil {
-		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(w, "Hearth was not authorized: %v\nHearth 未获授权。\n", err)
-	} else {
+	switch {
+	case err == nil:
 		fmt.Fprint(w, "Hearth is authorized; you can close this page.\nHearth 已获授权，可以关闭此页。\n")
+	case errors.Is(err, ErrDenied):
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, "Hearth was not authorized; the terminal says why.\nHearth 未获授权，原因见终端。\n")
+	default: // not this login's answer: keep waiting
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, "This is not the answer Hearth is waiting for.\n这不是 Hearth 正在等待的授权结果。\n")
+		return
 	}
 	select {
 	case cb.result <- callbackResult{res, err}:
 	default: // an answer came already
 	}
 }
+
+// errNoCode is an answer with the login's state but neither a code nor
+// an error: not an answer, the wait goes on.
+var errNoCode = errors.New("the authorization answer has no code")
 
 // parseCallback reads the authorization response (RFC 6749 section
 // 4.1.2) of a login that sent state: its state must match before
@@ -309,7 +328,7 @@ func parseCallback(q url.Values, state string) (*auth.AuthorizationResult, error
 	}
 	code := q.Get("code")
 	if code == "" {
-		return nil, errors.New("the authorization answer has no code")
+		return nil, errNoCode
 	}
 	return &auth.AuthorizationResult{Code: code, State: state, Iss: q.Get("iss")}, nil
 }

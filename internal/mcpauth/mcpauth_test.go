@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,7 +21,9 @@ import (
 	"github.com/hearth-agent/hearth/internal/store/storetest"
 )
 
-const plugin = "mcp-guarded"
+// key is the setting of Namespace that holds the test server's
+// credentials.
+var key = Key("guarded")
 
 type fixture struct {
 	t   *testing.T
@@ -58,7 +61,7 @@ func (f *fixture) login(tamper func(*url.URL)) error {
 
 func (f *fixture) stored() *credentials {
 	f.t.Helper()
-	raw, ok, err := f.svc.Value(plugin, Key)
+	raw, ok, err := f.svc.Value(Namespace, key)
 	if err != nil || !ok {
 		f.t.Fatalf("stored credentials: ok=%v err=%v", ok, err)
 	}
@@ -103,19 +106,20 @@ func TestLoginStoresSecretCredentials(t *testing.T) {
 	if !c.Client.Dynamic || c.Client.ID != "client-1" || c.Token == nil || c.Token.RefreshToken == "" {
 		t.Fatalf("stored %+v", c)
 	}
-	// Secret: the plugin reads it, nobody else does, a new process too.
-	if v, err := f.svc.For(plugin).Get(Key); err != nil || v == settings.Mask {
-		t.Errorf("own plugin reads %v, %v", v, err)
+	// Secret: no plugin reads it (not even mcp-guarded, the server's
+	// own), Dump masks it, in a new process too.
+	if v, err := f.svc.For("mcp-guarded").Get(key); err == nil {
+		t.Errorf("plugin mcp-guarded reads %v", v)
 	}
-	if v, err := f.svc.For("other").GetPlugin(plugin, Key); err != nil || v != settings.Mask {
-		t.Errorf("another plugin reads %v, %v; want the mask", v, err)
+	if v, err := f.svc.For("other").GetPlugin(Namespace, key); !errors.Is(err, settings.ErrForbidden) {
+		t.Errorf("another plugin reads %v, %v; want ErrForbidden", v, err)
 	}
 	fresh := settings.New(f.st, t.TempDir())
 	dump, err := fresh.Dump()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := dump[plugin].(map[string]any)[Key]; got != settings.Mask {
+	if got := dump[Namespace].(map[string]any)[key]; got != settings.Mask {
 		t.Errorf("Dump shows %v; want the mask", got)
 	}
 	b, _ := json.Marshal(dump)
@@ -242,23 +246,59 @@ func TestNoTokenNeedsLogin(t *testing.T) {
 	if err := Logout(f.svc, "guarded", true); err != nil {
 		t.Fatal(err)
 	}
-	if raw, _, _ := f.svc.Value(plugin, Key); string(raw) != "null" {
+	if raw, _, _ := f.svc.Value(Namespace, key); string(raw) != "null" {
 		t.Fatalf("after logout --forget: %s", raw)
 	}
 }
 
-func TestLoginRefusesWrongState(t *testing.T) {
+// A request to the loopback listener that is not this login's answer (a
+// forged or stale state, no state, the state without a code) gets 400
+// and does not end the login: the real answer that follows still counts.
+func TestLoginIgnoresForeignCallbacks(t *testing.T) {
 	f := newFixture(t)
-	err := f.login(func(u *url.URL) {
-		q := u.Query()
-		q.Set("state", "forged")
-		u.RawQuery = q.Encode()
-	})
-	if !errors.Is(err, ErrStateMismatch) {
-		t.Fatalf("Login = %v; want ErrStateMismatch", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	follow := mcpauthtest.Browser(nil)
+	err := Login(ctx, f.svc, "guarded", f.cfg, &LoginOptions{Out: io.Discard, Open: func(ctx context.Context, addr string) error {
+		defer func() {
+			if err := follow(ctx, addr); err != nil {
+				t.Errorf("browser: %v", err)
+				cancel()
+			}
+		}()
+		u, err := url.Parse(addr)
+		if err != nil {
+			t.Errorf("authorization address: %v", err)
+			return nil
+		}
+		redirect := u.Query().Get("redirect_uri")
+		state := url.QueryEscape(u.Query().Get("state"))
+		for _, q := range []string{
+			"state=forged&code=evil",
+			"state=forged&error=access_denied&error_description=%3Cscript%3E",
+			"code=evil",
+			"",
+			"state=" + state,
+		} {
+			resp, err := http.Get(redirect + "?" + q)
+			if err != nil {
+				t.Errorf("?%s: %v", q, err)
+				continue
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("?%s: %s; want 400", q, resp.Status)
+			}
+			checkCallbackPage(t, resp.Header, string(body))
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatalf("Login = %v; want the real answer to count", err)
 	}
-	if raw, ok, _ := f.svc.Value(plugin, Key); ok {
-		t.Fatalf("stored %s after a refused answer", raw)
+	if c := f.stored(); c.Token == nil {
+		t.Fatalf("stored %+v", c)
 	}
 }
 

@@ -5,8 +5,8 @@
 //
 // `hearth mcp login NAME` runs Login: the user authorizes Hearth in a
 // browser, and the tokens and the client (registered dynamically when
-// config.json names none) are stored as a secret setting of the plugin
-// mcp-NAME. At run time New's handler gives the MCP runtime those tokens,
+// config.json names none) are stored as a secret setting of Hearth's
+// own: Namespace "mcp", key NAME.oauth.credentials. At run time New's handler gives the MCP runtime those tokens,
 // refreshes them when they expire and writes the refreshed ones back;
 // nobody is at the keyboard then, so when the server wants a new
 // authorization the handler fails with ErrAuthorizationNeeded, whose
@@ -21,16 +21,21 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-// Key is the setting of plugin mcp-NAME that holds server NAME's OAuth
-// client and tokens. It is declared secret: readable by that plugin only,
-// masked for everyone else (other plugins, `hearth settings`, the HTTP
-// API).
-const Key = "oauth.credentials"
+// Namespace is the settings namespace of the MCP servers' OAuth
+// credentials. It is a name reserved for Hearth itself (names.IsReserved)
+// and not "core", so no plugin reads or writes it: not a folder plugin
+// that takes the id mcp-NAME (the plugin an MCP server runs as), nor any
+// plugin through the core settings API.
+const Namespace = "mcp"
+
+// Key returns the setting of Namespace that holds server's OAuth client
+// and tokens. It is declared secret (and named like one): shown as the
+// mask by `hearth settings`, the HTTP API and the web UI.
+func Key(server string) string { return server + ".oauth.credentials" }
 
 // Secrets is where credentials are kept: *settings.Service.
 type Secrets interface {
@@ -45,7 +50,7 @@ type Secrets interface {
 
 var _ Secrets = (*settings.Service)(nil)
 
-// credentials is what Key holds.
+// credentials is what Key's setting holds.
 type credentials struct {
 	Client client `json:"client"`
 	Token  *token `json:"token,omitempty"`
@@ -97,7 +102,7 @@ func (c *client) config() *oauth2.Config {
 // never quotes it.
 var errBadCredentials = errors.New("the stored OAuth credentials are unreadable")
 
-// decodeCredentials reads Key's value. JSON null (a logout) and a value
+// decodeCredentials reads Key's setting. JSON null (a logout) and a value
 // without a client are no credentials: nil, nil.
 func decodeCredentials(raw []byte) (*credentials, error) {
 	var c *credentials
@@ -116,14 +121,14 @@ func decodeCredentials(raw []byte) (*credentials, error) {
 	return c, nil
 }
 
-// declare makes Key a secret of server's plugin.
+// declare makes server's Key a secret.
 func declare(st Secrets, server string) error {
-	err := st.Register(pluginhost.MCPPluginName(server), sdk.ConfigDef{
-		Key:         Key,
+	err := st.Register(Namespace, sdk.ConfigDef{
+		Key:         Key(server),
 		Type:        "object",
-		DisplayName: "OAuth credentials",
+		DisplayName: "OAuth credentials of " + server,
 		Secret:      true,
-		Description: "OAuth client and tokens of this MCP server (hearth mcp login)",
+		Description: "OAuth client and tokens of the MCP server " + server + " (hearth mcp login " + server + ")",
 	})
 	if err != nil {
 		return fmt.Errorf("declaring the OAuth credentials of %s: %w", server, err)
@@ -133,7 +138,7 @@ func declare(st Secrets, server string) error {
 
 // load returns server's stored credentials and their stored JSON, or nil.
 func load(st Secrets, server string) (*credentials, string, error) {
-	raw, ok, err := st.Value(pluginhost.MCPPluginName(server), Key)
+	raw, ok, err := st.Value(Namespace, Key(server))
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the OAuth credentials of %s: %w", server, err)
 	}
@@ -157,7 +162,7 @@ func save(st Secrets, server string, c *credentials) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encoding the OAuth credentials of %s: %w", server, err)
 	}
-	if err := st.SetJSON(pluginhost.MCPPluginName(server), Key, raw); err != nil {
+	if err := st.SetJSON(Namespace, Key(server), raw); err != nil {
 		return "", fmt.Errorf("storing the OAuth credentials of %s: %w", server, err)
 	}
 	return string(raw), nil
