@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,17 +77,6 @@ func nodePath(t *testing.T) string {
 	return abs
 }
 
-// freePort returns a loopback TCP port nobody listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // startEverythingHTTP runs server-everything in its streamableHttp mode
 // on a free port and returns its endpoint. It listens on every interface,
 // so it is stopped when the test ends.
@@ -96,7 +84,7 @@ func startEverythingHTTP(t *testing.T, dir string) string {
 	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(nodePath(t), mcpPackage(dir, "server-everything", "dist/index.js"), "streamableHttp")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PORT=" + strconv.Itoa(port)}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PORT=" + port}
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -132,11 +120,11 @@ func startEverythingHTTP(t *testing.T, dir string) string {
 	if out := <-listening; out != "" {
 		t.Fatalf("server-everything (streamableHttp) did not start:\n%s", out)
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	return "http://127.0.0.1:" + port + "/mcp"
 }
 
-// writeConfig writes config.json into home.
-func writeConfig(t *testing.T, home string, cfg map[string]any) {
+// writeMCPConfig writes config.json into home.
+func writeMCPConfig(t *testing.T, home string, cfg map[string]any) {
 	t.Helper()
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
@@ -186,8 +174,8 @@ type mcpTurn struct {
 // servers from npm in config.json (server-everything over stdio and over
 // Streamable HTTP, server-filesystem over stdio on a temporary folder);
 // the scripted model calls their tools, one per turn, and sees their
-// results, an error result included, in its next request. Then Hearth
-// exits on its input's end and the servers it started are gone.
+// results, an error result included, in its next request. When Hearth
+// exits, the servers it started are gone.
 func TestThirdPartyMCPServers(t *testing.T) {
 	dir := needMCPPackages(t)
 	node := nodePath(t)
@@ -201,7 +189,7 @@ func TestThirdPartyMCPServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	everythingDir, filesDir := t.TempDir(), t.TempDir() // the servers' cwd, to find their processes
-	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{
+	writeMCPConfig(t, home, map[string]any{"mcpServers": map[string]any{
 		"everything": map[string]any{"command": node, "args": []string{mcpPackage(dir, "server-everything", "dist/index.js"), "stdio"}, "cwd": everythingDir},
 		"remote":     map[string]any{"type": "http", "url": startEverythingHTTP(t, dir)},
 		"files":      map[string]any{"command": node, "args": []string{mcpPackage(dir, "server-filesystem", "dist/index.js"), allowed}, "cwd": filesDir},
@@ -216,80 +204,44 @@ func TestThirdPartyMCPServers(t *testing.T) {
 		{"mcp-files__read_text_file", fmt.Sprintf(`{"path":%q}`, filepath.Join(allowed, "notes.txt")), "read inside"},
 		{"mcp-files__read_text_file", fmt.Sprintf(`{"path":%q}`, outside), "refused outside"},
 	}
-	var replies []llmtest.Reply
+	llm := llmtest.NewServer(t)
+	env := []string{"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + llm.URL}
+	var slowest time.Duration
 	for i, tr := range turns {
-		replies = append(replies,
+		// One `hearth ask` per call: each is a turn of its own, untainted
+		// by the previous result, and each starts and stops the servers.
+		var servers []int
+		var answered time.Time
+		llm.Push(
 			llmtest.Reply{ToolCalls: []llmtest.Call{{ID: fmt.Sprintf("call_%d", i), Name: tr.tool, Arguments: tr.args}}},
-			llmtest.Reply{Text: tr.answer})
-	}
-	llm := llmtest.NewServer(t, replies...)
-
-	cmd := exec.Command(os.Args[0], "chat")
-	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + llm.URL}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdoutPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() }) // on a failure; Wait below otherwise
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stdoutPipe)
-		for sc.Scan() {
-			lines <- sc.Text()
+			llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+				servers = append(pidsIn(everythingDir), pidsIn(filesDir)...) // mid-turn: they run
+				answered = time.Now()
+				return llmtest.Reply{Text: tr.answer}
+			}})
+		stdout, stderr, code := hearth(t, env, "", "ask", fmt.Sprintf("turn %d: call %s", i+1, tr.tool))
+		took := time.Since(answered)
+		if code != 0 || !strings.Contains(stdout, tr.answer) {
+			t.Fatalf("turn %d (%s): exit %d, stdout %q, stderr:\n%s", i+1, tr.tool, code, stdout, stderr)
 		}
-		close(lines)
-	}()
-	var stdout strings.Builder
-	waitFor := func(answer string) {
-		t.Helper()
-		for line := range lines {
-			stdout.WriteString(line + "\n")
-			if strings.Contains(line, answer) {
-				return
+		if strings.Contains(stderr, "panic") {
+			t.Errorf("turn %d: stderr:\n%s", i+1, stderr)
+		}
+		// Hearth has exited; the stdio servers it started, one of which
+		// ignores the end of its input while it has roots to ask for, are
+		// gone with it.
+		if len(servers) < 2 {
+			t.Errorf("turn %d: found %d processes of stdio servers under Hearth, want at least 2 (everything, files)", i+1, len(servers))
+		}
+		for _, pid := range servers {
+			if alive(pid) {
+				t.Errorf("turn %d: MCP server process %d still runs after Hearth exited", i+1, pid)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
-		_ = cmd.Wait()
-		t.Fatalf("hearth ended before answering %q:\nstdout:\n%s\nstderr:\n%s", answer, stdout.String(), stderr.String())
+		slowest = max(slowest, took)
 	}
-
-	var servers []int
-	for i, tr := range turns {
-		fmt.Fprintf(stdin, "turn %d: call %s\n", i+1, tr.tool)
-		waitFor(tr.answer)
-		if i == 0 {
-			servers = append(pidsIn(everythingDir), pidsIn(filesDir)...)
-		}
-	}
-	if len(servers) < 2 {
-		t.Errorf("found %d stdio servers running under Hearth, want 2 (everything, files)", len(servers))
-	}
-
-	// Hearth exits when its input ends; the servers it started, one of
-	// which ignores the end of its own input while it has roots to ask
-	// for, go with it.
-	start := time.Now()
-	stdin.Close()
-	for range lines {
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("hearth: %v\nstderr:\n%s", err, stderr.String())
-	}
-	t.Logf("hearth exited %v after its input ended, stopping %d stdio MCP servers", time.Since(start), len(servers))
-	for _, pid := range servers {
-		if alive(pid) {
-			t.Errorf("MCP server process %d still runs after Hearth exited", pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
+	t.Logf("the slowest exit after the last answer, stopping the stdio MCP servers: %v", slowest)
 
 	reqs := llm.Requests()
 	if len(reqs) != 2*len(turns) {
@@ -311,22 +263,19 @@ func TestThirdPartyMCPServers(t *testing.T) {
 		"Access denied",
 	}
 	for i, w := range want {
-		got := toolResult(reqs[2*i+1].Messages, fmt.Sprintf("call_%d", i))
+		got := mcpToolResult(reqs[2*i+1].Messages, fmt.Sprintf("call_%d", i))
 		if !strings.Contains(got, w) {
 			t.Errorf("turn %d (%s): the model saw %q, want it to contain %q", i+1, turns[i].tool, got, w)
 		}
 	}
-	if got := toolResult(reqs[13].Messages, "call_6"); strings.Contains(got, "not for the model") {
+	if got := mcpToolResult(reqs[13].Messages, "call_6"); strings.Contains(got, "not for the model") {
 		t.Errorf("the file outside the allowed folder reached the model: %q", got)
-	}
-	if strings.Contains(stderr.String(), "panic") {
-		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
 
-// toolResult returns the text of the tool message answering call id in
+// mcpToolResult returns the text of the tool message answering call id in
 // msgs ("" when there is none): its content, or its text parts.
-func toolResult(msgs []map[string]any, id string) string {
+func mcpToolResult(msgs []map[string]any, id string) string {
 	for _, m := range msgs {
 		if m["role"] != "tool" || m["tool_call_id"] != id {
 			continue
