@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -106,52 +105,7 @@ func TestMCPInspectorStdio(t *testing.T) {
 // a wrong token is refused.
 func TestMCPInspectorHTTP(t *testing.T) {
 	dir := needMCPPackages(t)
-	home := t.TempDir()
-	env := []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
-	tok, errOut, code := hearth(t, []string{"HEARTH_HOME=" + home}, "", "token")
-	if code != 0 {
-		t.Fatalf("hearth token: exit %d, %s", code, errOut)
-	}
-	tok = strings.TrimSpace(tok)
-
-	cmd := exec.Command(os.Args[0], "mcp", "serve", "--http", "127.0.0.1:"+freePort(t))
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	// It names its URL on stderr once it listens.
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var seen []string
-		for sc.Scan() {
-			line := sc.Text()
-			if _, rest, ok := strings.Cut(line, "MCP over Streamable HTTP at "); ok && urls != nil {
-				urls <- strings.TrimRight(strings.Fields(rest)[0], ";,")
-				urls = nil
-			} else if urls != nil {
-				seen = append(seen, line)
-			}
-		}
-		if urls != nil {
-			urls <- "ended: " + strings.Join(seen, "\n")
-		}
-	}()
-	url := <-urls
-	if !strings.HasPrefix(url, "http://") {
-		t.Fatalf("hearth mcp serve --http did not start: %s", url)
-	}
-	if !strings.HasSuffix(url, "/mcp") {
-		url += "/mcp"
-	}
+	url, tok := startMCPServeHTTP(t)
 	target := []string{url, "--transport", "http"}
 	out, err := inspector(t, dir, target, "--header", "Authorization: Bearer "+tok, "--method", "tools/list")
 	if err != nil {
