@@ -27,13 +27,16 @@ import (
 // client scenarios beyond these exercise elicitation, SSE resumption and
 // OAuth, which are tested elsewhere.
 var (
-	// conformanceServerCore must pass: the lifecycle, ping and tools/list.
-	conformanceServerCore = []string{"server-initialize", "ping", "tools-list"}
+	// conformanceServerCore must pass: the lifecycle, ping, tools/list
+	// and the refusal of a foreign Host or Origin.
+	conformanceServerCore = []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"}
 	// conformanceServerOther run and are reported, not required.
-	conformanceServerOther = []string{"logging-set-level", "dns-rebinding-protection"}
+	conformanceServerOther = []string{"logging-set-level", "server-sse-polling", "server-sse-multiple-streams", "resources-list", "prompts-list"}
 	// conformanceClientCore must pass: initialize, and a tool called with
 	// its arguments.
 	conformanceClientCore = []string{"initialize", "tools_call"}
+	// conformanceClientOther run and are reported, not required.
+	conformanceClientOther = []string{"sse-retry"}
 )
 
 // conformanceCheck is one check of a scenario's checks.json.
@@ -181,7 +184,7 @@ exec "$HEARTH_BIN" ask "use the conformance server"
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range conformanceClientCore {
+	for _, sc := range append(append([]string{}, conformanceClientCore...), conformanceClientOther...) {
 		llm := llmtest.NewServer(t)
 		if sc == "tools_call" {
 			llm.Push(llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "call_add", Name: "mcp-conformance__add_numbers", Arguments: `{"a":2,"b":3}`}}})
@@ -189,11 +192,14 @@ exec "$HEARTH_BIN" ask "use the conformance server"
 		llm.SetFallback(llmtest.Reply{Text: "done"})
 		env := []string{"HEARTH_TEST_MAIN=1", "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + llm.URL}
 		failed, out, ran := conformance(t, dir, env, "client", "--command", script, "--scenario", sc)
+		core := slices.Contains(conformanceClientCore, sc)
 		switch {
-		case !ran:
+		case !ran && core:
 			t.Errorf("client scenario %s ran no check:\n%s", sc, out)
-		case len(failed) > 0:
+		case len(failed) > 0 && core:
 			t.Errorf("client scenario %s: %d failed checks: %+v\n%s", sc, len(failed), failed, out)
+		case len(failed) > 0 || !ran:
+			t.Logf("client scenario %s (not required): failed %+v", sc, failed)
 		default:
 			t.Logf("client scenario %s: passed", sc)
 		}
