@@ -1,0 +1,171 @@
+package pluginhost
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
+)
+
+// mcpEchoArg makes this test binary an MCP server on the official Go SDK
+// over stdio, with one tool "echo" that returns its "msg".
+const mcpEchoArg = "__hearth-test-mcp-echo"
+
+// The benchmark's MCP server starts before TestMain: it must not run the
+// shim's or the tests' setup. The shim (argv[1] is its own marker) runs
+// this binary again with mcpEchoArg.
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == mcpEchoArg {
+		serveMCPEcho()
+		os.Exit(0)
+	}
+}
+
+// mcpEchoIn is the echo tool's input and output.
+type mcpEchoIn struct {
+	Msg string `json:"msg"`
+}
+
+func serveMCPEcho() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echo"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in mcpEchoIn) (*mcp.CallToolResult, mcpEchoIn, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Msg}}}, in, nil
+		})
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// everythingJS returns server-everything's entry point, installed by
+// .ci/run into testdata/mcp; without it the benchmark skips, except in CI.
+func everythingJS(b *testing.B) string {
+	b.Helper()
+	js, _ := filepath.Abs("../../testdata/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	_, nodeErr := exec.LookPath("node")
+	if _, err := os.Stat(js); err != nil || nodeErr != nil {
+		if os.Getenv("CI") != "" {
+			b.Fatalf("node or testdata/mcp/node_modules is missing: .ci/run should have run `npm ci --prefix testdata/mcp` (%v, %v)", err, nodeErr)
+		}
+		b.Skip("run `npm ci --prefix testdata/mcp --no-audit --no-fund` (with Node.js) to benchmark a Node MCP server")
+	}
+	return js
+}
+
+// mcpBenchServer is one MCP server the benchmark calls: how to run it
+// and what its echo tool takes.
+type mcpBenchServer struct {
+	name    string
+	command func(b *testing.B) (string, []string)
+	args    map[string]any // of the echo tool
+	want    string         // in its answer
+}
+
+var mcpBenchServers = []mcpBenchServer{
+	{
+		name:    "go",
+		command: func(*testing.B) (string, []string) { return os.Args[0], []string{mcpEchoArg} },
+		args:    map[string]any{"msg": "你好, hearth"},
+		want:    "你好, hearth",
+	},
+	{
+		name: "node-everything",
+		command: func(b *testing.B) (string, []string) {
+			node, _ := exec.LookPath("node")
+			return node, []string{everythingJS(b), "stdio"}
+		},
+		args: map[string]any{"message": "你好, hearth"},
+		want: "Echo: 你好, hearth",
+	},
+}
+
+// BenchmarkMCPToolCall makes one echo tool call to an MCP server in a
+// child process (a Go server on the official SDK, and the Node
+// server-everything): directly with the official Go SDK client, and
+// through Hearth (the tool as the kernel's registry has it: the MCP
+// runtime, its argument and result conversion). The difference is what
+// Hearth adds to a call; docs/benchmarks.md has the numbers.
+func BenchmarkMCPToolCall(b *testing.B) {
+	for _, srv := range mcpBenchServers {
+		b.Run(srv.name+"/direct", func(b *testing.B) { benchMCPDirect(b, srv) })
+		b.Run(srv.name+"/hearth", func(b *testing.B) { benchMCPHearth(b, srv) })
+	}
+}
+
+func benchMCPDirect(b *testing.B, srv mcpBenchServer) {
+	name, args := srv.command(b)
+	// No roots: with them server-everything outlives its stdin, and the
+	// SDK's Close waits 5 s before it terminates the server.
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(name, args...)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	call := func() string {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: srv.args})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Content) == 0 {
+			b.Fatalf("empty result")
+		}
+		t, _ := res.Content[0].(*mcp.TextContent)
+		if t == nil {
+			b.Fatalf("result %+v", res.Content[0])
+		}
+		return t.Text
+	}
+	if got := call(); !strings.Contains(got, srv.want) {
+		b.Fatalf("echo answered %q", got)
+	}
+	for b.Loop() {
+		call()
+	}
+}
+
+func benchMCPHearth(b *testing.B, srv mcpBenchServer) {
+	name, args := srv.command(b)
+	log := slog.New(slog.DiscardHandler)
+	src, err := llm.NewSources([]llm.Source{{Name: "main", BaseURL: "http://127.0.0.1:1"}}, "main") // never asked
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := policy.NewEngine(context.Background(), policy.DiscardStore{}, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := kernel.New(src, nil, &kernel.Options{Logger: log, Policy: eng})
+	defer k.Close()
+	opts := Options{Host: k, LLM: src, Log: log, DataDir: b.TempDir(), GracePeriod: time.Second, HandshakeTimeout: 20 * time.Second}
+	p, err := StartMCP("bench", config.MCPServer{Command: name, Args: args}, &opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.WaitReady(ctx); err != nil {
+		b.Fatal(err)
+	}
+	in, _ := json.Marshal(srv.args)
+	tool := MCPPluginName("bench") + "__echo"
+	if r := callTool(k, tool, string(in)); r.IsError || !strings.Contains(r.Content, srv.want) {
+		b.Fatalf("%s answered %+v", tool, r)
+	}
+	for b.Loop() {
+		if r := callTool(k, tool, string(in)); r.IsError {
+			b.Fatalf("%s answered %+v", tool, r)
+		}
+	}
+}
