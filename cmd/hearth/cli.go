@@ -21,7 +21,7 @@ import (
 // forwarded are the commands a running daemon runs for the CLI: they
 // work on an open app, so run by the daemon they act on the plugins it
 // runs and the policy it enforces.
-var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true}
+var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true}
 
 // cmdIO is where a command on an open app reads and writes, and where it
 // runs: in the terminal's process, or in the daemon for a client.

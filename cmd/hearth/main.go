@@ -5,6 +5,7 @@
 //	hearth ask "question"       answer once and exit, for scripts
 //	hearth tools                list the tools the model sees
 //	hearth settings             see and set plugin settings
+//	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
 //
@@ -54,6 +55,8 @@ Commands:
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
   plugin          list, enable, disable, reload, install, remove or forget process plugins
   settings        see and set plugin settings (API keys, options)
+  mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
+                  own to MCP clients (hearth mcp -h)
   token           print the HTTP API's token (--rotate replaces it)
   version         print the version
 
@@ -65,8 +68,8 @@ Flags (all commands):
   --reasoning     show the model's reasoning (default: on in chat, off in ask)
   -v              log to stderr too
 
-While hearth serve runs, plugin, policy, settings, audit and tools are run by
-it, so a change is live at once.
+While hearth serve runs, plugin, policy, settings, audit, tools and mcp are run
+by it, so a change is live at once.
 
 Model provider: set OPENAI_BASE_URL and OPENAI_API_KEY, or write config.json
 in the data directory (see docs/configuration.md).
@@ -82,6 +85,9 @@ type flags struct {
 
 func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error) {
 	f := &flags{reasoning: cmd == "chat"}
+	if cmd == "mcp" {
+		return parseMCP(f, args, stderr)
+	}
 	fs := flag.NewFlagSet("hearth "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }

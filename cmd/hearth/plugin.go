@@ -20,7 +20,7 @@ import (
 )
 
 const pluginUsage = `Usage:
-  hearth plugin                  list the plugins in <data dir>/plugins
+  hearth plugin                  list the plugins in <data dir>/plugins and the MCP servers
   hearth plugin enable ID        enable a plugin (remembered)
   hearth plugin disable ID       disable a plugin (remembered)
   hearth plugin reload ID        restart a plugin in the running Hearth
@@ -64,7 +64,7 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 				groups += "," + strings.Join(p.Capabilities, ",")
 			}
 			cell := terminal.SanitizeLine
-			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(p.ID), p.Enabled, cell(state), cell(groups), cell(p.Dir))
+			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(p.ID), p.Enabled, cell(state), cell(groups), cell(pluginWhere(p)))
 		}
 		w.Flush()
 		return 0
@@ -141,6 +141,18 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 		return 2
 	}
 	return 0
+}
+
+// pluginWhere is the FOLDER column of `hearth plugin`: the plugin's
+// folder, or for an MCP server (which has none) where it is configured.
+func pluginWhere(p pluginhost.Info) string {
+	switch {
+	case p.Dir != "":
+		return p.Dir
+	case strings.HasPrefix(p.ID, pluginhost.MCPPrefix):
+		return "config.json mcpServers (hearth mcp list)"
+	}
+	return "-"
 }
 
 // printForgotten says what forget or remove took away, keys but never

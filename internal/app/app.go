@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,8 +49,9 @@ type Options struct {
 	// Every mode but PluginsOff first takes the data directory's lock:
 	// one process owns the plugins (see datadir.Acquire).
 	Plugins PluginMode
-	// WatchInterval is how often the plugins folder is scanned for
-	// changes while Hearth runs (default 2 s; only with PluginsStart).
+	// WatchInterval is how often the plugins folder and config.json's
+	// MCP servers are checked for changes while Hearth runs (default 2 s;
+	// only with PluginsStart).
 	WatchInterval time.Duration
 }
 
@@ -100,6 +102,7 @@ type App struct {
 	logMask   atomic.Pointer[redact.Secrets] // the keys the log masks, once known
 	stopWatch func()                         // stops the plugin folder watcher and waits for it
 	stopPrune func()                         // stops the daily trace pruning and waits for it
+	mcp       mcpState                       // the MCP servers applied from config.json
 }
 
 // Open starts Hearth: it reads the config, opens the database, resolves the
@@ -122,6 +125,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	if err := a.takeLock(o); err != nil {
 		return nil, err
 	}
+	a.mcp.stamp = statConfig(dir) // before reading: a change made meanwhile is seen
 	if a.Config, err = config.Load(dir); err != nil {
 		a.Close()
 		return nil, err
@@ -211,7 +215,9 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
 		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
+		MCPAuth: newMCPAuth(a),
 	})
+	a.setMCPServers(cfg.MCPServers)
 	if a.lock != nil {
 		if err := a.Plugins.Scan(ctx); err != nil {
 			a.Logger.Warn("some plugins could not start", "err", err)
@@ -228,7 +234,11 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		wctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		a.stopWatch = func() { cancel(); <-done }
-		go func() { defer close(done); a.Plugins.Watch(wctx, interval) }()
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); a.Plugins.Watch(wctx, interval) }()
+		go func() { defer wg.Done(); a.watchConfig(wctx, interval) }()
+		go func() { wg.Wait(); close(done) }()
 	}
 	return a, nil
 }

@@ -218,6 +218,9 @@ func Parse(path string, b []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: source %q is not among the sources", path, f.Source)
 		}
 	}
+	if err := validateMCPServers(path, &f); err != nil {
+		return nil, err
+	}
 	return &f, nil
 }
 

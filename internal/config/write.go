@@ -73,11 +73,18 @@ func SetCurrentSource(dir, name string) error {
 // top-level fields and its sources, checks that the result is still a
 // valid config, and writes it.
 func edit(dir string, fn func(top, sources map[string]json.RawMessage) error) error {
+	return editSection(dir, "sources", fn)
+}
+
+// editSection is edit for any top-level object of named entries: key is
+// "sources" or "mcpServers". Entries fn does not touch are written back
+// byte for byte as they were.
+func editSection(dir, key string, fn func(top, section map[string]json.RawMessage) error) error {
 	editMu.Lock()
 	defer editMu.Unlock()
 	path := filepath.Join(dir, FileName)
 	top := map[string]json.RawMessage{}
-	sources := map[string]json.RawMessage{}
+	section := map[string]json.RawMessage{}
 	old, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -90,23 +97,23 @@ func edit(dir string, fn func(top, sources map[string]json.RawMessage) error) er
 		if err := json.Unmarshal(old, &top); err != nil || top == nil {
 			return fmt.Errorf("%w: %s is not a JSON object", ErrUnparsable, path)
 		}
-		if raw, ok := top["sources"]; ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &sources); err != nil {
-				return fmt.Errorf("%w: sources: %w", ErrUnparsable, err)
+		if raw, ok := top[key]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &section); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrUnparsable, key, err)
 			}
 		}
 	}
-	if err := fn(top, sources); err != nil {
+	if err := fn(top, section); err != nil {
 		return err
 	}
-	if len(sources) > 0 {
-		b, err := json.Marshal(sources)
+	if len(section) > 0 {
+		b, err := json.Marshal(section)
 		if err != nil {
-			return fmt.Errorf("encoding sources: %w", err)
+			return fmt.Errorf("encoding %s: %w", key, err)
 		}
-		top["sources"] = b
+		top[key] = b
 	} else {
-		delete(top, "sources")
+		delete(top, key)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/config"
+)
+
+func openWithConfig(t *testing.T, text string, o *Options) (*App, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if text != "" {
+		if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.DataDir, o.Getenv = dir, func(string) string { return "" }
+	a, err := Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, dir
+}
+
+// The MCP servers of config.json reach the plugin manager at Open, and
+// again when ApplyMCPServers reads the changed file; a file that does not
+// load changes nothing.
+func TestApplyMCPServers(t *testing.T) {
+	ctx := context.Background()
+	a, dir := openWithConfig(t, `{"mcpServers": {"one": {"command": "one-server", "disabled": true}}}`,
+		&Options{Plugins: PluginsStart, WatchInterval: time.Hour})
+	if got := a.MCPServers(); len(got) != 1 || got["one"].Command != "one-server" {
+		t.Fatalf("at Open: %+v", got)
+	}
+	if err := config.PutMCPServer(dir, "two", config.MCPServer{URL: "https://mcp.example.com/mcp", Disabled: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ApplyMCPServers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.MCPServers(); len(got) != 2 || got["two"].URL != "https://mcp.example.com/mcp" {
+		t.Fatalf("after add: %+v", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(`{"mcpServers": {"bad name": {}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ApplyMCPServers(ctx); err == nil || !strings.Contains(err.Error(), "bad name") {
+		t.Fatalf("a broken config: %v", err)
+	}
+	if got := a.MCPServers(); len(got) != 2 {
+		t.Fatalf("a broken config changed the servers: %+v", got)
+	}
+}
+
+// A hand edit of config.json applies without a command: the watcher sees
+// the file change.
+func TestHandEditedMCPServersApply(t *testing.T) {
+	a, dir := openWithConfig(t, "", &Options{Plugins: PluginsStart, WatchInterval: time.Millisecond})
+	if got := a.MCPServers(); len(got) != 0 {
+		t.Fatalf("at Open: %+v", got)
+	}
+	edit := `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "disabled": true}}}`
+	if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(edit), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for a.MCPServers()["fs"].Command != "npx" {
+		time.Sleep(time.Millisecond) // polling the watcher's result, not synchronising with it
+	}
+}
