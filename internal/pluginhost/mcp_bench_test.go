@@ -17,6 +17,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/store"
 )
 
 // mcpEchoArg makes this test binary an MCP server on the official Go SDK
@@ -92,8 +93,9 @@ var mcpBenchServers = []mcpBenchServer{
 // BenchmarkMCPToolCall makes one echo tool call to an MCP server in a
 // child process (a Go server on the official SDK, and the Node
 // server-everything): directly with the official Go SDK client, and
-// through Hearth (the tool as the kernel's registry has it: the MCP
-// runtime, its argument and result conversion). The difference is what
+// through Hearth (the server in config.json's mcpServers, started by the
+// plugin manager, its tool called as the kernel's registry has it: the
+// MCP runtime, its argument and result conversion). The difference is what
 // Hearth adds to a call; docs/benchmarks.md has the numbers.
 func BenchmarkMCPToolCall(b *testing.B) {
 	for _, srv := range mcpBenchServers {
@@ -148,16 +150,20 @@ func benchMCPHearth(b *testing.B, srv mcpBenchServer) {
 	k := kernel.New(src, nil, &kernel.Options{Logger: log, Policy: eng})
 	defer k.Close()
 	opts := Options{Host: k, LLM: src, Log: log, DataDir: b.TempDir(), GracePeriod: time.Second, HandshakeTimeout: 20 * time.Second}
-	p, err := StartMCP("bench", config.MCPServer{Command: name, Args: args}, &opts)
+	st, err := store.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.WaitReady(ctx); err != nil {
+	defer st.Close()
+	m := NewManager(b.TempDir(), st, &opts)
+	defer m.Close()
+	m.SetMCPServers(map[string]config.MCPServer{"bench": {Command: name, Args: args}})
+	if err := m.Scan(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m.WaitReady(ctx)
 	in, _ := json.Marshal(srv.args)
 	tool := MCPPluginName("bench") + "__echo"
 	if r := callTool(k, tool, string(in)); r.IsError || !strings.Contains(r.Content, srv.want) {
