@@ -96,15 +96,45 @@ var mcpBenchServers = []mcpBenchServer{
 // through Hearth (the server in config.json's mcpServers, started by the
 // plugin manager, its tool called as the kernel's registry has it: the
 // MCP runtime, its argument and result conversion). The difference is what
-// Hearth adds to a call; docs/benchmarks.md has the numbers.
+// Hearth adds to a call. The "both" runs alternate one call each way, so
+// the drift of a shared machine falls on both alike, and report each
+// one's time per call and their ratio; docs/benchmarks.md has the numbers.
 func BenchmarkMCPToolCall(b *testing.B) {
 	for _, srv := range mcpBenchServers {
-		b.Run(srv.name+"/direct", func(b *testing.B) { benchMCPDirect(b, srv) })
-		b.Run(srv.name+"/hearth", func(b *testing.B) { benchMCPHearth(b, srv) })
+		b.Run(srv.name+"/direct", func(b *testing.B) {
+			call := setupMCPDirect(b, srv)
+			for b.Loop() {
+				call()
+			}
+		})
+		b.Run(srv.name+"/hearth", func(b *testing.B) {
+			call := setupMCPHearth(b, srv)
+			for b.Loop() {
+				call()
+			}
+		})
+		b.Run(srv.name+"/both", func(b *testing.B) {
+			direct, hearth := setupMCPDirect(b, srv), setupMCPHearth(b, srv)
+			var td, th time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				direct()
+				t1 := time.Now()
+				hearth()
+				th += time.Since(t1)
+				td += t1.Sub(t0)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(td.Microseconds())/n, "direct-µs/call")
+			b.ReportMetric(float64(th.Microseconds())/n, "hearth-µs/call")
+			b.ReportMetric(float64(th)/float64(td), "hearth/direct")
+		})
 	}
 }
 
-func benchMCPDirect(b *testing.B, srv mcpBenchServer) {
+// setupMCPDirect starts srv with the official Go SDK client and returns
+// a function making one echo call; the session ends with the benchmark.
+func setupMCPDirect(b *testing.B, srv mcpBenchServer) func() {
 	name, args := srv.command(b)
 	// No roots: with them server-everything outlives its stdin, and the
 	// SDK's Close waits 5 s before it terminates the server.
@@ -113,7 +143,7 @@ func benchMCPDirect(b *testing.B, srv mcpBenchServer) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cs.Close()
+	b.Cleanup(func() { cs.Close() })
 	call := func() string {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: srv.args})
 		if err != nil {
@@ -131,12 +161,13 @@ func benchMCPDirect(b *testing.B, srv mcpBenchServer) {
 	if got := call(); !strings.Contains(got, srv.want) {
 		b.Fatalf("echo answered %q", got)
 	}
-	for b.Loop() {
-		call()
-	}
+	return func() { call() }
 }
 
-func benchMCPHearth(b *testing.B, srv mcpBenchServer) {
+// setupMCPHearth starts srv as config.json's MCP server "bench" under a
+// plugin manager and returns a function making one call of its echo
+// tool through the kernel's registry; all of it stops with the benchmark.
+func setupMCPHearth(b *testing.B, srv mcpBenchServer) func() {
 	name, args := srv.command(b)
 	log := slog.New(slog.DiscardHandler)
 	src, err := llm.NewSources([]llm.Source{{Name: "main", BaseURL: "http://127.0.0.1:1"}}, "main") // never asked
@@ -148,15 +179,15 @@ func benchMCPHearth(b *testing.B, srv mcpBenchServer) {
 		b.Fatal(err)
 	}
 	k := kernel.New(src, nil, &kernel.Options{Logger: log, Policy: eng})
-	defer k.Close()
+	b.Cleanup(func() { k.Close() })
 	opts := Options{Host: k, LLM: src, Log: log, DataDir: b.TempDir(), GracePeriod: time.Second, HandshakeTimeout: 20 * time.Second}
 	st, err := store.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	b.Cleanup(func() { st.Close() })
 	m := NewManager(b.TempDir(), st, &opts)
-	defer m.Close()
+	b.Cleanup(m.Close)
 	m.SetMCPServers(map[string]config.MCPServer{"bench": {Command: name, Args: args}})
 	if err := m.Scan(context.Background()); err != nil {
 		b.Fatal(err)
@@ -169,7 +200,7 @@ func benchMCPHearth(b *testing.B, srv mcpBenchServer) {
 	if r := callTool(k, tool, string(in)); r.IsError || !strings.Contains(r.Content, srv.want) {
 		b.Fatalf("%s answered %+v", tool, r)
 	}
-	for b.Loop() {
+	return func() {
 		if r := callTool(k, tool, string(in)); r.IsError {
 			b.Fatalf("%s answered %+v", tool, r)
 		}
