@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/mcpauth"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 )
 
@@ -21,13 +22,12 @@ import (
 // `remove` runs in it (ApplyMCPServers), and within a watch interval when
 // config.json is edited by hand (watchConfig).
 
-// newMCPAuth returns what gives remote MCP servers their OAuth handler.
-//
-// Seam for engineer D: it becomes mcpauth.New(...) (tokens kept as
-// secrets in a.Settings) when internal/mcpauth lands; until then remote
-// servers get no OAuth handler, and a static Authorization header is the
-// way to authorize.
-func newMCPAuth(a *App) pluginhost.MCPAuthFunc { return nil }
+// newMCPAuth returns what gives remote MCP servers their OAuth handler:
+// tokens kept as secrets of the plugin mcp-<name> in a.Settings, stored
+// by `hearth mcp login NAME` and refreshed as they expire.
+func newMCPAuth(a *App) pluginhost.MCPAuthFunc {
+	return mcpauth.New(a.Settings, &mcpauth.Options{Logger: a.Logger})
+}
 
 // configStamp is what tells that config.json changed: its modification
 // time and size (zero when it does not exist).

@@ -56,8 +56,10 @@ type Engine struct {
 	// suspended plugin (SuspendHooks); one that runs longer denies.
 	HookTimeout time.Duration
 	// LocalChannels are channels whose only user is the owner: the
-	// terminal, scripts (ask), and the daemon's web UI, which only the
-	// holder of its token reaches. The OpenAI endpoint ("openai") is not:
+	// terminal, scripts (ask), the daemon's web UI, which only the
+	// holder of its token reaches, and MCP clients ("mcp": `hearth mcp
+	// serve`, which only the owner can launch, and the daemon's /mcp with
+	// that token). The OpenAI endpoint ("openai") is not:
 	// its client token is one a program holds, and its turns get the
 	// role given to channel openai's user "owner" (guest, read-only,
 	// unless `hearth policy role openai owner owner`).
@@ -85,7 +87,7 @@ func NewEngine(ctx context.Context, st Store, log *slog.Logger) (*Engine, error)
 	}
 	e := &Engine{st: st, log: log, now: time.Now,
 		ApprovalTTL: 5 * time.Minute, HookTimeout: 5 * time.Second,
-		LocalChannels: []string{"terminal", "ask", "web"},
+		LocalChannels: []string{"terminal", "ask", "web", "mcp"},
 		defaults:      map[string]map[sdk.Effect]sdk.Mode{},
 		guards:        map[string]*hookGuard{},
 	}

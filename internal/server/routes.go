@@ -45,5 +45,6 @@ func (s *Server) routes() []route {
 		s.traceRoutes(),     // traces.go
 		s.providerRoutes(),  // providers.go: model sources, onboarding
 		s.cliRoutes(),       // cli.go: commands run for a client
+		s.mcpRoutes(),       // mcp.go: /mcp, the MCP server
 	)
 }

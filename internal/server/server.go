@@ -70,6 +70,8 @@ type Server struct {
 	// providersMu serialises changes to the model sources, so that a read
 	// of config.json, its change and the live update are one step.
 	providersMu sync.Mutex
+
+	mcp mcpEndpoint // mcp.go: the /mcp endpoint
 }
 
 // New returns the server for a. Routes are registered at once; call
@@ -105,6 +107,7 @@ func (s *Server) Handler() http.Handler {
 // graceful http.Server.Shutdown does not wait for them.
 func (s *Server) Close() error {
 	s.closeStreams()
+	s.closeMCP()
 	return nil
 }
 

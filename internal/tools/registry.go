@@ -47,6 +47,8 @@ type Registry struct {
 	mu     sync.RWMutex
 	byName map[string]*Tool
 	sorted []*Tool // rebuilt on every change, never mutated in place
+
+	changed chan struct{} // closed and replaced on every change; see Changed
 }
 
 // NewRegistry returns an empty registry.
@@ -123,6 +125,22 @@ func (r *Registry) rebuild() {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	r.sorted = list
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+}
+
+// Changed returns a channel that is closed at the next change of the tool
+// set (a tool registered, a plugin's tools withdrawn). Watchers take a
+// new channel after each change, then List.
+func (r *Registry) Changed() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
 }
 
 // Lookup returns the tool the model knows as name.

@@ -359,3 +359,23 @@ func TestCancelledCallNeverStarts(t *testing.T) {
 		t.Fatalf("got %+v, %d calls", res, calls.Load())
 	}
 }
+
+func TestChangedClosesOnChange(t *testing.T) {
+	r := NewRegistry()
+	ch := r.Changed()
+	select {
+	case <-ch:
+		t.Fatal("closed before any change")
+	default:
+	}
+	h := func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return nil, nil }
+	if _, err := r.Register("p", sdk.ToolDef{Name: "t"}, h); err != nil {
+		t.Fatal(err)
+	}
+	<-ch // closed by the registration
+	ch = r.Changed()
+	if n := r.RemovePlugin("p"); n != 1 {
+		t.Fatalf("removed %d", n)
+	}
+	<-ch
+}
