@@ -108,17 +108,21 @@ func startMCPServeHTTP(t *testing.T) (endpoint, token string) {
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		said := false
 		var seen []string
 		for sc.Scan() {
 			line := sc.Text()
-			if _, rest, ok := strings.Cut(line, "MCP over Streamable HTTP at "); ok && urls != nil {
+			if said {
+				continue
+			}
+			if _, rest, ok := strings.Cut(line, "MCP over Streamable HTTP at "); ok {
 				urls <- strings.TrimRight(strings.Fields(rest)[0], ";,")
-				urls = nil
-			} else if urls != nil {
+				said = true
+			} else {
 				seen = append(seen, line)
 			}
 		}
-		if urls != nil {
+		if !said {
 			urls <- "ended: " + strings.Join(seen, "\n")
 		}
 	}()
