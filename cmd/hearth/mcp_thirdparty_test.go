@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -289,4 +292,78 @@ func mcpToolResult(msgs []map[string]any, id string) string {
 		}
 	}
 	return ""
+}
+
+// TestThirdPartyMCPProgressInChat checks that the progress notifications
+// of server-everything's long-running tool reach the user's channel: the
+// terminal chat prints a progress line for the call. Chat starts its
+// plugins without waiting for them, so the scripted model calls the tool
+// once it is offered, and says "not yet" until then.
+func TestThirdPartyMCPProgressInChat(t *testing.T) {
+	dir := needMCPPackages(t)
+	home := t.TempDir()
+	writeMCPConfig(t, home, map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": nodePath(t), "args": []string{mcpPackage(dir, "server-everything", "dist/index.js"), "stdio"}},
+	}})
+	const tool = "mcp-everything__trigger-long-running-operation"
+	var called atomic.Bool // set by the model server's handler
+	llm := llmtest.NewServer(t)
+	llm.SetFallback(llmtest.Reply{Func: func(r llmtest.Request) llmtest.Reply {
+		for _, m := range r.Messages {
+			if m["role"] == "tool" && m["tool_call_id"] == "call_long" {
+				return llmtest.Reply{Text: "finished"}
+			}
+		}
+		if slices.Contains(r.ToolNames(), tool) && called.CompareAndSwap(false, true) {
+			return llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "call_long", Name: tool, Arguments: `{"duration":0.6,"steps":3}`}}}
+		}
+		return llmtest.Reply{Text: "not yet"}
+	}})
+
+	cmd := exec.Command(os.Args[0], "chat")
+	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + llm.URL}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stdoutPipe)
+	var stdout strings.Builder
+	// Each turn answers "not yet" until the server's tools are offered,
+	// then "finished" after the call; a bounded number of turns.
+	for turn := 0; turn < 500; turn++ {
+		fmt.Fprintf(stdin, "turn %d: run the long operation\n", turn+1)
+		answer := ""
+		for answer == "" && sc.Scan() {
+			line := sc.Text()
+			stdout.WriteString(line + "\n")
+			if strings.Contains(line, "not yet") || strings.Contains(line, "finished") {
+				answer = line
+			}
+		}
+		if answer == "" {
+			t.Fatalf("chat ended:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		}
+		if strings.Contains(answer, "finished") {
+			break
+		}
+	}
+	if !called.Load() {
+		t.Fatalf("%s was never offered:\n%s", tool, stdout.String())
+	}
+	if !regexp.MustCompile(`… ` + tool + ` [123]/3`).MatchString(stdout.String()) {
+		t.Fatalf("no progress line for %s in the chat:\n%s\nstderr:\n%s", tool, stdout.String(), stderr.String())
+	}
 }
