@@ -177,7 +177,7 @@ type mcpTurn struct {
 // servers from npm in config.json (server-everything over stdio and over
 // Streamable HTTP, server-filesystem over stdio on a temporary folder);
 // the scripted model calls their tools, one per turn, and sees their
-// results, an error result included, in its next request. When Hearth
+// results, an image and an error result included, in its next request. When Hearth
 // exits, the servers it started are gone.
 func TestThirdPartyMCPServers(t *testing.T) {
 	dir := needMCPPackages(t)
@@ -208,7 +208,8 @@ func TestThirdPartyMCPServers(t *testing.T) {
 		{"mcp-files__read_text_file", fmt.Sprintf(`{"path":%q}`, outside), "refused outside"},
 	}
 	llm := llmtest.NewServer(t)
-	env := []string{"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + llm.URL}
+	// A model known to accept images: the image tool's picture goes to it.
+	env := []string{"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + llm.URL, "HEARTH_MODEL=gpt-4o"}
 	var slowest time.Duration
 	for i, tr := range turns {
 		// One `hearth ask` per call: each is a turn of its own, untainted
@@ -270,6 +271,9 @@ func TestThirdPartyMCPServers(t *testing.T) {
 		if !strings.Contains(got, w) {
 			t.Errorf("turn %d (%s): the model saw %q, want it to contain %q", i+1, turns[i].tool, got, w)
 		}
+	}
+	if b, _ := json.Marshal(reqs[7].Messages); !strings.Contains(string(b), "data:image/png;base64,iVBOR") {
+		t.Errorf("the image of get-tiny-image did not reach the model, which accepts images: %s", b)
 	}
 	if got := mcpToolResult(reqs[13].Messages, "call_6"); strings.Contains(got, "not for the model") {
 		t.Errorf("the file outside the allowed folder reached the model: %q", got)
