@@ -301,8 +301,8 @@ func mcpToolResult(msgs []map[string]any, id string) string {
 // TestThirdPartyMCPProgressInChat checks that the progress notifications
 // of server-everything's long-running tool reach the user's channel: the
 // terminal chat prints a progress line for the call. Chat starts its
-// plugins without waiting for them, so the scripted model calls the tool
-// once it is offered, and says "not yet" until then.
+// plugins without waiting for them, so the test asks /plugins until the
+// server runs, and the scripted model calls the tool once it is offered.
 func TestThirdPartyMCPProgressInChat(t *testing.T) {
 	dir := needMCPPackages(t)
 	home := t.TempDir()
@@ -334,7 +334,7 @@ func TestThirdPartyMCPProgressInChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -345,24 +345,33 @@ func TestThirdPartyMCPProgressInChat(t *testing.T) {
 	}()
 	sc := bufio.NewScanner(stdoutPipe)
 	var stdout strings.Builder
-	// Each turn answers "not yet" until the server's tools are offered,
-	// then "finished" after the call; a bounded number of turns.
-	for turn := 0; turn < 500; turn++ {
-		fmt.Fprintf(stdin, "turn %d: run the long operation\n", turn+1)
-		answer := ""
-		for answer == "" && sc.Scan() {
-			line := sc.Text()
-			stdout.WriteString(line + "\n")
-			if strings.Contains(line, "not yet") || strings.Contains(line, "finished") {
-				answer = line
+	// until sends line and reads the output up to a line containing one
+	// of the answers, which it returns.
+	until := func(line string, answers ...string) string {
+		t.Helper()
+		fmt.Fprintln(stdin, line)
+		for sc.Scan() {
+			stdout.WriteString(sc.Text() + "\n")
+			for _, a := range answers {
+				if strings.Contains(sc.Text(), a) {
+					return a
+				}
 			}
 		}
-		if answer == "" {
-			t.Fatalf("chat ended:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		t.Fatalf("chat ended:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		return ""
+	}
+	// /plugins says what the server does, with a generous bound: nothing
+	// else tells when it runs.
+	deadline := time.Now().Add(30 * time.Second)
+	for until("/plugins", "mcp-everything: ") != "" && !strings.HasSuffix(stdout.String(), "mcp-everything: running, restarts 0\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never ran:\n%s", stdout.String())
 		}
-		if strings.Contains(answer, "finished") {
-			break
-		}
+	}
+	// It may still be listing its tools again (server-everything says
+	// they changed right after it starts).
+	for turn := 1; turn <= 20 && until(fmt.Sprintf("turn %d: run the long operation", turn), "not yet", "finished") == "not yet"; turn++ {
 	}
 	if !called.Load() {
 		t.Fatalf("%s was never offered:\n%s", tool, stdout.String())
