@@ -164,11 +164,9 @@ func setupMCPDirect(b *testing.B, srv mcpBenchServer) func() {
 	return func() { call() }
 }
 
-// setupMCPHearth starts srv as config.json's MCP server "bench" under a
-// plugin manager and returns a function making one call of its echo
-// tool through the kernel's registry; all of it stops with the benchmark.
-func setupMCPHearth(b *testing.B, srv mcpBenchServer) func() {
-	name, args := srv.command(b)
+// newMCPBenchManager returns a kernel and a plugin manager on it, with
+// no plugins yet; they stop when the benchmark ends.
+func newMCPBenchManager(b *testing.B) (*kernel.Kernel, *Manager) {
 	log := slog.New(slog.DiscardHandler)
 	src, err := llm.NewSources([]llm.Source{{Name: "main", BaseURL: "http://127.0.0.1:1"}}, "main") // never asked
 	if err != nil {
@@ -180,7 +178,7 @@ func setupMCPHearth(b *testing.B, srv mcpBenchServer) func() {
 	}
 	k := kernel.New(src, nil, &kernel.Options{Logger: log, Policy: eng})
 	b.Cleanup(func() { k.Close() })
-	opts := Options{Host: k, LLM: src, Log: log, DataDir: b.TempDir(), GracePeriod: time.Second, HandshakeTimeout: 20 * time.Second}
+	opts := Options{Host: k, LLM: src, Log: log, DataDir: b.TempDir(), HandshakeTimeout: 20 * time.Second} // the stop's grace periods as in production
 	st, err := store.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -188,6 +186,15 @@ func setupMCPHearth(b *testing.B, srv mcpBenchServer) func() {
 	b.Cleanup(func() { st.Close() })
 	m := NewManager(b.TempDir(), st, &opts)
 	b.Cleanup(m.Close)
+	return k, m
+}
+
+// setupMCPHearth starts srv as config.json's MCP server "bench" under a
+// plugin manager and returns a function making one call of its echo
+// tool through the kernel's registry; all of it stops with the benchmark.
+func setupMCPHearth(b *testing.B, srv mcpBenchServer) func() {
+	name, args := srv.command(b)
+	k, m := newMCPBenchManager(b)
 	m.SetMCPServers(map[string]config.MCPServer{"bench": {Command: name, Args: args}})
 	if err := m.Scan(context.Background()); err != nil {
 		b.Fatal(err)
@@ -205,4 +212,39 @@ func setupMCPHearth(b *testing.B, srv mcpBenchServer) func() {
 			b.Fatalf("%s answered %+v", tool, r)
 		}
 	}
+}
+
+// BenchmarkMCPServerStop measures how long stopping a running stdio MCP
+// server takes: server-everything, to which Hearth's client declares
+// roots, keeps running after its stdin closes once it has asked for them,
+// so the stop must not wait for it to leave on its own. Each iteration
+// starts the server through the plugin manager, calls get-roots-list (so
+// the roots were asked for), and times only the Scan that stops it once
+// config.json no longer names it.
+func BenchmarkMCPServerStop(b *testing.B) {
+	node, _ := exec.LookPath("node")
+	cfg := map[string]config.MCPServer{"bench": {Command: node, Args: []string{everythingJS(b), "stdio"}}}
+	k, m := newMCPBenchManager(b)
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		m.SetMCPServers(cfg)
+		if err := m.Scan(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		m.WaitReady(ctx)
+		cancel()
+		if r := callTool(k, "mcp-bench__get-roots-list", "{}"); r.IsError {
+			b.Fatalf("get-roots-list: %+v", r)
+		}
+		m.SetMCPServers(nil)
+		b.StartTimer()
+		t0 := time.Now()
+		if err := m.Scan(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(t0)
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "stop-ms")
 }
