@@ -127,6 +127,10 @@ type SourceConfig struct {
 	// in turn traces; nil means Hearth's built-in price of the model, if
 	// it knows one.
 	Price *llm.Price `json:"price,omitempty"`
+	// Images says whether the model accepts images in its input (tools'
+	// images are then passed to it); unset means Hearth decides from the
+	// model's name (llm.ModelAcceptsImages).
+	Images *bool `json:"images,omitempty"`
 
 	// How long to wait for the provider; zero means the default.
 	ConnectTimeout   Duration `json:"connect_timeout,omitempty"`    // connecting, TLS included (10s)
@@ -277,7 +281,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 		if sc.APIKeyEnv != "" {
 			key = getenv(sc.APIKeyEnv)
 		}
-		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow, Price: sc.Price,
+		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow, Price: sc.Price, Images: sc.Images,
 			ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
 			IdleTimeout: time.Duration(sc.IdleTimeout), AnswerTimeout: time.Duration(sc.AnswerTimeout),
 			MaxResponseBytes: sc.MaxResponseBytes})

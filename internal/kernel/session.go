@@ -33,16 +33,23 @@ const (
 	// trace); Outcome says how it ended. Only observers receive it,
 	// after every other event of the turn.
 	EventTurnEnded
+	// EventToolProgress reports how far a running tool call has got (the
+	// tool's ToolContext.Progress): Done out of Total (0 when unknown) and
+	// Text, a short message. At most about ten a second per call; the
+	// latest comes before the call's EventToolEnd, none after it.
+	EventToolProgress
 )
 
 // Event is one thing a channel may show while a turn runs.
 type Event struct {
 	Kind    EventKind
-	Text    string // delta text, final text, or error message
-	Tool    string // tool name (model-visible) for tool events
-	CallID  string // tool call id for tool events
-	Args    string // arguments of EventToolStart
-	IsError bool   // EventToolEnd: the result is an error
+	Text    string  // delta text, final text, or error message
+	Tool    string  // tool name (model-visible) for tool events
+	CallID  string  // tool call id for tool events
+	Args    string  // arguments of EventToolStart
+	IsError bool    // EventToolEnd: the result is an error
+	Done    float64 // EventToolProgress: work done so far
+	Total   float64 // EventToolProgress: all the work; 0 when unknown
 	// Metadata is EventToolEnd's result metadata for renderers (xbot's
 	// ToolResult.Metadata: a diff, a kind).
 	Metadata map[string]string

@@ -117,7 +117,9 @@ type preparedCall struct {
 	orig   *llm.ToolCall   // the model's call this one comes from, if any
 	tc     *sdk.ToolContext
 	result toolcall.Result
-	ready  bool // result is final; do not invoke
+
+	progress *progressReporter // the call's progress reports, once it may run
+	ready    bool              // result is final; do not invoke
 
 	approval *store.TraceApproval // the approval asked, for the trace
 
@@ -181,6 +183,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		}
 	}
 	done := func(p *preparedCall) {
+		p.progress.close() // its latest report goes before its end event
 		if !later {
 			k.storeMessages(ctx, t, p.message())
 		}
@@ -216,6 +219,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError,
 			Metadata: p.result.Metadata})
 		msgs[i] = p.message()
+		t.images = append(t.images, p.result.Images...)
 	}
 	t.traceToolCalls(prepared)
 	k.remember(t, append([]llm.Message{assistant}, msgs...)...)
@@ -334,6 +338,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		Channel: t.in.Channel, ChatID: t.in.ChatID, UserID: t.in.UserID, GroupID: t.in.GroupID,
 		InjectedBy: t.in.Plugin, Effect: tool.Def.EffectiveEffect(), KV: k.kv(tool.Plugin),
 	}
+	p.tc.Progress = k.progressFor(t, p)
 	if k.cfg.Policy == nil {
 		p.auth = policy.Result{Allowed: true, DecidedBy: "none"}
 	} else if !k.authorize(ctx, t, p, args, raw) {

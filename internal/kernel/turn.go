@@ -30,6 +30,9 @@ type turnState struct {
 
 	trace *tracer // nil when turns are not traced
 
+	progressMu sync.Mutex  // one progress event at a time (progressFor)
+	images     []sdk.Image // the images the latest step's tools returned
+
 	userSaved bool // the user's message is in the history (and the store)
 	saveMu    sync.Mutex
 	saveErr   error // the first failure to store a message of this turn
@@ -162,6 +165,9 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		}
 		t.steps = append(t.steps, assistant)
 		t.steps = append(t.steps, results...)
+		if m, ok := k.imageMessage(t); ok {
+			t.steps = append(t.steps, m)
+		}
 		if err := t.saveError(); err != nil {
 			return k.fail(ctx, t, err)
 		}

@@ -122,7 +122,7 @@ func messageTokens(m llm.Message) int {
 	for _, c := range m.ToolCalls {
 		n += 4 + EstimateTokens(c.Function.Name) + EstimateTokens(c.Function.Arguments)
 	}
-	return n
+	return n + len(m.Images)*imageTokens
 }
 
 func messagesTokens(msgs []llm.Message) int {

@@ -18,22 +18,30 @@ type Message struct {
 	// Reasoning is the model's reasoning text. It is kept in history for
 	// the user but not sent back: several providers reject it in input.
 	Reasoning string `json:"-"`
+	// Images are pictures sent with a user message's text, as content
+	// parts (tool messages cannot carry images on the OpenAI wire). Only
+	// the kernel adds them, for a model that accepts images; they are
+	// never stored (see docs/architecture.md).
+	Images []Image `json:"-"`
 }
 
 // MarshalJSON writes content as null for an assistant message that only
-// calls tools, as the OpenAI API documents.
+// calls tools, as the OpenAI API documents, and as content parts (text,
+// then image_url parts with data URLs) for a message with images.
 func (m Message) MarshalJSON() ([]byte, error) {
 	type wire struct {
 		Role       string     `json:"role"`
-		Content    *string    `json:"content"`
+		Content    any        `json:"content"`
 		ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 		ToolCallID string     `json:"tool_call_id,omitempty"`
 		Name       string     `json:"name,omitempty"`
 	}
 	w := wire{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name}
-	if m.Content != "" || len(m.ToolCalls) == 0 {
-		c := m.Content
-		w.Content = &c
+	switch {
+	case len(m.Images) > 0:
+		w.Content = contentParts(m.Content, m.Images)
+	case m.Content != "" || len(m.ToolCalls) == 0:
+		w.Content = m.Content
 	}
 	return json.Marshal(w)
 }

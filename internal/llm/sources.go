@@ -25,6 +25,9 @@ type Source struct {
 	// Price is what the source's model costs; nil means the built-in
 	// price of the model when Hearth knows one (KnownPrice).
 	Price *Price
+	// Images says whether the model accepts images in its input; nil
+	// means Hearth decides from the model's name (ModelAcceptsImages).
+	Images *bool
 
 	// Limits of the source's client; zero means the Client's default.
 	ConnectTimeout   time.Duration

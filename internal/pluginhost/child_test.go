@@ -95,6 +95,15 @@ func (p *testPlugin) Start(s *sdk.PluginSDK) error {
 	reg("echo", sdk.ToolDef{Effect: sdk.EffectRead, Title: "回声"}, func(_ context.Context, tc *sdk.ToolContext, args map[string]any) (any, error) {
 		return map[string]any{"args": args, "actor": tc.Actor, "tool": tc.Tool}, nil
 	})
+	reg("progress", sdk.ToolDef{Effect: sdk.EffectRead}, func(_ context.Context, tc *sdk.ToolContext, _ map[string]any) (any, error) {
+		if tc.Progress == nil {
+			return "no progress", nil
+		}
+		for i := 1; i <= 3; i++ {
+			tc.Progress(float64(i), 3, fmt.Sprintf("step %d", i))
+		}
+		return "reported", nil
+	})
 	reg("text", sdk.ToolDef{}, func(context.Context, *sdk.ToolContext, map[string]any) (any, error) {
 		return "plain text", nil
 	})

@@ -26,6 +26,8 @@ func (p *Process) serveHost(conn *wire.Conn) {
 			return h(ctx, params)
 		})
 	}
+	progress := &progressRoutes{}
+	handle(wire.MethodToolProgress, progress.notify)
 	handle(wire.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var def wire.ToolDef
 		if err := wire.DecodeParams(raw, &def); err != nil {
@@ -38,7 +40,7 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		if def.HasResolveEffect {
 			d.ResolveEffect = remoteResolve(conn, p.name, d.Name)
 		}
-		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name)); err != nil {
+		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name, progress)); err != nil {
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil
@@ -140,12 +142,21 @@ func (r remoteText) ResultMetadata() map[string]string { return r.meta }
 
 // remoteTool forwards calls of one tool to the plugin; the call's context
 // (deadline, cancellation) travels as $/cancel.
-func remoteTool(conn *wire.Conn, plugin, tool string) sdk.RawToolHandler {
+// A call whose tc.Progress is set gets a progress token: the plugin's
+// "tool.progress" notifications carrying it reach tc.Progress until the
+// call returns.
+func remoteTool(conn *wire.Conn, plugin, tool string, progress *progressRoutes) sdk.RawToolHandler {
 	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
 		cc := wire.FromToolContext(tc)
 		cc.PluginID, cc.Tool = plugin, tool
+		params := &wire.ToolCallParams{Tool: tool, Args: raw, Context: cc}
+		if tc != nil && tc.Progress != nil {
+			token, done := progress.add(tc.Progress)
+			defer done()
+			params.ProgressToken = token
+		}
 		var res wire.ToolCallResult
-		err := conn.Call(ctx, wire.MethodToolCall, &wire.ToolCallParams{Tool: tool, Args: raw, Context: cc}, &res)
+		err := conn.Call(ctx, wire.MethodToolCall, params, &res)
 		var rerr *wire.Error
 		switch {
 		case err == nil:

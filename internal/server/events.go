@@ -32,6 +32,7 @@ const (
 	EvContentDelta     = "content.delta"
 	EvToolStarted      = "tool.started"
 	EvToolFinished     = "tool.finished"
+	EvToolProgress     = "tool.progress"
 	EvApprovalRequest  = "approval.requested"
 	EvApprovalDecided  = "approval.decided"
 	EvTurnFinished     = "turn.finished"
@@ -65,6 +66,10 @@ type Event struct {
 	IsError         bool   `json:"is_error,omitempty"`
 	Result          string `json:"result,omitempty"`
 	ResultTruncated bool   `json:"result_truncated,omitempty"`
+	// Progress: tool.progress (with CallID and Tool), how far a running
+	// call has got. At most about ten a second per call; the latest comes
+	// before the call's tool.finished.
+	Progress *Progress `json:"progress,omitempty"`
 	// Approval: approval.requested.
 	Approval *Approval `json:"approval,omitempty"`
 	// ID, Answer, By: approval.decided. Answer is once, always, deny,
@@ -77,6 +82,14 @@ type Event struct {
 	TraceID string `json:"trace_id,omitempty"`
 	// Message: error.
 	Message string `json:"message,omitempty"`
+}
+
+// Progress is a running tool call's progress: Done out of Total (0 when
+// the tool does not know the total) and a short message.
+type Progress struct {
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitempty"`
+	Message string  `json:"message,omitempty"`
 }
 
 // Usage is the tokens a turn's model calls used.
@@ -262,6 +275,9 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 		name, e.Text = EvContentDelta, ev.Text
 	case kernel.EventToolStart:
 		name, e.CallID, e.Tool, e.Arguments = EvToolStarted, ev.CallID, ev.Tool, mask(ev.Args)
+	case kernel.EventToolProgress:
+		name, e.CallID, e.Tool = EvToolProgress, ev.CallID, ev.Tool
+		e.Progress = &Progress{Done: ev.Done, Total: ev.Total, Message: mask(ev.Text)}
 	case kernel.EventToolEnd:
 		// A tool's result is where a secret turns up (a file read, a
 		// command's output): the model keys and the API token are masked.

@@ -193,7 +193,7 @@ func liveSource(f *config.File, name string, sc config.SourceConfig, secrets *re
 	if model == "" {
 		model = config.GuessModel(sc.BaseURL)
 	}
-	return llm.Source{Name: name, BaseURL: sc.BaseURL, APIKey: key, Model: model, ContextWindow: sc.ContextWindow,
+	return llm.Source{Name: name, BaseURL: sc.BaseURL, APIKey: key, Model: model, ContextWindow: sc.ContextWindow, Images: sc.Images,
 		ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
 		IdleTimeout: time.Duration(sc.IdleTimeout), AnswerTimeout: time.Duration(sc.AnswerTimeout),
 		MaxResponseBytes: sc.MaxResponseBytes}

@@ -256,6 +256,15 @@ func (r remoteLLM) CurrentSource() string {
 	return out
 }
 
+// progressNotifier is a call's ToolContext.Progress: each report is a
+// "tool.progress" notification carrying the host's token for the call.
+// A report that cannot be sent (the host is gone) is dropped.
+func progressNotifier(conn *wire.Conn, token int64) func(done, total float64, message string) {
+	return func(done, total float64, message string) {
+		_ = conn.Notify(wire.MethodToolProgress, wire.ToolProgressParams{Token: token, Done: done, Total: total, Message: message})
+	}
+}
+
 func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p wire.ToolCallParams
 	if err := codec.Unmarshal(raw, &p); err != nil {
@@ -274,6 +283,9 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	}
 	tc := p.Context.ToolContext()
 	tc.KV = remoteKV{c.conn}
+	if p.ProgressToken != 0 {
+		tc.Progress = progressNotifier(c.conn, p.ProgressToken)
+	}
 	v, err := h(ctx, tc, nil, p.Args)
 	if err != nil {
 		return nil, &wire.Error{Code: wire.CodeToolFailed, Message: err.Error()}

@@ -131,12 +131,15 @@ class Context(dict):
     chatId, userId, groupId, effect, grant, injectedBy: the plugin that
     injected the turn's input, absent when a person on a channel asked),
     plus `cancelled`, an Event set
-    when Hearth cancels the call, `kv`, the plugin's private storage, and
-    `services`, Hearth's settings, memory and knowledge base."""
+    when Hearth cancels the call, `kv`, the plugin's private storage,
+    `services`, Hearth's settings, memory and knowledge base, and
+    `progress(done, total=0, message="")`, which reports how far a long
+    call has got (None when nobody watches the call)."""
 
     def __init__(self, data, cancelled, kv=None, services=None):
         super().__init__(data or {})
         self.cancelled = cancelled
+        self.progress = None
         self.kv = kv
         self.services = services
 
@@ -334,7 +337,14 @@ class _Connection:
             tool = p["tools"].get(params.get("tool"))
             if tool is None:
                 raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
-            value = tool["execute"](params.get("args") or {}, Context(params.get("context"), cancelled, KV(self), Services(self)))
+            ctx = Context(params.get("context"), cancelled, KV(self), Services(self))
+            token = params.get("progressToken")
+            if token:
+                def progress(done, total=0, message="", token=token):
+                    self.send({"jsonrpc": "2.0", "method": "tool.progress",
+                               "params": {"token": token, "done": float(done), "total": float(total), "message": str(message)}})
+                ctx.progress = progress
+            value = tool["execute"](params.get("args") or {}, ctx)
             if isinstance(value, str):
                 return {"text": value}
             is_error = isinstance(value, dict) and value.get("isError") is True

@@ -18,6 +18,7 @@ class FakeHost:
         self.thread.start()
         self.registered = []
         self.kv = {}
+        self.progress = []
 
     def request(self, mid, method, params):
         self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": mid, "method": method, "params": params}) + "\n")
@@ -28,6 +29,9 @@ class FakeHost:
                 self.registered.append(msg["params"])
                 self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}) + "\n")
                 self.to_plugin_w.flush()
+                continue
+            if msg.get("method") == "tool.progress":  # a notification: no answer
+                self.progress.append(msg["params"])
                 continue
             if msg.get("method") == "knowledge.search":  # one of Hearth's services, as the wire has it
                 result = [{"name": "wifi", "content": "密码 (%s, %d)" % (msg["params"]["query"], msg["params"]["topK"])}]
@@ -85,9 +89,18 @@ def plugin():
         "boom": hp.define_tool(description="boom", execute=lambda a, c: 1 / 0),
         "refuse": hp.define_tool(description="refuse", execute=lambda a, c: (_ for _ in ()).throw(hp.ToolError("不行"))),
         "count": hp.define_tool(description="count", execute=_count),
+        "long": hp.define_tool(description="long", effect="read", execute=_long),
         "lookup": hp.define_tool(description="lookup", effect="read",
                                  execute=lambda a, c: c.services.search_knowledge("wifi 密码", 2)),
     })
+
+
+def _long(args, ctx):
+    if ctx.progress is None:
+        return "no progress"
+    for i in (1, 2, 3):
+        ctx.progress(i, 3, "step %d" % i)
+    return "reported"
 
 
 def _count(args, ctx):
@@ -106,7 +119,7 @@ class SDKTest(unittest.TestCase):
 
     def test_registrations_carry_policy_fields(self):
         names = sorted(r["name"] for r in self.host.registered)
-        self.assertEqual(names, ["boom", "count", "echo", "lookup", "refuse", "text"])
+        self.assertEqual(names, ["boom", "count", "echo", "long", "lookup", "refuse", "text"])
         echo = [r for r in self.host.registered if r["name"] == "echo"][0]
         self.assertEqual(echo["effect"], "read")
         self.assertEqual(echo["parameters"], {"type": "object", "properties": {}})
@@ -124,6 +137,14 @@ class SDKTest(unittest.TestCase):
         self.assertEqual(r["error"]["code"], -32003)
         r = self.host.request(6, "nope", {})
         self.assertEqual(r["error"]["code"], -32601)
+
+    def test_progress_goes_out_as_tool_progress(self):
+        r = self.host.request(2, "tool.call", {"tool": "long", "args": {}, "progressToken": 7})
+        self.assertEqual(r["result"]["text"], "reported")
+        self.assertEqual(self.host.progress, [{"token": 7, "done": float(i), "total": 3.0, "message": "step %d" % i} for i in (1, 2, 3)])
+        r = self.host.request(3, "tool.call", {"tool": "long", "args": {}})
+        self.assertEqual(r["result"]["text"], "no progress")
+        self.assertEqual(len(self.host.progress), 3)
 
     def test_plugin_storage_goes_to_hearth(self):
         r = self.host.request(2, "tool.call", {"tool": "count", "args": {}})

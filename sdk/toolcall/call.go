@@ -87,6 +87,10 @@ type Result struct {
 	// Metadata is for renderers (a diff, a kind); the model does not see
 	// it.
 	Metadata map[string]string
+	// Images are the pictures the handler's value carried (sdk.ImageResult),
+	// at most MaxImages of at most MaxImageBytes each; the host passes them
+	// to a model that accepts images.
+	Images []sdk.Image
 }
 
 // ErrorResult returns an error result whose content is {"error": msg}.
@@ -201,11 +205,21 @@ type ValidJSON []byte
 // valid JSON bytes are passed as is; everything else is JSON-encoded. A map
 // with "isError": true, or a value whose IsError method says so, is an error
 // result. A result over MaxResultBytes becomes an error result saying so.
+//
+// A value implementing sdk.ImageResult has its images collected into
+// Images (see images.go), within MaxImages and MaxImageBytes.
 func Encode(v any) Result {
 	r := encode(v)
 	if n := len(r.Content); n > MaxResultBytes {
 		err := fmt.Errorf("%w: the tool's result is %d bytes, over the limit of %d bytes (1 MiB)", ErrTooLarge, n, MaxResultBytes)
 		return ErrorResult(err, err.Error()+"; ask for less (a smaller range, a filter, one page at a time)")
+	}
+	if ir, ok := v.(sdk.ImageResult); ok {
+		var note string
+		r.Images, note = collectImages(ir.ResultImages())
+		if note != "" {
+			r.Content += "\n" + note
+		}
 	}
 	return r
 }

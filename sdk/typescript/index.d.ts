@@ -39,6 +39,13 @@ export interface ToolContext {
   services: HostServices;
   /** Aborted when Hearth cancels the call (deadline, interrupt). */
   signal: AbortSignal;
+  /**
+   * Reports how far a long call has got: `done` out of `total` (0 or
+   * absent when unknown) and a short message. Hearth shows it on the
+   * user's channel, at most about ten a second. Absent when nobody
+   * watches the call.
+   */
+  progress?: (done: number, total?: number, message?: string) => void;
 }
 
 export interface Entity { name: string; type: string; mention_count: number }

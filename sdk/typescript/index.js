@@ -240,6 +240,12 @@ export class Connection {
           turn: c.turn, channel: c.channel, chatId: c.chatId, userId: c.userId, groupId: c.groupId, grant: c.grant,
           injectedBy: c.injectedBy,
           kv: this.kv, services: this.services, signal,
+          // Reports how far the call has got; Hearth shows it on the
+          // user's channel. Absent when nobody watches the call.
+          progress: params.progressToken ? (done, total = 0, message = '') => this.send({
+            jsonrpc: '2.0', method: 'tool.progress',
+            params: { token: params.progressToken, done: Number(done), total: Number(total), message: String(message) },
+          }) : undefined,
         };
         const value = await tool.execute(parsed.data, ctx);
         if (typeof value === 'string') return { text: value };

@@ -37,6 +37,7 @@ const (
 	MethodStagesRegister = "stages.register" // core
 	MethodHooksRegister  = "hooks.register"  // core
 	MethodInject         = "input.inject"    // core
+	MethodToolProgress   = "tool.progress"   // core: a notification, see ToolProgressParams
 	MethodInjectSync     = "input.injectSync"
 	MethodLLMList        = "llm.listSources" // llm
 	MethodLLMSet         = "llm.setSource"   // llm
@@ -77,7 +78,7 @@ const (
 // CapabilityGroup returns the group a plugin-to-host method belongs to.
 func CapabilityGroup(method string) string {
 	switch method {
-	case MethodToolsRegister, MethodStagesRegister, MethodHooksRegister, MethodInject, MethodInjectSync:
+	case MethodToolsRegister, MethodStagesRegister, MethodHooksRegister, MethodInject, MethodInjectSync, MethodToolProgress:
 		return "core"
 	case MethodLLMList, MethodLLMSet, MethodLLMCurrent:
 		return "llm"
@@ -244,6 +245,23 @@ type ToolCallParams struct {
 	Tool    string          `json:"tool"` // the tool's name inside the plugin
 	Args    json.RawMessage `json:"args"` // validated by the host
 	Context CallContext     `json:"context"`
+	// ProgressToken, when not zero, says the host shows this call's
+	// progress: the plugin's ToolContext.Progress sends "tool.progress"
+	// notifications carrying it. Zero (an older host, or nobody
+	// listening) leaves Progress nil.
+	ProgressToken int64 `json:"progressToken,omitzero"`
+}
+
+// ToolProgressParams is the "tool.progress" notification a plugin sends
+// while a call runs (sdk.ToolContext.Progress): Done out of Total (0 when
+// unknown) and a short message. The host drops one whose token names no
+// running call (the call ended, or never asked for progress), and shows
+// at most about ten a second per call.
+type ToolProgressParams struct {
+	Token   int64   `json:"token"`
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitzero"`
+	Message string  `json:"message,omitempty"`
 }
 
 // ToolCallResult is the handler's return value. A handler error is a

@@ -69,6 +69,7 @@ var wireMethods = map[string]message{
 	wire.MethodHooksRegister:     msg[wire.HookRegistration, none](),
 	wire.MethodInject:            msg[wire.InjectParams, none](),
 	wire.MethodInjectSync:        msg[wire.InjectParams, wire.InjectSyncResult](),
+	wire.MethodToolProgress:      msg[wire.ToolProgressParams, none](), // a notification
 	wire.MethodLLMList:           msg[none, []string](),
 	wire.MethodLLMSet:            msg[wire.SourceParams, none](),
 	wire.MethodLLMCurrent:        msg[none, string](),
@@ -133,6 +134,7 @@ var tsShapes = []struct {
 	{ts: "TurnInfo", goType: reflect.TypeFor[sdk.TurnInfo](), dir: toPlugin},
 	{ts: "ToolContext", goType: reflect.TypeFor[wire.CallContext](), dir: toPlugin, authorOnly: map[string]string{
 		"kv": "the SDK's storage client", "services": "the SDK's services client", "signal": "aborted by $/cancel",
+		"progress": "sends tool.progress notifications",
 	}},
 	{ts: "Entity", goType: reflect.TypeFor[sdk.Entity](), dir: toPlugin},
 	{ts: "Relation", goType: reflect.TypeFor[sdk.Relation](), dir: toPlugin},
@@ -271,7 +273,7 @@ func TestWireJavaScriptNames(t *testing.T) {
 		"unrepresentable": "zod's JSON Schema options", "io": "zod's JSON Schema options",
 		"properties": "an empty JSON Schema", "success": "a zod parse result", "data": "a zod parse result",
 		"kv": "the ToolContext's, not on the wire", "services": "the ToolContext's, not on the wire",
-		"signal": "the ToolContext's, not on the wire",
+		"signal": "the ToolContext's, not on the wire", "progress": "the ToolContext's; sends tool.progress",
 	})
 }
 

@@ -133,9 +133,15 @@ function apply(items, ev, d) {
       break;
     }
     case 'tool.started': answer().parts.push({ type: 'tool', id: d.call_id, tool: d.tool, arguments: d.arguments, status: 'running' }); break;
+    case 'tool.progress': {
+      for (const i of items) for (const p of i.parts || []) {
+        if (p.type === 'tool' && p.id === d.call_id && p.status === 'running') p.progress = d.progress;
+      }
+      break;
+    }
     case 'tool.finished': {
       for (const i of items) for (const p of i.parts || []) {
-        if (p.type === 'tool' && p.id === d.call_id) { p.status = d.is_error ? 'failed' : 'done'; p.result = d.result; }
+        if (p.type === 'tool' && p.id === d.call_id) { p.status = d.is_error ? 'failed' : 'done'; p.result = d.result; p.progress = undefined; }
       }
       break;
     }
@@ -152,10 +158,22 @@ function apply(items, ev, d) {
   return true;
 }
 
+// ToolProgress is a running call's progress: a bar when the total is
+// known, the count and the tool's message.
+function ToolProgress({ pr }) {
+  const total = pr.total > 0 ? pr.total : 0;
+  const count = total ? `${pr.done}/${total}` : String(pr.done);
+  return html`<div class="tool-progress small muted" data-testid="tool-progress">
+    ${total ? html`<progress max=${total} value=${Math.min(pr.done, total)} />` : ''}
+    <span>${count}${pr.message ? ' · ' + pr.message : ''}</span>
+  </div>`;
+}
+
 function ToolPart({ p }) {
   const icon = p.status === 'running' ? 'clock' : p.status === 'failed' ? 'alert' : 'check';
   return html`<details class=${'tool ' + p.status} data-testid="tool-call">
-    <summary><${Icon} name=${icon} /> <code>${p.tool}</code> <span class="muted small">${t('tool.' + p.status)}</span></summary>
+    <summary><${Icon} name=${icon} /> <code>${p.tool}</code> <span class="muted small">${t('tool.' + p.status)}</span>
+      ${p.status === 'running' && p.progress && html`<${ToolProgress} pr=${p.progress} />`}</summary>
     <div class="tool-body">
       <div class="small muted">${t('tool.args')}</div><${Json} value=${p.arguments || '{}'} />
       ${p.result !== undefined && html`<div class="small muted">${t('tool.result')}</div><${Json} value=${p.result} />`}

@@ -20,6 +20,7 @@ const (
 	evContent         = "content.delta"
 	evToolStarted     = "tool.started"
 	evToolFinished    = "tool.finished"
+	evToolProgress    = "tool.progress"
 	evApprovalAsked   = "approval.requested"
 	evApprovalDecided = "approval.decided"
 	evTurnFinished    = "turn.finished"
@@ -64,12 +65,21 @@ type wireEvent struct {
 	Usage     *llm.Usage      `json:"usage"`
 	TraceID   json.RawMessage `json:"trace_id"`
 	Message   string          `json:"message"`
+	// tool.progress
+	Progress *wireProgress `json:"progress"`
 	// approval.requested
 	Approval *wireApproval `json:"approval"`
 	// approval.decided
 	ID     id     `json:"id"`
 	Answer string `json:"answer"`
 	By     string `json:"by"`
+}
+
+// wireProgress is the contract's Progress.
+type wireProgress struct {
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total"`
+	Message string  `json:"message"`
 }
 
 // wireApproval is the contract's Approval.
@@ -117,6 +127,12 @@ func kernelEvent(name string, w wireEvent) (ev kernel.Event, ok bool) {
 		return kernel.Event{Kind: kernel.EventText, Text: w.Text}, true
 	case evToolStarted:
 		return kernel.Event{Kind: kernel.EventToolStart, Tool: w.Tool, CallID: w.CallID, Args: rawText(w.Arguments)}, true
+	case evToolProgress:
+		if w.Progress == nil {
+			return kernel.Event{}, false
+		}
+		p := w.Progress
+		return kernel.Event{Kind: kernel.EventToolProgress, Tool: w.Tool, CallID: w.CallID, Done: p.Done, Total: p.Total, Text: p.Message}, true
 	case evToolFinished:
 		return kernel.Event{Kind: kernel.EventToolEnd, Tool: w.Tool, CallID: w.CallID, IsError: w.IsError, Text: rawText(w.Result)}, true
 	case evTurnFinished:

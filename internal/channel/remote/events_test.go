@@ -26,6 +26,9 @@ func TestKernelEvent(t *testing.T) {
 			kernel.Event{Kind: kernel.EventToolStart, Tool: "t", Args: `{"a":1}`}, true},
 		{evToolFinished, `{"session_id":1,"call_id":"c1","tool":"t","is_error":true,"result":"boom"}`,
 			kernel.Event{Kind: kernel.EventToolEnd, CallID: "c1", Tool: "t", IsError: true, Text: "boom"}, true},
+		{evToolProgress, `{"session_id":1,"call_id":"c1","tool":"mcp-x__long","progress":{"done":3,"total":10,"message":"Processing…"}}`,
+			kernel.Event{Kind: kernel.EventToolProgress, CallID: "c1", Tool: "mcp-x__long", Done: 3, Total: 10, Text: "Processing…"}, true},
+		{evToolProgress, `{"session_id":1,"call_id":"c1","tool":"t"}`, kernel.Event{}, false},
 		{evTurnFinished, `{"session_id":1,"text":"done","usage":{"prompt_tokens":3,"completion_tokens":2,"cached_tokens":1},"trace_id":"x"}`,
 			kernel.Event{Kind: kernel.EventFinal, Text: "done", Usage: llm.Usage{PromptTokens: 3, CompletionTokens: 2, CachedTokens: 1}}, true},
 		{evTurnInterrupted, `{"session_id":1}`, kernel.Event{Kind: kernel.EventInterrupted, Err: kernel.ErrInterrupted}, true},
@@ -90,6 +93,7 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add(evApprovalAsked, `{"approval":{"id":1,"target":"x","arguments":"{}","expires_at":"2026-01-02T03:04:05Z"}}`)
 	f.Add(evToolFinished, `{"session_id":"7","result":{"a":[1]}}`)
 	f.Add(evTurnFinished, `{"session_id":1e3,"usage":null}`)
+	f.Add(evToolProgress, `{"session_id":1,"progress":{"done":1e400}}`)
 	f.Fuzz(func(t *testing.T, name, data string) {
 		w, err := decodeEvent(sseEvent{Event: name, Data: data})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
@@ -36,6 +37,9 @@ type renderer struct {
 	// The streamed text and reasoning are the model's: neutralised on the
 	// way out, across chunk boundaries.
 	textStream, reasonStream safeStream
+
+	progress toolProgress     // running calls' progress lines (progress.go)
+	now      func() time.Time // nil: time.Now
 }
 
 // CutMarker marks an answer that broke off where it is shown.
@@ -81,7 +85,12 @@ func (r *renderer) endText() {
 
 // event renders one event.
 func (r *renderer) event(ev kernel.Event) {
+	if ev.Kind != kernel.EventToolProgress {
+		r.clearProgress()
+	}
 	switch ev.Kind {
+	case kernel.EventToolProgress:
+		r.showProgress(ev)
 	case kernel.EventReasoning:
 		if !r.showReasoning {
 			return
@@ -105,10 +114,12 @@ func (r *renderer) event(ev kernel.Event) {
 		r.endText()
 		r.newline()
 		r.stepText.Reset()
+		r.toolStarted(ev)
 		if r.streamText {
 			r.write(r.style(dim, fmt.Sprintf("→ %s %s", SanitizeLine(ev.Tool), shorten(ev.Args, 120))) + "\n")
 		}
 	case kernel.EventToolEnd:
+		r.toolEnded(ev)
 		if r.streamText {
 			mark := "✓"
 			if ev.IsError {

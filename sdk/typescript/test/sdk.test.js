@@ -26,6 +26,7 @@ function host(plugin) {
   const lines = [];
   const waiters = [];
   const kv = new Map();
+  const progress = [];
   let buf = '';
   fromPlugin.on('data', (d) => {
     buf += d;
@@ -36,6 +37,10 @@ function host(plugin) {
       if (msg.method === 'tools.register' || msg.method === 'stages.register' || msg.method === 'hooks.register') {
         lines.push(msg);
         toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }) + '\n');
+        continue;
+      }
+      if (msg.method === 'tool.progress') { // a notification: no answer
+        progress.push(msg.params);
         continue;
       }
       if (msg.method === 'knowledge.search') { // one of Hearth's services, as the wire has it
@@ -62,7 +67,7 @@ function host(plugin) {
     waiters.push(resolve);
     toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
   });
-  return { request, registered: lines, cancel: (id) => toPlugin.write(JSON.stringify({ jsonrpc: '2.0', method: '$/cancel', params: { id } }) + '\n') };
+  return { request, registered: lines, progress, cancel: (id) => toPlugin.write(JSON.stringify({ jsonrpc: '2.0', method: '$/cancel', params: { id } }) + '\n') };
 }
 
 const plugin = definePlugin({
@@ -90,6 +95,14 @@ const plugin = definePlugin({
         await ctx.kv.set('n', n);
         if (n === 2) await ctx.kv.delete('n');
         return { n, after: (await ctx.kv.get('n')) ?? null };
+      },
+    }),
+    long: defineTool({
+      description: 'reports progress', effect: 'read',
+      execute: (_, ctx) => {
+        if (!ctx.progress) return 'no progress';
+        for (let i = 1; i <= 3; i++) ctx.progress(i, 3, `step ${i}`);
+        return 'reported';
       },
     }),
     wait: defineTool({
@@ -186,4 +199,13 @@ test('the manifest, resolveEffect and the decision hook travel', async () => {
   assert.ok((await decide(8, 'x__null', 'bob')).error, 'a null decision must be an error');
 
   assert.deepEqual((await h.request(9, 'plugin.context', { query: 'hi' })).result, { text: 'balance 42, asked: hi' });
+});
+
+test('progress reports go out as tool.progress with the call\'s token', async () => {
+  const h = host(plugin);
+  await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
+  assert.equal((await h.request(2, 'tool.call', { tool: 'long', args: {}, progressToken: 7 })).result.text, 'reported');
+  assert.deepEqual(h.progress, [1, 2, 3].map((i) => ({ token: 7, done: i, total: 3, message: `step ${i}` })));
+  assert.equal((await h.request(3, 'tool.call', { tool: 'long', args: {} })).result.text, 'no progress');
+  assert.equal(h.progress.length, 3);
 });
