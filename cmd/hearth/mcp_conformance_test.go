@@ -23,9 +23,12 @@ import (
 // run under Node 24) against Hearth's MCP server and client. Only the
 // scenarios that apply to Hearth run: the suite's other server scenarios
 // call tools, prompts and resources of its own reference server
-// (test_simple_text and the like), which Hearth does not have, and its
-// client scenarios beyond these exercise elicitation, SSE resumption and
-// OAuth, which are tested elsewhere.
+// (test_simple_text and the like), which Hearth does not have, or
+// completion/complete and resources/subscribe, which Hearth does not
+// offer; its other client scenarios need elicitation, which Hearth's
+// client does not declare, or an OAuth login that completes without a
+// browser (auth/*; Hearth's flow is tested against internal/mcpauth's
+// authorization server instead).
 var (
 	// conformanceServerCore must pass: the lifecycle, ping, tools/list
 	// and the refusal of a foreign Host or Origin.
