@@ -41,21 +41,20 @@ var (
 	// conformanceClientOther run and are reported, not required.
 	conformanceClientOther = []string{"sse-retry"}
 	// conformanceAuthCore must pass: the authorization flow with dynamic
-	// client registration, PKCE, the resource parameter, every metadata
-	// location, scopes and token endpoint authentication method.
+	// client registration (or a client registered beforehand, in
+	// config.json), PKCE, the resource parameter, every metadata location,
+	// scopes and token endpoint authentication method.
 	conformanceAuthCore = []string{
 		"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
 		"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
 		"auth/scope-omitted-when-undefined", "auth/scope-retry-limit",
 		"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-		"auth/2025-03-26-oauth-endpoint-fallback", "auth/basic-cimd",
+		"auth/2025-03-26-oauth-endpoint-fallback", "auth/basic-cimd", "auth/pre-registration",
 	}
 	// conformanceAuthOther run and are reported, not required: a scope
-	// step-up while connected (the login's tokens are used as they are), a client
-	// registered beforehand (its credentials come in the suite's context,
-	// which the stand-in command does not read) and the 2025-03-26
-	// metadata fallback.
-	conformanceAuthOther = []string{"auth/scope-step-up", "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat"}
+	// step-up while connected (the login's tokens are used as they are)
+	// and the 2025-03-26 metadata fallback.
+	conformanceAuthOther = []string{"auth/scope-step-up", "auth/2025-03-26-oauth-metadata-backcompat"}
 )
 
 // conformanceCheck is one check of a scenario's checks.json.
@@ -260,7 +259,13 @@ func TestConformanceClientAuth(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "hearth-login.sh")
 	err := os.WriteFile(script, []byte(`#!/bin/sh
 set -e
-printf '{"mcpServers": {"conformance": {"type": "http", "url": "%s"}}}\n' "$1" > "$HEARTH_HOME/config.json"
+# A client registered beforehand comes in the suite's context.
+node -e '
+const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+const s = {type: "http", url: process.argv[1]};
+if (ctx.client_id) s.oauth = {client_id: ctx.client_id, client_secret: ctx.client_secret};
+require("fs").writeFileSync(process.env.HEARTH_HOME + "/config.json", JSON.stringify({mcpServers: {conformance: s}}));
+' "$1"
 PATH="$FAKE_BROWSER_DIR:$PATH" DISPLAY=:0 "$HEARTH_BIN" mcp login conformance
 exec "$HEARTH_BIN" tools
 `), 0o755)
