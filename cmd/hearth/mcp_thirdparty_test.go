@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -177,8 +178,8 @@ type mcpTurn struct {
 // servers from npm in config.json (server-everything over stdio and over
 // Streamable HTTP, server-filesystem over stdio on a temporary folder);
 // the scripted model calls their tools, one per turn, and sees their
-// results, an image and an error result included, in its next request. When Hearth
-// exits, the servers it started are gone.
+// results, an image and an error result included, in its next request.
+// When Hearth exits, the servers it started are gone.
 func TestThirdPartyMCPServers(t *testing.T) {
 	dir := needMCPPackages(t)
 	node := nodePath(t)
@@ -214,17 +215,22 @@ func TestThirdPartyMCPServers(t *testing.T) {
 	for i, tr := range turns {
 		// One `hearth ask` per call: each is a turn of its own, untainted
 		// by the previous result, and each starts and stops the servers.
+		var mu sync.Mutex // the model server's handler writes, the test reads
 		var servers []int
 		var answered time.Time
 		llm.Push(
 			llmtest.Reply{ToolCalls: []llmtest.Call{{ID: fmt.Sprintf("call_%d", i), Name: tr.tool, Arguments: tr.args}}},
 			llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+				mu.Lock()
+				defer mu.Unlock()
 				servers = append(pidsIn(everythingDir), pidsIn(filesDir)...) // mid-turn: they run
 				answered = time.Now()
 				return llmtest.Reply{Text: tr.answer}
 			}})
 		stdout, stderr, code := hearth(t, env, "", "ask", fmt.Sprintf("turn %d: call %s", i+1, tr.tool))
+		mu.Lock()
 		took := time.Since(answered)
+		mu.Unlock()
 		if code != 0 || !strings.Contains(stdout, tr.answer) {
 			t.Fatalf("turn %d (%s): exit %d, stdout %q, stderr:\n%s", i+1, tr.tool, code, stdout, stderr)
 		}
