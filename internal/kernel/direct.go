@@ -38,7 +38,10 @@ type DirectCall struct {
 	// untrusted tool's result is returned. Nil counts as untainted and
 	// keeps nothing.
 	Taint *atomic.Bool
-	// Progress, when not nil, is the tool's ToolContext.Progress.
+	// Progress, when not nil, receives the tool's ToolContext.Progress
+	// reports as a turn's channel does: at most about ten a second (the
+	// latest before the result), the message cut short and its secrets
+	// masked.
 	Progress func(done, total float64, message string)
 }
 
@@ -69,11 +72,6 @@ func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, e
 	defer stop()
 
 	t := k.directTurn(c)
-	tool, ok := k.tools.Lookup(c.Tool)
-	if !ok || !k.offered(t, tool) {
-		return toolcall.Result{}, fmt.Errorf("%w: %q", ErrNotOffered, c.Tool)
-	}
-	t.offered = map[string]bool{tool.Name: true}
 	id := c.CallID
 	if id == "" {
 		id = "direct"
@@ -82,25 +80,33 @@ func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, e
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	p := &preparedCall{call: sdk.ToolCall{ID: id, Name: c.Tool, Plugin: tool.Plugin}}
+	p := &preparedCall{call: sdk.ToolCall{ID: id, Name: c.Tool}}
 	if m, _, err := toolcall.DecodeArguments(args); err == nil {
 		p.call.Arguments = m
 	}
 	// The caller's text is the call's text, as the model's is in a turn:
 	// malformed arguments are refused by prepare as a model's would be.
 	p.orig = &llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: c.Tool, Arguments: string(args)}}
+	tool, ok := k.tools.Lookup(c.Tool)
+	if !ok || !k.offered(t, tool) {
+		// Audited as a turn audits a call of a tool it was not offered:
+		// denied, not offered.
+		p.notOffered()
+		k.audit(ctx, t, p, false) // the call is refused either way; a failure is logged
+		return toolcall.Result{}, fmt.Errorf("%w: %q", ErrNotOffered, c.Tool)
+	}
+	t.offered = map[string]bool{tool.Name: true}
+	p.call.Plugin = tool.Plugin
 	k.prepare(ctx, t, p)
 	ran := false
 	if !p.ready {
-		if c.Progress != nil {
-			p.tc.Progress = c.Progress
-		}
 		if err := k.audit(ctx, t, p, true); err != nil {
 			p.finish(toolcall.ErrorResult(errNotRun, "not run: the audit log could not be written"))
 			p.outcome = "not-run"
 		} else {
 			p.result, ran = p.tool.Invoke(ctx, p.tc, p.args, p.raw), true
 		}
+		p.progress.close() // a waiting report goes before the result
 	}
 	if ran && p.tool.Def.Untrusted && c.Taint != nil {
 		// Third-party text reaches the caller's model from here on.
@@ -146,10 +152,20 @@ func (k *Kernel) directTurn(c DirectCall) *turnState {
 			s.usePlugin(tool.Plugin)
 		}
 	}
+	// The call's progress goes to the caller as a turn's goes to its
+	// channel: throttled (prepare's progressFor) and masked.
+	emit := func(Event) {}
+	if c.Progress != nil {
+		emit = maskEvents(k.secrets, func(ev Event) {
+			if ev.Kind == EventToolProgress {
+				c.Progress(ev.Done, ev.Total, ev.Text)
+			}
+		})
+	}
 	t := &turnState{
 		in:   Input{Injection: in},
 		s:    s,
-		emit: func(Event) {},
+		emit: emit,
 	}
 	t.sc = &sdk.StageContext{UserID: in.UserID, GroupID: in.GroupID, Channel: in.Channel, ChatID: in.ChatID,
 		Extra: map[string]any{}}

@@ -8,9 +8,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
@@ -126,5 +129,75 @@ func TestDirectToolsLoadOnDemandTools(t *testing.T) {
 	}
 	if _, err := e.k.CallTool(context.Background(), DirectCall{Requester: owner, Tool: useToolName}); !errors.Is(err, ErrNotOffered) {
 		t.Fatalf("plugins__use: %v", err)
+	}
+}
+
+// A call of a tool the requester is not offered is audited as a turn
+// audits it (denied, not offered) before it is refused.
+func TestCallToolNotOfferedIsAudited(t *testing.T) {
+	e := newEnv(t, Options{})
+	var bought atomic.Int32
+	load(t, e.k, "shop", shopPlugin(&bought))
+	guest := sdk.Injection{Channel: "elsewhere", ChatID: "c", UserID: "u"}
+	ctx := context.Background()
+	for _, tool := range []string{"shop__buy", "shop__nothing"} {
+		if _, err := e.k.CallTool(ctx, DirectCall{Requester: guest, Tool: tool, Arguments: []byte(`{"item":"tea"}`)}); !errors.Is(err, ErrNotOffered) {
+			t.Fatalf("%s: %v", tool, err)
+		}
+	}
+	entries, err := e.st.Audit(ctx, store.AuditQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || bought.Load() != 0 {
+		t.Fatalf("audit %+v, bought %d", entries, bought.Load())
+	}
+	for i, tool := range []string{"shop__nothing", "shop__buy"} {
+		en := entries[i]
+		if en.Tool != tool || en.Decision != "deny" || en.Rule != "not-offered" || en.Outcome != "denied" ||
+			en.Channel != "elsewhere" || en.User != "u" || en.ArgsHash == "" {
+			t.Errorf("entry %d: %+v", i, en)
+		}
+	}
+}
+
+// A direct call's progress reaches the caller as a turn's reaches its
+// channel: masked, throttled, the latest report before the result.
+func TestCallToolProgressIsMaskedAndThrottled(t *testing.T) {
+	const key = "sk-live-0123456789abcdefXYZ"
+	srv := llmtest.NewServer(t)
+	src, err := llm.NewSources([]llm.Source{{Name: "fake", BaseURL: srv.URL, APIKey: key, Model: "m"}}, "fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := New(src, nil, nil)
+	defer k.Close()
+	const reports = 1000
+	load(t, k, "slow", func(s *sdk.PluginSDK) error {
+		return sdk.AddTool(s, sdk.ToolDef{Name: "work", Effect: sdk.EffectRead},
+			func(_ context.Context, tc *sdk.ToolContext, _ struct{}) (string, error) {
+				for i := 1; i <= reports; i++ {
+					tc.Progress(float64(i), reports, "using "+key)
+				}
+				return "done", nil
+			})
+	})
+	type report struct {
+		done    float64
+		message string
+	}
+	var got []report
+	res, err := k.CallTool(context.Background(), DirectCall{Requester: sdk.Injection{Channel: "test", UserID: "owner"}, Tool: "slow__work",
+		Progress: func(done, _ float64, message string) { got = append(got, report{done, message}) }})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	if len(got) == 0 || len(got) >= reports || got[len(got)-1].done != reports {
+		t.Fatalf("%d reports, last %+v", len(got), got[len(got)-1:])
+	}
+	for _, r := range got {
+		if strings.Contains(r.message, key) || !strings.Contains(r.message, redact.Mask(key)) {
+			t.Fatalf("report %q", r.message)
+		}
 	}
 }

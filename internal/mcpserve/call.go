@@ -2,11 +2,9 @@ package mcpserve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,7 +26,9 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	var ask *askState
 	if canElicit(req.Session) {
-		ask = &askState{answers: req.Params.InputResponses, ss: req.Session}
+		ask = &askState{answers: req.Params.InputResponses, state: req.Params.RequestState, ss: req.Session,
+			states: s.states, session: s.session(req.Session).id, tool: req.Params.Name,
+			argsHash: policy.ArgsHash(req.Params.Name, req.Params.Arguments)}
 		dc.Approver = ask.approver
 	}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -43,7 +43,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err == nil && ask != nil && ask.form != nil {
 		// The answer is asked for and the call made again with it (the
 		// SDK asks older clients itself, newer ones retry; SEP-2322).
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalInput: ask.form}}, nil
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalInput: ask.form}, RequestState: ask.issued}, nil
 	}
 	if errors.Is(err, tools.ErrUnknownTool) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)}
@@ -96,9 +96,6 @@ func refuseApprover(_ context.Context, req *policy.ApprovalRequest) (policy.Answ
 	return "", errCannotAsk{req.Tool}
 }
 
-// maxShownArgs bounds the arguments shown in an approval form.
-const maxShownArgs = 2000
-
 // approvalInput names the approval form among a call's input requests.
 const approvalInput = "hearth-approval"
 
@@ -106,12 +103,21 @@ const approvalInput = "hearth-approval"
 // client, and the call is made again with the answer.
 var errAsking = errors.New("asking the MCP client's user for approval")
 
-// askState is the approval of one tools/call round: the answers the
-// client sent with it, and the form to send when there is none.
+// askState is the approval of one tools/call round: the answers and the
+// request state the client sent with it, what binds a state to this call,
+// and the form (with its state) to send when there is no valid answer.
 type askState struct {
 	answers mcp.InputResponseMap
+	state   string
 	ss      *mcp.ServerSession
-	form    *mcp.ElicitParams
+
+	states   *approvalStates
+	session  string // sessionState.id
+	tool     string
+	argsHash string // policy.ArgsHash of the call's arguments as sent
+
+	form   *mcp.ElicitParams
+	issued string // the state sent with form
 }
 
 // multiRoundTrip is the protocol version from which a server may not send
@@ -119,18 +125,23 @@ type askState struct {
 // instead (SEP-2322), as the SDK decides.
 const multiRoundTrip = "2026-07-28"
 
-// approver answers from the client's answer to the form. Without one it
-// asks: a client of an older protocol with elicitation/create while the
-// call waits; a newer one by ending this round with the form, the call
-// made again with the answer (the approval list and the audit log then
-// show the first round as refused).
-// Arguments arrive masked (the kernel masks secrets before any approver
-// sees them).
+// approver answers from the client's answer to the form, if Hearth sent
+// that form for this very call in this session (a valid, unused request
+// state whose arguments are this call's; see state.go); any other answer
+// is ignored. Without one it asks: a client of an older protocol with
+// elicitation/create while the call waits; a newer one by ending this
+// round with the form and a fresh state, the call made again with the
+// answer (the approval list and the audit log then show the first round
+// as refused). Arguments arrive masked (the kernel masks secrets before
+// any approver sees them).
 func (a *askState) approver(ctx context.Context, req *policy.ApprovalRequest) (policy.Answer, error) {
-	if r, ok := a.answers[approvalInput].(*mcp.ElicitResult); ok {
+	if r, ok := a.answers[approvalInput].(*mcp.ElicitResult); ok && a.states.redeem(a.state, a.session, a.tool, a.argsHash) {
 		return answerOf(r), nil
 	}
-	form := approvalForm(req)
+	form, err := approvalForm(req)
+	if err != nil {
+		return "", err
+	}
 	if p := a.ss.InitializeParams(); p != nil && p.ProtocolVersion < multiRoundTrip {
 		r, err := a.ss.Elicit(ctx, form)
 		if err != nil {
@@ -138,15 +149,20 @@ func (a *askState) approver(ctx context.Context, req *policy.ApprovalRequest) (p
 		}
 		return answerOf(r), nil
 	}
-	a.form = form
+	a.form, a.issued = form, a.states.issue(a.session, a.tool, a.argsHash, req.Expires)
 	return "", errAsking
 }
 
-// approvalForm is the yes/no form of an approval request.
-func approvalForm(req *policy.ApprovalRequest) *mcp.ElicitParams {
+// approvalForm is the yes/no form of an approval request, or
+// errTooLongToShow when its arguments cannot be shown in full.
+func approvalForm(req *policy.ApprovalRequest) (*mcp.ElicitParams, error) {
+	msg, err := approvalMessage(req)
+	if err != nil {
+		return nil, err
+	}
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: approvalMessage(req),
+		Message: msg,
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -156,7 +172,7 @@ func approvalForm(req *policy.ApprovalRequest) *mcp.ElicitParams {
 			},
 			"required": []string{"allow"},
 		},
-	}
+	}, nil
 }
 
 // answerOf reads the client's answer to an approval form: only an
@@ -174,32 +190,26 @@ func answerOf(res *mcp.ElicitResult) policy.Answer {
 	return policy.AllowOnce
 }
 
-// approvalMessage is the form's text: the tool, its effect, why, and the
-// arguments (masked, cut short when long).
-func approvalMessage(req *policy.ApprovalRequest) string {
+// approvalMessage is the form's text: the tool, its effect, why, and
+// every argument (masked; see argsview.go).
+func approvalMessage(req *policy.ApprovalRequest) (string, error) {
+	args, err := showArgs(req.Tool, req.Args)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Hearth asks: allow %s", req.Title)
+	fmt.Fprintf(&b, "Hearth asks: allow %s", escapeHidden(req.Title))
 	if req.Title != req.Tool {
-		fmt.Fprintf(&b, " (%s)", req.Tool)
+		fmt.Fprintf(&b, " (%s)", escapeHidden(req.Tool))
 	}
 	fmt.Fprintf(&b, "? Effect: %s.", req.Effect)
 	if req.Target != nil && req.Target.Label != "" {
-		fmt.Fprintf(&b, " Target: %s.", req.Target.Label)
+		fmt.Fprintf(&b, " Target: %s.", escapeHidden(req.Target.Label))
 	}
 	if req.Reason != "" {
-		fmt.Fprintf(&b, " Why asked: %s.", req.Reason)
+		fmt.Fprintf(&b, " Why asked: %s.", escapeHidden(req.Reason))
 	}
-	args := string(req.Args)
-	if len(args) > maxShownArgs {
-		cut := maxShownArgs
-		for cut > 0 && !utf8.RuneStart(args[cut]) {
-			cut--
-		}
-		args = args[:cut] + "…"
-	}
-	if json.Valid(req.Args) || args != "" {
-		fmt.Fprintf(&b, "\nArguments: %s", args)
-	}
-	fmt.Fprintf(&b, "\nHearth 请求确认：是否允许 %s（%s）？", req.Title, req.Effect)
-	return b.String()
+	b.WriteString("\nArguments / 参数:\n" + args)
+	fmt.Fprintf(&b, "Hearth 请求确认：是否允许 %s（%s）？", escapeHidden(req.Title), req.Effect)
+	return b.String(), nil
 }

@@ -8,6 +8,8 @@ package mcpserve
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -59,7 +61,17 @@ type Server struct {
 	mu      sync.Mutex
 	current map[string]*tools.Tool // the tools the SDK server has
 
-	taints sync.Map // *mcp.ServerSession -> *atomic.Bool
+	sessions sync.Map // *mcp.ServerSession -> *sessionState
+	states   *approvalStates
+}
+
+// sessionState is what a Server keeps of one MCP session while it lasts.
+type sessionState struct {
+	taint atomic.Bool
+	// id names the session to approval states: the session's id over
+	// HTTP, and a random one drawn for it, so that no other session (over
+	// stdio, where there is no id, or after a reconnection) shares it.
+	id string
 }
 
 // New returns the server of the callers opts names, with the tools they
@@ -78,7 +90,7 @@ func New(k Kernel, opts *Options) *Server {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{k: k, req: o.Requester, log: o.Logger, current: map[string]*tools.Tool{}}
+	s := &Server{k: k, req: o.Requester, log: o.Logger, current: map[string]*tools.Tool{}, states: newApprovalStates()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "hearth", Title: "Hearth", Version: o.Version}, &mcp.ServerOptions{
 		Logger:       o.Logger,
 		Instructions: "Hearth's tools, under the owner's Hearth policy: calls that need approval are asked through this client, or refused when it cannot ask.",
@@ -157,15 +169,25 @@ func (s *Server) taint(ss *mcp.ServerSession) *atomic.Bool {
 	if ss == nil {
 		return nil
 	}
-	if v, ok := s.taints.Load(ss); ok {
-		return v.(*atomic.Bool)
+	return &s.session(ss).taint
+}
+
+// session is what the server keeps of ss, made on first use and dropped
+// when ss ends.
+func (s *Server) session(ss *mcp.ServerSession) *sessionState {
+	if v, ok := s.sessions.Load(ss); ok {
+		return v.(*sessionState)
 	}
-	v, loaded := s.taints.LoadOrStore(ss, new(atomic.Bool))
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic("mcpserve: no randomness: " + err.Error()) // crypto/rand does not fail on supported systems
+	}
+	v, loaded := s.sessions.LoadOrStore(ss, &sessionState{id: ss.ID() + "/" + hex.EncodeToString(b)})
 	if !loaded {
 		go func() {
 			ss.Wait()
-			s.taints.Delete(ss)
+			s.sessions.Delete(ss)
 		}()
 	}
-	return v.(*atomic.Bool)
+	return v.(*sessionState)
 }
