@@ -81,13 +81,21 @@ func nodePath(t *testing.T) string {
 	return abs
 }
 
-// startEverythingHTTP runs server-everything in its streamableHttp mode
-// on a free port and returns its endpoint. It listens on every interface,
-// so it is stopped when the test ends.
-func startEverythingHTTP(t *testing.T, dir string) string {
+// everythingModes are server-everything's HTTP transports: the line on
+// stderr that says it listens, and the path of its endpoint.
+var everythingModes = map[string]struct{ ready, path string }{
+	"streamableHttp": {"listening on port", "/mcp"},
+	"sse":            {"Server is running on port", "/sse"}, // the legacy SSE transport
+}
+
+// startEverythingHTTP runs server-everything in an HTTP mode (see
+// everythingModes) on a free port and returns its endpoint. It listens on
+// every interface, so it is stopped when the test ends.
+func startEverythingHTTP(t *testing.T, dir, mode string) string {
 	t.Helper()
+	m := everythingModes[mode]
 	port := freePort(t)
-	cmd := exec.Command(nodePath(t), mcpPackage(dir, "server-everything", "dist/index.js"), "streamableHttp")
+	cmd := exec.Command(nodePath(t), mcpPackage(dir, "server-everything", "dist/index.js"), mode)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PORT=" + port}
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
@@ -109,7 +117,7 @@ func startEverythingHTTP(t *testing.T, dir string) string {
 		said := false
 		var seen []string
 		for sc.Scan() {
-			if !said && strings.Contains(sc.Text(), "listening on port") {
+			if !said && strings.Contains(sc.Text(), m.ready) {
 				listening <- ""
 				said = true
 			}
@@ -122,9 +130,9 @@ func startEverythingHTTP(t *testing.T, dir string) string {
 		}
 	}()
 	if out := <-listening; out != "" {
-		t.Fatalf("server-everything (streamableHttp) did not start:\n%s", out)
+		t.Fatalf("server-everything (%s) did not start:\n%s", mode, out)
 	}
-	return "http://127.0.0.1:" + port + "/mcp"
+	return "http://127.0.0.1:" + port + m.path
 }
 
 // writeMCPConfig writes config.json into home.
@@ -175,8 +183,9 @@ type mcpTurn struct {
 }
 
 // TestThirdPartyMCPServers runs Hearth with three real third-party MCP
-// servers from npm in config.json (server-everything over stdio and over
-// Streamable HTTP, server-filesystem over stdio on a temporary folder);
+// servers from npm in config.json (server-everything over stdio, over
+// Streamable HTTP and over the legacy SSE transport, which Hearth falls
+// back to, and server-filesystem over stdio on a temporary folder);
 // the scripted model calls their tools, one per turn, and sees their
 // results, an image and an error result included, in its next request.
 // When Hearth exits, the servers it started are gone.
@@ -195,8 +204,10 @@ func TestThirdPartyMCPServers(t *testing.T) {
 	everythingDir, filesDir := t.TempDir(), t.TempDir() // the servers' cwd, to find their processes
 	writeMCPConfig(t, home, map[string]any{"mcpServers": map[string]any{
 		"everything": map[string]any{"command": node, "args": []string{mcpPackage(dir, "server-everything", "dist/index.js"), "stdio"}, "cwd": everythingDir},
-		"remote":     map[string]any{"type": "http", "url": startEverythingHTTP(t, dir)},
-		"files":      map[string]any{"command": node, "args": []string{mcpPackage(dir, "server-filesystem", "dist/index.js"), allowed}, "cwd": filesDir},
+		"remote":     map[string]any{"type": "http", "url": startEverythingHTTP(t, dir, "streamableHttp")},
+		// An http server that turns out to speak the legacy SSE transport.
+		"legacy": map[string]any{"type": "http", "url": startEverythingHTTP(t, dir, "sse")},
+		"files":  map[string]any{"command": node, "args": []string{mcpPackage(dir, "server-filesystem", "dist/index.js"), allowed}, "cwd": filesDir},
 	}})
 
 	turns := []mcpTurn{
@@ -207,6 +218,7 @@ func TestThirdPartyMCPServers(t *testing.T) {
 		{"mcp-remote__echo", `{"message":"over http"}`, "echoed remotely"},
 		{"mcp-files__read_text_file", fmt.Sprintf(`{"path":%q}`, filepath.Join(allowed, "notes.txt")), "read inside"},
 		{"mcp-files__read_text_file", fmt.Sprintf(`{"path":%q}`, outside), "refused outside"},
+		{"mcp-legacy__echo", `{"message":"over sse"}`, "echoed over sse"},
 	}
 	llm := llmtest.NewServer(t)
 	// A model known to accept images: the image tool's picture goes to it.
@@ -271,6 +283,7 @@ func TestThirdPartyMCPServers(t *testing.T) {
 		"Echo: over http",
 		"inside the allowed folder",
 		"Access denied",
+		"Echo: over sse",
 	}
 	for i, w := range want {
 		got := mcpToolResult(reqs[2*i+1].Messages, fmt.Sprintf("call_%d", i))
