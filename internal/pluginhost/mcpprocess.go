@@ -330,7 +330,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 	go func() { ended <- cs.Wait() }()
 	s.setSession(cs)
 	defer s.setSession(nil)
-	if err := p.registerMCP(cs); err != nil {
+	if err := p.registerMCP(cs, true); err != nil {
 		p.stopMCP(cs, sp, ended)
 		return true, err
 	}
@@ -371,7 +371,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 			return true, errors.New("the server lost the session")
 		case <-ev.tools:
 			p.log.Info("MCP server's tools changed")
-			if err := p.registerMCP(cs); err != nil {
+			if err := p.registerMCP(cs, false); err != nil {
 				p.log.Warn("listing the changed tools", "err", p.mcp.redact(err))
 			}
 		case <-ev.prompts:

@@ -21,10 +21,11 @@ const (
 	mcpReadResource  = "read_resource"
 )
 
-// registerMCP (re)registers the server's tools, its resource tools and
-// its prompts: everything the plugin had is withdrawn first, so a tool
-// the server dropped is gone.
-func (p *Process) registerMCP(cs *mcp.ClientSession) error {
+// registerMCP registers the server's tools, its resource tools and its
+// prompts; first (a new session) withdraws everything the plugin had and
+// sets its manifest. The tools are swapped as one set, so a tool the
+// server dropped is gone and one it kept stays callable throughout.
+func (p *Process) registerMCP(cs *mcp.ClientSession, first bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
 	defer cancel()
 	caps := cs.InitializeResult().Capabilities
@@ -37,9 +38,11 @@ func (p *Process) registerMCP(cs *mcp.ClientSession) error {
 			list = append(list, t)
 		}
 	}
-	p.opts.Host.Withdraw(p.name)
-	if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0"}); err != nil {
-		return err
+	if first {
+		p.opts.Host.Withdraw(p.name)
+		if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0"}); err != nil {
+			return err
+		}
 	}
 	byName := map[string]*mcp.Tool{}
 	names := make([]string, 0, len(list))
@@ -58,14 +61,19 @@ func (p *Process) registerMCP(cs *mcp.ClientSession) error {
 		locals = append(locals, l)
 	}
 	sort.Strings(locals)
+	var defs []sdk.ToolDef
+	var hs []sdk.RawToolHandler
 	for _, l := range locals {
 		t := byName[local[l]]
-		if err := p.opts.Host.RegisterRemoteTool(p.name, p.mcpToolDef(l, t), p.mcpToolHandler(cs, t.Name)); err != nil {
-			p.log.Warn("MCP tool not registered", "tool", t.Name, "err", p.mcp.redact(err))
-		}
+		defs = append(defs, p.mcpToolDef(l, t))
+		hs = append(hs, p.mcpToolHandler(cs, t.Name))
 	}
 	if caps != nil && caps.Resources != nil {
-		p.registerResourceTools(cs, local)
+		rdefs, rhs := p.resourceTools(cs, local)
+		defs, hs = append(defs, rdefs...), append(hs, rhs...)
+	}
+	for _, err := range p.opts.Host.ReplaceRemoteTools(p.name, defs, hs) {
+		p.log.Warn("MCP tool not registered", "err", p.mcp.redact(err))
 	}
 	if caps != nil && caps.Prompts != nil {
 		p.listPrompts(cs)
@@ -185,11 +193,11 @@ func (s *mcpServer) callError(err error) error {
 	return s.redact(fmt.Errorf("MCP server %s: %w", s.name, err))
 }
 
-// registerResourceTools registers list_resources and read_resource,
-// unless the server has tools of those names. They are read tools: on
-// Hearth's side they only read what the server offers; like every MCP
-// tool they are untrusted.
-func (p *Process) registerResourceTools(cs *mcp.ClientSession, local map[string]string) {
+// resourceTools returns list_resources and read_resource, unless the
+// server has tools of those names. They are read tools: on Hearth's side
+// they only read what the server offers; like every MCP tool they are
+// untrusted.
+func (p *Process) resourceTools(cs *mcp.ClientSession, local map[string]string) ([]sdk.ToolDef, []sdk.RawToolHandler) {
 	s := p.mcp
 	defs := []struct {
 		def sdk.ToolDef
@@ -246,15 +254,16 @@ func (p *Process) registerResourceTools(cs *mcp.ClientSession, local map[string]
 			return out, nil
 		},
 	}}
+	var out []sdk.ToolDef
+	var hs []sdk.RawToolHandler
 	for _, d := range defs {
 		if _, taken := local[d.def.Name]; taken {
 			p.log.Warn("the MCP server has a tool of the name Hearth gives its resource tool; resources are reached through it", "tool", d.def.Name)
 			continue
 		}
-		if err := p.opts.Host.RegisterRemoteTool(p.name, d.def, d.h); err != nil {
-			p.log.Warn("resource tool not registered", "tool", d.def.Name, "err", err)
-		}
+		out, hs = append(out, d.def), append(hs, d.h)
 	}
+	return out, hs
 }
 
 // renderResourceList renders one page of resources, a line each.

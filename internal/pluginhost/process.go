@@ -25,6 +25,9 @@ type Host interface {
 	// RegisterRemoteTool registers a tool whose handler returns soon
 	// after its context ends (a call over the plugin's connection).
 	RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
+	// ReplaceRemoteTools swaps all of plugin's tools for defs (handlers[i]
+	// runs defs[i]) at once: no call in between finds neither.
+	ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	// Inject and InjectSync take the plugin's name from the host side,
