@@ -221,6 +221,25 @@ func (k *Kernel) RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToo
 	return k.known(k.tools.RegisterPrompt(plugin, def, h))
 }
 
+// ReplaceRemoteTools swaps the tools of plugin, whose handlers call a
+// peer (see RegisterRemoteTool), for defs (handlers[i] runs defs[i]) in
+// one change of the registry: no request in between sees a part of either
+// set. Tools that cannot be registered are left out, one error each.
+func (k *Kernel) ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error {
+	if len(defs) != len(handlers) {
+		return []error{fmt.Errorf("plugin %q: %d tools and %d handlers", plugin, len(defs), len(handlers))}
+	}
+	entries := make([]tools.Entry, len(defs))
+	for i := range defs {
+		entries[i] = tools.Entry{Def: defs[i], Handler: handlers[i], Prompt: true}
+	}
+	added, errs := k.tools.Replace(plugin, entries)
+	for _, t := range added {
+		k.known(t, nil)
+	}
+	return errs
+}
+
 // known records a newly registered tool in the policy's tool catalogue,
 // so that `hearth policy` lists it even when its plugin is not running.
 func (k *Kernel) known(t *tools.Tool, err error) error {

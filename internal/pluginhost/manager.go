@@ -38,10 +38,18 @@ type NameOwners interface {
 	PluginOwners(ctx context.Context) (map[string]string, error)
 }
 
-// Info describes one plugin folder.
+// Info describes one plugin folder, or one MCP server of config.json.
 type Info struct {
-	ID           string
-	Dir          string
+	ID  string
+	Dir string // empty for an MCP server
+	// Kind is how the plugin runs: "process" (the Hearth protocol),
+	// "xbot" (xbot's stdio protocol), "so" (loaded in process) or "mcp"
+	// (an MCP server of config.json).
+	Kind string
+	// Runs is, for an MCP server, what it runs: its command line, or its
+	// URL with user info and query values masked. Env and header values
+	// never appear.
+	Runs         string
 	Enabled      bool
 	Capabilities []string // the groups beyond core its plugin.json declares
 	Error        string   // why the folder cannot be used (bad plugin.json)
@@ -74,6 +82,7 @@ type soLoader interface {
 
 type managed struct {
 	proc  *Process
+	mcp   bool   // an MCP server of config.json, kept by scanMCP
 	id    string // the manifest's id (procs are keyed by plugin name)
 	dir   string
 	print string // fingerprint of plugin.json and the program
@@ -299,6 +308,9 @@ func (m *Manager) Scan(ctx context.Context) error {
 	m.bad = bad
 	var stop []*managed
 	for name, mp := range m.procs {
+		if mp.mcp {
+			continue
+		}
 		f, ok := want[name]
 		reload := states[mp.id].ReloadAt.After(mp.reloadAt)
 		if !ok || f.dir != mp.dir || fingerprint(f.dir, f.man) != mp.print || reload {
@@ -339,7 +351,10 @@ func (m *Manager) Scan(ctx context.Context) error {
 		}
 		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, f.man), reloadAt: states[f.man.ID].ReloadAt}
 	}
-	return errors.Join(errs...)
+	m.mu.Unlock()
+	err = m.scanMCP(states)
+	m.mu.Lock()
+	return errors.Join(append(errs, err)...)
 }
 
 // loadSO loads <dir>/<name>.so, HomeAgent's dynamic plugin format, once:
@@ -450,7 +465,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		man, err := LoadManifest(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, serr := os.Stat(filepath.Join(dir, e.Name()+".so")); serr == nil {
-				info := Info{ID: e.Name(), Dir: dir, Enabled: true, Error: m.bad[dir]}
+				info := Info{ID: e.Name(), Dir: dir, Kind: "so", Enabled: true, Error: m.bad[dir]}
 				if st, ok := states[e.Name()]; ok {
 					info.Enabled = st.Enabled
 				}
@@ -472,7 +487,10 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 			out = append(out, Info{ID: e.Name(), Dir: dir, Error: err.Error()})
 			continue
 		}
-		info := Info{ID: man.ID, Dir: dir, Enabled: true, Capabilities: man.Capabilities}
+		info := Info{ID: man.ID, Dir: dir, Kind: "process", Enabled: true, Capabilities: man.Capabilities}
+		if man.Xbot() {
+			info.Kind = "xbot"
+		}
 		if st, ok := states[man.ID]; ok {
 			info.Enabled = st.Enabled
 		}
@@ -492,6 +510,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 			out[i].Error = msg
 		}
 	}
+	out = append(out, m.listMCP(states)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }

@@ -1,6 +1,7 @@
 // Package pluginhost loads plugins that live outside the kernel: child
-// processes speaking the Hearth plugin protocol (sdk/wire), each
-// supervised (handshake deadline, crash detection by waiting on the
+// processes speaking the Hearth plugin protocol (sdk/wire) or xbot's, and
+// the MCP servers of config.json (mcp*.go: over stdio or HTTP, through
+// the official MCP Go SDK), each supervised (handshake deadline, crash detection by waiting on the
 // process, restart with backoff, liveness pings, graceful stop), with its
 // tools, stage handlers and hooks withdrawn while it is down.
 package pluginhost
@@ -130,6 +131,9 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	}
 	if err := names.CheckReserved(m.PluginName()); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if strings.HasPrefix(m.PluginName(), MCPPrefix) {
+		return nil, fmt.Errorf("%s: id %q: names starting with %q belong to the MCP servers of config.json", path, m.ID, MCPPrefix)
 	}
 	if len(m.Command) == 0 && m.Executable != "" {
 		m.Command = []string{m.Executable}

@@ -25,6 +25,9 @@ type Host interface {
 	// RegisterRemoteTool registers a tool whose handler returns soon
 	// after its context ends (a call over the plugin's connection).
 	RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error
+	// ReplaceRemoteTools swaps all of plugin's tools for defs (handlers[i]
+	// runs defs[i]) at once: no call in between finds neither.
+	ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	// Inject and InjectSync take the plugin's name from the host side,
@@ -169,6 +172,8 @@ type Process struct {
 	hooks      int           // decision hooks registered in this run
 	restarting bool          // stopped for a reload: a guard stays suspended
 	changed    chan struct{} // closed and replaced when Status changes; tests wait on it
+
+	mcp *mcpServer // set for an MCP server (see StartMCP)
 }
 
 // Start loads dir/plugin.json, claims the plugin's name and starts
@@ -357,6 +362,9 @@ func (p *Process) minimalEnv(dataDir string) []string {
 	for k, v := range p.m.Env {
 		env = append(env, k+"="+v)
 	}
+	if p.mcp != nil {
+		env = append(env, p.mcp.env()...)
+	}
 	return env
 }
 
@@ -378,9 +386,13 @@ func (p *Process) spawn() (*spawned, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the data directory: %w", err)
 	}
+	dir := p.dir
+	if dir == "" {
+		dir = dataDir // an MCP server without a cwd
+	}
 	name := p.m.Command[0]
 	if !filepath.IsAbs(name) && (filepath.Base(name) != name) {
-		name = filepath.Join(p.dir, name)
+		name = filepath.Join(dir, name)
 	}
 	// Resolved here so that a missing program is reported at once, not
 	// by the shim.
@@ -389,7 +401,7 @@ func (p *Process) spawn() (*spawned, error) {
 		return nil, fmt.Errorf("starting %s: %w", p.m.Command[0], err)
 	}
 	cmd := pluginCommand(path, name, p.m.Command[1:])
-	cmd.Dir = p.dir
+	cmd.Dir = dir
 	cmd.Env = p.minimalEnv(dataDir)
 	sp := &spawned{cmd: cmd, exited: make(chan error, 1), relayDone: make(chan struct{}), dataDir: dataDir}
 	if sp.stdin, err = cmd.StdinPipe(); err != nil {
@@ -444,6 +456,9 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	p.mu.Lock()
 	p.hooks = 0
 	p.mu.Unlock()
+	if p.mcp != nil {
+		return p.runMCP()
+	}
 	sp, err := p.spawn()
 	if err != nil {
 		return true, err

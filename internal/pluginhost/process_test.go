@@ -31,6 +31,7 @@ var cleanups []func()
 
 func TestMain(m *testing.M) {
 	ShimMain() // plugins run under the shim, as in hearth
+	runMCPChild(os.Getenv("HEARTH_TEST_MCP"))
 	if mode := os.Getenv("HEARTH_TEST_CHILD"); mode != "" {
 		runContainChild(mode)
 		runChild(mode)

@@ -71,6 +71,22 @@ func (r *Registry) RegisterPrompt(plugin string, def sdk.ToolDef, h sdk.RawToolH
 }
 
 func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
+	t, err := newTool(plugin, def, h, prompt)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.free(t.Name, ""); err != nil {
+		return nil, err
+	}
+	r.byName[t.Name] = t
+	r.rebuild()
+	return t, nil
+}
+
+// newTool checks def and builds its Tool.
+func newTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
@@ -90,15 +106,60 @@ func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 		t.Timeout = toolcall.DefaultTimeout
 	}
 	t.Def.Plugin = plugin
+	return t, nil
+}
 
+// free reports ErrDuplicate when name is registered, unless by plugin
+// except (a plugin whose tools are being replaced); r.mu is held.
+func (r *Registry) free(name, except string) error {
+	if old, dup := r.byName[name]; dup && (except == "" || old.Plugin != except) {
+		return fmt.Errorf("%w: %q is already registered by plugin %q", ErrDuplicate, name, old.Plugin)
+	}
+	return nil
+}
+
+// Entry is one tool for Replace.
+type Entry struct {
+	Def     sdk.ToolDef
+	Handler sdk.RawToolHandler
+	Prompt  bool // see RegisterPrompt
+}
+
+// Replace swaps plugin's tools for entries in one change: a caller that
+// lists or looks tools up sees the old set or the new one, never a part of
+// either (a server whose tool list changed keeps its tools callable
+// throughout). An entry that cannot be registered (a bad name or schema, a
+// name another plugin holds, or the same name twice) is left out and
+// reported, one error each; the others are registered.
+func (r *Registry) Replace(plugin string, entries []Entry) ([]*Tool, []error) {
+	var errs []error
+	fresh := make([]*Tool, 0, len(entries))
+	for _, e := range entries {
+		t, err := newTool(plugin, e.Def, e.Handler, e.Prompt)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fresh = append(fresh, t)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old, dup := r.byName[name]; dup {
-		return nil, fmt.Errorf("%w: %q is already registered by plugin %q", ErrDuplicate, name, old.Plugin)
+	for name, t := range r.byName {
+		if t.Plugin == plugin {
+			delete(r.byName, name)
+		}
 	}
-	r.byName[name] = t
+	added := fresh[:0]
+	for _, t := range fresh {
+		if err := r.free(t.Name, ""); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r.byName[t.Name] = t
+		added = append(added, t)
+	}
 	r.rebuild()
-	return t, nil
+	return added, errs
 }
 
 // RemovePlugin withdraws every tool of plugin and reports how many.
