@@ -136,8 +136,8 @@ func (s *Server) getPrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	text, err := src.GetMCPPrompt(r.Context(), plugin, name, req.Arguments)
 	switch {
-	case errors.Is(err, pluginhost.ErrMCPNotImplemented):
-		writeError(w, http.StatusNotImplemented, "not_implemented", err.Error())
+	case errors.Is(err, pluginhost.ErrMCPNotRunning):
+		writeError(w, http.StatusServiceUnavailable, "not_running", fmt.Sprintf("the MCP server of %s is not running now", plugin))
 	case err != nil:
 		// The MCP server's own words, which may echo what it was given:
 		// masked like a plugin's stderr.

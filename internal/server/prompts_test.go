@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -21,11 +22,15 @@ func (f *fakePromptSource) MCPPrompts() []pluginhost.MCPPrompt {
 		{Plugin: "mcp-x", Name: "review", Title: "Review", Description: "Review code.",
 			Arguments: []pluginhost.MCPPromptArgument{{Name: "code", Description: "the code", Required: true}, {Name: "lang"}}},
 		{Plugin: "mcp-x", Name: "broken"},
+		{Plugin: "mcp-x", Name: "gone"},
 	}
 }
 
 func (f *fakePromptSource) GetMCPPrompt(_ context.Context, plugin, name string, args map[string]string) (string, error) {
 	f.got = args
+	if name == "gone" {
+		return "", fmt.Errorf("%w: %s", pluginhost.ErrMCPNotRunning, plugin)
+	}
 	if name == "broken" {
 		return "", errors.New("upstream said sk-abcdefghijklmnopqrstuvwxyz0123456789 is wrong\x1b[2J")
 	}
@@ -47,6 +52,7 @@ func TestPromptRoutes(t *testing.T) {
 		{Plugin: "mcp-x", Name: "review", Title: "Review", Description: "Review code.",
 			Arguments: []PromptArgument{{Name: "code", Description: "the code", Required: true}, {Name: "lang"}}},
 		{Plugin: "mcp-x", Name: "broken", Arguments: []PromptArgument{}},
+		{Plugin: "mcp-x", Name: "gone", Arguments: []PromptArgument{}},
 	}}
 	if !reflect.DeepEqual(list, want) {
 		t.Errorf("GET /v1/prompts = %+v\nwant %+v", list, want)
@@ -64,6 +70,7 @@ func TestPromptRoutes(t *testing.T) {
 		{"unknown prompt", "/v1/prompts/mcp-x/nope", `{}`, 404, `"no_prompt"`},
 		{"unknown plugin", "/v1/prompts/mcp-y/review", `{}`, 404, `"no_prompt"`},
 		{"bad body", "/v1/prompts/mcp-x/review", `{"args":{}}`, 400, `"invalid_json"`},
+		{"server stopped", "/v1/prompts/mcp-x/gone", `{}`, 503, `"not_running"`},
 		{"server error", "/v1/prompts/mcp-x/broken", `{}`, 502, `"prompt_failed"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
