@@ -140,6 +140,11 @@ func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *f
 	defer ag.Close()
 	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning,
 		ConfigPath: filepath.Join(dir, config.FileName)}
+	o.Prompts = func() []terminal.Prompt { // the daemon's MCP servers' prompts
+		list, _ := ag.Prompts(ctx) // none when the daemon cannot say
+		return list
+	}
+	o.GetPrompt = ag.GetPrompt
 	if cmd == "ask" {
 		text, code := askText(rest, stdin, stderr)
 		if code != 0 {

@@ -261,7 +261,9 @@ func askExit(err error) int {
 }
 
 func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer) *terminal.Options {
+	prompts, getPrompt := chatPrompts(a.Plugins)
 	return &terminal.Options{
+		Prompts: prompts, GetPrompt: getPrompt,
 		In: stdin, Out: stdout, Err: stderr,
 		ChatID: f.session, ShowReasoning: f.reasoning,
 		Sources: a.Sources, ConfigPath: filepath.Join(a.DataDir, config.FileName),

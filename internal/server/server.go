@@ -55,6 +55,9 @@ type Options struct {
 	// non-loopback listener is reached by. "*" accepts any, for a server
 	// behind a reverse proxy that checks them.
 	Hosts []string
+	// Prompts serves GET /v1/prompts and POST /v1/prompts/{plugin}/{name};
+	// nil means the app's plugin manager (the MCP servers' prompts).
+	Prompts PromptSource
 }
 
 // Server is the daemon's HTTP handler over a running app.

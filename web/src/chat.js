@@ -10,6 +10,7 @@ import { approvals, navigate, onEvent } from './store.js';
 import { render as markdown } from './markdown.js';
 import { ApprovalCard } from './approval.js';
 import { Json, Link, channelName, when } from './ui.js';
+import { usePromptComposer } from './prompts.js';
 
 // thread turns the stored messages into display items: a user bubble, or
 // an assistant answer made of text and tool parts (one per turn).
@@ -273,6 +274,12 @@ export function Chat({ id }) {
     e && e.preventDefault();
     const msg = text.trim();
     if (!msg) return;
+    if (await prompts.submit(msg)) return; // a prompt command: its text is sent
+    await sendText(msg);
+  };
+  // sendText sends msg as the user's message, opening a session first
+  // when there is none.
+  const sendText = async (msg) => {
     setErr('');
     let sid = id;
     try {
@@ -302,7 +309,8 @@ export function Chat({ id }) {
     } catch (e) { setErr(e.status === 404 || e.status === 405 ? t('chat.stopUnsupported') : e.message); }
     setStopping(false);
   };
-  const key = (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };
+  const prompts = usePromptComposer({ text, setText, send: sendText, setErr });
+  const key = (e) => { if (prompts.onKey(e)) return; if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e); };
   const mine = pending.filter((a) => String(a.session_id) === id);
   const current = (sessions || []).find((s) => String(s.id) === id);
 
@@ -326,6 +334,7 @@ export function Chat({ id }) {
       </div>
       ${err && html`<p class="error small pad">${err}</p>`}
       <form class="composer" onSubmit=${send}>
+        ${prompts.view}
         <textarea rows="1" data-testid="composer" placeholder=${t('chat.placeholder')} value=${text}
           onInput=${(e) => setText(e.target.value)} onKeyDown=${key} />
         ${busy && id && html`<button type="button" class="stop" data-testid="stop" onClick=${stop} disabled=${stopping}

@@ -23,8 +23,16 @@ var ErrFailed = errors.New("no answer")
 // Ask answers one message: the final answer goes to Out, nothing else does,
 // so scripts can use it. Reasoning (with ShowReasoning) and errors go to
 // Err. Each call is a fresh conversation unless opts.ChatID names one.
+// A text that is a prompt command (/<plugin>:<name> ...) sends the
+// prompt's text; a missing required argument fails, naming it.
 func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 	o := opts.withDefaults()
+	if t, ok, err := askPrompt(ctx, o, text); err != nil {
+		fmt.Fprintln(o.Err, Sanitize(err.Error()))
+		return ErrFailed
+	} else if ok {
+		text = t
+	}
 	chat := o.ChatID
 	if chat == "" {
 		chat = time.Now().UTC().Format("20060102T150405.000000000")

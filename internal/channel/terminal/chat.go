@@ -37,6 +37,12 @@ type Options struct {
 	ConfigPath string
 	// Plugins, when set, describes the process plugins for /plugins.
 	Plugins func() string
+	// Prompts, when set with GetPrompt, lists the prompts of MCP servers,
+	// offered as the commands /<plugin>:<name> (see prompts.go).
+	Prompts func() []Prompt
+	// GetPrompt returns the text of plugin's prompt name with args, sent
+	// as the user's message.
+	GetPrompt func(ctx context.Context, plugin, name string, args map[string]string) (string, error)
 }
 
 // withDefaults returns a copy of o (the zero Options for nil) with the
@@ -78,10 +84,13 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 	o := opts.withDefaults()
 	var r lineReader
 	var approver policy.Approver
+	var askArg func(label string) (string, error) // nil: arguments cannot be asked
 	scr := &screen{out: o.Out}
 	if tr, ok := newTTYReader(o.In, o.Out, loadHistory(o.HistoryFile)); ok {
 		r, scr.color, scr.ed = tr, true, tr.ed
 		tr.ed.mu = &scr.mu
+		tr.ed.complete = func(word string) []string { return completions(word, o.prompts()) }
+		askArg = tr.askLine
 		approver = tr.approver(scr)
 		// Between messages the terminal neither echoes nor line-edits
 		// input, so keys typed while an answer streams wait, unchanged,
@@ -117,7 +126,15 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 		if strings.TrimSpace(msg) == "" {
 			continue
 		}
-		if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") {
+		if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") && isPromptCommand(strings.Fields(msg)[0]) {
+			text, err := promptText(ctx, o, msg, askArg)
+			if err != nil {
+				fmt.Fprintln(o.Err, Sanitize(err.Error()))
+				continue
+			}
+			fmt.Fprintln(o.Out, rend.style(dim, promptEcho(text)))
+			msg = text
+		} else if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") {
 			quit, err := command(ctx, k, o, rend, strings.Fields(msg))
 			if err != nil {
 				fmt.Fprintln(o.Err, Sanitize(err.Error()))
@@ -189,7 +206,9 @@ func command(ctx context.Context, k Agent, o Options, rend *renderer, args []str
 /plugins          process plugins: state, restarts, last error
 /exit             quit (or Ctrl-D)
 End a line with \ to continue on the next line; pasted text stays one message.
+Tab completes a command.
 `)
+		writePromptHelp(o.Out, o.prompts())
 	default:
 		return false, fmt.Errorf("unknown command %s (try /help)", args[0])
 	}

@@ -31,6 +31,9 @@ type editor struct {
 	mu     sync.Locker // held while drawing; notifications take it too
 	prompt string
 	cont   string // prompt of continuation lines
+	// complete, when set, returns the commands that start with a word
+	// (Tab on a lone /word: see tab).
+	complete func(word string) []string
 
 	buf       []rune
 	pos       int // cursor index into buf
@@ -183,7 +186,9 @@ func (e *editor) key(r rune) (bool, error) {
 	case 0x0e: // Ctrl-N
 		e.down()
 	case '\t':
-		e.insert(' ', ' ', ' ', ' ')
+		if !e.tab() {
+			e.insert(' ', ' ', ' ', ' ')
+		}
 	case 0x1b:
 		if err := e.escape(); err != nil {
 			return false, err
