@@ -50,6 +50,9 @@ type mcpState struct {
 	mu      sync.Mutex
 	stamp   configStamp
 	servers map[string]config.MCPServer
+	// failed is the config.json that could not be applied, last warned
+	// about: it is not read or warned about again until it changes.
+	failed configStamp
 }
 
 // setMCPServers hands servers to the plugin manager and remembers them.
@@ -109,8 +112,9 @@ func (a *App) watchConfig(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		a.mcp.mu.Lock()
-		if statConfig(a.DataDir) != a.mcp.stamp {
+		if now := statConfig(a.DataDir); now != a.mcp.stamp && now != a.mcp.failed {
 			if err := a.applyMCPServersLocked(ctx); err != nil && ctx.Err() == nil {
+				a.mcp.failed = now
 				a.Logger.Warn("config.json changed but its MCP servers could not be applied", "err", err)
 			}
 		}

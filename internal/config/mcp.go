@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -116,6 +118,33 @@ func (s MCPServer) Validate() error {
 	for _, v := range s.Env {
 		if strings.ContainsRune(v, 0) {
 			return errors.New("env values may not hold NUL")
+		}
+	}
+	return nil
+}
+
+// mcpEntryError is the error of the first entry of b's "mcpServers"
+// (by name) that does not decode strictly, named as
+// `mcpServers.NAME: unknown field "bogus"`; nil when they all do, or b
+// has no such map.
+func mcpEntryError(b []byte) error {
+	var whole struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(b, &whole) != nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(whole.MCPServers)) {
+		dec := json.NewDecoder(bytes.NewReader(whole.MCPServers[name]))
+		dec.DisallowUnknownFields()
+		var s MCPServer
+		if err := dec.Decode(&s); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) { // its message quotes no value, but say it plainly
+				return fmt.Errorf("mcpServers.%s: %q should be %s", name, typ.Field, typ.Type)
+			}
+			msg, _ := strings.CutPrefix(err.Error(), "json: ")
+			return fmt.Errorf("mcpServers.%s: %s", name, msg)
 		}
 	}
 	return nil

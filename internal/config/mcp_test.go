@@ -258,3 +258,10 @@ func FuzzParseMCPServers(f *testing.F) {
 		}
 	})
 }
+
+func TestParseNamesTheMCPEntryWithAnUnknownField(t *testing.T) {
+	_, err := Parse("config.json", []byte(`{"mcpServers": {"good": {"command": "node"}, "handbad": {"command": "node", "bogus": 1}}}`))
+	if err == nil || !strings.Contains(err.Error(), `mcpServers.handbad: unknown field "bogus"`) {
+		t.Fatalf("err = %v, want it to name mcpServers.handbad", err)
+	}
+}
