@@ -33,6 +33,9 @@ var (
 // ErrMCPName means an MCP server's name cannot name a plugin.
 var ErrMCPName = errors.New("invalid MCP server name")
 
+// ErrMCPURL means an MCP server's url is not an http(s) URL.
+var ErrMCPURL = errors.New("not an http(s) URL")
+
 // CheckMCPName returns an error wrapping ErrMCPName unless name can name
 // an MCP server: letters, digits, "-" and "_", starting with a letter or
 // digit, without "__" or a final "_" (a tool's name is split at its first
@@ -86,7 +89,7 @@ func (s MCPServer) Validate() error {
 			return fmt.Errorf(`a %s server needs a "url"`, t)
 		}
 		if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("url %q is not an http(s) URL", redactURL(s.URL))
+			return fmt.Errorf("url %q: %w", redactURL(s.URL), ErrMCPURL)
 		}
 		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
 			return errors.New(`a server with a "url" has no "command", "args", "env" or "cwd"`)
