@@ -102,7 +102,12 @@ func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	svc := settings.New(st, dir)
 
 	if *logout {
-		if err := mcpauth.Logout(svc, name, *forget); err != nil {
+		err := mcpauth.Logout(svc, name, *forget)
+		if errors.Is(err, mcpauth.ErrNotLoggedIn) {
+			fmt.Fprintf(stdout, "%s was not logged in: nothing to forget. / %s 未登录，无需退出。\n", name, name)
+			return 0
+		}
+		if err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Logged out of %s: its tokens are forgotten. / 已退出 %s 的登录，令牌已删除。\n", name, name)

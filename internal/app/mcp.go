@@ -23,7 +23,8 @@ import (
 // config.json is edited by hand (watchConfig).
 
 // newMCPAuth returns what gives remote MCP servers their OAuth handler:
-// tokens kept as secrets of the plugin mcp-<name> in a.Settings, stored
+// tokens kept as a secret setting of Hearth's reserved namespace "mcp" in
+// a.Settings, bound to the server's origin, stored
 // by `hearth mcp login NAME` and refreshed as they expire.
 func newMCPAuth(a *App) pluginhost.MCPAuthFunc {
 	return mcpauth.New(a.Settings, &mcpauth.Options{Logger: a.Logger})
