@@ -25,7 +25,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/server"
 )
 
-const mcpServeUsage = `usage: hearth mcp serve [--data-dir DIR] [--http ADDR [--insecure-listen]] [-v]
+const mcpServeUsage = `Usage: hearth mcp serve [--data-dir DIR] [--http ADDR [--insecure-listen]] [-v]
 
 Offers Hearth's tools, under your Hearth policy, to an MCP client (Claude
 Desktop, Claude Code, Cursor, the MCP Inspector). By default it speaks MCP
