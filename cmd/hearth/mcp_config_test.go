@@ -100,6 +100,11 @@ func TestMCPConfigCommands(t *testing.T) {
 			t.Fatalf("list lacks %q:\n%s", want, out)
 		}
 	}
+	// hearth plugin: an MCP server uses no Hearth services.
+	out, errOut, code = hearth(t, env, "", "plugin")
+	if l := lineWith(out, "mcp-everything"); code != 0 || !strings.Contains(l, "  -  ") || strings.Contains(l, "core") {
+		t.Fatalf("plugin: %d %q\n%s", code, errOut, out)
+	}
 	out, _, code = hearth(t, env, "", "mcp", "list", "--json")
 	noSecrets(t, "list --json", out)
 	var listed []mcpListed
