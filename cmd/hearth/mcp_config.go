@@ -336,6 +336,10 @@ Claude Desktop. JSON is the entry as config.json's "mcpServers" has it, or a
 whole {"mcpServers": {...}}: then the entry NAME is taken from it, and NAME
 may be left out when it has only one.
 
+Paste only entries you trust: ${NAME} in an env or headers value is read
+from Hearth's own environment and given to that server.
+只粘贴你信任的条目：值中的 ${NAME} 从 Hearth 自己的环境变量读取并交给该服务器。
+
 Example:
   hearth mcp add-json fs '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}'
 `
