@@ -112,13 +112,24 @@ func (a *App) watchConfig(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		a.mcp.mu.Lock()
-		if now := statConfig(a.DataDir); now != a.mcp.stamp && now != a.mcp.failed {
-			if err := a.applyMCPServersLocked(ctx); err != nil && ctx.Err() == nil {
-				a.mcp.failed = now
-				a.Logger.Warn("config.json changed but its MCP servers could not be applied", "err", err)
-			}
-		}
-		a.mcp.mu.Unlock()
+		a.recheckConfig(ctx)
 	}
+}
+
+// recheckConfig is one look of watchConfig: a changed config.json is
+// applied; one that cannot be is warned about once, and not read again
+// until it changes. It reports whether it warned.
+func (a *App) recheckConfig(ctx context.Context) (warned bool) {
+	a.mcp.mu.Lock()
+	defer a.mcp.mu.Unlock()
+	now := statConfig(a.DataDir)
+	if now == a.mcp.stamp || now == a.mcp.failed {
+		return false
+	}
+	if err := a.applyMCPServersLocked(ctx); err != nil && ctx.Err() == nil {
+		a.mcp.failed = now
+		a.Logger.Warn("config.json changed but its MCP servers could not be applied", "err", err)
+		return true
+	}
+	return false
 }
