@@ -203,3 +203,10 @@ func TestCleanTextDropsFormatCharacters(t *testing.T) {
 		t.Errorf("newline and tab: %q", s)
 	}
 }
+
+func TestMCPRunsMasksSecretArgs(t *testing.T) {
+	got := mcpRuns(config.MCPServer{Command: "srv", Args: []string{"--api-key=k-secret", "postgres://u:pw-secret@h/db"}})
+	if got != "srv --api-key=*** postgres://u:***@h/db" {
+		t.Errorf("%q", got)
+	}
+}

@@ -235,11 +235,11 @@ func (p *Process) connectHTTP(ctx context.Context, client *mcp.Client) (*mcp.Cli
 }
 
 // mcpRuns describes what an MCP server runs, for `hearth plugin`: the
-// command line, or the URL without its user info and query values. Env
+// command line (its secrets masked, see config.MaskArgs), or the URL without its user info and query values. Env
 // and header values are never shown.
 func mcpRuns(cfg config.MCPServer) string {
 	if mcpTransportKind(cfg) == "stdio" {
-		return strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
+		return strings.Join(append([]string{cfg.Command}, config.MaskArgs(cfg.Args)...), " ")
 	}
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
@@ -303,7 +303,8 @@ func (s *mcpServer) maskText(text string) string {
 }
 
 // MCPSecretValues returns the values of cfg's env and headers after
-// ${NAME} expansion that are at least min bytes long, longest first (so
+// ${NAME} expansion (a header's token after "Bearer " too) and its OAuth
+// client secret that are at least min bytes long, longest first (so
 // a replacer masks a value before any value inside it).
 func MCPSecretValues(cfg config.MCPServer, minLen int) []string {
 	var out []string
@@ -321,6 +322,9 @@ func MCPSecretValues(cfg config.MCPServer, minLen int) []string {
 		if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= minLen {
 			out = append(out, tok)
 		}
+	}
+	if cfg.OAuth != nil && len(cfg.OAuth.ClientSecret) >= minLen {
+		out = append(out, cfg.OAuth.ClientSecret)
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
