@@ -15,4 +15,3 @@ func TestDescribeServerMasksSecretArgs(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
-
