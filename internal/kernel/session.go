@@ -76,6 +76,12 @@ type Input struct {
 	// Kernel.Inject); empty for a channel's own input. A plugin's input
 	// gets the plugin's rights, never the owner's.
 	Plugin string
+	// Untrusted, when set, says the text is third party's and names where
+	// it came from ("mcp-x prompt review": a prompt of an MCP server, sent
+	// as the user's message): the turn is tainted from its start, as if
+	// an untrusted tool had returned the text, so calls that write, spend
+	// or publish need approval. It only ever makes the policy stricter.
+	Untrusted string
 
 	// release, if set, is called once the input is answered or dropped
 	// (it gives back the plugin's injection slot).

@@ -62,7 +62,8 @@ func (k *Kernel) startTrace(in Input) *tracer {
 	rand.Read(id[:])
 	return &tracer{mask: k.mask, costs: true, tr: store.Trace{
 		ID: hex.EncodeToString(id[:]), Channel: in.Channel, ChatID: in.ChatID, UserID: in.UserID, GroupID: in.GroupID,
-		Plugin: in.Plugin, Input: cut(k.mask(in.Text), traceInputRunes), Started: time.Now(),
+		Plugin: in.Plugin, Input: cut(k.mask(in.Text), traceInputRunes), Untrusted: cut(k.mask(in.Untrusted), traceInputRunes),
+		Started: time.Now(),
 	}}
 }
 

@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/web"
 )
@@ -55,5 +57,18 @@ func TestBrowserPrompts(t *testing.T) {
 	}
 	if len(users) != 3 || users[2] != "Please review (go): a b" {
 		t.Errorf("the third request's user messages: %q", users)
+	}
+	// A prompt's text is sent as untrusted: its turn is tainted from the
+	// start; a message typed by the user is not.
+	traces, err := a.Store.Traces(context.Background(), store.TraceFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var origins []string
+	for _, tr := range traces {
+		origins = append(origins, tr.Untrusted)
+	}
+	if want := []string{"", "mcp-x prompt review", "mcp-x prompt review", "mcp-x prompt hello"}; !slices.Equal(origins, want) {
+		t.Errorf("the turns' untrusted origins, newest first: %q, want %q", origins, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -68,7 +69,16 @@ type SendMessage struct {
 	// Wait answers with the final text when the turn ends, instead of
 	// 202 at once. The turn goes on if the client leaves.
 	Wait bool `json:"wait,omitempty"`
+	// Untrusted, when set, says the text is a third party's and names
+	// where it came from ("mcp-x prompt review" for the text of POST
+	// /v1/prompts/mcp-x/review): the turn is tainted from its start, so
+	// tool calls that write, spend or publish need approval. Clients send
+	// it with every prompt's text; it only makes the policy stricter.
+	Untrusted string `json:"untrusted,omitempty"`
 }
+
+// maxUntrusted is the longest SendMessage.Untrusted, in bytes.
+const maxUntrusted = 200
 
 // Queued is the 202 answer to a message sent without wait.
 type Queued struct {
@@ -262,6 +272,10 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "empty_text", "text is empty")
 		return
 	}
+	if len(in.Untrusted) > maxUntrusted {
+		writeFieldErrors(w, "invalid message", map[string]string{"untrusted": fmt.Sprintf("longer than %d bytes", maxUntrusted)})
+		return
+	}
 	if _, ok := s.app.Sources.Current(); !ok {
 		writeError(w, http.StatusConflict, "no_provider",
 			"no model provider is configured: choose one in the web UI's onboarding (GET /v1/providers) or in config.json")
@@ -274,6 +288,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 	done := s.app.Kernel.Submit(kernel.Input{
 		Injection: sdk.Injection{Source: source, Channel: si.Channel, ChatID: si.ChatID, UserID: "owner", Text: in.Text, Interrupt: in.Interrupt},
 		Approver:  s.coreState().broker.Approver(nil),
+		Untrusted: in.Untrusted,
 	})
 	if !in.Wait {
 		writeJSON(w, http.StatusAccepted, Queued{Queued: true})

@@ -23,6 +23,7 @@ type TraceSummary struct {
 	Channel    string           `json:"channel"`
 	ChatID     string           `json:"chat_id"`
 	Plugin     string           `json:"plugin,omitempty"`
+	Untrusted  string           `json:"untrusted,omitempty"` // where the input came from when a third party's
 	Input      string           `json:"input"`
 	Answer     string           `json:"answer,omitempty"`
 	Started    time.Time        `json:"started"`
@@ -82,7 +83,7 @@ func (s *Server) listTraces(w http.ResponseWriter, r *http.Request) {
 	out := TraceList{Traces: make([]TraceSummary, 0, len(list))}
 	for _, t := range list {
 		out.Traces = append(out.Traces, TraceSummary{ID: t.ID, SessionID: t.SessionID, Channel: t.Channel, ChatID: t.ChatID,
-			Plugin: t.Plugin, Input: t.Input, Answer: t.Answer, Started: t.Started, DurationMS: t.DurationMS,
+			Plugin: t.Plugin, Untrusted: t.Untrusted, Input: t.Input, Answer: t.Answer, Started: t.Started, DurationMS: t.DurationMS,
 			Outcome: t.Outcome, Error: t.Error, Usage: t.Usage, Cost: t.Cost,
 			ModelCalls: len(t.ModelCalls), ToolCalls: len(t.ToolCalls)})
 	}

@@ -30,6 +30,10 @@ type Trace struct {
 	// Plugin is the plugin that injected the input; empty for a
 	// person's message.
 	Plugin string `json:"plugin,omitempty"`
+	// Untrusted names where the input's text came from when it is third
+	// party's (kernel.Input.Untrusted: "mcp-x prompt review"); the turn
+	// was tainted from its start.
+	Untrusted string `json:"untrusted,omitempty"`
 	// Input and Answer are the first 200 characters of the message and
 	// of the final answer.
 	Input  string `json:"input"`

@@ -278,8 +278,9 @@ export function Chat({ id }) {
     await sendText(msg);
   };
   // sendText sends msg as the user's message, opening a session first
-  // when there is none.
-  const sendText = async (msg) => {
+  // when there is none. untrusted, when set, names where msg came from (a
+  // prompt's text): the server taints the turn from its start.
+  const sendText = async (msg, untrusted) => {
     setErr('');
     let sid = id;
     try {
@@ -293,7 +294,7 @@ export function Chat({ id }) {
       putLive([...liveRef.current, { kind: 'user', text: msg, pending: true }]);
       setText('');
       setBusy(true);
-      await post(`/v1/sessions/${sid}/messages`, { text: msg, interrupt: busy });
+      await post(`/v1/sessions/${sid}/messages`, untrusted ? { text: msg, interrupt: busy, untrusted } : { text: msg, interrupt: busy });
     } catch (e2) { setErr(e2.message); setBusy(false); }
   };
   // stop asks the server to interrupt the turn in flight (POST

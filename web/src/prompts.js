@@ -2,7 +2,8 @@
 // them (filtered as you type; ↑/↓ choose, Enter or Tab take, Esc hides);
 // a prompt with arguments opens a small form, or its arguments can be
 // typed after the command as name=value or in order. The prompt's text
-// (POST /v1/prompts/{plugin}/{name}) is then sent as the user's message.
+// (POST /v1/prompts/{plugin}/{name}) is then sent as the user's message,
+// marked "untrusted" with the prompt's origin (see untrustedOrigin).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { get, post } from './api.js';
@@ -35,7 +36,9 @@ export function usePromptComposer({ text, setText, send, setErr }) {
     try {
       const r = await post(`/v1/prompts/${encodeURIComponent(prompt.plugin)}/${encodeURIComponent(prompt.name)}`, { arguments: args });
       setForm(null);
-      await send(r.text);
+      // The text is the MCP server's, not the user's: sent as untrusted, the
+      // turn is tainted from its start (writes, spending and posts ask first).
+      await send(r.text, untrustedOrigin(prompt));
     } catch (e) {
       setErr(e.message);
     }
@@ -122,5 +125,9 @@ function PromptForm({ form, working, onChange, onSend, onClose }) {
 function clean(values) {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => String(v).trim() !== ''));
 }
+
+// untrustedOrigin names where a prompt's text came from, as the message's
+// "untrusted" field: "<plugin> prompt <name>" (the terminal's Prompt.Origin).
+export function untrustedOrigin(p) { return p.plugin + ' prompt ' + p.name; }
 
 function firstLine(s) { return String(s || '').trim().split('\n')[0]; }

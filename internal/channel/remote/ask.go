@@ -16,6 +16,9 @@ type messageBody struct {
 	Text      string `json:"text"`
 	Interrupt bool   `json:"interrupt"`
 	Wait      bool   `json:"wait"`
+	// Untrusted is kernel.Input.Untrusted: the text is a third party's
+	// (a prompt's), and the daemon taints the turn from its start.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 // messageAnswer is its answer with "wait": true.
@@ -31,7 +34,8 @@ type decision struct {
 
 // Ask runs one turn in the daemon, as kernel.Kernel.Ask does in-process:
 // it follows the session's events (GET /v1/sessions/{id}/events), sends
-// in.Text with "wait": true (and in.Interrupt as "interrupt"), and hands
+// in.Text with "wait": true (in.Interrupt as "interrupt" and
+// in.Untrusted as "untrusted"), and hands
 // the turn's events to in.OnEvent. Which turn on the stream is this one
 // is known by its turn.started text. An approval.requested of the turn is
 // put to in.Approver and its answer posted to /v1/approvals/{id}; an
@@ -129,7 +133,7 @@ func (t *turn) run(ctx context.Context) kernel.Outcome {
 		defer wg.Done()
 		var ans messageAnswer
 		err := t.a.send(tctx, http.MethodPost, "/v1/sessions/"+string(t.sid)+"/messages",
-			messageBody{Text: t.in.Text, Interrupt: t.in.Interrupt || t.a.left(t.sid), Wait: true}, &ans)
+			messageBody{Text: t.in.Text, Interrupt: t.in.Interrupt || t.a.left(t.sid), Wait: true, Untrusted: t.in.Untrusted}, &ans)
 		answers <- posted{ans.Text, err}
 	}()
 	problems := make(chan error, 1)

@@ -13,6 +13,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/server"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -99,5 +100,11 @@ func TestPromptCommandInChatThroughTheDaemon(t *testing.T) {
 	}
 	if !reflect.DeepEqual(users, []any{"Please review: x := 1"}) {
 		t.Fatalf("the user's messages are %q", users)
+	}
+	// The prompt's text is a third party's: the daemon's turn was tainted
+	// from its start, and its trace says where the text came from.
+	traces, err := d.app.Store.Traces(ctx, store.TraceFilter{})
+	if err != nil || len(traces) != 1 || traces[0].Untrusted != "mcp-x prompt review" {
+		t.Fatalf("traces %+v, %v", traces, err)
 	}
 }

@@ -24,14 +24,14 @@ var ErrFailed = errors.New("no answer")
 // so scripts can use it. Reasoning (with ShowReasoning) and errors go to
 // Err. Each call is a fresh conversation unless opts.ChatID names one.
 // A text that is a prompt command (/<plugin>:<name> ...) sends the
-// prompt's text; a missing required argument fails, naming it.
+// prompt's text, in a turn tainted from its start (kernel.Input.Untrusted);
+// a missing required argument fails, naming it.
 func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 	o := opts.withDefaults()
-	if t, ok, err := askPrompt(ctx, o, text); err != nil {
+	text, untrusted, err := askPrompt(ctx, o, text)
+	if err != nil {
 		fmt.Fprintln(o.Err, Sanitize(err.Error()))
 		return ErrFailed
-	} else if ok {
-		text = t
 	}
 	chat := o.ChatID
 	if chat == "" {
@@ -51,6 +51,7 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 	}
 	out := k.Ask(ctx, kernel.Input{
 		Approver:  approver,
+		Untrusted: untrusted, // a prompt's text is a third party's: the turn is tainted
 		Injection: sdk.Injection{Source: "terminal", Channel: AskChannel, ChatID: chat, UserID: "owner", Text: text},
 		OnEvent: func(ev kernel.Event) {
 			if ev.Kind == kernel.EventReasoning {

@@ -126,14 +126,15 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 		if strings.TrimSpace(msg) == "" {
 			continue
 		}
+		untrusted := "" // where msg came from when it is a third party's
 		if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") && isPromptCommand(strings.Fields(msg)[0]) {
-			text, err := promptText(ctx, o, msg, askArg)
+			text, origin, err := promptText(ctx, o, msg, askArg)
 			if err != nil {
 				fmt.Fprintln(o.Err, Sanitize(err.Error()))
 				continue
 			}
 			fmt.Fprintln(o.Out, rend.style(dim, promptEcho(text)))
-			msg = text
+			msg, untrusted = text, origin
 		} else if strings.HasPrefix(msg, "/") && !strings.Contains(msg, "\n") {
 			quit, err := command(ctx, k, o, rend, strings.Fields(msg))
 			if err != nil {
@@ -149,6 +150,7 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 			Injection: sdk.Injection{Source: "terminal", Channel: Channel, ChatID: o.ChatID, UserID: "owner", Text: msg},
 			OnEvent:   rend.event,
 			Approver:  approver,
+			Untrusted: untrusted,
 		})
 		stop()
 		if out.Err != nil && !out.Interrupted {

@@ -30,6 +30,11 @@ type PromptArgument struct {
 // Command is the chat command of p: /<plugin>:<name>.
 func (p Prompt) Command() string { return "/" + p.Plugin + ":" + p.Name }
 
+// Origin names p's text as a third party's for kernel.Input.Untrusted:
+// "<plugin> prompt <name>". The text a server's prompt returns may carry
+// instructions the user never read, so the turn it starts is tainted.
+func (p Prompt) Origin() string { return p.Plugin + " prompt " + p.Name }
+
 // ErrMissingArguments is the cause of a prompt command that lacks a
 // required argument where nobody can be asked for it.
 var ErrMissingArguments = errors.New("missing required arguments")
@@ -53,24 +58,25 @@ func findPrompt(list []Prompt, word string) (Prompt, bool) {
 
 // promptText runs the prompt command line (/<plugin>:<name> and its
 // arguments) through o.GetPrompt and returns the text to send as the
-// user's message. ask, when not nil, asks the user for a missing required
+// user's message and the prompt's Origin, which the message must carry as
+// kernel.Input.Untrusted. ask, when not nil, asks the user for a missing required
 // argument (label is what to show); nil means nobody can be asked, and a
 // missing argument is an error naming them all.
-func promptText(ctx context.Context, o Options, line string, ask func(label string) (string, error)) (string, error) {
+func promptText(ctx context.Context, o Options, line string, ask func(label string) (string, error)) (text, origin string, err error) {
 	words, err := splitWords(line)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if o.Prompts == nil || o.GetPrompt == nil {
-		return "", fmt.Errorf("unknown command %s (try /help)", words[0])
+		return "", "", fmt.Errorf("unknown command %s (try /help)", words[0])
 	}
 	p, ok := findPrompt(o.Prompts(), words[0])
 	if !ok {
-		return "", fmt.Errorf("unknown command %s (try /help)", words[0])
+		return "", "", fmt.Errorf("unknown command %s (try /help)", words[0])
 	}
 	args, err := bindArguments(p, words[1:])
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var missing []string
 	for _, a := range p.Arguments {
@@ -87,24 +93,24 @@ func promptText(ctx context.Context, o Options, line string, ask func(label stri
 		}
 		v, err := ask(Sanitize(label) + ": ")
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if strings.TrimSpace(v) == "" {
-			return "", fmt.Errorf("%s: %w: %s", p.Command(), ErrMissingArguments, a.Name)
+			return "", "", fmt.Errorf("%s: %w: %s", p.Command(), ErrMissingArguments, a.Name)
 		}
 		args[a.Name] = v
 	}
 	if len(missing) > 0 {
-		return "", fmt.Errorf("%s: %w: %s (usage: %s)", p.Command(), ErrMissingArguments, strings.Join(missing, ", "), usage(p))
+		return "", "", fmt.Errorf("%s: %w: %s (usage: %s)", p.Command(), ErrMissingArguments, strings.Join(missing, ", "), usage(p))
 	}
-	text, err := o.GetPrompt(ctx, p.Plugin, p.Name, args)
+	text, err = o.GetPrompt(ctx, p.Plugin, p.Name, args)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", p.Command(), err)
+		return "", "", fmt.Errorf("%s: %w", p.Command(), err)
 	}
 	if strings.TrimSpace(text) == "" {
-		return "", fmt.Errorf("%s: the prompt is empty", p.Command())
+		return "", "", fmt.Errorf("%s: the prompt is empty", p.Command())
 	}
-	return text, nil
+	return text, p.Origin(), nil
 }
 
 // bindArguments gives the words after a prompt command to p's arguments:
@@ -292,15 +298,15 @@ func promptEcho(text string) string {
 }
 
 // askPrompt is the text `hearth ask` sends for text when text is a prompt
-// command of o's prompts (ok); nobody is asked for missing arguments.
-func askPrompt(ctx context.Context, o Options, text string) (string, bool, error) {
+// command of o's prompts, and the prompt's Origin (empty when text is not
+// a prompt command); nobody is asked for missing arguments.
+func askPrompt(ctx context.Context, o Options, text string) (string, string, error) {
 	words := strings.Fields(text)
 	if len(words) == 0 || !isPromptCommand(words[0]) || strings.Contains(text, "\n") {
-		return "", false, nil
+		return text, "", nil
 	}
 	if _, ok := findPrompt(o.prompts(), words[0]); !ok {
-		return "", false, nil // a message that looks like one: sent as it is
+		return text, "", nil // a message that looks like one: sent as it is
 	}
-	t, err := promptText(ctx, o, text, nil)
-	return t, err == nil, err
+	return promptText(ctx, o, text, nil)
 }

@@ -15,16 +15,19 @@ import (
 	"github.com/hearth-agent/hearth/internal/kernel"
 )
 
-// fakeAgent records the messages it is asked and answers nothing.
+// fakeAgent records the messages it is asked, and where each came from
+// when untrusted, and answers nothing.
 type fakeAgent struct {
-	mu   sync.Mutex
-	asks []string
+	mu        sync.Mutex
+	asks      []string
+	untrusted []string // each ask's Input.Untrusted
 }
 
 func (f *fakeAgent) Ask(_ context.Context, in kernel.Input) kernel.Outcome {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asks = append(f.asks, in.Text)
+	f.untrusted = append(f.untrusted, in.Untrusted)
 	return kernel.Outcome{}
 }
 
@@ -68,6 +71,7 @@ func TestChatPromptCommands(t *testing.T) {
 		`/mcp-x:hello`,
 		`/help`,
 		`/mcp-x:review "unclosed`,
+		`plain words`,
 	}, "\n") + "\n"
 	var out, errOut strings.Builder
 	ag := &fakeAgent{}
@@ -76,9 +80,13 @@ func TestChatPromptCommands(t *testing.T) {
 	if err := Chat(t.Context(), ag, o); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"mcp-x/review code=a b lang=go", "mcp-x/review code=fn main lang=rust"}
+	want := []string{"mcp-x/review code=a b lang=go", "mcp-x/review code=fn main lang=rust", "plain words"}
 	if !reflect.DeepEqual(ag.asks, want) {
 		t.Errorf("sent %q, want %q", ag.asks, want)
+	}
+	// A prompt's text is a third party's: its turn starts tainted.
+	if want := []string{"mcp-x prompt review", "mcp-x prompt review", ""}; !reflect.DeepEqual(ag.untrusted, want) {
+		t.Errorf("sent as untrusted %q, want %q", ag.untrusted, want)
 	}
 	for _, s := range []string{
 		"/mcp-x:review: missing required arguments: code (usage: /mcp-x:review code=… [lang=…])",
@@ -120,18 +128,18 @@ func TestPromptTextAsksForMissingArguments(t *testing.T) {
 		labels = append(labels, label)
 		return "x := 1", nil
 	}
-	got, err := promptText(t.Context(), *o, "/mcp-x:review lang=go", ask)
+	got, origin, err := promptText(t.Context(), *o, "/mcp-x:review lang=go", ask)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != "mcp-x/review code=x := 1 lang=go" || !reflect.DeepEqual(labels, []string{"code: "}) {
-		t.Errorf("got %q after asking %q", got, labels)
+	if got != "mcp-x/review code=x := 1 lang=go" || origin != "mcp-x prompt review" || !reflect.DeepEqual(labels, []string{"code: "}) {
+		t.Errorf("got %q from %q after asking %q", got, origin, labels)
 	}
-	_, err = promptText(t.Context(), *o, "/mcp-x:review", func(string) (string, error) { return " ", nil })
+	_, _, err = promptText(t.Context(), *o, "/mcp-x:review", func(string) (string, error) { return " ", nil })
 	if !errors.Is(err, ErrMissingArguments) {
 		t.Errorf("an empty answer: %v, want ErrMissingArguments", err)
 	}
-	_, err = promptText(t.Context(), *o, "/mcp-x:review", func(string) (string, error) { return "", errCleared })
+	_, _, err = promptText(t.Context(), *o, "/mcp-x:review", func(string) (string, error) { return "", errCleared })
 	if !errors.Is(err, errCleared) {
 		t.Errorf("Ctrl-C: %v, want errCleared", err)
 	}
@@ -261,12 +269,12 @@ func TestCommonPrefix(t *testing.T) {
 
 func TestAskWithAPromptCommand(t *testing.T) {
 	for _, tt := range []struct {
-		text, sent, errText string
+		text, sent, untrusted, errText string
 	}{
-		{`/mcp-x:review "a b"`, "mcp-x/review code=a b", ""},
-		{`/mcp-x:review lang=go`, "", "missing required arguments: code"},
-		{`/mcp-x:nope a`, "/mcp-x:nope a", ""},
-		{`plain words`, "plain words", ""},
+		{`/mcp-x:review "a b"`, "mcp-x/review code=a b", "mcp-x prompt review", ""},
+		{`/mcp-x:review lang=go`, "", "", "missing required arguments: code"},
+		{`/mcp-x:nope a`, "/mcp-x:nope a", "", ""},
+		{`plain words`, "plain words", "", ""},
 	} {
 		var out, errOut strings.Builder
 		ag := &fakeAgent{}
@@ -278,8 +286,8 @@ func TestAskWithAPromptCommand(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || !reflect.DeepEqual(ag.asks, []string{tt.sent}) {
-			t.Errorf("Ask(%q) = %v, sent %q; want %q", tt.text, err, ag.asks, tt.sent)
+		if err != nil || !reflect.DeepEqual(ag.asks, []string{tt.sent}) || !reflect.DeepEqual(ag.untrusted, []string{tt.untrusted}) {
+			t.Errorf("Ask(%q) = %v, sent %q as untrusted %q; want %q, %q", tt.text, err, ag.asks, ag.untrusted, tt.sent, tt.untrusted)
 		}
 	}
 }
