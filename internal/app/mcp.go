@@ -54,13 +54,14 @@ type mcpState struct {
 }
 
 // setMCPServers hands servers to the plugin manager and remembers them.
-// Their env and header values (expanded) join the model keys' secrets,
-// which the kernel masks in tool results and events, the log in
-// hearth.log and chat in what it prints; like the keys, they stay masked
-// after the server is removed.
+// Their credentials (env and header values named like one, expanded: see
+// pluginhost.MCPSecrets) join the model keys' secrets, which the kernel
+// masks in tool results and events, the log in hearth.log and chat in
+// what it prints; like the keys, they stay masked after the server is
+// removed.
 func (a *App) setMCPServers(servers map[string]config.MCPServer) {
 	for _, cfg := range servers {
-		a.Sources.Secrets().Add(pluginhost.MCPSecretValues(cfg, redact.MinSecret)...)
+		a.Sources.Secrets().Add(pluginhost.MCPSecrets(cfg, redact.MinSecret)...)
 	}
 	a.mcp.servers = maps.Clone(servers)
 	a.Plugins.SetMCPServers(servers)

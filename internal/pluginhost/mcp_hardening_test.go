@@ -215,3 +215,35 @@ func TestMCPRunsMasksSecretArgs(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+func TestMCPSecretsAreCredentialsOnly(t *testing.T) {
+	t.Setenv("HEARTH_TEST_PAT", "ghp_expandedvalue123")
+	cfg := config.MCPServer{
+		Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${HEARTH_TEST_PAT}", "NODE_ENV": "production",
+			"ROOT": "/home/someone/documents", "DSN": "mysql://u:hunter2hunter2@h/db"},
+		Headers: map[string]string{"Authorization": "Bearer abcdefgh12345678", "X-Workspace": "my-team-space"},
+		OAuth:   &config.MCPOAuth{ClientSecret: "client-secret-1234"},
+	}
+	got := MCPSecrets(cfg, 8)
+	want := map[string]bool{"ghp_expandedvalue123": true, "hunter2hunter2": true, "Bearer abcdefgh12345678": true,
+		"abcdefgh12345678": true, "client-secret-1234": true}
+	if len(got) != len(want) {
+		t.Errorf("MCPSecrets = %q, want the %d credentials", got, len(want))
+	}
+	for _, v := range got {
+		if !want[v] {
+			t.Errorf("%q masked: not a credential", v)
+		}
+	}
+	for i := 1; i < len(got); i++ {
+		if len(got[i]) > len(got[i-1]) {
+			t.Errorf("not longest first: %q", got)
+		}
+	}
+	for name, secret := range map[string]bool{"BRAVE_API_KEY": true, "X-Api-Key": true, "Cookie": true, "GITLAB_PAT": true,
+		"PATH": false, "NODE_ENV": false, "PATTERN": false, "X-Workspace": false} {
+		if SecretName(name) != secret {
+			t.Errorf("SecretName(%q) = %v, want %v", name, !secret, secret)
+		}
+	}
+}

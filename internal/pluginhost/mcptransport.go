@@ -302,6 +302,70 @@ func (s *mcpServer) maskText(text string) string {
 	return strings.NewReplacer(pairs...).Replace(text)
 }
 
+// MCPSecrets returns what of cfg is masked wherever Hearth masks its model
+// keys (tool results, events, hearth.log, chat): the values of env
+// variables and headers named like credentials (see SecretName), a
+// header's token after "Bearer ", the password of a URL in any env value,
+// and the OAuth client secret, at least minLen bytes long, longest first.
+// Values under other names (NODE_ENV=production, a folder's path) are
+// not: masking every occurrence of "production" in the model's answers
+// would only hide text. The server's own log and errors mask every value
+// (MCPSecretValues).
+func MCPSecrets(cfg config.MCPServer, minLen int) []string {
+	var out []string
+	add := func(v string) {
+		if len(v) >= minLen {
+			out = append(out, v)
+		}
+	}
+	for k, v := range cfg.Env {
+		v = expandEnv(v)
+		if SecretName(k) {
+			add(v)
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok {
+				add(pw)
+			}
+		}
+	}
+	for k, v := range cfg.Headers {
+		if !SecretName(k) {
+			continue
+		}
+		v = expandEnv(v)
+		add(v)
+		if _, tok, ok := strings.Cut(v, " "); ok {
+			add(tok)
+		}
+	}
+	if cfg.OAuth != nil {
+		add(cfg.OAuth.ClientSecret)
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// SecretName reports whether an env variable or header of this name
+// probably holds a credential: token, secret, password, key, auth,
+// credential, cookie or session in it (GITHUB_PERSONAL_ACCESS_TOKEN,
+// BRAVE_API_KEY, Authorization, X-Api-Key, Cookie).
+func SecretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"token", "secret", "password", "passwd", "key", "auth", "credential", "cookie", "session", "pat"} {
+		if w == "pat" {
+			if n == "pat" || strings.HasSuffix(n, "_pat") || strings.HasPrefix(n, "pat_") {
+				return true
+			}
+			continue
+		}
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // MCPSecretValues returns the values of cfg's env and headers after
 // ${NAME} expansion (a header's token after "Bearer " too) and its OAuth
 // client secret that are at least min bytes long, longest first (so
