@@ -159,7 +159,7 @@ func mcpServersListed(ctx context.Context, a *app.App, cfg *config.File, daemon 
 			OAuth: s.OAuth != nil, Enabled: !s.Disabled,
 			State: "unknown here", Tools: tools[names.Key(plugin)],
 		}
-		for _, arg := range s.Args {
+		for _, arg := range config.MaskArgs(s.Args) {
 			l.Args = append(l.Args, mask.All(arg))
 		}
 		if s.Timeout != 0 {
@@ -211,7 +211,7 @@ func secretsOf(s config.MCPServer) *redact.Secrets {
 func commandLine(s config.MCPServer) string {
 	mask := secretsOf(s)
 	parts := []string{mask.All(s.Command)}
-	for _, a := range s.Args {
+	for _, a := range config.MaskArgs(s.Args) {
 		parts = append(parts, mask.All(a))
 	}
 	return strings.Join(parts, " ")

@@ -14,6 +14,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/mcpauth"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/internal/redact"
 )
 
 // MCP servers are configured in config.json's "mcpServers" and run by the
@@ -57,7 +58,15 @@ type mcpState struct {
 }
 
 // setMCPServers hands servers to the plugin manager and remembers them.
+// Their credentials (env and header values named like one, expanded: see
+// pluginhost.MCPSecrets) join the model keys' secrets, which the kernel
+// masks in tool results and events, the log in hearth.log and chat in
+// what it prints; like the keys, they stay masked after the server is
+// removed.
 func (a *App) setMCPServers(servers map[string]config.MCPServer) {
+	for _, cfg := range servers {
+		a.Sources.Secrets().Add(pluginhost.MCPSecrets(cfg, redact.MinSecret)...)
+	}
 	a.mcp.servers = maps.Clone(servers)
 	a.Plugins.SetMCPServers(servers)
 }

@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +55,10 @@ type mcpServer struct {
 	progress map[string]func(done, total float64, message string)
 	seq      int
 	lost     chan struct{} // a call found the session gone
+
+	logMu      sync.Mutex
+	logBudget  *bucket // the server's log notifications, like stderr's
+	logDropped int
 }
 
 // timeout is one tool call's deadline.
@@ -169,11 +176,14 @@ func StartMCP(server string, cfg config.MCPServer, opts *Options) (*Process, err
 	if kind == "stdio" {
 		m.Command = append([]string{cfg.Command}, cfg.Args...)
 	}
+	s := &mcpServer{name: server, cfg: cfg, lost: make(chan struct{}, 1), logBudget: newBucket(time.Now)}
+	keep := newRing(50)
+	keep.mask = s.maskText
 	p := &Process{
 		m: m, name: name, claim: claim, dir: cfg.Cwd, opts: o, log: o.Log.With("plugin", name),
-		stderr: newRing(50), state: Starting,
+		stderr: keep, state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
-		autoStart: true, mcp: &mcpServer{name: server, cfg: cfg, lost: make(chan struct{}, 1)},
+		autoStart: true, mcp: s,
 	}
 	go p.supervise()
 	return p, nil
@@ -202,7 +212,9 @@ func (p *Process) newMCPClient(ev *mcpEvents) *mcp.Client {
 	})
 }
 
-// serverLog puts a log message of the server into the plugin's log.
+// serverLog puts a log message of the server into the plugin's log,
+// its secrets masked, rate limited as stderr is: what goes over is
+// dropped and counted.
 func (p *Process) serverLog(m *mcp.LoggingMessageParams) {
 	if m == nil {
 		return
@@ -217,7 +229,28 @@ func (p *Process) serverLog(m *mcp.LoggingMessageParams) {
 	default:
 		level = slog.LevelError
 	}
-	p.log.Log(context.Background(), level, "MCP server log", "level", string(m.Level), "logger", m.Logger, "data", m.Data)
+	data, err := json.Marshal(m.Data)
+	if err != nil {
+		data = []byte(fmt.Sprint(m.Data))
+	}
+	text := p.mcp.maskText(truncateText(string(data), maxStderrLine))
+	s := p.mcp
+	s.logMu.Lock()
+	ok := s.logBudget.take(len(text))
+	dropped := 0
+	if ok {
+		dropped, s.logDropped = s.logDropped, 0
+	} else {
+		s.logDropped++
+	}
+	s.logMu.Unlock()
+	if !ok {
+		return
+	}
+	if dropped > 0 {
+		p.log.Warn(fmt.Sprintf("MCP server log: %d messages dropped (over the rate limit)", dropped), "dropped_messages", dropped)
+	}
+	p.log.Log(context.Background(), level, "MCP server log", "level", string(m.Level), "logger", cleanText(m.Logger, 200), "data", text)
 }
 
 // runMCP connects to the MCP server (starting its process for stdio),
@@ -225,7 +258,16 @@ func (p *Process) serverLog(m *mcp.LoggingMessageParams) {
 // Stop.
 func (p *Process) runMCP() (autoRestart bool, err error) {
 	s := p.mcp
-	defer func() { err = s.redact(err) }()
+	unset := unsetVars(s.cfg)
+	if len(unset) > 0 {
+		p.log.Warn("the MCP server's config names variables that are not set", "server", s.name, "variables", strings.Join(unset, ", "))
+	}
+	defer func() {
+		if err != nil && len(unset) > 0 {
+			err = fmt.Errorf("%w (not set: %s)", err, strings.Join(unset, ", "))
+		}
+		err = s.redact(err)
+	}()
 	select {
 	case <-s.lost: // from the previous run
 	default:
@@ -301,7 +343,7 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 		if c = <-got; c.cs != nil {
 			c.cs.Close()
 		}
-		return true, fmt.Errorf("exited during initialize: %v", exitText(werr))
+		return true, p.diedAtInitialize(werr)
 	case <-p.stop:
 		hs.Stop()
 		cancel()
@@ -319,6 +361,15 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 		return true, fmt.Errorf("no answer to initialize within %s", limit)
 	}
 	if c.err != nil {
+		if sp != nil {
+			// The server closed its output: it is most likely exiting.
+			select {
+			case werr := <-sp.exited:
+				sp.kill()
+				return true, p.diedAtInitialize(werr)
+			case <-time.After(time.Second):
+			}
+		}
 		kill()
 		if errors.Is(c.err, context.DeadlineExceeded) || errors.Is(c.err, context.Canceled) {
 			return true, fmt.Errorf("no answer to initialize within %s", limit)
@@ -381,6 +432,27 @@ func (p *Process) runMCP() (autoRestart bool, err error) {
 			return false, nil
 		}
 	}
+}
+
+// diedAtInitialize describes a stdio server that exited before it
+// answered initialize: its exit status and its last stderr lines (masked
+// as they were kept), cut to about 300 bytes. The stderr relay has ended.
+func (p *Process) diedAtInitialize(werr error) error {
+	msg := "exited with " + strings.TrimPrefix(exitText(werr), "exit ") + " before answering initialize"
+	lines := p.stderr.lines()
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	if tail := strings.Join(lines, " | "); tail != "" {
+		if len(tail) > 300 {
+			tail = "…" + tail[len(tail)-300:]
+			for !utf8.ValidString(tail) {
+				tail = "…" + tail[len("…")+1:]
+			}
+		}
+		msg += fmt.Sprintf(": %q", tail)
+	}
+	return errors.New(msg)
 }
 
 // pingMCP checks that the server still answers. It is ours, not the
@@ -451,16 +523,28 @@ func (p *Process) stopMCP(cs *mcp.ClientSession, sp *spawned, ended <-chan error
 }
 
 // cleanText keeps what a server sends for people to read (a title, a
-// description, a progress message) to printable text of at most n bytes.
+// description, a progress message) to printable text of at most n bytes:
+// control characters, format characters (bidi controls, zero-width
+// characters; a zero-width joiner between two emoji stays) and line and
+// paragraph separators are dropped.
 func cleanText(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
+	rs := []rune(s)
+	var b strings.Builder
+	for i, r := range rs {
+		switch {
+		case r == '\n' || r == '\t':
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			continue
+		case r == 0x200d && i > 0 && i+1 < len(rs) && isEmoji(rs[i-1]) && isEmoji(rs[i+1]):
+		case unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			continue
 		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x202e || r == 0x202d {
-			return -1
-		}
-		return r
-	}, s)
-	return truncateText(strings.TrimSpace(s), n)
+		b.WriteRune(r)
+	}
+	return truncateText(strings.TrimSpace(b.String()), n)
+}
+
+// isEmoji reports a rune a zero-width joiner may join to another.
+func isEmoji(r rune) bool {
+	return r >= 0x1f000 || unicode.Is(unicode.So, r) || r == 0xfe0f
 }

@@ -39,7 +39,8 @@ func (r *mcpResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.text) 
 
 // convertMCPResult turns a CallToolResult into a Hearth result: text
 // content joined by blank lines; structuredContent as JSON when there is
-// no text, else after it unless the text is that JSON already; images kept
+// no text, else after it unless it only repeats the text (the text is
+// that JSON, or holds every leaf value of it); images kept
 // and described; audio and blobs described; resource links and embedded
 // text resources rendered as text. isError makes an error result.
 func convertMCPResult(res *mcp.CallToolResult) *mcpResult {
@@ -60,7 +61,7 @@ func convertMCPResult(res *mcp.CallToolResult) *mcpResult {
 	}
 	if res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			if !hasText || !containsJSON(parts, b) {
+			if !hasText || !(containsJSON(parts, b) || leavesIn(b, strings.Join(parts, "\n"))) {
 				parts = append(parts, string(b))
 			}
 		}
@@ -86,6 +87,43 @@ func containsJSON(parts []string, b []byte) bool {
 		}
 	}
 	return false
+}
+
+// leavesIn reports whether every leaf value of the JSON value b (a
+// string as it is, a number or a boolean as JSON writes it) occurs in
+// text: structured content that adds nothing to the text.
+func leavesIn(b []byte, text string) bool {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return false
+	}
+	var in func(v any) bool
+	in = func(v any) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				if !in(e) {
+					return false
+				}
+			}
+			return true
+		case []any:
+			for _, e := range x {
+				if !in(e) {
+					return false
+				}
+			}
+			return true
+		case string:
+			return strings.Contains(text, x)
+		case nil:
+			return true
+		default:
+			lb, _ := json.Marshal(x)
+			return strings.Contains(text, string(lb))
+		}
+	}
+	return in(v)
 }
 
 // renderContent returns the text a model reads for one content block, and

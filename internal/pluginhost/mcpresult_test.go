@@ -19,6 +19,9 @@ func TestConvertMCPResult(t *testing.T) {
 		{"structured only", &mcp.CallToolResult{StructuredContent: map[string]any{"n": 1}}, `{"n":1}`, false},
 		{"structured repeated as text", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{ "n": 1 }`}}, StructuredContent: map[string]any{"n": 1}}, `{ "n": 1 }`, false},
 		{"structured after text", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "two"}}, StructuredContent: map[string]any{"n": 2}}, "two\n\n{\"n\":2}", false},
+		{"structured repeating the text's values", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello\n"}}, StructuredContent: map[string]any{"content": "hello\n"}}, "hello\n", false},
+		{"structured repeating the text's numbers", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sum 3 of [1 2]"}}, StructuredContent: map[string]any{"sum": 3, "of": []any{1, 2}, "ok": nil}}, "sum 3 of [1 2]", false},
+		{"structured adding data", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found a"}}, StructuredContent: map[string]any{"items": []any{"a", "b"}}}, "found a\n\n{\"items\":[\"a\",\"b\"]}", false},
 		{"audio and blob", &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.AudioContent{MIMEType: "audio/wav", Data: make([]byte, 12*1024)},
 			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://b", Blob: make([]byte, 3<<20)}},

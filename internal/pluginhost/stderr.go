@@ -24,6 +24,9 @@ type ring struct {
 	buf   []string
 	n     int
 	start int
+	// mask, when set, masks secrets in a line before it is kept or
+	// logged (an MCP server's env and header values).
+	mask func(string) string
 }
 
 func newRing(n int) *ring { return &ring{n: n} }
@@ -89,6 +92,9 @@ func relayStderrAt(r io.Reader, log *slog.Logger, keep *ring, b *bucket) {
 			line += fmt.Sprintf(" …(%d bytes cut)", cut)
 		}
 		if len(line) > 0 {
+			if keep.mask != nil {
+				line = keep.mask(line)
+			}
 			keep.add(line)
 			if b.take(len(line)) {
 				summary()
