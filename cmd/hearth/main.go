@@ -90,7 +90,11 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	}
 	fs := flag.NewFlagSet("hearth "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {
+		if cmd != "settings" { // settings says its own, in run
+			fmt.Fprint(stderr, usage)
+		}
+	}
 	fs.StringVar(&f.dataDir, "data-dir", "", "")
 	fs.StringVar(&f.model, "model", "", "")
 	fs.StringVar(&f.source, "source", "", "")
@@ -148,6 +152,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	f, rest, err := parse(cmd, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		if cmd == "settings" {
+			fmt.Fprint(stdout, settingsUsage)
+		}
 		return 0
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -84,6 +85,13 @@ func runMCPConfig(ctx context.Context, a *app.App, args []string, cio *cmdIO) in
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(cio.out, mcpUsage)
 		return 0
+	case "list", "ls", "remove", "rm", "enable", "disable", "reload":
+		if wantsHelp(rest) {
+			fmt.Fprint(cio.out, mcpSubUsage(sub))
+			return 0
+		}
+	}
+	switch sub, rest := args[0], args[1:]; sub {
 	case "add":
 		return mcpAdd(ctx, a, rest, cio)
 	case "add-json":
@@ -97,6 +105,43 @@ func runMCPConfig(ctx context.Context, a *app.App, args []string, cio *cmdIO) in
 	default:
 		fmt.Fprintf(cio.err, "hearth mcp: unknown subcommand %q\n\n%s", sub, mcpUsage)
 		return 2
+	}
+}
+
+// wantsHelp says whether args ask for help: -h, -help or --help before
+// any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// mcpSubUsage is the usage of `hearth mcp list|remove|enable|disable|
+// reload`, with a line of what it does.
+func mcpSubUsage(sub string) string {
+	switch sub {
+	case "list", "ls":
+		return "Usage: hearth mcp list [--json]\n\n" +
+			"Lists config.json's MCP servers: their type, command or URL, state, tools and last error\n" +
+			"(values of env and headers are never shown). --json prints them as JSON.\n"
+	case "remove", "rm":
+		return "Usage: hearth mcp remove NAME\n\n" +
+			"Removes the MCP server NAME from config.json; a running Hearth stops it.\n"
+	case "enable":
+		return "Usage: hearth mcp enable NAME\n\n" +
+			"Turns the MCP server NAME back on (clearing \"disabled\" in config.json) and starts it.\n"
+	case "disable":
+		return "Usage: hearth mcp disable NAME\n\n" +
+			"Turns the MCP server NAME off: it stops and its tools are not offered until hearth mcp enable NAME.\n"
+	default:
+		return "Usage: hearth mcp reload NAME\n\n" +
+			"Restarts the MCP server NAME (reconnects a remote one), for a changed server or new tokens.\n"
 	}
 }
 
@@ -170,7 +215,12 @@ func mcpAdd(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 			return 0
 		}
 		if err != nil {
-			fmt.Fprintf(cio.err, "hearth mcp add: %s\n(put the server's own command line after \"--\")\n\n%s", flagError(err), mcpAddUsage)
+			hint := ""
+			if strings.Contains(err.Error(), "not defined") {
+				// a flag of the server's own, given before "--"
+				hint = "(put the server's own command line after \"--\") / 服务器自己的命令行请写在 \"--\" 之后\n"
+			}
+			fmt.Fprintf(cio.err, "hearth mcp add: %s\n%s\n%s", flagError(err), hint, mcpAddUsage)
 			return 2
 		}
 		if fs.NArg() == 0 {
@@ -227,10 +277,12 @@ func (fl *mcpAddFlags) server(command []string, cio *cmdIO) (config.MCPServer, e
 	s := config.MCPServer{Timeout: config.Duration(fl.timeout)}
 	if fl.url != "" {
 		if len(command) > 0 {
-			return s, errors.New("give either --url or a command after \"--\", not both")
+			return s, errors.New("give either --url or a command after \"--\", not both\n" +
+				"请只给出 --url 或 \"--\" 之后的命令之一，不要同时给出")
 		}
 		if len(fl.env) > 0 || fl.cwd != "" {
-			return s, errors.New("--env and --cwd are for a server Hearth starts; a remote one gets --header")
+			return s, errors.New("--env and --cwd are for a server Hearth starts; a remote one gets --header\n" +
+				"--env 和 --cwd 用于 Hearth 启动的服务器；远程服务器请用 --header")
 		}
 		s.URL = fl.url
 		if fl.sse {
@@ -238,10 +290,12 @@ func (fl *mcpAddFlags) server(command []string, cio *cmdIO) (config.MCPServer, e
 		}
 	} else {
 		if len(command) == 0 {
-			return s, errors.New("give the server's command after \"--\", or its --url")
+			return s, errors.New("give the server's command after \"--\", or its --url\n" +
+				"请在 \"--\" 之后给出服务器的命令，或用 --url 给出其地址")
 		}
 		if len(fl.header) > 0 || fl.sse {
-			return s, errors.New("--header and --sse are for a remote server (--url)")
+			return s, errors.New("--header and --sse are for a remote server (--url)\n" +
+				"--header 和 --sse 用于远程服务器（--url）")
 		}
 		s.Command, s.Args = command[0], slices.Clone(command[1:])
 		if strings.ContainsRune(s.Command, '/') {
@@ -274,6 +328,22 @@ func (fl *mcpAddFlags) server(command []string, cio *cmdIO) (config.MCPServer, e
 	return s, nil
 }
 
+const mcpAddJSONUsage = `Usage: hearth mcp add-json [--force] NAME JSON
+       hearth mcp add-json [--force] '{"mcpServers": {"NAME": {...}}}'
+
+Adds an MCP server from its config entry, as a server's README gives it for
+Claude Desktop. JSON is the entry as config.json's "mcpServers" has it, or a
+whole {"mcpServers": {...}}: then the entry NAME is taken from it, and NAME
+may be left out when it has only one.
+
+Paste only entries you trust: ${NAME} in an env or headers value is read
+from Hearth's own environment and given to that server.
+只粘贴你信任的条目：值中的 ${NAME} 从 Hearth 自己的环境变量读取并交给该服务器。
+
+Example:
+  hearth mcp add-json fs '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}'
+`
+
 // mcpAddJSON adds a server from the JSON of its config entry, as a
 // server's README gives it for Claude Desktop.
 func mcpAddJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
@@ -283,19 +353,26 @@ func mcpAddJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int 
 		force = force || f
 		return f
 	})
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(cio.out, "Usage: hearth mcp add-json [--force] NAME JSON\n\n"+
-			"JSON is the server's entry as config.json's \"mcpServers\" has it (Claude Desktop's shape),\n"+
-			"or a whole {\"mcpServers\": {...}} with that server in it.\n\nExample:\n"+
-			"  hearth mcp add-json fs '{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]}'\n")
+	if wantsHelp(args) {
+		fmt.Fprint(cio.out, mcpAddJSONUsage)
 		return 0
 	}
-	if len(args) != 2 {
-		fmt.Fprint(cio.err, "hearth mcp add-json: give a NAME and the server's JSON, like\n"+
-			"  hearth mcp add-json fs '{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]}'\n")
+	var name, text string
+	switch len(args) {
+	case 1:
+		text = args[0]
+	case 2:
+		name, text = args[0], args[1]
+	default:
+		fmt.Fprint(cio.err, "hearth mcp add-json: give a NAME and the server's JSON\n\n"+mcpAddJSONUsage)
 		return 2
 	}
-	s, err := decodeMCPServer(unwrapMCPServers(args[1], args[0]))
+	name, entry, err := pickMCPEntry(text, name)
+	if err != nil {
+		fmt.Fprintf(cio.err, "hearth mcp add-json: %v\n", err)
+		return 2
+	}
+	s, err := decodeMCPServer(entry)
 	if err != nil {
 		fmt.Fprintf(cio.err, "hearth mcp add-json: %v\n", err)
 		return 2
@@ -303,24 +380,42 @@ func mcpAddJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int 
 	if s.Cwd != "" {
 		s.Cwd = cio.abs(s.Cwd)
 	}
-	return mcpPut(ctx, a, args[0], s, force, cio)
+	return mcpPut(ctx, a, name, s, force, cio)
 }
 
-// unwrapMCPServers returns the entry name (or the only entry) when text is
-// a whole {"mcpServers": {...}} as a README gives it, and text otherwise.
-func unwrapMCPServers(text, name string) string {
+// pickMCPEntry returns the entry to add and its name. When text is a
+// whole {"mcpServers": {...}} as a README gives it, that is its entry
+// name (compared without regard to case), or its only entry, which name
+// renames, or that it lacks; otherwise text is the entry itself, and
+// name must be given.
+func pickMCPEntry(text, name string) (string, string, error) {
 	var whole struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
-	if json.Unmarshal([]byte(text), &whole) != nil || len(whole.MCPServers) == 0 {
-		return text
+	if json.Unmarshal([]byte(text), &whole) != nil || whole.MCPServers == nil {
+		if name == "" {
+			return "", "", errors.New("give the server a NAME before its JSON")
+		}
+		return name, text, nil
 	}
-	for have, entry := range whole.MCPServers {
-		if strings.EqualFold(have, name) || len(whole.MCPServers) == 1 {
-			return string(entry)
+	have := slices.Sorted(maps.Keys(whole.MCPServers))
+	switch {
+	case len(have) == 0:
+		return "", "", errors.New(`"mcpServers" has no entry`)
+	case name == "" && len(have) == 1:
+		return have[0], string(whole.MCPServers[have[0]]), nil
+	case name == "":
+		return "", "", fmt.Errorf("it has %d entries (%s): give the NAME of one", len(have), strings.Join(have, ", "))
+	}
+	for _, h := range have {
+		if strings.EqualFold(h, name) {
+			return name, string(whole.MCPServers[h]), nil
 		}
 	}
-	return text // the error names the field mcpServers
+	if len(have) == 1 {
+		return name, string(whole.MCPServers[have[0]]), nil
+	}
+	return "", "", fmt.Errorf("no entry %q (it has %s)", name, strings.Join(have, ", "))
 }
 
 // decodeMCPServer reads one server's config entry, as config.json has it;
@@ -356,17 +451,22 @@ func jsonError(err error) string {
 // it; it says what it did, without a value of env or headers.
 func mcpPut(ctx context.Context, a *app.App, name string, s config.MCPServer, force bool, cio *cmdIO) int {
 	if err := config.PutMCPServer(a.DataDir, name, s, force); err != nil {
-		if errors.Is(err, config.ErrMCPExists) {
+		switch {
+		case errors.Is(err, config.ErrMCPName):
+			err = fmt.Errorf("%w\n名称无效：只能包含字母、数字、\"-\" 和 \"_\"，以字母或数字开头，最多 %d 个字符", err, config.MaxMCPNameLen)
+		case errors.Is(err, config.ErrMCPURL):
+			err = fmt.Errorf("%w\nURL 必须是 http:// 或 https:// 地址", err)
+		case errors.Is(err, config.ErrMCPExists):
 			err = fmt.Errorf("%w (use --force to replace it, or hearth mcp remove %s)\n"+
 				"同名的 MCP 服务器已经配置：加 --force 替换它，或先运行 hearth mcp remove %s", err, name, name)
 		}
 		fmt.Fprintf(cio.err, "hearth mcp add: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(cio.out, "added MCP server %s (plugin %s): %s\n", name, pluginhost.MCPPluginName(name), describeServer(s))
+	fmt.Fprintf(cio.out, "Added MCP server %s (plugin %s): %s\n", name, pluginhost.MCPPluginName(name), describeServer(s))
 	if s.Command != "" && !strings.Contains(s.Command, "${") {
 		if _, err := exec.LookPath(s.Command); err != nil {
-			fmt.Fprintf(cio.out, "note: %s is not found here (on PATH or as a file); the server will fail to start until it is\n",
+			fmt.Fprintf(cio.out, "Note: %s is not found here (on PATH or as a file); the server will fail to start until it is\n",
 				terminal.SanitizeLine(s.Command))
 		}
 	}
@@ -377,7 +477,7 @@ func mcpPut(ctx context.Context, a *app.App, name string, s config.MCPServer, fo
 // they will be.
 func mcpApplied(ctx context.Context, a *app.App, cio *cmdIO) int {
 	if !cio.daemon {
-		fmt.Fprintln(cio.out, "a running Hearth applies it within seconds; otherwise at its next start\n"+
+		fmt.Fprintln(cio.out, "A running Hearth applies it within seconds; otherwise at its next start\n"+
 			"正在运行的 Hearth 会在几秒内应用此更改；否则在下次启动时应用")
 		return 0
 	}
@@ -415,15 +515,18 @@ func describeServer(s config.MCPServer) string {
 
 func mcpRemove(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 	if len(args) != 1 {
-		fmt.Fprint(cio.err, "Usage: hearth mcp remove NAME\n")
+		fmt.Fprint(cio.err, mcpSubUsage("remove"))
 		return 2
 	}
 	name, err := config.DeleteMCPServer(a.DataDir, args[0])
 	if err != nil {
+		if errors.Is(err, config.ErrNoMCPServer) {
+			err = fmt.Errorf("%w (see hearth mcp list)\n配置中没有名为 %q 的 MCP 服务器（见 hearth mcp list）", err, args[0])
+		}
 		fmt.Fprintf(cio.err, "hearth mcp remove: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(cio.out, "removed MCP server %s (plugin %s) from config.json\n", name, pluginhost.MCPPluginName(name))
+	fmt.Fprintf(cio.out, "Removed MCP server %s (plugin %s) from config.json\n", name, pluginhost.MCPPluginName(name))
 	return mcpApplied(ctx, a, cio)
 }
 
@@ -432,7 +535,7 @@ func mcpRemove(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 // config entry.
 func mcpPluginOp(ctx context.Context, a *app.App, op string, args []string, cio *cmdIO) int {
 	if len(args) != 1 {
-		fmt.Fprintf(cio.err, "Usage: hearth mcp %s NAME\n", op)
+		fmt.Fprint(cio.err, mcpSubUsage(op))
 		return 2
 	}
 	cfg, err := config.Load(a.DataDir)
@@ -442,7 +545,8 @@ func mcpPluginOp(ctx context.Context, a *app.App, op string, args []string, cio 
 	}
 	s, name, ok := cfg.MCPServerNamed(args[0])
 	if !ok {
-		fmt.Fprintf(cio.err, "hearth mcp %s: %v: %q (see hearth mcp list)\n", op, config.ErrNoMCPServer, args[0])
+		fmt.Fprintf(cio.err, "hearth mcp %s: %v: %q (see hearth mcp list)\n配置中没有名为 %q 的 MCP 服务器（见 hearth mcp list）\n",
+			op, config.ErrNoMCPServer, args[0], args[0])
 		return 1
 	}
 	if op == "enable" && s.Disabled {

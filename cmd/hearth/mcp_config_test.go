@@ -49,11 +49,11 @@ func TestMCPConfigCommands(t *testing.T) {
 
 	out, errOut, code := hearthIn(t, work, env, "", "mcp", "add", "local", "--env", "API_KEY="+mcpEnvSecret,
 		"--timeout", "90s", "--cwd", "data", "--", "./bin/server", "-y", "--port", "1")
-	if code != 0 || !strings.Contains(out, "added MCP server local (plugin mcp-local): stdio "+filepath.Join(work, "bin/server")+" -y --port 1; env API_KEY") {
+	if code != 0 || !strings.Contains(out, "Added MCP server local (plugin mcp-local): stdio "+filepath.Join(work, "bin/server")+" -y --port 1; env API_KEY") {
 		t.Fatalf("add stdio: %d %q %q", code, out, errOut)
 	}
 	noSecrets(t, "add", out, errOut)
-	if !strings.Contains(out, "note: "+filepath.Join(work, "bin/server")+" is not found here") {
+	if !strings.Contains(out, "Note: "+filepath.Join(work, "bin/server")+" is not found here") {
 		t.Fatalf("add of a missing program says nothing: %q", out)
 	}
 	s := loadConfig(t, home).MCPServers["local"]
@@ -85,7 +85,7 @@ func TestMCPConfigCommands(t *testing.T) {
 	}
 
 	out, errOut, code = hearth(t, env, "", "mcp", "add-json", "time", `{"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ_KEY": "`+mcpEnvSecret+`"}}`)
-	if code != 0 || !strings.Contains(out, "added MCP server time (plugin mcp-time): stdio uvx mcp-server-time; env TZ_KEY") {
+	if code != 0 || !strings.Contains(out, "Added MCP server time (plugin mcp-time): stdio uvx mcp-server-time; env TZ_KEY") {
 		t.Fatalf("add-json: %d %q %q", code, out, errOut)
 	}
 	noSecrets(t, "add-json", out, errOut)
@@ -95,10 +95,15 @@ func TestMCPConfigCommands(t *testing.T) {
 		t.Fatalf("list: %d %q", code, errOut)
 	}
 	noSecrets(t, "list", out, errOut)
-	for _, want := range []string{"everything  stdio  npx @modelcontextprotocol/server-everything", "remote      http   https://u:***@mcp.example.com/mcp", "not running here"} {
+	for _, want := range []string{"everything  stdio  npx @modelcontextprotocol/server-everything", "remote      http   https://u:***@mcp.example.com/mcp", "unknown here", "no Hearth runs these servers now"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("list lacks %q:\n%s", want, out)
 		}
+	}
+	// hearth plugin: an MCP server uses no Hearth services.
+	out, errOut, code = hearth(t, env, "", "plugin")
+	if l := lineWith(out, "mcp-everything"); code != 0 || !strings.Contains(l, "  -  ") || strings.Contains(l, "core") {
+		t.Fatalf("plugin: %d %q\n%s", code, errOut, out)
 	}
 	out, _, code = hearth(t, env, "", "mcp", "list", "--json")
 	noSecrets(t, "list --json", out)
@@ -134,7 +139,7 @@ func TestMCPConfigCommands(t *testing.T) {
 	}
 
 	out, errOut, code = hearth(t, env, "", "mcp", "remove", "REMOTE")
-	if code != 0 || !strings.Contains(out, "removed MCP server Remote (plugin mcp-Remote)") {
+	if code != 0 || !strings.Contains(out, "Removed MCP server Remote (plugin mcp-Remote)") {
 		t.Fatalf("remove: %d %q %q", code, out, errOut)
 	}
 	if _, errOut, code := hearth(t, env, "", "mcp", "remove", "remote"); code == 0 || !strings.Contains(errOut, "no MCP server") {
@@ -163,6 +168,10 @@ func TestMCPAddRefuses(t *testing.T) {
 		{[]string{"mcp", "add", "fs", "--url", "https://h/", "--header", mcpHeaderSecret}, `"Name: value"`},
 		{[]string{"mcp", "add", "fs", "--timeout", mcpEnvSecret, "--", "x"}, "invalid value for flag -timeout"},
 		{[]string{"mcp", "add", "fs", "-y", "npx"}, `after "--"`},
+		{[]string{"mcp", "add", "a.b", "--", "x"}, "名称无效"},
+		{[]string{"mcp", "add", "fs", "--url", "ftp://h/"}, "URL 必须是"},
+		{[]string{"mcp", "remove", "nope"}, "配置中没有名为"},
+		{[]string{"mcp", "add-json", "only2", `{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`}, `no entry "only2" (it has a, b)`},
 		{[]string{"mcp", "add-json", "fs", `{"command": "x", "api_key": "` + mcpEnvSecret + `"}`}, `unknown field "api_key"`},
 		{[]string{"mcp", "add-json", "fs", `{"command": 5}`}, `"command" should be string`},
 		{[]string{"mcp", "add-json", "fs", `{"command": "` + mcpEnvSecret}, "not a server entry"},
@@ -175,6 +184,9 @@ func TestMCPAddRefuses(t *testing.T) {
 		}
 		noSecrets(t, strings.Join(c.args[:2], " "), out, errOut)
 	}
+	if _, errOut, _ := hearth(t, env, "", "mcp", "add", "fs", "--timeout", "abc", "--", "x"); strings.Contains(errOut, `after "--"`) {
+		t.Errorf("a bad --timeout was told to go after \"--\": %q", errOut)
+	}
 	if _, err := os.Stat(filepath.Join(home, config.FileName)); !os.IsNotExist(err) {
 		t.Fatalf("config.json was written: %v", err)
 	}
@@ -183,6 +195,17 @@ func TestMCPAddRefuses(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "Example") {
 			t.Errorf("%q: %d %q %q", args, code, out, errOut)
 		}
+	}
+	// Every subcommand's --help is its usage with what it does, not a
+	// server's name.
+	for _, sub := range []string{"list", "remove", "enable", "disable", "reload", "serve", "login"} {
+		out, errOut, code := hearth(t, env, "", "mcp", sub, "--help")
+		if code != 0 || !strings.Contains(strings.ToLower(out), "usage") || errOut != "" {
+			t.Errorf("mcp %s --help: %d %q %q", sub, code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, config.FileName)); !os.IsNotExist(err) {
+		t.Fatalf("a --help wrote config.json: %v", err)
 	}
 }
 
@@ -196,7 +219,7 @@ func TestMCPCommandsRunInTheDaemon(t *testing.T) {
 	work := t.TempDir()
 
 	out, errOut, code := hearthIn(t, work, env, "", "mcp", "add", "local", "--env", "API_KEY="+mcpEnvSecret, "--", "./server")
-	if code != 0 || !strings.Contains(out, "added MCP server local") || strings.Contains(out, "within seconds") {
+	if code != 0 || !strings.Contains(out, "Added MCP server local") || strings.Contains(out, "within seconds") {
 		t.Fatalf("add in the daemon: %d %q %q", code, out, errOut)
 	}
 	if c := loadConfig(t, home).MCPServers["local"]; c.Command != filepath.Join(work, "server") {
@@ -207,7 +230,7 @@ func TestMCPCommandsRunInTheDaemon(t *testing.T) {
 		t.Fatalf("add http in the daemon: %d %q %q", code, out, errOut)
 	}
 	out, errOut, code = hearth(t, env, "", "mcp", "list")
-	if code != 0 || strings.Contains(out, "not running here") || strings.Contains(out, "hearth serve runs") || !strings.Contains(out, "remote") {
+	if code != 0 || strings.Contains(out, "unknown here") || strings.Contains(out, "hearth serve runs") || !strings.Contains(out, "remote") {
 		t.Fatalf("list in the daemon: %d %q %q", code, out, errOut)
 	}
 	if out, errOut, code := hearth(t, env, "", "mcp", "remove", "local"); code != 0 {

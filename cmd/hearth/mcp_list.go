@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/redact"
@@ -39,7 +42,9 @@ type mcpListed struct {
 	// off.
 	Enabled bool `json:"enabled"`
 	// State is the plugin's state where it runs: "running", "starting",
-	// ...; "not running here" when this process does not run the plugins.
+	// ...; "unknown here" when this process does not run the plugins (no
+	// Hearth does, or another one that is not a daemon, like hearth mcp
+	// serve --http).
 	State     string   `json:"state"`
 	Restarts  int      `json:"restarts,omitempty"`
 	Tools     []string `json:"tools"`
@@ -48,10 +53,13 @@ type mcpListed struct {
 
 func mcpList(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 	fs := flag.NewFlagSet("hearth mcp list", flag.ContinueOnError)
-	fs.SetOutput(cio.err)
+	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		fmt.Fprint(cio.err, "Usage: hearth mcp list [--json]\n")
+		if err != nil {
+			fmt.Fprintf(cio.err, "hearth mcp list: %s\n", flagError(err))
+		}
+		fmt.Fprint(cio.err, mcpSubUsage("list"))
 		return 2
 	}
 	cfg, err := config.Load(a.DataDir)
@@ -93,9 +101,25 @@ func mcpList(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 	}
 	w.Flush()
 	if !cio.daemon {
-		fmt.Fprintln(cio.out, "(states and tools are shown while hearth serve runs)")
+		fmt.Fprintln(cio.out, notHereNote(a.DataDir))
 	}
 	return 0
+}
+
+// notHereNote says, under a listing made without the daemon, why it
+// has no states and tools: which process holds the data directory dir
+// and runs the servers, if one does.
+func notHereNote(dir string) string {
+	lock, err := datadir.Acquire(dir)
+	var busy *datadir.LockedError
+	switch {
+	case err == nil:
+		_ = lock.Release()
+		return "(no Hearth runs these servers now: states and tools are shown while hearth serve runs)"
+	case errors.As(err, &busy) && busy.PID > 0:
+		return fmt.Sprintf("(another Hearth, pid %d, holds %s and runs these servers; their states and tools are shown only by it, or while hearth serve runs)", busy.PID, dir)
+	}
+	return "(another Hearth process runs these servers; their states and tools are shown only by it, or while hearth serve runs)"
 }
 
 // mcpServersListed describes cfg's MCP servers, by name, with what a (the
@@ -133,7 +157,7 @@ func mcpServersListed(ctx context.Context, a *app.App, cfg *config.File, daemon 
 			Command: mask.All(s.Command), URL: s.RedactedURL(), Cwd: s.Cwd,
 			Env: sortedKeys(s.Env), Headers: sortedKeys(s.Headers),
 			OAuth: s.OAuth != nil, Enabled: !s.Disabled,
-			State: "not running here", Tools: tools[names.Key(plugin)],
+			State: "unknown here", Tools: tools[names.Key(plugin)],
 		}
 		for _, arg := range config.MaskArgs(s.Args) {
 			l.Args = append(l.Args, mask.All(arg))

@@ -61,18 +61,42 @@ func TestPluginWhere(t *testing.T) {
 }
 
 // A README's whole {"mcpServers": {...}} gives the entry named, or its
-// only one.
-func TestUnwrapMCPServers(t *testing.T) {
-	for _, c := range []struct{ text, name, want string }{
-		{`{"mcpServers": {"github": {"command": "gh"}}}`, "gh", `{"command": "gh"}`},
-		{`{"mcpServers": {"a": {"command": "a"}, "B": {"command": "b"}}}`, "b", `{"command": "b"}`},
-		{`{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`, "c", `{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`},
-		{`{"command": "x"}`, "x", `{"command": "x"}`},
+// only one; NAME may be left out when it has only one.
+func TestPickMCPEntry(t *testing.T) {
+	for _, c := range []struct{ text, name, wantName, want, wantErr string }{
+		{`{"mcpServers": {"github": {"command": "gh"}}}`, "gh", "gh", `{"command": "gh"}`, ""},
+		{`{"mcpServers": {"github": {"command": "gh"}}}`, "", "github", `{"command": "gh"}`, ""},
+		{`{"mcpServers": {"a": {"command": "a"}, "B": {"command": "b"}}}`, "b", "b", `{"command": "b"}`, ""},
+		{`{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`, "only2", "", "", `no entry "only2" (it has a, b)`},
+		{`{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`, "", "", "", `it has 2 entries (a, b): give the NAME of one`},
+		{`{"mcpServers": {}}`, "x", "", "", `"mcpServers" has no entry`},
+		{`{"command": "x"}`, "x", "x", `{"command": "x"}`, ""},
+		{`{"command": "x"}`, "", "", "", "give the server a NAME"},
 	} {
-		if got := unwrapMCPServers(c.text, c.name); got != c.want {
-			t.Errorf("%s %s: %s, want %s", c.text, c.name, got, c.want)
+		name, got, err := pickMCPEntry(c.text, c.name)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s %q: err %v, want %q", c.text, c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || name != c.wantName || got != c.want {
+			t.Errorf("%s %q: %q %s %v, want %q %s", c.text, c.name, name, got, err, c.wantName, c.want)
 		}
 	}
+}
+
+// FuzzPickMCPEntry: whatever is pasted, an entry is picked or an error
+// said, and a picked one is part of the text.
+func FuzzPickMCPEntry(f *testing.F) {
+	f.Add(`{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`, "b")
+	f.Add(`{"command": "x"}`, "")
+	f.Fuzz(func(t *testing.T, text, name string) {
+		got, entry, err := pickMCPEntry(text, name)
+		if err == nil && (got == "" || !strings.Contains(text, entry)) {
+			t.Fatalf("picked %q %q from %q", got, entry, text)
+		}
+	})
 }
 
 func TestDecodeMCPServer(t *testing.T) {

@@ -27,10 +27,12 @@ const mcpLoginUsage = `Usage:
 NAME is an entry of config.json's "mcpServers" with a "url". Login prints an
 address to open in a browser (and opens it when there is a display); after
 you authorize Hearth there, the browser comes back to Hearth on
-http://127.0.0.1:PORT/callback, and the tokens are stored as secrets of the
-plugin mcp-NAME (masked in hearth settings and the HTTP API). A running
-hearth serve uses them at its next connect; hearth mcp reload NAME connects
-now.
+http://127.0.0.1:PORT/callback, and the tokens are stored as a secret
+setting in Hearth's reserved namespace "mcp", which no plugin can read
+(masked in hearth settings and the HTTP API). They are kept for the
+server's address: when its url moves to another host, log in again. A
+running hearth serve uses them at its next connect; hearth mcp reload NAME
+connects now.
 
 Flags:
   --data-dir DIR     data directory (default $HEARTH_HOME or ~/.hearth)
@@ -42,7 +44,7 @@ Flags:
 func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hearth mcp login", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, mcpLoginUsage) }
+	fs.Usage = func() {} // said below: to stdout for -h, to stderr for a mistake
 	dataDir := fs.String("data-dir", "", "")
 	logout := fs.Bool("logout", false, "")
 	forget := fs.Bool("forget-client", false, "")
@@ -51,8 +53,10 @@ func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, mcpLoginUsage)
 				return 0
 			}
+			fmt.Fprint(stderr, mcpLoginUsage)
 			return 2
 		}
 		if fs.NArg() == 0 {
@@ -98,7 +102,12 @@ func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	svc := settings.New(st, dir)
 
 	if *logout {
-		if err := mcpauth.Logout(svc, name, *forget); err != nil {
+		err := mcpauth.Logout(svc, name, *forget)
+		if errors.Is(err, mcpauth.ErrNotLoggedIn) {
+			fmt.Fprintf(stdout, "%s was not logged in: nothing to forget. / %s 未登录，无需退出。\n", name, name)
+			return 0
+		}
+		if err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Logged out of %s: its tokens are forgotten. / 已退出 %s 的登录，令牌已删除。\n", name, name)

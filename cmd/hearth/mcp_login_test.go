@@ -71,6 +71,8 @@ func TestMCPLogin(t *testing.T) {
 		{[]string{"nosuch"}, 1, "no MCP server"},
 		{[]string{}, 2, "Usage"},
 		{[]string{"--logout", "guarded"}, 0, "Logged out"},
+		{[]string{"--logout", "guarded"}, 0, "guarded was not logged in"},
+		{[]string{"--help"}, 0, "reserved namespace"},
 	} {
 		var o, e strings.Builder
 		got := run(ctx, append([]string{"mcp", "login", "--data-dir", dir}, c.args...), nil, &o, &e)

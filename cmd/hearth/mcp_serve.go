@@ -25,7 +25,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/server"
 )
 
-const mcpServeUsage = `usage: hearth mcp serve [--data-dir DIR] [--http ADDR [--insecure-listen]] [-v]
+const mcpServeUsage = `Usage: hearth mcp serve [--data-dir DIR] [--http ADDR [--insecure-listen]] [-v]
 
 Offers Hearth's tools, under your Hearth policy, to an MCP client (Claude
 Desktop, Claude Code, Cursor, the MCP Inspector). By default it speaks MCP
@@ -51,15 +51,17 @@ See docs/mcp-server.md. / 详见 docs/mcp-server.md。
 func runMCPServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hearth mcp serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { io.WriteString(stderr, mcpServeUsage) }
+	fs.Usage = func() {} // said below: to stdout for -h, to stderr for a mistake
 	dataDir := fs.String("data-dir", "", "")
 	httpAddr := fs.String("http", "", "")
 	insecure := fs.Bool("insecure-listen", false, "")
 	verbose := fs.Bool("v", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(stdout, mcpServeUsage)
 			return 0
 		}
+		io.WriteString(stderr, mcpServeUsage)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -75,7 +77,7 @@ func runMCPServe(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		level = slog.LevelDebug
 	}
 	if *httpAddr != "" {
-		if _, err := checkListen(*httpAddr, false, *insecure); err != nil {
+		if err := checkMCPListen(*httpAddr, *insecure); err != nil {
 			fmt.Fprintf(stderr, "hearth mcp serve: %v\n", err)
 			return 2
 		}
@@ -85,9 +87,10 @@ func runMCPServe(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		c, ferr := daemon.Find(ctx, dir)
 		switch {
 		case ferr == nil && *httpAddr != "":
+			u := daemonURL(dir, c)
 			fmt.Fprintf(stderr, "hearth mcp serve: Hearth is already serving %s at %s: MCP clients can use %s/mcp with the token `hearth token` prints\n"+
 				"hearth mcp serve：Hearth 已在 %s 提供服务：MCP 客户端可使用 %s/mcp，令牌用 `hearth token` 查看\n",
-				dir, c.BaseURL, c.BaseURL, c.BaseURL, c.BaseURL)
+				dir, u, u, u, u)
 			return 1
 		case ferr == nil:
 			return mcpBridge(ctx, c, stdin, stdout, stderr)
@@ -115,6 +118,33 @@ func runMCPServe(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return 1
 	}
 	return 0
+}
+
+// daemonURL is the address MCP clients reach the daemon serving dir at:
+// its serve.json's URL, not the Unix socket c talks over.
+func daemonURL(dir string, c *daemon.Client) string {
+	if info, err := daemon.ReadServeFile(dir); err == nil && info.URL != "" {
+		return strings.TrimSuffix(info.URL, "/")
+	}
+	return c.BaseURL
+}
+
+// checkMCPListen refuses a listen address that is not host:port, or a
+// non-loopback one without --insecure-listen: mcp serve has no TLS of its
+// own, so the way to offer MCP over the network is hearth serve's /mcp.
+func checkMCPListen(addr string, insecure bool) error {
+	if _, err := checkListen(addr, true, false); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if isLoopback(host) || insecure {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s without TLS: the token and the tools' results would cross the network in clear text.\n"+
+		"hearth mcp serve has no TLS of its own: run hearth serve --tls-cert CERT --tls-key KEY and point clients at its /mcp,\n"+
+		"or put a reverse proxy with TLS in front and pass --insecure-listen, or listen on 127.0.0.1.\n"+
+		"拒绝在 %s 上不加密监听：令牌和工具结果会以明文在网络上传输。hearth mcp serve 本身不支持 TLS：请用 hearth serve --tls-cert CERT --tls-key KEY 并让客户端连接其 /mcp，"+
+		"或在前面放置启用 TLS 的反向代理并加上 --insecure-listen，或监听 127.0.0.1。", addr, addr)
 }
 
 type nopWriteCloser struct{ io.Writer }

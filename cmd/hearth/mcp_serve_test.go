@@ -79,8 +79,15 @@ func TestMCPServeOverStdio(t *testing.T) {
 
 func TestMCPServeBridgesToTheDaemon(t *testing.T) {
 	home := t.TempDir()
-	startServe(t, home, nil)
+	srv := startServe(t, home, nil)
 	checkMCPTools(t, mcpStdio(t, home))
+	// --http while the daemon serves: it names the daemon's own address,
+	// not the socket's placeholder host.
+	var stderr strings.Builder
+	code := runMCPServe(context.Background(), []string{"--data-dir", home, "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
+	if want := srv.info.URL + "/mcp"; code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("mcp serve --http beside the daemon: %d %q, want it to name %s", code, stderr.String(), want)
+	}
 }
 
 // bearerRT adds a token to a test client's requests.
@@ -152,7 +159,7 @@ func TestMCPServeOverHTTP(t *testing.T) {
 func TestMCPServeHTTPRefusesANetworkAddress(t *testing.T) {
 	var stderr strings.Builder
 	if code := runMCPServe(context.Background(), []string{"--http", "0.0.0.0:0"}, strings.NewReader(""), io.Discard, &stderr); code != 2 ||
-		!strings.Contains(stderr.String(), "--insecure-listen") {
+		!strings.Contains(stderr.String(), "--insecure-listen") || !strings.Contains(stderr.String(), "hearth serve --tls-cert") {
 		t.Fatalf("code %d: %s", code, stderr.String())
 	}
 }

@@ -60,7 +60,9 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 				state = "error: " + p.Error
 			}
 			groups := "core"
-			if len(p.Capabilities) > 0 {
+			if p.Kind == "mcp" {
+				groups = "-" // an MCP server uses no Hearth services
+			} else if len(p.Capabilities) > 0 {
 				groups += "," + strings.Join(p.Capabilities, ",")
 			}
 			cell := terminal.SanitizeLine

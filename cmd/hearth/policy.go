@@ -117,7 +117,7 @@ func catalogued(ctx context.Context, a *app.App, tool string) bool {
 
 // pluginOrigins says where each plugin's tools come from: compiled in, or
 // a folder in <data dir>/plugins run as a child process, an xbot stdio
-// plugin or a .so.
+// plugin or a .so, or an MCP server of config.json.
 func pluginOrigins(ctx context.Context, a *app.App) map[string]string {
 	out := map[string]string{}
 	for _, n := range sdk.Factories() {
@@ -126,6 +126,14 @@ func pluginOrigins(ctx context.Context, a *app.App) map[string]string {
 	out["plugins"] = "built in"
 	list, _ := a.Plugins.List(ctx)
 	for _, p := range list {
+		if p.Kind == "mcp" {
+			where := "MCP server (config.json)"
+			if !p.Enabled {
+				where += " (disabled)"
+			}
+			out[p.ID] = where
+			continue
+		}
 		name, kind := p.ID, ".so plugin"
 		if man, err := pluginhost.LoadManifest(p.Dir); err == nil {
 			name, kind = man.PluginName(), "child process"

@@ -155,3 +155,22 @@ func lineWith(out, s string) string {
 	}
 	return ""
 }
+
+// hearth policy says an MCP server's tools come from an MCP server of
+// config.json (here another Hearth's hearth mcp serve), not from a .so.
+func TestPolicyNamesAnMCPServerAsTheOrigin(t *testing.T) {
+	env := []string{"HEARTH_HOME=" + t.TempDir()}
+	if _, errOut, code := hearth(t, env, "", "mcp", "add", "self", "--env", "HEARTH_TEST_MAIN=1", "--env", "HEARTH_HOME="+t.TempDir(),
+		"--", os.Args[0], "mcp", "serve"); code != 0 {
+		t.Fatalf("mcp add: %q", errOut)
+	}
+	// hearth tools runs the plugins, so their tools are recorded.
+	if out, errOut, code := hearth(t, env, "", "tools"); code != 0 || !strings.Contains(out, "mcp-self__") {
+		t.Fatalf("tools: %d %q\n%s", code, errOut, out)
+	}
+	out, errOut, code := hearth(t, env, "", "policy")
+	l := lineWith(out, "mcp-self__")
+	if code != 0 || !strings.Contains(l, "MCP server (config.json)") || strings.Contains(l, ".so") {
+		t.Fatalf("policy: %d %q\n%s", code, errOut, out)
+	}
+}

@@ -25,7 +25,10 @@ const settingsUsage = `Usage:
   hearth settings set PLUGIN KEY VALUE  set a value: JSON (42, true, "text", [..]) or plain text
   hearth settings set PLUGIN KEY        read the value from stdin (not echoed on a terminal)
 
-PLUGIN "core" is Hearth's own settings. A running Hearth sees a change at once.
+Shows and changes the settings of Hearth and its plugins (--data-dir DIR
+for another data directory). PLUGIN "core" is Hearth's own settings; "mcp"
+holds the MCP servers' OAuth logins (hearth mcp login). A running Hearth
+sees a change at once.
 `
 
 func runSettings(a *app.App, args []string, cio *cmdIO) int {

@@ -24,7 +24,8 @@ import (
 // config.json is edited by hand (watchConfig).
 
 // newMCPAuth returns what gives remote MCP servers their OAuth handler:
-// tokens kept as secrets of the plugin mcp-<name> in a.Settings, stored
+// tokens kept as a secret setting of Hearth's reserved namespace "mcp" in
+// a.Settings, bound to the server's origin, stored
 // by `hearth mcp login NAME` and refreshed as they expire.
 func newMCPAuth(a *App) pluginhost.MCPAuthFunc {
 	return mcpauth.New(a.Settings, &mcpauth.Options{Logger: a.Logger})
@@ -51,6 +52,9 @@ type mcpState struct {
 	mu      sync.Mutex
 	stamp   configStamp
 	servers map[string]config.MCPServer
+	// failed is the config.json that could not be applied, last warned
+	// about: it is not read or warned about again until it changes.
+	failed configStamp
 }
 
 // setMCPServers hands servers to the plugin manager and remembers them.
@@ -117,12 +121,24 @@ func (a *App) watchConfig(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		a.mcp.mu.Lock()
-		if statConfig(a.DataDir) != a.mcp.stamp {
-			if err := a.applyMCPServersLocked(ctx); err != nil && ctx.Err() == nil {
-				a.Logger.Warn("config.json changed but its MCP servers could not be applied", "err", err)
-			}
-		}
-		a.mcp.mu.Unlock()
+		a.recheckConfig(ctx)
 	}
+}
+
+// recheckConfig is one look of watchConfig: a changed config.json is
+// applied; one that cannot be is warned about once, and not read again
+// until it changes. It reports whether it warned.
+func (a *App) recheckConfig(ctx context.Context) (warned bool) {
+	a.mcp.mu.Lock()
+	defer a.mcp.mu.Unlock()
+	now := statConfig(a.DataDir)
+	if now == a.mcp.stamp || now == a.mcp.failed {
+		return false
+	}
+	if err := a.applyMCPServersLocked(ctx); err != nil && ctx.Err() == nil {
+		a.mcp.failed = now
+		a.Logger.Warn("config.json changed but its MCP servers could not be applied", "err", err)
+		return true
+	}
+	return false
 }

@@ -73,3 +73,31 @@ func TestHandEditedMCPServersApply(t *testing.T) {
 		time.Sleep(time.Millisecond) // polling the watcher's result, not synchronising with it
 	}
 }
+
+// A config.json that stays broken is warned about once per change, not
+// at every look of the watcher.
+func TestBrokenConfigWarnsOncePerChange(t *testing.T) {
+	ctx := context.Background()
+	a, dir := openWithConfig(t, "", &Options{Plugins: PluginsStart, WatchInterval: time.Hour})
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"mcpServers": {"handbad": {"command": "node", "bogus": 1}}}`)
+	if !a.recheckConfig(ctx) {
+		t.Fatal("a broken config.json was not warned about")
+	}
+	if a.recheckConfig(ctx) || a.recheckConfig(ctx) {
+		t.Fatal("the same broken config.json was warned about again")
+	}
+	write(`{"mcpServers": {"handbad": {"command": "node", "bogus": 12}}}`) // another size: another stamp
+	if !a.recheckConfig(ctx) {
+		t.Fatal("a changed, still broken config.json was not warned about")
+	}
+	write(`{"mcpServers": {"fixed": {"command": "node", "disabled": true}}}`)
+	if a.recheckConfig(ctx) || a.MCPServers()["fixed"].Command != "node" {
+		t.Fatalf("the fixed config.json was not applied: %+v", a.MCPServers())
+	}
+}

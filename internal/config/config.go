@@ -198,6 +198,9 @@ func Parse(path string, b []byte) (*File, error) {
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
+		if entry := mcpEntryError(b); entry != nil {
+			return nil, fmt.Errorf("%s: %w", path, entry)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for name, s := range f.Sources {

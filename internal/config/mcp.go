@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -30,6 +32,9 @@ var (
 
 // ErrMCPName means an MCP server's name cannot name a plugin.
 var ErrMCPName = errors.New("invalid MCP server name")
+
+// ErrMCPURL means an MCP server's url is not an http(s) URL.
+var ErrMCPURL = errors.New("not an http(s) URL")
 
 // CheckMCPName returns an error wrapping ErrMCPName unless name can name
 // an MCP server: letters, digits, "-" and "_", starting with a letter or
@@ -84,7 +89,7 @@ func (s MCPServer) Validate() error {
 			return fmt.Errorf(`a %s server needs a "url"`, t)
 		}
 		if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("url %q is not an http(s) URL", redactURL(s.URL))
+			return fmt.Errorf("url %q: %w", redactURL(s.URL), ErrMCPURL)
 		}
 		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
 			return errors.New(`a server with a "url" has no "command", "args", "env" or "cwd"`)
@@ -116,6 +121,33 @@ func (s MCPServer) Validate() error {
 	for _, v := range s.Env {
 		if strings.ContainsRune(v, 0) {
 			return errors.New("env values may not hold NUL")
+		}
+	}
+	return nil
+}
+
+// mcpEntryError is the error of the first entry of b's "mcpServers"
+// (by name) that does not decode strictly, named as
+// `mcpServers.NAME: unknown field "bogus"`; nil when they all do, or b
+// has no such map.
+func mcpEntryError(b []byte) error {
+	var whole struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(b, &whole) != nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(whole.MCPServers)) {
+		dec := json.NewDecoder(bytes.NewReader(whole.MCPServers[name]))
+		dec.DisallowUnknownFields()
+		var s MCPServer
+		if err := dec.Decode(&s); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) { // its message quotes no value, but say it plainly
+				return fmt.Errorf("mcpServers.%s: %q should be %s", name, typ.Field, typ.Type)
+			}
+			msg, _ := strings.CutPrefix(err.Error(), "json: ")
+			return fmt.Errorf("mcpServers.%s: %s", name, msg)
 		}
 	}
 	return nil

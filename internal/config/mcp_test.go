@@ -258,3 +258,37 @@ func FuzzParseMCPServers(f *testing.F) {
 		}
 	})
 }
+
+func TestParseNamesTheMCPEntryWithAnUnknownField(t *testing.T) {
+	_, err := Parse("config.json", []byte(`{"mcpServers": {"good": {"command": "node"}, "handbad": {"command": "node", "bogus": 1}}}`))
+	if err == nil || !strings.Contains(err.Error(), `mcpServers.handbad: unknown field "bogus"`) {
+		t.Fatalf("err = %v, want it to name mcpServers.handbad", err)
+	}
+}
+
+// FuzzMCPEntryError: a config.json that does not decode gets an error
+// naming the entry, and never one quoting a value of it.
+func FuzzMCPEntryError(f *testing.F) {
+	f.Add(`{"command": "node", "bogus": 1}`, "secret-value-123")
+	f.Add(`{"command": 5, "env": {"K": "%s"}}`, "secret-value-123")
+	f.Add(`{"url": "https://h/", "headers": {"A": "%s"}, "timeout": []}`, "secret-value-123")
+	f.Fuzz(func(t *testing.T, entry, secret string) {
+		if len(secret) < 8 || strings.ContainsAny(secret, "\"\\%") || strings.ContainsFunc(secret, func(r rune) bool { return r < ' ' || r > '~' }) {
+			return
+		}
+		entry = strings.ReplaceAll(entry, "%s", secret)
+		if strings.Contains(strings.ReplaceAll(entry, `"`+secret+`"`, ""), secret) {
+			return // the secret is not only a string value here
+		}
+		err := mcpEntryError([]byte(`{"mcpServers": {"x": ` + entry + `}}`))
+		if err == nil {
+			return
+		}
+		if !strings.HasPrefix(err.Error(), "mcpServers.x: ") {
+			t.Fatalf("error %q does not name the entry", err)
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Fatalf("error %q quotes a value", err)
+		}
+	})
+}

@@ -92,10 +92,10 @@ func New(st Secrets, opts *Options) pluginhost.MCPAuthFunc {
 				}
 			}
 		}
-		if err := declare(st, server); err != nil {
-			return nil, err
-		}
-		return &handler{st: st, server: server, hc: hc, log: log.With("plugin", pluginhost.MCPPluginName(server))}, nil
+		// Not declared here: a server that never logged in has no
+		// setting to list (save declares it).
+		return &handler{st: st, server: server, origin: Origin(cfg.URL), hc: hc,
+			log: log.With("plugin", pluginhost.MCPPluginName(server))}, nil
 	}
 }
 
@@ -103,6 +103,7 @@ func New(st Secrets, opts *Options) pluginhost.MCPAuthFunc {
 type handler struct {
 	st     Secrets
 	server string
+	origin string // Origin of the server's url: credentials for another are not used
 	hc     *http.Client
 	log    *slog.Logger
 
@@ -140,6 +141,12 @@ func (h *handler) reload() (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	if c != nil && c.Resource != h.origin {
+		// A hand edit or `mcp add --force` moved the entry: its token
+		// is not sent to the new host.
+		h.raw, h.creds, h.ts, h.forced = "", nil, nil, ""
+		return false, needLogin(h.server, movedWhy(c.Resource, h.origin))
+	}
 	if raw == h.raw && h.ts != nil {
 		return false, nil
 	}
@@ -148,6 +155,15 @@ func (h *handler) reload() (changed bool, err error) {
 		h.ts = h.source(c.Client.config(), c.Token.oauth2())
 	}
 	return true, nil
+}
+
+// movedWhy says why credentials stored for the origin had are not used
+// for want.
+func movedWhy(had, want string) string {
+	if had == "" {
+		had = "an unrecorded address"
+	}
+	return "the stored login is for " + had + ", and the server's url is now at " + want
 }
 
 // current is the newest token: the one in use, which may be newer than

@@ -80,7 +80,9 @@ func Login(ctx context.Context, st Secrets, server string, cfg config.MCPServer,
 		return err
 	}
 	configured := cfg.OAuth != nil && cfg.OAuth.ClientID != ""
-	reuse := !configured && prev != nil && prev.Client.Dynamic && prev.Client.RedirectURI != ""
+	origin := Origin(cfg.URL)
+	// A client registered for another address is not offered to this one.
+	reuse := !configured && prev != nil && prev.Client.Dynamic && prev.Client.RedirectURI != "" && prev.Resource == origin
 
 	ln, redirect, reuse, err := listen(ctx, prev, reuse)
 	if err != nil {
@@ -186,6 +188,7 @@ func Login(ctx context.Context, st Secrets, server string, cfg config.MCPServer,
 		return fmt.Errorf("logging in to %s: %w", server, err)
 	}
 	creds := &credentials{
+		Resource: origin,
 		Client: client{
 			ID:          gotCfg.ClientID,
 			Secret:      gotCfg.ClientSecret,

@@ -6,7 +6,9 @@
 // `hearth mcp login NAME` runs Login: the user authorizes Hearth in a
 // browser, and the tokens and the client (registered dynamically when
 // config.json names none) are stored as a secret setting of Hearth's
-// own: Namespace "mcp", key NAME.oauth.credentials. At run time New's handler gives the MCP runtime those tokens,
+// own: Namespace "mcp", key NAME.oauth.credentials, bound to the origin
+// of the server's url (they are never sent to another). At run time New's
+// handler gives the MCP runtime those tokens,
 // refreshes them when they expire and writes the refreshed ones back;
 // nobody is at the keyboard then, so when the server wants a new
 // authorization the handler fails with ErrAuthorizationNeeded, whose
@@ -17,6 +19,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -52,9 +56,27 @@ var _ Secrets = (*settings.Service)(nil)
 
 // credentials is what Key's setting holds.
 type credentials struct {
-	Client client `json:"client"`
-	Token  *token `json:"token,omitempty"`
+	// Resource is the origin (scheme://host:port) of the server's url
+	// they were given for: they are sent nowhere else, so an entry whose
+	// url moved to another host needs a new login.
+	Resource string `json:"resource"`
+	Client   client `json:"client"`
+	Token    *token `json:"token,omitempty"`
 }
+
+// Origin returns raw's scheme and host (with its port), lowercased: the
+// address stored credentials are bound to; "" when raw is not a URL.
+func Origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
+// ErrNotLoggedIn means Logout found nothing to forget: the server never
+// logged in, or logged out already.
+var ErrNotLoggedIn = errors.New("was not logged in")
 
 // client is the OAuth client Hearth is known by to the server's
 // authorization server, and the endpoints a refresh needs.
@@ -126,9 +148,9 @@ func declare(st Secrets, server string) error {
 	err := st.Register(Namespace, sdk.ConfigDef{
 		Key:         Key(server),
 		Type:        "object",
-		DisplayName: "OAuth credentials of " + server,
+		DisplayName: "MCP server " + server + ": OAuth login",
 		Secret:      true,
-		Description: "OAuth client and tokens of the MCP server " + server + " (hearth mcp login " + server + ")",
+		Description: "The OAuth client and tokens Hearth uses for the MCP server " + server + "; set by hearth mcp login " + server + ", cleared by hearth mcp login --logout " + server,
 	})
 	if err != nil {
 		return fmt.Errorf("declaring the OAuth credentials of %s: %w", server, err)
@@ -169,11 +191,17 @@ func save(st Secrets, server string, c *credentials) (string, error) {
 }
 
 // Logout forgets server's tokens; with forgetClient, the client
-// registered for it too, so the next login registers a new one.
+// registered for it too, so the next login registers a new one. When
+// there is nothing to forget it writes nothing and returns an error
+// wrapping ErrNotLoggedIn.
 func Logout(st Secrets, server string, forgetClient bool) error {
 	c, _, err := load(st, server)
-	if err != nil && !errors.Is(err, errBadCredentials) {
+	bad := errors.Is(err, errBadCredentials)
+	if err != nil && !bad {
 		return err
+	}
+	if !bad && (c == nil || c.Token == nil && !forgetClient) {
+		return fmt.Errorf("%s %w", server, ErrNotLoggedIn)
 	}
 	if c == nil || forgetClient || !c.Client.Dynamic {
 		_, err = save(st, server, nil)
