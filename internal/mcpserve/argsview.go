@@ -1,13 +1,12 @@
 package mcpserve
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/hearth-agent/hearth/internal/argview"
 )
 
 // How a call's arguments are shown in an approval form, so that what is
@@ -20,8 +19,8 @@ import (
 // than maxFormFields, or longer than maxFormArgs shown, are not asked
 // about through the form at all (errTooLongToShow).
 //
-// The walk over the fields follows the terminal's approval prompt
-// (internal/channel/terminal/approve.go), whose helpers are unexported.
+// The fields are listed by internal/argview, as for the terminal's
+// approval prompt.
 
 const (
 	maxValueShown = 240  // bytes of one value shown before it is cut
@@ -41,16 +40,10 @@ func (e errTooLongToShow) Error() string {
 		"请在能显示完整调用的地方确认（Hearth 网页界面或终端聊天），或执行：hearth policy set %[1]s auto", e.tool)
 }
 
-// argField is one leaf of a call's arguments.
-type argField struct {
-	path  string // a.b[2].c
-	value string // its JSON text
-}
-
 // showArgs returns the arguments as the form shows them, one line per
 // field, or errTooLongToShow.
 func showArgs(tool string, raw []byte) (string, error) {
-	fields, err := argFields(raw)
+	fields, err := argview.Fields(raw, maxFormFields, hiddenRune)
 	if err != nil {
 		// Not an object (the kernel validates before asking, so this is
 		// not expected): shown whole, or not at all.
@@ -65,17 +58,13 @@ func showArgs(tool string, raw []byte) (string, error) {
 	if len(fields) == 0 {
 		return "  (none / 无)\n", nil
 	}
-	seen := map[string]int{}
-	for _, f := range fields {
-		seen[visibleName(f.path)]++
-	}
 	var b strings.Builder
 	for _, f := range fields {
-		b.WriteString("  " + escapeHidden(f.path) + " = " + escapeHidden(cutMiddle(f.value)))
-		if v := visibleName(f.path); v != f.path {
-			b.WriteString("   ⚠ the name hides characters; it looks like " + v + " / 键名含不可见字符")
+		b.WriteString("  " + escapeHidden(f.Path) + " = " + escapeHidden(cutMiddle(f.Value)))
+		if f.Visible != f.Path {
+			b.WriteString("   ⚠ the name hides characters; it looks like " + f.Visible + " / 键名含不可见字符")
 		}
-		if seen[visibleName(f.path)] > 1 {
+		if f.Dup {
 			b.WriteString("   ⚠ key given more than once / 重复的键")
 		}
 		b.WriteString("\n")
@@ -115,17 +104,6 @@ func hiddenRune(r rune) bool {
 	return unicode.Is(unicode.Cf, r)
 }
 
-// visibleName is name without the characters that show nothing: what it
-// looks like where they are not shown.
-func visibleName(name string) string {
-	return strings.Map(func(r rune) rune {
-		if hiddenRune(r) {
-			return -1
-		}
-		return r
-	}, name)
-}
-
 // escapeHidden writes each character that shows nothing as <U+XXXX>.
 func escapeHidden(s string) string {
 	var b strings.Builder
@@ -137,99 +115,4 @@ func escapeHidden(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// argFields lists every leaf of raw in the order written, duplicates
-// included. It fails when raw is not a JSON object.
-func argFields(raw []byte) ([]argField, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []argField
-	if err := walkObject(dec, "", &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func walkObject(dec *json.Decoder, path string, out *[]argField) error {
-	empty := true
-	for dec.More() {
-		empty = false
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := t.(string)
-		if err := walkValue(dec, joinPath(path, name), out); err != nil {
-			return err
-		}
-		if len(*out) > maxFormFields {
-			return nil // too many to show: the count is enough
-		}
-	}
-	if _, err := dec.Token(); err != nil { // }
-		return err
-	}
-	if empty && path != "" {
-		*out = append(*out, argField{path: path, value: "{}"})
-	}
-	return nil
-}
-
-func walkValue(dec *json.Decoder, path string, out *[]argField) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch t {
-	case json.Delim('{'):
-		return walkObject(dec, path, out)
-	case json.Delim('['):
-		i := 0
-		for ; dec.More(); i++ {
-			if err := walkValue(dec, fmt.Sprintf("%s[%d]", path, i), out); err != nil {
-				return err
-			}
-			if len(*out) > maxFormFields {
-				return nil
-			}
-		}
-		if _, err := dec.Token(); err != nil { // ]
-			return err
-		}
-		if i == 0 {
-			*out = append(*out, argField{path: path, value: "[]"})
-		}
-		return nil
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(t); err != nil {
-		return err
-	}
-	*out = append(*out, argField{path: path, value: strings.TrimSuffix(b.String(), "\n")})
-	return nil
-}
-
-// joinPath appends name to path, quoting a name that is not a plain word.
-func joinPath(path, name string) string {
-	simple := name != ""
-	for _, r := range name {
-		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f) {
-			simple = false
-			break
-		}
-	}
-	if !simple {
-		q, _ := json.Marshal(name)
-		name = string(q)
-	}
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }

@@ -459,25 +459,12 @@ func (p *Process) diedAtInitialize(werr error) error {
 // SDK's keepalive, which sessions of protocol 2026-07-28 do not start.
 // A server that does not know ping is not pinged again.
 func (p *Process) pingMCP(cs *mcp.ClientSession, failed chan<- error, stop <-chan struct{}) {
-	t := time.NewTicker(p.opts.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
+	p.pingEvery(failed, stop, func(ctx context.Context) error {
+		if err := cs.Ping(ctx, nil); !isMethodNotFound(err) {
+			return err
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), p.opts.PingTimeout)
-		err := cs.Ping(ctx, nil)
-		cancel()
-		switch {
-		case isMethodNotFound(err):
-			return
-		case errors.Is(err, context.DeadlineExceeded):
-			failed <- fmt.Errorf("stopped answering (no reply to a ping within %s)", p.opts.PingTimeout)
-			return
-		}
-	}
+		return errStopPinging
+	})
 }
 
 // isMethodNotFound reports a JSON-RPC "method not found" answer.

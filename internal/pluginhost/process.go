@@ -590,6 +590,18 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 
 // ping checks that the plugin still answers.
 func (p *Process) ping(conn *wire.Conn, failed chan<- error, stop <-chan struct{}) {
+	p.pingEvery(failed, stop, func(ctx context.Context) error {
+		return conn.Call(ctx, wire.MethodPing, struct{}{}, nil)
+	})
+}
+
+// errStopPinging, from a ping function, ends pingEvery quietly.
+var errStopPinging = errors.New("stop pinging")
+
+// pingEvery calls ping every PingInterval until stop is closed or ping
+// returns errStopPinging. A ping with no reply within PingTimeout is sent
+// on failed, and ends it; other errors do not.
+func (p *Process) pingEvery(failed chan<- error, stop <-chan struct{}, ping func(ctx context.Context) error) {
 	t := time.NewTicker(p.opts.PingInterval)
 	defer t.Stop()
 	for {
@@ -599,9 +611,12 @@ func (p *Process) ping(conn *wire.Conn, failed chan<- error, stop <-chan struct{
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.PingTimeout)
-		err := conn.Call(ctx, wire.MethodPing, struct{}{}, nil)
+		err := ping(ctx)
 		cancel()
-		if errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, errStopPinging):
+			return
+		case errors.Is(err, context.DeadlineExceeded):
 			failed <- fmt.Errorf("stopped answering (no reply to a ping within %s)", p.opts.PingTimeout)
 			return
 		}

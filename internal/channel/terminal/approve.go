@@ -2,9 +2,7 @@ package terminal
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/hearth-agent/hearth/internal/argview"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -61,27 +60,6 @@ func needsConfirm(req *policy.ApprovalRequest) bool {
 	return req.Grant || req.Effect == sdk.EffectMoney || req.Effect == sdk.EffectPublic
 }
 
-// argField is one leaf of a call's arguments.
-type argField struct {
-	path    string // a.b[2].c
-	value   string // its JSON text
-	key     bool   // names a payee, an account or an amount, or hides characters
-	dup     bool   // the same path, as shown, appears more than once
-	visible string // path without the characters that show nothing
-}
-
-// visibleName is name without the characters that show nothing (zero-width
-// spaces and joiners, format characters, variation selectors, controls):
-// what it looks like on a screen that does not show them.
-func visibleName(name string) string {
-	return strings.Map(func(r rune) rune {
-		if hiddenRune(r) {
-			return -1
-		}
-		return r
-	}, name)
-}
-
 // keyNames are argument names (lowercase, without _ and -) that say who is
 // paid or how much; keyParts are parts of such names.
 var (
@@ -93,7 +71,7 @@ var (
 )
 
 func isKeyName(name string) bool {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(visibleName(name)))
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(argview.VisibleName(name, hiddenRune)))
 	if keyNames[n] {
 		return true
 	}
@@ -103,108 +81,6 @@ func isKeyName(name string) bool {
 		}
 	}
 	return false
-}
-
-// argFields lists every leaf of raw in the order written, duplicates
-// included. It fails when raw is not a JSON object.
-func argFields(raw []byte) ([]argField, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []argField
-	if err := walkObject(dec, "", &out); err != nil {
-		return nil, err
-	}
-	// Names are compared as they look: "amo\u200bunt" next to "amount" is
-	// a duplicate, and a name hiding characters is a key field, so that
-	// it is shown first, with a warning.
-	seen := map[string]int{}
-	for i := range out {
-		out[i].visible = visibleName(out[i].path)
-		seen[out[i].visible]++
-	}
-	for i := range out {
-		out[i].dup = seen[out[i].visible] > 1
-		if out[i].visible != out[i].path {
-			out[i].key = true
-		}
-	}
-	return out, nil
-}
-
-func walkObject(dec *json.Decoder, path string, out *[]argField) error {
-	empty := true
-	for dec.More() {
-		empty = false
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := t.(string)
-		if err := walkValue(dec, joinPath(path, name), name, out); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil { // }
-		return err
-	}
-	if empty && path != "" {
-		*out = append(*out, argField{path: path, value: "{}"})
-	}
-	return nil
-}
-
-func walkValue(dec *json.Decoder, path, name string, out *[]argField) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch t {
-	case json.Delim('{'):
-		return walkObject(dec, path, out)
-	case json.Delim('['):
-		i := 0
-		for ; dec.More(); i++ {
-			if err := walkValue(dec, fmt.Sprintf("%s[%d]", path, i), name, out); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.Token(); err != nil { // ]
-			return err
-		}
-		if i == 0 {
-			*out = append(*out, argField{path: path, value: "[]", key: isKeyName(name)})
-		}
-		return nil
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(t); err != nil {
-		return err
-	}
-	*out = append(*out, argField{path: path, value: strings.TrimSuffix(b.String(), "\n"), key: isKeyName(name)})
-	return nil
-}
-
-func joinPath(path, name string) string {
-	simple := name != ""
-	for _, r := range name {
-		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f) {
-			simple = false
-			break
-		}
-	}
-	if !simple {
-		q, _ := json.Marshal(name)
-		name = string(q)
-	}
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // fold writes text after a label, wrapped to width columns (0: no
@@ -266,20 +142,23 @@ func describeApproval(req *policy.ApprovalRequest, color bool, width int) string
 		}
 	}
 	var rest strings.Builder
-	fields, err := argFields(req.Args)
+	// Names are compared as they look: "amo\u200bunt" next to "amount" is
+	// a duplicate, and a name hiding characters is a key field, so that it
+	// is shown first, with a warning.
+	fields, err := argview.Fields(req.Args, 0, hiddenRune)
 	if err != nil {
 		fold(&rest, labelArgs, SanitizeLine(string(req.Args)), width)
 	}
 	firstKey, firstRest := labelKey, labelArgs
 	for _, f := range fields {
-		line := SanitizeLine(f.path) + " = " + SanitizeLine(f.value)
-		if f.visible != f.path {
-			line += "   ⚠ the name hides characters; it looks like " + SanitizeLine(f.visible) + " / 键名含不可见字符"
+		line := SanitizeLine(f.Path) + " = " + SanitizeLine(f.Value)
+		if f.Visible != f.Path {
+			line += "   ⚠ the name hides characters; it looks like " + SanitizeLine(f.Visible) + " / 键名含不可见字符"
 		}
-		if f.dup {
+		if f.Dup {
 			line += "   ⚠ key given more than once / 重复的键"
 		}
-		if f.key {
+		if f.Visible != f.Path || isKeyName(f.Name) {
 			key = append(key, item{firstKey, line})
 			firstKey = labelBlank
 			continue
