@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -66,6 +65,22 @@ type conformanceCheck struct {
 
 // conformance runs the suite's CLI with args (its results go to a new
 // folder) and returns the failed checks of what it ran, the output, and
+// judgeScenario fails the test when a core scenario ran no check or
+// failed one, and logs how any other scenario did.
+func judgeScenario(t *testing.T, kind, sc string, core bool, failed []conformanceCheck, out string, ran bool) {
+	t.Helper()
+	switch {
+	case !ran && core:
+		t.Errorf("%s scenario %s ran no check:\n%s", kind, sc, out)
+	case len(failed) > 0 && core:
+		t.Errorf("%s scenario %s: %d failed checks: %+v\n%s", kind, sc, len(failed), failed, out)
+	case len(failed) > 0 || !ran:
+		t.Logf("%s scenario %s (not required): failed %+v", kind, sc, failed)
+	default:
+		t.Logf("%s scenario %s: passed", kind, sc)
+	}
+}
+
 // whether any check ran at all.
 func conformance(t *testing.T, dir string, env []string, args ...string) (failed []conformanceCheck, out string, ran bool) {
 	t.Helper()
@@ -111,42 +126,16 @@ func startMCPServeHTTP(t *testing.T) (endpoint, token string) {
 	}
 	cmd := exec.Command(os.Args[0], "mcp", "serve", "--http", "127.0.0.1:"+freePort(t))
 	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+	// It names its URL on stderr once it listens.
+	endpoint, said, ok := startUntil(t, cmd, func(line string) (string, bool) {
+		_, rest, found := strings.Cut(line, "MCP over Streamable HTTP at ")
+		if !found || len(strings.Fields(rest)) == 0 {
+			return "", false
+		}
+		return strings.TrimRight(strings.Fields(rest)[0], ";,"), true
 	})
-	// It names its URL on stderr once it listens; the rest is drained.
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		said := false
-		var seen []string
-		for sc.Scan() {
-			line := sc.Text()
-			if said {
-				continue
-			}
-			if _, rest, ok := strings.Cut(line, "MCP over Streamable HTTP at "); ok {
-				urls <- strings.TrimRight(strings.Fields(rest)[0], ";,")
-				said = true
-			} else {
-				seen = append(seen, line)
-			}
-		}
-		if !said {
-			urls <- "ended: " + strings.Join(seen, "\n")
-		}
-	}()
-	endpoint = <-urls
-	if !strings.HasPrefix(endpoint, "http://") {
-		t.Fatalf("hearth mcp serve --http did not start: %s", endpoint)
+	if !ok || !strings.HasPrefix(endpoint, "http://") {
+		t.Fatalf("hearth mcp serve --http did not start: %q\n%s", endpoint, said)
 	}
 	if !strings.HasSuffix(endpoint, "/mcp") {
 		endpoint += "/mcp"
@@ -176,17 +165,7 @@ func TestConformanceServer(t *testing.T) {
 
 	for _, sc := range append(append([]string{}, conformanceServerCore...), conformanceServerOther...) {
 		failed, out, ran := conformance(t, dir, nil, "server", "--url", front.URL+"/mcp", "--scenario", sc)
-		core := slices.Contains(conformanceServerCore, sc)
-		switch {
-		case !ran && core:
-			t.Errorf("server scenario %s ran no check:\n%s", sc, out)
-		case len(failed) > 0 && core:
-			t.Errorf("server scenario %s: %d failed checks: %+v\n%s", sc, len(failed), failed, out)
-		case len(failed) > 0 || !ran:
-			t.Logf("server scenario %s (not required): failed %+v", sc, failed)
-		default:
-			t.Logf("server scenario %s: passed", sc)
-		}
+		judgeScenario(t, "server", sc, slices.Contains(conformanceServerCore, sc), failed, out, ran)
 	}
 }
 
@@ -214,17 +193,7 @@ exec "$HEARTH_BIN" ask "use the conformance server"
 		llm.SetFallback(llmtest.Reply{Text: "done"})
 		env := []string{"HEARTH_TEST_MAIN=1", "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + llm.URL}
 		failed, out, ran := conformance(t, dir, env, "client", "--command", script, "--scenario", sc)
-		core := slices.Contains(conformanceClientCore, sc)
-		switch {
-		case !ran && core:
-			t.Errorf("client scenario %s ran no check:\n%s", sc, out)
-		case len(failed) > 0 && core:
-			t.Errorf("client scenario %s: %d failed checks: %+v\n%s", sc, len(failed), failed, out)
-		case len(failed) > 0 || !ran:
-			t.Logf("client scenario %s (not required): failed %+v", sc, failed)
-		default:
-			t.Logf("client scenario %s: passed", sc)
-		}
+		judgeScenario(t, "client", sc, slices.Contains(conformanceClientCore, sc), failed, out, ran)
 	}
 }
 
@@ -275,16 +244,6 @@ exec "$HEARTH_BIN" tools
 	for _, sc := range append(append([]string{}, conformanceAuthCore...), conformanceAuthOther...) {
 		env := []string{"HEARTH_TEST_MAIN=1", "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "FAKE_BROWSER_DIR=" + bin}
 		failed, out, ran := conformance(t, dir, env, "client", "--command", script, "--scenario", sc, "--timeout", "60000")
-		core := slices.Contains(conformanceAuthCore, sc)
-		switch {
-		case !ran && core:
-			t.Errorf("client scenario %s ran no check:\n%s", sc, out)
-		case len(failed) > 0 && core:
-			t.Errorf("client scenario %s: %d failed checks: %+v\n%s", sc, len(failed), failed, out)
-		case len(failed) > 0 || !ran:
-			t.Logf("client scenario %s (not required): failed %+v", sc, failed)
-		default:
-			t.Logf("client scenario %s: passed", sc)
-		}
+		judgeScenario(t, "client", sc, slices.Contains(conformanceAuthCore, sc), failed, out, ran)
 	}
 }

@@ -98,6 +98,19 @@ func startEverythingHTTP(t *testing.T, dir, mode string) string {
 	cmd := exec.Command(nodePath(t), mcpPackage(dir, "server-everything", "dist/index.js"), mode)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PORT=" + port}
 	cmd.Stdout = io.Discard
+	// It says so on stderr once it listens.
+	if _, out, ok := startUntil(t, cmd, func(line string) (string, bool) { return "", strings.Contains(line, m.ready) }); !ok {
+		t.Fatalf("server-everything (%s) did not start:\n%s", mode, out)
+	}
+	return "http://127.0.0.1:" + port + m.path
+}
+
+// startUntil starts cmd, killed when the test ends, and reads its stderr
+// until match takes a line (ok, with what match made of it) or stderr
+// ends (not ok, with everything it said); what it writes later is
+// drained so it never blocks.
+func startUntil(t *testing.T, cmd *exec.Cmd, match func(line string) (string, bool)) (got, said string, ok bool) {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -109,30 +122,32 @@ func startEverythingHTTP(t *testing.T, dir, mode string) string {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	// It says so on stderr once it listens; what it writes there later is
-	// drained so it never blocks.
-	listening := make(chan string, 1)
+	type result struct {
+		got, said string
+		ok        bool
+	}
+	done := make(chan result, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
-		said := false
 		var seen []string
+		matched := false
 		for sc.Scan() {
-			if !said && strings.Contains(sc.Text(), m.ready) {
-				listening <- ""
-				said = true
+			if matched {
+				continue
 			}
-			if !said {
-				seen = append(seen, sc.Text())
+			if g, ok := match(sc.Text()); ok {
+				done <- result{got: g, ok: true}
+				matched = true
+				continue
 			}
+			seen = append(seen, sc.Text())
 		}
-		if !said {
-			listening <- strings.Join(seen, "\n")
+		if !matched {
+			done <- result{said: strings.Join(seen, "\n")}
 		}
 	}()
-	if out := <-listening; out != "" {
-		t.Fatalf("server-everything (%s) did not start:\n%s", mode, out)
-	}
-	return "http://127.0.0.1:" + port + m.path
+	r := <-done
+	return r.got, r.said, r.ok
 }
 
 // writeMCPConfig writes config.json into home.
