@@ -258,6 +258,9 @@ func runAudit(ctx context.Context, a *app.App, f *flags, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "hearth audit: %v\n", err)
 		return 1
 	}
+	if f.jsonOut {
+		return writeAuditJSON(stdout, entries)
+	}
 	if len(entries) == 0 {
 		fmt.Fprintln(stdout, "(no tool calls recorded)")
 		return 0
