@@ -164,10 +164,6 @@ func flagName(name string) string {
 	return "--" + name
 }
 
-// globalValueFlags are the flags that may come before the command and
-// take a value.
-var globalValueFlags = map[string]bool{"data-dir": true, "model": true, "source": true, "session": true}
-
 // commands are hearth's commands.
 var commands = map[string]bool{
 	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
@@ -188,7 +184,7 @@ func splitCommand(args []string) (cmd string, named bool, pre, rest []string) {
 		}
 		pre = append(pre, a)
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if globalValueFlags[name] && !hasValue && i+1 < len(args) {
+		if valueFlags[name] && !hasValue && i+1 < len(args) {
 			i++
 			pre = append(pre, args[i])
 		}
