@@ -150,6 +150,35 @@ func TestAuditJSON(t *testing.T) {
 	}
 }
 
+func TestPolicyJSON(t *testing.T) {
+	env := []string{"HEARTH_HOME=" + t.TempDir()}
+	hearth(t, env, "", "policy", "set", "time__now", "ask")
+	hearth(t, env, "", "policy", "grant", "admin", "read,write", "--channel", "qq")
+	out, errOut, code := hearth(t, env, "", "--json", "policy")
+	var l struct {
+		Tools []struct {
+			Tool, Mode, Effect string
+		}
+		Grants []struct {
+			Role, Channel string
+			Effects       []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &l); code != 0 || err != nil {
+		t.Fatalf("policy --json: %d %v %q %q", code, err, out, errOut)
+	}
+	found := false
+	for _, r := range l.Tools {
+		found = found || r.Tool == "time__now" && r.Mode == "ask" && r.Effect == "read"
+	}
+	if !found || len(l.Grants) != 1 || l.Grants[0].Channel != "qq" || len(l.Grants[0].Effects) != 2 {
+		t.Fatalf("policy --json:\n%s", out)
+	}
+	if _, _, code := hearth(t, env, "", "policy", "set", "x", "ask", "--json"); code != 2 {
+		t.Fatalf("policy set --json: %d", code)
+	}
+}
+
 // TestCompletion: hearth __complete answers what the scripts ask, and
 // the bash script, run by a real bash, completes through it.
 func TestCompletion(t *testing.T) {

@@ -165,6 +165,7 @@ func commandHelp(cmd string) (string, bool) {
 		return policyUsage + `
 Examples:
   hearth policy
+  hearth policy --json | jq -r '.tools[] | select(.mode == "off") | .tool'
   hearth policy set shell__run ask
   hearth policy role qq 12345 admin --group 678
   hearth policy grant member read,write --channel qq

@@ -98,7 +98,7 @@ var commandFlags = map[string][]string{
 	"chat":     {"data-dir", "model", "source", "session", "reasoning", "v"},
 	"ask":      {"data-dir", "model", "source", "session", "reasoning", "v"},
 	"tools":    {"data-dir", "v", "json"},
-	"policy":   {"data-dir", "v", "channel", "group"},
+	"policy":   {"data-dir", "v", "channel", "group", "json"},
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
 	"plugin":   {"data-dir", "v"},
 	"settings": {"data-dir", "v"},
