@@ -216,28 +216,65 @@ func TestCompletion(t *testing.T) {
 		t.Fatalf("completion tcsh: %d", code)
 	}
 
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Fatal("bash is needed to run the bash completion script")
+}
+
+// TestCompletionScripts runs each shell's script in that shell, against
+// this binary as hearth, and checks what a TAB after "hearth plugin
+// enable " offers: the installed plugin.
+func TestCompletionScripts(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "plugins", "weather"), 0o700); err != nil {
+		t.Fatal(err)
 	}
-	script, _, _ := hearth(t, env, "", "completion", "bash")
-	// The script calls ${COMP_WORDS[0]}: a hearth on PATH, here this test
-	// binary behind a wrapper that makes it the command.
+	// The scripts run "hearth": this test binary behind a wrapper.
 	bin := t.TempDir()
 	wrapper := "#!/bin/sh\nHEARTH_TEST_MAIN=1 HEARTH_HOME=" + home + " exec " + os.Args[0] + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "hearth"), []byte(wrapper), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	prog := script + `
+	for _, c := range []struct{ shell, args, prog string }{
+		// bash: the function fills COMPREPLY from COMP_WORDS.
+		{"bash", "--norc --noprofile -c", `
 COMP_WORDS=(hearth plugin enable "")
 COMP_CWORD=3
 _hearth
 printf '%s\n' "${COMPREPLY[@]}"
-`
-	cmd := exec.Command(bash, "--norc", "--noprofile", "-c", prog)
-	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH")}
-	out, err := cmd.CombinedOutput()
-	if err != nil || string(out) != "weather\n" {
-		t.Fatalf("bash completion: %v %q", err, out)
+`},
+		// zsh: compadd and compdef are the completion system's; stand-ins
+		// print what would be offered.
+		{"zsh", "-f -c", `
+compdef() {}
+compadd() { shift; print -l -- ${(P)1} }
+_files() { print FILES }
+SCRIPT
+words=(hearth plugin enable "")
+CURRENT=4
+_hearth
+`},
+		// fish: complete -C asks fish what it would complete.
+		{"fish", "--no-config -c", `
+SCRIPT
+complete -C "hearth plugin enable "
+`},
+	} {
+		t.Run(c.shell, func(t *testing.T) {
+			sh, err := exec.LookPath(c.shell)
+			if err != nil {
+				t.Skipf("%s is not installed", c.shell)
+			}
+			script, _, _ := hearth(t, nil, "", "completion", c.shell)
+			prog := c.prog
+			if strings.Contains(prog, "SCRIPT") {
+				prog = strings.Replace(prog, "SCRIPT", script, 1)
+			} else {
+				prog = script + prog
+			}
+			cmd := exec.Command(sh, append(strings.Fields(c.args), prog)...)
+			cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+			out, err := cmd.CombinedOutput()
+			if err != nil || strings.TrimSpace(string(out)) != "weather" {
+				t.Fatalf("%s completion: %v %q", c.shell, err, out)
+			}
+		})
 	}
 }

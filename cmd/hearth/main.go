@@ -417,13 +417,7 @@ func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
 		for _, t := range list {
 			out = append(out, spec{t.Name, t.Plugin, t.Def.Description, t.Schema})
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
-			return 1
-		}
-		return 0
+		return writeJSON(stdout, out)
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(stdout, "(no tools)")
