@@ -80,7 +80,7 @@ func runForClient(ctx context.Context, a *app.App, req *server.CLIRequest, stdou
 		fmt.Fprintf(stderr, "hearth: the daemon does not run %q for a client\n", cmd)
 		return 2
 	}
-	if wantsHelp(args) { // a client that did not answer -h itself
+	if cmd != "mcp" && wantsHelp(args) { // a client that did not answer -h itself
 		text, _ := commandHelp(cmd)
 		io.WriteString(stdout, text)
 		return 0

@@ -278,3 +278,28 @@ complete -C "hearth plugin enable "
 		})
 	}
 }
+
+// TestConventionsThroughTheDaemon: with hearth serve running, flags
+// before the command, --json and refused flags behave as without it.
+func TestConventionsThroughTheDaemon(t *testing.T) {
+	home := t.TempDir()
+	startServe(t, home, nil)
+	env := []string{"HEARTH_HOME=" + home}
+	if out, errOut, code := hearth(t, env, "", "-v", "policy", "set", "time__now", "ask"); code != 0 || out != "time__now: ask\n" {
+		t.Fatalf("-v policy set: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code := hearth(t, env, "", "--json", "policy")
+	if code != 0 || !json.Valid([]byte(out)) || !strings.Contains(out, `"mode": "ask"`) {
+		t.Fatalf("--json policy: %d %q %q", code, out, errOut)
+	}
+	if out, _, code := hearth(t, env, "", "audit", "--json"); code != 0 || !json.Valid([]byte(out)) {
+		t.Fatalf("audit --json: %d %q", code, out)
+	}
+	if _, errOut, code := hearth(t, env, "", "plugin", "--json"); code != 2 || !strings.Contains(errOut, "not a flag of this command") {
+		t.Fatalf("plugin --json: %d %q", code, errOut)
+	}
+	want, _, _ := hearth(t, nil, "", "help", "plugin")
+	if out, _, code := hearth(t, env, "", "plugin", "-h"); code != 0 || out != want {
+		t.Fatalf("plugin -h: %d %q", code, out)
+	}
+}
