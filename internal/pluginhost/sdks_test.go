@@ -112,8 +112,10 @@ func TestTypeScriptSDKUnitTests(t *testing.T) {
 }
 
 // The TypeScript SDK's example plugin, called end to end.
+// Hearth provides the SDK and zod (internal/scaffold), so the example
+// runs without npm.
 func TestTypeScriptSDKExample(t *testing.T) {
-	needNodeSDK(t)
+	needProgram(t, "node")
 	f := newFixture(t,
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "q", Name: "tsweather__query", Arguments: `{"city":"上海"}`},
