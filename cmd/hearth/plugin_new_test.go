@@ -93,3 +93,36 @@ func runIn(t *testing.T, dir string, name string, args ...string) {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 }
+
+// The shipped TypeScript and Python examples import the SDK by name, so
+// installing them from the repository works: Hearth provides the SDK.
+func TestInstallSDKExamples(t *testing.T) {
+	for _, c := range []struct{ dir, tool, city string }{
+		{"../../examples/typescript/weather", "tsweather__query", "上海"},
+		{"../../examples/python/weather", "pyweather__query", "北京"},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			base := []string{"HEARTH_HOME=" + t.TempDir()}
+			if out, errOut, code := hearth(t, base, "", "plugin", "install", c.dir); code != 0 || !strings.Contains(out, "installed ") {
+				t.Fatalf("install: %d %q %q", code, out, errOut)
+			}
+			srv := llmtest.NewServer(t,
+				llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "q", Name: c.tool, Arguments: `{"city":"` + c.city + `"}`}}},
+				llmtest.Reply{Text: "ok"},
+			)
+			env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+			if out, errOut, code := hearth(t, env, "", "ask", "天气"); code != 0 || out != "ok\n" {
+				t.Fatalf("ask: %d %q %q", code, out, errOut)
+			}
+			var result string
+			for _, m := range srv.Requests()[1].Messages {
+				if m["tool_call_id"] == "q" {
+					result, _ = m["content"].(string)
+				}
+			}
+			if !strings.Contains(result, `"city":"`+c.city+`"`) {
+				t.Fatalf("tool result %q", result)
+			}
+		})
+	}
+}
