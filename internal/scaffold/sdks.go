@@ -150,7 +150,11 @@ func writeFile(path string, b []byte) error {
 // `import ... from '@hearth-agent/plugin-sdk'` (node) and
 // `import hearth_plugin` (python3) resolve to the SDKs under root.
 func Env(root string) []string {
-	hook := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(root, "hook.mjs"))}
+	p := filepath.ToSlash(filepath.Join(root, "hook.mjs"))
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/... on Windows
+	}
+	hook := url.URL{Scheme: "file", Path: p}
 	return []string{
 		"NODE_OPTIONS=--import=" + hook.String(),
 		"NODE_PATH=" + filepath.Join(root, "node_modules"),

@@ -1,15 +1,18 @@
 package scaffold
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tssdk "github.com/hearth-agent/hearth/sdk/typescript"
 )
 
 func TestProvideWritesOnceAndResolves(t *testing.T) {
-	data := t.TempDir()
+	data := filepath.Join(t.TempDir(), "data dir") // a space survives NODE_OPTIONS
 	root, err := Provide(data)
 	if err != nil {
 		t.Fatal(err)
@@ -83,4 +86,29 @@ func FuzzHearthRequires(f *testing.F) {
 		hearthRequires(dir)
 		hearthGoVersion(dir)
 	})
+}
+
+// The zod carried with the SDK is the version the SDK's package.json pins.
+func TestBundledZodIsPinned(t *testing.T) {
+	var pkg struct {
+		Version      string            `json:"version"`
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	read := func(name string) {
+		t.Helper()
+		b, err := tssdk.Files.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg.Version = ""
+		if err := json.Unmarshal(b, &pkg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read("package.json")
+	want := pkg.Dependencies["zod"]
+	read("bundled/zod/package.json")
+	if want == "" || pkg.Version != want {
+		t.Fatalf("bundled zod %s, package.json wants %s: refresh sdk/typescript/bundled (its README)", pkg.Version, want)
+	}
 }
