@@ -22,7 +22,7 @@ a tool named hello, a test and a README. Then, in DIR:
 
 A Go plugin's go.mod replaces the Hearth module (not on the Go proxy)
 with a Hearth checkout: --hearth-src, else the checkout found above the
-current folder, DIR or this hearth binary.
+current folder, DIR or this hearth binary, else the one it was built from.
 
 Examples:
   hearth plugin new greeter --lang python
@@ -64,7 +64,7 @@ func runPluginNew(args []string, stdout, stderr io.Writer) int {
 	if o.HearthSrc == "" {
 		cwd, _ := os.Getwd()
 		exe, _ := os.Executable()
-		o.HearthSrc = scaffold.FindHearthSrc(cwd, o.Dir, filepath.Dir(exe))
+		o.HearthSrc = scaffold.FindHearthSrc(cwd, o.Dir, filepath.Dir(exe), scaffold.BuiltFrom())
 	}
 	files, err := scaffold.New(o)
 	if err != nil {

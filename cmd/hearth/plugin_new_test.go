@@ -62,6 +62,9 @@ func TestPluginNewEachLanguage(t *testing.T) {
 
 func TestPluginNewRefuses(t *testing.T) {
 	base := []string{"HEARTH_HOME=" + t.TempDir()}
+	if out, _, code := hearth(t, base, "", "plugin", "new", "--help"); code != 0 || !strings.Contains(out, "hearth plugin new greeter --lang python") {
+		t.Fatalf("help: %d %q", code, out)
+	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "keep"), nil, 0o644)
 	for _, c := range []struct {

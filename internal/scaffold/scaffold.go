@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"text/template"
 
@@ -186,6 +187,17 @@ func hearthRequires(dir string) (string, error) {
 		}
 	}
 	return out.String(), nil
+}
+
+// BuiltFrom returns the folder this binary was built from, as the
+// compiler recorded it (empty when built with -trimpath), so that a
+// `go install`ed hearth still finds its checkout.
+func BuiltFrom() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(filepath.Dir(file))) // internal/scaffold/scaffold.go
 }
 
 // FindHearthSrc returns the first Hearth checkout found at or above any of

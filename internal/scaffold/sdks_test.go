@@ -71,8 +71,8 @@ func TestHearthRequires(t *testing.T) {
 	if FindHearthSrc(dir, "") == dir {
 		t.Fatal("found a checkout that is not Hearth")
 	}
-	if src := FindHearthSrc("."); src == "" {
-		t.Fatal("this checkout not found from internal/scaffold")
+	if src := FindHearthSrc("."); src == "" || FindHearthSrc(BuiltFrom()) != src {
+		t.Fatalf("this checkout: found %q from internal/scaffold, built from %q", src, BuiltFrom())
 	}
 }
 
