@@ -107,20 +107,20 @@ func New(o Options) ([]string, error) {
 		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".tmpl")
 		written = append(written, rel)
-		return writeFile(filepath.Join(o.Dir, filepath.FromSlash(rel)), out.Bytes())
+		return writeFile(filepath.Join(o.Dir, filepath.FromSlash(rel)), out.Bytes(), public)
 	})
 	if err != nil {
 		return nil, err
 	}
 	switch lang {
 	case "ts":
-		if err := WriteNodeModules(filepath.Join(o.Dir, "node_modules")); err != nil {
+		if err := writeNodeModules(filepath.Join(o.Dir, "node_modules"), public); err != nil {
 			return nil, err
 		}
 		written = append(written, "node_modules/")
 	case "python":
 		name := pysdk.ModuleName + ".py"
-		if err := writeFile(filepath.Join(o.Dir, name), pysdk.Module); err != nil {
+		if err := writeFile(filepath.Join(o.Dir, name), pysdk.Module, public); err != nil {
 			return nil, err
 		}
 		written = append(written, name)
@@ -129,7 +129,7 @@ func New(o Options) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("copying the Hearth checkout's go.sum: %w", err)
 		}
-		if err := writeFile(filepath.Join(o.Dir, "go.sum"), sum); err != nil {
+		if err := writeFile(filepath.Join(o.Dir, "go.sum"), sum, public); err != nil {
 			return nil, err
 		}
 		written = append(written, "go.sum")

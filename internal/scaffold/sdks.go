@@ -75,7 +75,7 @@ func Provide(dataDir string) (string, error) {
 	}
 	root := filepath.Join(dataDir, "sdk", Version())
 	if _, err := os.Stat(filepath.Join(root, "hook.mjs")); err != nil {
-		if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
 			return "", fmt.Errorf("providing the plugin SDKs: %w", err)
 		}
 		tmp, err := os.MkdirTemp(filepath.Dir(root), ".new-")
@@ -100,23 +100,23 @@ func Provide(dataDir string) (string, error) {
 // writeSDKs writes node_modules (the TypeScript SDK and zod), the resolve
 // hook and python/hearth_plugin.py into root.
 func writeSDKs(root string) error {
-	if err := WriteNodeModules(filepath.Join(root, "node_modules")); err != nil {
+	if err := writeNodeModules(filepath.Join(root, "node_modules"), private); err != nil {
 		return err
 	}
 	files := map[string]string{"resolve.mjs": resolveHook, "hook.mjs": registerHook}
 	files[filepath.Join("python", pysdk.ModuleName+".py")] = string(pysdk.Module)
 	for name, body := range files {
-		if err := writeFile(filepath.Join(root, name), []byte(body)); err != nil {
+		if err := writeFile(filepath.Join(root, name), []byte(body), private); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// WriteNodeModules writes the TypeScript SDK as
+// writeNodeModules writes the TypeScript SDK as
 // dir/@hearth-agent/plugin-sdk and zod as dir/zod, so that node resolves
 // both from any file below dir's parent.
-func WriteNodeModules(dir string) error {
+func writeNodeModules(dir string, p perm) error {
 	return fs.WalkDir(tssdk.Files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -132,15 +132,23 @@ func WriteNodeModules(dir string) error {
 		if err != nil {
 			return err
 		}
-		return writeFile(dst, b)
+		return writeFile(dst, b, p)
 	})
 }
 
-func writeFile(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// perm is the modes of the folders and files written.
+type perm struct{ dir, file os.FileMode }
+
+var (
+	private = perm{0o700, 0o600} // in the data folder, like the rest of it
+	public  = perm{0o755, 0o644} // a plugin's source folder
+)
+
+func writeFile(path string, b []byte, p perm) error {
+	if err := os.MkdirAll(filepath.Dir(path), p.dir); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := os.WriteFile(path, b, p.file); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

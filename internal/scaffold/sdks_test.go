@@ -26,6 +26,17 @@ func TestProvideWritesOnceAndResolves(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// Private, like the rest of the data folder.
+	filepath.WalkDir(filepath.Join(data, "sdk"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, _ := d.Info()
+		if want := map[bool]os.FileMode{true: 0o700, false: 0o600}[d.IsDir()]; info.Mode().Perm() != want {
+			t.Errorf("%s: mode %v", p, info.Mode().Perm())
+		}
+		return nil
+	})
 	if again, err := Provide(data); err != nil || again != root {
 		t.Fatalf("again: %s %v", again, err)
 	}
