@@ -106,6 +106,9 @@ func New(o Options) ([]string, error) {
 			return fmt.Errorf("template %s: %w", p, err)
 		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".tmpl")
+		if rel == "gitignore" {
+			rel = ".gitignore" // embed leaves out dot files
+		}
 		written = append(written, rel)
 		return writeFile(filepath.Join(o.Dir, filepath.FromSlash(rel)), out.Bytes(), public)
 	})
