@@ -13,8 +13,9 @@ import (
 
 const pluginNewUsage = `usage: hearth plugin new NAME [--lang go|ts|python] [--dir DIR] [--hearth-src DIR]
 
-Writes a plugin that runs at once into DIR (default ./NAME): plugin.json,
-a tool named hello, a test and a README. Then, in DIR:
+Writes a plugin (default --lang ts) that runs at once into DIR (default
+./NAME): plugin.json, a tool named hello, a test and a README. Then, in
+DIR:
 
   ts:      node --test && hearth plugin install .
   python:  python3 -m unittest && hearth plugin install .
