@@ -193,6 +193,8 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"pl"}, "plugin\n"},
 		{[]string{"plugin", "dis"}, "disable\n"},
+		{[]string{"-v", "plugin", "new", "x", "--lang", "p"}, "python\n"},
+		{[]string{"plugin", "new", "--l"}, "--lang\n"},
 		{[]string{"plugin", "disable", ""}, "weather\n"},
 		{[]string{"settings", "set", "w"}, "weather\n"},
 		{[]string{"audit", "--j"}, "--json\n"},

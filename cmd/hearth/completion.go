@@ -102,12 +102,19 @@ var valueFlags = map[string]bool{
 	"data-dir": true, "model": true, "source": true, "session": true, "channel": true, "group": true,
 	"tool": true, "limit": true, "since": true, "listen": true, "log-level": true, "tls-cert": true,
 	"tls-key": true, "grace": true, "env": true, "cwd": true, "timeout": true, "url": true, "header": true,
-	"http": true,
+	"http": true, "lang": true, "dir": true, "hearth-src": true,
+}
+
+// subcommandFlags are the flags of subcommands that parse their own.
+var subcommandFlags = map[string][]string{
+	"plugin new": {"lang", "dir", "hearth-src"},
+	"mcp serve":  {"data-dir", "http", "insecure-listen", "v"},
+	"mcp login":  {"data-dir", "logout", "forget-client", "no-browser"},
 }
 
 // subcommands are the commands' subcommands, as completed.
 var subcommands = map[string][]string{
-	"plugin":   {"enable", "disable", "reload", "install", "remove", "forget"},
+	"plugin":   {"new", "enable", "disable", "reload", "install", "remove", "forget"},
 	"policy":   {"set", "reset", "role", "grant"},
 	"settings": {"get", "set"},
 	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
@@ -147,8 +154,11 @@ func complete(words []string) []string {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
 		if valueFlags[name] && !hasValue {
 			if i+1 == len(before) { // cur is this flag's value
-				if name == "log-level" {
+				switch name {
+				case "log-level":
 					return prefixed([]string{"debug", "info", "warn", "error"}, cur)
+				case "lang":
+					return prefixed([]string{"go", "ts", "python"}, cur)
 				}
 				return nil
 			}
@@ -172,6 +182,11 @@ func complete(words []string) []string {
 	}
 	cmd := positional[0]
 	if strings.HasPrefix(cur, "-") {
+		if len(positional) > 1 {
+			if fl, ok := subcommandFlags[cmd+" "+positional[1]]; ok {
+				return prefixed(flagWords(fl, "--help"), cur)
+			}
+		}
 		fl, ok := commandFlags[cmd]
 		if !ok {
 			fl = ownFlags[cmd]

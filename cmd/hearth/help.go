@@ -174,6 +174,7 @@ Examples:
 		return pluginUsage + `
 Examples:
   hearth plugin
+  hearth plugin new greeter --lang python     (hearth plugin new -h)
   hearth plugin install ./my-plugin
   hearth plugin disable weather
   hearth plugin reload weather

@@ -56,7 +56,8 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
-  plugin          list, enable, disable, reload, install, remove or forget process plugins
+  plugin          list, enable, disable, reload, install, remove or forget process plugins;
+                  plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
@@ -192,11 +193,15 @@ func splitCommand(args []string) (cmd string, named bool, pre, rest []string) {
 	return "chat", false, pre, nil
 }
 
+// ownParsers are the subcommands that parse their own flags and say
+// their own help: hearth mcp serve, for one.
+var ownParsers = map[string][]string{"mcp": {"serve", "login"}, "plugin": {"new"}}
+
 // commandArgs puts the flags given before the command among its
-// arguments: after the subcommand for hearth mcp serve and login, which
-// parse their own flags, first for the rest.
+// arguments: after the subcommand for those that parse their own flags,
+// first for the rest.
 func commandArgs(cmd string, pre, rest []string) []string {
-	if cmd == "mcp" && len(rest) > 0 && (rest[0] == "serve" || rest[0] == "login") {
+	if len(rest) > 0 && slices.Contains(ownParsers[cmd], rest[0]) {
 		return slices.Concat(rest[:1], pre, rest[1:])
 	}
 	return slices.Concat(pre, rest)
@@ -208,7 +213,7 @@ func helpAsked(cmd string, pre, rest []string) bool {
 	if wantsHelp(pre) {
 		return true
 	}
-	if cmd == "mcp" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+	if len(rest) > 0 && (cmd == "mcp" && !strings.HasPrefix(rest[0], "-") || slices.Contains(ownParsers[cmd], rest[0])) {
 		return false
 	}
 	return cmd != "help" && wantsHelp(rest)
@@ -273,6 +278,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		if len(args) > 0 && args[0] == "login" {
 			return runMCPLogin(ctx, args[1:], stdin, stdout, stderr)
+		}
+	case "plugin":
+		if len(args) > 0 && args[0] == "new" {
+			return runPluginNew(args[1:], stdout, stderr)
 		}
 	}
 	f, rest, err := parse(cmd, args, stderr)
