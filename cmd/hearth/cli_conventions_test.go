@@ -305,3 +305,24 @@ func TestConventionsThroughTheDaemon(t *testing.T) {
 		t.Fatalf("plugin -h: %d %q", code, out)
 	}
 }
+
+// TestSubcommandsSayTheirOwnHelp: subcommands with flags of their own
+// (plugin new, mcp serve, mcp add) answer -h with their own usage, flags
+// before the command included.
+func TestSubcommandsSayTheirOwnHelp(t *testing.T) {
+	env := []string{"HEARTH_HOME=" + t.TempDir()}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plugin", "new", "-h"}, "hearth plugin new NAME"},
+		{[]string{"-v", "mcp", "serve", "-h"}, "Usage: hearth mcp serve"},
+		{[]string{"--data-dir", t.TempDir(), "mcp", "login", "--help"}, "hearth mcp login"},
+		{[]string{"mcp", "add", "-h"}, "hearth mcp add NAME"},
+	} {
+		out, errOut, code := hearth(t, env, "", c.args...)
+		if code != 0 || !strings.Contains(firstLine(strings.TrimPrefix(out, "Usage:\n")), c.want) {
+			t.Fatalf("%q: %d %q %q", c.args, code, out, errOut)
+		}
+	}
+}
