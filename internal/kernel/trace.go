@@ -121,7 +121,7 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 	}
 	var first time.Time
 	resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
-		if first.IsZero() {
+		if first.IsZero() && d.Retry == nil {
 			first = time.Now()
 		}
 		onDelta(d)

@@ -116,6 +116,10 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	}
 
 	onDelta := func(d llm.Delta) {
+		if d.Retry != nil {
+			t.emit(Event{Kind: EventRetry, Text: d.Retry.String(), Retry: d.Retry})
+			return
+		}
 		if d.Reasoning != "" {
 			t.emit(Event{Kind: EventReasoning, Text: d.Reasoning})
 		}

@@ -33,6 +33,7 @@ const (
 	EvToolStarted      = "tool.started"
 	EvToolFinished     = "tool.finished"
 	EvToolProgress     = "tool.progress"
+	EvModelRetry       = "model.retry"
 	EvApprovalRequest  = "approval.requested"
 	EvApprovalDecided  = "approval.decided"
 	EvTurnFinished     = "turn.finished"
@@ -54,7 +55,8 @@ var eventsKeepAlive = 15 * time.Second
 type Event struct {
 	SessionID int64 `json:"session_id"`
 	// Text: turn.started (the input), reasoning.delta and content.delta
-	// (the piece), turn.finished (the final answer).
+	// (the piece), turn.finished (the final answer), model.retry (what
+	// happened, for people: "429 rate limited, retrying in 2 s").
 	Text string `json:"text,omitempty"`
 	// CallID, Tool: tool.started and tool.finished.
 	CallID string `json:"call_id,omitempty"`
@@ -70,6 +72,9 @@ type Event struct {
 	// call has got. At most about ten a second per call; the latest comes
 	// before the call's tool.finished.
 	Progress *Progress `json:"progress,omitempty"`
+	// Retry: model.retry, a model call that failed before its answer
+	// began and is tried again.
+	Retry *Retry `json:"retry,omitempty"`
 	// Approval: approval.requested.
 	Approval *Approval `json:"approval,omitempty"`
 	// ID, Answer, By: approval.decided. Answer is once, always, deny,
@@ -90,6 +95,15 @@ type Progress struct {
 	Done    float64 `json:"done"`
 	Total   float64 `json:"total,omitempty"`
 	Message string  `json:"message,omitempty"`
+}
+
+// Retry is a model call tried again: the retry's number (1 for the
+// first), the wait before it in milliseconds, and why ("429 rate
+// limited", "503 service unavailable", "timed out", ...).
+type Retry struct {
+	Attempt int    `json:"attempt"`
+	AfterMS int64  `json:"after_ms"`
+	Reason  string `json:"reason"`
 }
 
 // Usage is the tokens a turn's model calls used.
@@ -278,6 +292,12 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 	case kernel.EventToolProgress:
 		name, e.CallID, e.Tool = EvToolProgress, ev.CallID, ev.Tool
 		e.Progress = &Progress{Done: ev.Done, Total: ev.Total, Message: mask(ev.Text)}
+	case kernel.EventRetry:
+		if ev.Retry == nil {
+			return
+		}
+		name, e.Text = EvModelRetry, mask(ev.Text)
+		e.Retry = &Retry{Attempt: ev.Retry.Attempt, AfterMS: ev.Retry.After.Milliseconds(), Reason: mask(ev.Retry.Reason)}
 	case kernel.EventToolEnd:
 		// A tool's result is where a secret turns up (a file read, a
 		// command's output): the model keys and the API token are masked.

@@ -21,6 +21,7 @@ const (
 	evToolStarted     = "tool.started"
 	evToolFinished    = "tool.finished"
 	evToolProgress    = "tool.progress"
+	evModelRetry      = "model.retry"
 	evApprovalAsked   = "approval.requested"
 	evApprovalDecided = "approval.decided"
 	evTurnFinished    = "turn.finished"
@@ -67,12 +68,21 @@ type wireEvent struct {
 	Message   string          `json:"message"`
 	// tool.progress
 	Progress *wireProgress `json:"progress"`
+	// model.retry
+	Retry *wireRetry `json:"retry"`
 	// approval.requested
 	Approval *wireApproval `json:"approval"`
 	// approval.decided
 	ID     id     `json:"id"`
 	Answer string `json:"answer"`
 	By     string `json:"by"`
+}
+
+// wireRetry is the contract's Retry.
+type wireRetry struct {
+	Attempt int    `json:"attempt"`
+	AfterMS int64  `json:"after_ms"`
+	Reason  string `json:"reason"`
 }
 
 // wireProgress is the contract's Progress.
@@ -133,6 +143,12 @@ func kernelEvent(name string, w wireEvent) (ev kernel.Event, ok bool) {
 		}
 		p := w.Progress
 		return kernel.Event{Kind: kernel.EventToolProgress, Tool: w.Tool, CallID: w.CallID, Done: p.Done, Total: p.Total, Text: p.Message}, true
+	case evModelRetry:
+		if w.Retry == nil {
+			return kernel.Event{}, false
+		}
+		r := &llm.Retry{Attempt: w.Retry.Attempt, After: time.Duration(w.Retry.AfterMS) * time.Millisecond, Reason: w.Retry.Reason}
+		return kernel.Event{Kind: kernel.EventRetry, Text: r.String(), Retry: r}, true
 	case evToolFinished:
 		return kernel.Event{Kind: kernel.EventToolEnd, Tool: w.Tool, CallID: w.CallID, IsError: w.IsError, Text: rawText(w.Result)}, true
 	case evTurnFinished:
