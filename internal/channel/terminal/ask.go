@@ -54,6 +54,12 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 		Untrusted: untrusted, // a prompt's text is a third party's: the turn is tainted
 		Injection: sdk.Injection{Source: "terminal", Channel: AskChannel, ChatID: chat, UserID: "owner", Text: text},
 		OnEvent: func(ev kernel.Event) {
+			if ev.Kind == kernel.EventRetry {
+				// Why the answer is late, on stderr: stdout is the answer's.
+				reasoning.endReasoning()
+				reasoning.write("… " + SanitizeLine(ev.Text) + "\n")
+				return
+			}
 			if ev.Kind == kernel.EventReasoning {
 				reasoning.event(ev)
 				return
@@ -76,6 +82,9 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 			fmt.Fprintln(o.Err, msg)
 		}
 		return ErrFailed
+	}
+	if o.Usage {
+		(&renderer{out: o.Err}).usage(out.Usage, turnPrice(o.Sources))
 	}
 	return nil
 }

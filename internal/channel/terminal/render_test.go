@@ -78,6 +78,10 @@ func ansiRE(s string) string {
 	for _, code := range []string{dim, red, reset} {
 		s = strings.ReplaceAll(s, code, "")
 	}
+	// The status line a terminal shows while the model thinks, and
+	// clears.
+	s = strings.ReplaceAll(s, clearLine+thinkingLine, "")
+	s = strings.ReplaceAll(s, clearLine, "")
 	return s
 }
 
