@@ -149,14 +149,20 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 			continue
 		}
 		turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		lr := &liveRenderer{r: rend}
 		rend.thinking()
+		stopTicks := func() {}
+		if rend.color {
+			stopTicks = lr.run()
+		}
 		out := k.Ask(turnCtx, kernel.Input{
 			Injection: sdk.Injection{Source: "terminal", Channel: Channel, ChatID: o.ChatID, UserID: "owner", Text: msg},
-			OnEvent:   rend.event,
-			Approver:  approver,
+			OnEvent:   lr.event,
+			Approver:  lr.approver(approver),
 			Untrusted: untrusted,
 		})
 		stop()
+		stopTicks()
 		rend.clearProgress()
 		if out.Err == nil && !out.Interrupted {
 			rend.usage(out.Usage, turnPrice(o.Sources))

@@ -25,6 +25,7 @@ func TestRenderToolProgress(t *testing.T) {
 		want  string
 	}{
 		{"terminal", true, dim + "→ mcp-x__long {}" + reset + "\n" +
+			clearLine + dim + "… mcp-x__long" + reset +
 			clearLine + dim + "… mcp-x__long 3/10 Processing…" + reset +
 			clearLine + dim + "… mcp-x__long 3/10 Processing… 4 s" + reset +
 			clearLine + dim + "… mcp-x__long 3/10 Processing… 4 s" + reset +

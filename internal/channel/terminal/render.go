@@ -39,6 +39,7 @@ type renderer struct {
 	textStream, reasonStream safeStream
 
 	progress toolProgress     // running calls' progress lines (progress.go)
+	live     *live            // the status line a ticker redraws (status.go)
 	now      func() time.Time // nil: time.Now
 }
 
@@ -119,6 +120,7 @@ func (r *renderer) event(ev kernel.Event) {
 		r.toolStarted(ev)
 		if r.streamText {
 			r.write(r.style(dim, fmt.Sprintf("→ %s %s", SanitizeLine(ev.Tool), shorten(ev.Args, 120))) + "\n")
+			r.toolRunning(ev)
 		}
 	case kernel.EventToolEnd:
 		took := r.elapsed(ev.CallID)

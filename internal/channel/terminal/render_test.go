@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,12 +79,14 @@ func ansiRE(s string) string {
 	for _, code := range []string{dim, red, reset} {
 		s = strings.ReplaceAll(s, code, "")
 	}
-	// The status line a terminal shows while the model thinks, and
-	// clears.
-	s = strings.ReplaceAll(s, clearLine+thinkingLine, "")
-	s = strings.ReplaceAll(s, clearLine, "")
-	return s
+	// The status lines a terminal shows (the model thinking, a tool
+	// running) and clears again.
+	return strings.ReplaceAll(statusRE.ReplaceAllString(s, ""), clearLine, "")
 }
+
+// statusRE matches a status line: after a cleared line, "… " and what
+// follows up to the end of the line (which the next clearLine erases).
+var statusRE = regexp.MustCompile(`\r\x1b\[K… [^\r\n]*`)
 
 func TestRenderAskPrintsOnlyTheFinalAnswer(t *testing.T) {
 	got := render(&renderer{}, kernel.Event{Kind: kernel.EventText, Text: "draft"},

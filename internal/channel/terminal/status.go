@@ -1,13 +1,16 @@
 package terminal
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/policy"
 )
 
 // What the terminal says while a turn has nothing else to show, and what
@@ -24,13 +27,45 @@ import (
 // thinkingLine is shown while the model has not begun answering.
 const thinkingLine = "… thinking / 思考中"
 
-// thinking shows that the model is working on an answer; on a plain
-// stream it shows nothing, since the line could not be taken back.
+// spinner is the frames a terminal's status line turns through, one a
+// tick (tickEvery).
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// tickEvery is how often chat redraws the status line on a terminal.
+const tickEvery = 200 * time.Millisecond
+
+// live is the status line on a terminal, redrawn by tick: what it says
+// at a time.
+type live struct {
+	text  func(now time.Time) string
+	frame int
+}
+
+// thinking shows that the model is working on an answer, with how long
+// it has been; on a plain stream it shows nothing, since the line could
+// not be taken back.
 func (r *renderer) thinking() {
 	if !r.color || !r.streamText {
 		return
 	}
-	r.status(thinkingLine)
+	since := r.clock()
+	r.setLive(since, func(now time.Time) string { return "thinking / 思考中" + seconds(now.Sub(since)) })
+}
+
+// toolRunning shows the call that just started, with how long it runs.
+func (r *renderer) toolRunning(ev kernel.Event) {
+	if !r.color || !r.streamText {
+		return
+	}
+	since, tool := r.clock(), SanitizeLine(ev.Tool)
+	r.setLive(since, func(now time.Time) string { return tool + seconds(now.Sub(since)) })
+}
+
+// setLive puts a status line on the terminal, replacing what was there,
+// as text says it at now.
+func (r *renderer) setLive(now time.Time, text func(now time.Time) string) {
+	r.live = &live{text: text}
+	r.status("… " + text(now))
 }
 
 // status puts line on the terminal's status line, replacing what was
@@ -44,6 +79,82 @@ func (r *renderer) status(line string) {
 	r.progress.open = true
 }
 
+// tick redraws the live status line with the spinner's next frame and
+// the time now. Nothing happens when no status line is shown.
+func (r *renderer) tick() {
+	l := r.live
+	if l == nil || !r.progress.open {
+		return
+	}
+	l.frame = (l.frame + 1) % len(spinner)
+	fmt.Fprint(r.out, clearLine)
+	r.write(r.style(dim, spinner[l.frame]+" "+l.text(r.clock())))
+}
+
+// seconds is " 4 s", or "" under a second.
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return ""
+	}
+	return fmt.Sprintf(" %d s", int(d/time.Second))
+}
+
+// liveRenderer lets chat's ticker redraw the status line between a
+// turn's events: both go through its lock.
+type liveRenderer struct {
+	mu sync.Mutex
+	r  *renderer
+}
+
+// event renders ev.
+func (l *liveRenderer) event(ev kernel.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.r.event(ev)
+}
+
+// run redraws the status line every tickEvery until stop is called.
+func (l *liveRenderer) run() (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(tickEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				l.mu.Lock()
+				l.r.tick()
+				l.mu.Unlock()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		l.mu.Lock()
+		l.r.clearProgress()
+		l.mu.Unlock()
+	}
+}
+
+// approver clears the status line while approver asks, and keeps it off
+// until the next event, so that nothing is drawn over the question.
+func (l *liveRenderer) approver(approver policy.Approver) policy.Approver {
+	if approver == nil {
+		return nil
+	}
+	return func(ctx context.Context, req *policy.ApprovalRequest) (policy.Answer, error) {
+		l.mu.Lock()
+		l.r.clearProgress()
+		l.mu.Unlock()
+		return approver(ctx, req)
+	}
+}
+
 // showRetry renders an EventRetry: on a terminal on the status line, on
 // a plain stream as a line of its own.
 func (r *renderer) showRetry(ev kernel.Event) {
@@ -52,7 +163,17 @@ func (r *renderer) showRetry(ev kernel.Event) {
 	}
 	line := "… " + SanitizeLine(ev.Text)
 	if r.color {
-		r.status(line)
+		if ev.Retry == nil {
+			r.setLive(r.clock(), func(time.Time) string { return SanitizeLine(ev.Text) })
+			return
+		}
+		since, rt := r.clock(), *ev.Retry
+		rt.Reason = SanitizeLine(rt.Reason)
+		r.setLive(since, func(now time.Time) string {
+			left := rt
+			left.After = max(0, rt.After-now.Sub(since))
+			return left.String()
+		})
 		return
 	}
 	r.newline()

@@ -3,6 +3,7 @@ package terminal
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -84,5 +85,70 @@ func TestUsageShownOnlyWhenReported(t *testing.T) {
 	r.usage(llm.Usage{PromptTokens: 10, CompletionTokens: 2}, nil)
 	if want := "10 in · 2 out\n"; b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestTickRedrawsStatus checks what chat's ticker draws: the spinner's
+// next frame, the time the model has been thinking, a tool has been
+// running, and the wait left before a retry.
+func TestTickRedrawsStatus(t *testing.T) {
+	start := time.Unix(1000, 0)
+	now := start
+	var b strings.Builder
+	r := &renderer{out: &b, streamText: true, color: true, now: func() time.Time { return now }}
+	line := func() string {
+		s := b.String()
+		b.Reset()
+		return s
+	}
+	r.thinking()
+	if got := line(); got != clearLine+dim+thinkingLine+reset {
+		t.Fatalf("thinking: %q", got)
+	}
+	now = start.Add(3 * time.Second)
+	r.tick()
+	if got, want := line(), clearLine+dim+spinner[1]+" thinking / 思考中 3 s"+reset; got != want {
+		t.Fatalf("tick: %q, want %q", got, want)
+	}
+	r.event(kernel.Event{Kind: kernel.EventToolStart, Tool: "shell__run", CallID: "c1", Args: "{}"})
+	line()
+	now = now.Add(5 * time.Second)
+	r.tick()
+	if got, want := line(), clearLine+dim+spinner[1]+" shell__run 5 s"+reset; got != want {
+		t.Fatalf("tool tick: %q, want %q", got, want)
+	}
+	r.event(kernel.Event{Kind: kernel.EventToolEnd, Tool: "shell__run", CallID: "c1", Text: "done"})
+	if got := line(); !strings.Contains(got, "✓ shell__run (5 s) done") {
+		t.Fatalf("tool end: %q", got)
+	}
+	rt := &llm.Retry{Attempt: 1, After: 10 * time.Second, Reason: "429 rate limited"}
+	r.event(kernel.Event{Kind: kernel.EventRetry, Text: rt.String(), Retry: rt})
+	if got, want := line(), clearLine+clearLine+dim+"… 429 rate limited, retrying in 10 s"+reset; got != want {
+		t.Fatalf("retry: %q, want %q", got, want)
+	}
+	now = now.Add(4 * time.Second)
+	r.tick()
+	if got, want := line(), clearLine+dim+spinner[1]+" 429 rate limited, retrying in 6 s"+reset; got != want {
+		t.Fatalf("retry tick: %q, want %q", got, want)
+	}
+	r.event(kernel.Event{Kind: kernel.EventText, Text: "hi"})
+	r.tick()
+	if got := line(); got != clearLine+"hi" {
+		t.Fatalf("a tick after the status line went: %q", got)
+	}
+}
+
+// TestLiveRendererStops checks that the ticker ends with stop and leaves
+// no status line behind.
+func TestLiveRendererStops(t *testing.T) {
+	var b strings.Builder
+	r := &renderer{out: &b, streamText: true, color: true}
+	lr := &liveRenderer{r: r}
+	r.thinking()
+	stop := lr.run()
+	lr.event(kernel.Event{Kind: kernel.EventText, Text: "hi"})
+	stop()
+	if r.live != nil || r.progress.open || !strings.HasSuffix(b.String(), "hi") {
+		t.Fatalf("after stop: live %v, open %v, out %q", r.live, r.progress.open, b.String())
 	}
 }
