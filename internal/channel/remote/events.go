@@ -147,7 +147,9 @@ func kernelEvent(name string, w wireEvent) (ev kernel.Event, ok bool) {
 		if w.Retry == nil {
 			return kernel.Event{}, false
 		}
-		r := &llm.Retry{Attempt: w.Retry.Attempt, After: time.Duration(w.Retry.AfterMS) * time.Millisecond, Reason: w.Retry.Reason}
+		// A wait the daemon could not have meant is shown as none, or an hour.
+		after := time.Duration(min(max(w.Retry.AfterMS, 0), int64(time.Hour/time.Millisecond))) * time.Millisecond
+		r := &llm.Retry{Attempt: w.Retry.Attempt, After: after, Reason: w.Retry.Reason}
 		return kernel.Event{Kind: kernel.EventRetry, Text: r.String(), Retry: r}, true
 	case evToolFinished:
 		return kernel.Event{Kind: kernel.EventToolEnd, Tool: w.Tool, CallID: w.CallID, IsError: w.IsError, Text: rawText(w.Result)}, true
