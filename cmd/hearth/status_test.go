@@ -89,3 +89,24 @@ func TestRetryShownAndLogged(t *testing.T) {
 		t.Fatalf("the key was printed: %q", stderr)
 	}
 }
+
+// TestVerboseLogsToolCalls checks that -v logs each tool call with its
+// outcome and duration.
+func TestVerboseLogsToolCalls(t *testing.T) {
+	srv := llmtest.NewServer(t, timeToolScript()...)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	stdout, stderr, code := hearth(t, env, "", "ask", "-v", "现在几点？")
+	if code != 0 || stdout != "现在是北京时间下午三点。\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	i := strings.Index(stderr, `level=DEBUG msg="tool call"`)
+	if i < 0 {
+		t.Fatalf("no tool call logged: %q", stderr)
+	}
+	line, _, _ := strings.Cut(stderr[i:], "\n")
+	for _, want := range []string{"tool=time__now", "call=call_time_1", "outcome=ok", "duration="} {
+		if !strings.Contains(line, want) {
+			t.Errorf("tool call line lacks %s: %s", want, line)
+		}
+	}
+}
