@@ -35,3 +35,24 @@ func TestChatStatusOnATerminal(t *testing.T) {
 		t.Errorf("the retry line is not before the answer:\n%s", shown)
 	}
 }
+
+// TestAskStatusOnATerminal checks that `hearth ask` on a terminal says
+// the model is thinking (on stderr) and that the line is gone before the
+// answer.
+func TestAskStatusOnATerminal(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Text: "答案。"})
+	home := t.TempDir()
+	cmd, _, scr, copied := startPTY(t, []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL}, "ask", "hi")
+	waitExit(t, cmd, scr, copied)
+	shown := scr.String()
+	i, j := strings.Index(shown, "thinking / 思考中"), strings.Index(shown, "答案。")
+	if i < 0 || j < i {
+		t.Fatalf("no thinking line before the answer:\n%q", shown)
+	}
+	if !strings.Contains(shown[i:j], clearLineSeq) {
+		t.Fatalf("the thinking line was not cleared before the answer:\n%q", shown)
+	}
+}
+
+// clearLineSeq returns the cursor to the start of the line and erases it.
+const clearLineSeq = "\r\x1b[K"

@@ -3,6 +3,8 @@ package terminal
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"golang.org/x/term"
 )
 
 // What the terminal says while a turn has nothing else to show, and what
@@ -97,6 +100,29 @@ func seconds(d time.Duration) string {
 		return ""
 	}
 	return fmt.Sprintf(" %d s", int(d/time.Second))
+}
+
+// askStatus returns the status line of `hearth ask` on w, when w is a
+// terminal: thinking, a tool running; nil otherwise.
+func askStatus(w io.Writer) *liveRenderer {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	r := &renderer{out: w, color: true, streamText: true}
+	r.thinking()
+	return &liveRenderer{r: r}
+}
+
+// askEvent updates ask's status line after ev, which cleared it: a tool
+// running, or the model thinking again once a tool is done.
+func (r *renderer) askEvent(ev kernel.Event) {
+	switch ev.Kind {
+	case kernel.EventToolStart:
+		r.toolRunning(ev)
+	case kernel.EventToolEnd:
+		r.thinking()
+	}
 }
 
 // liveRenderer lets chat's ticker redraw the status line between a
