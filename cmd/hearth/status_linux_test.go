@@ -17,8 +17,8 @@ func TestChatStatusOnATerminal(t *testing.T) {
 		llmtest.Reply{Text: "答案。", Usage: &llmtest.Usage{Prompt: 1200, Completion: 300}},
 	)
 	home := t.TempDir()
-	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL,
-		"HEARTH_MODEL=deepseek-chat")
+	writeConfig(t, home, srv.URL, `, "price": {"input": 0.28, "output": 0.42}`)
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home)
 	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	send("hi\r")

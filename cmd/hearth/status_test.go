@@ -9,12 +9,14 @@ import (
 )
 
 // TestAskUsage checks `hearth ask --usage`: the answer alone on stdout,
-// the tokens and the price of the model (deepseek-chat's list price) on
-// stderr; without --usage, no usage line.
+// the tokens and the cost at the source's price on stderr; without
+// --usage, no usage line.
 func TestAskUsage(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.SetFallback(llmtest.Reply{Text: "ok", Usage: &llmtest.Usage{Prompt: 1200, Completion: 300, Cached: 1000}})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=deepseek-chat", "HEARTH_HOME=" + t.TempDir()}
+	home := t.TempDir()
+	writeConfig(t, home, srv.URL, `, "price": {"input": 0.28, "output": 0.42, "cached_input": 0.028}`)
+	env := []string{"HEARTH_HOME=" + home}
 	stdout, stderr, code := hearth(t, env, "", "ask", "--usage", "hi")
 	// 200 fresh at 0.28, 1000 cached at 0.028, 300 out at 0.42 per million.
 	if code != 0 || stdout != "ok\n" || !strings.Contains(stderr, "1,200 in · 1,000 cached · 300 out · $0.0002\n") {

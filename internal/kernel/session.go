@@ -60,6 +60,7 @@ type Event struct {
 	Err      error      // EventError
 	Usage    llm.Usage  // EventFinal: usage of the turn's model calls
 	Retry    *llm.Retry // EventRetry
+	Cost     *Cost      // EventFinal: what the turn's model calls cost, nil when not known
 	TraceID  string     // the turn's trace (see TraceSaver); empty when not traced
 	Outcome  *Outcome   // EventTurnEnded
 }
@@ -100,6 +101,9 @@ type Outcome struct {
 	Interrupted bool      // an interrupt or cancellation ended the turn
 	TraceID     string    // the turn's trace; empty when not traced
 	Usage       llm.Usage // the tokens of the turn's model calls
+	// Cost is what those calls cost, at their sources' prices; nil when
+	// a call's price is not known (see llm.PriceOf).
+	Cost *Cost
 }
 
 // ErrInterrupted is the cause given to a turn cancelled by an interrupt.

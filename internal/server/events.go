@@ -106,11 +106,14 @@ type Retry struct {
 	Reason  string `json:"reason"`
 }
 
-// Usage is the tokens a turn's model calls used.
+// Usage is the tokens a turn's model calls used, and what they cost
+// when every call's price is known: Cost in Currency (ISO 4217).
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	CachedTokens     int `json:"cached_tokens"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	CachedTokens     int      `json:"cached_tokens"`
+	Cost             *float64 `json:"cost,omitempty"`
+	Currency         string   `json:"currency,omitempty"`
 }
 
 // message is one event on the bus, encoded once for every stream.
@@ -315,6 +318,10 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 		default:
 			name, e.Text, e.TraceID = EvTurnFinished, mask(out.Text), out.TraceID
 			e.Usage = &Usage{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens, CachedTokens: out.Usage.CachedTokens}
+			if c := out.Cost; c != nil {
+				amount := c.Amount
+				e.Usage.Cost, e.Usage.Currency = &amount, c.Currency
+			}
 		}
 	default: // EventFinal, EventError, EventInterrupted: told by EventTurnEnded
 		return

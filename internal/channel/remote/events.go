@@ -63,7 +63,7 @@ type wireEvent struct {
 	Arguments json.RawMessage `json:"arguments"`
 	IsError   bool            `json:"is_error"`
 	Result    json.RawMessage `json:"result"`
-	Usage     *llm.Usage      `json:"usage"`
+	Usage     *wireUsage      `json:"usage"`
 	TraceID   json.RawMessage `json:"trace_id"`
 	Message   string          `json:"message"`
 	// tool.progress
@@ -76,6 +76,14 @@ type wireEvent struct {
 	ID     id     `json:"id"`
 	Answer string `json:"answer"`
 	By     string `json:"by"`
+}
+
+// wireUsage is the contract's Usage: the tokens, and the cost when
+// known.
+type wireUsage struct {
+	llm.Usage
+	Cost     *float64 `json:"cost"`
+	Currency string   `json:"currency"`
 }
 
 // wireRetry is the contract's Retry.
@@ -156,7 +164,10 @@ func kernelEvent(name string, w wireEvent) (ev kernel.Event, ok bool) {
 	case evTurnFinished:
 		ev := kernel.Event{Kind: kernel.EventFinal, Text: w.Text}
 		if w.Usage != nil {
-			ev.Usage = *w.Usage
+			ev.Usage = w.Usage.Usage
+			if w.Usage.Cost != nil && w.Usage.Currency != "" {
+				ev.Cost = &kernel.Cost{Amount: *w.Usage.Cost, Currency: w.Usage.Currency}
+			}
 		}
 		return ev, true
 	case evTurnInterrupted:

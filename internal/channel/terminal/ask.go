@@ -101,7 +101,7 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 		return ErrFailed
 	}
 	if o.Usage {
-		(&renderer{out: o.Err}).usage(out.Usage, turnPrice(o.Sources))
+		(&renderer{out: o.Err}).usage(out.Usage, out.Cost)
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 		stopTicks()
 		rend.clearProgress()
 		if out.Err == nil && !out.Interrupted {
-			rend.usage(out.Usage, turnPrice(o.Sources))
+			rend.usage(out.Usage, out.Cost)
 		}
 		if out.Err != nil && !out.Interrupted {
 			src, _ := currentSource(o.Sources)

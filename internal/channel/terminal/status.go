@@ -221,25 +221,25 @@ func (r *renderer) elapsed(callID string) string {
 }
 
 // usage shows a turn's usage line, dim, when the provider reported any.
-func (r *renderer) usage(u llm.Usage, price *llm.Price) {
+func (r *renderer) usage(u llm.Usage, cost *kernel.Cost) {
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		return
 	}
 	r.newline()
-	r.write(r.style(dim, UsageLine(u, price)) + "\n")
+	r.write(r.style(dim, UsageLine(u, cost)) + "\n")
 }
 
 // UsageLine is "1,234 in · 1,000 cached · 56 out · $0.0004": the tokens
-// of a turn, and its price when the model's price is known (price.Cost).
-// Cached is left out when no prompt token came from the cache.
-func UsageLine(u llm.Usage, price *llm.Price) string {
+// of a turn, and its cost when the model's price is known. Cached is
+// left out when no prompt token came from the cache.
+func UsageLine(u llm.Usage, cost *kernel.Cost) string {
 	parts := []string{thousands(u.PromptTokens) + " in"}
 	if u.CachedTokens > 0 {
 		parts = append(parts, thousands(u.CachedTokens)+" cached")
 	}
 	parts = append(parts, thousands(u.CompletionTokens)+" out")
-	if price != nil {
-		parts = append(parts, money(price.Cost(u), price.CurrencyCode()))
+	if cost != nil {
+		parts = append(parts, money(cost.Amount, cost.Currency))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -248,7 +248,7 @@ func UsageLine(u llm.Usage, price *llm.Price) string {
 // a cent), as $ for USD and with the code after it otherwise.
 func money(v float64, currency string) string {
 	s := strconv.FormatFloat(v, 'f', 4, 64)
-	if currency == "USD" {
+	if currency == "USD" || currency == "" {
 		return "$" + s
 	}
 	return s + " " + currency
@@ -270,18 +270,4 @@ func thousands(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
-}
-
-// turnPrice is the price of the current source's model, or nil when
-// there is no source here (a daemon's chat) or its price is not known.
-func turnPrice(s *llm.Sources) *llm.Price {
-	src, ok := currentSource(s)
-	if !ok {
-		return nil
-	}
-	p, ok := llm.PriceOf(src, "")
-	if !ok {
-		return nil
-	}
-	return &p
 }

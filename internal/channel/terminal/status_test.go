@@ -10,23 +10,22 @@ import (
 )
 
 func TestUsageLine(t *testing.T) {
-	deepseek, _ := llm.KnownPrice("deepseek-chat")
-	qwen, _ := llm.KnownPrice("qwen-plus")
 	for _, tc := range []struct {
-		name  string
-		u     llm.Usage
-		price *llm.Price
-		want  string
+		name string
+		u    llm.Usage
+		cost *kernel.Cost
+		want string
 	}{
 		{"no price", llm.Usage{PromptTokens: 1234, CompletionTokens: 56}, nil, "1,234 in · 56 out"},
-		{"cached, USD", llm.Usage{PromptTokens: 1_000_000, CachedTokens: 500_000, CompletionTokens: 100_000}, &deepseek,
-			// 500k fresh at 0.28 (0.14), 500k cached at 0.028 (0.014), 100k out at 0.42 (0.042)
-			"1,000,000 in · 500,000 cached · 100,000 out · $0.1960"},
-		{"small, USD", llm.Usage{PromptTokens: 1200, CompletionTokens: 300}, &deepseek, "1,200 in · 300 out · $0.0005"},
-		{"CNY", llm.Usage{PromptTokens: 10_000, CompletionTokens: 1_000}, &qwen, "10,000 in · 1,000 out · 0.0100 CNY"},
+		{"cached, USD", llm.Usage{PromptTokens: 1_000_000, CachedTokens: 500_000, CompletionTokens: 100_000},
+			&kernel.Cost{Amount: 0.196, Currency: "USD"}, "1,000,000 in · 500,000 cached · 100,000 out · $0.1960"},
+		{"small, USD", llm.Usage{PromptTokens: 1200, CompletionTokens: 300}, &kernel.Cost{Amount: 0.000462, Currency: "USD"},
+			"1,200 in · 300 out · $0.0005"},
+		{"CNY", llm.Usage{PromptTokens: 10_000, CompletionTokens: 1_000}, &kernel.Cost{Amount: 0.01, Currency: "CNY"},
+			"10,000 in · 1,000 out · 0.0100 CNY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := UsageLine(tc.u, tc.price); got != tc.want {
+			if got := UsageLine(tc.u, tc.cost); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
