@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -35,5 +36,26 @@ func TestModelRetryEvent(t *testing.T) {
 	}
 	if retry.SessionID != sess.ID {
 		t.Errorf("session %d, want %d", retry.SessionID, sess.ID)
+	}
+}
+
+// TestTurnFinishedCost checks turn.finished's usage: the tokens, and the
+// cost at the source's price.
+func TestTurnFinishedCost(t *testing.T) {
+	c := newChat(t, llmtest.Reply{Text: "done", Usage: &llmtest.Usage{Prompt: 1_000_000, Completion: 1_000_000}})
+	src, ok := c.a.Sources.Current()
+	if !ok {
+		t.Fatal("no source")
+	}
+	src.Price = &llm.Price{Input: 1, Output: 2, Currency: "CNY"}
+	c.a.Sources.Put(src)
+	sess := call[Session](t, c.hs, "POST", "/v1/sessions", nil, 201)
+	path := "/v1/sessions/" + itoa(sess.ID)
+	stream := openSSE(t, c.hs, path+"/events")
+	call[Answer](t, c.hs, "POST", path+"/messages", SendMessage{Text: "go", Wait: true}, 200)
+	evs := stream.until(t, EvTurnFinished)
+	u := evs[len(evs)-1].data.Usage
+	if u == nil || u.PromptTokens != 1_000_000 || u.Cost == nil || *u.Cost != 3 || u.Currency != "CNY" {
+		t.Fatalf("usage %+v", u)
 	}
 }
