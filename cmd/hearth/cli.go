@@ -138,7 +138,7 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *flags, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ag := remote.New(c.BaseURL, c.Token, c.HTTP).VerifiedBy(c)
 	defer ag.Close()
-	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning,
+	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning, Usage: f.showUsage,
 		ConfigPath: filepath.Join(dir, config.FileName)}
 	o.Prompts = func() []terminal.Prompt { // the daemon's MCP servers' prompts
 		list, _ := ag.Prompts(ctx) // none when the daemon cannot say

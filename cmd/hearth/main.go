@@ -67,6 +67,7 @@ Flags (all commands):
   --source NAME   model source from config.json
   --session NAME  conversation to continue (chat: the terminal's; ask: a new one)
   --reasoning     show the model's reasoning (default: on in chat, off in ask)
+  --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
 While hearth serve runs, plugin, policy, settings, audit, tools and mcp are run
@@ -79,6 +80,7 @@ in the data directory (see docs/configuration.md).
 type flags struct {
 	dataDir, model, source, session string
 	reasoning, verbose, jsonOut     bool
+	showUsage                       bool // --usage
 	channel, group, tool            string
 	limit                           int
 	since                           time.Duration
@@ -102,6 +104,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.session, "session", "", "")
 	fs.BoolVar(&f.reasoning, "reasoning", f.reasoning, "")
 	fs.BoolVar(&f.verbose, "v", false, "")
+	fs.BoolVar(&f.showUsage, "usage", false, "")
 	fs.BoolVar(&f.jsonOut, "json", false, "")
 	fs.StringVar(&f.channel, "channel", "", "")
 	fs.StringVar(&f.group, "group", "", "")
@@ -277,7 +280,7 @@ func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer
 	return &terminal.Options{
 		Prompts: prompts, GetPrompt: getPrompt,
 		In: stdin, Out: stdout, Err: stderr,
-		ChatID: f.session, ShowReasoning: f.reasoning,
+		ChatID: f.session, ShowReasoning: f.reasoning, Usage: f.showUsage,
 		Sources: a.Sources, ConfigPath: filepath.Join(a.DataDir, config.FileName),
 	}
 }
