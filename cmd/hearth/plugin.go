@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -46,10 +47,13 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 	}
 	if len(args) == 0 || args[0] == "list" || args[0] == "show" || args[0] == "logs" {
 		if !cio.daemon {
-			stop, note := tryPlugins(ctx, a)
+			stop, busy := tryPlugins(ctx, a)
 			defer stop()
-			if note != "" {
-				fmt.Fprintf(stderr, "hearth plugin: %s\n", note)
+			var locked *datadir.LockedError
+			if errors.As(busy, &locked) {
+				fmt.Fprintf(stderr, "hearth plugin: the plugins run in another Hearth (pid %d): their state is shown there (/plugins in its chat)\n", locked.PID)
+			} else if busy != nil {
+				fmt.Fprintf(stderr, "hearth plugin: %v\n", busy)
 			}
 		}
 	}

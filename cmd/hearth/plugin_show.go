@@ -29,15 +29,11 @@ const settleTimeout = 15 * time.Second
 // tryPlugins starts the plugins in this process, when no other Hearth
 // runs them, and waits until each has finished its handshake or failed
 // once, so that what `hearth plugin` shows is what they do. The returned
-// func stops them; note is set when another process runs them.
-func tryPlugins(ctx context.Context, a *app.App) (stop func(), note string) {
+// func stops them; busy is set when another process runs them.
+func tryPlugins(ctx context.Context, a *app.App) (stop func(), busy error) {
 	lock, err := datadir.Acquire(a.DataDir)
-	var busy *datadir.LockedError
-	if errors.As(err, &busy) {
-		return func() {}, fmt.Sprintf("the plugins run in another Hearth (pid %d): their state is shown there (/plugins in its chat)", busy.PID)
-	}
 	if err != nil {
-		return func() {}, err.Error()
+		return func() {}, err
 	}
 	stop = func() {
 		a.Plugins.Close() // stopped before another process may run them
@@ -51,11 +47,11 @@ func tryPlugins(ctx context.Context, a *app.App) (stop func(), note string) {
 	for settling(wctx, a) {
 		select {
 		case <-wctx.Done():
-			return stop, ""
+			return stop, nil
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return stop, ""
+	return stop, nil
 }
 
 // settling reports whether a plugin is still starting for the first time.

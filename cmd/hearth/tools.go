@@ -20,11 +20,11 @@ func listTools(ctx context.Context, a *app.App, asJSON bool, cio *cmdIO) int {
 	stdout := cio.out
 	busy := ""
 	if !cio.daemon {
-		stop, note := tryPlugins(ctx, a)
+		stop, err := tryPlugins(ctx, a)
 		defer stop()
-		if note != "" {
-			busy = note
-			fmt.Fprintf(cio.err, "hearth tools: the process plugins' tools are not listed: %s\n", note)
+		if err != nil {
+			busy = firstLine(err.Error())
+			fmt.Fprintf(cio.err, "hearth tools: the process plugins' tools are not listed: %v\n", err)
 		}
 	}
 	list := a.Kernel.OfferedTools(sdk.Injection{Channel: terminal.Channel, UserID: "owner"})
