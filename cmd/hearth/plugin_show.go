@@ -73,7 +73,7 @@ func settling(ctx context.Context, a *app.App) bool {
 func stateCell(p pluginhost.Info) string {
 	switch {
 	case p.Error != "":
-		return "error: " + firstLine(p.Error)
+		return "error: " + p.Error
 	case !p.Enabled:
 		return "disabled"
 	case p.Status == nil:
