@@ -51,7 +51,7 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
-  plugin          list, enable, disable, reload, install, remove or forget process plugins
+  plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins
   settings        see and set plugin settings (API keys, options)
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
