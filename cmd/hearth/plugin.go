@@ -66,7 +66,7 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 			fmt.Fprintf(stdout, "(no plugins in %s; built in: %s)\n", a.Plugins.Dir(), strings.Join(a.Kernel.Plugins(), ", "))
 			return 0
 		}
-		mask := a.Sources.Secrets().String
+		mask := stderrMask(a)
 		w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "ID\tENABLED\tSTATE\tMAY USE\tFOLDER")
 		for _, p := range list {
@@ -103,7 +103,7 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 			}
 			code = pluginLogs(p, n, &out, stderr)
 		}
-		io.WriteString(stdout, a.Sources.Secrets().String(out.String()))
+		io.WriteString(stdout, stderrMask(a)(out.String()))
 		return code
 	case "enable", "disable", "reload":
 		if _, err := findPlugin(ctx, a, args[1]); err != nil {

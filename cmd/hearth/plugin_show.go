@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/internal/redact"
+	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -249,4 +252,31 @@ func reloadMessage(a *app.App, id string, daemon bool) string {
 	}
 	return fmt.Sprintf("%s: no Hearth is running, so nothing runs %s now: it starts with its current code and plugin.json the next time Hearth starts (hearth, hearth serve)\n"+
 		"%s：没有运行中的 Hearth，目前没有进程运行 %s；下次启动 Hearth 时它会以当前的代码和 plugin.json 启动", id, id, id, id)
+}
+
+// stderrMask returns a function masking the secrets what a plugin wrote
+// may show: the model sources' keys, every secret setting's value, and
+// anything that looks like a key (as the web UI's plugin page does).
+func stderrMask(a *app.App) func(string) string {
+	var own redact.Secrets
+	if nss, err := a.Settings.Namespaces(); err == nil {
+		for _, ns := range append(nss, settings.Core) {
+			keys, err := a.Settings.Keys(ns, "")
+			if err != nil {
+				continue
+			}
+			for _, k := range keys {
+				if !a.Settings.Secret(ns, k) {
+					continue
+				}
+				raw, ok, err := a.Settings.Value(ns, k)
+				var v string
+				if err == nil && ok && json.Unmarshal(raw, &v) == nil {
+					own.Add(v)
+				}
+			}
+		}
+	}
+	sources := a.Sources.Secrets()
+	return func(text string) string { return sources.All(own.String(text)) }
 }

@@ -13,7 +13,7 @@ import (
 // brokenPlugin is a plugin that writes to stderr and exits before its
 // handshake, as a plugin whose SDK import fails does; the provider key
 // it prints must never be shown.
-const brokenPlugin = `{"id": "broken", "command": ["sh", "-c", "echo 'starting with key sk-test-secret-0123456789' >&2; echo 'Error: Cannot find module ../../../sdk' >&2; exit 3"]}`
+const brokenPlugin = `{"id": "broken", "command": ["sh", "-c", "echo 'starting with key sk-test-secret-0123456789' >&2; echo 'token tok-plugin-secret-98765' >&2; echo 'Error: Cannot find module ../../../sdk' >&2; exit 3"]}`
 
 // A plugin that fails at its handshake is visible outside chat: `hearth
 // plugin` shows why in its STATE column, `plugin show` its state, last
@@ -24,7 +24,10 @@ func TestBrokenPluginIsVisible(t *testing.T) {
 	home := t.TempDir()
 	writeManifest(t, filepath.Join(home, "plugins", "broken"), brokenPlugin)
 	env := []string{"HEARTH_HOME=" + home, "OPENAI_API_KEY=sk-test-secret-0123456789"}
-	const key = "sk-test-secret-0123456789"
+	const key, token = "sk-test-secret-0123456789", "tok-plugin-secret-98765"
+	if _, errOut, code := hearth(t, env, token+"\n", "settings", "set", "broken", "api_token"); code != 0 {
+		t.Fatalf("settings set: %q", errOut)
+	}
 
 	out, errOut, code := hearth(t, env, "", "plugin")
 	if code != 0 || !strings.Contains(lineWith(out, "broken"), "exited during the handshake") {
@@ -37,14 +40,14 @@ func TestBrokenPluginIsVisible(t *testing.T) {
 			t.Fatalf("plugin show: want %q: %d %q\n%s", want, code, errOut, out)
 		}
 	}
-	if strings.Contains(out, key) {
-		t.Fatalf("plugin show printed the provider key:\n%s", out)
+	if strings.Contains(out, key) || strings.Contains(out, token) || !strings.Contains(out, "starting with key") {
+		t.Fatalf("plugin show printed a secret:\n%s", out)
 	}
 	out, errOut, code = hearth(t, env, "", "plugin", "logs", "broken", "-n", "1")
 	if code != 0 || out != "Error: Cannot find module ../../../sdk\n" {
 		t.Fatalf("plugin logs -n 1: %d %q %q", code, out, errOut)
 	}
-	if out, _, _ := hearth(t, env, "", "plugin", "logs", "broken"); strings.Contains(out, key) || !strings.Contains(out, "starting with key") {
+	if out, _, _ := hearth(t, env, "", "plugin", "logs", "broken"); strings.Contains(out, key) || strings.Contains(out, token) || !strings.Contains(out, "starting with key") {
 		t.Fatalf("plugin logs: %q", out)
 	}
 	out, errOut, code = hearth(t, env, "", "tools")

@@ -59,8 +59,9 @@ func listTools(ctx context.Context, a *app.App, asJSON bool, cio *cmdIO) int {
 	if len(silent) > 0 {
 		fmt.Fprintln(stdout, "\nPlugins that contribute no tools (hearth plugin show ID says more):")
 	}
+	mask := stderrMask(a)
 	for _, id := range slices.Sorted(maps.Keys(silent)) {
-		fmt.Fprintf(stdout, "  %s: %s\n", terminal.SanitizeLine(id), terminal.SanitizeLine(a.Sources.Secrets().String(silent[id])))
+		fmt.Fprintf(stdout, "  %s: %s\n", terminal.SanitizeLine(id), terminal.SanitizeLine(mask(silent[id])))
 	}
 	return 0
 }
