@@ -51,7 +51,8 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
-  plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins
+  plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins;
+                  plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
@@ -145,7 +146,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if len(args) > 0 && args[0] == "login" {
 			return runMCPLogin(ctx, args[1:], stdin, stdout, stderr)
 		}
-	case "chat", "ask", "tools", "policy", "audit", "plugin", "settings":
+	case "plugin":
+		if len(args) > 0 && args[0] == "new" {
+			return runPluginNew(args[1:], stdout, stderr)
+		}
+	case "chat", "ask", "tools", "policy", "audit", "settings":
 	default:
 		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
 		return 2

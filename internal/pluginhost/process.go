@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/names"
+	"github.com/hearth-agent/hearth/internal/scaffold"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/wire"
@@ -359,6 +360,13 @@ func (p *Process) minimalEnv(dataDir string) []string {
 	}
 	env = append(env, "HOME="+dataDir, "HEARTH_PLUGIN_ID="+p.m.ID, "HEARTH_PLUGIN_DATA="+dataDir,
 		fmt.Sprintf("HEARTH_PROTOCOL=%d", wire.ProtocolVersion))
+	if p.mcp == nil { // the TypeScript and Python SDKs, carried in this binary
+		if root, err := scaffold.Provide(p.opts.DataDir); err != nil {
+			p.log.Warn("the plugin SDKs are not provided", "err", err)
+		} else {
+			env = append(env, scaffold.Env(root)...)
+		}
+	}
 	for k, v := range p.m.Env {
 		env = append(env, k+"="+v)
 	}

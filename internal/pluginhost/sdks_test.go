@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/scaffold"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
@@ -89,31 +90,35 @@ func needProgram(t *testing.T, name string) {
 	}
 }
 
-// needNodeSDK skips without Node.js or the SDK's npm dependencies, except
-// in CI, where .ci/run installs them and their absence is a failure.
-func needNodeSDK(t *testing.T) {
+// nodeSDKEnv is the environment node needs to run the TypeScript SDK from
+// this checkout: this process's after `npm ci --prefix sdk/typescript`,
+// else with zod as Hearth provides it to child plugins.
+func nodeSDKEnv(t *testing.T) []string {
 	t.Helper()
 	needProgram(t, "node")
-	if _, err := os.Stat("../../sdk/typescript/node_modules/zod"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("sdk/typescript/node_modules is missing: .ci/run should have run npm ci")
-		}
-		t.Skip("run `npm ci --prefix sdk/typescript` to test the TypeScript SDK")
+	if _, err := os.Stat("../../sdk/typescript/node_modules/zod"); err == nil {
+		return os.Environ()
 	}
+	root, err := scaffold.Provide(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), scaffold.Env(root)...)
 }
 
 func TestTypeScriptSDKUnitTests(t *testing.T) {
-	needNodeSDK(t)
 	cmd := exec.Command("node", "--test", "test/")
+	cmd.Env = nodeSDKEnv(t)
 	cmd.Dir = "../../sdk/typescript"
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node tests failed: %v\n%s", err, out)
 	}
 }
 
-// The TypeScript SDK's example plugin, called end to end.
+// The TypeScript SDK's example plugin, called end to end. Hearth
+// provides the SDK and zod (internal/scaffold), so it runs without npm.
 func TestTypeScriptSDKExample(t *testing.T) {
-	needNodeSDK(t)
+	needProgram(t, "node")
 	f := newFixture(t,
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "q", Name: "tsweather__query", Arguments: `{"city":"上海"}`},
@@ -159,7 +164,7 @@ func TestTypeScriptSDKExample(t *testing.T) {
 // The bank plugin of the conformance test, written with the TypeScript
 // SDK, makes the decisions the Go plugin makes compiled in.
 func TestTypeScriptSDKPolicyConformance(t *testing.T) {
-	needNodeSDK(t)
+	needProgram(t, "node") // Hearth provides zod when npm did not
 	_, compiled := compiledBank(t)
 	dir, _ := filepath.Abs("testdata/tsbank")
 	_, child, _ := childBank(t, dir)

@@ -1,13 +1,7 @@
 #!/usr/bin/env python3
 """A Hearth plugin in Python: one read tool, one stage handler."""
-import os
-import sys
-import time
-
-# The SDK ships in this repository; an installed plugin would pip-install it.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "sdk", "python"))
-
-from hearth_plugin import ToolError, define_plugin, define_tool, serve  # noqa: E402
+# Hearth puts hearth_plugin on the PYTHONPATH of its child plugins.
+from hearth_plugin import ToolError, define_plugin, define_tool, serve
 
 WEATHER = {"北京": "晴", "上海": "多云"}
 

@@ -1,6 +1,7 @@
 // A Hearth plugin in TypeScript-flavoured JavaScript (the SDK ships types
 // in index.d.ts): one read tool with a zod input, one stage handler.
-import { definePlugin, defineTool, serve, ToolError, z } from '../../../sdk/typescript/index.js';
+// Hearth provides @hearth-agent/plugin-sdk (and zod) to its child plugins.
+import { definePlugin, defineTool, serve, ToolError, z } from '@hearth-agent/plugin-sdk';
 
 const WEATHER = { 北京: '晴', 上海: '多云' };
 

@@ -1,0 +1,5 @@
+import km from "./km.js";
+/** @deprecated Use `km` instead. */
+export default function () {
+    return km();
+}
