@@ -291,5 +291,5 @@ func pluginLines(ctx context.Context, a *app.App) string {
 	if b.Len() == 0 {
 		return "(no process plugins)\n"
 	}
-	return b.String()
+	return stderrMask(a)(b.String())
 }
