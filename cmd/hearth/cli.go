@@ -48,15 +48,15 @@ func (c *cmdIO) abs(p string) string {
 func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string, cio *cmdIO) int {
 	switch cmd {
 	case "tools":
-		return listTools(a, f.jsonOut, cio.out)
+		return listTools(ctx, a, f.jsonOut, cio)
 	case "policy":
 		return runPolicy(ctx, a, f, rest, cio.out, cio.err)
 	case "audit":
 		return runAudit(ctx, a, f, cio.out, cio.err)
 	case "plugin":
-		return runPlugin(ctx, a, rest, cio)
+		return runPlugin(ctx, a, f, rest, cio)
 	case "settings":
-		return runSettings(a, rest, cio)
+		return runSettings(ctx, a, rest, cio)
 	case "mcp":
 		return runMCPConfig(ctx, a, rest, cio)
 	}

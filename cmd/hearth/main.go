@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,7 +22,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -53,7 +51,7 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
-  plugin          list, enable, disable, reload, install, remove or forget process plugins;
+  plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins;
                   plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
@@ -83,6 +81,7 @@ type flags struct {
 	showUsage                       bool // --usage
 	channel, group, tool            string
 	limit                           int
+	lines                           int // -n: plugin logs
 	since                           time.Duration
 }
 
@@ -110,6 +109,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.group, "group", "", "")
 	fs.StringVar(&f.tool, "tool", "", "")
 	fs.IntVar(&f.limit, "limit", 50, "")
+	fs.IntVar(&f.lines, "n", 0, "")
 	fs.DurationVar(&f.since, "since", 0, "")
 	// Flags may come before or after the message.
 	var rest []string
@@ -177,8 +177,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		opts.Plugins = app.PluginsStart
 	case "ask":
 		opts.Plugins = app.PluginsWait
-	case "tools":
-		opts.Plugins = app.PluginsIfFree
 	}
 	if f.verbose {
 		opts.LogTo, opts.LogLevel = stderr, slog.LevelDebug
@@ -202,9 +200,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	switch cmd {
 	case "tools", "policy", "audit", "plugin", "settings", "mcp":
-		if cmd == "tools" && a.Busy != nil {
-			fmt.Fprintf(stderr, "hearth tools: the process plugins' tools are not listed: %v\n", a.Busy)
-		}
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":
@@ -291,45 +286,6 @@ func haveProvider(a *app.App, stderr io.Writer) bool {
 	}
 	fmt.Fprintln(stderr, terminal.NoProviderMessage(filepath.Join(a.DataDir, config.FileName)))
 	return false
-}
-
-func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
-	list := a.Kernel.OfferedTools(sdk.Injection{Channel: terminal.Channel, UserID: "owner"})
-	if asJSON {
-		type spec struct {
-			Name        string          `json:"name"`
-			Plugin      string          `json:"plugin"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		}
-		out := make([]spec, 0, len(list))
-		for _, t := range list {
-			out = append(out, spec{t.Name, t.Plugin, t.Def.Description, t.Schema})
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
-			return 1
-		}
-		return 0
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(stdout, "(no tools)")
-	}
-	for _, t := range list {
-		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, terminal.SanitizeLine(firstLine(t.Def.Description)))
-	}
-	hidden := a.Kernel.Hidden()
-	names := make([]string, 0, len(hidden))
-	for n := range hidden {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(stdout, "(plugin %s is hidden: %s)\n", terminal.SanitizeLine(n), terminal.SanitizeLine(hidden[n]))
-	}
-	return 0
 }
 
 func isTerminal(r io.Reader) bool {
