@@ -48,15 +48,15 @@ func (c *cmdIO) abs(p string) string {
 func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string, cio *cmdIO) int {
 	switch cmd {
 	case "tools":
-		return listTools(a, f.jsonOut, cio.out)
+		return listTools(ctx, a, f.jsonOut, cio)
 	case "policy":
 		return runPolicy(ctx, a, f, rest, cio.out, cio.err)
 	case "audit":
 		return runAudit(ctx, a, f, cio.out, cio.err)
 	case "plugin":
-		return runPlugin(ctx, a, rest, cio)
+		return runPlugin(ctx, a, f, rest, cio)
 	case "settings":
-		return runSettings(a, rest, cio)
+		return runSettings(ctx, a, rest, cio)
 	case "mcp":
 		return runMCPConfig(ctx, a, rest, cio)
 	}
@@ -143,7 +143,7 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 func remoteTerminal(ctx context.Context, c *daemon.Client, cmd, dir string, f *flags, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ag := remote.New(c.BaseURL, c.Token, c.HTTP).VerifiedBy(c)
 	defer ag.Close()
-	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning,
+	o := &terminal.Options{In: stdin, Out: stdout, Err: stderr, ChatID: f.session, ShowReasoning: f.reasoning, Usage: f.showUsage,
 		ConfigPath: filepath.Join(dir, config.FileName)}
 	o.Prompts = func() []terminal.Prompt { // the daemon's MCP servers' prompts
 		list, _ := ag.Prompts(ctx) // none when the daemon cannot say

@@ -102,7 +102,7 @@ var valueFlags = map[string]bool{
 	"data-dir": true, "model": true, "source": true, "session": true, "channel": true, "group": true,
 	"tool": true, "limit": true, "since": true, "listen": true, "log-level": true, "tls-cert": true,
 	"tls-key": true, "grace": true, "env": true, "cwd": true, "timeout": true, "url": true, "header": true,
-	"http": true, "lang": true, "dir": true, "hearth-src": true,
+	"http": true, "lang": true, "dir": true, "hearth-src": true, "n": true,
 }
 
 // subcommandFlags are the flags of subcommands that parse their own.
@@ -114,7 +114,7 @@ var subcommandFlags = map[string][]string{
 
 // subcommands are the commands' subcommands, as completed.
 var subcommands = map[string][]string{
-	"plugin":   {"new", "enable", "disable", "reload", "install", "remove", "forget"},
+	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "remove", "forget"},
 	"policy":   {"set", "reset", "role", "grant"},
 	"settings": {"get", "set"},
 	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},

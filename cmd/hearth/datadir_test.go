@@ -26,6 +26,8 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "ok"})
 	home := t.TempDir()
 	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + home}
+	writeManifest(t, filepath.Join(home, "plugins", "weather"), // a plugin to disable and enable below
+		fmt.Sprintf(`{"id": "weather", "command": [%q], "env": {"HEARTH_TEST_SERVE_WEATHER": "1"}}`, os.Args[0]))
 
 	chat := exec.Command(os.Args[0], "chat")
 	chat.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
@@ -75,7 +77,7 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"policy"}, {"policy", "set", "time__now", "ask"}, {"audit"},
-		{"settings", "set", "qq", "retries", "3"}, {"settings"},
+		{"settings", "set", "time", "retries", "3"}, {"settings"},
 		{"plugin"}, {"plugin", "disable", "weather"}, {"plugin", "enable", "weather"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -89,16 +89,16 @@ func TestCommandsRunInTheDaemon(t *testing.T) {
 	}
 
 	const secret = "s3cret-value-0123456789"
-	if out, errOut, code := hearth(t, env, secret+"\n", "settings", "set", "qq", "token"); code != 0 || out != "qq.token set\n" {
+	if out, errOut, code := hearth(t, env, secret+"\n", "settings", "set", "weather", "token"); code != 0 || out != "weather.token set\n" {
 		t.Fatalf("settings set from stdin: %d %q %q", code, out, errOut)
 	}
-	if out, _, _ := hearth(t, env, "", "settings", "get", "qq", "token"); strings.Contains(out, secret) || !strings.Contains(out, "***") {
+	if out, _, _ := hearth(t, env, "", "settings", "get", "weather", "token"); strings.Contains(out, secret) || !strings.Contains(out, "***") {
 		t.Fatalf("settings get of a secret: %q", out)
 	}
-	if out, errOut, code := hearth(t, env, "早上好\n", "settings", "set", "qq", "greeting"); code != 0 || out != "qq.greeting set\n" {
+	if out, errOut, code := hearth(t, env, "早上好\n", "settings", "set", "weather", "greeting"); code != 0 || out != "weather.greeting set\n" {
 		t.Fatalf("settings set from stdin: %d %q %q", code, out, errOut)
 	}
-	if out, _, _ := hearth(t, env, "", "settings", "get", "qq", "greeting"); out != `"早上好"`+"\n" {
+	if out, _, _ := hearth(t, env, "", "settings", "get", "weather", "greeting"); out != `"早上好"`+"\n" {
 		t.Fatalf("settings get: %q", out)
 	}
 	if out, errOut, code := hearth(t, env, "", "plugin", "forget", "weather"); code == 0 || !strings.Contains(errOut, "stop hearth serve") {

@@ -176,6 +176,8 @@ Examples:
   hearth plugin
   hearth plugin new greeter --lang python     (hearth plugin new -h)
   hearth plugin install ./my-plugin
+  hearth plugin show weather
+  hearth plugin logs weather -n 50
   hearth plugin disable weather
   hearth plugin reload weather
 ` + globalFlagsHelp, true

@@ -17,7 +17,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -56,7 +54,7 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
-  plugin          list, enable, disable, reload, install, remove or forget process plugins;
+  plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins;
                   plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
@@ -74,6 +72,7 @@ Flags (before or after the command):
   --source NAME   model source from config.json
   --session NAME  conversation to continue (chat: the terminal's; ask: a new one)
   --reasoning     show the model's reasoning (default: on in chat, off in ask)
+  --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
 While hearth serve runs, plugin, policy, settings, audit, tools and mcp are run
@@ -87,8 +86,10 @@ in the data directory (see docs/configuration.md). Exit codes: 0 ok, 1 failure,
 type flags struct {
 	dataDir, model, source, session string
 	reasoning, verbose, jsonOut     bool
+	showUsage                       bool // --usage
 	channel, group, tool            string
 	limit                           int
+	lines                           int // -n: plugin logs
 	since                           time.Duration
 }
 
@@ -101,7 +102,7 @@ var commandFlags = map[string][]string{
 	"tools":    {"data-dir", "v", "json"},
 	"policy":   {"data-dir", "v", "channel", "group", "json"},
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
-	"plugin":   {"data-dir", "v"},
+	"plugin":   {"data-dir", "v", "n"},
 	"settings": {"data-dir", "v"},
 }
 
@@ -122,11 +123,13 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.session, "session", "", "")
 	fs.BoolVar(&f.reasoning, "reasoning", f.reasoning, "")
 	fs.BoolVar(&f.verbose, "v", false, "")
+	fs.BoolVar(&f.showUsage, "usage", false, "")
 	fs.BoolVar(&f.jsonOut, "json", false, "")
 	fs.StringVar(&f.channel, "channel", "", "")
 	fs.StringVar(&f.group, "group", "", "")
 	fs.StringVar(&f.tool, "tool", "", "")
 	fs.IntVar(&f.limit, "limit", 50, "")
+	fs.IntVar(&f.lines, "n", 0, "")
 	fs.DurationVar(&f.since, "since", 0, "")
 	// Flags may come before or after the message; "--" ends them.
 	var rest []string
@@ -297,8 +300,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		opts.Plugins = app.PluginsStart
 	case "ask":
 		opts.Plugins = app.PluginsWait
-	case "tools":
-		opts.Plugins = app.PluginsIfFree
 	}
 	if f.verbose {
 		opts.LogTo, opts.LogLevel = stderr, slog.LevelDebug
@@ -322,9 +323,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	switch cmd {
 	case "tools", "policy", "audit", "plugin", "settings", "mcp":
-		if cmd == "tools" && a.Busy != nil {
-			fmt.Fprintf(stderr, "hearth tools: the process plugins' tools are not listed: %v\n", a.Busy)
-		}
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":
@@ -400,7 +398,7 @@ func termOptions(a *app.App, f *flags, stdin io.Reader, stdout, stderr io.Writer
 	return &terminal.Options{
 		Prompts: prompts, GetPrompt: getPrompt,
 		In: stdin, Out: stdout, Err: stderr,
-		ChatID: f.session, ShowReasoning: f.reasoning,
+		ChatID: f.session, ShowReasoning: f.reasoning, Usage: f.showUsage,
 		Sources: a.Sources, ConfigPath: filepath.Join(a.DataDir, config.FileName),
 	}
 }
@@ -411,39 +409,6 @@ func haveProvider(a *app.App, stderr io.Writer) bool {
 	}
 	fmt.Fprintln(stderr, terminal.NoProviderMessage(filepath.Join(a.DataDir, config.FileName)))
 	return false
-}
-
-func listTools(a *app.App, asJSON bool, stdout io.Writer) int {
-	list := a.Kernel.OfferedTools(sdk.Injection{Channel: terminal.Channel, UserID: "owner"})
-	if asJSON {
-		type spec struct {
-			Name        string          `json:"name"`
-			Plugin      string          `json:"plugin"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		}
-		out := make([]spec, 0, len(list))
-		for _, t := range list {
-			out = append(out, spec{t.Name, t.Plugin, t.Def.Description, t.Schema})
-		}
-		return writeJSON(stdout, out)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(stdout, "(no tools)")
-	}
-	for _, t := range list {
-		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, terminal.SanitizeLine(firstLine(t.Def.Description)))
-	}
-	hidden := a.Kernel.Hidden()
-	names := make([]string, 0, len(hidden))
-	for n := range hidden {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(stdout, "(plugin %s is hidden: %s)\n", terminal.SanitizeLine(n), terminal.SanitizeLine(hidden[n]))
-	}
-	return 0
 }
 
 func isTerminal(r io.Reader) bool {

@@ -321,23 +321,23 @@ func TestProcessPluginInstallUseDisable(t *testing.T) {
 
 func TestSettingsCommand(t *testing.T) {
 	base := []string{"HEARTH_HOME=" + t.TempDir()}
-	if out, errOut, code := hearth(t, base, "sk-秘密\n", "settings", "set", "qq", "token"); code != 0 || out != "qq.token set\n" {
+	if out, errOut, code := hearth(t, base, "sk-秘密\n", "settings", "set", "time", "token"); code != 0 || out != "time.token set\n" {
 		t.Fatalf("set from stdin: %d %q %q", code, out, errOut)
 	}
-	if out, _, code := hearth(t, base, "", "settings", "set", "qq", "napcat_url", "ws://127.0.0.1:3001"); code != 0 || out != "qq.napcat_url = \"ws://127.0.0.1:3001\"\n" {
+	if out, _, code := hearth(t, base, "", "settings", "set", "time", "napcat_url", "ws://127.0.0.1:3001"); code != 0 || out != "time.napcat_url = \"ws://127.0.0.1:3001\"\n" {
 		t.Fatalf("set text: %d %q", code, out)
 	}
-	if out, _, code := hearth(t, base, "", "settings", "set", "qq", "retries", "3"); code != 0 || out != "qq.retries = 3\n" {
+	if out, _, code := hearth(t, base, "", "settings", "set", "time", "retries", "3"); code != 0 || out != "time.retries = 3\n" {
 		t.Fatalf("set JSON: %d %q", code, out)
 	}
 	out, _, code := hearth(t, base, "", "settings")
 	if code != 0 || strings.Contains(out, "sk-秘密") || !strings.Contains(out, "token       ******") || !strings.Contains(out, "retries") {
 		t.Fatalf("list:\n%s", out)
 	}
-	if out, _, _ := hearth(t, base, "", "settings", "get", "qq", "token"); out != "******\n" {
+	if out, _, _ := hearth(t, base, "", "settings", "get", "time", "token"); out != "******\n" {
 		t.Fatalf("get secret: %q", out)
 	}
-	if _, errOut, code := hearth(t, base, "", "settings", "get", "qq", "nope"); code != 1 || !strings.Contains(errOut, "not found") {
+	if _, errOut, code := hearth(t, base, "", "settings", "get", "time", "nope"); code != 1 || !strings.Contains(errOut, "not found") {
 		t.Fatalf("get missing: %d %q", code, errOut)
 	}
 	if _, errOut, code := hearth(t, base, "", "settings", "set", "core", "core.daemon.data_dir", "/tmp"); code != 2 || !strings.Contains(errOut, "read-only") {

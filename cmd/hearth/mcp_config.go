@@ -559,5 +559,5 @@ func mcpPluginOp(ctx context.Context, a *app.App, op string, args []string, cio 
 			return code
 		}
 	}
-	return runPlugin(ctx, a, []string{op, pluginhost.MCPPluginName(name)}, cio)
+	return runPlugin(ctx, a, &flags{}, []string{op, pluginhost.MCPPluginName(name)}, cio)
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -21,6 +23,8 @@ import (
 
 const pluginUsage = `Usage:
   hearth plugin                  list the plugins in <data dir>/plugins and the MCP servers
+  hearth plugin show ID          state, last error, pid, tools and stderr tail of a plugin
+  hearth plugin logs ID [-n N]   the last N lines (default 20) the plugin wrote to stderr
   hearth plugin enable ID        enable a plugin (remembered)
   hearth plugin disable ID       disable a plugin (remembered)
   hearth plugin reload ID        restart a plugin in the running Hearth
@@ -31,14 +35,27 @@ const pluginUsage = `Usage:
                                  the next plugin to ask for the name starts clean
 
 A plugin name belongs to the folder that first ran under it; remove and forget
-need Hearth stopped.
+need Hearth stopped. With no Hearth running, list, show and logs start the
+plugins for a moment to see how they do.
 `
 
-func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
+func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cmdIO) int {
 	stdout, stderr := cio.out, cio.err
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "hearth plugin: %v\n", err)
 		return 1
+	}
+	if len(args) == 0 || args[0] == "list" || args[0] == "show" || args[0] == "logs" {
+		if !cio.daemon {
+			stop, busy := tryPlugins(ctx, a)
+			defer stop()
+			var locked *datadir.LockedError
+			if errors.As(busy, &locked) {
+				fmt.Fprintf(stderr, "hearth plugin: the plugins run in another Hearth (pid %d): their state is shown there (/plugins in its chat)\n", locked.PID)
+			} else if busy != nil {
+				fmt.Fprintf(stderr, "hearth plugin: %v\n", busy)
+			}
+		}
 	}
 	if len(args) == 0 || args[0] == "list" {
 		list, err := a.Plugins.List(ctx)
@@ -49,16 +66,10 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 			fmt.Fprintf(stdout, "(no plugins in %s; built in: %s)\n", a.Plugins.Dir(), strings.Join(a.Kernel.Plugins(), ", "))
 			return 0
 		}
+		mask := stderrMask(a)
 		w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "ID\tENABLED\tSTATE\tMAY USE\tFOLDER")
 		for _, p := range list {
-			state := "-"
-			if p.Status != nil {
-				state = fmt.Sprintf("%s (restarts %d)", p.Status.State, p.Status.Restarts)
-			}
-			if p.Error != "" {
-				state = "error: " + p.Error
-			}
 			groups := "core"
 			if p.Kind == "mcp" {
 				groups = "-" // an MCP server uses no Hearth services
@@ -66,7 +77,7 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 				groups += "," + strings.Join(p.Capabilities, ",")
 			}
 			cell := terminal.SanitizeLine
-			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(p.ID), p.Enabled, cell(state), cell(groups), cell(pluginWhere(p)))
+			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(p.ID), p.Enabled, cell(mask(stateCell(p))), cell(groups), cell(pluginWhere(p)))
 		}
 		w.Flush()
 		return 0
@@ -74,6 +85,34 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 	if len(args) != 2 {
 		fmt.Fprintf(stderr, "hearth plugin: %s needs one argument\n\n%s", args[0], pluginUsage)
 		return 2
+	}
+	switch args[0] {
+	case "show", "logs":
+		p, err := findPlugin(ctx, a, args[1])
+		if err != nil {
+			return fail(err)
+		}
+		var out bytes.Buffer
+		code := 0
+		if args[0] == "show" {
+			showPlugin(a, p, &out)
+		} else {
+			n := f.lines
+			if n <= 0 {
+				n = logLines
+			}
+			code = pluginLogs(p, n, &out, stderr)
+		}
+		io.WriteString(stdout, stderrMask(a)(out.String()))
+		return code
+	case "enable", "disable", "reload":
+		if _, err := findPlugin(ctx, a, args[1]); err != nil {
+			return fail(err)
+		}
+	case "remove":
+		if err := checkRemove(ctx, a, args[1]); err != nil {
+			return fail(err)
+		}
 	}
 	switch args[0] {
 	case "enable", "disable":
@@ -96,7 +135,7 @@ func runPlugin(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 		if err := reload(ctx, args[1]); err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(stdout, "%s: reload requested\n", args[1])
+		fmt.Fprintln(stdout, reloadMessage(a, args[1], cio.daemon))
 	case "install":
 		src := cio.abs(args[1])
 		install := func(ctx context.Context, src string) (string, error) {
@@ -252,5 +291,5 @@ func pluginLines(ctx context.Context, a *app.App) string {
 	if b.Len() == 0 {
 		return "(no process plugins)\n"
 	}
-	return b.String()
+	return stderrMask(a)(b.String())
 }

@@ -144,7 +144,7 @@ func TestKeysMaskedInEveryMessage(t *testing.T) {
 	home := t.TempDir()
 	cfg := fmt.Sprintf(`{"source": "main", "sources": {
 		"main": {"base_url": %q, "api_key": %q, "model": "m"},
-		"other": {"base_url": "http://127.0.0.1:1/v1", "api_key_env": "OTHER_KEY"}}}`, p.URL, key)
+		"other": {"base_url": "http://127.0.0.1:1/v1", "api_key_env": "OTHER_KEY", "model": "m"}}}`, p.URL, key)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -31,7 +33,7 @@ holds the MCP servers' OAuth logins (hearth mcp login). A running Hearth
 sees a change at once.
 `
 
-func runSettings(a *app.App, args []string, cio *cmdIO) int {
+func runSettings(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 	stdin, stdout, stderr := cio.in, cio.out, cio.err
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "hearth settings: %v\n", err)
@@ -77,6 +79,9 @@ func runSettings(a *app.App, args []string, cio *cmdIO) int {
 		fmt.Fprintln(stdout, shown(svc, args[1], args[2], raw))
 		return 0
 	case args[0] == "set" && (len(args) == 3 || len(args) == 4):
+		if err := checkNamespace(ctx, a, args[1]); err != nil {
+			return fail(err)
+		}
 		var value string
 		fromStdin := len(args) == 3
 		if !fromStdin {
@@ -173,4 +178,39 @@ func readValue(stdin io.Reader, stderr io.Writer, name string) (string, error) {
 		return "", errors.New("no value on stdin")
 	}
 	return line, nil
+}
+
+// checkNamespace refuses to set settings of a plugin that does not
+// exist: Hearth's own (core), the MCP logins (mcp), a built-in, a plugin
+// of the plugins folder, an MCP server, or a namespace that already has
+// settings (a plugin removed, or not yet started, keeps them).
+func checkNamespace(ctx context.Context, a *app.App, ns string) error {
+	if ns == settings.Core || ns == "mcp" || isBuiltin(a, ns) {
+		return nil
+	}
+	have, err := a.Settings.Namespaces()
+	if err != nil {
+		return err
+	}
+	if slices.Contains(have, ns) {
+		return nil
+	}
+	list, err := a.Plugins.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range list {
+		if p.ID == ns || p.Dir != "" && pluginName(p) == ns {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w\n(settings also has: core (Hearth's own), mcp (MCP logins)%s)", unknownPlugin(a, list, ns), withNamespaces(have))
+}
+
+// withNamespaces lists the namespaces that have settings, for an error.
+func withNamespaces(have []string) string {
+	if len(have) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(have, ", ")
 }

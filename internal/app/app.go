@@ -152,6 +152,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.logMask.Store(a.Sources.Secrets())
+	a.Sources.SetLogger(a.Logger) // -v shows each provider request
 	a.Store, err = store.Open(ctx, dir)
 	if err != nil {
 		a.Close()

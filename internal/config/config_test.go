@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func TestSourceLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _, err := f.ResolveSources(Overrides{Env: envOf(map[string]string{"OPENAI_API_KEY": "sk-env"})})
+	list, _, err := f.ResolveSources(Overrides{Env: envOf(map[string]string{"OPENAI_API_KEY": "sk-env", "HEARTH_MODEL": "m"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestPriceAndTraceDays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _, err := f.ResolveSources(Overrides{Env: envOf(nil)})
+	list, _, err := f.ResolveSources(Overrides{Env: envOf(nil), Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,13 +175,41 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"trace_days":-1,"sources":{"a":{"base_url":"http://h/v1","price":{"input":1,"output":2,"currency":"CNY"}}}}`))
 	f.Add([]byte(`{"sources":{"a":{"base_url":"http://h/v1","idle_timeout":"1m","first_byte_timeout":30}}}`))
 	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"model":"m","sources":{"a":{"base_url":"http://h/v1"}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := Parse("config.json", b)
 		if err != nil {
 			return
 		}
-		if _, _, err := cfg.ResolveSources(Overrides{Env: envOf(nil)}); err != nil {
+		if _, _, err := cfg.ResolveSources(Overrides{Env: envOf(nil)}); err != nil && !errors.Is(err, ErrNoModel) {
 			t.Fatalf("a parsed config failed to resolve: %v", err)
 		}
 	})
+}
+
+// A source of config.json on a server whose default model Hearth does not
+// know, with no model named anywhere, is refused at load, naming the
+// source, so that no request goes out with "model": "".
+func TestSourceWithoutModelIsRefused(t *testing.T) {
+	f, err := Parse("config.json", []byte(`{"sources":{"local":{"base_url":"http://127.0.0.1:11434/v1"},
+		"ds":{"base_url":"https://api.deepseek.com/v1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = f.ResolveSources(Overrides{Env: envOf(nil)})
+	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), `source "local" (http://127.0.0.1:11434/v1)`) ||
+		!strings.Contains(err.Error(), `"model"`) || strings.Contains(err.Error(), `"ds"`) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, o := range []Overrides{{Model: "qwen3:8b", Env: envOf(nil)}, {Env: envOf(map[string]string{"HEARTH_MODEL": "qwen3:8b"})}} {
+		list, _, err := f.ResolveSources(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list {
+			if s.Model != "qwen3:8b" {
+				t.Errorf("%s: model %q", s.Name, s.Model)
+			}
+		}
+	}
 }

@@ -96,6 +96,11 @@ func maskEvents(secrets *redact.Secrets, emit func(Event)) func(Event) {
 		send(reasoning, Event{TraceID: ev.TraceID}, "", true)
 		send(text, Event{TraceID: ev.TraceID}, "", true)
 		ev.Text, ev.Args = secrets.String(ev.Text), secrets.String(ev.Args)
+		if ev.Retry != nil {
+			r := *ev.Retry
+			r.Reason = secrets.String(r.Reason)
+			ev.Retry = &r
+		}
 		if len(ev.Metadata) > 0 {
 			md := make(map[string]string, len(ev.Metadata))
 			for k, v := range ev.Metadata {

@@ -38,6 +38,10 @@ const (
 	// Text, a short message. At most about ten a second per call; the
 	// latest comes before the call's EventToolEnd, none after it.
 	EventToolProgress
+	// EventRetry says a model call failed before its answer began and is
+	// about to be tried again: Retry says why and after how long, and
+	// Text says it for people ("429 rate limited, retrying in 2 s").
+	EventRetry
 )
 
 // Event is one thing a channel may show while a turn runs.
@@ -53,10 +57,12 @@ type Event struct {
 	// Metadata is EventToolEnd's result metadata for renderers (xbot's
 	// ToolResult.Metadata: a diff, a kind).
 	Metadata map[string]string
-	Err      error     // EventError
-	Usage    llm.Usage // EventFinal: usage of the turn's model calls
-	TraceID  string    // the turn's trace (see TraceSaver); empty when not traced
-	Outcome  *Outcome  // EventTurnEnded
+	Err      error      // EventError
+	Usage    llm.Usage  // EventFinal: usage of the turn's model calls
+	Retry    *llm.Retry // EventRetry
+	Cost     *Cost      // EventFinal: what the turn's model calls cost, nil when not known
+	TraceID  string     // the turn's trace (see TraceSaver); empty when not traced
+	Outcome  *Outcome   // EventTurnEnded
 }
 
 // Input is one message for the agent.
@@ -95,6 +101,9 @@ type Outcome struct {
 	Interrupted bool      // an interrupt or cancellation ended the turn
 	TraceID     string    // the turn's trace; empty when not traced
 	Usage       llm.Usage // the tokens of the turn's model calls
+	// Cost is what those calls cost, at their sources' prices; nil when
+	// a call's price is not known (see llm.PriceOf).
+	Cost *Cost
 }
 
 // ErrInterrupted is the cause given to a turn cancelled by an interrupt.

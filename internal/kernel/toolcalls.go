@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
@@ -120,6 +122,7 @@ type preparedCall struct {
 
 	progress *progressReporter // the call's progress reports, once it may run
 	ready    bool              // result is final; do not invoke
+	took     time.Duration     // how long the handler ran, once invoked
 
 	approval *store.TraceApproval // the approval asked, for the trace
 
@@ -216,6 +219,9 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			k.afterToolcall(t, p)
 			k.storeMessages(ctx, t, p.message())
 		}
+		k.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", p.call.Name),
+			slog.String("call", p.call.ID), slog.String("outcome", p.outcome),
+			slog.Duration("duration", p.took.Round(time.Millisecond)))
 		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError,
 			Metadata: p.result.Metadata})
 		msgs[i] = p.message()
@@ -442,7 +448,9 @@ func (k *Kernel) invokeAll(ctx context.Context, prepared []*preparedCall, done f
 	}
 	run := func(lane []*preparedCall) {
 		for _, p := range lane {
+			began := time.Now()
 			p.result = p.tool.Invoke(ctx, p.tc, p.args, p.raw)
+			p.took = time.Since(began)
 			done(p)
 		}
 	}

@@ -108,12 +108,15 @@ func (k *Kernel) endTrace(ctx context.Context, t *turnState, out Outcome) {
 // chat makes one model call, recording it in the trace.
 func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	tr := t.trace
+	src := k.currentSource()
 	if tr == nil {
-		return k.provider.Chat(ctx, req, onDelta)
-	}
-	var src llm.Source
-	if ws, ok := k.provider.(windowSource); ok {
-		src, _ = ws.Current()
+		resp, err := k.provider.Chat(ctx, req, onDelta)
+		model := req.Model
+		if resp != nil && resp.Model != "" {
+			model = resp.Model
+		}
+		t.cost.add(src, model, usageOf(resp))
+		return resp, err
 	}
 	mc := store.TraceModelCall{Source: src.Name, Model: req.Model, Started: time.Now()}
 	if mc.Model == "" {
@@ -121,7 +124,7 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 	}
 	var first time.Time
 	resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
-		if first.IsZero() {
+		if first.IsZero() && d.Retry == nil {
 			first = time.Now()
 		}
 		onDelta(d)
@@ -144,6 +147,7 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		mc.Usage = traceUsage(resp.Usage)
 		addTraceUsage(&tr.tr.Usage, mc.Usage)
 	}
+	t.cost.add(src, mc.Model, usageOf(resp))
 	if price, ok := llm.PriceOf(src, mc.Model); ok {
 		mc.Cost = &store.TraceCost{Amount: price.Cost(usageOf(resp)), Currency: price.CurrencyCode()}
 		switch {

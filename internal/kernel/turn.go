@@ -21,6 +21,7 @@ type turnState struct {
 	user    llm.Message
 	steps   []llm.Message // complete assistant/tool exchanges of this turn
 	usage   llm.Usage
+	cost    turnCost // cost.go
 	tainted bool
 
 	lastCalls []llm.ToolCall // the model's calls in its latest answer
@@ -58,7 +59,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	// taints the turn from its start.
 	t.tainted = in.Untrusted != ""
 	defer func() {
-		out.Usage = t.usage
+		out.Usage, out.Cost = t.usage, t.cost.total()
 		if k.secrets != nil {
 			out.Text = k.secrets.String(out.Text)
 		}
@@ -116,6 +117,10 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	}
 
 	onDelta := func(d llm.Delta) {
+		if d.Retry != nil {
+			t.emit(Event{Kind: EventRetry, Text: d.Retry.String(), Retry: d.Retry})
+			return
+		}
 		if d.Reasoning != "" {
 			t.emit(Event{Kind: EventReasoning, Text: d.Reasoning})
 		}
@@ -235,7 +240,7 @@ func (k *Kernel) respond(ctx context.Context, t *turnState, text string, shortCi
 			sc.FinalText = *sc.Response
 		}
 	}
-	t.emit(Event{Kind: EventFinal, Text: sc.FinalText, Usage: t.usage})
+	t.emit(Event{Kind: EventFinal, Text: sc.FinalText, Usage: t.usage, Cost: t.cost.total()})
 	k.runStage(t, sdk.StageAfterOutput, "")
 	final := llm.Message{Role: "assistant", Content: sc.FinalText, Reasoning: sc.ReasoningContent}
 	msgs := []llm.Message{final}

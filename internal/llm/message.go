@@ -118,6 +118,10 @@ type Response struct {
 type Delta struct {
 	Content   string
 	Reasoning string
+	// Retry, when set, is not a piece of the answer: it says that the
+	// call failed before any answer came and will be tried again.
+	// Content and Reasoning are empty then.
+	Retry *Retry
 }
 
 // Provider answers chat requests. onDelta, when not nil, receives the

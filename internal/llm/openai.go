@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"mime"
 	"net"
@@ -166,6 +167,9 @@ type Client struct {
 	// Redact masks secrets in the provider's messages before they become
 	// errors. Nil masks APIKey and anything that looks like a key.
 	Redact func(string) string
+	// Logger receives a debug record of every request (see logRequest);
+	// nil means slog.Default().
+	Logger *slog.Logger
 
 	once sync.Once
 	own  *http.Client
@@ -209,12 +213,14 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 	malformed := 0
 	for attempt := 0; ; attempt++ {
 		started := false
-		resp, err := c.attempt(ctx, body, func(d Delta) {
+		sent := time.Now()
+		resp, status, err := c.attempt(ctx, body, func(d Delta) {
 			started = true
 			if onDelta != nil {
 				onDelta(d)
 			}
 		})
+		c.logRequest(ctx, &wr, status, time.Since(sent), err)
 		if err == nil {
 			return resp, nil
 		}
@@ -233,6 +239,9 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 		wait, ok := c.retryDelay(err, attempt)
 		if !ok || attempt >= retries || malformed > 1 {
 			return nil, err
+		}
+		if onDelta != nil {
+			onDelta(Delta{Retry: &Retry{Attempt: attempt + 1, After: wait, Reason: retryReason(err)}})
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -271,7 +280,8 @@ func answerRunOut(resp *Response, started bool, err error, te *TimeoutError) (*R
 
 // attempt sends one request and reads its answer, with the first-byte and
 // idle deadlines enforced by a watchdog that cancels the request.
-func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) (*Response, error) {
+// The status is the answer's HTTP status, 0 when none came.
+func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) (_ *Response, status int, _ error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := newWatchdog(cancel)
@@ -280,9 +290,14 @@ func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) 
 	idle := orDefault(c.IdleTimeout, DefaultIdleTimeout)
 	resp, err := c.do(ctx, body)
 	if err != nil {
-		return nil, wd.explain(ctx, err)
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			status = apiErr.Status
+		}
+		return nil, status, wd.explain(ctx, err)
 	}
 	defer resp.Body.Close()
+	status = resp.StatusCode
 	limit := c.MaxResponseBytes
 	if limit <= 0 {
 		limit = DefaultMaxResponseBytes
@@ -306,13 +321,13 @@ func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) 
 	case "stream":
 		out, err = d.stream(br)
 	default:
-		return nil, fmt.Errorf("%w: %s answered with %s (status %d); "+
+		return nil, status, fmt.Errorf("%w: %s answered with %s (status %d); "+
 			"check the base URL (OpenAI-compatible APIs usually end in /v1)", ErrNotAPI, c.endpoint(), kind, resp.StatusCode)
 	}
 	if err != nil {
-		return out, wd.explain(ctx, err)
+		return out, status, wd.explain(ctx, err)
 	}
-	return out, nil
+	return out, status, nil
 }
 
 // sniff tells how to read a successful answer: by its content type and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sort"
 	"sync"
@@ -56,6 +57,7 @@ type Sources struct {
 	meta    map[string]Source
 	current string
 	secrets redact.Secrets // every source's key, ever
+	log     *slog.Logger   // the clients' Logger (SetLogger)
 }
 
 var (
@@ -88,7 +90,24 @@ func (s *Sources) put(src Source) {
 	s.secrets.Add(src.APIKey)
 	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP,
 		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
-		AnswerTimeout: src.AnswerTimeout, MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All}
+		AnswerTimeout: src.AnswerTimeout, MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All,
+		Logger: s.log}
+}
+
+// SetLogger makes every source log its requests to l at debug level (see
+// Client.Logger); nil means slog.Default(). The sources' clients are made
+// anew, so a call in flight keeps the logger it had.
+func (s *Sources) SetLogger(l *slog.Logger) {
+	s.mu.Lock()
+	s.log = l
+	list := make([]Source, 0, len(s.meta))
+	for _, src := range s.meta {
+		list = append(list, src)
+	}
+	s.mu.Unlock()
+	for _, src := range list {
+		s.put(src)
+	}
 }
 
 // Secrets returns the set of every source's API key, for masking what

@@ -33,6 +33,7 @@ const (
 	EvToolStarted      = "tool.started"
 	EvToolFinished     = "tool.finished"
 	EvToolProgress     = "tool.progress"
+	EvModelRetry       = "model.retry"
 	EvApprovalRequest  = "approval.requested"
 	EvApprovalDecided  = "approval.decided"
 	EvTurnFinished     = "turn.finished"
@@ -54,7 +55,8 @@ var eventsKeepAlive = 15 * time.Second
 type Event struct {
 	SessionID int64 `json:"session_id"`
 	// Text: turn.started (the input), reasoning.delta and content.delta
-	// (the piece), turn.finished (the final answer).
+	// (the piece), turn.finished (the final answer), model.retry (what
+	// happened, for people: "429 rate limited, retrying in 2 s").
 	Text string `json:"text,omitempty"`
 	// CallID, Tool: tool.started and tool.finished.
 	CallID string `json:"call_id,omitempty"`
@@ -70,6 +72,9 @@ type Event struct {
 	// call has got. At most about ten a second per call; the latest comes
 	// before the call's tool.finished.
 	Progress *Progress `json:"progress,omitempty"`
+	// Retry: model.retry, a model call that failed before its answer
+	// began and is tried again.
+	Retry *Retry `json:"retry,omitempty"`
 	// Approval: approval.requested.
 	Approval *Approval `json:"approval,omitempty"`
 	// ID, Answer, By: approval.decided. Answer is once, always, deny,
@@ -92,11 +97,23 @@ type Progress struct {
 	Message string  `json:"message,omitempty"`
 }
 
-// Usage is the tokens a turn's model calls used.
+// Retry is a model call tried again: the retry's number (1 for the
+// first), the wait before it in milliseconds, and why ("429 rate
+// limited", "503 service unavailable", "timed out", ...).
+type Retry struct {
+	Attempt int    `json:"attempt"`
+	AfterMS int64  `json:"after_ms"`
+	Reason  string `json:"reason"`
+}
+
+// Usage is the tokens a turn's model calls used, and what they cost
+// when every call's price is known: Cost in Currency (ISO 4217).
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	CachedTokens     int `json:"cached_tokens"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	CachedTokens     int      `json:"cached_tokens"`
+	Cost             *float64 `json:"cost,omitempty"`
+	Currency         string   `json:"currency,omitempty"`
 }
 
 // message is one event on the bus, encoded once for every stream.
@@ -278,6 +295,12 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 	case kernel.EventToolProgress:
 		name, e.CallID, e.Tool = EvToolProgress, ev.CallID, ev.Tool
 		e.Progress = &Progress{Done: ev.Done, Total: ev.Total, Message: mask(ev.Text)}
+	case kernel.EventRetry:
+		if ev.Retry == nil {
+			return
+		}
+		name, e.Text = EvModelRetry, mask(ev.Text)
+		e.Retry = &Retry{Attempt: ev.Retry.Attempt, AfterMS: ev.Retry.After.Milliseconds(), Reason: mask(ev.Retry.Reason)}
 	case kernel.EventToolEnd:
 		// A tool's result is where a secret turns up (a file read, a
 		// command's output): the model keys and the API token are masked.
@@ -295,6 +318,10 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 		default:
 			name, e.Text, e.TraceID = EvTurnFinished, mask(out.Text), out.TraceID
 			e.Usage = &Usage{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens, CachedTokens: out.Usage.CachedTokens}
+			if c := out.Cost; c != nil {
+				amount := c.Amount
+				e.Usage.Cost, e.Usage.Currency = &amount, c.Currency
+			}
 		}
 	default: // EventFinal, EventError, EventInterrupted: told by EventTurnEnded
 		return

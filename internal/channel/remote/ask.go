@@ -359,7 +359,7 @@ func (t *turn) outcome(ctx context.Context, p *posted) kernel.Outcome {
 		if t.ended == "" {
 			emit(kernel.Event{Kind: kernel.EventFinal, Text: p.text})
 		}
-		return kernel.Outcome{Text: p.text}
+		return kernel.Outcome{Text: p.text, Usage: t.endEv.Usage, Cost: t.endEv.Cost} // turn.finished's, for the usage line
 	}
 	err := p.err
 	if t.streamE != nil && errors.Is(err, ErrDaemonGone) {

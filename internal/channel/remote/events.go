@@ -21,6 +21,7 @@ const (
 	evToolStarted     = "tool.started"
 	evToolFinished    = "tool.finished"
 	evToolProgress    = "tool.progress"
+	evModelRetry      = "model.retry"
 	evApprovalAsked   = "approval.requested"
 	evApprovalDecided = "approval.decided"
 	evTurnFinished    = "turn.finished"
@@ -62,17 +63,34 @@ type wireEvent struct {
 	Arguments json.RawMessage `json:"arguments"`
 	IsError   bool            `json:"is_error"`
 	Result    json.RawMessage `json:"result"`
-	Usage     *llm.Usage      `json:"usage"`
+	Usage     *wireUsage      `json:"usage"`
 	TraceID   json.RawMessage `json:"trace_id"`
 	Message   string          `json:"message"`
 	// tool.progress
 	Progress *wireProgress `json:"progress"`
+	// model.retry
+	Retry *wireRetry `json:"retry"`
 	// approval.requested
 	Approval *wireApproval `json:"approval"`
 	// approval.decided
 	ID     id     `json:"id"`
 	Answer string `json:"answer"`
 	By     string `json:"by"`
+}
+
+// wireUsage is the contract's Usage: the tokens, and the cost when
+// known.
+type wireUsage struct {
+	llm.Usage
+	Cost     *float64 `json:"cost"`
+	Currency string   `json:"currency"`
+}
+
+// wireRetry is the contract's Retry.
+type wireRetry struct {
+	Attempt int    `json:"attempt"`
+	AfterMS int64  `json:"after_ms"`
+	Reason  string `json:"reason"`
 }
 
 // wireProgress is the contract's Progress.
@@ -133,12 +151,23 @@ func kernelEvent(name string, w wireEvent) (ev kernel.Event, ok bool) {
 		}
 		p := w.Progress
 		return kernel.Event{Kind: kernel.EventToolProgress, Tool: w.Tool, CallID: w.CallID, Done: p.Done, Total: p.Total, Text: p.Message}, true
+	case evModelRetry:
+		if w.Retry == nil {
+			return kernel.Event{}, false
+		}
+		// A wait the daemon could not have meant is shown as none, or an hour.
+		after := time.Duration(min(max(w.Retry.AfterMS, 0), int64(time.Hour/time.Millisecond))) * time.Millisecond
+		r := &llm.Retry{Attempt: w.Retry.Attempt, After: after, Reason: w.Retry.Reason}
+		return kernel.Event{Kind: kernel.EventRetry, Text: r.String(), Retry: r}, true
 	case evToolFinished:
 		return kernel.Event{Kind: kernel.EventToolEnd, Tool: w.Tool, CallID: w.CallID, IsError: w.IsError, Text: rawText(w.Result)}, true
 	case evTurnFinished:
 		ev := kernel.Event{Kind: kernel.EventFinal, Text: w.Text}
 		if w.Usage != nil {
-			ev.Usage = *w.Usage
+			ev.Usage = w.Usage.Usage
+			if w.Usage.Cost != nil && w.Usage.Currency != "" {
+				ev.Cost = &kernel.Cost{Amount: *w.Usage.Cost, Currency: w.Usage.Currency}
+			}
 		}
 		return ev, true
 	case evTurnInterrupted:

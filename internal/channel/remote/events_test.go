@@ -94,6 +94,7 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add(evToolFinished, `{"session_id":"7","result":{"a":[1]}}`)
 	f.Add(evTurnFinished, `{"session_id":1e3,"usage":null}`)
 	f.Add(evToolProgress, `{"session_id":1,"progress":{"done":1e400}}`)
+	f.Add(evModelRetry, `{"session_id":1,"text":"x","retry":{"attempt":1,"after_ms":9223372036854775807,"reason":"429"}}`)
 	f.Fuzz(func(t *testing.T, name, data string) {
 		w, err := decodeEvent(sseEvent{Event: name, Data: data})
 		if err != nil {
@@ -103,10 +104,29 @@ func FuzzDecodeEvent(f *testing.F) {
 		if ok != (ev.Kind != 0) {
 			t.Fatalf("%s %q: %+v %v", name, data, ev, ok)
 		}
+		if ev.Kind == kernel.EventRetry && (ev.Retry == nil || ev.Retry.After < 0 || ev.Retry.After > time.Hour) {
+			t.Fatalf("retry %+v", ev.Retry)
+		}
 		if w.Approval != nil {
 			if req := approvalRequest(w.Approval); req == nil || len(req.Args) == 0 {
 				t.Fatalf("approval %+v", req)
 			}
 		}
 	})
+}
+
+func TestDecodeModelRetry(t *testing.T) {
+	w, err := decodeEvent(sseEvent{Event: evModelRetry, Data: `{"session_id":3,"text":"429 rate limited, retrying in 2 s",
+		"retry":{"attempt":1,"after_ms":2000,"reason":"429 rate limited"}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, ok := kernelEvent(evModelRetry, w)
+	want := llm.Retry{Attempt: 1, After: 2 * time.Second, Reason: "429 rate limited"}
+	if !ok || ev.Kind != kernel.EventRetry || ev.Retry == nil || *ev.Retry != want || ev.Text != "429 rate limited, retrying in 2 s" {
+		t.Fatalf("got %+v (%+v), %v", ev, ev.Retry, ok)
+	}
+	if _, ok := kernelEvent(evModelRetry, wireEvent{}); ok {
+		t.Fatal("a model.retry without its retry was taken")
+	}
 }

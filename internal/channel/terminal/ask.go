@@ -49,21 +49,44 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 		defer tr.close()
 		approver = tr.approver(&screen{out: o.Err, color: true})
 	}
+	// On a terminal, stderr says what happens until the answer comes.
+	st := askStatus(o.Err)
+	onEvent := func(ev kernel.Event) {
+		if ev.Kind == kernel.EventRetry {
+			// Why the answer is late, on stderr: stdout is the answer's.
+			reasoning.endReasoning()
+			reasoning.write("… " + SanitizeLine(ev.Text) + "\n")
+			return
+		}
+		if ev.Kind == kernel.EventReasoning {
+			reasoning.event(ev)
+			return
+		}
+		if ev.Kind == kernel.EventText {
+			reasoning.endReasoning()
+		}
+		rend.event(ev)
+	}
+	stopTicks := func() {}
+	if st != nil {
+		stopTicks = st.run()
+		approver = st.approver(approver)
+		plain := onEvent
+		onEvent = func(ev kernel.Event) {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.r.clearProgress()
+			plain(ev)
+			st.r.askEvent(ev)
+		}
+	}
 	out := k.Ask(ctx, kernel.Input{
 		Approver:  approver,
 		Untrusted: untrusted, // a prompt's text is a third party's: the turn is tainted
 		Injection: sdk.Injection{Source: "terminal", Channel: AskChannel, ChatID: chat, UserID: "owner", Text: text},
-		OnEvent: func(ev kernel.Event) {
-			if ev.Kind == kernel.EventReasoning {
-				reasoning.event(ev)
-				return
-			}
-			if ev.Kind == kernel.EventText {
-				reasoning.endReasoning()
-			}
-			rend.event(ev)
-		},
+		OnEvent:   onEvent,
 	})
+	stopTicks()
 	if out.Err != nil {
 		if out.Interrupted {
 			fmt.Fprintln(o.Err, "interrupted")
@@ -76,6 +99,9 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 			fmt.Fprintln(o.Err, msg)
 		}
 		return ErrFailed
+	}
+	if o.Usage {
+		(&renderer{out: o.Err}).usage(out.Usage, out.Cost)
 	}
 	return nil
 }

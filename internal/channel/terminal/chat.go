@@ -35,6 +35,9 @@ type Options struct {
 	Sources *llm.Sources
 	// ConfigPath is shown in error messages.
 	ConfigPath string
+	// Usage makes Ask print the turn's tokens and price (UsageLine) on
+	// Err after the answer; chat always shows them.
+	Usage bool
 	// Plugins, when set, describes the process plugins for /plugins.
 	Plugins func() string
 	// Prompts, when set with GetPrompt, lists the prompts of MCP servers,
@@ -146,13 +149,24 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 			continue
 		}
 		turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		lr := &liveRenderer{r: rend}
+		rend.thinking()
+		stopTicks := func() {}
+		if rend.color {
+			stopTicks = lr.run()
+		}
 		out := k.Ask(turnCtx, kernel.Input{
 			Injection: sdk.Injection{Source: "terminal", Channel: Channel, ChatID: o.ChatID, UserID: "owner", Text: msg},
-			OnEvent:   rend.event,
-			Approver:  approver,
+			OnEvent:   lr.event,
+			Approver:  lr.approver(approver),
 			Untrusted: untrusted,
 		})
 		stop()
+		stopTicks()
+		rend.clearProgress()
+		if out.Err == nil && !out.Interrupted {
+			rend.usage(out.Usage, out.Cost)
+		}
 		if out.Err != nil && !out.Interrupted {
 			src, _ := currentSource(o.Sources)
 			fmt.Fprintln(o.Err, rend.style(red, Explain(out.Err, src, o.ConfigPath)))

@@ -53,6 +53,7 @@ func (r *renderer) toolEnded(ev kernel.Event) {
 
 // clearProgress erases the progress line, if one is on the screen.
 func (r *renderer) clearProgress() {
+	r.live = nil
 	if r.progress.open {
 		fmt.Fprint(r.out, clearLine)
 		r.progress.open, r.lineOpen = false, false
@@ -67,12 +68,8 @@ func (r *renderer) showProgress(ev kernel.Event) {
 	now := r.clock()
 	line := "… " + progressLine(ev, now.Sub(r.progress.started[ev.CallID]))
 	if r.color {
-		if !r.progress.open {
-			r.newline()
-		}
-		fmt.Fprint(r.out, clearLine)
-		r.write(r.style(dim, line))
-		r.progress.open = true
+		began := r.progress.started[ev.CallID]
+		r.setLive(now, func(now time.Time) string { return progressLine(ev, now.Sub(began)) })
 		return
 	}
 	if last, ok := r.progress.printed[ev.CallID]; ok && now.Sub(last) < plainProgressEvery {

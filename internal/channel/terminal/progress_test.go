@@ -25,15 +25,17 @@ func TestRenderToolProgress(t *testing.T) {
 		want  string
 	}{
 		{"terminal", true, dim + "→ mcp-x__long {}" + reset + "\n" +
+			clearLine + dim + "… mcp-x__long" + reset +
 			clearLine + dim + "… mcp-x__long 3/10 Processing…" + reset +
 			clearLine + dim + "… mcp-x__long 3/10 Processing… 4 s" + reset +
 			clearLine + dim + "… mcp-x__long 3/10 Processing… 4 s" + reset +
 			clearLine + dim + "… mcp-x__long 7 ^[[2Jbad 4 s" + reset +
-			clearLine + dim + "  ✓ mcp-x__long ok" + reset + "\n"},
+			clearLine + dim + "  ✓ mcp-x__long (4 s) ok" + reset + "\n" +
+			clearLine + dim + thinkingLine + reset},
 		{"plain stream: once a second", false, "→ mcp-x__long {}\n" +
 			"… mcp-x__long 3/10 Processing…\n" +
 			"… mcp-x__long 3/10 Processing… 4 s\n" +
-			"  ✓ mcp-x__long ok\n"},
+			"  ✓ mcp-x__long (4 s) ok\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			events := evs()

@@ -39,6 +39,7 @@ type renderer struct {
 	textStream, reasonStream safeStream
 
 	progress toolProgress     // running calls' progress lines (progress.go)
+	live     *live            // the status line a ticker redraws (status.go)
 	now      func() time.Time // nil: time.Now
 }
 
@@ -91,6 +92,8 @@ func (r *renderer) event(ev kernel.Event) {
 	switch ev.Kind {
 	case kernel.EventToolProgress:
 		r.showProgress(ev)
+	case kernel.EventRetry:
+		r.showRetry(ev)
 	case kernel.EventReasoning:
 		if !r.showReasoning {
 			return
@@ -117,15 +120,20 @@ func (r *renderer) event(ev kernel.Event) {
 		r.toolStarted(ev)
 		if r.streamText {
 			r.write(r.style(dim, fmt.Sprintf("→ %s %s", SanitizeLine(ev.Tool), shorten(ev.Args, 120))) + "\n")
+			r.toolRunning(ev)
 		}
 	case kernel.EventToolEnd:
+		took := r.elapsed(ev.CallID)
 		r.toolEnded(ev)
 		if r.streamText {
 			mark := "✓"
 			if ev.IsError {
 				mark = "✗"
 			}
-			r.write(r.style(dim, fmt.Sprintf("  %s %s %s", mark, SanitizeLine(ev.Tool), shorten(ev.Text, 160))) + "\n")
+			r.write(r.style(dim, fmt.Sprintf("  %s %s%s %s", mark, SanitizeLine(ev.Tool), took, shorten(ev.Text, 160))) + "\n")
+			if len(r.progress.started) == 0 {
+				r.thinking() // the model reads the results
+			}
 		}
 	case kernel.EventFinal:
 		r.endReasoning()

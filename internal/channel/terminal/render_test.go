@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,8 +79,14 @@ func ansiRE(s string) string {
 	for _, code := range []string{dim, red, reset} {
 		s = strings.ReplaceAll(s, code, "")
 	}
-	return s
+	// The status lines a terminal shows (the model thinking, a tool
+	// running) and clears again.
+	return strings.ReplaceAll(statusRE.ReplaceAllString(s, ""), clearLine, "")
 }
+
+// statusRE matches a status line: after a cleared line, "… " and what
+// follows up to the end of the line (which the next clearLine erases).
+var statusRE = regexp.MustCompile(`\r\x1b\[K… [^\r\n]*`)
 
 func TestRenderAskPrintsOnlyTheFinalAnswer(t *testing.T) {
 	got := render(&renderer{}, kernel.Event{Kind: kernel.EventText, Text: "draft"},

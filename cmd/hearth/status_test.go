@@ -1,0 +1,114 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// TestAskUsage checks `hearth ask --usage`: the answer alone on stdout,
+// the tokens and the cost at the source's price on stderr; without
+// --usage, no usage line.
+func TestAskUsage(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetFallback(llmtest.Reply{Text: "ok", Usage: &llmtest.Usage{Prompt: 1200, Completion: 300, Cached: 1000}})
+	home := t.TempDir()
+	writeConfig(t, home, srv.URL, `, "price": {"input": 0.28, "output": 0.42, "cached_input": 0.028}`)
+	env := []string{"HEARTH_HOME=" + home}
+	stdout, stderr, code := hearth(t, env, "", "ask", "--usage", "hi")
+	// 200 fresh at 0.28, 1000 cached at 0.028, 300 out at 0.42 per million.
+	if code != 0 || stdout != "ok\n" || !strings.Contains(stderr, "1,200 in · 1,000 cached · 300 out · $0.0002\n") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = hearth(t, env, "", "ask", "hi")
+	if code != 0 || stdout != "ok\n" || strings.Contains(stderr, " in · ") {
+		t.Fatalf("without --usage: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestChatShowsUsage checks the usage line after each answer in chat;
+// an unknown model's price is left out, and a plain stream shows no
+// thinking line.
+func TestChatShowsUsage(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetFallback(llmtest.Reply{Text: "ok", Usage: &llmtest.Usage{Prompt: 10, Completion: 2}})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=some-local-model", "HEARTH_HOME=" + t.TempDir()}
+	stdout, stderr, _ := hearth(t, env, "hi\nagain\n", "chat")
+	if got := strings.Count(stdout, "ok\n10 in · 2 out\n"); got != 2 {
+		t.Fatalf("want two answers each with its usage line; stdout %q, stderr %q", stdout, stderr)
+	}
+	if strings.Contains(stdout, "thinking") || strings.Contains(stdout, "$") {
+		t.Fatalf("stdout %q", stdout)
+	}
+}
+
+// TestRetryShownAndLogged checks that a 429 answered by a retry is told
+// on stderr in ask, and that -v logs each provider request (status,
+// model, counts) and no key.
+func TestRetryShownAndLogged(t *testing.T) {
+	const key = "sk-live-Zq3xW9vB7nM2kL5pR8tYa1b2c3d4"
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Status: http.StatusTooManyRequests, ErrorMessage: "rate limit for " + key, RetryAfter: "0.01"},
+		llmtest.Reply{Text: "ok"})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=" + key, "HEARTH_MODEL=m1", "HEARTH_HOME=" + t.TempDir()}
+	stdout, stderr, code := hearth(t, env, "", "ask", "hi")
+	if code != 0 || stdout != "ok\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "… 429 rate limited, retrying in 10 ms\n") {
+		t.Errorf("no retry line in stderr %q", stderr)
+	}
+	if strings.Contains(stderr, "provider request") {
+		t.Errorf("requests logged without -v: %q", stderr)
+	}
+
+	// The log and the messages reach stderr through writers of their own,
+	// so with -v their lines may interleave: only the log is checked.
+	srv.Push(llmtest.Reply{Status: http.StatusTooManyRequests, ErrorMessage: "rate limit for " + key, RetryAfter: "0.01"},
+		llmtest.Reply{Text: "ok"})
+	stdout, stderr, code = hearth(t, env, "", "ask", "-v", "hi")
+	if code != 0 || stdout != "ok\n" {
+		t.Fatalf("-v: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	var requests []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if i := strings.Index(l, `level=DEBUG msg="provider request"`); i >= 0 {
+			requests = append(requests, l[i:])
+		}
+	}
+	if len(requests) != 2 || !strings.Contains(requests[0], "status=429") || !strings.Contains(requests[1], "status=200") ||
+		!strings.Contains(requests[0], `error="provider answered 429: rate limit for `) {
+		t.Fatalf("provider request lines %q", requests)
+	}
+	for _, part := range []string{"method=POST", "url=" + srv.URL + "/chat/completions", "model=m1", "messages=", "tools=", "duration="} {
+		if !strings.Contains(requests[1], part) {
+			t.Errorf("request line lacks %s: %s", part, requests[1])
+		}
+	}
+	if strings.Contains(stderr, key) || strings.Contains(stdout, key) {
+		t.Fatalf("the key was printed: %q", stderr)
+	}
+}
+
+// TestVerboseLogsToolCalls checks that -v logs each tool call with its
+// outcome and duration.
+func TestVerboseLogsToolCalls(t *testing.T) {
+	srv := llmtest.NewServer(t, timeToolScript()...)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	stdout, stderr, code := hearth(t, env, "", "ask", "-v", "现在几点？")
+	if code != 0 || stdout != "现在是北京时间下午三点。\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	i := strings.Index(stderr, `level=DEBUG msg="tool call"`)
+	if i < 0 {
+		t.Fatalf("no tool call logged: %q", stderr)
+	}
+	line, _, _ := strings.Cut(stderr[i:], "\n")
+	for _, want := range []string{"tool=time__now", "call=call_time_1", "outcome=ok", "duration="} {
+		if !strings.Contains(line, want) {
+			t.Errorf("tool call line lacks %s: %s", want, line)
+		}
+	}
+}

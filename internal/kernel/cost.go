@@ -1,0 +1,53 @@
+package kernel
+
+import "github.com/hearth-agent/hearth/internal/llm"
+
+// Cost is what a turn's model calls cost, in Currency (an ISO 4217
+// code), at the prices of their sources (llm.PriceOf).
+type Cost struct {
+	Amount   float64
+	Currency string
+}
+
+// turnCost adds up the cost of a turn's model calls. It is known only
+// while every call's price is, in one currency.
+type turnCost struct {
+	sum     Cost
+	calls   int
+	unknown bool
+}
+
+// add counts one call of model through src that used u.
+func (c *turnCost) add(src llm.Source, model string, u llm.Usage) {
+	c.calls++
+	price, ok := llm.PriceOf(src, model)
+	switch {
+	case !ok:
+		c.unknown = true
+	case c.calls == 1:
+		c.sum = Cost{Amount: price.Cost(u), Currency: price.CurrencyCode()}
+	case c.sum.Currency != price.CurrencyCode():
+		c.unknown = true
+	default:
+		c.sum.Amount += price.Cost(u)
+	}
+}
+
+// total is the turn's cost, or nil when it is not known (no call was
+// made, or one had no known price).
+func (c *turnCost) total() *Cost {
+	if c.unknown || c.calls == 0 {
+		return nil
+	}
+	s := c.sum
+	return &s
+}
+
+// currentSource is the provider's current source, when it has sources.
+func (k *Kernel) currentSource() llm.Source {
+	var src llm.Source
+	if ws, ok := k.provider.(windowSource); ok {
+		src, _ = ws.Current()
+	}
+	return src
+}
