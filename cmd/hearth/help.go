@@ -41,9 +41,12 @@ const askHelp = `Usage: hearth ask [flags] MESSAGE...
 Answers one message and exits, for scripts. With "-" or no MESSAGE the
 message is read from stdin. A tool that needs approval is refused (there is
 no one to ask); the model is told how to allow it.
-` + modelFlagsHelp + `
+` + modelFlagsHelp + `  --usage         after the answer, print tokens (input, cached, output) and
+                  the cost when the model's price is known, to stderr
+
 Examples:
   hearth ask "what time is it in Tokyo?"
+  hearth ask --usage "summarise README.md"
   git diff | hearth ask "review this change"
   hearth ask --model gpt-4o-mini -- -v means what?
 `

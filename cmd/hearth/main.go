@@ -98,7 +98,7 @@ type flags struct {
 // for the commands that use it.
 var commandFlags = map[string][]string{
 	"chat":     {"data-dir", "model", "source", "session", "reasoning", "v"},
-	"ask":      {"data-dir", "model", "source", "session", "reasoning", "v"},
+	"ask":      {"data-dir", "model", "source", "session", "reasoning", "v", "usage"},
 	"tools":    {"data-dir", "v", "json"},
 	"policy":   {"data-dir", "v", "channel", "group", "json"},
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
