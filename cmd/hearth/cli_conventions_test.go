@@ -46,6 +46,9 @@ func TestHelpTopics(t *testing.T) {
 	if _, errOut, code := hearth(t, nil, "", "help", "nope"); code != 2 || !strings.Contains(errOut, "exit-codes") {
 		t.Fatalf("help nope: %d %q", code, errOut)
 	}
+	if out, _, code := hearth(t, nil, "", "-v", "help", "exit-codes"); code != 0 || !strings.Contains(out, "2   usage") {
+		t.Fatalf("-v help exit-codes: %d\n%s", code, out)
+	}
 	if out, _, code := hearth(t, nil, "", "--help"); code != 0 || !strings.Contains(out, "Commands:") {
 		t.Fatalf("--help: %d\n%s", code, out)
 	}

@@ -265,8 +265,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	args = commandArgs(cmd, pre, rest)
 	switch cmd {
-	case "help":
-		return runHelp(args, stdout, stderr)
+	case "help": // the flags every command takes change no help
+		return runHelp(rest, stdout, stderr)
 	case "version":
 		return runVersion(args, stdout, stderr)
 	case "completion":
