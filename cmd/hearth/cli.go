@@ -80,6 +80,11 @@ func runForClient(ctx context.Context, a *app.App, req *server.CLIRequest, stdou
 		fmt.Fprintf(stderr, "hearth: the daemon does not run %q for a client\n", cmd)
 		return 2
 	}
+	if cmd != "mcp" && wantsHelp(args) { // a client that did not answer -h itself
+		text, _ := commandHelp(cmd)
+		io.WriteString(stdout, text)
+		return 0
+	}
 	f, rest, err := parse(cmd, args, stderr)
 	if err != nil {
 		return 2

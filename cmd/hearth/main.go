@@ -8,6 +8,8 @@
 //	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
+//	hearth help TOPIC           a command's help, or config, exit-codes, flags
+//	hearth completion SHELL     completion script for bash, zsh or fish
 //
 // The data directory is ~/.hearth, HEARTH_HOME or --data-dir; the model
 // provider comes from OPENAI_BASE_URL / OPENAI_API_KEY or config.json there.
@@ -22,6 +24,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,9 +60,13 @@ Commands:
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
   token           print the HTTP API's token (--rotate replaces it)
-  version         print the version
+  version         print the version (also hearth --version)
+  help [TOPIC]    help on a command, or on config, exit-codes, flags
+  completion SHELL  shell completion script: bash, zsh or fish
 
-Flags (all commands):
+Every command takes -h (hearth ask -h): what it does, its flags, examples.
+
+Flags (before or after the command):
   --data-dir DIR  data directory (default $HEARTH_HOME or ~/.hearth)
   --model NAME    model (default $HEARTH_MODEL or the source's)
   --source NAME   model source from config.json
@@ -72,7 +79,8 @@ While hearth serve runs, plugin, policy, settings, audit, tools and mcp are run
 by it, so a change is live at once.
 
 Model provider: set OPENAI_BASE_URL and OPENAI_API_KEY, or write config.json
-in the data directory (see docs/configuration.md).
+in the data directory (see docs/configuration.md). Exit codes: 0 ok, 1 failure,
+2 usage (hearth help exit-codes). All of it: docs/cli.md.
 `
 
 type flags struct {
@@ -85,6 +93,22 @@ type flags struct {
 	since                           time.Duration
 }
 
+// commandFlags are the flags each command that parse reads uses: any
+// other is refused, never ignored. A flag added to parse is added here
+// for the commands that use it.
+var commandFlags = map[string][]string{
+	"chat":     {"data-dir", "model", "source", "session", "reasoning", "v"},
+	"ask":      {"data-dir", "model", "source", "session", "reasoning", "v", "usage"},
+	"tools":    {"data-dir", "v", "json"},
+	"policy":   {"data-dir", "v", "channel", "group", "json"},
+	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
+	"plugin":   {"data-dir", "v", "n"},
+	"settings": {"data-dir", "v"},
+}
+
+// errUnusedFlag is returned by parse for a flag the command does not use.
+var errUnusedFlag = errors.New("flag not used by this command")
+
 func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error) {
 	f := &flags{reasoning: cmd == "chat"}
 	if cmd == "mcp" {
@@ -92,11 +116,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	}
 	fs := flag.NewFlagSet("hearth "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		if cmd != "settings" { // settings says its own, in run
-			fmt.Fprint(stderr, usage)
-		}
-	}
+	fs.Usage = func() { fmt.Fprintf(stderr, "(hearth %s -h for help)\n", cmd) }
 	fs.StringVar(&f.dataDir, "data-dir", "", "")
 	fs.StringVar(&f.model, "model", "", "")
 	fs.StringVar(&f.source, "source", "", "")
@@ -111,7 +131,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.IntVar(&f.limit, "limit", 50, "")
 	fs.IntVar(&f.lines, "n", 0, "")
 	fs.DurationVar(&f.since, "since", 0, "")
-	// Flags may come before or after the message.
+	// Flags may come before or after the message; "--" ends them.
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -120,24 +140,137 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 		if fs.NArg() == 0 {
 			break
 		}
+		if used := len(args) - fs.NArg(); used > 0 && args[used-1] == "--" {
+			rest = append(rest, fs.Args()...)
+			break
+		}
 		rest = append(rest, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+	var unused []string
+	fs.Visit(func(fl *flag.Flag) {
+		if !slices.Contains(commandFlags[cmd], fl.Name) {
+			unused = append(unused, flagName(fl.Name))
+		}
+	})
+	if len(unused) > 0 {
+		fmt.Fprintf(stderr, "hearth %s: %s is not a flag of this command (hearth %s -h lists them)\n", cmd, strings.Join(unused, ", "), cmd)
+		return nil, nil, errUnusedFlag
 	}
 	return f, rest, nil
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := "chat"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+// flagName is how a flag is written: -v, --data-dir.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
 	}
+	return "--" + name
+}
+
+// commands are hearth's commands.
+var commands = map[string]bool{
+	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
+	"mcp": true, "serve": true, "token": true, "version": true, "help": true, "completion": true,
+}
+
+// splitCommand finds the command in args: flags may come before it
+// (hearth -v ask hi), and are pre. Without a command it is chat, and
+// named is false.
+func splitCommand(args []string) (cmd string, named bool, pre, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return "chat", false, pre, args[i:]
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return a, true, pre, args[i+1:]
+		}
+		pre = append(pre, a)
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if valueFlags[name] && !hasValue && i+1 < len(args) {
+			i++
+			pre = append(pre, args[i])
+		}
+	}
+	return "chat", false, pre, nil
+}
+
+// ownParsers are the subcommands that parse their own flags and say
+// their own help: hearth mcp serve, for one.
+var ownParsers = map[string][]string{"mcp": {"serve", "login"}, "plugin": {"new"}}
+
+// commandArgs puts the flags given before the command among its
+// arguments: after the subcommand for those that parse their own flags,
+// first for the rest.
+func commandArgs(cmd string, pre, rest []string) []string {
+	if len(rest) > 0 && slices.Contains(ownParsers[cmd], rest[0]) {
+		return slices.Concat(rest[:1], pre, rest[1:])
+	}
+	return slices.Concat(pre, rest)
+}
+
+// helpAsked says whether the command line asks for the command's help
+// rather than running it: hearth mcp's subcommands say their own.
+func helpAsked(cmd string, pre, rest []string) bool {
+	if wantsHelp(pre) {
+		return true
+	}
+	if len(rest) > 0 && (cmd == "mcp" && !strings.HasPrefix(rest[0], "-") || slices.Contains(ownParsers[cmd], rest[0])) {
+		return false
+	}
+	return cmd != "help" && wantsHelp(rest)
+}
+
+// runVersion is hearth version (and hearth --version).
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hearth version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, "(hearth version -h for help)\n") }
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hearth version: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *asJSON {
+		return writeJSON(stdout, map[string]string{"version": version, "sdk": sdk.SDKVersion})
+	}
+	fmt.Fprintf(stdout, "hearth %s (sdk %s)\n", version, sdk.SDKVersion)
+	return 0
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "__complete" { // for the completion scripts
+		return runComplete(args[1:], stdout)
+	}
+	cmd, named, pre, rest := splitCommand(args)
+	if slices.Contains(pre, "--version") || slices.Contains(pre, "-version") {
+		return runVersion(nil, stdout, stderr)
+	}
+	if !commands[cmd] {
+		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if helpAsked(cmd, pre, rest) {
+		if !named {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		text, _ := commandHelp(cmd)
+		fmt.Fprint(stdout, text)
+		return 0
+	}
+	args = commandArgs(cmd, pre, rest)
 	switch cmd {
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return 0
+	case "help": // the flags every command takes change no help
+		return runHelp(rest, stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "hearth %s (sdk %s)\n", version, sdk.SDKVersion)
-		return 0
+		return runVersion(args, stdout, stderr)
+	case "completion":
+		return runCompletion(args, stdout, stderr)
 	case "serve":
 		return runServe(ctx, args, stdout, stderr)
 	case "token":
@@ -153,18 +286,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if len(args) > 0 && args[0] == "new" {
 			return runPluginNew(args[1:], stdout, stderr)
 		}
-	case "chat", "ask", "tools", "policy", "audit", "settings":
-	default:
-		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", cmd, usage)
-		return 2
 	}
 	f, rest, err := parse(cmd, args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		if cmd == "settings" {
-			fmt.Fprint(stdout, settingsUsage)
-		}
-		return 0
-	}
 	if err != nil {
 		return 2
 	}

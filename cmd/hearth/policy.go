@@ -18,7 +18,7 @@ import (
 )
 
 const policyUsage = `Usage:
-  hearth policy                          list tools with their effect and mode
+  hearth policy [--json]                 list tools with their effect and mode, roles and grants
   hearth policy set TOOL auto|ask|off    set your mode for a tool
   hearth policy reset TOOL               back to the plugin's default
   hearth policy role CHANNEL USER ROLE [--group G]
@@ -34,7 +34,10 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		return 2
 	}
 	if len(args) == 0 || args[0] == "list" {
-		return listPolicy(ctx, a, stdout)
+		return listPolicy(ctx, a, f.jsonOut, stdout)
+	}
+	if f.jsonOut {
+		return usageErr("--json is for the listing (hearth policy --json)")
 	}
 	switch args[0] {
 	case "set":
@@ -173,7 +176,45 @@ func orNone(s string) string {
 	return s
 }
 
-func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
+// policyRow is one tool in hearth policy: a loaded tool, one recorded in
+// the catalogue, or a mode set for a tool never seen here.
+type policyRow struct {
+	Tool       string   `json:"tool"`
+	Effect     string   `json:"effect"` // as declared; "" is undeclared (counts as write)
+	Mode       string   `json:"mode"`
+	ModeSource string   `json:"mode_source"` // default, override, ...
+	Plugin     string   `json:"plugin"`      // "" for an override of a tool not seen
+	From       string   `json:"from"`        // where the tool comes from, in words
+	Recorded   string   `json:"recorded,omitempty"`
+	Flags      []string `json:"flags"`
+	known      bool     // false for an override of a tool not loaded now
+}
+
+// policyListing is what hearth policy lists; --json prints it as is.
+type policyListing struct {
+	Tools  []policyRow   `json:"tools"`
+	Roles  []policyRole  `json:"roles"`
+	Grants []policyGrant `json:"grants"`
+	Errors []string      `json:"errors,omitempty"`
+}
+
+// policyRole is a person's role on a channel (and group).
+type policyRole struct {
+	Channel string `json:"channel"`
+	Group   string `json:"group,omitempty"`
+	User    string `json:"user"`
+	Role    string `json:"role"`
+}
+
+// policyGrant is what a role may trigger, everywhere or on a channel.
+type policyGrant struct {
+	Role    string   `json:"role"`
+	Channel string   `json:"channel,omitempty"`
+	Group   string   `json:"group,omitempty"`
+	Effects []string `json:"effects"`
+}
+
+func policyList(ctx context.Context, a *app.App) *policyListing {
 	origins := pluginOrigins(ctx, a)
 	origin := func(plugin string) string {
 		if o, ok := origins[plugin]; ok {
@@ -181,27 +222,19 @@ func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
 		}
 		return "plugin " + plugin + ", not installed now"
 	}
-	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOOL\tEFFECT\tMODE\tFROM\tFLAGS")
-	cell := terminal.SanitizeLine
-	effectCell := func(declared string) string {
-		if declared == "" {
-			return "write (undeclared)"
-		}
-		return cell(declared)
-	}
+	l := &policyListing{Tools: []policyRow{}}
 	listed := map[string]bool{}
 	for _, t := range a.Kernel.Tools().List() {
 		listed[t.Name] = true
 		mode, source := a.Policy.ModeOf(t)
-		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", t.Name, effectCell(string(t.Def.Effect)), mode, source,
-			cell(origin(t.Plugin)), strings.Join(policy.ToolFlags(t.Def), ","))
+		l.Tools = append(l.Tools, policyRow{Tool: t.Name, Effect: string(t.Def.Effect), Mode: string(mode), ModeSource: source,
+			Plugin: t.Plugin, From: origin(t.Plugin), Flags: nonNil(policy.ToolFlags(t.Def)), known: true})
 	}
 	// Tools of plugins this command does not start (child processes,
 	// xbot, .so), as last recorded when they ran.
 	catalog, err := a.Policy.Catalog(ctx)
 	if err != nil {
-		fmt.Fprintf(w, "(the tool catalogue could not be read: %s)\n", cell(err.Error()))
+		l.Errors = append(l.Errors, "the tool catalogue could not be read: "+err.Error())
 	}
 	for _, en := range catalog {
 		if listed[en.Tool] {
@@ -209,8 +242,9 @@ func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
 		}
 		listed[en.Tool] = true
 		mode, source := a.Policy.ModeOfEntry(en)
-		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", cell(en.Tool), effectCell(en.Effect), mode, source,
-			cell(origin(en.Plugin)+" (as recorded "+en.Updated.Local().Format("2006-01-02")+")"), cell(strings.Join(en.Flags, ",")))
+		l.Tools = append(l.Tools, policyRow{Tool: en.Tool, Effect: en.Effect, Mode: string(mode), ModeSource: source,
+			Plugin: en.Plugin, From: origin(en.Plugin), Recorded: en.Updated.Local().Format("2006-01-02"),
+			Flags: nonNil(en.Flags), known: true})
 	}
 	// Modes set for tools never seen here ("allow always" in another
 	// data directory's chat, or a name set ahead of installing).
@@ -223,22 +257,64 @@ func listPolicy(ctx context.Context, a *app.App, stdout io.Writer) int {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "%s\t?\t%s (override)\toverride for a tool not loaded now\t\n", cell(n), cell(overrides[n]))
+		l.Tools = append(l.Tools, policyRow{Tool: n, Mode: overrides[n], ModeSource: "override",
+			From: "override for a tool not loaded now", Flags: []string{}})
 	}
-	w.Flush()
 	roles, _ := a.Store.Roles(ctx)
 	grants, _ := a.Store.Grants(ctx)
-	if len(roles) > 0 {
+	l.Roles, l.Grants = []policyRole{}, []policyGrant{}
+	for _, r := range roles {
+		l.Roles = append(l.Roles, policyRole{Channel: r.Channel, Group: r.Group, User: r.User, Role: r.Role})
+	}
+	for _, g := range grants {
+		l.Grants = append(l.Grants, policyGrant{Role: g.Role, Channel: g.Channel, Group: g.Group, Effects: nonNil(g.Effects)})
+	}
+	return l
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func listPolicy(ctx context.Context, a *app.App, asJSON bool, stdout io.Writer) int {
+	l := policyList(ctx, a)
+	if asJSON {
+		return writeJSON(stdout, l)
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TOOL\tEFFECT\tMODE\tFROM\tFLAGS")
+	cell := terminal.SanitizeLine
+	for _, r := range l.Tools {
+		effect, from := cell(r.Effect), cell(r.From)
+		switch {
+		case !r.known:
+			effect = "?"
+		case r.Effect == "":
+			effect = "write (undeclared)"
+		}
+		if r.Recorded != "" {
+			from = cell(r.From + " (as recorded " + r.Recorded + ")")
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", cell(r.Tool), effect, cell(r.Mode), r.ModeSource, from, cell(strings.Join(r.Flags, ",")))
+	}
+	for _, e := range l.Errors {
+		fmt.Fprintf(w, "(%s)\n", cell(e))
+	}
+	w.Flush()
+	if len(l.Roles) > 0 {
 		fmt.Fprintln(stdout, "\nroles (the terminal user is always the owner; anyone else not listed is a guest):")
-		for _, r := range roles {
+		for _, r := range l.Roles {
 			fmt.Fprintf(stdout, "  %s on %s%s: %s\n", userLabel(r.User), r.Channel, groupSuffix(r.Group), r.Role)
 		}
 	}
 	fmt.Fprintln(stdout, "\ngrants (without one, everyone but the owner may only read):")
-	if len(grants) == 0 {
+	if len(l.Grants) == 0 {
 		fmt.Fprintln(stdout, "  none")
 	}
-	for _, g := range grants {
+	for _, g := range l.Grants {
 		where := "everywhere"
 		if g.Channel != "" {
 			where = "on " + g.Channel + groupSuffix(g.Group)
@@ -257,6 +333,9 @@ func runAudit(ctx context.Context, a *app.App, f *flags, stdout, stderr io.Write
 	if err != nil {
 		fmt.Fprintf(stderr, "hearth audit: %v\n", err)
 		return 1
+	}
+	if f.jsonOut {
+		return writeAuditJSON(stdout, entries)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(stdout, "(no tool calls recorded)")
