@@ -265,7 +265,7 @@ complete -C "hearth plugin enable "
 		t.Run(c.shell, func(t *testing.T) {
 			sh, err := exec.LookPath(c.shell)
 			if err != nil {
-				t.Skipf("%s is not installed", c.shell)
+				t.Fatalf("%s is not installed: .ci/run installs it (Debian's %s package)", c.shell, c.shell)
 			}
 			script, _, _ := hearth(t, nil, "", "completion", c.shell)
 			prog := c.prog
