@@ -234,7 +234,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigc)
 
-	a, err := app.Open(ctx, &app.Options{DataDir: s.dataDir, Plugins: app.PluginsStart, LogTo: stderr, LogLevel: s.level})
+	a, err := app.Open(ctx, &app.Options{DataDir: s.dataDir, Plugins: app.PluginsStart, LogTo: stderr, LogLevel: s.level,
+		// The token is masked before a plugin's first turn can hold it.
+		Secrets: func(dir string) ([]string, error) {
+			tok, err := daemon.Token(dir)
+			return []string{tok}, err
+		}})
 	var busy *datadir.LockedError
 	if errors.As(err, &busy) {
 		if c, ferr := daemon.Find(ctx, busy.Dir); ferr == nil {

@@ -49,6 +49,10 @@ type Options struct {
 	// Every mode but PluginsOff first takes the data directory's lock:
 	// one process owns the plugins (see datadir.Acquire).
 	Plugins PluginMode
+	// Secrets, when set, returns more secrets of the data directory
+	// (hearth serve's API token), masked like the model keys from before
+	// any plugin starts: a plugin's first turn may already hold one.
+	Secrets func(dataDir string) ([]string, error)
 	// WatchInterval is how often the plugins folder and config.json's
 	// MCP servers are checked for changes while Hearth runs (default 2 s;
 	// only with PluginsStart).
@@ -152,6 +156,14 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.logMask.Store(a.Sources.Secrets())
+	if o.Secrets != nil {
+		more, err := o.Secrets(dir)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.Sources.Secrets().Add(more...)
+	}
 	a.Sources.SetLogger(a.Logger) // -v shows each provider request
 	a.Store, err = store.Open(ctx, dir)
 	if err != nil {
