@@ -85,7 +85,12 @@ func runMCPLogin(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return fail(err)
 	}
-	srv, ok := cfg.MCPServers[name]
+	// The name as config.json spells it: names are compared without regard
+	// to case, and the credentials are kept under the server's own name.
+	srv, canonical, ok := cfg.MCPServerNamed(name)
+	if ok {
+		name = canonical
+	}
 	switch {
 	case !ok:
 		return fail(fmt.Errorf("config.json has no MCP server %q (hearth mcp list) / 配置中没有名为 %q 的 MCP 服务器", name, name))

@@ -72,6 +72,9 @@ func TestMCPLogin(t *testing.T) {
 		{[]string{}, 2, "Usage"},
 		{[]string{"--logout", "guarded"}, 0, "Logged out"},
 		{[]string{"--logout", "guarded"}, 0, "guarded was not logged in"},
+		// Names are compared without regard to case, as by the other mcp
+		// commands; the credentials are kept under config.json's spelling.
+		{[]string{"--logout", "GUARDED"}, 0, "guarded was not logged in"},
 		{[]string{"--help"}, 0, "reserved namespace"},
 	} {
 		var o, e strings.Builder

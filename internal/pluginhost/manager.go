@@ -319,13 +319,13 @@ func (m *Manager) Scan(ctx context.Context) error {
 		}
 	}
 	m.mu.Unlock()
-	for _, mp := range stop {
+	stopAll(stop, func(mp *managed) {
 		if _, again := want[mp.proc.name]; again {
 			mp.proc.stopForRestart() // a guard keeps refusing until it is back
 		} else {
 			mp.proc.Stop() // gives its name back
 		}
-	}
+	})
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
@@ -537,10 +537,21 @@ func (m *Manager) Close() {
 	procs := m.procs
 	m.procs = map[string]*managed{}
 	m.mu.Unlock()
+	list := make([]*managed, 0, len(procs))
+	for _, mp := range procs {
+		list = append(list, mp)
+	}
+	stopAll(list, func(mp *managed) { mp.proc.Stop() })
+}
+
+// stopAll runs stop for each process at once and waits for them all: a
+// stop can take the grace periods of a plugin that ignores its shutdown,
+// which several would otherwise add up.
+func stopAll(procs []*managed, stop func(*managed)) {
 	var wg sync.WaitGroup
 	for _, mp := range procs {
 		wg.Add(1)
-		go func() { defer wg.Done(); mp.proc.Stop() }()
+		go func() { defer wg.Done(); stop(mp) }()
 	}
 	wg.Wait()
 }

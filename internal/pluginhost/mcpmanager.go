@@ -48,9 +48,7 @@ func (m *Manager) scanMCP(states map[string]store.PluginState) error {
 		}
 	}
 	m.mu.Unlock()
-	for _, mp := range stop {
-		mp.proc.Stop()
-	}
+	stopAll(stop, func(mp *managed) { mp.proc.Stop() })
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
