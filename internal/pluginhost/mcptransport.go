@@ -312,6 +312,15 @@ func (s *mcpServer) maskText(text string) string {
 // would only hide text. The server's own log and errors mask every value
 // (MCPSecretValues).
 func MCPSecrets(cfg config.MCPServer, minLen int) []string {
+	return mcpSecrets(cfg, minLen, SecretName)
+}
+
+// mcpSecrets returns the expanded values of cfg's env variables and
+// headers whose name named accepts (with a header's token after "Bearer "
+// and the password of a URL in an env value), and the OAuth client
+// secret, at least minLen bytes long, longest first (so a replacer masks
+// a value before any value inside it).
+func mcpSecrets(cfg config.MCPServer, minLen int, named func(string) bool) []string {
 	var out []string
 	add := func(v string) {
 		if len(v) >= minLen {
@@ -320,7 +329,7 @@ func MCPSecrets(cfg config.MCPServer, minLen int) []string {
 	}
 	for k, v := range cfg.Env {
 		v = expandEnv(v)
-		if SecretName(k) {
+		if named(k) {
 			add(v)
 		}
 		if u, err := url.Parse(v); err == nil && u.User != nil {
@@ -330,11 +339,12 @@ func MCPSecrets(cfg config.MCPServer, minLen int) []string {
 		}
 	}
 	for k, v := range cfg.Headers {
-		if !SecretName(k) {
+		if !named(k) {
 			continue
 		}
 		v = expandEnv(v)
 		add(v)
+		// "Bearer xyz": the token alone is a secret too.
 		if _, tok, ok := strings.Cut(v, " "); ok {
 			add(tok)
 		}
@@ -371,27 +381,7 @@ func SecretName(name string) bool {
 // client secret that are at least min bytes long, longest first (so
 // a replacer masks a value before any value inside it).
 func MCPSecretValues(cfg config.MCPServer, minLen int) []string {
-	var out []string
-	for _, v := range cfg.Env {
-		if v := expandEnv(v); len(v) >= minLen {
-			out = append(out, v)
-		}
-	}
-	for _, v := range cfg.Headers {
-		v = expandEnv(v)
-		if len(v) >= minLen {
-			out = append(out, v)
-		}
-		// "Bearer xyz": the token alone is a secret too.
-		if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= minLen {
-			out = append(out, tok)
-		}
-	}
-	if cfg.OAuth != nil && len(cfg.OAuth.ClientSecret) >= minLen {
-		out = append(out, cfg.OAuth.ClientSecret)
-	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
-	return out
+	return mcpSecrets(cfg, minLen, func(string) bool { return true })
 }
 
 // redact masks the server's secrets (see secretPairs) in err's text.
