@@ -13,8 +13,9 @@ function Editor({ name, onDone }) {
   const [text, setText] = useState('');
   const [err, setErr] = useState('');
   const [view, setView] = useState('edit');
+  // The parent keys the editor by name: another entry is a new editor,
+  // so nothing here resets what the user has typed meanwhile.
   useEffect(() => {
-    setTitle(name || ''); setText(''); setView('edit');
     if (name) get('/v1/knowledge/' + encodeURIComponent(name)).then((r) => setText(r.content || ''), (e) => setErr(e.message));
   }, [name]);
   const save = async (e) => {
@@ -62,7 +63,7 @@ export function Knowledge() {
           return html`<a href="#" class=${'session' + (sel === n ? ' active' : '')} onClick=${(x) => { x.preventDefault(); setSel(n); }}>
             <span class="title">${n}</span>${e.excerpt && html`<span class="small muted ellipsis">${e.excerpt}</span>`}</a>`;
         })}</div>`}</div>
-      <div>${sel !== null && html`<${Editor} name=${sel} onDone=${(n) => { setSel(n || null); reload(); }} />`}</div>
+      <div>${sel !== null && html`<${Editor} key=${sel} name=${sel} onDone=${(n) => { setSel(n || null); reload(); }} />`}</div>
     </div>
   </div>`;
 }

@@ -295,7 +295,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
       ${s&&d`<span class="muted small">${g("mem.stats",{e:s.entities,r:s.relations,d:s.documents})}</span>`}</div>
     <${yr} value=${e} onChange=${t} tabs=${[["entities",g("mem.entities")],["docs",g("doc.title")]]} />
     ${e==="docs"?d`<${ud} />`:d`<${pd} onChanged=${()=>r(n+1)} />`}
-  </div>`}function dd({name:e,onDone:t}){let[n,r]=R(e||""),[s,o]=R(""),[i,a]=R(""),[c,u]=R("edit");ue(()=>{r(e||""),o(""),u("edit"),e&&V("/v1/knowledge/"+encodeURIComponent(e)).then(h=>o(h.content||""),h=>a(h.message))},[e]);let p=async h=>{h.preventDefault(),a("");try{await Wt("/v1/knowledge/"+encodeURIComponent(n.trim()),{content:s}),e&&e!==n.trim()&&await Ue("/v1/knowledge/"+encodeURIComponent(e)),t(n.trim())}catch(b){a(b.message)}},f=async()=>{if(confirm(g("kb.deleteConfirm")))try{await Ue("/v1/knowledge/"+encodeURIComponent(e)),t("")}catch(h){a(h.message)}};return d`<form class="card editor" onSubmit=${p}>
+  </div>`}function dd({name:e,onDone:t}){let[n,r]=R(e||""),[s,o]=R(""),[i,a]=R(""),[c,u]=R("edit");ue(()=>{e&&V("/v1/knowledge/"+encodeURIComponent(e)).then(h=>o(h.content||""),h=>a(h.message))},[e]);let p=async h=>{h.preventDefault(),a("");try{await Wt("/v1/knowledge/"+encodeURIComponent(n.trim()),{content:s}),e&&e!==n.trim()&&await Ue("/v1/knowledge/"+encodeURIComponent(e)),t(n.trim())}catch(b){a(b.message)}},f=async()=>{if(confirm(g("kb.deleteConfirm")))try{await Ue("/v1/knowledge/"+encodeURIComponent(e)),t("")}catch(h){a(h.message)}};return d`<form class="card editor" onSubmit=${p}>
     <label>${g("kb.title")}<input value=${n} onInput=${h=>r(h.target.value)} required /></label>
     <div class="field">
       <${yr} value=${c} onChange=${u} tabs=${[["edit",g("kb.edit")],["preview",g("kb.preview")]]} />
@@ -312,7 +312,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
       <div><input class="search" type="search" placeholder=${g("kb.search")} value=${n} onInput=${c=>r(c.target.value)} />
         ${s?a.length?d`<div class="list">${a.map(c=>{let u=c.name||c;return d`<a href="#" class=${"session"+(e===u?" active":"")} onClick=${p=>{p.preventDefault(),t(u)}}>
             <span class="title">${u}</span>${c.excerpt&&d`<span class="small muted ellipsis">${c.excerpt}</span>`}</a>`})}</div>`:d`<p class="muted">${g("kb.none")}</p>`:d`<${Te} error=${o} />`}</div>
-      <div>${e!==null&&d`<${dd} name=${e} onDone=${c=>{t(c||null),i()}} />`}</div>
+      <div>${e!==null&&d`<${dd} key=${e} name=${e} onDone=${c=>{t(c||null),i()}} />`}</div>
     </div>
   </div>`}var en=e=>e==null?"":e>=1e3?(e/1e3).toFixed(2)+" s":Math.round(e)+" ms",js=e=>e?`${e.amount.toFixed(e.amount<.01?5:3)} ${e.currency}`:g("tr.unknownCost"),Ks=e=>e?`${e.input_tokens||0} / ${e.output_tokens||0} / ${e.cached_tokens||0}`:"";function fd(){let[e,t]=Ee(()=>V("/v1/traces"));if(!e)return d`<${Te} error=${t} />`;let n=e.traces||[];return n.length?d`<div class="cards">${n.map(r=>d`<${Ae} href=${"/traces/"+r.id} class="card link trace-row">
     <div class="row between"><strong class="ellipsis">${r.input||"\u2014"}</strong><span class=${"pill "+r.outcome}>${g("tr."+r.outcome)==="tr."+r.outcome?r.outcome:g("tr."+r.outcome)}</span></div>
