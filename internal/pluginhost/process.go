@@ -175,6 +175,9 @@ type Process struct {
 	changed    chan struct{} // closed and replaced when Status changes; tests wait on it
 
 	mcp *mcpServer // set for an MCP server (see StartMCP)
+
+	unanswered bool         // an xbot plugin left activate unanswered: WaitReady no longer waits
+	widgets    *xbotWidgets // an xbot script plugin's widget outputs
 }
 
 // Start loads dir/plugin.json, claims the plugin's name and starts
@@ -251,6 +254,9 @@ func (p *Process) WaitReady(ctx context.Context) error {
 		p.mu.Unlock()
 		if state == Failed || state == Stopped {
 			return fmt.Errorf("plugin %s %s: %s", p.m.ID, state, last)
+		}
+		if p.notWaited() {
+			return fmt.Errorf("plugin %s not waited for: %s", p.m.ID, last)
 		}
 		select {
 		case <-ready:
@@ -466,6 +472,9 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	p.mu.Unlock()
 	if p.mcp != nil {
 		return p.runMCP()
+	}
+	if p.m.Script() {
+		return p.runScript()
 	}
 	sp, err := p.spawn()
 	if err != nil {

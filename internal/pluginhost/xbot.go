@@ -234,7 +234,9 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		sp.kill()
 		<-sp.exited
 		if errors.Is(a.err, context.DeadlineExceeded) {
-			return true, fmt.Errorf("no answer to activate within %s", p.opts.HandshakeTimeout)
+			err := fmt.Errorf("no answer to activate within %s; its tools and hooks are not loaded (Hearth retries in the background and does not wait for it again)", p.opts.HandshakeTimeout)
+			p.giveUpWaiting(err)
+			return true, err
 		}
 		return true, fmt.Errorf("activate failed: %w", a.err)
 	}
@@ -332,9 +334,7 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotM
 			return err
 		}
 	}
-	for i, h := range r.Hooks {
-		p.registerXbotHook(link, h, matchers[i], timeout)
-	}
+	p.registerXbotHooks(link, r.Hooks, matchers, timeout)
 	if len(r.Enrichers) > 0 {
 		enrichers := r.Enrichers
 		p.opts.Host.RegisterStage(p.name, sdk.StagePreAction, false, func(sc *sdk.StageContext) error {
@@ -370,68 +370,6 @@ func (p *Process) enrich(link *xbotLink, enrichers []xbotEnricher, sc *sdk.Stage
 	}
 	sc.ContextMsgs = append([]map[string]any{{"role": "system", "content": strings.TrimSpace(b.String())}}, sc.ContextMsgs...)
 	return nil
-}
-
-// registerXbotHook maps an xbot hook event onto a Hearth stage.
-func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, timeout time.Duration) {
-	ask := func(sc *sdk.StageContext, tool, input string) *xbotHookResult {
-		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
-		defer cancel()
-		resp, err := link.exchange(ctx, xbotRequest{Method: "hook", Params: map[string]any{
-			"event": h.Event, "toolName": tool, "toolInput": input,
-			"sessionId": sc.Channel + "/" + sc.ChatID, "channel": sc.Channel, "chatId": sc.ChatID,
-		}})
-		if err != nil {
-			// A pre-tool hook that cannot answer denies: fail closed.
-			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %v", p.m.ID, err)}
-		}
-		if resp.Error != "" {
-			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %s", p.m.ID, resp.Error)}
-		}
-		return resp.HookResult
-	}
-	callArgs := func(sc *sdk.StageContext) (string, string, bool) {
-		if len(sc.ToolCalls) != 1 {
-			return "", "", false
-		}
-		if !m.match(sc.ToolCalls[0].Name) {
-			return "", "", false
-		}
-		b, _ := json.Marshal(sc.ToolCalls[0].Arguments)
-		return sc.ToolCalls[0].Name, string(b), true
-	}
-	switch h.Event {
-	case "PreToolUse":
-		// A decision hook, not a stage handler: the policy engine holds
-		// and refuses calls while the plugin is down.
-		p.hooked()
-		p.opts.Host.RegisterDecisionHook(p.name, p.xbotPreToolHook(link, h, m, min(timeout, p.opts.StageTimeout)))
-	case "PostToolUse", "PostToolUseFailure":
-		failure := h.Event == "PostToolUseFailure"
-		p.opts.Host.RegisterStage(p.name, sdk.StageAfterToolcall, false, func(sc *sdk.StageContext) error {
-			tool, input, ok := callArgs(sc)
-			if !ok || len(sc.ToolResults) != 1 || sc.ToolResults[0].Success == failure {
-				return nil
-			}
-			ask(sc, tool, input)
-			return nil
-		})
-	case "UserPromptSubmit":
-		p.opts.Host.RegisterStage(p.name, sdk.StageOnInput, false, func(sc *sdk.StageContext) error {
-			if r := ask(sc, "", sc.RawMessage); r != nil && r.Decision == "deny" {
-				msg := r.Message
-				sc.Response = &msg
-			}
-			return nil
-		})
-	case "AgentStop":
-		p.opts.Host.RegisterStage(p.name, sdk.StageAfterOutput, false, func(sc *sdk.StageContext) error {
-			ask(sc, "", sc.FinalText)
-			return nil
-		})
-	default:
-		p.log.Warn("xbot hook event not supported by Hearth; ignored", "event", h.Event)
-	}
 }
 
 // xbotSchema returns the tool's JSON Schema: its inputSchema, else one
