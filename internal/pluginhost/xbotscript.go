@@ -157,6 +157,9 @@ func (p *Process) runScript() (autoRestart bool, err error) {
 		widgets.mu.Lock()
 		widgets.by[tr.widget] = Widget{ID: tr.widget, Slot: tr.slot, Text: out, Updated: time.Now()}
 		widgets.mu.Unlock()
+		p.mu.Lock()
+		p.changedLocked() // for those who wait on the status
+		p.mu.Unlock()
 		p.log.Info("xbot widget updated", "widget", tr.widget, "slot", tr.slot, "text", truncateText(out, 500))
 	}
 	for _, tr := range triggers {
