@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -170,6 +171,10 @@ type ChannelRegistration struct {
 	// absent for the model's output_send__<name> call). Its value is the
 	// tool result the model sees.
 	Handler ToolHandler `json:"-"`
+	// Send, when set, is used instead of Handler: a context-aware
+	// delivery, for bridges that forward the message (a child process's
+	// host side).
+	Send func(ctx context.Context, msg OutputMessage) (any, error) `json:"-"`
 }
 
 // RegisterInputChannel declares the input channel name, into which the

@@ -234,11 +234,14 @@ func (k *Kernel) Channels() []ChannelInfo {
 // called with HomeAgent's arguments (see sdk.ChannelRegistration).
 func (k *Kernel) RegisterPluginChannel(plugin string, reg sdk.ChannelRegistration) error {
 	spec := ChannelSpec{Input: reg.Input, Output: reg.Output, Caps: reg.Caps, Description: reg.Description, Def: reg.Def}
-	if reg.Output {
-		if reg.Handler == nil {
-			return fmt.Errorf("channel %q: an output channel needs a handler", reg.Name)
-		}
+	switch {
+	case !reg.Output:
+	case reg.Send != nil:
+		spec.Send = reg.Send
+	case reg.Handler != nil:
 		spec.Send = HandlerSend(reg.Handler)
+	default:
+		return fmt.Errorf("channel %q: an output channel needs a handler", reg.Name)
 	}
 	return k.RegisterChannel(plugin, reg.Name, spec)
 }
