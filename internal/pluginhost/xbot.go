@@ -203,9 +203,9 @@ func (l *xbotLink) drain() {
 // runXbot activates an xbot stdio plugin, registers its tools, hooks and
 // enrichers, and serves it until it exits or Stop.
 func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
-	timeout := p.m.ToolTimeout()
-	if timeout <= 0 {
-		timeout = 30 * time.Second
+	timeout := p.toolTimeout()
+	if decl := p.m.xbotChannel(); decl != nil {
+		return p.runXbotChannel(sp, decl, timeout)
 	}
 	link := newXbotLink(sp.stdout, sp.stdin, 2*timeout, p.log)
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
@@ -248,7 +248,7 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		<-sp.exited
 		return false, err
 	}
-	if err := p.registerXbot(link, a.resp, matchers, timeout); err != nil {
+	if err := p.registerXbot(link, a.resp, matchers, timeout, nil); err != nil {
 		sp.kill()
 		<-sp.exited
 		return true, err
@@ -284,6 +284,15 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 	}
 }
 
+// toolTimeout is the deadline of the plugin's tools: plugin.json's, else
+// xbot's 30 seconds.
+func (p *Process) toolTimeout() time.Duration {
+	if d := p.m.ToolTimeout(); d > 0 {
+		return d
+	}
+	return 30 * time.Second
+}
+
 // xbotMatchers compiles the matchers of the hooks an activate response
 // registers, one for each. A matcher that does not compile fails the
 // activation; if it belongs to a PreToolUse hook the plugin counts as a
@@ -306,10 +315,13 @@ func (p *Process) xbotMatchers(hooks []xbotHook) ([]xbotMatcher, error) {
 
 // registerXbot turns an activate response into Hearth registrations,
 // after plugin.json's default modes are in force.
-func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotMatcher, timeout time.Duration) error {
-	if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: p.m.DefaultModes}); err != nil {
-		return err
+func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotMatcher, timeout time.Duration, c *xbotChan) error {
+	if c == nil {
+		if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: p.m.DefaultModes}); err != nil {
+			return err
+		}
 	}
+	var entries []toolEntry
 	for _, t := range r.Tools {
 		schema, err := xbotSchema(t)
 		if err != nil {
@@ -317,7 +329,7 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotM
 		}
 		tool := t.Name
 		def := sdk.ToolDef{Name: tool, Description: t.Description, Parameters: schema, Timeout: timeout}
-		err = p.opts.Host.RegisterTool(p.name, def, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
+		h := func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
 			resp, err := link.exchange(ctx, xbotRequest{Method: "execute_tool", Params: map[string]any{"toolName": tool, "input": string(raw)}})
 			if err != nil {
 				return nil, err
@@ -329,10 +341,17 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotM
 				return "", nil
 			}
 			return *resp.Result, nil
-		})
-		if err != nil {
+		}
+		if c != nil {
+			entries = append(entries, toolEntry{def: def, h: h})
+			continue
+		}
+		if err := p.opts.Host.RegisterTool(p.name, def, h); err != nil {
 			return err
 		}
+	}
+	if c != nil {
+		c.setTools(&c.actTools, entries)
 	}
 	p.registerXbotHooks(link, r.Hooks, matchers, timeout)
 	if len(r.Enrichers) > 0 {
