@@ -59,9 +59,12 @@ func (p *Process) runXbotChannel(sp *spawned, decl *xbotChannelDecl, timeout tim
 		break
 	}
 	acancel()
-	dctx, dcancel := context.WithTimeout(context.Background(), p.opts.GracePeriod)
-	_, _ = link.exchange(dctx, xbotRequest{Method: "deactivate"})
-	dcancel()
+	// A channel plugin ends when its stdin does (xbot stops one by
+	// closing it); deactivate goes first, unawaited, to one that answered
+	// activate, as the request/response protocol has it.
+	if activated == nil {
+		_ = c.write(xbotRequest{Method: "deactivate"})
+	}
 	sp.stdin.Close()
 	select {
 	case <-sp.exited:
