@@ -1,24 +1,45 @@
-// Package xbot carries xbot's Go tool API onto Hearth, so xbot plugin code
-// ports by changing its import from xbot's "plugin" package to this one:
-// PluginTool, SimplePluginTool, BuildToolDef and ToolParamDef, ToolFromFunc,
-// ToolFromJSONFunc, PluginToolV2 with ToolCallContext, ToolResult with its
-// constructors and formatters, and channel-scoped tools.
+// Package xbot is xbot's Go plugin API on Hearth: xbot's own Go plugins
+// (its "xbot/plugin" package) compile with only the import line changed,
 //
-//	pctx := xbot.NewContext(s) // s is the *sdk.PluginSDK from Start
-//	pctx.RegisterTool(&xbot.SimplePluginTool{
-//		Def: xbot.BuildToolDef("hello", "Greet someone by name.",
-//			xbot.ToolParamDef{Name: "name", Type: "string", Description: "The person to greet"}),
-//		ExecFn: func(ctx context.Context, input string) (*xbot.ToolResult, error) {
-//			name, err := xbot.ParseToolInputString(input, "name")
-//			if err != nil {
-//				name = "World"
-//			}
-//			return xbot.NewToolResult("Hello, " + name + "!"), nil
-//		},
-//	})
+//	import plugin "github.com/hearth-agent/hearth/sdk/xbot"
 //
-// Tool names are namespaced as every Hearth tool is (<plugin>__hello), so
-// an xbot tool can no longer shadow another plugin's.
+// and run compiled in or as a child process through Adapt:
+//
+//	sdk.RegisterFactory("hello-world", xbot.Adapt(helloworld.New()))
+//	pluginrpc.Serve(xbot.Adapt(helloworld.New())) // or as a child process
+//
+// Adapt calls the plugin's Activate with a PluginContext (a *Context) on
+// Start and Deactivate on Stop. On Hearth:
+//
+//   - tools (PluginTool, PluginToolV2's ExecuteWithContext,
+//     SimplePluginTool, ToolFromFunc, ToolFromJSONFunc) are Hearth tools
+//     named <plugin>__<tool>, under Hearth's policy like every tool;
+//   - OnPreToolUse is a decision hook: DecisionDeny refuses, DecisionAsk
+//     asks the user, DecisionAllow and DecisionDefer leave the policy to
+//     decide (a hook never allows what the policy refused), and a hook
+//     that fails refuses the call;
+//   - OnPostToolUse and OnError run at after_toolcall, OnUserPrompt at
+//     on_input (a Deny answers with its message), OnAgentStop at
+//     after_output; the other events are refused with ErrNotSupported;
+//     hooks see the name the tool's plugin registered (HookPayload.ToolName)
+//     and match it, or the model's name, against the matcher;
+//   - EnrichContext adds text to the system message of every turn;
+//   - Storage() is kept in the plugin's Hearth KV, Logger() writes to the
+//     plugin's Hearth log, ToolCallContext.TenantID is TenantOf the turn's
+//     channel and chat;
+//   - widgets are kept and rendered on UpdateWidget (RenderedWidget);
+//     middleware, cron, commands, themes, overlays and channel providers
+//     are refused with ErrNotSupported.
+//
+// The seed document's forms work too: NewContext(s) gives a plugin's Start
+// the same *Context (with RegisterForChannel for channel-scoped tools),
+// and a tool with ExecuteV2 (ContextTool) gets the ToolCallContext. Where
+// xbot's code and the seed document differ, xbot's code wins:
+// ToolResult.IsError is a field (Go cannot have a method of that name
+// beside it), FormatToolResult and FormatListResult return a *ToolResult
+// (which prints as its text), and ToolDef.Parameters is a parameter list,
+// with the JSON Schema in InputSchema. A ToolParamDef is required only
+// when Required is set, as in xbot.
 package xbot
 
 import (
