@@ -11,6 +11,8 @@ import (
 	plugin "github.com/hearth-agent/hearth/sdk/xbot"
 )
 
+var _ plugin.Plugin = Gate{}
+
 // Gate is the plugin.
 type Gate struct{}
 

@@ -13,6 +13,11 @@ import (
 	plugin "github.com/hearth-agent/hearth/sdk/xbot"
 )
 
+var (
+	_ plugin.Plugin   = (*Watch)(nil)
+	_ plugin.UIWidget = (*Watch)(nil)
+)
+
 // Watch is the plugin.
 type Watch struct {
 	mu     sync.Mutex

@@ -13,6 +13,11 @@ import (
 	plugin "github.com/hearth-agent/hearth/sdk/xbot"
 )
 
+var (
+	_ plugin.Plugin       = (*Greeter)(nil)
+	_ plugin.PluginToolV2 = tenantTool{}
+)
+
 // Greeter is the plugin.
 type Greeter struct {
 	served atomic.Int64
