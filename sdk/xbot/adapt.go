@@ -46,7 +46,7 @@ func (a *adapted) Start(s *sdk.PluginSDK) error {
 	}
 	if err := a.p.Activate(c); err != nil {
 		c.fail(err)
-		return fmt.Errorf("xbot plugin %s: activate: %w", c.id, err)
+		return &ErrPluginActivationFailed{PluginID: c.id, Err: err}
 	}
 	a.ctx = c
 	return nil

@@ -196,3 +196,51 @@ func FuzzParseToolInputString(f *testing.F) {
 		}
 	})
 }
+
+func TestHelpers(t *testing.T) {
+	m := xbot.QuickManifest("a.b", "AB", "1.0.0", "d", xbot.WithPermissions(xbot.PermHooksSubscribe),
+		xbot.WithHooks(xbot.HookContribution{Event: "PostToolUse"}), xbot.WithTools(xbot.ToolContribution{Name: "t"}),
+		xbot.WithEnrichers(xbot.EnricherContribution{Name: "e"}), xbot.WithRuntime(xbot.RuntimeStdio), xbot.WithActivationEvents("onTool:t"))
+	if m.Runtime != xbot.RuntimeStdio || len(m.Contributes.Hooks) != 1 || len(m.Contributes.Tools) != 1 || len(m.Contributes.ContextEnrichers) != 1 ||
+		m.ActivationEvents[0] != "onTool:t" || m.Permissions[0] != xbot.PermHooksSubscribe {
+		t.Fatalf("%+v", m)
+	}
+	ps := xbot.NewSchemaBuilder().AddStringParam("s", "", true).AddNumberParam("n", "", false).AddBoolParam("b", "", false).AddArrayParam("a", "", false).Build()
+	if len(ps) != 4 || ps[3].Type != "array" || !ps[0].Required {
+		t.Fatalf("%+v", ps)
+	}
+	if r, _ := xbot.DenyHook("no")(context.Background(), &xbot.HookPayload{}); r.Decision != xbot.DecisionDeny || r.Message != "no" {
+		t.Fatal("DenyHook")
+	}
+	if got := xbot.FormatJSON(map[string]int{"a": 1}); got != "{\n  \"a\": 1\n}" {
+		t.Fatalf("%q", got)
+	}
+	err := sdktestStartErr(t, func(xbot.PluginContext) error { return errors.New("boom") })
+	var af *xbot.ErrPluginActivationFailed
+	if !errors.As(err, &af) || af.PluginID != "x.test" {
+		t.Fatalf("activation error %v", err)
+	}
+}
+
+// sdktestStartErr starts the plugin through Adapt as a host does and
+// returns Start's error.
+func sdktestStartErr(t *testing.T, fn func(xbot.PluginContext) error) error {
+	t.Helper()
+	p, err := xbot.Adapt(activator(fn))("x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var startErr error
+	sdktest.Start(t, "x", func(string, map[string]any) (sdk.Plugin, error) {
+		return startProbe{p, &startErr}, nil
+	}, nil)
+	return startErr
+}
+
+// startProbe records the wrapped plugin's Start error and starts cleanly.
+type startProbe struct {
+	sdk.Plugin
+	err *error
+}
+
+func (s startProbe) Start(k *sdk.PluginSDK) error { *s.err = s.Plugin.Start(k); return nil }
