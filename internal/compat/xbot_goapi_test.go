@@ -14,6 +14,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gatekeeper"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gitwatch"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/greeter"
+	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/seedtools"
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
@@ -85,6 +86,9 @@ func newXbotEnv(t *testing.T, replies ...llmtest.Reply) *xbotEnv {
 	if err := a.Kernel.LoadPlugin("sh", func(string, map[string]any) (sdk.Plugin, error) { return shPlugin{}, nil }, nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := a.Kernel.LoadPlugin("seed", seedtools.New, nil); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 
@@ -104,8 +108,16 @@ func (e *xbotEnv) load(t *testing.T, name string, p xbot.Plugin) sdk.Plugin {
 // ask sends text on the terminal, chat c1, approving what asks.
 func (e *xbotEnv) ask(t *testing.T, text string) kernel.Outcome {
 	t.Helper()
+	return e.askOn(t, "terminal", text, nil)
+}
+
+// askOn sends text on channel, chat c1, approving what asks; onEvent
+// receives the turn's events.
+func (e *xbotEnv) askOn(t *testing.T, channel, text string, onEvent func(kernel.Event)) kernel.Outcome {
+	t.Helper()
 	return e.a.Kernel.Ask(context.Background(), kernel.Input{
-		Injection: sdk.Injection{Channel: "terminal", ChatID: "c1", Text: text},
+		Injection: sdk.Injection{Channel: channel, ChatID: "c1", Text: text},
+		OnEvent:   onEvent,
 		Approver: func(_ context.Context, r *policy.ApprovalRequest) (policy.Answer, error) {
 			e.mu.Lock()
 			e.asked = append(e.asked, r.Reason)
@@ -297,6 +309,56 @@ func TestXbotGoAPI(t *testing.T) {
 			}
 			if n := len(e.llm.Requests()); n != 0 {
 				t.Errorf("the model was asked %d times", n)
+			}
+		}},
+		{"ToolFromFunc, ToolFromJSONFunc (seed)", "seedtools", "the raw input and the JSON-encoded value reach the model", func(t *testing.T) {
+			e := newXbotEnv(t, llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "seed__double", Arguments: `{"x":1}`}, {Name: "seed__weather", Arguments: `{"city":"杭州"}`}}},
+				llmtest.Reply{Text: "ok"})
+			e.ask(t, "go")
+			if got := e.toolMessages(); len(got) != 2 || got[0] != `{"x":1}{"x":1}` || got[1] != `{"city":"杭州","temp":21}` {
+				t.Errorf("tool results %q", got)
+			}
+		}},
+		{"NewResultBuilder().Metadata (seed)", "seedtools server_info", "the model reads the content; the metadata reaches renderers (EventToolEnd) only", func(t *testing.T) {
+			e := newXbotEnv(t, call("seed__server_info", `{}`), llmtest.Reply{Text: "ok"})
+			var meta map[string]string
+			e.askOn(t, "terminal", "status", func(ev kernel.Event) {
+				if ev.Kind == kernel.EventToolEnd {
+					meta = ev.Metadata
+				}
+			})
+			if got := e.toolMessages(); len(got) != 1 || got[0] != "Server Info\nstatus: running" {
+				t.Errorf("tool results %q", got)
+			}
+			if meta["kind"] != "server-info" {
+				t.Errorf("EventToolEnd metadata %v", meta)
+			}
+		}},
+		{"FormatListResult (seed)", "seedtools list", "a numbered list; an empty one says (no items)", func(t *testing.T) {
+			e := newXbotEnv(t, llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "seed__list", Arguments: `{"items":["alpha","beta"]}`}, {Name: "seed__list", Arguments: `{"items":[]}`}}},
+				llmtest.Reply{Text: "ok"})
+			e.ask(t, "list")
+			if got := e.toolMessages(); len(got) != 2 || got[0] != "1. alpha\n2. beta" || got[1] != "(no items)" {
+				t.Errorf("tool results %q", got)
+			}
+		}},
+		{"PluginToolV2 as ExecuteV2 (seed), ToolCallContext", "seedtools who", "the seed's ExecuteV2 form gets the call's context", func(t *testing.T) {
+			e := newXbotEnv(t, call("seed__who", `{}`), llmtest.Reply{Text: "ok"})
+			e.ask(t, "who")
+			if got := e.toolMessages(); len(got) != 1 || got[0] != "user  in terminal/c1" {
+				t.Errorf("tool results %q", got)
+			}
+		}},
+		{"RegisterForChannel (seed)", "seedtools web_only", "the tool is offered in the web channel's sessions only", func(t *testing.T) {
+			e := newXbotEnv(t, llmtest.Reply{Text: "a"}, llmtest.Reply{Text: "b"})
+			e.ask(t, "hi")
+			e.askOn(t, "web", "hi", nil)
+			reqs := e.llm.Requests()
+			if strings.Contains(strings.Join(reqs[0].ToolNames(), " "), "seed__web_only") {
+				t.Error("web_only offered on the terminal")
+			}
+			if !strings.Contains(strings.Join(reqs[1].ToolNames(), " "), "seed__web_only") {
+				t.Errorf("web_only not offered on the web: %v", reqs[1].ToolNames())
 			}
 		}},
 		{"OnSessionStart (refused)", "inline", "an event Hearth lacks is refused with ErrNotSupported, so Activate fails loudly", func(t *testing.T) {
