@@ -287,3 +287,15 @@ func (p *Process) runScriptOnce(ctx context.Context, dataDir, widget string, ext
 	first, _, _ := strings.Cut(text, "\n")
 	return first, nil
 }
+
+// Widgets returns the widget outputs of the running script plugin named
+// name (its plugin name), or nil.
+func (m *Manager) Widgets(name string) []Widget {
+	m.mu.Lock()
+	mp := m.procs[name]
+	m.mu.Unlock()
+	if mp == nil || mp.proc == nil {
+		return nil
+	}
+	return mp.proc.Widgets()
+}
