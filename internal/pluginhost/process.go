@@ -210,6 +210,7 @@ func Start(dir string, opts *Options) (*Process, error) {
 	// may be a guard: calls are held (then refused) until it ends. A
 	// plugin that fails before it, and declares no hook, is released.
 	o.Host.SuspendHooks(p.name, "it is starting", true)
+	p.rememberUnanswered()
 	go p.supervise()
 	return p, nil
 }
@@ -256,6 +257,11 @@ func (p *Process) WaitReady(ctx context.Context) error {
 			return fmt.Errorf("plugin %s %s: %s", p.m.ID, state, last)
 		}
 		if p.notWaited() {
+			select {
+			case <-ready:
+				return nil
+			default:
+			}
 			return fmt.Errorf("plugin %s not waited for: %s", p.m.ID, last)
 		}
 		select {

@@ -225,6 +225,11 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		cancel()
 		sp.kill()
 		return true, fmt.Errorf("exited during activate: %v", exitText(werr))
+	case <-p.stop: // stopped while it activates: no need to wait for it
+		cancel()
+		sp.kill()
+		<-sp.exited
+		return false, nil
 	}
 	cancel()
 	if a.err == nil && a.resp.Error != "" {
@@ -240,6 +245,7 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		}
 		return true, fmt.Errorf("activate failed: %w", a.err)
 	}
+	p.activateAnswered()
 	matchers, err := p.xbotMatchers(a.resp.Hooks)
 	if err != nil {
 		// What the plugin answers to activate does not change by

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/sdk"
@@ -129,7 +130,7 @@ func TestXbotHooksSeeRegisteredNames(t *testing.T) {
 func TestXbotUnansweredActivateNotWaitedFor(t *testing.T) {
 	needProgram(t, "python3")
 	f := newFixture(t)
-	f.opts.HandshakeTimeout = 200 * 1e6 // 200ms
+	f.opts.HandshakeTimeout = 200 * time.Millisecond
 	dir, _ := filepath.Abs("testdata/xbot-silent")
 	p, err := Start(dir, &f.opts)
 	if err != nil {
@@ -142,6 +143,18 @@ func TestXbotUnansweredActivateNotWaitedFor(t *testing.T) {
 	}
 	if st := p.Status(); !strings.Contains(st.LastError, "no answer to activate") {
 		t.Fatalf("status %+v", st)
+	}
+	p.Stop()
+
+	// The next Hearth process remembers it and does not wait at all.
+	f.opts.HandshakeTimeout = time.Hour
+	p2, err := Start(dir, &f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Stop()
+	if err := p2.WaitReady(context.Background()); err == nil || !strings.Contains(err.Error(), "last activate went unanswered") {
+		t.Fatalf("WaitReady after a restart: %v", err)
 	}
 }
 
