@@ -180,7 +180,9 @@ func TestXbotRuntime(t *testing.T) {
 		{"runtime script, contributes.ui triggers, XBOT_* variables", "xbot-script", "the script runs after a matching tool; its output is the widget's", func(t *testing.T) {
 			e := newRuntimeEnv(t, "xbot-script", llmtest.Reply{ToolCalls: []llmtest.Call{tc("w", "files__write_file", `{"path":"a.txt"}`)}}, llmtest.Reply{Text: "ok"})
 			if err := e.a.Kernel.RegisterTool("files", sdk.ToolDef{Name: "write_file", Effect: sdk.EffectRead},
-				func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) { return "wrote", nil }); err != nil {
+				func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+					return "wrote", nil
+				}); err != nil {
 				t.Fatal(err)
 			}
 			if out := e.ask(t, "write"); out.Err != nil {

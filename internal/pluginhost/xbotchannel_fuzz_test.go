@@ -20,7 +20,9 @@ func (h *frameHost) Inject(_ string, in sdk.Injection) error {
 	return nil
 }
 
-func (h *frameHost) ReplaceRemoteTools(string, []sdk.ToolDef, []sdk.RawToolHandler) []error { return nil }
+func (h *frameHost) ReplaceRemoteTools(string, []sdk.ToolDef, []sdk.RawToolHandler) []error {
+	return nil
+}
 
 // FuzzXbotChannelFrame feeds the demultiplexer of a channel plugin's
 // output arbitrary lines: it never panics, answers every request with an
