@@ -63,6 +63,9 @@ type Manifest struct {
 	// Contributes is xbot's (documentation-only) list of contributions;
 	// Hearth reads only contributes.hooks.
 	Contributes json.RawMessage `json:"contributes,omitempty"`
+	// Web is xbot's web UI block (views for xbot's web front end); Hearth
+	// does not host them and says so when the plugin starts.
+	Web json.RawMessage `json:"web,omitempty"`
 }
 
 var (

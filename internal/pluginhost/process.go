@@ -211,6 +211,9 @@ func Start(dir string, opts *Options) (*Process, error) {
 	// plugin that fails before it, and declares no hook, is released.
 	o.Host.SuspendHooks(p.name, "it is starting", true)
 	p.rememberUnanswered()
+	if m.Xbot() || m.Script() {
+		p.refuseXbotUI()
+	}
 	go p.supervise()
 	return p, nil
 }

@@ -194,7 +194,7 @@ func TestXbotScriptPlugin(t *testing.T) {
 		t.Fatalf("after the tool: %q, want %q", w.Text, want)
 	}
 	logs := f.logs.String()
-	for _, s := range []string{"event=CronFired", "command=note", "refreshInterval=30s"} {
+	for _, s := range []string{"event=CronFired", "command=note", "refreshInterval=30s", "web block not supported"} {
 		if !strings.Contains(logs, s) {
 			t.Errorf("no log line refuses %s", s)
 		}
