@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/scaffold"
 )
 
@@ -125,22 +126,13 @@ func TestIsSource(t *testing.T) {
 	}
 }
 
-func TestValidID(t *testing.T) {
-	for id, want := range map[string]bool{"ai_image": true, "memo": true, "a-b_c": true, "a": false,
-		"a__b": false, "ab_": false, "_ab": false, "AB": false, "a.b": false} {
-		if ValidID(id) != want {
-			t.Errorf("ValidID(%q) = %v", id, !want)
-		}
-	}
-}
-
 func FuzzParsePlg(f *testing.F) {
 	b, _ := os.ReadFile("testdata/ha_notes/plg.json")
 	f.Add(b)
 	f.Add([]byte(`{"name":"ai_image","entry":"x.lua"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ParsePlg("plg.json", b)
-		if err == nil && !ValidID(p.Name) {
+		if err == nil && !names.ValidID(p.Name) {
 			t.Fatalf("accepted %q", p.Name)
 		}
 	})

@@ -9,9 +9,10 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hearth-agent/hearth/internal/names"
 )
 
 // PlgFile is the name of a HomeAgent plugin's project file.
@@ -31,10 +32,6 @@ type Plg struct {
 	// a Lua plugin's entry names a .lua file.
 	Entry string `json:"entry,omitempty"`
 }
-
-// idPattern is the shape of a plugin id Hearth accepts: HomeAgent's names
-// (ai_image) included. It matches pluginhost's process plugin ids.
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,40}$`)
 
 // ErrNoPlg means a folder has no plg.json.
 var ErrNoPlg = errors.New("no " + PlgFile)
@@ -57,17 +54,10 @@ func ParsePlg(path string, b []byte) (*Plg, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !ValidID(p.Name) {
-		return nil, fmt.Errorf("%s: name %q must be 2 to 41 lowercase letters, digits, '-' or '_', starting with a letter or digit, without \"__\"", path, p.Name)
+	if !names.ValidID(p.Name) {
+		return nil, fmt.Errorf("%s: name %q must be %s", path, p.Name, names.IDRule)
 	}
 	return &p, nil
-}
-
-// ValidID reports whether id can name a plugin: HomeAgent's ids with an
-// underscore (ai_image) are, but not two in a row, which would make a
-// tool name <plugin>__<tool> ambiguous, nor one at the end.
-func ValidID(id string) bool {
-	return idPattern.MatchString(id) && !strings.Contains(id, "__") && !strings.HasSuffix(id, "_")
 }
 
 // Lua reports whether plg.json describes a Lua plugin, which Hearth does
