@@ -59,7 +59,7 @@ func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src strin
 			return "", fmt.Errorf("the plugin name %q is already used by %s", name, owner(dir, other))
 		}
 		if strings.EqualFold(e.Name(), name) {
-			if _, err := os.Stat(filepath.Join(dir, e.Name()+".so")); err == nil {
+			if so, _ := soFile(dir, e.Name()); so != "" {
 				return "", fmt.Errorf("the plugin name %q is already used by the .so plugin in %s", name, dir)
 			}
 		}

@@ -1,0 +1,84 @@
+//go:build (linux || darwin) && cgo
+
+package pluginhost
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/store"
+)
+
+var (
+	haSOOnce sync.Once
+	haSODir  string
+	haSOErr  error
+)
+
+func init() {
+	cleanups = append(cleanups, func() {
+		if haSODir != "" {
+			os.RemoveAll(haSODir)
+		}
+	})
+}
+
+// TestHomeAgentSOFolder loads HomeAgent's layout, a folder with plg.json
+// and plugin.so, from a library that exports only NewPluginFactory, under
+// an id with an underscore.
+func TestHomeAgentSOFolder(t *testing.T) {
+	// A Go plugin loads once per process, from one path: build it once
+	// into a folder that outlives a single run of the test (-count=N).
+	haSOOnce.Do(func() {
+		haSODir, haSOErr = os.MkdirTemp("", "hearth-haso-")
+		if haSOErr != nil {
+			return
+		}
+		dir := filepath.Join(haSODir, "ha_factory")
+		if haSOErr = os.CopyFS(dir, os.DirFS("testdata/ha_factory")); haSOErr != nil {
+			return
+		}
+		args := []string{"build", "-buildmode=plugin", "-o", filepath.Join(dir, "plugin.so")}
+		if raceEnabled {
+			args = append(args, "-race") // the plugin must match the test binary's runtime
+		}
+		cmd := exec.Command("go", append(args, "./testdata/ha_factory")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			haSOErr = fmt.Errorf("building the .so: %v\n%s", err, out)
+		}
+	})
+	if haSOErr != nil {
+		t.Fatal(haSOErr)
+	}
+	k := kernel.New(nil, nil, nil)
+	defer k.Close()
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m := NewManager(haSODir, st, &Options{Host: k})
+	defer m.Close()
+	if err := m.Scan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := callTool(k, "ha_factory__ha_factory_echo", `{"text":"hi"}`)
+	if r.IsError || r.Content != "ha_factory: HI" {
+		list, _ := m.List(context.Background())
+		t.Fatalf("%+v; plugins %+v", r, list)
+	}
+	list, _ := m.List(context.Background())
+	if len(list) != 1 || list[0].ID != "ha_factory" || list[0].Kind != "so" || list[0].Status == nil || !strings.Contains(string(list[0].Status.State), ".so") {
+		t.Fatalf("list %+v", list)
+	}
+	if _, err := LoadSO(filepath.Join(haSODir, "ha_factory", "plugin.so")); err != nil {
+		t.Fatalf("LoadSO: %v", err)
+	}
+}
