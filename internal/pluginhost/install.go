@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hearth-agent/hearth/internal/hagosrc"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -107,4 +108,60 @@ func copyTree(src, dst string) error {
 			return nil // links and devices are not copied
 		}
 	})
+}
+
+// InstallBuilt installs a plugin folder that hagosrc.Build made from a
+// HomeAgent source folder. The first time it is InstallFolder; after
+// that, the folder installed from the same source is replaced (the
+// rebuilt program, plugin.json and record swapped in, the old folder
+// moved out first and removed after), and a running Hearth restarts the
+// plugin at its next scan. A folder of that id installed from elsewhere
+// is refused as InstallFolder refuses it. replaced says which it did.
+func InstallBuilt(ctx context.Context, owners NameOwners, pluginsDir, built string) (id string, replaced bool, err error) {
+	man, err := LoadManifest(built)
+	if err != nil {
+		return "", false, fmt.Errorf("not a plugin folder: %w", err)
+	}
+	dst := filepath.Join(pluginsDir, man.ID)
+	if _, err := os.Stat(dst); errors.Is(err, fs.ErrNotExist) {
+		id, err := InstallFolder(ctx, owners, pluginsDir, built)
+		return id, false, err
+	}
+	rec, err := hagosrc.ReadRecord(built)
+	if err != nil {
+		return "", false, err
+	}
+	if old, err := hagosrc.ReadRecord(dst); err != nil || old.Source != rec.Source {
+		return "", false, fmt.Errorf("a plugin %q is already installed in %s, not built from %s", man.ID, dst, rec.Source)
+	}
+	// Beside the built folder, so the renames stay on one file system
+	// when they can.
+	stage, old := filepath.Join(filepath.Dir(built), "stage"), filepath.Join(filepath.Dir(built), "old")
+	if err := os.Rename(built, stage); err != nil {
+		return "", false, err
+	}
+	if err := os.Rename(dst, old); err != nil {
+		return "", false, fmt.Errorf("moving the old build out of %s: %w", dst, err)
+	}
+	if err := os.Rename(stage, dst); err != nil {
+		// Another file system: copy instead.
+		if err := copyTree(stage, dst); err != nil {
+			os.RemoveAll(dst)
+			if rerr := os.Rename(old, dst); rerr != nil {
+				return "", false, fmt.Errorf("copying the new build to %s: %w (and putting the old one back: %w)", dst, err, rerr)
+			}
+			return "", false, fmt.Errorf("copying the new build to %s: %w", dst, err)
+		}
+	}
+	return man.ID, true, os.RemoveAll(old)
+}
+
+// InstallBuilt installs a built HomeAgent plugin folder (see the function
+// InstallBuilt) and scans.
+func (m *Manager) InstallBuilt(ctx context.Context, built string) (string, bool, error) {
+	id, replaced, err := InstallBuilt(ctx, m.st, m.dir, built)
+	if err != nil {
+		return "", false, err
+	}
+	return id, replaced, m.Scan(ctx)
 }
