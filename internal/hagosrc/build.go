@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -173,7 +174,7 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	exe := filepath.Join(dir, plg.Name)
+	exe := filepath.Join(dir, exeName(plg.Name))
 	out, err := t.run(ctx, src, "build", "-modfile="+modfile, "-overlay="+overlay, "-o", exe, ".")
 	if err != nil {
 		return nil, buildError(src, out, err)
@@ -187,16 +188,18 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 }
 
 // buildEnv is the toolchain's environment: offline, module mode, this
-// toolchain only.
+// toolchain only, and only the variables a Go build reads, so that
+// Hearth's secrets (API keys in its environment) never reach the
+// compilers cgo runs.
 func buildEnv(base []string) []string {
 	if base == nil {
 		base = os.Environ()
 	}
 	set := map[string]string{"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOWORK": "off", "GOTOOLCHAIN": "local"}
-	env := make([]string, 0, len(base)+len(set))
+	env := make([]string, 0, len(set)+8)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, ours := set[k]; !ours {
+		if _, ours := set[k]; !ours && buildVar(k) {
 			env = append(env, kv)
 		}
 	}
@@ -204,6 +207,28 @@ func buildEnv(base []string) []string {
 		env = append(env, k+"="+v)
 	}
 	return env
+}
+
+// buildVar reports whether the go command or the C toolchain reads the
+// environment variable k.
+func buildVar(k string) bool {
+	switch k {
+	case "PATH", "HOME", "USER", "TMPDIR", "TEMP", "TMP", "LANG", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
+		"CC", "CXX", "AR", "PKG_CONFIG", "SYSTEMROOT", "LOCALAPPDATA", "APPDATA", "USERPROFILE", "ComSpec":
+		return true
+	}
+	return goVars[k] || strings.HasPrefix(k, "CGO_") || strings.HasPrefix(k, "LC_")
+}
+
+// goVars are the go command's own variables (`go help environment`);
+// a prefix would let GOOGLE_API_KEY through.
+var goVars = map[string]bool{
+	"GOROOT": true, "GOPATH": true, "GOCACHE": true, "GOMODCACHE": true, "GOENV": true, "GOTMPDIR": true,
+	"GOOS": true, "GOARCH": true, "GOAMD64": true, "GOARM": true, "GOARM64": true, "GO386": true,
+	"GOMIPS": true, "GOMIPS64": true, "GOPPC64": true, "GORISCV64": true, "GOWASM": true,
+	"GOEXPERIMENT": true, "GODEBUG": true, "GOFIPS140": true, "GO111MODULE": true, "GOINSECURE": true,
+	"GOPRIVATE": true, "GONOPROXY": true, "GONOSUMDB": true, "GONOSUMCHECK": true, "GOSUMDB": true,
+	"GOVCS": true, "GOTELEMETRY": true, "GOTELEMETRYDIR": true, "GOCACHEPROG": true,
 }
 
 // toolchain runs the go command.
@@ -301,7 +326,7 @@ func writePluginFolder(src, dir string, plg *Plg, res *Result) error {
 		name = plg.Name
 	}
 	man := map[string]any{"id": plg.Name, "name": name, "version": plg.Version,
-		"description": plg.Description, "command": []string{"./" + plg.Name}}
+		"description": plg.Description, "command": []string{"./" + exeName(plg.Name)}}
 	if len(res.Capabilities) > 0 {
 		man["capabilities"] = res.Capabilities
 	}
@@ -353,6 +378,14 @@ func Digest(dir string) (string, error) {
 		return "", fmt.Errorf("reading %s: %w", dir, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// exeName is the program's file name for the plugin id.
+func exeName(id string) string {
+	if runtime.GOOS == "windows" {
+		return id + ".exe"
+	}
+	return id
 }
 
 // newer returns the later of two go versions ("1.25.0", "1.26").

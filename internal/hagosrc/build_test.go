@@ -137,3 +137,16 @@ func FuzzParsePlg(f *testing.F) {
 		}
 	})
 }
+
+func TestBuildEnvKeepsSecretsOut(t *testing.T) {
+	env := buildEnv([]string{"PATH=/bin", "OPENAI_API_KEY=sk-secret", "GOCACHE=/c", "GOPROXY=https://proxy", "HEARTH_TOKEN=t", "GOOGLE_API_KEY=g-secret", "CGO_ENABLED=0"})
+	got := strings.Join(env, " ")
+	for _, want := range []string{"PATH=/bin", "GOCACHE=/c", "GOPROXY=off", "CGO_ENABLED=0", "GOFLAGS=-mod=mod"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in %s", want, got)
+		}
+	}
+	if strings.Contains(got, "sk-secret") || strings.Contains(got, "g-secret") || strings.Contains(got, "HEARTH_TOKEN") || strings.Contains(got, "proxy") {
+		t.Errorf("leaked: %s", got)
+	}
+}

@@ -81,4 +81,19 @@ func TestHomeAgentSOFolder(t *testing.T) {
 	if _, err := LoadSO(filepath.Join(haSODir, "ha_factory", "plugin.so")); err != nil {
 		t.Fatalf("LoadSO: %v", err)
 	}
+
+	// hearth plugin install copies such a folder in under plg.json's name.
+	src := filepath.Join(t.TempDir(), "some-download")
+	os.CopyFS(src, os.DirFS(filepath.Join(haSODir, "ha_factory")))
+	to := t.TempDir()
+	if id, err := InstallFolder(context.Background(), st, to, src); err != nil || id != "ha_factory" {
+		t.Fatalf("install: %q %v", id, err)
+	}
+	if _, err := os.Stat(filepath.Join(to, "ha_factory", "plugin.so")); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(src, "plugin.so"))
+	if _, err := InstallFolder(context.Background(), st, t.TempDir(), src); err == nil || !strings.Contains(err.Error(), "not a plugin folder") {
+		t.Fatalf("install without the .so: %v", err)
+	}
 }

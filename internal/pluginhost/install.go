@@ -25,26 +25,26 @@ func (m *Manager) Install(ctx context.Context, src string) (string, error) {
 }
 
 // InstallFolder copies a plugin folder into pluginsDir/<id>. It refuses a
-// folder without a valid plugin.json, or whose id or plugin name is taken
-// by an installed folder or a plugin compiled into this Hearth, or
+// folder without a valid plugin.json (or HomeAgent's plg.json and
+// plugin.so, installed as pluginsDir/<name>), or whose id or plugin name is
+// taken by an installed folder or a plugin compiled into this Hearth, or
 // belongs to another folder (owners; nil skips that check). A running
 // Hearth picks it up at its next scan.
 func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src string) (string, error) {
-	man, err := LoadManifest(src)
+	id, name, err := folderID(src)
 	if err != nil {
-		return "", fmt.Errorf("not a plugin folder: %w", err)
+		return "", err
 	}
-	dst := filepath.Join(pluginsDir, man.ID)
+	dst := filepath.Join(pluginsDir, id)
 	if _, err := os.Stat(dst); err == nil {
-		return "", fmt.Errorf("a plugin %q is already installed in %s", man.ID, dst)
+		return "", fmt.Errorf("a plugin %q is already installed in %s", id, dst)
 	}
-	name := man.PluginName()
 	if owners != nil {
 		bound, err := owners.PluginOwners(ctx)
 		if err != nil {
 			return "", err
 		}
-		if folder, ok := bound[names.Key(name)]; ok && folder != man.ID {
+		if folder, ok := bound[names.Key(name)]; ok && folder != id {
 			return "", errors.New(belongs(name, filepath.Join(pluginsDir, folder)))
 		}
 	}
@@ -69,7 +69,31 @@ func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src strin
 		os.RemoveAll(dst)
 		return "", fmt.Errorf("copying %s: %w", src, err)
 	}
-	return man.ID, nil
+	return id, nil
+}
+
+// folderID returns the id (its folder's name once installed) and plugin
+// name of a plugin folder: plugin.json's, or for HomeAgent's layout of
+// plg.json and a .so, plg.json's name for both.
+func folderID(src string) (id, name string, err error) {
+	man, err := LoadManifest(src)
+	if err == nil {
+		return man.ID, man.PluginName(), nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if plg, perr := hagosrc.ReadPlg(src); perr == nil {
+			if so, _ := soFile(src, plg.Name); so != "" {
+				if err := names.CheckReserved(plg.Name); err != nil {
+					return "", "", err
+				}
+				if strings.HasPrefix(plg.Name, MCPPrefix) {
+					return "", "", fmt.Errorf("plugin name %q: names starting with %q belong to the MCP servers of config.json", plg.Name, MCPPrefix)
+				}
+				return plg.Name, plg.Name, nil
+			}
+		}
+	}
+	return "", "", fmt.Errorf("not a plugin folder: %w", err)
 }
 
 func copyTree(src, dst string) error {

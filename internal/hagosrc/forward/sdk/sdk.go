@@ -7,7 +7,7 @@
 // without conversion.
 //
 // It holds the names of HomeAgent's sdk package that Hearth has;
-// testdata/homeagent_names.txt lists them all, and TestForwardCoversHearth
+// testdata/homeagent_names.txt lists them all, and TestForwardNames
 // fails when Hearth has a name this file does not forward.
 package sdk
 
