@@ -1,6 +1,6 @@
-// Package compat holds the compatibility suite: test plugins of Hearth's
-// own (testdata/<area>/...) that use every symbol of the three SDK
-// documents Hearth implements (HomeAgent's Go PluginSDK, the PKU harness,
-// xbot) and every pattern their real plugins rely on, each compiled and
-// run through Hearth by a table test, one row per symbol or pattern.
+// Package compat is the compatibility suite: test plugins of our own (under
+// testdata/) that use every symbol of the HomeAgent, PKU and xbot SDK
+// documents and every pattern the real plugins of those ecosystems rely
+// on, each compiled and run through Hearth, one table row per symbol. The
+// package has no code of its own; its tests are the suite.
 package compat
