@@ -97,3 +97,37 @@ func TestHomeAgentSOFolder(t *testing.T) {
 		t.Fatalf("install without the .so: %v", err)
 	}
 }
+
+// TestSOForeignSDK: a .so built against HomeAgent's own SDK (a stand-in
+// module of that path here) fails with what to do instead.
+func TestSOForeignSDK(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"fakesdk/go.mod":     "module gitcode.com/JianFeeeee/homeagent-sdk\n\ngo 1.25\n",
+		"fakesdk/sdk/sdk.go": "package sdk\n\ntype Plugin interface{ Name() string }\n",
+		"plug/go.mod": "module plug\n\ngo 1.25\n\nrequire gitcode.com/JianFeeeee/homeagent-sdk v0.0.0\n\n" +
+			"replace gitcode.com/JianFeeeee/homeagent-sdk => ../fakesdk\n",
+		"plug/main.go": "package main\n\nimport \"gitcode.com/JianFeeeee/homeagent-sdk/sdk\"\n\n" +
+			"func NewPlugin(name string, config map[string]interface{}) (sdk.Plugin, error) { return nil, nil }\n",
+	}
+	for name, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	so := filepath.Join(dir, "foreign.so")
+	args := []string{"build", "-buildmode=plugin", "-o", so}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Dir = filepath.Join(dir, "plug")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the .so: %v\n%s", err, out)
+	}
+	if _, err := LoadSO(so); err == nil || !strings.Contains(err.Error(), "built against HomeAgent's own SDK") {
+		t.Fatalf("got %v", err)
+	}
+}

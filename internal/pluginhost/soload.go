@@ -5,6 +5,7 @@ package pluginhost
 import (
 	"fmt"
 	"plugin"
+	"reflect"
 	"strings"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -40,7 +41,23 @@ func LoadSO(path string) (sdk.NewPlugin, error) {
 		case *sdk.NewPlugin:
 			return *f, nil
 		}
+		if foreignSDK(sym) {
+			return nil, fmt.Errorf("%s was built against HomeAgent's own SDK, whose types are not Hearth's: install the plugin's Go source folder instead (`hearth plugin install SOURCE`), and Hearth builds it against its own", path)
+		}
 		return nil, fmt.Errorf("%s: %s has type %T, want func(name string, config map[string]any) (sdk.Plugin, error)", path, export, sym)
 	}
 	return nil, fmt.Errorf("%s exports neither NewPlugin nor NewPluginFactory", path)
+}
+
+// foreignSDK reports whether sym is a factory returning another SDK's
+// Plugin: a .so built against HomeAgent's sdk package.
+func foreignSDK(sym any) bool {
+	t := reflect.TypeOf(sym)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Func || t.NumOut() == 0 {
+		return false
+	}
+	return strings.Contains(t.Out(0).PkgPath(), "homeagent")
 }
