@@ -56,6 +56,8 @@ var (
 	// ErrMissingModule means the plugin needs a module that is not in the
 	// module cache, which an offline build cannot fetch.
 	ErrMissingModule = errors.New("the plugin needs a Go module that is not in the module cache")
+	// ErrNoGo means the go command is not installed (or not on PATH).
+	ErrNoGo = errors.New("building a HomeAgent plugin needs the Go toolchain (the go command on PATH; see https://go.dev/dl)")
 )
 
 // Options says what Build builds, with what.
@@ -244,11 +246,17 @@ func (t *toolchain) run(ctx context.Context, dir string, args ...string) ([]byte
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrNotFound) || (cmd.ProcessState == nil && errors.Is(err, fs.ErrNotExist)) {
+		return nil, fmt.Errorf("%w: %w", ErrNoGo, err)
+	}
 	return out.Bytes(), err
 }
 
 // buildError turns go build's failure into an error for the user.
 func buildError(src string, out []byte, err error) error {
+	if errors.Is(err, ErrNoGo) {
+		return err
+	}
 	msg := strings.TrimSpace(string(out))
 	if msg == "" {
 		msg = err.Error()

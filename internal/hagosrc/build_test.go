@@ -150,3 +150,11 @@ func TestBuildEnvKeepsSecretsOut(t *testing.T) {
 		t.Errorf("leaked: %s", got)
 	}
 }
+
+func TestBuildWithoutGo(t *testing.T) {
+	_, err := Build(context.Background(), Options{Src: "testdata/ha_notes", Out: t.TempDir(), HearthSrc: hearthSrc(t),
+		Go: filepath.Join(t.TempDir(), "no-go-here")})
+	if !errors.Is(err, ErrNoGo) {
+		t.Fatalf("got %v", err)
+	}
+}
