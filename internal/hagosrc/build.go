@@ -262,9 +262,27 @@ func buildError(src string, out []byte, err error) error {
 		msg = err.Error()
 	}
 	if strings.Contains(msg, "GOPROXY=off") || strings.Contains(msg, "module lookup disabled") {
-		return fmt.Errorf("%w (Hearth builds offline): run `go mod download` in %s with network access, then install again:\n%s", ErrMissingModule, src, msg)
+		mods := missingModules(msg)
+		if len(mods) == 0 {
+			return fmt.Errorf("%w (Hearth builds offline; does the plugin's go.mod require every module it imports?):\n%s", ErrMissingModule, msg)
+		}
+		return fmt.Errorf("%w (Hearth builds offline): %s; fetch it once with network access, running `go mod download %s` outside any module folder, then install again:\n%s",
+			ErrMissingModule, strings.Join(mods, ", "), strings.Join(mods, " "), msg)
 	}
 	return fmt.Errorf("%w:\n%s", ErrCompile, msg)
+}
+
+// missingModules returns the modules (path@version) go wanted to
+// download, from its output.
+func missingModules(out string) []string {
+	var mods []string
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		if len(f) == 4 && f[0] == "go:" && f[1] == "downloading" {
+			mods = append(mods, f[2]+"@"+f[3])
+		}
+	}
+	return mods
 }
 
 // writeForward writes the forwarding module into work/homeagent-sdk and

@@ -91,7 +91,17 @@ func TestBuildMissingModule(t *testing.T) {
 	code = []byte(strings.Replace(string(code), `"sync"`, "\"sync\"\n\t_ \"example.invalid/nowhere/pkg\"", 1))
 	os.WriteFile(filepath.Join(src, "plugin.go"), code, 0o644)
 	_, err := Build(context.Background(), Options{Src: src, Out: t.TempDir(), HearthSrc: hearthSrc(t)})
-	if !errors.Is(err, ErrMissingModule) || !strings.Contains(err.Error(), "go mod download") {
+	if !errors.Is(err, ErrMissingModule) || !strings.Contains(err.Error(), "require every module") {
+		t.Fatalf("got %v", err)
+	}
+
+	// A module the go.mod requires but the cache lacks is named.
+	src = copyDir(t, "testdata/ha_notes")
+	mod, _ := os.ReadFile(filepath.Join(src, "go.mod"))
+	os.WriteFile(filepath.Join(src, "go.mod"), append(mod, "require example.invalid/nowhere v1.2.3\n"...), 0o644)
+	os.WriteFile(filepath.Join(src, "plugin.go"), code, 0o644) // imports example.invalid/nowhere/pkg
+	_, err = Build(context.Background(), Options{Src: src, Out: t.TempDir(), HearthSrc: hearthSrc(t)})
+	if !errors.Is(err, ErrMissingModule) || !strings.Contains(err.Error(), "go mod download example.invalid/nowhere@v1.2.3") {
 		t.Fatalf("got %v", err)
 	}
 }
