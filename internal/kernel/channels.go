@@ -336,8 +336,9 @@ func outputSendDef(info ChannelInfo) sdk.ToolDef {
 			"type": "object",
 			"properties": map[string]any{
 				"payload": map[string]any{"type": "string", "description": "the message: its text, a file's path or URL, or JSON for structured data"},
-				"type":    map[string]any{"type": "string", "enum": types, "description": "what payload is; default text"},
-				"meta":    map[string]any{"type": "string", "description": "delivery details in the form the channel's description asks for (recipient, format)"},
+				"type": map[string]any{"type": "string",
+					"description": "what payload is, one of: " + strings.Join(types, ", ") + " (default text)"},
+				"meta": map[string]any{"type": "string", "description": "delivery details in the form the channel's description asks for (recipient, format)"},
 			},
 			"required": []any{"payload"},
 		},
