@@ -99,7 +99,9 @@ func TestChannelNamesAreChecked(t *testing.T) {
 		{strings.Repeat("x", sdk.MaxChannelName+1), ErrChannelName},
 	} {
 		err := loadManifested(e.k, sdk.Manifest{ID: "other" + string(rune('a'+len(c.name)%26)), Name: "other", Version: "1.0.0"},
-			func(s *sdk.PluginSDK) error { return s.RegisterOutputChannel(c.name, sdk.CapText, "", sdk.ChannelDef{}, h) })
+			func(s *sdk.PluginSDK) error {
+				return s.RegisterOutputChannel(c.name, sdk.CapText, "", sdk.ChannelDef{}, h)
+			})
 		if !errors.Is(err, c.want) {
 			t.Errorf("%q: %v, want %v", c.name, err, c.want)
 		}
