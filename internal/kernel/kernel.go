@@ -341,14 +341,14 @@ func (k *Kernel) pluginInput(plugin string, in sdk.Injection) (Input, error) {
 	k.mu.Unlock()
 	own := PluginChannel(plugin)
 	anyChannel := slices.Contains(caps, sdk.CapabilityInjectChannels)
-	registered := k.ownChannel(plugin, in.Channel)
-	if registered == nil && (in.Channel == "" || in.Channel == own || (in.Channel == plugin && !anyChannel)) {
+	ch, registered := k.ownChannel(plugin, in.Channel)
+	if !registered && (in.Channel == "" || in.Channel == own || (in.Channel == plugin && !anyChannel)) {
 		in.Channel = own
 	}
-	if registered != nil && registered.info.Def.NoMemory {
+	if registered && ch.Def.NoMemory {
 		in.NoMemory = true
 	}
-	if in.Channel != own && registered == nil && !anyChannel {
+	if in.Channel != own && !registered && !anyChannel {
 		return Input{}, fmt.Errorf("%w: plugin %q may inject only into its own channel %q, not %q "+
 			"(declare the capability %q to inject into other channels)",
 			sdk.ErrInjectRefused, plugin, own, in.Channel, sdk.CapabilityInjectChannels)
