@@ -95,3 +95,24 @@ type Knowledge = hearth.Knowledge
 
 // LLMAPI is the model provider API.
 type LLMAPI = hearth.LLMAPI
+
+// ChannelDef says how a channel's text joins memory.
+type ChannelDef = hearth.ChannelDef
+
+// The output capabilities a channel declares.
+const (
+	CapText       = hearth.CapText
+	CapFile       = hearth.CapFile
+	CapImage      = hearth.CapImage
+	CapAudio      = hearth.CapAudio
+	CapStructured = hearth.CapStructured
+)
+
+// StageScope says which events a stage handler receives.
+type StageScope = hearth.StageScope
+
+// The stage scopes.
+const (
+	StageScopeGlobal   = hearth.StageScopeGlobal
+	StageScopeOwnTools = hearth.StageScopeOwnTools
+)
