@@ -146,7 +146,7 @@ func checkStrict(d sdk.ConfigDef, v any) string {
 		if d.Required && strings.TrimSpace(x) == "" {
 			return "required: it may not be empty"
 		}
-		if kindOf(d.Type) == kindAny && len(d.Options) > 0 && !slices.Contains(d.Options, x) {
+		if !knownType(d) && len(d.Options) > 0 && !slices.Contains(d.Options, x) {
 			return fmt.Sprintf("%q is not one of %q", x, d.Options)
 		}
 	case float64:
