@@ -480,8 +480,9 @@ func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
 	success := !p.result.IsError
 	before := pipeline.CloneValue(p.result.Value)
 	sc.ToolCalls = []sdk.ToolCall{p.call}
+	noMemory, memText := memoryOf(p.tool, p.result)
 	sc.ToolResults = []sdk.ToolResult{{CallID: p.call.ID, Name: p.call.Name, Plugin: plugin,
-		Success: success, Result: p.result.Value}}
+		Success: success, Result: p.result.Value, NoMemory: noMemory, MemoryText: memText}}
 	k.runHandlers(t, sdk.StageAfterToolcall, k.pipeline.Handlers(sdk.StageAfterToolcall), plugin, p.call.ID)
 	if len(sc.ToolResults) != 1 {
 		return
