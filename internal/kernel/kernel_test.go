@@ -163,7 +163,7 @@ func TestToolCallRoundTripAndHistoryAfterRestart(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	if names := reqs[0].ToolNames(); len(names) != 1 || names[0] != "now" {
+	if names := reqs[0].ToolNames(); len(names) != 1 || names[0] != "clock__now" {
 		t.Fatalf("tools offered: %v", names)
 	}
 	tm, ok := toolMessage(reqs[1].Messages, "call_a")

@@ -339,7 +339,7 @@ func TestOnDemandToolsLoadWithPluginsUse(t *testing.T) {
 	if first != "plugins__use" || !strings.Contains(reqs[0].Messages[0]["content"].(string), "admin") {
 		t.Fatalf("first request tools %q, system %q", first, reqs[0].Messages[0]["content"])
 	}
-	if second := strings.Join(reqs[1].ToolNames(), ","); second != "rebuild" {
+	if second := strings.Join(reqs[1].ToolNames(), ","); second != "admin__rebuild" {
 		t.Fatalf("after loading: %q", second)
 	}
 	if got := toolResult(t, reqs[2], "r"); got != "ok" {

@@ -149,7 +149,7 @@ func TestToolProgressEvents(t *testing.T) {
 				if ended {
 					t.Errorf("%s: progress %v after the end", id, ev.Done)
 				}
-				if ev.Total != 50 || ev.Text != "step" || ev.Tool != "long" {
+				if ev.Total != 50 || ev.Text != "step" || ev.Tool != "work__long" {
 					t.Errorf("%s: event %+v", id, ev)
 				}
 				progress = append(progress, ev.Done)

@@ -125,7 +125,7 @@ func TestBeforeToolcallDenyAndOwnTools(t *testing.T) {
 	if sent {
 		t.Fatal("denied tool ran")
 	}
-	if len(qqSaw) != 1 || qqSaw[0] != "send" {
+	if len(qqSaw) != 1 || qqSaw[0] != "qq__send" {
 		t.Fatalf("own-tools handler saw %v", qqSaw)
 	}
 	msgs := e.srv.Requests()[1].Messages

@@ -370,7 +370,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 // whether it may run; a refusal is finished.
 func (k *Kernel) authorize(ctx context.Context, t *turnState, p *preparedCall, args map[string]any, raw json.RawMessage) bool {
 	tool := p.tool
-	c := &policy.Call{Tool: tool, Name: p.call.Name, Args: args, Raw: raw, TC: p.tc, Requester: t.requester(), Approver: t.watchApproval(p, maskApprover(k.secrets, t.in.Approver))}
+	c := &policy.Call{Tool: tool, Args: args, Raw: raw, TC: p.tc, Requester: t.requester(), Approver: t.watchApproval(p, maskApprover(k.secrets, t.in.Approver))}
 	if p.call.Ask != "" {
 		c.MinVerdict, c.MinReason, c.MinBy = policy.Ask, p.call.Ask, "stage"
 	}

@@ -125,7 +125,7 @@ func TestTraceRecordsTurn(t *testing.T) {
 		t.Fatalf("tool calls %+v", tr.ToolCalls)
 	}
 	c := tr.ToolCalls[0]
-	if c.CallID != "c1" || c.Name != "say" || c.Plugin != "echo" || c.Outcome != "ok" || c.Decision != "allow" ||
+	if c.CallID != "c1" || c.Name != "echo__say" || c.Plugin != "echo" || c.Outcome != "ok" || c.Decision != "allow" ||
 		c.IsError || !c.Truncated || len(c.Result) != traceToolBytes || !strings.HasPrefix(c.Result, "said key ") ||
 		!strings.Contains(c.Arguments, "text") || c.Effect != "write" || c.DecidedBy != "user" {
 		c.Result = c.Result[:40]

@@ -241,11 +241,7 @@ func (e *Engine) Offer(t *tools.Tool, r Requester) bool {
 
 // Call is one tool call to authorize.
 type Call struct {
-	Tool *tools.Tool
-	// Name is the name the model calls Tool by (tools.Registry.CallName),
-	// which decision hooks are sent; empty means Tool.Name. Rules,
-	// approvals and the audit log key on Tool.Name.
-	Name      string
+	Tool      *tools.Tool
 	Args      map[string]any
 	Raw       json.RawMessage // the validated arguments as sent to the tool
 	TC        *sdk.ToolContext

@@ -134,7 +134,7 @@ func (e *Engine) runSuspended(ctx context.Context, plugin string, g *hookGuard, 
 // runHook runs one decision hook with the hook deadline. It fails closed.
 func (e *Engine) runHook(ctx context.Context, h Hook, c *Call) (Verdict, string) {
 	d, err := guard.Call(ctx, e.HookTimeout, func(ctx context.Context) (sdk.HookDecision, error) {
-		return h.Fn(ctx, c.TC, c.callName(), c.Args)
+		return h.Fn(ctx, c.TC, c.Tool.Name, c.Args)
 	})
 	switch {
 	case errors.Is(err, guard.ErrTimeout):
@@ -155,13 +155,4 @@ func (e *Engine) runHook(ctx context.Context, h Hook, c *Call) (Verdict, string)
 	default:
 		return Deny, fmt.Sprintf("decision hook of plugin %q answered %q", h.Plugin, d.Verdict)
 	}
-}
-
-// callName is the name decision hooks are sent: the one the model calls
-// the tool by.
-func (c *Call) callName() string {
-	if c.Name != "" {
-		return c.Name
-	}
-	return c.Tool.Name
 }

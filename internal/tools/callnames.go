@@ -7,31 +7,34 @@ import (
 )
 
 // The name the model calls a tool by. A HomeAgent plugin names its tools
-// itself (memo_create) and its own prompt text tells the model to call
-// them so; xbot plugins match hook payloads against the names they
-// registered. So a plugin's tool is offered under its own name, the
-// short name, when that is unambiguous, and as <plugin>__<tool>, the
-// qualified name, otherwise:
+// itself, each starting with its own name (memo_create of plugin memo,
+// acp_acp_query of acp: HomeAgent's convention of registering
+// name+"_"+tool), and its own prompt text tells the model to call them so.
+// Such a tool is offered under that name, the short name, when it is
+// unambiguous, and as <plugin>__<tool>, the qualified name, otherwise:
 //
+//   - a tool is short only when its local name starts with its plugin's
+//     name and "_" ('-' in the plugin's name read as '_'): the name then
+//     says whose tool it is, no plugin can offer a name that starts with
+//     another plugin's name, and the tools of plugins written for Hearth
+//     (bank__pay) keep the name their instructions and hooks use;
 //   - a short name is used only when no other registered tool, of any
 //     plugin or of Hearth, has the same local name (compared without
-//     regard to case); when two share one, both are qualified, so no
-//     plugin can take another's name by registering it first or later;
+//     regard to case); when two share one, both are qualified, whichever
+//     came first;
 //   - a local name containing the separator (output_send__qq) is never
 //     short: it could pass for another plugin's qualified name;
 //   - Hearth's own tools (reserved plugin names: plugins__use) and MCP
-//     servers' tools (plugins named mcp-<server>) keep the qualified name:
-//     Hearth's text names its own tools so, and MCP servers name theirs
-//     generically (read_file, search), where a name alone says nothing of
-//     whose tool it is;
-//   - a local name that is itself a reserved name (hearth, system, ...)
-//     stays qualified.
+//     servers' tools (plugins named mcp-<server>) keep the qualified name.
 //
 // A call by the qualified name always resolves, whatever name is offered.
-// The qualified name stays the canonical id: policy rules, approvals, the
-// audit log and `hearth policy` key on it. Names are computed when the
-// registry changes and only then, so the tool list sent to the model, and
-// with it the provider's prompt cache, stays the same between changes.
+// The qualified name stays the canonical id: policy rules, approvals,
+// decision hooks (a guard written for bank__pay fails closed, never open),
+// the audit log, logs and `hearth policy` key on it; stage handlers and
+// tool results carry the name the model is offered, as HomeAgent's do.
+// Names are computed when the registry changes and only then, so the tool
+// list sent to the model, and with it the provider's prompt cache, stays
+// the same between changes.
 
 // MCPPrefix starts the plugin name of every MCP server's tools
 // (pluginhost.MCPPrefix); their tools keep qualified names.
@@ -40,9 +43,10 @@ const MCPPrefix = "mcp-"
 // ShortAllowed reports whether plugin's tool local may be offered under
 // its own name at all (before collisions are counted).
 func ShortAllowed(plugin, local string) bool {
-	return local != "" && !strings.Contains(local, Separator) &&
-		!names.IsReserved(plugin) && !strings.HasPrefix(strings.ToLower(plugin), MCPPrefix) &&
-		!names.IsReserved(local)
+	own := strings.ReplaceAll(strings.ToLower(plugin), "-", "_") + "_"
+	return len(local) > len(own) && strings.HasPrefix(strings.ToLower(local), own) &&
+		!strings.Contains(local, Separator) &&
+		!names.IsReserved(plugin) && !strings.HasPrefix(strings.ToLower(plugin), MCPPrefix)
 }
 
 // callNames computes the model-facing name of every tool of list: the
