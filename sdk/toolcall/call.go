@@ -212,6 +212,16 @@ type MemoryTexter interface {
 // plugin's, which its connection checked whole): Encode passes it as is.
 type ValidJSON []byte
 
+// MarshalJSON returns v itself, so a ValidJSON value handed on (to a
+// child's after_toolcall handler over the wire) stays JSON rather than
+// becoming a base64 string.
+func (v ValidJSON) MarshalJSON() ([]byte, error) {
+	if len(v) == 0 {
+		return []byte("null"), nil
+	}
+	return v, nil
+}
+
 // Encode turns a handler's value into a result. A string is passed as is;
 // valid JSON bytes are passed as is; everything else is JSON-encoded. A map
 // with "isError": true, or a value whose IsError method says so, is an error
