@@ -1,6 +1,9 @@
 package kernel
 
 import (
+	"encoding/json"
+	"reflect"
+
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
@@ -38,4 +41,20 @@ func runCleaner(cleaner func(string) string, text string) (out string) {
 		}
 	}()
 	return cleaner(text)
+}
+
+// sameResult reports whether an after_toolcall handler left a result as
+// it was. A child plugin's result is JSON text (toolcall.ValidJSON); a
+// child's handler hands it back decoded, which is the same result when it
+// decodes to the same value, and is then kept byte for byte.
+func sameResult(got, before any) bool {
+	if reflect.DeepEqual(got, before) {
+		return true
+	}
+	raw, ok := before.(toolcall.ValidJSON)
+	if !ok {
+		return false
+	}
+	var v any
+	return json.Unmarshal(raw, &v) == nil && reflect.DeepEqual(got, v)
 }

@@ -494,7 +494,7 @@ func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
 		return
 	}
 	got := sc.ToolResults[0]
-	if got.Success == success && reflect.DeepEqual(got.Result, before) {
+	if got.Success == success && sameResult(got.Result, before) {
 		return
 	}
 	r := toolcall.Encode(got.Result)
