@@ -42,7 +42,7 @@ VERDICTS = ("allow", "ask", "deny")
 
 def define_tool(description, execute, input=None, title="", effect="write", untrusted=False,
                 user_only=False, on_demand=False, grant=False, always_ask=False, serial=False,
-                day_scoped=False, timeout_ms=0, resolve_effect=None, channels=None):
+                day_scoped=False, timeout_ms=0, resolve_effect=None, channels=None, no_memory=False):
     """Describe a tool. `input` is a JSON Schema for the arguments (Hearth
     validates calls against it before execute runs); execute(args, ctx)
     returns any JSON value (a str is passed to the model as is).
@@ -51,7 +51,9 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
     will really have: an effect name, or {"effect": ..., "target": {"label":
     ...}}. Hearth checks it with `effect` and the stricter decision wins;
     raising, returning anything else or taking over 5 s refuses the call.
-    channels limits the tool to sessions of those channels."""
+    channels limits the tool to sessions of those channels. no_memory
+    (HomeAgent's NoMemory) keeps calls and results out of memory
+    computation; the model still reads them."""
     if effect not in EFFECTS:
         raise ValueError("effect must be one of %s" % (EFFECTS,))
     if resolve_effect is not None and not callable(resolve_effect):
@@ -62,7 +64,7 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
         "title": title, "effect": effect, "untrusted": untrusted, "userOnly": user_only,
         "onDemand": on_demand, "grant": grant, "alwaysAsk": always_ask, "serial": serial,
         "dayScoped": day_scoped, "timeoutMs": timeout_ms, "channels": list(channels or []),
-        "resolveEffect": resolve_effect,
+        "noMemory": no_memory, "resolveEffect": resolve_effect,
     }
 
 

@@ -114,6 +114,8 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {
   alwaysAsk?: boolean;
   serial?: boolean;
   dayScoped?: boolean;
+  /** HomeAgent's NoMemory: keep calls and results out of memory computation (the model still reads them). */
+  noMemory?: boolean;
   timeoutMs?: number;
   execute: (input: z.infer<I>, ctx: ToolContext) => O | Promise<O>;
 }
@@ -142,6 +144,10 @@ export interface ToolResult {
   success: boolean;
   /** The handler's return value, or the error text. */
   result: unknown;
+  /** The tool is noMemory: a handler computing memory leaves this result out. */
+  noMemory?: boolean;
+  /** The text memory computation uses: the result through the tool's cleaner, or the result text. */
+  memoryText?: string;
 }
 
 /** One recalled memory item. */

@@ -47,6 +47,7 @@ export function wireTool(name, tool) {
     title: tool.title ?? '', effect: tool.effect ?? 'write',
     untrusted: !!tool.untrusted, userOnly: !!tool.userOnly, onDemand: !!tool.onDemand,
     grant: !!tool.grant, alwaysAsk: !!tool.alwaysAsk, serial: !!tool.serial, dayScoped: !!tool.dayScoped,
+    noMemory: !!tool.noMemory,
     channels: tool.channels ?? [], timeoutMs: tool.timeoutMs ?? 0,
     hasResolveEffect: typeof tool.resolveEffect === 'function',
   };

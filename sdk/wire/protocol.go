@@ -277,6 +277,11 @@ type ToolCallResult struct {
 	IsError bool `json:"isError,omitzero"`
 	// Metadata is for renderers, not the model (xbot's ToolResult).
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// MemoryText, when set, is the result text through the tool's
+	// Cleaner (sdk.ToolDef.Cleaner, run by the plugin): the text memory
+	// computation uses in place of the result. The model still reads
+	// Text or Value.
+	MemoryText *string `json:"memoryText,omitempty"`
 }
 
 // StageContext is sdk.StageContext on the wire (without its lock).
