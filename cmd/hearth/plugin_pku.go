@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,14 +20,14 @@ func showPKU(plugin string, m *wire.PKUManifest, line func(k, v string)) {
 	}
 	if len(m.Preferences) > 0 {
 		var prefs []string
-		for _, name := range slices.Sorted(mapKeys(m.Preferences)) {
+		for _, name := range slices.Sorted(maps.Keys(m.Preferences)) {
 			prefs = append(prefs, fmt.Sprintf("%s.%s (%s, %s)", plugin, name, m.Preferences[name].Title, m.Preferences[name].Kind))
 		}
 		line("preferences", strings.Join(prefs, ", "))
 	}
 	if len(m.DataSources) > 0 {
 		var ds []string
-		for _, key := range slices.Sorted(mapKeys(m.DataSources)) {
+		for _, key := range slices.Sorted(maps.Keys(m.DataSources)) {
 			d := m.DataSources[key]
 			ds = append(ds, fmt.Sprintf("%s (%s, tool %s, every %ds)", key, d.Title, d.Tool, d.TTLMS/1000))
 		}
@@ -34,15 +35,5 @@ func showPKU(plugin string, m *wire.PKUManifest, line func(k, v string)) {
 	}
 	for _, u := range pluginhost.Unsupported(plugin, m) {
 		line("unsupported", u)
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
