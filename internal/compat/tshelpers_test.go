@@ -35,6 +35,13 @@ type tsHearth struct {
 // plugins' handshakes.
 func openTSHearth(t *testing.T, plugins []string, replies ...llmtest.Reply) *tsHearth {
 	t.Helper()
+	return openTSHearthWith(t, plugins, nil, replies...)
+}
+
+// openTSHearthWith is openTSHearth with prepare run first on a Hearth of
+// the same data directory without plugins (to leave what a user had).
+func openTSHearthWith(t *testing.T, plugins []string, prepare func(*app.App), replies ...llmtest.Reply) *tsHearth {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatalf("node is needed: %v", err)
 	}
@@ -44,6 +51,15 @@ func openTSHearth(t *testing.T, plugins []string, replies ...llmtest.Reply) *tsH
 		tsCopyDir(t, filepath.Join("testdata", "pku-ts", name), filepath.Join(dir, "plugins", name))
 	}
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "test-key"}
+	if prepare != nil {
+		a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsOff,
+			Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prepare(a)
+		a.Close()
+	}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsWait,
 		WatchInterval: time.Hour, Getenv: func(k string) string { return env[k] }})
 	if err != nil {
