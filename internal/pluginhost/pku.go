@@ -53,14 +53,15 @@ func (p *Process) describer(conn *wire.Conn, tool, fallback string) func() strin
 		ctx, cancel := context.WithTimeout(context.Background(), min(describeDeadline, p.opts.StageTimeout))
 		defer cancel()
 		var res wire.TextResult
-		if err := conn.Call(ctx, wire.MethodToolDescribe, wire.ToolDescribeParams{Tool: tool}, &res); err != nil {
+		err := conn.Call(ctx, wire.MethodToolDescribe, wire.ToolDescribeParams{Tool: tool}, &res)
+		at = time.Now() // a failure is not asked again at once either: one slow plugin must not slow every request
+		if err != nil {
 			p.log.Warn("tool description failed; using the last one", "tool", tool, "err", err)
 			return last
 		}
 		if res.Text != "" {
 			last = res.Text
 		}
-		at = time.Now()
 		return last
 	}
 }
