@@ -47,7 +47,7 @@ func TestPKUTypeScriptTypes(t *testing.T) {
 			},
 		},
 		"files": []string{abs("testdata/pku-ts/types.ts"), abs("testdata/pku-ts/pkuall/main.mjs"),
-			abs("testdata/pku-ts/pkucloud/main.mjs")},
+			abs("testdata/pku-ts/pkucloud/main.mjs"), abs("testdata/pku-ts/pkuinject/main.mjs")},
 	}
 	b, _ := json.Marshal(cfg)
 	dir := t.TempDir()
