@@ -1,5 +1,7 @@
 // What Go child plugins have, from TypeScript: input injection into the
 // plugin's own conversation, and the LLM API (pku_ts_hostapi_test.go).
+// plugin.json runs it with run.js too: a plugin that calls serve itself
+// is served once.
 import { definePlugin, defineTool, serve, z } from '@hearth-agent/plugin-sdk';
 
 serve(definePlugin({
