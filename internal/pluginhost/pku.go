@@ -132,6 +132,9 @@ func (p *Process) applyPKU(conn *wire.Conn, w *wire.Manifest) error {
 		return nil
 	}
 	for _, name := range sortedKeys(m.Preferences) {
+		if svc.Secret(p.name, name) { // Hearth's own test of a secret's name, beyond secretLike
+			return fmt.Errorf("manifest: preference %s: preferences are not secret (the assistant reads and changes each one); keep keys and passwords out of them", name)
+		}
 		if err := svc.Register(p.name, preferenceDef(name, m.Preferences[name], w.I18n)); err != nil {
 			return fmt.Errorf("preference %s: %w", name, err)
 		}
