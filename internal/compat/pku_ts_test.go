@@ -136,9 +136,15 @@ var pkuTSRows = []pkuTSRow{
 			t.Fatalf("%s", m)
 		}
 	}},
-	{"PluginTranslation", "pkuall", "i18n.en's preference title is shown with the setting", func(t *testing.T, e *pkuTSEnv) {
+	{"PluginTranslation", "pkuall", "i18n.en is shown to people after the original (plugin show, settings); the model reads the original", func(t *testing.T, e *pkuTSEnv) {
 		if d := e.h.app.Settings.Defs("pkuall", "mode"); len(d) != 1 || d[0].DisplayName != "模式 / Mode" {
 			t.Fatalf("%+v", d)
+		}
+		if st := e.h.status(t, "pkuall"); st.Name != "PKU 全部 / PKU all" || st.Description != "用到 PKU 插件模型的每个名字。 / Uses every name." {
+			t.Fatalf("%q %q", st.Name, st.Description)
+		}
+		if strings.Contains(e.h.request(t, 0), "Uses every name") {
+			t.Fatal("the model read the English")
 		}
 	}},
 	{"SettingValue", "pkuall", "a list preference's value (string[]) is read from the plugin and stored", func(t *testing.T, e *pkuTSEnv) {

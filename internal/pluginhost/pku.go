@@ -120,7 +120,11 @@ func (p *Process) applyPKU(conn *wire.Conn, w *wire.Manifest) error {
 	if err := checkPKU(&m, tools); err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
-	p.pku.Store(&pkuRun{m: &m, conn: conn})
+	sh := shown{name: w.Name, description: w.Description}
+	if w.I18n != nil && w.I18n.En != nil {
+		sh = shown{name: bilingual(w.Name, w.I18n.En.Name), description: bilingual(w.Description, w.I18n.En.Description)}
+	}
+	p.pku.Store(&pkuRun{m: &m, conn: conn, shown: sh})
 	svc := p.opts.Settings
 	if svc == nil {
 		return nil
@@ -259,6 +263,31 @@ func (p *Process) PKU() *wire.PKUManifest {
 type pkuRun struct {
 	m    *wire.PKUManifest
 	conn *wire.Conn
+	shown
+}
+
+// shown is what people read of a plugin: the manifest's name and
+// description, with the English after the original. The model reads only
+// the original (PKU: text for the model is not translated).
+type shown struct{ name, description string }
+
+// bilingual is s, then " / " and en when en says something else.
+func bilingual(s, en string) string {
+	if en == "" || en == s {
+		return s
+	}
+	if s == "" {
+		return en
+	}
+	return s + " / " + en
+}
+
+// display is what people read of the plugin in this run.
+func (p *Process) display() shown {
+	if r := p.pku.Load(); r != nil {
+		return r.shown
+	}
+	return shown{}
 }
 
 // noteTool records a tool the plugin registered in this run, which its

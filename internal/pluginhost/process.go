@@ -149,6 +149,9 @@ type Status struct {
 	// PKU is what the PKU harness parts of its manifest declared
 	// (preferences, data sources, providers, speech, OCR); nil for none.
 	PKU *wire.PKUManifest
+	// Name and Description are the manifest's, each followed by its
+	// English translation (i18n.en) when the plugin gave one: "天气 / Weather".
+	Name, Description string
 }
 
 // Process is one supervised plugin process.
@@ -227,7 +230,7 @@ func (p *Process) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines(),
-		PKU: p.PKU()}
+		PKU: p.PKU(), Name: p.display().name, Description: p.display().description}
 }
 
 // statusChange returns the status and a channel closed at its next
