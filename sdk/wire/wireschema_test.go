@@ -252,15 +252,19 @@ func TestWireTypeScriptDeclarations(t *testing.T) {
 // jsStrings are JavaScript's quoted and template strings.
 var jsStrings = regexp.MustCompile(`'(?:[^'\\]|\\.)*'|` + "`(?:[^`\\\\]|\\\\.)*`")
 
-// TestWireJavaScriptNames checks the member names index.js writes and
-// reads, as object keys and as properties of what the host sent, against
+// TestWireJavaScriptNames checks the member names index.js (and pku.js)
+// writes and reads, as object keys and as properties of what the host sent, against
 // the wire's names.
 func TestWireJavaScriptNames(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(tsDir, "index.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	js := stripComments(string(src))
+	pku, err := os.ReadFile(filepath.Join(tsDir, "pku.js")) // the PKU parts' wire forms
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := stripComments(string(src) + "\n" + string(pku))
 	js = regexp.MustCompile(`(?m)^(?:import|export) .*$`).ReplaceAllString(js, "")
 	js = regexp.MustCompile(`/\^[^\n]*?\$/`).ReplaceAllString(js, "") // a regular expression
 	js = jsStrings.ReplaceAllString(js, "''")
@@ -291,6 +295,8 @@ func TestWireJavaScriptNames(t *testing.T) {
 		"provider": "the ToolContext's; not supported yet", "inject": "the services' methods", "injectSync": "the services' methods",
 		"listSources": "the services' methods", "currentSource": "the services' methods", "setSource": "the services' methods",
 		"llm": "the services' groups",
+		"headers": "fetch's options in openAITranscribe", "body": "fetch's options in openAITranscribe",
+		"Authorization": "an HTTP header in openAITranscribe",
 	})
 }
 
