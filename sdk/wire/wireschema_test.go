@@ -294,7 +294,7 @@ func TestWireJavaScriptNames(t *testing.T) {
 		"signal": "the ToolContext's, not on the wire", "progress": "the ToolContext's; sends tool.progress",
 		"provider": "the ToolContext's; not supported yet", "inject": "the services' methods", "injectSync": "the services' methods",
 		"listSources": "the services' methods", "currentSource": "the services' methods", "setSource": "the services' methods",
-		"llm": "the services' groups",
+		"llm":     "the services' groups",
 		"headers": "fetch's options in openAITranscribe", "body": "fetch's options in openAITranscribe",
 		"Authorization": "an HTTP header in openAITranscribe",
 	})
