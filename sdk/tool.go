@@ -75,6 +75,10 @@ type ToolDef struct {
 	// and sends the cleaned text with the result. A Cleaner that panics
 	// leaves the result text as it is.
 	Cleaner func(string) string `json:"-"`
+	// DescriptionFunc, when set, gives the description's current text
+	// (PKU harness's Dynamic<string>); Hearth asks it when it builds a
+	// model request and uses Description when it answers "".
+	DescriptionFunc func() string `json:"-"`
 }
 
 // EffectiveEffect returns the declared effect, or EffectWrite when none is
@@ -151,6 +155,9 @@ type TurnInfo struct {
 	// UserAsked is true when the user's own message in this turn asked
 	// for the action.
 	UserAsked bool `json:"userAsked,omitzero"`
+	// AcceptsImages is true when the turn's model reads images (PKU
+	// harness); Hearth does not set it yet.
+	AcceptsImages bool `json:"acceptsImages,omitzero"`
 }
 
 // ToolContext tells a context-aware handler who is calling and where. The
