@@ -25,6 +25,8 @@ import json
 import sys
 import threading
 import traceback
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 PROTOCOL_VERSION = 1
 SDK_VERSION = "0.1.0"
@@ -67,7 +69,8 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
 
 
 def define_plugin(id, name, version, tools, description="", stages=None, default_modes=None,
-                  instructions="", scopes=None, requires=None, context=None, decide=None):
+                  instructions="", scopes=None, requires=None, context=None, decide=None,
+                  start=None, stop=None):
     """Describe a plugin. stages maps a stage name (on_input, pre_action,
     ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict
     (its "injectedBy" names the plugin that injected the input, absent when
@@ -84,16 +87,68 @@ def define_plugin(id, name, version, tools, description="", stages=None, default
     return {"verdict": "allow" | "ask" | "deny", "reason": ...}; anything
     else, raising or taking over 5 s refuses the call. Declare
     "decisionHook": true in plugin.json so calls are refused, not run,
-    while the plugin is down."""
+    while the plugin is down. A list of functions registers one hook each.
+
+    A stage's value may also be a list of handlers, each registered in
+    turn, and a handler may be wrapped by define_stage (own_tools=True: a
+    before_toolcall handler that sees only this plugin's calls).
+
+    start(services), when given, runs in its own thread once the handshake
+    is done: the place for a loop that injects input (services.inject) or
+    watches something; stop() runs when Hearth shuts the plugin down."""
     for effect, mode in (default_modes or {}).items():
         if effect not in EFFECTS or mode not in MODES:
             raise ValueError("default_modes: %r: %r is not an effect and a mode" % (effect, mode))
+    for stage, handlers in (stages or {}).items():
+        if stage not in STAGES:
+            raise ValueError("stages: %r is not one of %s" % (stage, STAGES))
+        for h in _stage_handlers(handlers):
+            if not callable(h.handler):
+                raise ValueError("stages: the handler of %r is not callable" % stage)
+    for hook in _hooks(decide):
+        if not callable(hook):
+            raise ValueError("decide must be a function or a list of functions")
+    for fn, what in ((start, "start"), (stop, "stop")):
+        if fn is not None and not callable(fn):
+            raise ValueError("%s must be callable" % what)
     return {
         "id": id, "name": name, "version": version, "description": description,
         "tools": tools, "stages": stages or {}, "defaultModes": default_modes or {},
         "instructions": instructions, "scopes": scopes or [], "requires": list(requires or []),
-        "context": context, "decide": decide,
+        "context": context, "decide": decide, "start": start, "stop": stop,
     }
+
+
+STAGES = ("on_input", "pre_action", "post_action", "before_toolcall", "after_toolcall",
+          "before_output", "after_output")
+
+
+@dataclass(frozen=True)
+class StageHandler:
+    """A stage handler with its scope (see define_stage)."""
+    handler: Callable[[dict], Optional[dict]]
+    own_tools: bool = False
+
+
+def define_stage(handler, own_tools=False):
+    """Wrap a stage handler with its scope: own_tools=True on a
+    before_toolcall handler limits it to this plugin's own tool calls (Go's
+    StageScopeOwnTools), so it is not a guard over other plugins."""
+    if not callable(handler):
+        raise ValueError("define_stage: handler must be callable")
+    return StageHandler(handler, bool(own_tools))
+
+
+def _stage_handlers(value):
+    """The handlers a stages entry names, each as a StageHandler."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [v if isinstance(v, StageHandler) else StageHandler(v) for v in items]
+
+
+def _hooks(decide):
+    if decide is None:
+        return []
+    return list(decide) if isinstance(decide, (list, tuple)) else [decide]
 
 
 def wire_manifest(plugin, services=None):
@@ -170,10 +225,43 @@ class KV:
 
 class Services:
     """Hearth's services over the protocol; plugin.json must declare each
-    group used: "settings", "memory", "knowledge" (docs/protocol.md)."""
+    group used in its "capabilities": "settings" (this plugin's own),
+    "settings.core" (Hearth's), "settings.plugins" (other plugins'),
+    "memory", "knowledge", "llm" and "kv" (docs/protocol.md). Input
+    injection is always allowed. `kv` is the plugin's private storage."""
 
     def __init__(self, conn):
         self._conn = conn
+        self.kv = KV(conn)
+
+    # input: a turn answered with this plugin's rights, never the owner's
+    def inject(self, text, channel="", chat_id="", user_id="", group_id="", interrupt=False,
+               no_memory=False):
+        """Queue text as input for the session of channel (and chat_id);
+        user_id and group_id name the person relaying it, whose role caps
+        the turn. Returns at once; the answer goes to that channel."""
+        self._conn.call("input.inject", _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory))
+
+    def inject_sync(self, text, channel="", chat_id="", user_id="", group_id="", interrupt=False,
+                    no_memory=False, timeout=600):
+        """Like inject, but waits (up to timeout seconds) for the answer
+        and returns its text."""
+        r = self._conn.call("input.injectSync", _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory),
+                            timeout=timeout) or {}
+        return r.get("text", "")
+
+    # llm: the model sources
+    def list_sources(self):
+        """The names of the configured model sources."""
+        return self._conn.call("llm.listSources", {}) or []
+
+    def set_source(self, name):
+        """Make name the model source in use."""
+        self._conn.call("llm.setSource", {"name": name})
+
+    def current_source(self):
+        """The name of the model source in use."""
+        return self._conn.call("llm.currentSource", {}) or ""
 
     def _value(self, method, params, default):
         r = self._conn.call(method, params) or {}
@@ -189,12 +277,67 @@ class Services:
     def list_settings(self, prefix=""):
         return self._conn.call("settings.list", {"prefix": prefix}) or []
 
+    def register_setting(self, key, type="string", display_name="", default=None, description="",
+                         category="", options=None, min=0, max=0, step=0, required=False, secret=False):
+        """Declare one of this plugin's settings (its type is checked on
+        every set; a secret is masked wherever it is shown)."""
+        d = {"key": key, "type": type, "display_name": display_name or key}
+        for k, v in (("default", default), ("description", description), ("category", category),
+                     ("options", list(options or [])), ("min", min), ("max", max), ("step", step),
+                     ("required", required), ("secret", secret)):
+            if v not in (None, "", [], 0, False):
+                d[k] = v
+        self._conn.call("settings.registerDef", d)
+
+    def setting_defs(self, prefix=""):
+        """This plugin's declared settings."""
+        return self._conn.call("settings.defs", {"prefix": prefix}) or []
+
+    # settings.core: Hearth's own
+    def get_core(self, key, default=None):
+        return self._value("settings.getCore", {"key": key}, default)
+
+    def set_core(self, key, value):
+        self._conn.call("settings.setCore", {"key": key, "value": value})
+
+    def list_core(self, prefix=""):
+        return self._conn.call("settings.listCore", {"prefix": prefix}) or []
+
+    # settings.plugins: other plugins' (their secrets come back masked)
+    def get_plugin_setting(self, plugin, key, default=None):
+        return self._value("settings.getPlugin", {"plugin": plugin, "key": key}, default)
+
+    def set_plugin_setting(self, plugin, key, value):
+        """Needs "settings.plugins.write"; never sets another's secret."""
+        self._conn.call("settings.setPlugin", {"plugin": plugin, "key": key, "value": value})
+
+    def list_plugin_settings(self, plugin, prefix=""):
+        return self._conn.call("settings.listPlugin", {"plugin": plugin, "prefix": prefix}) or []
+
+    def dump_settings(self):
+        return self._conn.call("settings.dump", {}) or {}
+
+    def setting_plugins(self):
+        return self._conn.call("settings.plugins", {}) or []
+
     # memory
     def recall(self, query, depth=1):
         return self._conn.call("memory.recall", {"query": list(query), "depth": depth})
 
     def commit(self, triples):
         self._conn.call("memory.commit", {"triples": triples})
+
+    def introspect(self):
+        return self._conn.call("memory.introspect", {}) or {}
+
+    def merge_entities(self, source, target):
+        return (self._conn.call("memory.merge", {"source": source, "target": target}) or {}).get("count", 0)
+
+    def purge(self, criteria, mode="soft"):
+        return (self._conn.call("memory.purge", {"criteria": criteria, "mode": mode}) or {}).get("count", 0)
+
+    def doc_stats(self):
+        return self._conn.call("memory.docStats", {}) or {}
 
     def append_text(self, role, content, channel="", timestamp=0):
         self._conn.call("memory.appendText", {"role": role, "content": content, "channel": channel, "timestamp": timestamp})
@@ -217,6 +360,15 @@ class Services:
 
     def list_knowledge(self):
         return self._conn.call("knowledge.list", {}) or []
+
+
+def _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory):
+    d = {"channel": channel, "text": text}
+    for k, v in (("chatId", chat_id), ("userId", user_id), ("groupId", group_id),
+                 ("interrupt", interrupt), ("noMemory", no_memory)):
+        if v:
+            d[k] = v
+    return d
 
 
 class RPCError(Exception):
@@ -244,7 +396,9 @@ class _Connection:
         self.next_id = 0
         self.pending = {}
         self.running = {}
-        self.stage_ids = {}
+        self.stage_ids = {}  # id -> (stage, handler)
+        self.hooks = {}  # id -> decide function
+        self.started = False  # start is due once initialize is answered
 
     def send(self, msg):
         line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -293,6 +447,15 @@ class _Connection:
             if cancelled.is_set():
                 reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": -32800, "message": "request cancelled"}}
             self.send(reply)
+        if msg.get("method") == "initialize" and "result" in reply and self.started:
+            self.started = False
+            threading.Thread(target=self._start, daemon=True).start()
+
+    def _start(self):
+        try:
+            self.plugin["start"](Services(self))
+        except Exception:
+            log("start failed", level="ERROR", error=traceback.format_exc())
 
     def dispatch(self, method, params, cancelled):
         p = self.plugin
@@ -306,11 +469,20 @@ class _Connection:
                 wire["parameters"] = tool["input"]
                 wire["hasResolveEffect"] = callable(tool.get("resolveEffect"))
                 self.call("tools.register", wire)
-            for i, (stage, _) in enumerate(p["stages"].items(), start=1):
-                self.stage_ids[i] = stage
-                self.call("stages.register", {"id": i, "stage": stage})
-            if callable(p.get("decide")):
-                self.call("hooks.register", {"id": 0})
+            i = 0
+            for stage, handlers in p["stages"].items():
+                for h in _stage_handlers(handlers):
+                    i += 1
+                    self.stage_ids[i] = (stage, h.handler)
+                    reg = {"id": i, "stage": stage}
+                    if h.own_tools:
+                        reg["ownTools"] = True
+                    self.call("stages.register", reg)
+            for i, hook in enumerate(_hooks(p.get("decide"))):
+                self.hooks[i] = hook
+                self.call("hooks.register", {"id": i})
+            if callable(p.get("start")):
+                self.started = True
             return {"protocolVersion": PROTOCOL_VERSION, "sdkVersion": "python-" + SDK_VERSION,
                     "name": p["id"], "autoRestart": True, "manifest": wire_manifest(p, Services(self))}
         if method == "tool.resolveEffect":
@@ -319,11 +491,12 @@ class _Connection:
                 raise RPCError(-32005, "no resolve_effect for tool %s" % params.get("tool"))
             return wire_assessment(tool["resolveEffect"](params.get("args") or {}, Services(self)))
         if method == "hook.decide":
-            if not callable(p.get("decide")):
-                raise RPCError(-32005, "unknown decision hook")
+            hook = self.hooks.get(params.get("id", 0))
+            if hook is None:
+                raise RPCError(-32005, "unknown decision hook %s" % params.get("id"))
             call = {"tool": params.get("tool"), "args": params.get("args") or {},
                     "context": Context(params.get("context"), cancelled)}
-            return _wire_decision(p["decide"](call))
+            return _wire_decision(hook(call))
         if method == "plugin.context":
             if not callable(p.get("context")):
                 raise RPCError(-32005, "the plugin has no context function")
@@ -350,15 +523,21 @@ class _Connection:
             is_error = isinstance(value, dict) and value.get("isError") is True
             return {"value": value, "isError": is_error}
         if method == "stage.run":
-            stage = self.stage_ids.get(params.get("id"))
-            if stage is None:
-                raise RPCError(-32005, "unknown stage handler")
+            entry = self.stage_ids.get(params.get("id"))
+            if entry is None:
+                raise RPCError(-32005, "unknown stage handler %s" % params.get("id"))
             ctx = params.get("context") or {}
-            out = p["stages"][stage](ctx)
+            try:
+                out = entry[1](ctx)
+            except Exception as e:  # the handler's error, as a Go handler returns one
+                log("stage handler failed", level="ERROR", stage=entry[0], error=traceback.format_exc())
+                return {"context": ctx, "error": str(e) or type(e).__name__}
             return {"context": out if out is not None else ctx}
         if method == "$/ping":
             return "pong"
         if method == "shutdown":
+            if callable(p.get("stop")):
+                p["stop"]()
             return {}
         raise RPCError(-32601, "method not found: %s" % method)
 
