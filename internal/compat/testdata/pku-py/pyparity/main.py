@@ -1,0 +1,70 @@
+"""A test plugin: what a Go child plugin has, in Python (input injection,
+the LLM API, stage and decision hooks, start, settings and storage)."""
+
+import threading
+
+from hearth_plugin import define_plugin, define_stage, define_tool, serve
+
+STARTED = threading.Event()
+
+
+def relay(args, ctx):
+    # An injected turn runs with this plugin's rights: its answer comes back.
+    answer = ctx.services.inject_sync(args["text"], channel="plugin:pyparity")
+    return {"answer": answer}
+
+
+def sources(args, ctx):
+    s = ctx.services
+    STARTED.wait(30)  # start runs in its own thread after the handshake
+    return {"sources": s.list_sources(), "current": s.current_source(), "started": s.get_setting("started")}
+
+
+def note(args, ctx):
+    ctx.kv.set("note", args.get("text", ""))
+    return "saved"
+
+
+def tag_input(sc):
+    # on_input: mark what this plugin saw; injected input says who injected it.
+    sc["rawMessage"] = "%s (via %s)" % (sc["rawMessage"], sc.get("injectedBy") or "person")
+    return sc
+
+
+def pre_action(sc):
+    sc["contextMsgs"] = (sc.get("contextMsgs") or []) + [{"role": "system", "content": "pyparity stage ran"}]
+    return sc
+
+
+def own_calls(sc):
+    # A before_toolcall handler scoped to this plugin's own tools.
+    for call in sc.get("toolCalls") or []:
+        if (call.get("arguments") or {}).get("text") == "forbidden":
+            call["deny"] = "pyparity refuses forbidden notes"
+    return sc
+
+
+def decide(call):
+    if (call.get("args") or {}).get("text") == "veto":
+        return {"verdict": "deny", "reason": "pyparity vetoed it"}
+    return {"verdict": "allow"}
+
+
+def start(services):
+    services.set_setting("started", True)
+    STARTED.set()
+
+
+serve(define_plugin(
+    id="pyparity", name="Go 对等（Python）", version="1.0.0", start=start,
+    tools={
+        "relay": define_tool(description="Ask the agent through an injected turn.", effect="read", execute=relay,
+                             input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+        "sources": define_tool(description="The model sources.", effect="read", execute=sources),
+        "note": define_tool(description="Save a note.", effect="write", execute=note,
+                            input={"type": "object", "properties": {"text": {"type": "string"}}}),
+    },
+    stages={"on_input": tag_input, "pre_action": pre_action,
+            "before_toolcall": define_stage(own_calls, own_tools=True)},
+    decide=decide,
+))
