@@ -126,6 +126,9 @@ type TurnInfo struct {
 	// UserAsked is true when the user's own message in this turn asked
 	// for the action.
 	UserAsked bool `json:"userAsked,omitzero"`
+	// AcceptsImages is true when the turn's model reads images (PKU
+	// harness); Hearth does not set it yet.
+	AcceptsImages bool `json:"acceptsImages,omitzero"`
 }
 
 // ToolContext tells a context-aware handler who is calling and where. The

@@ -138,6 +138,9 @@ type Manifest struct {
 	// before each turn (sdk.Manifest.InstructionsFunc); Instructions is
 	// the text used when it does not answer.
 	DynamicInstructions bool `json:"dynamicInstructions,omitzero"`
+	// PKUManifest carries the PKU harness model's preferences, data
+	// sources, providers, speech and OCR (docs/pku-wire.md).
+	PKUManifest
 }
 
 // FromManifest converts a plugin's manifest for the wire. Dynamic
@@ -182,6 +185,9 @@ type ToolDef struct {
 	// HasResolveEffect says the plugin answers "tool.resolveEffect" for
 	// this tool; the host asks it before authorizing each call.
 	HasResolveEffect bool `json:"hasResolveEffect,omitzero"`
+	// DynamicDescription says the plugin answers "tool.describe" with the
+	// description's current text; Description is the fallback.
+	DynamicDescription bool `json:"dynamicDescription,omitzero"`
 }
 
 // Definition returns the sdk.ToolDef with the timeout restored.
