@@ -22,11 +22,12 @@ cancellation ($/cancel) visible as ctx.cancelled. Logs go to stderr.
 """
 
 import json
+import re
 import sys
 import threading
 import traceback
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, List, Literal, Optional, TypedDict, TypeVar, Union
 
 PROTOCOL_VERSION = 1
 SDK_VERSION = "0.1.0"
@@ -42,6 +43,385 @@ MODES = ("auto", "ask", "off")
 VERDICTS = ("allow", "ask", "deny")
 
 
+# The PKU harness plugin model (seed 001), in Python's idiom: the names of
+# its TypeScript SDK in snake_case for functions, the types as TypedDicts
+# (plain dicts a plugin writes, with the wire's keys) and dataclasses (what
+# carries functions). docs/pku-wire.md says what travels.
+
+ToolEffect = Literal["read", "write", "money", "public"]
+Actor = Literal["user", "agent", "scheduler"]
+Capability = Literal["network", "campus-network", "campus-session", "notifications", "background",
+                     "shell", "filesystem", "cloud", "phone-control", "ongoing"]
+CAPABILITIES = ("network", "campus-network", "campus-session", "notifications", "background",
+                "shell", "filesystem", "cloud", "phone-control", "ongoing")
+SettingValue = Union[str, int, float, bool, List[str]]
+T = TypeVar("T")
+# Dynamic is a value, or a function of the host's services that returns it.
+Dynamic = Union[T, Callable[..., T]]
+
+NOT_SUPPORTED = "not supported by this host yet"
+
+
+def resolve_dynamic(value, services):
+    """A Dynamic value now: a function is called with the host's services."""
+    return value(services) if callable(value) else value
+
+
+class _Marks(dict):
+    """A read-only dict whose items are also attributes."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key)
+
+    def _readonly(self, *a, **k):
+        raise TypeError("CONTEXT_MARK is read-only")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _readonly
+
+
+# The marks of the context lines that take back a fact shown before:
+# "- [已删除] old" and "- [更正] old → new" (so a fact must not hold the arrow).
+CONTEXT_MARK = _Marks(deleted="[已删除]", corrected="[更正]", arrow=" → ")
+
+
+class TurnInfo(TypedDict, total=False):
+    """The turn a call belongs to (ctx["turn"])."""
+    sessionId: str
+    tainted: bool  # an untrusted tool was called earlier in the turn
+    userAsked: bool
+    acceptsImages: bool
+
+
+class _Target(TypedDict, total=False):
+    label: str
+    context: str
+
+
+class ToolAssessment(TypedDict, total=False):
+    """What resolve_effect answers when it names a target: the effect and
+    what the call acts on, the title of the approval prompt."""
+    effect: str
+    target: _Target
+
+
+class DataSourceDef(TypedDict, total=False):
+    """A read tool of this plugin for widgets and scheduled checks, its
+    arguments and how long (ms, > 0) a result may be reused."""
+    title: str
+    tool: str
+    args: Dict[str, Any]
+    ttlMs: int
+
+
+class PluginTranslation(TypedDict, total=False):
+    """The English strings of the manifest (i18n={"en": ...}); the model
+    always reads the original ones."""
+    name: str
+    description: str
+    tools: Dict[str, Dict[str, str]]
+    widgets: Dict[str, Dict[str, str]]
+    screens: Dict[str, Dict[str, str]]
+    settings: Dict[str, Dict[str, str]]
+    preferences: Dict[str, Dict[str, Any]]
+    commands: Dict[str, Dict[str, Any]]
+    providers: Dict[str, Dict[str, Any]]
+    speech: Dict[str, Dict[str, Any]]
+    dataSources: Dict[str, Dict[str, str]]
+    scopes: Dict[str, str]
+
+
+class PluginLegacy(TypedDict, total=False):
+    """The ids this plugin replaces, so that saved data keeps working."""
+    pluginIds: List[str]
+    tools: Dict[str, str]  # old "<plugin>.<tool>" -> a tool name here
+    widgets: Dict[str, str]
+
+
+class ModelPricing(TypedDict, total=False):
+    """A model's price per million tokens."""
+    currency: str  # CNY or USD
+    inputCacheHit: float
+    inputCacheMiss: float
+    output: float
+    peak: Dict[str, Any]
+    source: str
+
+
+class ProviderModel(TypedDict, total=False):
+    """One model of a provider (or of a speech provider: id, name, description)."""
+    id: str
+    name: str
+    description: str
+    contextWindow: int
+    inputModalities: List[str]
+    pricing: ModelPricing
+
+
+class ProviderBalance(TypedDict, total=False):
+    currency: str
+    total: float
+    granted: float
+    toppedUp: float
+
+
+class ProviderAccount(TypedDict):
+    """What a provider's balance function answers."""
+    available: bool
+    balances: List[ProviderBalance]
+
+
+ProviderAuth = Literal["apiKey", "account", "none"]
+
+
+@dataclass
+class ProviderConfig:
+    """What a provider's functions receive: the address, model and key."""
+    base_url: str
+    model: str
+    credential: Optional[str] = None
+    fetch: Optional[Callable[..., Any]] = None
+
+
+@dataclass
+class ProviderDef:
+    """A model provider. Hearth loads it and lists it, but does not call
+    its functions yet (NOT_SUPPORTED)."""
+    name: str
+    description: str
+    auth: str
+    default_base_url: str
+    models: List[ProviderModel]
+    default_model: str
+    create_model: Callable[[ProviderConfig], Any]
+    editable_base_url: bool = False
+    efforts: Optional[List[str]] = None
+    credential_hint: str = ""
+    list_models: Optional[Callable[[ProviderConfig], List[ProviderModel]]] = None
+    sign_in: Optional[Callable[[], str]] = None
+    balance: Optional[Callable[[ProviderConfig], ProviderAccount]] = None
+
+
+@dataclass
+class SpeechConfig:
+    """What a speech provider's functions receive."""
+    base_url: str
+    model: str
+    credential: Optional[str] = None
+    fetch: Optional[Callable[..., Any]] = None
+    web_socket: Optional[Callable[[str, Dict[str, str]], Any]] = None
+
+
+@dataclass
+class SpeechAudio:
+    """A recording to transcribe: file is its bytes (16 kHz mono WAV
+    unless mime_type says otherwise)."""
+    file: bytes
+    uri: str
+    name: str
+    mime_type: str = "audio/wav"
+    duration_ms: Optional[int] = None
+
+
+@dataclass
+class SpeechStreamHandlers:
+    """on_text(text) receives the whole transcript so far, each time."""
+    on_text: Callable[[str], None]
+
+
+@dataclass
+class SpeechStream:
+    """A live transcription: send 100 ms of base64 PCM, finish, or cancel."""
+    send: Callable[[str], None]
+    finish: Callable[[], str]
+    cancel: Callable[[], None]
+
+
+@dataclass
+class SpeechProviderDef:
+    """A speech-to-text service (id <plugin>.<key>); loaded, not run yet."""
+    name: str
+    description: str
+    default_base_url: str
+    models: List[ProviderModel]
+    default_model: str
+    editable_base_url: bool = False
+    credential_hint: str = ""
+    key_url: str = ""
+    credential_from: str = ""
+    transcribe: Optional[Callable[..., str]] = None
+    stream: Optional[Callable[[SpeechConfig, SpeechStreamHandlers], SpeechStream]] = None
+
+
+@dataclass
+class OcrDocument:
+    """A document to recognize (a scanned PDF the user attached)."""
+    file: bytes
+    uri: str
+    name: str
+    mime_type: str = "application/pdf"
+
+
+@dataclass
+class OcrProviderDef:
+    """Recognizes documents with the key of this plugin's provider
+    credential_from; answers Markdown with a "## Page n" heading a page."""
+    name: str
+    credential_from: str
+    recognize: Callable[..., str]
+
+
+@dataclass
+class SettingContext:
+    """What a preference's get and set may use."""
+    kv: Any
+    services: Any
+
+
+class ContextInput(str):
+    """What PluginDef.context receives: the user's latest message (it is
+    that str, so context(query) functions keep working), with .query, .kv
+    and .services."""
+
+    def __new__(cls, query, kv=None, services=None):
+        s = super().__new__(cls, query)
+        s.query, s.kv, s.services = str(query), kv, services
+        return s
+
+
+PREFERENCE_KINDS = ("choice", "boolean", "text", "list")
+
+
+@dataclass
+class PluginPreferenceDef:
+    """One of the plugin's own settings, listed by Hearth as <plugin>.<name>
+    and read and changed by the user and the assistant alike; not secret.
+    input is a JSON Schema (the default follows kind) or a function that
+    returns the checked value or raises ValueError."""
+    title: str
+    kind: str
+    get: Callable[[SettingContext], Any]
+    set: Callable[[SettingContext, Any], None]
+    input: Any = None
+    description: str = ""
+    options: Optional[List[Dict[str, str]]] = None
+    screen: str = ""
+
+    def schema(self):
+        """The JSON Schema of input for the wire."""
+        if isinstance(self.input, dict):
+            return self.input
+        if self.kind == "choice":
+            return {"type": "string", "enum": [o["value"] for o in self.options or []]}
+        if self.kind == "list":
+            return {"type": "array", "items": {"type": "string"}}
+        return {"type": "boolean" if self.kind == "boolean" else "string"}
+
+    def check(self, value):
+        """The value set would store, or ValueError."""
+        if callable(self.input):
+            return self.input(value)
+        _check_schema(self.schema(), value, "value")
+        return value
+
+
+def define_preference(title, kind, get, set, input=None, description="", options=None, screen=""):
+    """Describe a preference (PluginDef.preferences)."""
+    if kind not in PREFERENCE_KINDS:
+        raise ValueError("preference %r: kind %r must be one of %s" % (title, kind, PREFERENCE_KINDS))
+    if not callable(get) or not callable(set):
+        raise ValueError("preference %r: get and set must be functions" % title)
+    if kind == "choice" and not options:
+        raise ValueError("preference %r: a choice needs options" % title)
+    if input is not None and not (callable(input) or isinstance(input, dict)):
+        raise ValueError("preference %r: input must be a JSON Schema or a function" % title)
+    return PluginPreferenceDef(title, kind, get, set, input, description, list(options or []) or None, screen)
+
+
+_JSON_TYPES = dict((("string", (str,)), ("boolean", (bool,)), ("array", (list,)), ("object", (dict,)),
+                    ("integer", (int,)), ("number", (int, float))))
+
+
+def _check_schema(schema, value, path):
+    """Checks value against the JSON Schema keywords preferences use."""
+    want = schema.get("type")
+    types = _JSON_TYPES.get(want)
+    if types and (not isinstance(value, types) or (want in ("integer", "number") and isinstance(value, bool))):
+        raise ValueError("%s: want %s, got %s" % (path, want, json.dumps(value, ensure_ascii=False)))
+    if "enum" in schema and value not in schema["enum"]:
+        raise ValueError("%s: %s is not one of %s" % (path, json.dumps(value, ensure_ascii=False), schema["enum"]))
+    if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
+        raise ValueError("%s: longer than %d" % (path, schema["maxLength"]))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value < schema.get("minimum", value) or value > schema.get("maximum", value):
+            raise ValueError("%s: %s is out of range" % (path, value))
+    if isinstance(value, list):
+        if len(value) > schema.get("maxItems", len(value)):
+            raise ValueError("%s: more than %d items" % (path, schema["maxItems"]))
+        for i, v in enumerate(value):
+            _check_schema(schema.get("items") or {}, v, "%s[%d]" % (path, i))
+
+
+def clean_transcript(text):
+    """Removes control tokens such as <|zh|> and extra white space."""
+    return re.sub(r"\s+", " ", re.sub(r"<\|[^|>]*\|>", " ", str(text or ""))).strip()
+
+
+def speech_error_message(status, body):
+    """An error response as "<status>: <message>", the message taken from
+    JSON (error.message, message, error, msg) when there is one."""
+    message = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    try:
+        j = json.loads(body) if isinstance(body, (str, bytes)) else body
+    except ValueError:
+        j = None
+    if isinstance(j, dict):
+        err = j.get("error")
+        for m in ((err or {}).get("message") if isinstance(err, dict) else None, j.get("message"), err, j.get("msg")):
+            if isinstance(m, str) and m:
+                message = m
+                break
+    message = str(message or "").strip() or "no message"
+    return "%s: %s" % (status, message[:300] + "…" if len(message) > 300 else message)
+
+
+def open_ai_transcribe(config, audio, signal=None, timeout=120):
+    """POST {base_url}/audio/transcriptions with the file and the model as
+    multipart (OpenAI's format, which most services share) and return the
+    cleaned text. signal, a threading.Event, set before the request
+    starts, cancels it."""
+    import urllib.error
+    import urllib.request
+    import uuid
+    if signal is not None and signal.is_set():
+        raise RuntimeError("transcription cancelled")
+    boundary = "hearth-" + uuid.uuid4().hex
+    parts = []
+    for field, filename, ctype, data in (("file", audio.name, audio.mime_type, audio.file),
+                                         ("model", None, None, config.model.encode("utf-8"))):
+        head = 'Content-Disposition: form-data; name="%s"' % field
+        if filename is not None:
+            head += '; filename="%s"\r\nContent-Type: %s' % (filename.replace('"', "_"), ctype)
+        parts.append(b"--" + boundary.encode() + b"\r\n" + head.encode("utf-8") + b"\r\n\r\n" + data + b"\r\n")
+    body = b"".join(parts) + b"--" + boundary.encode() + b"--\r\n"
+    req = urllib.request.Request(config.base_url.rstrip("/") + "/audio/transcriptions", data=body, method="POST",
+                                 headers={"Content-Type": "multipart/form-data; boundary=" + boundary})
+    if config.credential:
+        req.add_header("Authorization", "Bearer " + config.credential)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            text = res.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        raise RuntimeError(speech_error_message(e.code, e.read().decode("utf-8", "replace"))) from None
+    try:
+        text = json.loads(text).get("text", "")
+    except (ValueError, AttributeError):
+        pass
+    return clean_transcript(text)
+
+
 def define_tool(description, execute, input=None, title="", effect="write", untrusted=False,
                 user_only=False, on_demand=False, grant=False, always_ask=False, serial=False,
                 day_scoped=False, timeout_ms=0, resolve_effect=None, channels=None):
@@ -53,7 +433,13 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
     will really have: an effect name, or {"effect": ..., "target": {"label":
     ...}}. Hearth checks it with `effect` and the stricter decision wins;
     raising, returning anything else or taking over 5 s refuses the call.
-    channels limits the tool to sessions of those channels."""
+    channels limits the tool to sessions of those channels.
+
+    description may be Dynamic: a function of the services, asked again
+    when Hearth builds a model request (its answer at start is the
+    fallback)."""
+    if not (isinstance(description, str) or callable(description)):
+        raise ValueError("description must be a str or a function of the services")
     if effect not in EFFECTS:
         raise ValueError("effect must be one of %s" % (EFFECTS,))
     if resolve_effect is not None and not callable(resolve_effect):
@@ -70,7 +456,9 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
 
 def define_plugin(id, name, version, tools, description="", stages=None, default_modes=None,
                   instructions="", scopes=None, requires=None, context=None, decide=None,
-                  start=None, stop=None):
+                  start=None, stop=None, icon="", core=False, max_agent_steps=0, cloud=None,
+                  preferences=None, data_sources=None, providers=None, speech=None, ocr=None,
+                  contributes=None, i18n=None, legacy=None):
     """Describe a plugin. stages maps a stage name (on_input, pre_action,
     ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict
     (its "injectedBy" names the plugin that injected the input, absent when
@@ -95,7 +483,16 @@ def define_plugin(id, name, version, tools, description="", stages=None, default
 
     start(services), when given, runs in its own thread once the handshake
     is done: the place for a loop that injects input (services.inject) or
-    watches something; stop() runs when Hearth shuts the plugin down."""
+    watches something; stop() runs when Hearth shuts the plugin down.
+
+    The rest is the PKU harness model (docs/pku-wire.md): preferences
+    ({name: define_preference(...)}, Hearth settings <id>.<name>),
+    data_sources ({key: DataSourceDef}), providers, speech and ocr
+    ({key: ProviderDef / SpeechProviderDef / OcrProviderDef}: loaded and
+    listed, not run by this host yet), i18n ({"en": PluginTranslation}),
+    legacy (PluginLegacy), icon, core, cloud, contributes, and
+    max_agent_steps (accepted and ignored). context may take a
+    ContextInput (a str with .query, .kv, .services)."""
     for effect, mode in (default_modes or {}).items():
         if effect not in EFFECTS or mode not in MODES:
             raise ValueError("default_modes: %r: %r is not an effect and a mode" % (effect, mode))
@@ -111,12 +508,42 @@ def define_plugin(id, name, version, tools, description="", stages=None, default
     for fn, what in ((start, "start"), (stop, "stop")):
         if fn is not None and not callable(fn):
             raise ValueError("%s must be callable" % what)
+    for cap in requires or []:
+        if cap not in CAPABILITIES:
+            raise ValueError("requires: %r is not one of %s" % (cap, CAPABILITIES))
+    _check_pku(id, tools, preferences, data_sources, providers, speech, ocr)
     return {
         "id": id, "name": name, "version": version, "description": description,
         "tools": tools, "stages": stages or {}, "defaultModes": default_modes or {},
         "instructions": instructions, "scopes": scopes or [], "requires": list(requires or []),
         "context": context, "decide": decide, "start": start, "stop": stop,
+        "icon": icon, "core": bool(core), "maxAgentSteps": max_agent_steps, "cloud": cloud,
+        "preferences": dict(preferences or {}), "dataSources": dict(data_sources or {}),
+        "providers": dict(providers or {}), "speech": dict(speech or {}), "ocr": dict(ocr or {}),
+        "contributes": contributes, "i18n": i18n, "legacy": legacy,
     }
+
+
+_SECRET_NAME = re.compile(r"token|password|passwd|secret|api[_-]?key|credential", re.I)
+
+
+def _check_pku(id, tools, preferences, data_sources, providers, speech, ocr):
+    """Checks what define_plugin can check of the PKU parts."""
+    for key, ds in (data_sources or {}).items():
+        if ds.get("tool") not in tools:
+            raise ValueError("data source %s: tool %r is not a tool of plugin %s" % (key, ds.get("tool"), id))
+        if not isinstance(ds.get("ttlMs"), (int, float)) or ds.get("ttlMs") <= 0:
+            raise ValueError("data source %s: ttlMs must be a positive number" % key)
+    for name, pref in (preferences or {}).items():
+        if _SECRET_NAME.search(name):
+            raise ValueError("preference %s: preferences are not secret (the assistant reads and changes every one); "
+                             "keep keys and passwords out of them" % name)
+        if not isinstance(pref, PluginPreferenceDef):
+            raise ValueError("preference %s: write it with define_preference" % name)
+    for group, cls in ((providers, ProviderDef), (speech, SpeechProviderDef), (ocr, OcrProviderDef)):
+        for key, d in (group or {}).items():
+            if not isinstance(d, cls):
+                raise ValueError("%s: write it as a %s" % (key, cls.__name__))
 
 
 STAGES = ("on_input", "pre_action", "post_action", "before_toolcall", "after_toolcall",
@@ -155,13 +582,52 @@ def wire_manifest(plugin, services=None):
     """The manifest sent at initialize."""
     instructions = plugin.get("instructions") or ""
     dynamic = callable(instructions)
-    return {
+    m = {
         "id": plugin["id"], "name": plugin["name"], "version": plugin["version"],
         "description": plugin.get("description", ""), "scopes": plugin.get("scopes", []),
         "requires": plugin.get("requires", []), "defaultModes": plugin.get("defaultModes", {}),
         "instructions": str(instructions(services) or "") if dynamic else instructions,
         "dynamicInstructions": dynamic, "hasContext": callable(plugin.get("context")),
+        "icon": plugin.get("icon"), "core": plugin.get("core"), "maxAgentSteps": plugin.get("maxAgentSteps"),
+        "cloud": plugin.get("cloud"), "contributes": plugin.get("contributes"), "i18n": plugin.get("i18n"),
+        "legacy": plugin.get("legacy"), "dataSources": plugin.get("dataSources"),
+        "preferences": {name: _wire_preference(d) for name, d in (plugin.get("preferences") or {}).items()},
+        "providers": {k: _wire_provider(d) for k, d in (plugin.get("providers") or {}).items()},
+        "speech": {k: _wire_speech(d) for k, d in (plugin.get("speech") or {}).items()},
+        "ocr": {k: _wire_ocr(d) for k, d in (plugin.get("ocr") or {}).items()},
     }
+    return {k: v for k, v in m.items() if v not in (None, {}, False, 0, "") or k in (
+        "id", "name", "version", "description", "scopes", "requires", "defaultModes", "instructions")}
+
+
+def _wire_preference(d):
+    out = {"title": d.title, "kind": d.kind, "schema": d.schema()}
+    for k, v in (("description", d.description), ("options", d.options), ("screen", d.screen)):
+        if v:
+            out[k] = v
+    return out
+
+
+def _wire_ocr(d):
+    return {"name": d.name, "credentialFrom": d.credential_from}
+
+
+def _wire_models(models):
+    return [dict(m) for m in models or []]
+
+
+def _wire_provider(d):
+    return {"name": d.name, "description": d.description, "auth": d.auth, "defaultBaseURL": d.default_base_url,
+            "editableBaseURL": d.editable_base_url, "models": _wire_models(d.models), "defaultModel": d.default_model,
+            "efforts": list(d.efforts or []), "credentialHint": d.credential_hint,
+            "hasListModels": callable(d.list_models), "hasSignIn": callable(d.sign_in), "hasBalance": callable(d.balance)}
+
+
+def _wire_speech(d):
+    return {"name": d.name, "description": d.description, "defaultBaseURL": d.default_base_url,
+            "editableBaseURL": d.editable_base_url, "models": _wire_models(d.models), "defaultModel": d.default_model,
+            "credentialHint": d.credential_hint, "keyURL": d.key_url, "credentialFrom": d.credential_from,
+            "hasTranscribe": callable(d.transcribe), "hasStream": callable(d.stream)}
 
 
 def wire_assessment(r):
@@ -191,12 +657,19 @@ class Context(dict):
     `progress(done, total=0, message="")`, which reports how far a long
     call has got (None when nobody watches the call)."""
 
-    def __init__(self, data, cancelled, kv=None, services=None):
+    def __init__(self, data, cancelled, kv=None, services=None, plugin_id=""):
         super().__init__(data or {})
         self.cancelled = cancelled
         self.progress = None
         self.kv = kv
         self.services = services
+        self.cloud = None  # Hearth has no PKU harness Cloud
+        self._plugin_id = plugin_id
+
+    def provider(self, key):
+        """The address and key of one of this plugin's model providers
+        (PKU's ctx.provider); this host does not run providers yet."""
+        raise ToolError("provider %s.%s: %s" % (self._plugin_id, key, NOT_SUPPORTED))
 
     def __getattr__(self, key):
         try:
@@ -451,6 +924,14 @@ class _Connection:
             self.started = False
             threading.Thread(target=self._start, daemon=True).start()
 
+    def preference(self, name):
+        """The preference name and the SettingContext it gets, or an RPCError."""
+        pref = (self.plugin.get("preferences") or {}).get(name)
+        if pref is None:
+            raise RPCError(-32005, "unknown preference %s" % name)
+        services = Services(self)
+        return pref, SettingContext(services.kv, services)
+
     def _start(self):
         try:
             self.plugin["start"](Services(self))
@@ -463,11 +944,14 @@ class _Connection:
             if PROTOCOL_VERSION not in params.get("protocolVersions", []):
                 raise RPCError(-32001, "the plugin speaks protocol version %d; the host offered %s"
                                % (PROTOCOL_VERSION, params.get("protocolVersions")))
+            services = Services(self)
             for name, tool in p["tools"].items():
                 wire = {k: v for k, v in tool.items() if k not in ("execute", "input", "resolveEffect")}
                 wire["name"] = name
                 wire["parameters"] = tool["input"]
                 wire["hasResolveEffect"] = callable(tool.get("resolveEffect"))
+                wire["dynamicDescription"] = callable(tool["description"])
+                wire["description"] = str(resolve_dynamic(tool["description"], services) or "")
                 self.call("tools.register", wire)
             i = 0
             for stage, handlers in p["stages"].items():
@@ -500,17 +984,31 @@ class _Connection:
         if method == "plugin.context":
             if not callable(p.get("context")):
                 raise RPCError(-32005, "the plugin has no context function")
-            return {"text": str(p["context"](params.get("query", "")) or "")}
+            services = Services(self)
+            return {"text": str(p["context"](ContextInput(params.get("query", ""), services.kv, services)) or "")}
+        if method == "tool.describe":
+            tool = p["tools"].get(params.get("tool"))
+            if tool is None:
+                raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
+            return {"text": str(resolve_dynamic(tool["description"], Services(self)) or "")}
+        if method == "preference.get":
+            pref, sc = self.preference(params.get("name"))
+            return {"value": pref.get(sc)}
+        if method == "preference.set":
+            pref, sc = self.preference(params.get("name"))
+            try:
+                value = pref.check(params.get("value"))
+            except (ValueError, TypeError) as e:
+                raise RPCError(-32602, "invalid value for %s.%s: %s" % (p["id"], params.get("name"), e))
+            pref.set(sc, value)
+            return {}
         if method == "plugin.instructions":
-            instructions = p.get("instructions") or ""
-            if callable(instructions):
-                instructions = instructions(Services(self))
-            return {"text": str(instructions or "")}
+            return {"text": str(resolve_dynamic(p.get("instructions") or "", Services(self)) or "")}
         if method == "tool.call":
             tool = p["tools"].get(params.get("tool"))
             if tool is None:
                 raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
-            ctx = Context(params.get("context"), cancelled, KV(self), Services(self))
+            ctx = Context(params.get("context"), cancelled, KV(self), Services(self), p["id"])
             token = params.get("progressToken")
             if token:
                 def progress(done, total=0, message="", token=token):
