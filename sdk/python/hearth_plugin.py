@@ -844,6 +844,60 @@ def _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory):
     return d
 
 
+# ToolContext is the seed's name for what a tool's execute receives.
+ToolContext = Context
+
+
+class ToolDef(TypedDict, total=False):
+    """What define_tool returns (the seed's ToolDef, keys as on the wire)."""
+    title: str
+    description: Dynamic[str]
+    input: Dict[str, Any]
+    effect: str
+    resolveEffect: Optional[Callable[..., Any]]
+    untrusted: bool
+    userOnly: bool
+    onDemand: bool
+    grant: bool
+    alwaysAsk: bool
+    serial: bool
+    dayScoped: bool
+    timeoutMs: int
+    channels: List[str]
+    execute: Callable[[Dict[str, Any], Context], Any]
+
+
+class PluginDef(TypedDict, total=False):
+    """What define_plugin returns (the seed's PluginDef, keys as on the
+    wire; remote is never set by a plugin)."""
+    id: str
+    name: str
+    description: str
+    version: str
+    maxAgentSteps: int
+    icon: str
+    core: bool
+    requires: List[str]
+    cloud: Dict[str, Any]
+    preferences: Dict[str, PluginPreferenceDef]
+    defaultModes: Dict[str, str]
+    scopes: List[str]
+    tools: Dict[str, ToolDef]
+    dataSources: Dict[str, DataSourceDef]
+    providers: Dict[str, ProviderDef]
+    speech: Dict[str, SpeechProviderDef]
+    ocr: Dict[str, OcrProviderDef]
+    instructions: Dynamic[str]
+    context: Optional[Callable[[ContextInput], Optional[str]]]
+    contributes: Dict[str, Any]
+    i18n: Dict[str, PluginTranslation]
+    legacy: PluginLegacy
+    stages: Dict[str, Any]
+    decide: Any
+    start: Optional[Callable[..., None]]
+    stop: Optional[Callable[[], None]]
+
+
 class RPCError(Exception):
     def __init__(self, code, message):
         super().__init__(message)
