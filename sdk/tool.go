@@ -58,6 +58,10 @@ type ToolDef struct {
 	// Channels, when set, limits the tool to sessions of these channels
 	// (xbot's channel-scoped tools); empty means every channel.
 	Channels []string `json:"channels,omitempty"`
+	// DescriptionFunc, when set, gives the description's current text
+	// (PKU harness's Dynamic<string>); Hearth asks it when it builds a
+	// model request and uses Description when it answers "".
+	DescriptionFunc func() string `json:"-"`
 }
 
 // EffectiveEffect returns the declared effect, or EffectWrite when none is

@@ -196,6 +196,7 @@ func showPlugin(a *app.App, p *pluginhost.Info, w io.Writer) {
 	if p.Status == nil {
 		return
 	}
+	showPKU(name, p.Status.PKU, line)
 	if len(p.Status.Stderr) == 0 {
 		line("stderr", "(nothing)")
 		return

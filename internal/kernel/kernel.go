@@ -400,6 +400,7 @@ func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
 	}
 	specs := k.specs
 	k.specMu.Unlock()
+	specs = dynamicDescriptions(list, specs)
 
 	var out []llm.ToolSpec
 	for i, tool := range list {

@@ -40,6 +40,10 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		if def.HasResolveEffect {
 			d.ResolveEffect = remoteResolve(conn, p.name, d.Name)
 		}
+		if def.DynamicDescription {
+			d.DescriptionFunc = p.describer(conn, d.Name, d.Description)
+		}
+		p.noteTool(d.Name)
 		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name, progress)); err != nil {
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: err.Error()}
 		}

@@ -79,6 +79,11 @@ func (s *Service) Apply(ctx context.Context, actor, ns string, values map[string
 			set[key] = raw
 		}
 	}
+	for _, key := range slices.Sorted(maps.Keys(set)) {
+		if err := s.gate(ns, key, set[key]); err != nil {
+			bad[key] = err.Error()
+		}
+	}
 	if len(bad) > 0 {
 		return bad
 	}

@@ -94,6 +94,8 @@ type Service struct {
 
 	mu   sync.RWMutex
 	defs map[string]map[string]sdk.ConfigDef // namespace, key
+
+	gates sync.Map // namespace → Gate (gate.go)
 }
 
 // New returns the service over st; dataDir is Hearth's data directory.
@@ -214,6 +216,9 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 		} else if err != nil {
 			return fmt.Errorf("%w: %s.%s: %v", ErrInvalid, ns, key, err)
 		}
+	}
+	if err := s.gate(ns, key, raw); err != nil {
+		return err
 	}
 	if err := s.st.SetSetting(context.Background(), ns, key, raw); err != nil {
 		return fmt.Errorf("saving %s.%s: %w", ns, key, err)

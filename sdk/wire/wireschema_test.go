@@ -156,7 +156,7 @@ var tsShapes = []struct {
 		"input": "sent as parameters", "resolveEffect": "sent as hasResolveEffect", "execute": "run on tool.call",
 	}, derived: map[string]string{
 		"dynamicDescription": "whether description is a function",
-		"name": "the tool's key in PluginDef.tools", "plugin": "filled in by the host",
+		"name":               "the tool's key in PluginDef.tools", "plugin": "filled in by the host",
 		"parameters": "the JSON Schema of input", "hasResolveEffect": "whether resolveEffect is set",
 	}},
 	{ts: "PluginDef", goType: reflect.TypeFor[wire.Manifest](), dir: fromPlugin, authorOnly: map[string]string{
