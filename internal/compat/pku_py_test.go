@@ -3,10 +3,17 @@
 package compat
 
 import (
+	"context"
+	"encoding/json"
+	"maps"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hearth-agent/hearth/sdk/llmtest"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // pyRow is one row of the Python compatibility table: a feature (a seed
@@ -97,5 +104,189 @@ func has(t *testing.T, got, part string) {
 	t.Helper()
 	if !strings.Contains(got, part) {
 		t.Errorf("%s does not contain %s", got, part)
+	}
+}
+
+// pkuRun is what the pypku plugin left behind in Hearth.
+type pkuRun struct {
+	h       *pyHearth
+	results map[string]string // tool results by call id
+	tools   map[string]string // the model's tool descriptions, by name
+	pku     *wire.PKUManifest
+	defs    map[string]string // preference settings' display names
+	setErr  error             // a preference value the plugin refused
+	stored  map[string]string // preference settings as Hearth keeps them
+}
+
+// The PKU harness plugin model (seed 001), in Python: one row per name of
+// the seed, each used by the pypku test plugin and checked in Hearth.
+func TestPythonPKU(t *testing.T) {
+	h := openPyHearth(t, []string{"pypku"},
+		llmtest.Reply{ToolCalls: []llmtest.Call{
+			{ID: "apps", Name: "pypku__apps", Arguments: `{}`},
+			{ID: "open", Name: "pypku__open", Arguments: `{"app":"微信"}`},
+			{ID: "prov", Name: "pypku__provider", Arguments: `{}`},
+			{ID: "help", Name: "pypku__helpers", Arguments: `{}`},
+		}},
+		llmtest.Reply{Text: "好的。"},
+	)
+	ctx := context.Background()
+	run := &pkuRun{h: h, defs: map[string]string{}, stored: map[string]string{}}
+	// A change through Hearth goes through the preference's input and set.
+	if err := h.app.Settings.SetJSON("pypku", "apps", json.RawMessage(`["微信","淘宝"]`)); err != nil {
+		t.Fatal(err)
+	}
+	run.setErr = h.app.Settings.SetJSON("pypku", "apps", json.RawMessage(`["a","b","c","d"]`))
+	for _, name := range []string{"apps", "screenshots"} {
+		raw, _, err := h.app.Settings.Value("pypku", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.stored[name] = string(raw)
+	}
+	for _, d := range h.app.Settings.Defs("pypku", "") {
+		run.defs[d.Key] = d.DisplayName
+	}
+	out := h.ask(t, "有哪些应用？")
+	if out.Err != nil || out.Text != "好的。" {
+		t.Fatalf("%+v", out)
+	}
+	run.results = h.toolResults(t, 1)
+	run.tools = map[string]string{}
+	for _, tool := range h.srv.Requests()[0].Tools {
+		if f, ok := tool["function"].(map[string]any); ok {
+			run.tools[f["name"].(string)], _ = f["description"].(string)
+		}
+	}
+	infos, err := h.app.Plugins.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range infos {
+		if in.ID == "pypku" && in.Status != nil {
+			run.pku = in.Status.PKU
+		}
+	}
+	if run.pku == nil {
+		t.Fatal("Hearth kept no PKU manifest of pypku")
+	}
+	result := func(id, part string) func(*testing.T, *pkuRun) {
+		return func(t *testing.T, r *pkuRun) { has(t, r.results[id], part) }
+	}
+	rows := []pyRow[*pkuRun]{
+		{"definePlugin", "pypku", "define_plugin's manifest loads and its tools are offered", func(t *testing.T, r *pkuRun) {
+			if _, ok := r.tools["pypku__apps"]; !ok {
+				t.Errorf("tools: %v", r.tools)
+			}
+		}},
+		{"defineTool", "pypku", "a define_tool tool runs", result("apps", `"apps":["微信","淘宝"]`)},
+		{"definePreference", "pypku", "a preference is the Hearth setting pypku.apps, set through the plugin's set", func(t *testing.T, r *pkuRun) {
+			want(t, r.stored["apps"], `["微信","淘宝"]`)
+		}},
+		{"PluginDef", "pypku", "the manifest's PKU fields reach Hearth", func(t *testing.T, r *pkuRun) {
+			want(t, strings.Join(slices.Sorted(maps.Keys(r.pku.Preferences)), ","), "apps,screenshots")
+		}},
+		{"ToolDef", "pypku", "title, effect and input travel (arguments validated by Hearth)", result("open", "opened")},
+		{"ToolAssessment", "pypku", "resolve_effect's assessment is accepted and the call runs", result("open", "opened")},
+		{"ToolContext", "pypku", "execute gets the call's context (actor, kv)", result("apps", `"actor":"agent"`)},
+		{"Actor", "pypku", "the actor is one of user, agent, scheduler", result("apps", `"actor":"agent"`)},
+		{"TurnInfo", "pypku", "the turn travels (tainted)", result("apps", `"tainted":false`)},
+		{"KV", "pypku", "the preference's set wrote the plugin's kv, which a tool reads", result("apps", `"vision":false`)},
+		{"ToolEffect", "pypku", "effects travel: a read tool is offered", result("apps", `"apps"`)},
+		{"Capability", "pypku", "requires: network is met, so the plugin is shown", func(t *testing.T, r *pkuRun) {
+			if len(r.tools) == 0 {
+				t.Error("no tools offered")
+			}
+		}},
+		{"Dynamic", "pypku", "a tool description written as a function is asked when the request is built", func(t *testing.T, r *pkuRun) {
+			want(t, r.tools["pypku__apps"], "列出允许的应用（现在 2 个）。")
+		}},
+		{"resolveDynamic", "pypku", "resolve_dynamic runs in the plugin", result("help", `"dynamic":"列出允许的应用（现在 2 个）。"`)},
+		{"DataSourceDef", "pypku", "the data source reaches Hearth", func(t *testing.T, r *pkuRun) {
+			ds := r.pku.DataSources["apps"]
+			if ds.Tool != "apps" || ds.TTLMS != 60000 {
+				t.Errorf("%+v", ds)
+			}
+		}},
+		{"ContextInput", "pypku", "context gets query and kv; its text reaches the model", func(t *testing.T, r *pkuRun) {
+			if !r.h.sawText(t, 0, "允许的应用：微信、淘宝（问：有哪些应用？）") {
+				t.Error("no context text")
+			}
+		}},
+		{"CONTEXT_MARK", "pypku", "the marks are the seed's", result("help", `"mark":"- [更正] old → new","deleted":"[已删除]"`)},
+		{"PluginTranslation", "pypku", "i18n.en's preference title is shown beside the original", func(t *testing.T, r *pkuRun) {
+			want(t, r.defs["screenshots"], "允许 AI 查看截图 / Let the AI see screenshots")
+		}},
+		{"SettingValue", "pypku", "a list value is stored as JSON", func(t *testing.T, r *pkuRun) { want(t, r.stored["apps"], `["微信","淘宝"]`) }},
+		{"PluginPreferenceDef", "pypku", "input refuses a value, with the plugin's message", func(t *testing.T, r *pkuRun) {
+			if r.setErr == nil || !strings.Contains(r.setErr.Error(), "more than 3 items") {
+				t.Errorf("set: %v", r.setErr)
+			}
+		}},
+		{"SettingContext", "pypku", "get reads the plugin's kv at start: Hearth stores its value", func(t *testing.T, r *pkuRun) {
+			want(t, r.stored["screenshots"], "false")
+		}},
+		{"PluginLegacy", "pypku", "legacy loads with the manifest (Hearth maps no old ids yet)", result("help", `"legacy":"apps"`)},
+		{"ProviderAuth", "pypku", "the provider's auth travels", func(t *testing.T, r *pkuRun) { want(t, r.pku.Providers["example"].Auth, "apiKey") }},
+		{"ProviderDef", "pypku", "the provider loads; its functions are flagged", func(t *testing.T, r *pkuRun) {
+			if p := r.pku.Providers["example"]; !p.HasBalance || p.HasSignIn || p.DefaultModel != "example-large" {
+				t.Errorf("%+v", p)
+			}
+		}},
+		{"ProviderConfig", "pypku", "ctx.provider answers: not supported by this host yet", result("prov", wire.NotSupported)},
+		{"ProviderModel", "pypku", "models travel", func(t *testing.T, r *pkuRun) {
+			if m := r.pku.Providers["example"].Models; len(m) != 1 || m[0].ContextWindow != 128000 {
+				t.Errorf("%+v", m)
+			}
+		}},
+		{"ModelPricing", "pypku", "pricing travels as data", func(t *testing.T, r *pkuRun) {
+			has(t, string(r.pku.Providers["example"].Models[0].Pricing), `"inputCacheMiss":2`)
+		}},
+		{"ProviderBalance", "pypku", "balance is flagged", func(t *testing.T, r *pkuRun) {
+			if !r.pku.Providers["example"].HasBalance {
+				t.Error("no balance")
+			}
+		}},
+		{"ProviderAccount", "pypku", "the plugin's balance builds an account", result("help", `"account":1.5`)},
+		{"SpeechProviderDef", "pypku", "the speech provider loads; transcribe and stream are flagged", func(t *testing.T, r *pkuRun) {
+			if s := r.pku.Speech["asr"]; !s.HasTranscribe || !s.HasStream || s.CredentialFrom != "example" {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"SpeechConfig", "pypku", "stream takes a SpeechConfig", result("help", `"stream":"AAA=BBB="`)},
+		{"SpeechAudio", "pypku", "a recording defaults to WAV", result("help", `"audio":"audio/wav"`)},
+		{"SpeechStreamHandlers", "pypku", "stream takes its handlers", result("help", `"stream":"AAA=BBB="`)},
+		{"SpeechStream", "pypku", "stream is flagged", func(t *testing.T, r *pkuRun) {
+			if !r.pku.Speech["asr"].HasStream {
+				t.Error("no stream")
+			}
+		}},
+		{"openAITranscribe", "pypku", "open_ai_transcribe is a speech provider's transcribe (its HTTP is tested in test_hearth_pku.py)", func(t *testing.T, r *pkuRun) {
+			if !r.pku.Speech["asr"].HasTranscribe {
+				t.Error("no transcribe")
+			}
+		}},
+		{"cleanTranscript", "pypku", "control tokens and extra space go", result("help", `"clean":"你好 世界"`)},
+		{"speechErrorMessage", "pypku", `"<status>: <message>"`, result("help", `"error":"401: bad key"`)},
+		{"OcrProviderDef", "pypku", "the OCR provider loads", func(t *testing.T, r *pkuRun) {
+			want(t, r.pku.OCR["scan"].CredentialFrom, "example")
+		}},
+		{"OcrDocument", "pypku", "recognize reads an OcrDocument", result("help", `"ocr":"## Page 1\ns.pdf"`)},
+	}
+	for _, row := range rows {
+		t.Run(row.symbol, func(t *testing.T) { row.check(t, run) })
+	}
+	if len(rows) != 39 {
+		t.Errorf("%d rows; the seed has 39 names", len(rows))
+	}
+}
+
+// The SDK's own unit tests of the PKU surface (the speech helpers against
+// a loopback HTTP server among them).
+func TestPythonPKUUnitTests(t *testing.T) {
+	cmd := exec.Command("python3", "-m", "unittest", "test_hearth_pku")
+	cmd.Dir = filepath.Join("..", "..", "sdk", "python")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("python unit tests failed: %v\n%s", err, out)
 	}
 }
