@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/wire"
 )
@@ -121,7 +122,14 @@ type pkuRun struct {
 // The PKU harness plugin model (seed 001), in Python: one row per name of
 // the seed, each used by the pypku test plugin and checked in Hearth.
 func TestPythonPKU(t *testing.T) {
-	h := openPyHearth(t, []string{"pypku"},
+	h := openPyHearthWith(t, []string{"pypku"}, func(a *app.App) {
+		// What the old plugin id left, before the plugin that replaces it starts.
+		for key, v := range map[string]string{"theme": `"dark"`, "api_token": `"s3cret"`} {
+			if err := a.Settings.SetJSON("old-pypku", key, json.RawMessage(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	},
 		llmtest.Reply{ToolCalls: []llmtest.Call{
 			{ID: "apps", Name: "pypku__apps", Arguments: `{}`},
 			{ID: "open", Name: "pypku__open", Arguments: `{"app":"微信"}`},
@@ -137,7 +145,7 @@ func TestPythonPKU(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.setErr = h.app.Settings.SetJSON("pypku", "apps", json.RawMessage(`["a","b","c","d"]`))
-	for _, name := range []string{"apps", "screenshots"} {
+	for _, name := range []string{"apps", "screenshots", "theme", "api_token"} {
 		raw, _, err := h.app.Settings.Value("pypku", name)
 		if err != nil {
 			t.Fatal(err)
@@ -226,7 +234,11 @@ func TestPythonPKU(t *testing.T) {
 		{"SettingContext", "pypku", "get reads the plugin's kv at start: Hearth stores its value", func(t *testing.T, r *pkuRun) {
 			want(t, r.stored["screenshots"], "false")
 		}},
-		{"PluginLegacy", "pypku", "legacy loads with the manifest (Hearth maps no old ids yet)", result("help", `"legacy":"apps"`)},
+		{"PluginLegacy", "pypku", "an old id's settings carry over, never its secrets", func(t *testing.T, r *pkuRun) {
+			want(t, r.stored["theme"], `"dark"`)
+			want(t, r.stored["api_token"], "")
+			has(t, r.results["help"], `"legacy":"apps"`)
+		}},
 		{"ProviderAuth", "pypku", "the provider's auth travels", func(t *testing.T, r *pkuRun) { want(t, r.pku.Providers["example"].Auth, "apiKey") }},
 		{"ProviderDef", "pypku", "the provider loads; its functions are flagged", func(t *testing.T, r *pkuRun) {
 			if p := r.pku.Providers["example"]; !p.HasBalance || p.HasSignIn || p.DefaultModel != "example-large" {

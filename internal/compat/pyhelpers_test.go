@@ -33,6 +33,13 @@ type pyHearth struct {
 // plugins' handshakes.
 func openPyHearth(t *testing.T, plugins []string, replies ...llmtest.Reply) *pyHearth {
 	t.Helper()
+	return openPyHearthWith(t, plugins, nil, replies...)
+}
+
+// openPyHearthWith is openPyHearth with prepare run first on a Hearth of
+// the same data directory without plugins (what a user had before).
+func openPyHearthWith(t *testing.T, plugins []string, prepare func(*app.App), replies ...llmtest.Reply) *pyHearth {
+	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Fatalf("python3 is needed: %v", err)
 	}
@@ -42,6 +49,15 @@ func openPyHearth(t *testing.T, plugins []string, replies ...llmtest.Reply) *pyH
 		copyDir(t, filepath.Join("testdata", "pku-py", name), filepath.Join(dir, "plugins", name))
 	}
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "test-key"}
+	if prepare != nil {
+		a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsOff,
+			Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prepare(a)
+		a.Close()
+	}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsWait,
 		WatchInterval: time.Hour, Getenv: func(k string) string { return env[k] }})
 	if err != nil {
