@@ -43,6 +43,7 @@ func TestPythonParity(t *testing.T) {
 			{ID: "forb", Name: "pyparity__note", Arguments: `{"text":"forbidden"}`},
 			{ID: "ok", Name: "pyparity__note", Arguments: `{"text":"fine"}`},
 			{ID: "relay", Name: "pyparity__relay", Arguments: `{"text":"内部问题"}`},
+			{ID: "empty", Name: "pyparity__empties", Arguments: `{}`},
 		}},
 		// The injected turn tries a write tool, then answers.
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "injw", Name: "pyparity__note", Arguments: `{"text":"from the plugin"}`}}},
@@ -88,6 +89,8 @@ func TestPythonParity(t *testing.T) {
 			func(t *testing.T, r *parityRun) { has(t, r.results["veto"], "pyparity vetoed it") }},
 		{"decide (allow)", "pyparity", "an allowed write runs",
 			func(t *testing.T, r *parityRun) { want(t, r.results["ok"], "saved") }},
+		{"KV / Services.get_setting (empty values)", "pyparity", "[] and \"\" are stored and read back as values",
+			func(t *testing.T, r *parityRun) { want(t, r.results["empty"], `{"kv":[[],""],"setting":""}`) }},
 	}
 	for _, row := range rows {
 		t.Run(row.symbol, func(t *testing.T) { row.check(t, run) })

@@ -25,6 +25,15 @@ def note(args, ctx):
     return "saved"
 
 
+def empties(args, ctx):
+    # Empty values are values: they come back as they were stored.
+    ctx.kv.set("list", [])
+    ctx.kv.set("text", "")
+    ctx.services.set_setting("blank", "")
+    return {"kv": [ctx.kv.get("list", "absent"), ctx.kv.get("text", "absent")],
+            "setting": ctx.services.get_setting("blank", "absent")}
+
+
 def tag_input(sc):
     # on_input: mark what this plugin saw; injected input says who injected it.
     sc["rawMessage"] = "%s (via %s)" % (sc["rawMessage"], sc.get("injectedBy") or "person")
@@ -61,6 +70,7 @@ serve(define_plugin(
         "relay": define_tool(description="Ask the agent through an injected turn.", effect="read", execute=relay,
                              input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
         "sources": define_tool(description="The model sources.", effect="read", execute=sources),
+        "empties": define_tool(description="Store empty values.", effect="write", execute=empties),
         "note": define_tool(description="Save a note.", effect="write", execute=note,
                             input={"type": "object", "properties": {"text": {"type": "string"}}}),
     },
