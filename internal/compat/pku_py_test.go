@@ -44,6 +44,7 @@ func TestPythonParity(t *testing.T) {
 			{ID: "ok", Name: "pyparity__note", Arguments: `{"text":"fine"}`},
 			{ID: "relay", Name: "pyparity__relay", Arguments: `{"text":"内部问题"}`},
 			{ID: "empty", Name: "pyparity__empties", Arguments: `{}`},
+			{ID: "imp", Name: "pyparity__impersonate", Arguments: `{}`},
 		}},
 		// The injected turn tries a write tool, then answers.
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "injw", Name: "pyparity__note", Arguments: `{"text":"from the plugin"}`}}},
@@ -89,6 +90,8 @@ func TestPythonParity(t *testing.T) {
 			func(t *testing.T, r *parityRun) { has(t, r.results["veto"], "pyparity vetoed it") }},
 		{"decide (allow)", "pyparity", "an allowed write runs",
 			func(t *testing.T, r *parityRun) { want(t, r.results["ok"], "saved") }},
+		{"Services.inject (refused)", "pyparity", "another channel, as a user, without input.channels and input.user: refused",
+			func(t *testing.T, r *parityRun) { has(t, r.results["imp"], "refused (-32002)") }},
 		{"KV / Services.get_setting (empty values)", "pyparity", "[] and \"\" are stored and read back as values",
 			func(t *testing.T, r *parityRun) { want(t, r.results["empty"], `{"kv":[[],""],"setting":""}`) }},
 	}
