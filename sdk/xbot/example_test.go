@@ -79,3 +79,46 @@ func (t *exampleT) cleanup() {
 		os.RemoveAll(t.dir)
 	}
 }
+
+// HelloWorld is an xbot Go plugin as xbot's own examples write them: a
+// Manifest, and Activate registering through the PluginContext.
+type HelloWorld struct{}
+
+func (HelloWorld) Manifest() xbot.PluginManifest {
+	return xbot.PluginManifest{ID: "xbot.hello-world", Name: "Hello World", Version: "1.0.0", Runtime: xbot.RuntimeNative}
+}
+
+func (HelloWorld) Activate(pctx xbot.PluginContext) error {
+	return pctx.RegisterTool(&xbot.SimplePluginTool{
+		Def: xbot.BuildToolDef("hello", "Greet someone by name.",
+			xbot.ToolParamDef{Name: "name", Type: "string", Description: "The person to greet"}),
+		ExecFn: func(_ context.Context, input string) (*xbot.ToolResult, error) {
+			name, err := xbot.ParseToolInputString(input, "name")
+			if err != nil {
+				name = "World"
+			}
+			return xbot.NewToolResult("Hello, " + name + "!"), nil
+		},
+	})
+}
+
+func (HelloWorld) Deactivate(pctx xbot.PluginContext) error {
+	pctx.Logger().Info("Goodbye")
+	return nil
+}
+
+// Adapt runs an unmodified xbot Go plugin on Hearth; here sdktest starts
+// it as Hearth would (sdk.RegisterFactory or pluginrpc.Serve in a real
+// program).
+func ExampleAdapt() {
+	t := &exampleT{}
+	defer t.cleanup()
+	h := sdktest.Start(t, "hello-world", xbot.Adapt(HelloWorld{}), nil)
+	fmt.Println(h.Tools())
+	fmt.Println(h.CallTool("hello", map[string]any{"name": "Ada"}).Content)
+	fmt.Println(xbot.ContextOf(h.Plugin()).PluginID())
+	// Output:
+	// [hello-world__hello]
+	// Hello, Ada!
+	// xbot.hello-world
+}

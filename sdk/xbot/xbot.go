@@ -1,43 +1,150 @@
-// Package xbot carries xbot's Go tool API onto Hearth, so xbot plugin code
-// ports by changing its import from xbot's "plugin" package to this one:
-// PluginTool, SimplePluginTool, BuildToolDef and ToolParamDef, ToolFromFunc,
-// ToolFromJSONFunc, PluginToolV2 with ToolCallContext, ToolResult with its
-// constructors and formatters, and channel-scoped tools.
+// Package xbot is xbot's Go plugin API on Hearth: xbot's own Go plugins
+// (its "xbot/plugin" package) compile with only the import line changed,
 //
-//	pctx := xbot.NewContext(s) // s is the *sdk.PluginSDK from Start
-//	pctx.RegisterTool(&xbot.SimplePluginTool{
-//		Def: xbot.BuildToolDef("hello", "Greet someone by name.",
-//			xbot.ToolParamDef{Name: "name", Type: "string", Description: "The person to greet"}),
-//		ExecFn: func(ctx context.Context, input string) (*xbot.ToolResult, error) {
-//			name, err := xbot.ParseToolInputString(input, "name")
-//			if err != nil {
-//				name = "World"
-//			}
-//			return xbot.NewToolResult("Hello, " + name + "!"), nil
-//		},
-//	})
+//	import plugin "github.com/hearth-agent/hearth/sdk/xbot"
 //
-// Tool names are namespaced as every Hearth tool is (<plugin>__hello), so
-// an xbot tool can no longer shadow another plugin's.
+// and run compiled in or as a child process through Adapt:
+//
+//	sdk.RegisterFactory("hello-world", xbot.Adapt(helloworld.New()))
+//	pluginrpc.Serve(xbot.Adapt(helloworld.New())) // or as a child process
+//
+// Adapt calls the plugin's Activate with a PluginContext (a *Context) on
+// Start and Deactivate on Stop. On Hearth:
+//
+//   - tools (PluginTool, PluginToolV2's ExecuteWithContext,
+//     SimplePluginTool, ToolFromFunc, ToolFromJSONFunc) are Hearth tools
+//     named <plugin>__<tool>, under Hearth's policy like every tool;
+//   - OnPreToolUse is a decision hook: DecisionDeny refuses, DecisionAsk
+//     asks the user, DecisionAllow and DecisionDefer leave the policy to
+//     decide (a hook never allows what the policy refused), and a hook
+//     that fails refuses the call;
+//   - OnPostToolUse and OnError run at after_toolcall, OnUserPrompt at
+//     on_input (a Deny answers with its message), OnAgentStop at
+//     after_output; the other events are refused with ErrNotSupported;
+//     hooks see the name the tool's plugin registered (HookPayload.ToolName)
+//     and match it, or the model's name, against the matcher;
+//   - EnrichContext adds text to the system message of every turn;
+//   - Storage() is kept in the plugin's Hearth KV, Logger() writes to the
+//     plugin's Hearth log, ToolCallContext.TenantID is TenantOf the turn's
+//     channel and chat;
+//   - widgets are kept and rendered on UpdateWidget (RenderedWidget);
+//     middleware, cron, commands, themes, overlays and channel providers
+//     are refused with ErrNotSupported.
+//
+// The seed document's forms work too: NewContext(s) gives a plugin's Start
+// the same *Context (with RegisterForChannel for channel-scoped tools),
+// and a tool with ExecuteV2 (ContextTool) gets the ToolCallContext. Where
+// xbot's code and the seed document differ, xbot's code wins:
+// ToolResult.IsError is a field (Go cannot have a method of that name
+// beside it), FormatToolResult and FormatListResult return a *ToolResult
+// (which prints as its text), and ToolDef.Parameters is a parameter list,
+// with the JSON Schema in InputSchema. A ToolParamDef is required only
+// when Required is set, as in xbot.
 package xbot
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-// ToolDef describes a tool (xbot's shape).
+// ToolParam is one parameter of a ToolDef, as xbot's llm.ToolParam.
+type ToolParam struct {
+	Name        string          `json:"name"`
+	Type        string          `json:"type"`
+	Description string          `json:"description"`
+	Required    bool            `json:"required"`
+	Items       *ToolParamItems `json:"items,omitempty"` // element type of an array
+}
+
+// ToolParamItems is the element type of an array parameter (a JSON Schema
+// fragment), as xbot's llm.ToolParamItems.
+type ToolParamItems struct {
+	Type                 string          `json:"type"`
+	Properties           map[string]any  `json:"properties,omitempty"`
+	Required             []string        `json:"required,omitempty"`
+	Items                *ToolParamItems `json:"items,omitempty"`
+	Description          string          `json:"description,omitempty"`
+	AdditionalProperties any             `json:"additionalProperties,omitempty"`
+}
+
+// ToolDef describes a tool, in xbot's shape: Parameters is the parameter
+// list; InputSchema, when set (BuildToolDef sets it), is the whole JSON
+// Schema and wins over the list.
 type ToolDef struct {
-	Name        string
-	Description string
-	// Parameters is the JSON Schema of the input.
-	Parameters map[string]any
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  []ToolParam    `json:"parameters"`
+	Version     string         `json:"version,omitempty"`
+	InputSchema map[string]any `json:"input_schema,omitempty"`
+}
+
+// ToJSONSchema returns the definition in OpenAI's function-calling shape
+// ({"type": "function", "function": {...}}), as xbot's does.
+func (td ToolDef) ToJSONSchema() map[string]any {
+	fn := map[string]any{"name": td.Name, "description": td.Description, "parameters": td.Schema()}
+	if td.Version != "" {
+		fn["version"] = td.Version
+	}
+	return map[string]any{"type": "function", "function": fn}
+}
+
+// Schema returns the JSON Schema of the tool's input: InputSchema when
+// set, else one built from Parameters (an array without Items gets string
+// items, which strict providers require).
+func (td ToolDef) Schema() map[string]any {
+	if td.InputSchema != nil {
+		return td.InputSchema
+	}
+	props := make(map[string]any, len(td.Parameters))
+	var required []string
+	for _, p := range td.Parameters {
+		typ := p.Type
+		if typ == "" {
+			typ = "string"
+		}
+		s := map[string]any{"type": typ}
+		if p.Description != "" {
+			s["description"] = p.Description
+		}
+		switch {
+		case p.Items != nil:
+			s["items"] = itemsSchema(p.Items)
+		case typ == "array":
+			s["items"] = map[string]any{"type": "string"}
+		}
+		props[p.Name] = s
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	schema := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+func itemsSchema(it *ToolParamItems) map[string]any {
+	s := map[string]any{"type": it.Type}
+	if it.Properties != nil {
+		s["properties"] = it.Properties
+	}
+	if len(it.Required) > 0 {
+		s["required"] = it.Required
+	}
+	if it.Items != nil {
+		s["items"] = itemsSchema(it.Items)
+	}
+	if it.Description != "" {
+		s["description"] = it.Description
+	}
+	if it.AdditionalProperties != nil {
+		s["additionalProperties"] = it.AdditionalProperties
+	}
+	return s
 }
 
 // ToolParamDef is one parameter for BuildToolDef.
@@ -46,17 +153,24 @@ type ToolParamDef struct {
 	Type        string // string, number, integer, boolean, array, object
 	Description string
 	Required    bool
-	Items       map[string]any // for arrays; default string items
+	// Items is the element schema of an array (a Hearth addition); an
+	// array without it has string items.
+	Items map[string]any
 }
 
-// BuildToolDef builds a ToolDef whose schema lists params. Unlike xbot,
-// where every parameter is optional unless marked, a parameter is required
-// only when Required is set.
+// BuildToolDef builds a ToolDef with both the parameter list and the JSON
+// Schema (InputSchema), as xbot's does. A parameter is required only when
+// Required is set, as in xbot.
 func BuildToolDef(name, description string, params ...ToolParamDef) ToolDef {
-	return ToolDef{Name: name, Description: description, Parameters: ToJSONSchema(params)}
+	list := make([]ToolParam, 0, len(params))
+	for _, p := range params {
+		list = append(list, ToolParam{Name: p.Name, Type: p.Type, Description: p.Description, Required: p.Required})
+	}
+	return ToolDef{Name: name, Description: description, Parameters: list, InputSchema: ToJSONSchema(params)}
 }
 
-// ToJSONSchema turns a parameter list into an object schema.
+// ToJSONSchema turns a ToolParamDef list into an object schema (what
+// BuildToolDef puts in InputSchema).
 func ToJSONSchema(params []ToolParamDef) map[string]any {
 	props := map[string]any{}
 	var required []string
@@ -97,50 +211,79 @@ type PluginTool interface {
 	Execute(ctx context.Context, input string) (*ToolResult, error)
 }
 
-// ToolCallContext is what PluginToolV2 receives: the call's session
-// metadata.
+// ToolCallContext is the call's session metadata. xbot's fields come
+// first; the rest are Hearth's additions.
 type ToolCallContext struct {
-	Input     string // the raw JSON arguments
-	CallID    string
 	SessionID string
-	Channel   string
+	Channel   string // the channel the turn came from (terminal, web, qq...)
 	ChatID    string
 	UserID    string // xbot's sender
-	GroupID   string
-	Actor     sdk.Actor
-	Tainted   bool
-	Plugin    string
+	// TenantID stands for xbot's tenant, one per channel and chat: a
+	// stable positive number derived from Channel and ChatID (see
+	// TenantOf); 0 when both are empty.
+	TenantID int64
+	// Ctx carries the call's cancellation and deadline.
+	Ctx context.Context
+
+	Input   string // the raw JSON arguments
+	CallID  string
+	GroupID string
+	Actor   sdk.Actor
+	Tainted bool
+	Plugin  string
 }
 
-// PluginToolV2 tools get the full ToolCallContext; they are detected
-// automatically, with Execute as the fallback for the others.
+// PluginToolV2 is xbot's tool with the call's context: the host calls
+// ExecuteWithContext instead of Execute.
 type PluginToolV2 interface {
+	PluginTool
+	ExecuteWithContext(ctx *ToolCallContext, input string) (*ToolResult, error)
+}
+
+// ContextTool is the seed document's form of PluginToolV2 (ExecuteV2 with
+// a ToolCallContext value). Such tools are detected as PluginToolV2 tools
+// are; PluginToolV2 wins when a tool has both.
+type ContextTool interface {
 	PluginTool
 	ExecuteV2(ctx context.Context, tc ToolCallContext) (*ToolResult, error)
 }
 
-// SimplePluginTool is a PluginTool from a definition and a function.
+// SimplePluginTool is a PluginTool from a definition and a function:
+// ExecV2Fn, when set, gets the call's context, else ExecFn runs.
 type SimplePluginTool struct {
-	Def    ToolDef
-	ExecFn func(ctx context.Context, input string) (*ToolResult, error)
+	Def      ToolDef
+	ExecFn   func(ctx context.Context, input string) (*ToolResult, error)
+	ExecV2Fn func(ctx *ToolCallContext, input string) (*ToolResult, error)
 }
 
 // Definition returns Def.
 func (t *SimplePluginTool) Definition() ToolDef { return t.Def }
 
-// Execute calls ExecFn.
+// Execute calls ExecFn; without one the result is an error result.
 func (t *SimplePluginTool) Execute(ctx context.Context, input string) (*ToolResult, error) {
 	if t.ExecFn == nil {
-		return nil, errors.New("tool has no ExecFn")
+		return NewToolError("tool execution function not set"), nil
 	}
 	return t.ExecFn(ctx, input)
+}
+
+// ExecuteWithContext calls ExecV2Fn when set, else ExecFn.
+func (t *SimplePluginTool) ExecuteWithContext(tc *ToolCallContext, input string) (*ToolResult, error) {
+	if t.ExecV2Fn != nil {
+		return t.ExecV2Fn(tc, input)
+	}
+	ctx := context.Background()
+	if tc != nil && tc.Ctx != nil {
+		ctx = tc.Ctx
+	}
+	return t.Execute(ctx, input)
 }
 
 // ToolFromFunc makes a tool whose function gets the raw input and returns
 // text. Its input is free-form (an object with any fields).
 func ToolFromFunc(name, description string, fn func(ctx context.Context, input string) (string, error)) PluginTool {
 	return &SimplePluginTool{
-		Def: ToolDef{Name: name, Description: description, Parameters: map[string]any{"type": "object"}},
+		Def: ToolDef{Name: name, Description: description, InputSchema: map[string]any{"type": "object"}},
 		ExecFn: func(ctx context.Context, input string) (*ToolResult, error) {
 			out, err := fn(ctx, input)
 			if err != nil {
@@ -181,144 +324,4 @@ func ParseToolInputString(input, key string) (string, error) {
 		return "", fmt.Errorf("input has no string %q", key)
 	}
 	return s, nil
-}
-
-// ToolResult is a tool's structured output: the text for the model, an
-// error flag, and metadata for renderers (a diff, a kind) that the model
-// does not see.
-type ToolResult struct {
-	Content  string
-	Error    bool
-	Metadata map[string]string
-}
-
-// NewToolResult returns a successful result.
-func NewToolResult(content string) *ToolResult { return &ToolResult{Content: content} }
-
-// NewToolError returns a failed result; the model reads content.
-func NewToolError(content string) *ToolResult { return &ToolResult{Content: content, Error: true} }
-
-// IsError reports whether the result is a failure.
-func (r *ToolResult) IsError() bool { return r != nil && r.Error }
-
-// Text is the content the model reads.
-func (r *ToolResult) Text() string {
-	if r == nil {
-		return ""
-	}
-	return r.Content
-}
-
-// ResultMetadata is the metadata for renderers.
-func (r *ToolResult) ResultMetadata() map[string]string {
-	if r == nil {
-		return nil
-	}
-	return r.Metadata
-}
-
-// ResultBuilder builds a ToolResult.
-type ResultBuilder struct{ r ToolResult }
-
-// NewResultBuilder starts a result.
-func NewResultBuilder() *ResultBuilder { return &ResultBuilder{} }
-
-// Content sets the text.
-func (b *ResultBuilder) Content(s string) *ResultBuilder { b.r.Content = s; return b }
-
-// Metadata adds one metadata entry.
-func (b *ResultBuilder) Metadata(key, value string) *ResultBuilder {
-	if b.r.Metadata == nil {
-		b.r.Metadata = map[string]string{}
-	}
-	b.r.Metadata[key] = value
-	return b
-}
-
-// Error marks the result as a failure.
-func (b *ResultBuilder) Error() *ResultBuilder { b.r.Error = true; return b }
-
-// Build returns the result.
-func (b *ResultBuilder) Build() *ToolResult { r := b.r; return &r }
-
-// FormatToolResult renders a title and fields as "Title\nkey: value" lines,
-// keys sorted, so output is deterministic.
-func FormatToolResult(title string, fields map[string]string) string {
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString(title)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "\n%s: %s", k, fields[k])
-	}
-	return b.String()
-}
-
-// FormatListResult numbers items ("1. alpha\n2. beta"); an empty list is
-// "(no items)".
-func FormatListResult(items []string) string {
-	if len(items) == 0 {
-		return "(no items)"
-	}
-	var b strings.Builder
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%d. %s", i+1, it)
-	}
-	return b.String()
-}
-
-// Context registers xbot tools on a Hearth plugin.
-type Context struct{ s *sdk.PluginSDK }
-
-// NewContext wraps the PluginSDK a plugin receives in Start.
-func NewContext(s *sdk.PluginSDK) *Context { return &Context{s: s} }
-
-// RegisterTool registers a tool offered in every channel.
-func (c *Context) RegisterTool(t PluginTool) error { return c.register(t, nil) }
-
-// RegisterForChannel registers a tool offered only in sessions of the
-// given channel (web, qq, ...). A channel's tools are merged with the
-// global ones in name order.
-func (c *Context) RegisterForChannel(channel string, t PluginTool) error {
-	if channel == "" {
-		return errors.New("xbot: RegisterForChannel needs a channel")
-	}
-	return c.register(t, []string{channel})
-}
-
-func (c *Context) register(t PluginTool, channels []string) error {
-	def := t.Definition()
-	v2, isV2 := t.(PluginToolV2)
-	return c.s.RegisterRawTool(def.Name, sdk.ToolDef{
-		Name: def.Name, Description: def.Description, Parameters: def.Parameters, Channels: channels,
-	}, func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
-		var res *ToolResult
-		var err error
-		if isV2 {
-			cc := ToolCallContext{Input: string(raw)}
-			if tc != nil {
-				cc.CallID, cc.Channel, cc.ChatID, cc.UserID, cc.GroupID = tc.CallID, tc.Channel, tc.ChatID, tc.UserID, tc.GroupID
-				cc.Actor, cc.Plugin = tc.Actor, tc.PluginID
-				if tc.Turn != nil {
-					cc.SessionID, cc.Tainted = tc.Turn.SessionID, tc.Turn.Tainted
-				}
-			}
-			res, err = v2.ExecuteV2(ctx, cc)
-		} else {
-			res, err = t.Execute(ctx, string(raw))
-		}
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			res = NewToolResult("")
-		}
-		return res, nil
-	})
 }

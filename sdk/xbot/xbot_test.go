@@ -114,13 +114,13 @@ func TestXbotTools(t *testing.T) {
 }
 
 func TestFormatters(t *testing.T) {
-	if got := xbot.FormatToolResult("Server Info", map[string]string{"version": "2.0.1", "status": "running"}); got != "Server Info\nstatus: running\nversion: 2.0.1" {
+	if got := xbot.FormatToolResult("Server Info", map[string]string{"version": "2.0.1", "status": "running"}).Content; got != "Server Info\nstatus: running\nversion: 2.0.1" {
 		t.Fatalf("%q", got)
 	}
-	if got := xbot.FormatListResult([]string{"alpha", "beta"}); got != "1. alpha\n2. beta" {
+	if got := xbot.FormatListResult([]string{"alpha", "beta"}).Content; got != "1. alpha\n2. beta" {
 		t.Fatalf("%q", got)
 	}
-	if got := xbot.FormatListResult(nil); got != "(no items)" {
+	if got := xbot.FormatListResult(nil).Content; got != "(no items)" {
 		t.Fatalf("%q", got)
 	}
 	if _, err := xbot.ParseToolInputString(`[1]`, "x"); err == nil {
