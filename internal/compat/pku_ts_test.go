@@ -62,7 +62,7 @@ var pkuTSRows = []pkuTSRow{
 		}
 	}},
 	{"PluginDef", "pkuall", "instructions reach the system prompt; maxAgentSteps, icon, core, scopes load", func(t *testing.T, e *pkuTSEnv) {
-		if !strings.Contains(e.h.request(t, 0), "查状态（undefined）") {
+		if !strings.Contains(e.h.request(t, 0), "查状态（object）") {
 			t.Fatal("no instructions in the first request")
 		}
 	}},

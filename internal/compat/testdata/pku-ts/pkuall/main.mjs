@@ -46,7 +46,7 @@ export const plugin = definePlugin({
       execute: async (_in, ctx) => {
         const mode = await ctx.kv.get(modeKey) ?? 'calm';
         let provider;
-        try { await ctx.provider('example'); } catch (e) { provider = e.message; }
+        try { await ctx.provider?.('example'); } catch (e) { provider = e instanceof Error ? e.message : String(e); }
         return {
           mode, actor: ctx.actor, pluginId: ctx.pluginId, tainted: ctx.turn?.tainted ?? null, provider,
           cloud: ctx.cloud ?? null,
@@ -88,7 +88,7 @@ export const plugin = definePlugin({
   ocr: {
     doc: { name: '文档识别', credentialFrom: 'example', recognize: async () => '## Page 1' },
   },
-  instructions: (services) => `用 pkuall__status 查状态（${typeof services.kv}）。`,
+  instructions: (services) => `用 pkuall__status 查状态（${typeof services.settings}）。`,
   context: async ({ query, kv }) => `最近的问题：${query}；偏好：${(await kv.get(modeKey)) ?? 'calm'}`,
   contributes: { widgets: { card: { title: '卡片' } } },
   i18n: {
@@ -105,4 +105,4 @@ export const plugin = definePlugin({
 
 let describes = 0;
 
-if (process.argv[1]?.endsWith('main.mjs')) serve(plugin);
+serve(plugin);
