@@ -322,9 +322,6 @@ func TestWirePythonNames(t *testing.T) {
 		"decide": "a plugin's, sent by hooks.register", "context": "a plugin's, sent as hasContext",
 		"properties": "an empty JSON Schema",
 		"start":      "a plugin's, run after the handshake", "stop": "a plugin's, run at shutdown",
-		"enum": "a preference's JSON Schema", "items": "a preference's JSON Schema",
-		"maxItems": "a preference's JSON Schema", "maxLength": "a preference's JSON Schema",
-		"minimum": "a preference's JSON Schema", "maximum": "a preference's JSON Schema",
 	})
 }
 
