@@ -58,7 +58,7 @@ func TestPythonParity(t *testing.T) {
 	run := &parityRun{h: h, results: h.toolResults(t, 3), inj: h.toolResults(t, 2), answer: out.Text}
 	rows := []pyRow[*parityRun]{
 		{"Services.inject_sync", "pyparity", "a tool's injected turn is answered and the answer comes back",
-			func(t *testing.T, r *parityRun) { want(t, r.results["relay"], `{"answer":"内部答复"}`) }},
+			func(t *testing.T, r *parityRun) { pyWant(t, r.results["relay"], `{"answer":"内部答复"}`) }},
 		{"Services.inject_sync (rights)", "pyparity", "the injected turn runs with the plugin's rights: a write tool is not even offered",
 			func(t *testing.T, r *parityRun) {
 				if got := r.inj["injw"]; !strings.Contains(got, `unknown tool`) || strings.Contains(got, "saved") {
@@ -67,11 +67,11 @@ func TestPythonParity(t *testing.T) {
 			}},
 		{"Services.list_sources/current_source", "pyparity", "the configured sources and the one in use",
 			func(t *testing.T, r *parityRun) {
-				has(t, r.results["src"], `"sources":["env"]`)
-				has(t, r.results["src"], `"current":"env"`)
+				pyHas(t, r.results["src"], `"sources":["env"]`)
+				pyHas(t, r.results["src"], `"current":"env"`)
 			}},
 		{"define_plugin(start=)", "pyparity", "start runs after the handshake and its setting is kept",
-			func(t *testing.T, r *parityRun) { has(t, r.results["src"], `"started":true`) }},
+			func(t *testing.T, r *parityRun) { pyHas(t, r.results["src"], `"started":true`) }},
 		{"stages: on_input", "pyparity", "the handler rewrites the input; injected input names its plugin",
 			func(t *testing.T, r *parityRun) {
 				if !r.h.sawText(t, 0, "你好 (via person)") || !r.h.sawText(t, 1, "内部问题 (via pyparity)") {
@@ -85,29 +85,29 @@ func TestPythonParity(t *testing.T) {
 				}
 			}},
 		{"define_stage(own_tools=True)", "pyparity", "a before_toolcall handler of its own tools denies a call",
-			func(t *testing.T, r *parityRun) { has(t, r.results["forb"], "pyparity refuses forbidden notes") }},
+			func(t *testing.T, r *parityRun) { pyHas(t, r.results["forb"], "pyparity refuses forbidden notes") }},
 		{"decide", "pyparity", "a decision hook denies a call with its reason",
-			func(t *testing.T, r *parityRun) { has(t, r.results["veto"], "pyparity vetoed it") }},
+			func(t *testing.T, r *parityRun) { pyHas(t, r.results["veto"], "pyparity vetoed it") }},
 		{"decide (allow)", "pyparity", "an allowed write runs",
-			func(t *testing.T, r *parityRun) { want(t, r.results["ok"], "saved") }},
+			func(t *testing.T, r *parityRun) { pyWant(t, r.results["ok"], "saved") }},
 		{"Services.inject (refused)", "pyparity", "another channel, as a user, without input.channels and input.user: refused",
-			func(t *testing.T, r *parityRun) { has(t, r.results["imp"], "refused (-32002)") }},
+			func(t *testing.T, r *parityRun) { pyHas(t, r.results["imp"], "refused (-32002)") }},
 		{"KV / Services.get_setting (empty values)", "pyparity", "[] and \"\" are stored and read back as values",
-			func(t *testing.T, r *parityRun) { want(t, r.results["empty"], `{"kv":[[],""],"setting":""}`) }},
+			func(t *testing.T, r *parityRun) { pyWant(t, r.results["empty"], `{"kv":[[],""],"setting":""}`) }},
 	}
 	for _, row := range rows {
 		t.Run(row.symbol, func(t *testing.T) { row.check(t, run) })
 	}
 }
 
-func want(t *testing.T, got, want string) {
+func pyWant(t *testing.T, got, want string) {
 	t.Helper()
 	if got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
 
-func has(t *testing.T, got, part string) {
+func pyHas(t *testing.T, got, part string) {
 	t.Helper()
 	if !strings.Contains(got, part) {
 		t.Errorf("%s does not contain %s", got, part)
@@ -185,7 +185,7 @@ func TestPythonPKU(t *testing.T) {
 		t.Fatal("Hearth kept no PKU manifest of pypku")
 	}
 	result := func(id, part string) func(*testing.T, *pkuRun) {
-		return func(t *testing.T, r *pkuRun) { has(t, r.results[id], part) }
+		return func(t *testing.T, r *pkuRun) { pyHas(t, r.results[id], part) }
 	}
 	rows := []pyRow[*pkuRun]{
 		{"definePlugin", "pypku", "define_plugin's manifest loads and its tools are offered", func(t *testing.T, r *pkuRun) {
@@ -195,10 +195,10 @@ func TestPythonPKU(t *testing.T) {
 		}},
 		{"defineTool", "pypku", "a define_tool tool runs", result("apps", `"apps":["微信","淘宝"]`)},
 		{"definePreference", "pypku", "a preference is the Hearth setting pypku.apps, set through the plugin's set", func(t *testing.T, r *pkuRun) {
-			want(t, r.stored["apps"], `["微信","淘宝"]`)
+			pyWant(t, r.stored["apps"], `["微信","淘宝"]`)
 		}},
 		{"PluginDef", "pypku", "the manifest's PKU fields reach Hearth", func(t *testing.T, r *pkuRun) {
-			want(t, strings.Join(slices.Sorted(maps.Keys(r.pku.Preferences)), ","), "apps,screenshots")
+			pyWant(t, strings.Join(slices.Sorted(maps.Keys(r.pku.Preferences)), ","), "apps,screenshots")
 		}},
 		{"ToolDef", "pypku", "title, effect and input travel (arguments validated by Hearth)", result("open", "opened")},
 		{"ToolAssessment", "pypku", "resolve_effect's assessment is accepted and the call runs", result("open", "opened")},
@@ -213,7 +213,7 @@ func TestPythonPKU(t *testing.T) {
 			}
 		}},
 		{"Dynamic", "pypku", "a tool description written as a function is asked when the request is built", func(t *testing.T, r *pkuRun) {
-			want(t, r.tools["pypku__apps"], "列出允许的应用（现在 2 个）。")
+			pyWant(t, r.tools["pypku__apps"], "列出允许的应用（现在 2 个）。")
 		}},
 		{"resolveDynamic", "pypku", "resolve_dynamic runs in the plugin", result("help", `"dynamic":"列出允许的应用（现在 2 个）。"`)},
 		{"DataSourceDef", "pypku", "the data source reaches Hearth", func(t *testing.T, r *pkuRun) {
@@ -229,23 +229,23 @@ func TestPythonPKU(t *testing.T) {
 		}},
 		{"CONTEXT_MARK", "pypku", "the marks are the seed's", result("help", `"mark":"- [更正] old → new","deleted":"[已删除]"`)},
 		{"PluginTranslation", "pypku", "i18n.en's preference title is shown beside the original", func(t *testing.T, r *pkuRun) {
-			want(t, r.defs["screenshots"], "允许 AI 查看截图 / Let the AI see screenshots")
+			pyWant(t, r.defs["screenshots"], "允许 AI 查看截图 / Let the AI see screenshots")
 		}},
-		{"SettingValue", "pypku", "a list value is stored as JSON", func(t *testing.T, r *pkuRun) { want(t, r.stored["apps"], `["微信","淘宝"]`) }},
+		{"SettingValue", "pypku", "a list value is stored as JSON", func(t *testing.T, r *pkuRun) { pyWant(t, r.stored["apps"], `["微信","淘宝"]`) }},
 		{"PluginPreferenceDef", "pypku", "input refuses a value, with the plugin's message", func(t *testing.T, r *pkuRun) {
 			if r.setErr == nil || !strings.Contains(r.setErr.Error(), "more than 3 items") {
 				t.Errorf("set: %v", r.setErr)
 			}
 		}},
 		{"SettingContext", "pypku", "get reads the plugin's kv at start: Hearth stores its value", func(t *testing.T, r *pkuRun) {
-			want(t, r.stored["screenshots"], "false")
+			pyWant(t, r.stored["screenshots"], "false")
 		}},
 		{"PluginLegacy", "pypku", "an old id's settings carry over, never its secrets", func(t *testing.T, r *pkuRun) {
-			want(t, r.stored["theme"], `"dark"`)
-			want(t, r.stored["api_token"], "")
-			has(t, r.results["help"], `"legacy":"apps"`)
+			pyWant(t, r.stored["theme"], `"dark"`)
+			pyWant(t, r.stored["api_token"], "")
+			pyHas(t, r.results["help"], `"legacy":"apps"`)
 		}},
-		{"ProviderAuth", "pypku", "the provider's auth travels", func(t *testing.T, r *pkuRun) { want(t, r.pku.Providers["example"].Auth, "apiKey") }},
+		{"ProviderAuth", "pypku", "the provider's auth travels", func(t *testing.T, r *pkuRun) { pyWant(t, r.pku.Providers["example"].Auth, "apiKey") }},
 		{"ProviderDef", "pypku", "the provider loads; its functions are flagged", func(t *testing.T, r *pkuRun) {
 			if p := r.pku.Providers["example"]; !p.HasBalance || p.HasSignIn || p.DefaultModel != "example-large" {
 				t.Errorf("%+v", p)
@@ -258,7 +258,7 @@ func TestPythonPKU(t *testing.T) {
 			}
 		}},
 		{"ModelPricing", "pypku", "pricing travels as data", func(t *testing.T, r *pkuRun) {
-			has(t, string(r.pku.Providers["example"].Models[0].Pricing), `"inputCacheMiss":2`)
+			pyHas(t, string(r.pku.Providers["example"].Models[0].Pricing), `"inputCacheMiss":2`)
 		}},
 		{"ProviderBalance", "pypku", "balance is flagged", func(t *testing.T, r *pkuRun) {
 			if !r.pku.Providers["example"].HasBalance {
@@ -267,7 +267,7 @@ func TestPythonPKU(t *testing.T) {
 		}},
 		{"ProviderAccount", "pypku", "the plugin's balance builds an account", result("help", `"account":1.5`)},
 		{"SpeechProviderDef", "pypku", "the speech provider loads; transcribe and stream are flagged", func(t *testing.T, r *pkuRun) {
-			if s := r.pku.Speech["asr"]; !s.HasTranscribe || !s.HasStream || s.CredentialFrom != "example" {
+			if s := r.pku.Speech["asr"]; !s.HasTranscribe || !s.HasStream || s.CredentialFrom != "example" || s.KeyURL != "https://example.com/keys" {
 				t.Errorf("%+v", s)
 			}
 		}},
@@ -287,7 +287,7 @@ func TestPythonPKU(t *testing.T) {
 		{"cleanTranscript", "pypku", "control tokens and extra space go", result("help", `"clean":"你好 世界"`)},
 		{"speechErrorMessage", "pypku", `"<status>: <message>"`, result("help", `"error":"401: bad key"`)},
 		{"OcrProviderDef", "pypku", "the OCR provider loads", func(t *testing.T, r *pkuRun) {
-			want(t, r.pku.OCR["scan"].CredentialFrom, "example")
+			pyWant(t, r.pku.OCR["scan"].CredentialFrom, "example")
 		}},
 		{"OcrDocument", "pypku", "recognize reads an OcrDocument", result("help", `"ocr":"## Page 1\ns.pdf"`)},
 	}

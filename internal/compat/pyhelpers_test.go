@@ -46,7 +46,7 @@ func openPyHearthWith(t *testing.T, plugins []string, prepare func(*app.App), re
 	srv := llmtest.NewServer(t, replies...)
 	dir := t.TempDir()
 	for _, name := range plugins {
-		copyDir(t, filepath.Join("testdata", "pku-py", name), filepath.Join(dir, "plugins", name))
+		pyCopyDir(t, filepath.Join("testdata", "pku-py", name), filepath.Join(dir, "plugins", name))
 	}
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "test-key"}
 	if prepare != nil {
@@ -107,7 +107,7 @@ func (h *pyHearth) sawText(t *testing.T, i int, s string) bool {
 	return strings.Contains(text, s) || strings.Contains(string(b), s)
 }
 
-func copyDir(t *testing.T, src, dst string) {
+func pyCopyDir(t *testing.T, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 		if err != nil {

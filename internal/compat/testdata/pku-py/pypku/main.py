@@ -131,6 +131,7 @@ PLUGIN: PluginDef = define_plugin(
                                       balance=balance)},
     speech={"asr": SpeechProviderDef(name="语音", description="转写", default_base_url="https://api.example.com/v1",
                                      models=[{"id": "asr-1", "name": "ASR"}], default_model="asr-1",
+                                     credential_hint="在 example.com 创建的 API Key", key_url="https://example.com/keys",
                                      credential_from="example", transcribe=open_ai_transcribe, stream=stream)},
     ocr={"scan": OcrProviderDef(name="扫描识别", credential_from="example", recognize=recognize)},
     i18n={"en": EN}, legacy=LEGACY,
