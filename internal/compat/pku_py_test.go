@@ -45,6 +45,7 @@ func TestPythonParity(t *testing.T) {
 			{ID: "relay", Name: "pyparity__relay", Arguments: `{"text":"内部问题"}`},
 			{ID: "empty", Name: "pyparity__empties", Arguments: `{}`},
 			{ID: "imp", Name: "pyparity__impersonate", Arguments: `{}`},
+			{ID: "svc", Name: "pyparity__services", Arguments: `{}`},
 		}},
 		// The injected turn tries a write tool, then answers.
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "injw", Name: "pyparity__note", Arguments: `{"text":"from the plugin"}`}}},
@@ -90,6 +91,24 @@ func TestPythonParity(t *testing.T) {
 			func(t *testing.T, r *parityRun) { pyHas(t, r.results["veto"], "pyparity vetoed it") }},
 		{"decide (allow)", "pyparity", "an allowed write runs",
 			func(t *testing.T, r *parityRun) { pyWant(t, r.results["ok"], "saved") }},
+		{"Services.register_setting/set_setting/get_setting", "pyparity", "a declared setting's max is enforced; its default answers",
+			func(t *testing.T, r *parityRun) {
+				pyHas(t, r.results["svc"], `"over_max":"refused","defs":["limit"],"limit":10`)
+			}},
+		{"Services.get_core", "pyparity", "core.daemon.data_dir answers the plugin's own data directory",
+			func(t *testing.T, r *parityRun) { pyHas(t, r.results["svc"], `"data_dir":true`) }},
+		{"Services.setting_plugins", "pyparity", "settings.plugins lists the plugins with settings",
+			func(t *testing.T, r *parityRun) { pyHas(t, r.results["svc"], `"plugins":true`) }},
+		{"Services.commit/recall/introspect", "pyparity", "the graph memory keeps a triple and recalls it",
+			func(t *testing.T, r *parityRun) {
+				pyHas(t, r.results["svc"], `"recall":["围棋","小明"],"introspect":true`)
+			}},
+		{"Services.insert_doc/query_docs", "pyparity", "the document memory finds an inserted document",
+			func(t *testing.T, r *parityRun) { pyHas(t, r.results["svc"], `"doc":true,"docs":["笔记"]`) }},
+		{"Services.add_knowledge/search_knowledge/list_knowledge", "pyparity", "the knowledge base finds an added entry",
+			func(t *testing.T, r *parityRun) {
+				pyHas(t, r.results["svc"], `"knowledge":["wifi"],"knowledge_list":true`)
+			}},
 		{"Services.inject (refused)", "pyparity", "another channel, as a user, without input.channels and input.user: refused",
 			func(t *testing.T, r *parityRun) { pyHas(t, r.results["imp"], "refused (-32002)") }},
 		{"KV / Services.get_setting (empty values)", "pyparity", "[] and \"\" are stored and read back as values",

@@ -334,6 +334,8 @@ class Services:
     def __init__(self, conn):
         self._conn = conn
         self.kv = KV(conn)
+        self.data_dir = conn.data_dir  # the plugin's own data directory
+        self.config = conn.config  # the plugin's config from Hearth, if any
 
     # input: a turn answered with this plugin's rights, never the owner's
     def inject(self, text, channel="", chat_id="", user_id="", group_id="", interrupt=False,
@@ -396,6 +398,11 @@ class Services:
 
     # settings.core: Hearth's own
     def get_core(self, key, default=None):
+        """Hearth's setting key; core.daemon.data_dir answers this plugin's
+        own data directory (a child has no business in Hearth's), as Go
+        child plugins have it."""
+        if key == "core.daemon.data_dir":
+            return self.data_dir
         return self._value("settings.getCore", {"key": key}, default)
 
     def set_core(self, key, value):
@@ -554,6 +561,8 @@ class _Connection:
         self.stage_ids = {}  # id -> (stage, handler)
         self.hooks = {}  # id -> decide function
         self.started = False  # start is due once initialize is answered
+        self.data_dir = ""  # initialize's dataDir
+        self.config = {}  # initialize's config
 
     def send(self, msg):
         line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -626,6 +635,8 @@ class _Connection:
             if PROTOCOL_VERSION not in params.get("protocolVersions", []):
                 raise RPCError(-32001, "the plugin speaks protocol version %d; the host offered %s"
                                % (PROTOCOL_VERSION, params.get("protocolVersions")))
+            self.data_dir = params.get("dataDir") or ""
+            self.config = params.get("config") or {}
             services = Services(self)
             for name, tool in p["tools"].items():
                 wire = {k: v for k, v in tool.items() if k not in ("execute", "input", "resolveEffect")}

@@ -341,7 +341,8 @@ class GoParityTest(unittest.TestCase):
         s = hp.Services(conn)
         s.register_setting("limit", type="int", max=50, default=10, secret=False)
         s.setting_defs("l")
-        s.get_core("core.daemon.data_dir")
+        self.assertEqual(s.get_core("core.daemon.data_dir"), "/data/plugins/go")  # answered here
+        s.get_core("core.ui.lang")
         s.set_core("k", 1)
         s.list_core("a")
         s.get_plugin_setting("memo", "k")
@@ -355,7 +356,7 @@ class GoParityTest(unittest.TestCase):
         s.doc_stats()
         self.assertEqual(conn.calls, [
             ("settings.registerDef", {"key": "limit", "type": "int", "display_name": "limit", "default": 10, "max": 50}),
-            ("settings.defs", {"prefix": "l"}), ("settings.getCore", {"key": "core.daemon.data_dir"}),
+            ("settings.defs", {"prefix": "l"}), ("settings.getCore", {"key": "core.ui.lang"}),
             ("settings.setCore", {"key": "k", "value": 1}), ("settings.listCore", {"prefix": "a"}),
             ("settings.getPlugin", {"plugin": "memo", "key": "k"}),
             ("settings.setPlugin", {"plugin": "memo", "key": "k", "value": "v"}),
@@ -370,6 +371,8 @@ class _Recorder:
 
     def __init__(self):
         self.calls = []
+        self.data_dir = "/data/plugins/go"
+        self.config = {}
 
     def call(self, method, params, timeout=30):
         self.calls.append((method, params))

@@ -34,6 +34,31 @@ def impersonate(args, ctx):
     return "injected"
 
 
+def services(args, ctx):
+    # Each group of Hearth's services a Go child plugin has, in one call.
+    s, out = ctx.services, {}
+    s.register_setting("limit", type="number", display_name="上限", default=10, max=50)
+    try:
+        s.set_setting("limit", 99)
+        out["over_max"] = "stored"
+    except RPCError as e:
+        out["over_max"] = "refused"
+    out["defs"] = [d.get("key") for d in s.setting_defs()]
+    out["limit"] = s.get_setting("limit")
+    out["data_dir"] = s.get_core("core.daemon.data_dir") == s.data_dir != ""
+    out["plugins"] = "pyparity" in s.setting_plugins()
+    s.commit([{"subject": "小明", "relation": "喜欢", "object": "围棋"}])
+    out["recall"] = [e.get("name") for e in (s.recall(["小明"], 1) or {}).get("entities", [])]
+    out["introspect"] = sorted((s.introspect() or {}).keys())[:1] != []
+    doc = s.insert_doc("笔记", "pyparity 的文档")
+    out["doc"] = bool(doc)
+    out["docs"] = [d.get("title") for d in s.query_docs("pyparity", 3)]
+    s.add_knowledge("wifi", "密码是 hearth")
+    out["knowledge"] = [k.get("name") for k in s.search_knowledge("密码", 3)]
+    out["knowledge_list"] = "wifi" in s.list_knowledge()
+    return out
+
+
 def empties(args, ctx):
     # Empty values are values: they come back as they were stored.
     ctx.kv.set("list", [])
@@ -80,6 +105,7 @@ serve(define_plugin(
                              input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
         "sources": define_tool(description="The model sources.", effect="read", execute=sources),
         "impersonate": define_tool(description="Speak as the owner.", effect="read", execute=impersonate),
+        "services": define_tool(description="Use every service group.", effect="write", execute=services),
         "empties": define_tool(description="Store empty values.", effect="write", execute=empties),
         "note": define_tool(description="Save a note.", effect="write", execute=note,
                             input={"type": "object", "properties": {"text": {"type": "string"}}}),
