@@ -43,11 +43,13 @@ func TestPKUTypeScriptTypes(t *testing.T) {
 			"lib": []string{"es2022", "dom"}, "types": []string{}, "allowJs": true, "checkJs": true,
 			"paths": map[string][]string{
 				"@hearth-agent/plugin-sdk": {abs("../../sdk/typescript/index.d.ts")},
+				"@pku-harness/sdk":         {abs("../../sdk/typescript/index.d.ts")},
 				"zod":                      {zod},
 			},
 		},
 		"files": []string{abs("testdata/pku-ts/types.ts"), abs("testdata/pku-ts/pkuall/main.mjs"),
-			abs("testdata/pku-ts/pkucloud/main.mjs")},
+			abs("testdata/pku-ts/pkucloud/main.mjs"), abs("testdata/pku-ts/pkuinject/main.mjs"),
+			abs("testdata/pku-ts/pkuasis/index.js")},
 	}
 	b, _ := json.Marshal(cfg)
 	dir := t.TempDir()

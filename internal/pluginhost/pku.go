@@ -53,14 +53,15 @@ func (p *Process) describer(conn *wire.Conn, tool, fallback string) func() strin
 		ctx, cancel := context.WithTimeout(context.Background(), min(describeDeadline, p.opts.StageTimeout))
 		defer cancel()
 		var res wire.TextResult
-		if err := conn.Call(ctx, wire.MethodToolDescribe, wire.ToolDescribeParams{Tool: tool}, &res); err != nil {
+		err := conn.Call(ctx, wire.MethodToolDescribe, wire.ToolDescribeParams{Tool: tool}, &res)
+		at = time.Now() // a failure is not asked again at once either: one slow plugin must not slow every request
+		if err != nil {
 			p.log.Warn("tool description failed; using the last one", "tool", tool, "err", err)
 			return last
 		}
 		if res.Text != "" {
 			last = res.Text
 		}
-		at = time.Now()
 		return last
 	}
 }
@@ -131,6 +132,9 @@ func (p *Process) applyPKU(conn *wire.Conn, w *wire.Manifest) error {
 		return nil
 	}
 	for _, name := range sortedKeys(m.Preferences) {
+		if svc.Secret(p.name, name) { // Hearth's own test of a secret's name, beyond secretLike
+			return fmt.Errorf("manifest: preference %s: preferences are not secret (the assistant reads and changes each one); keep keys and passwords out of them", name)
+		}
 		if err := svc.Register(p.name, preferenceDef(name, m.Preferences[name], w.I18n)); err != nil {
 			return fmt.Errorf("preference %s: %w", name, err)
 		}

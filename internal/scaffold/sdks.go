@@ -26,6 +26,9 @@ import (
 const resolveHook = `// Written by Hearth: resolves the Hearth plugin SDK for child plugins.
 const provided = {
   '@hearth-agent/plugin-sdk': new URL('./node_modules/@hearth-agent/plugin-sdk/index.js', import.meta.url).href,
+  '@hearth-agent/plugin-sdk/run.js': new URL('./node_modules/@hearth-agent/plugin-sdk/run.js', import.meta.url).href,
+  // PKU harness plugins import the SDK by PKU's name: it is this one.
+  '@pku-harness/sdk': new URL('./node_modules/@hearth-agent/plugin-sdk/index.js', import.meta.url).href,
   zod: new URL('./node_modules/zod/index.js', import.meta.url).href,
 };
 export async function resolve(specifier, context, next) {

@@ -61,6 +61,7 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	c.conn.Handle(wire.MethodStageRun, c.stageRun)
 	c.conn.Handle(wire.MethodHookDecide, c.hookDecide)
 	c.conn.Handle(wire.MethodResolveEffect, c.resolveEffect)
+	c.conn.Handle(wire.MethodToolDescribe, c.describe)
 	c.conn.Handle(wire.MethodContext, c.context)
 	c.conn.Handle(wire.MethodInstructions, c.instructions)
 	c.conn.Handle(wire.MethodShutdown, c.shutdown)
@@ -156,7 +157,13 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 	c.tools[def.Name] = h
 	c.defs[def.Name] = def
 	c.mu.Unlock()
-	reg := wire.ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil}
+	reg := wire.ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil,
+		DynamicDescription: def.DescriptionFunc != nil}
+	if def.DescriptionFunc != nil {
+		if text := def.DescriptionFunc(); text != "" {
+			reg.Description = text // the fallback
+		}
+	}
 	if err := c.conn.Call(context.Background(), wire.MethodToolsRegister, reg, nil); err != nil {
 		c.mu.Lock()
 		delete(c.tools, def.Name)

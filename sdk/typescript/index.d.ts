@@ -303,6 +303,8 @@ export function defineTool<I extends z.ZodType, O>(def: ToolDef<I, O>): ToolDef<
 export class ToolError extends Error {}
 export function inputSchema(input?: z.ZodType): Record<string, unknown>;
 export function serve(plugin: PluginDef): Promise<void>;
+/** Whether serve was called in this process. */
+export function served(): boolean;
 
 // ---- The rest of the PKU harness plugin model (seed 001). ----
 

@@ -321,8 +321,14 @@ export class Connection {
   }
 }
 
+let serving = false;
+
+/** Whether serve was called in this process (run.js serves only when not). */
+export function served() { return serving; }
+
 /** Serve the plugin on stdin/stdout until Hearth closes stdin. */
 export async function serve(plugin) {
+  serving = true;
   const out = process.stdout;
   // Stray console.log output must not corrupt the protocol.
   console.log = (...args) => process.stderr.write(args.map(String).join(' ') + '\n');
