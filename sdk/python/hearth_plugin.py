@@ -18,9 +18,15 @@ whose program defines its tools and calls serve():
 
 It speaks the Hearth plugin protocol (docs/protocol.md): newline-delimited
 JSON-RPC 2.0 on stdin/stdout, each request handled in its own thread, with
-cancellation ($/cancel) visible as ctx.cancelled. Logs go to stderr.
+cancellation ($/cancel) visible as ctx.cancelled. Logs go to stderr. Every
+function a plugin hands the SDK (execute, resolve_effect, decide, stage
+handlers, context, instructions, descriptions, preferences' get and set,
+start, stop) may also be an async def; it then runs to completion in the
+request's thread. Services' methods block; call them as they are.
 """
 
+import asyncio
+import inspect
 import json
 import re
 import sys
@@ -214,7 +220,7 @@ def wire_manifest(plugin, services=None):
         "id": plugin["id"], "name": plugin["name"], "version": plugin["version"],
         "description": plugin.get("description", ""), "scopes": plugin.get("scopes", []),
         "requires": plugin.get("requires", []), "defaultModes": plugin.get("defaultModes", {}),
-        "instructions": str(instructions(services) or "") if dynamic else instructions,
+        "instructions": str(_settle(instructions(services)) or "") if dynamic else instructions,
         "dynamicInstructions": dynamic, "hasContext": callable(plugin.get("context")),
         "icon": plugin.get("icon"), "core": plugin.get("core"), "maxAgentSteps": plugin.get("maxAgentSteps"),
         "cloud": plugin.get("cloud"), "contributes": plugin.get("contributes"), "i18n": plugin.get("i18n"),
@@ -470,6 +476,15 @@ class Services:
         return self._conn.call("knowledge.list", {}) or []
 
 
+def _settle(value):
+    """The value of a plugin function's answer: a coroutine (an async def)
+    is run to completion in the calling thread, which is the request's
+    own; anything else is the answer."""
+    if inspect.iscoroutine(value):
+        return asyncio.run(value)
+    return value
+
+
 def _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory):
     d = {"channel": channel, "text": text}
     for k, v in (("chatId", chat_id), ("userId", user_id), ("groupId", group_id),
@@ -625,7 +640,7 @@ class _Connection:
 
     def _start(self):
         try:
-            self.plugin["start"](Services(self))
+            _settle(self.plugin["start"](Services(self)))
         except Exception:
             log("start failed", level="ERROR", error=traceback.format_exc())
 
@@ -644,7 +659,7 @@ class _Connection:
                 wire["parameters"] = tool["input"]
                 wire["hasResolveEffect"] = callable(tool.get("resolveEffect"))
                 wire["dynamicDescription"] = callable(tool["description"])
-                wire["description"] = str(resolve_dynamic(tool["description"], services) or "")
+                wire["description"] = str(_settle(resolve_dynamic(tool["description"], services)) or "")
                 self.call("tools.register", wire)
             i = 0
             for stage, handlers in p["stages"].items():
@@ -666,37 +681,37 @@ class _Connection:
             tool = p["tools"].get(params.get("tool"))
             if tool is None or not callable(tool.get("resolveEffect")):
                 raise RPCError(-32005, "no resolve_effect for tool %s" % params.get("tool"))
-            return wire_assessment(tool["resolveEffect"](params.get("args") or {}, Services(self)))
+            return wire_assessment(_settle(tool["resolveEffect"](params.get("args") or {}, Services(self))))
         if method == "hook.decide":
             hook = self.hooks.get(params.get("id", 0))
             if hook is None:
                 raise RPCError(-32005, "unknown decision hook %s" % params.get("id"))
             call = {"tool": params.get("tool"), "args": params.get("args") or {},
                     "context": Context(params.get("context"), cancelled)}
-            return _wire_decision(hook(call))
+            return _wire_decision(_settle(hook(call)))
         if method == "plugin.context":
             if not callable(p.get("context")):
                 raise RPCError(-32005, "the plugin has no context function")
             services = Services(self)
-            return {"text": str(p["context"](ContextInput(params.get("query", ""), services.kv, services)) or "")}
+            return {"text": str(_settle(p["context"](ContextInput(params.get("query", ""), services.kv, services))) or "")}
         if method == "tool.describe":
             tool = p["tools"].get(params.get("tool"))
             if tool is None:
                 raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
-            return {"text": str(resolve_dynamic(tool["description"], Services(self)) or "")}
+            return {"text": str(_settle(resolve_dynamic(tool["description"], Services(self))) or "")}
         if method == "preference.get":
             pref, sc = self.preference(params.get("name"))
-            return {"value": pref.get(sc)}
+            return {"value": _settle(pref.get(sc))}
         if method == "preference.set":
             pref, sc = self.preference(params.get("name"))
             try:
                 value = pref.check(params.get("value"))
             except (ValueError, TypeError) as e:
                 raise RPCError(-32602, "invalid value for %s.%s: %s" % (p["id"], params.get("name"), e))
-            pref.set(sc, value)
+            _settle(pref.set(sc, value))
             return {}
         if method == "plugin.instructions":
-            return {"text": str(resolve_dynamic(p.get("instructions") or "", Services(self)) or "")}
+            return {"text": str(_settle(resolve_dynamic(p.get("instructions") or "", Services(self))) or "")}
         if method == "tool.call":
             tool = p["tools"].get(params.get("tool"))
             if tool is None:
@@ -708,7 +723,7 @@ class _Connection:
                     self.send({"jsonrpc": "2.0", "method": "tool.progress",
                                "params": {"token": token, "done": float(done), "total": float(total), "message": str(message)}})
                 ctx.progress = progress
-            value = tool["execute"](params.get("args") or {}, ctx)
+            value = _settle(tool["execute"](params.get("args") or {}, ctx))
             if isinstance(value, str):
                 return {"text": value}
             is_error = isinstance(value, dict) and value.get("isError") is True
@@ -719,7 +734,7 @@ class _Connection:
                 raise RPCError(-32005, "unknown stage handler %s" % params.get("id"))
             ctx = params.get("context") or {}
             try:
-                out = entry[1](ctx)
+                out = _settle(entry[1](ctx))
             except Exception as e:  # the handler's error, as a Go handler returns one
                 log("stage handler failed", level="ERROR", stage=entry[0], error=traceback.format_exc())
                 return {"context": ctx, "error": str(e) or type(e).__name__}
@@ -728,7 +743,7 @@ class _Connection:
             return "pong"
         if method == "shutdown":
             if callable(p.get("stop")):
-                p["stop"]()
+                _settle(p["stop"]())
             return {}
         raise RPCError(-32601, "method not found: %s" % method)
 

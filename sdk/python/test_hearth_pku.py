@@ -105,6 +105,46 @@ class ManifestTest(unittest.TestCase):
         self.assertIn("provider copilot.ds: " + hp.NOT_SUPPORTED, r["error"]["message"])
 
 
+class AsyncTest(unittest.TestCase):
+    """Every function a plugin hands the SDK may be an async def."""
+
+    def test_async_functions(self):
+        async def execute(args, ctx):
+            return {"n": args["n"] + 1}
+
+        async def decide(call):
+            return {"verdict": "deny", "reason": "async"}
+
+        async def stage(sc):
+            sc["rawMessage"] = "async " + sc["rawMessage"]
+            return sc
+
+        async def describe(services):
+            return "async description"
+
+        async def get(c):
+            return "async value"
+
+        async def context(inp):
+            return "async context for " + inp.query
+
+        plugin = hp.define_plugin(
+            id="asyncy", name="A", version="1", context=context, decide=decide, stages={"on_input": stage},
+            tools={"t": hp.define_tool(description=describe, execute=execute, effect="read")},
+            preferences={"p": hp.define_preference(title="p", kind="text", get=get, set=lambda c, v: None)})
+        host = FakeHost(plugin)
+        host.request(1, "initialize", {"protocolVersions": [1], "plugin": "asyncy"})
+        self.assertEqual([r for r in host.registered if r.get("name") == "t"][0]["description"], "async description")
+        self.assertEqual(host.request(2, "tool.call", {"tool": "t", "args": {"n": 1}})["result"]["value"], {"n": 2})
+        self.assertEqual(host.request(3, "hook.decide", {"id": 0, "tool": "x", "args": {}, "context": {}})["result"],
+                         {"verdict": "deny", "reason": "async"})
+        r = host.request(4, "stage.run", {"id": 1, "context": {"rawMessage": "hi", "phase": "on_input"}})
+        self.assertEqual(r["result"]["context"]["rawMessage"], "async hi")
+        self.assertEqual(host.request(5, "tool.describe", {"tool": "t"})["result"], {"text": "async description"})
+        self.assertEqual(host.request(6, "preference.get", {"name": "p"})["result"], {"value": "async value"})
+        self.assertEqual(host.request(7, "plugin.context", {"query": "q"})["result"], {"text": "async context for q"})
+
+
 class DefinitionsTest(unittest.TestCase):
     def test_define_preference_checks(self):
         ok = dict(title="t", get=lambda c: 1, set=lambda c, v: None)
