@@ -109,7 +109,7 @@ type ToolDescribeParams struct {
 // new value.
 type PreferenceParams struct {
 	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value,omitempty"`
+	Value json.RawMessage `json:"value,omitzero"`
 }
 
 // PreferenceResult answers preference.get.

@@ -377,20 +377,20 @@ type SettingParams struct {
 	Plugin string          `json:"plugin,omitempty"`
 	Key    string          `json:"key,omitempty"`
 	Prefix string          `json:"prefix,omitempty"`
-	Value  json.RawMessage `json:"value,omitempty"`
+	Value  json.RawMessage `json:"value,omitzero"`
 }
 
 // ValueResult answers settings.get*, and kv.get: Found is false for a key
 // that is not set (and, for a setting, not declared with a default).
 type ValueResult struct {
-	Value json.RawMessage `json:"value,omitempty"`
+	Value json.RawMessage `json:"value,omitzero"`
 	Found bool            `json:"found"`
 }
 
 // KVParams addresses a key of the plugin's own storage.
 type KVParams struct {
 	Key   string          `json:"key"`
-	Value json.RawMessage `json:"value,omitempty"`
+	Value json.RawMessage `json:"value,omitzero"`
 }
 
 // RecallParams asks the graph memory.

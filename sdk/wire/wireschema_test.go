@@ -330,6 +330,7 @@ func TestWirePythonNames(t *testing.T) {
 		"tools":         "a plugin's, sent by tools.register", "stages": "a plugin's, sent by stages.register",
 		"decide": "a plugin's, sent by hooks.register", "context": "a plugin's, sent as hasContext",
 		"properties": "an empty JSON Schema",
+		"start":      "a plugin's, run after the handshake", "stop": "a plugin's, run at shutdown",
 	})
 }
 
