@@ -88,8 +88,9 @@ const (
 // by implementing ManifestProvider; plugins without one get a manifest
 // derived from their name, with no requirements and every effect auto.
 type Manifest struct {
-	// ID must match ^[a-z0-9][a-z0-9-]{1,40}$ and equal the plugin's
-	// registered name.
+	// ID must match ^[a-z0-9][a-z0-9_-]{1,40}$, without "__" or a final
+	// '_' (HomeAgent's ids like ai_image are valid), and equal the
+	// plugin's registered name.
 	ID          string `json:"id"`
 	Name        string `json:"name"`        // display name, Chinese
 	Description string `json:"description"` // one sentence, Chinese
@@ -145,6 +146,18 @@ type Translation struct {
 	Tools       map[string]ToolTranslation   `json:"tools,omitempty"`
 	Scopes      map[string]string            `json:"scopes,omitempty"`
 	Extra       map[string]map[string]string `json:"extra,omitempty"`
+	// Preferences translate a PKU plugin's preferences, by name.
+	Preferences map[string]PreferenceTranslation `json:"preferences,omitempty"`
+	// DataSources translate a PKU plugin's data source titles, by key.
+	DataSources map[string]ToolTranslation `json:"dataSources,omitempty"`
+}
+
+// PreferenceTranslation is the English title, description and option
+// labels (by value) of a preference.
+type PreferenceTranslation struct {
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Options     map[string]string `json:"options,omitempty"`
 }
 
 // ToolTranslation is the English title of a tool.
@@ -156,6 +169,8 @@ type ToolTranslation struct {
 type Legacy struct {
 	PluginIDs []string          `json:"pluginIds,omitempty"`
 	Tools     map[string]string `json:"tools,omitempty"` // old "<plugin>.<tool>" -> tool name here
+	// Widgets maps old "<plugin>.<widget>" to a widget key of this plugin.
+	Widgets map[string]string `json:"widgets,omitempty"`
 }
 
 // ManifestProvider is implemented by plugins that declare a manifest.
@@ -164,14 +179,14 @@ type ManifestProvider interface {
 }
 
 var (
-	manifestIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
+	manifestIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,40}$`)
 	semverPattern     = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
 )
 
 // Validate checks the manifest's fields and returns the first problem.
 func (m Manifest) Validate() error {
-	if !manifestIDPattern.MatchString(m.ID) {
-		return fmt.Errorf("manifest id %q must match %s", m.ID, manifestIDPattern)
+	if !manifestIDPattern.MatchString(m.ID) || strings.Contains(m.ID, "__") || strings.HasSuffix(m.ID, "_") {
+		return fmt.Errorf("manifest id %q must match %s, without \"__\" or a final '_'", m.ID, manifestIDPattern)
 	}
 	if strings.TrimSpace(m.Name) == "" {
 		return fmt.Errorf("manifest %q: name is empty", m.ID)

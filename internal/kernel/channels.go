@@ -84,12 +84,8 @@ type pluginChannel struct {
 type channelRegistry struct {
 	mu sync.Mutex
 	m  map[string]*pluginChannel
-}
 
-func (r *channelRegistry) get(name string) *pluginChannel {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.m[name]
+	syncMu sync.Mutex // serialises syncOutputTools: its read and its Replace
 }
 
 // reservedChannel reports whether name is Hearth's.
@@ -210,7 +206,10 @@ func (k *Kernel) dropChannels(plugin string) {
 
 // ChannelOwner returns the plugin that registered the channel name.
 func (k *Kernel) ChannelOwner(name string) (plugin string, ok bool) {
-	if c := k.chans.get(name); c != nil {
+	r := &k.chans
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.m[name]; c != nil {
 		return c.info.Plugin, true
 	}
 	return "", false
@@ -303,6 +302,8 @@ func (k *Kernel) channelSink(c *pluginChannel) Sink {
 // registered output channels, in one change of the registry.
 func (k *Kernel) syncOutputTools() {
 	r := &k.chans
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
 	r.mu.Lock()
 	var entries []tools.Entry
 	for _, c := range r.m {
@@ -336,8 +337,9 @@ func outputSendDef(info ChannelInfo) sdk.ToolDef {
 			"type": "object",
 			"properties": map[string]any{
 				"payload": map[string]any{"type": "string", "description": "the message: its text, a file's path or URL, or JSON for structured data"},
-				"type":    map[string]any{"type": "string", "enum": types, "description": "what payload is; default text"},
-				"meta":    map[string]any{"type": "string", "description": "delivery details in the form the channel's description asks for (recipient, format)"},
+				"type": map[string]any{"type": "string",
+					"description": "what payload is, one of: " + strings.Join(types, ", ") + " (default text)"},
+				"meta": map[string]any{"type": "string", "description": "delivery details in the form the channel's description asks for (recipient, format)"},
 			},
 			"required": []any{"payload"},
 		},
@@ -383,19 +385,27 @@ func (k *Kernel) outputSend(name string) sdk.RawToolHandler {
 	}
 }
 
-// ownChannel returns the channel plugin owns under name, nil if none.
-func (k *Kernel) ownChannel(plugin, name string) *pluginChannel {
-	if c := k.chans.get(name); c != nil && c.info.Plugin == plugin {
-		return c
+// ownChannel returns the channel plugin owns under name.
+func (k *Kernel) ownChannel(plugin, name string) (ChannelInfo, bool) {
+	r := &k.chans
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.m[name]; c != nil && c.info.Plugin == plugin {
+		return c.info, true
 	}
-	return nil
+	return ChannelInfo{}, false
 }
 
 // quietSync keeps the answer of a turn someone waits for (InjectSync) out
 // of its channel's output handler: the caller gets it and sends it
 // (HomeAgent's InjectInputSync contract).
 func (k *Kernel) quietSync(in *Input) {
-	if c := k.chans.get(in.Channel); c != nil && in.OnEvent == nil {
+	r := &k.chans
+	r.mu.Lock()
+	c := r.m[in.Channel]
+	output := c != nil && c.info.Output
+	r.mu.Unlock()
+	if output && in.OnEvent == nil {
 		in.OnEvent = func(Event) {}
 	}
 }

@@ -7,14 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"text/template"
 
+	"github.com/hearth-agent/hearth/internal/names"
 	pysdk "github.com/hearth-agent/hearth/sdk/python"
 )
 
@@ -26,8 +28,6 @@ const HearthModule = "github.com/hearth-agent/hearth"
 
 // Langs are the languages New writes, as --lang names them.
 var Langs = []string{"go", "ts", "python"}
-
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
 
 // Options says what New writes.
 type Options struct {
@@ -58,8 +58,8 @@ func normLang(lang string) (string, error) {
 // provides the SDKs to the plugins it runs). It returns the files written,
 // relative to o.Dir.
 func New(o Options) ([]string, error) {
-	if !idPattern.MatchString(o.ID) {
-		return nil, fmt.Errorf("plugin id %q must be 2 to 41 lowercase letters, digits or '-', starting with a letter or digit", o.ID)
+	if !names.ValidID(o.ID) {
+		return nil, fmt.Errorf("plugin id %q must be %s", o.ID, names.IDRule)
 	}
 	lang, err := normLang(o.Lang)
 	if err != nil {
@@ -122,11 +122,12 @@ func New(o Options) ([]string, error) {
 		}
 		written = append(written, "node_modules/")
 	case "python":
-		name := pysdk.ModuleName + ".py"
-		if err := writeFile(filepath.Join(o.Dir, name), pysdk.Module, public); err != nil {
-			return nil, err
+		for _, name := range slices.Sorted(maps.Keys(pysdk.Files)) {
+			if err := writeFile(filepath.Join(o.Dir, name), pysdk.Files[name], public); err != nil {
+				return nil, err
+			}
+			written = append(written, name)
 		}
-		written = append(written, name)
 	case "go":
 		sum, err := os.ReadFile(filepath.Join(data["HearthSrc"], "go.sum"))
 		if err != nil {
