@@ -42,6 +42,9 @@ type xbotTool struct {
 	Description string          `json:"description"`
 	Parameters  []xbotParam     `json:"parameters,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	// Channels, as in a channel_tools declaration: the tool runs only in
+	// a turn of one of these channels (empty: everywhere).
+	Channels []string `json:"channels,omitempty"`
 }
 
 type xbotParam struct {
@@ -333,9 +336,12 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotM
 		if err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
 		}
-		tool := t.Name
-		def := sdk.ToolDef{Name: tool, Description: t.Description, Parameters: schema, Timeout: timeout}
-		h := func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
+		tool, channels := t.Name, t.Channels
+		def := sdk.ToolDef{Name: tool, Description: channelsNote(t.Description, channels), Parameters: schema, Timeout: timeout}
+		h := func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
+			if err := channelGuard(tool, channels, tc); err != nil {
+				return nil, err
+			}
 			resp, err := link.exchange(ctx, xbotRequest{Method: "execute_tool", Params: map[string]any{"toolName": tool, "input": string(raw)}})
 			if err != nil {
 				return nil, err

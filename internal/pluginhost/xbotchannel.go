@@ -345,16 +345,12 @@ func (c *xbotChan) channelTools(decls []xbotChanTool) []toolEntry {
 			c.p.log.Warn("channel tool refused", "tool", t.Name, "err", err)
 			continue
 		}
-		desc := t.Description
-		if len(t.Channels) > 0 {
-			desc += fmt.Sprintf("\n\n(Only in channel %s.)", strings.Join(t.Channels, ", "))
-		}
 		name, channels := t.Name, t.Channels
 		out = append(out, toolEntry{
-			def: sdk.ToolDef{Name: name, Description: desc, Parameters: schema, Timeout: c.p.toolTimeout()},
+			def: sdk.ToolDef{Name: name, Description: channelsNote(t.Description, channels), Parameters: schema, Timeout: c.p.toolTimeout()},
 			h: func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
-				if len(channels) > 0 && (tc == nil || !slices.Contains(channels, tc.Channel)) {
-					return nil, fmt.Errorf("tool %s is only for channel %s", name, strings.Join(channels, ", "))
+				if err := channelGuard(name, channels, tc); err != nil {
+					return nil, err
 				}
 				res, err := c.call(ctx, "execute_tool", map[string]any{"name": name, "input": string(raw)})
 				if err != nil {
@@ -379,6 +375,24 @@ func (c *xbotChan) channelTools(decls []xbotChanTool) []toolEntry {
 		})
 	}
 	return out
+}
+
+// channelsNote tells the model, in a tool's description, the channels it
+// is limited to.
+func channelsNote(desc string, channels []string) string {
+	if len(channels) == 0 {
+		return desc
+	}
+	return desc + fmt.Sprintf("\n\n(Only in channel %s.)", strings.Join(channels, ", "))
+}
+
+// channelGuard refuses a call of a tool limited to channels from a turn
+// of another channel (or from no turn).
+func channelGuard(tool string, channels []string, tc *sdk.ToolContext) error {
+	if len(channels) == 0 || (tc != nil && slices.Contains(channels, tc.Channel)) {
+		return nil
+	}
+	return fmt.Errorf("tool %s is only for channel %s", tool, strings.Join(channels, ", "))
 }
 
 // setTools replaces one of the two tool sets and registers both.

@@ -109,6 +109,11 @@ func TestXbotHooksSeeRegisteredNames(t *testing.T) {
 		}
 	}
 
+	// A tool declared with channels runs only in a turn of one of them.
+	if got, isErr := f.call("com-example-py-hooks__python_webonly", `{}`); !isErr || !strings.Contains(got, "only for channel web") {
+		t.Errorf("python_webonly outside web: %q", got)
+	}
+
 	// A second message in the same chat is not a new session.
 	f.srv.Push(llmtest.Reply{Text: "again"})
 	if out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", ChatID: "c1", Text: "more"}}); out.Err != nil {

@@ -25,6 +25,7 @@ def activate():
         {"name": "python_echo", "description": "Echoes its text.",
          "parameters": [{"name": "text", "type": "string", "description": "what to echo", "required": True}]},
         {"name": "python_forbidden", "description": "Never runs: the plugin's own PreToolUse hook denies it.", "parameters": []},
+        {"name": "python_webonly", "description": "Runs only in the web channel.", "parameters": [], "channels": ["web"]},
     ], "hooks": hooks}
 
 
