@@ -174,9 +174,23 @@ func (c *xbotChan) write(f any) error {
 }
 
 // demux reads the plugin's output: duplex frames are handled here, the
-// other lines go on to pw, where the request/response link reads them.
+// other JSON lines go on to pw, where the request/response link reads
+// them, through a queue so that output nobody waits for (an answer that
+// came too late, a stray line) never holds up the duplex frames. Lines
+// that are not JSON are the plugin's stray prints: logged and dropped.
 func (c *xbotChan) demux(r io.Reader, pw *io.PipeWriter) {
 	defer c.close()
+	fwd := make(chan string, xbotForwardQueue)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for line := range fwd {
+			if _, err := pw.Write([]byte(line + "\n")); err != nil {
+				return
+			}
+		}
+	}()
+	defer func() { close(fwd); <-done }()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, cut, err := readLine(br, xbotMaxLine)
@@ -186,10 +200,17 @@ func (c *xbotChan) demux(r io.Reader, pw *io.PipeWriter) {
 				"limit", xbotMaxLine, "size", len(line)+cut, "start", truncateText(line, 200))
 		case strings.TrimSpace(line) != "":
 			var f xbotFrame
-			if json.Unmarshal([]byte(line), &f) == nil && f.duplex() {
+			switch {
+			case json.Unmarshal([]byte(line), &f) != nil:
+				c.p.log.Debug("plugin output that is not JSON; dropped", "line", truncateText(line, 200))
+			case f.duplex():
 				c.handle(f)
-			} else if _, werr := pw.Write([]byte(line + "\n")); werr != nil {
-				return
+			default:
+				select {
+				case fwd <- line:
+				default:
+					c.p.log.Warn("dropped an answer of the plugin nobody waits for", "start", truncateText(line, 200))
+				}
 			}
 		}
 		if err != nil {
@@ -198,6 +219,10 @@ func (c *xbotChan) demux(r io.Reader, pw *io.PipeWriter) {
 		}
 	}
 }
+
+// xbotForwardQueue is how many answers of a channel plugin may wait for
+// the request/response link.
+const xbotForwardQueue = 64
 
 // close fails the calls waiting for an answer.
 func (c *xbotChan) close() {
