@@ -478,6 +478,12 @@ func (c *xbotChan) promptStage(sc *sdk.StageContext) error {
 // to it, so it may inject as a user (into its own channel only: it has
 // no input.channels); their roles on the channel cap what they can do.
 func (c *xbotChan) openChannel() error {
+	cfg := c.decl.config(c.p.m)
+	if v, set := cfg["enabled"]; set && v != "true" {
+		// xbot creates the channel only when its config enables it.
+		c.p.log.Warn("xbot channel not opened: its config has enabled != \"true\"", "channel", c.decl.Name, "enabled", v)
+		return nil
+	}
 	ch, ok := c.p.opts.Host.(host.ChannelHost)
 	if !ok {
 		return errors.New("this host has no plugin channels")
@@ -493,6 +499,6 @@ func (c *xbotChan) openChannel() error {
 		return fmt.Errorf("channel %q: %w", c.decl.Name, err)
 	}
 	c.p.opts.Host.RegisterStage(c.p.name, sdk.StagePreAction, false, c.promptStage)
-	cfg, _ := json.Marshal(c.decl.config(c.p.m))
-	return c.write(map[string]any{"type": "channel_config", "metadata": map[string]string{"config": string(cfg)}})
+	b, _ := json.Marshal(cfg)
+	return c.write(map[string]any{"type": "channel_config", "metadata": map[string]string{"config": string(b)}})
 }
