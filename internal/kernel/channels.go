@@ -162,7 +162,7 @@ func (k *Kernel) RegisterChannel(plugin, name string, spec ChannelSpec) error {
 			r.mu.Unlock()
 			return fmt.Errorf("%w: plugin %q has %d channels (at most %d)", ErrChannelLimit, plugin, count, MaxChannelsPerPlugin)
 		}
-		if err := k.cfg.Names.ClaimChannel(name, plugin); err != nil {
+		if err := k.cfg.Names.ClaimChannel(k.base, name, plugin); err != nil {
 			r.mu.Unlock()
 			if errors.Is(err, names.ErrReserved) {
 				return fmt.Errorf("%w: %w", ErrChannelReserved, err)

@@ -185,3 +185,40 @@ func TestOutputSendReplyNeedsOnlyRead(t *testing.T) {
 	default:
 	}
 }
+
+// With the store as binder, a channel name stays its first plugin's
+// across its removal (until `hearth plugin forget`), and the name of an
+// installed plugin is that plugin's channel even while it is not loaded.
+func TestChannelNameIsBoundInTheStore(t *testing.T) {
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	e.k.Names().SetChannelBinder(e.st)
+	if err := e.k.RegisterChannel("first", "wx", ChannelSpec{Input: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.k.Withdraw("first")
+	if err := e.k.RegisterChannel("second", "WX", ChannelSpec{Input: true}); !errors.Is(err, ErrChannelTaken) {
+		t.Fatalf("second took first's channel after first was removed: %v", err)
+	}
+	if err := e.k.RegisterChannel("first", "wx", ChannelSpec{Input: true}); err != nil {
+		t.Fatalf("first back: %v", err)
+	}
+	e.k.Withdraw("first")
+	f, err := e.st.ForgetPlugin(ctx, "first")
+	if err != nil || len(f.Channels) != 1 || f.Channels[0] != "wx" {
+		t.Fatalf("forget: %+v %v", f, err)
+	}
+	if err := e.k.RegisterChannel("second", "wx", ChannelSpec{Input: true}); err != nil {
+		t.Fatalf("after forget: %v", err)
+	}
+
+	if _, err := e.st.BindPluginName(ctx, "tg", "tg-folder"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.k.RegisterChannel("squatter", "tg", ChannelSpec{Input: true}); !errors.Is(err, ErrChannelTaken) {
+		t.Fatalf("the installed plugin tg's channel: %v", err)
+	}
+	if err := e.k.RegisterChannel("tg", "tg", ChannelSpec{Input: true}); err != nil {
+		t.Fatalf("tg's own: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package names
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestHearthChannelsAreReserved(t *testing.T) {
 		if !IsReservedChannel(n) {
 			t.Errorf("%q is not reserved", n)
 		}
-		if err := New().ClaimChannel(n, "p"); !errors.Is(err, ErrReserved) {
+		if err := New().ClaimChannel(context.Background(), n, "p"); !errors.Is(err, ErrReserved) {
 			t.Errorf("claim %q: %v", n, err)
 		}
 	}
@@ -29,19 +30,19 @@ func TestChannelClaims(t *testing.T) {
 	if _, err := r.Claim("tg", "the plugin tg"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.ClaimChannel("TG", "squatter"); !errors.Is(err, ErrChannelTaken) {
+	if err := r.ClaimChannel(context.Background(), "TG", "squatter"); !errors.Is(err, ErrChannelTaken) {
 		t.Fatalf("another plugin's name: %v", err)
 	}
-	if err := r.ClaimChannel("tg", "tg"); err != nil {
+	if err := r.ClaimChannel(context.Background(), "tg", "tg"); err != nil {
 		t.Fatalf("its own name: %v", err)
 	}
-	if err := r.ClaimChannel("qq", "a"); err != nil {
+	if err := r.ClaimChannel(context.Background(), "qq", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.ClaimChannel("qq", "a"); err != nil {
+	if err := r.ClaimChannel(context.Background(), "qq", "a"); err != nil {
 		t.Fatalf("again: %v", err)
 	}
-	if err := r.ClaimChannel("Qq", "b"); !errors.Is(err, ErrChannelTaken) {
+	if err := r.ClaimChannel(context.Background(), "Qq", "b"); !errors.Is(err, ErrChannelTaken) {
 		t.Fatalf("b: %v", err)
 	}
 	if _, err := r.Claim("qq", "the plugin qq"); !errors.Is(err, ErrTaken) {
@@ -52,7 +53,7 @@ func TestChannelClaims(t *testing.T) {
 		t.Fatalf("b released a's channel: %q %v", p, ok)
 	}
 	r.ReleaseChannel("qq", "a")
-	if err := r.ClaimChannel("qq", "b"); err != nil {
+	if err := r.ClaimChannel(context.Background(), "qq", "b"); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 }

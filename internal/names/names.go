@@ -91,9 +91,10 @@ func (e *TakenError) Unwrap() error { return ErrTaken }
 // Registry holds the claimed names. The zero value is not usable; call
 // New. It is safe for concurrent use.
 type Registry struct {
-	mu    sync.Mutex
-	held  map[string]*Claim
-	chans map[string]string // channel key -> the plugin that claimed it
+	mu     sync.Mutex
+	held   map[string]*Claim
+	chans  map[string]string // channel key -> the plugin that claimed it
+	binder ChannelBinder     // keeps channel claims across runs; nil: none
 }
 
 // New returns an empty registry.
