@@ -97,8 +97,7 @@ type channelRegistry struct {
 	mu sync.Mutex
 	m  map[string]*pluginChannel
 
-	syncMu sync.Mutex             // serialises syncOutputTools: its read and its Replace
-	tools  map[string]tools.Entry // the output_send tools registered, by channel
+	syncMu sync.Mutex // serialises syncOutputTools: its read and its Patch
 }
 
 // reservedChannel reports whether name is Hearth's.
@@ -353,34 +352,26 @@ func (k *Kernel) channelSink(c *pluginChannel) Sink {
 }
 
 // syncOutputTools brings the output_send__<name> tools of the channels
-// changed up to date, in one change of the registry: only their
-// definitions are built again, the others' entries are kept.
+// changed up to date, in one change of the registry; the other channels'
+// tools are left as they are (not built again).
 func (k *Kernel) syncOutputTools(changed ...string) {
 	r := &k.chans
 	r.syncMu.Lock()
 	defer r.syncMu.Unlock()
-	if r.tools == nil {
-		r.tools = map[string]tools.Entry{}
-	}
+	var drop []string
+	var entries []tools.Entry
 	r.mu.Lock()
 	for _, n := range changed {
 		if c := r.m[n]; c != nil && c.info.Output {
-			r.tools[n] = tools.Entry{Def: k.outputSendDef(c.info), Handler: k.outputSend(n)}
+			entries = append(entries, tools.Entry{Def: k.outputSendDef(c.info), Handler: k.outputSend(n)})
 		} else {
-			delete(r.tools, n)
+			drop = append(drop, n)
 		}
 	}
 	r.mu.Unlock()
-	entries := make([]tools.Entry, 0, len(r.tools))
-	for _, e := range r.tools {
-		entries = append(entries, e)
-	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Def.Name < entries[j].Def.Name })
-	added, errs := k.tools.Replace(OutputSendPlugin, entries)
+	added, errs := k.tools.Patch(OutputSendPlugin, drop, entries)
 	for _, t := range added {
-		if slices.Contains(changed, t.Def.Name) {
-			_ = k.known(t, nil)
-		}
+		_ = k.known(t, nil)
 	}
 	for _, err := range errs {
 		k.log.Error("output_send tool not registered", "err", err)

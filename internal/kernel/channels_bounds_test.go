@@ -31,7 +31,8 @@ func TestChannelHearthChannelsAreReserved(t *testing.T) {
 
 // A plugin has at most MaxChannelsPerPlugin channels and descriptions of
 // at most MaxChannelDescription bytes; registering a channel again is
-// allowed at the limit and, unchanged, leaves its tool as it was.
+// allowed at the limit and, unchanged, leaves its tool as it was, as
+// registering another channel does.
 func TestChannelLimits(t *testing.T) {
 	e := newEnv(t, Options{})
 	for i := range MaxChannelsPerPlugin {
@@ -48,6 +49,12 @@ func TestChannelLimits(t *testing.T) {
 	}
 	if after, _ := e.k.Tools().Lookup("output_send__c0"); after != before {
 		t.Error("registering c0 unchanged rebuilt its tool")
+	}
+	if err := e.k.RegisterChannel("q", "fresh", ChannelSpec{Output: true, Send: nopSend}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := e.k.Tools().Lookup("output_send__c0"); after != before {
+		t.Error("registering another channel rebuilt c0's tool (every registration cost every channel)")
 	}
 	if err := e.k.RegisterChannel("q", "big", ChannelSpec{Output: true, Send: nopSend,
 		Description: strings.Repeat("x", MaxChannelDescription+1)}); !errors.Is(err, ErrChannelLimit) {
