@@ -181,3 +181,33 @@ func (r *Registry) LocalName(name string) (plugin, local string, ok bool) {
 	}
 	return t.Plugin, t.Local, true
 }
+
+// LookupStage resolves a tool as a stage handler names it: plugin's tool
+// whose StageName is name when plugin is set and has one, else what
+// Lookup resolves, else the one tool whose StageName is name (none when
+// several share it). So a call a handler was shown, or added by its
+// stage name, runs the tool it names, never another plugin's tool that is
+// offered under the same text.
+func (r *Registry) LookupStage(name, plugin string) (*Tool, bool) {
+	if plugin != "" {
+		r.mu.RLock()
+		t, ok := r.byName[plugin+Separator+name]
+		r.mu.RUnlock()
+		if ok && StageName(t) == name {
+			return t, true
+		}
+	}
+	if t, ok := r.Lookup(name); ok {
+		return t, true
+	}
+	var found *Tool
+	for _, t := range r.List() {
+		if StageName(t) == name {
+			if found != nil {
+				return nil, false
+			}
+			found = t
+		}
+	}
+	return found, found != nil
+}

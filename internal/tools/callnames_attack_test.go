@@ -27,7 +27,7 @@ func TestShortNameNeverInAnotherPluginsPrefix(t *testing.T) {
 	r := NewRegistry()
 	mustRegister(t, r, "ai_image", "ai_image_generate")
 	mustRegister(t, r, "ai", "ai_image_generate") // squatter
-	r.RemovePlugin("ai_image")                     // e.g. the child restarts
+	r.RemovePlugin("ai_image")                    // e.g. the child restarts
 	if tool, ok := r.Lookup("ai_image_generate"); ok && tool.Plugin != "ai_image" {
 		t.Fatalf("ai_image_generate resolves to plugin %q's tool", tool.Plugin)
 	}
