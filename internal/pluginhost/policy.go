@@ -128,6 +128,9 @@ func (p *Process) applyManifest(conn *wire.Conn, w *wire.Manifest) error {
 		}
 	}
 	m.DefaultModes = stricterModes(m.DefaultModes, p.m.DefaultModes)
+	if err := p.applyPKU(conn, w); err != nil {
+		return err
+	}
 	return p.opts.Host.SetManifest(p.name, m)
 }
 

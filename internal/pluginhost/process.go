@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -145,6 +146,12 @@ type Status struct {
 	Restarts  int
 	LastError string
 	Stderr    []string // the last lines the plugin wrote to stderr
+	// PKU is what the PKU harness parts of its manifest declared
+	// (preferences, data sources, providers, speech, OCR); nil for none.
+	PKU *wire.PKUManifest
+	// Name and Description are the manifest's, each followed by its
+	// English translation (i18n.en) when the plugin gave one: "天气 / Weather".
+	Name, Description string
 }
 
 // Process is one supervised plugin process.
@@ -175,6 +182,9 @@ type Process struct {
 	changed    chan struct{} // closed and replaced when Status changes; tests wait on it
 
 	mcp *mcpServer // set for an MCP server (see StartMCP)
+
+	pku       atomic.Pointer[pkuRun] // the PKU parts of this run's manifest (pku.go)
+	toolNames []string               // tools registered in this run, until applyPKU
 }
 
 // Start loads dir/plugin.json, claims the plugin's name and starts
@@ -219,7 +229,8 @@ func (p *Process) ID() string { return p.m.ID }
 func (p *Process) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines()}
+	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines(),
+		PKU: p.PKU(), Name: p.display().name, Description: p.display().description}
 }
 
 // statusChange returns the status and a channel closed at its next
