@@ -74,3 +74,21 @@ func TestHomeAgentTrialNames(t *testing.T) {
 		}
 	})
 }
+
+// TestHomeAgentOldModulePath: a plugin importing HomeAgent's SDK under
+// its former module path (github.com/JianFeeeee/homeagentsdk, as the
+// examples written before the move to gitcode.com do) builds, and the
+// model calls its tool.
+func TestHomeAgentOldModulePath(t *testing.T) {
+	h := newHAHearth(t, haHearthBinary(t))
+	src := filepath.Join(t.TempDir(), "ha_oldpath")
+	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", "ha_trial", "ha_oldpath"))); err != nil {
+		t.Fatal(err)
+	}
+	if out := h.ok(t, "plugin", "install", src); !strings.Contains(out, "built HomeAgent plugin ha_oldpath") {
+		t.Fatalf("install: %q", out)
+	}
+	if got := h.tool(t, "ha_oldpath_upper", `{"text":"abc"}`); got != "ABC" {
+		t.Fatalf("tool result %q", got)
+	}
+}
