@@ -92,3 +92,26 @@ func TestHomeAgentOldModulePath(t *testing.T) {
 		t.Fatalf("tool result %q", got)
 	}
 }
+
+// TestHomeAgentInstallID: a HomeAgent source folder whose plg.json name
+// Hearth reserves (HomeAgent's web example is "web") installs under the
+// id --id gives; the plugin gets that id as its name. A reserved or
+// invalid --id is refused.
+func TestHomeAgentInstallID(t *testing.T) {
+	h := newHAHearth(t, haHearthBinary(t))
+	src := filepath.Join(t.TempDir(), "ha_oldpath")
+	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", "ha_trial", "ha_oldpath"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"web", "Bad Id"} {
+		if out, errOut, code := h.run(t, "", "plugin", "install", src, "--id", bad); code == 0 {
+			t.Fatalf("--id %q: installed: %q %q", bad, out, errOut)
+		}
+	}
+	if out := h.ok(t, "plugin", "install", src, "--id", "myweb"); !strings.Contains(out, "installed myweb") {
+		t.Fatalf("install: %q", out)
+	}
+	if got := h.tool(t, "myweb_upper", `{"text":"abc"}`); got != "ABC" {
+		t.Fatalf("tool result %q", got)
+	}
+}

@@ -33,6 +33,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/hearth-agent/hearth/internal/names"
 )
 
 // Module is the module path HomeAgent plugins require.
@@ -69,6 +71,9 @@ var (
 type Options struct {
 	// Src is the HomeAgent source folder; it is only read.
 	Src string
+	// ID, when set, is the plugin's id instead of plg.json's name (for a
+	// name Hearth reserves, as "web"); the plugin gets it as its name.
+	ID string
 	// Out is an empty or missing folder Build works in; the plugin
 	// folder ends up in Out/plugin.
 	Out string
@@ -141,6 +146,12 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	plg, err := ReadPlg(src)
 	if err != nil {
 		return nil, err
+	}
+	if o.ID != "" {
+		if !names.ValidID(o.ID) {
+			return nil, fmt.Errorf("plugin id %q must be %s", o.ID, names.IDRule)
+		}
+		plg.Name = o.ID
 	}
 	if plg.Lua() {
 		return nil, fmt.Errorf("%s is a Lua plugin (entry %q): Hearth runs Go plugins only", src, plg.Entry)
