@@ -71,23 +71,25 @@ func TestUserPromptPassesWhenHookAllows(t *testing.T) {
 // AgentStop hooks that fail, panic or hang leave the turn as it was: the
 // pipeline logs the failure and goes on.
 func TestStageHooksBounded(t *testing.T) {
-	tool := sdk.StageContext{ToolCalls: []sdk.ToolCall{{Name: "fs__ls", Plugin: "fs"}}, ToolResults: []sdk.ToolResult{{Success: true, Result: "a b"}}}
-	failed := sdk.StageContext{ToolCalls: []sdk.ToolCall{{Name: "fs__ls", Plugin: "fs"}}, ToolResults: []sdk.ToolResult{{Result: "no"}}}
+	call := func(success bool) func() *sdk.StageContext {
+		return func() *sdk.StageContext {
+			return &sdk.StageContext{ToolCalls: []sdk.ToolCall{{Name: "fs__ls", Plugin: "fs"}}, ToolResults: []sdk.ToolResult{{Success: success, Result: "a b"}}}
+		}
+	}
 	cases := []struct {
 		event xbot.HookEvent
 		stage sdk.Stage
-		sc    sdk.StageContext
+		sc    func() *sdk.StageContext
 	}{
-		{xbot.HookPostToolUse, sdk.StageAfterToolcall, tool},
-		{xbot.HookPostToolUseError, sdk.StageAfterToolcall, failed},
-		{xbot.HookAgentStop, sdk.StageAfterOutput, sdk.StageContext{FinalText: "done"}},
+		{xbot.HookPostToolUse, sdk.StageAfterToolcall, call(true)},
+		{xbot.HookPostToolUseError, sdk.StageAfterToolcall, call(false)},
+		{xbot.HookAgentStop, sdk.StageAfterOutput, func() *sdk.StageContext { return &sdk.StageContext{FinalText: "done"} }},
 	}
 	for _, tc := range cases {
 		for _, how := range []string{"error", "panic", "hang"} {
 			t.Run(fmt.Sprintf("%s/%s", tc.event, how), func(t *testing.T) {
 				_, run, logs := startHooked(t, how, func(c xbot.PluginContext, h xbot.HookHandler) error { return c.OnEvent(tc.event, "", h) })
-				sc := tc.sc
-				if run(tc.stage, &sc).Response != nil {
+				if run(tc.stage, tc.sc()).Response != nil {
 					t.Error("a failed after-hook answered")
 				}
 				if l := strings.Join(logs(), "\n"); !strings.Contains(l, "stage handler failed") || !strings.Contains(l, string(tc.event)) {
