@@ -6,7 +6,8 @@ import "github.com/hearth-agent/hearth/sdk"
 // checks as Hearth does.
 
 // SecretDef reports whether d declares a secret: Secret set, or the type
-// password. See sdk.ConfigDef.IsSecret.
+// password or secret. See sdk.ConfigDef.IsSecret; Service.Secret also
+// counts a key's name.
 func SecretDef(d sdk.ConfigDef) bool { return d.IsSecret() }
 
 // check tests a value against its declaration; see sdk.ConfigDef.Check.
