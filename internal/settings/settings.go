@@ -267,10 +267,19 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 			return fmt.Errorf("%w: %s.%s: %v", ErrInvalid, ns, key, err)
 		}
 	}
+	prev := json.RawMessage("null")
+	if s.gated(ns) {
+		if v, ok, err := s.Value(ns, key); err == nil && ok {
+			prev = v
+		}
+	}
 	if err := s.gate(ns, key, raw); err != nil {
 		return err
 	}
 	if err := s.st.SetSetting(context.Background(), ns, key, raw); err != nil {
+		if s.gate(ns, key, prev) != nil { // the plugin took a value that was not saved: give it back the old one
+			slog.Warn("settings: the plugin did not take back its previous value after a change that was not saved", "namespace", ns, "key", key)
+		}
 		return fmt.Errorf("saving %s.%s: %w", ns, key, err)
 	}
 	return nil
