@@ -42,16 +42,31 @@ func kindOf(typ string) kind {
 	return kindAny
 }
 
-// IsSecret reports whether d declares a secret: Secret set, or the type
-// password (HomeAgent's way of saying so) or secret. Hearth masks a
-// secret's value in the CLI, the HTTP API, the web UI and logs; it also
-// masks a key named like a secret (see the host's settings).
+// IsSecret reports whether d is a secret: Secret set, the type password
+// (HomeAgent's way of saying so) or secret, or a key named like a secret
+// (see SecretName) of any type but a boolean, so declaring {Key:
+// "api_key", Type: "string"} does not unmask it. Hearth masks a secret's
+// value in the CLI, the HTTP API, the web UI and logs.
 func (d ConfigDef) IsSecret() bool {
 	switch strings.ToLower(strings.TrimSpace(d.Type)) {
 	case "password", "secret":
 		return true
 	}
-	return d.Secret
+	return d.Secret || (SecretName(d.Key) && !d.IsBool())
+}
+
+// SecretName reports whether a setting's key is named like a secret: it
+// contains token, secret, password, passwd, apikey, api_key, api-key or
+// credential, or ends in _key or .key, or is key (any case). Hearth
+// treats such a key as a secret whether or not it is declared.
+func SecretName(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "credential"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(k, "_key") || strings.HasSuffix(k, ".key") || k == "key"
 }
 
 // IsBool reports whether d's type is a boolean (boolean, bool), a type

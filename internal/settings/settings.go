@@ -119,7 +119,7 @@ func New(st Store, dataDir string) *Service {
 		for key, raw := range m {
 			var d sdk.ConfigDef
 			if json.Unmarshal(raw, &d) == nil && d.Key == key {
-				d.Secret = secretDecl(d)
+				d.Secret = SecretDef(d)
 				if s.defs[ns] == nil {
 					s.defs[ns] = map[string]sdk.ConfigDef{}
 				}
@@ -217,33 +217,21 @@ func (s *Service) get(ns, key string, masked bool) (any, error) {
 }
 
 // Secret reports whether ns's key is secret: declared so (see
-// SecretDef), or named like one (token, secret, password, api key),
-// whether declared or not, so neither a key set before its plugin
-// declared it nor one declared as a plain string ({Key: "api_key", Type:
-// "string"}) is shown. Only a key declared boolean is exempt from its
-// name: true or false carries no secret.
+// SecretDef), or named like one (token, secret, password, api key; see
+// sdk.SecretName) whether declared or not, so neither a key set before
+// its plugin declared it nor one declared as a plain string ({Key:
+// "api_key", Type: "string"}) is shown. Only a key declared boolean is
+// exempt from its name: true or false carries no secret.
 func (s *Service) Secret(ns, key string) bool {
 	if d, ok := s.def(ns, key); ok {
-		return secretDecl(d)
+		return SecretDef(d)
 	}
 	return secretName(key)
 }
 
-// secretDecl reports whether a declared key is secret: SecretDef, or its
-// name, unless it is a boolean.
-func secretDecl(d sdk.ConfigDef) bool {
-	return SecretDef(d) || (secretName(d.Key) && !d.IsBool())
-}
-
-func secretName(key string) bool {
-	k := strings.ToLower(key)
-	for _, w := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "credential"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return strings.HasSuffix(k, "_key") || strings.HasSuffix(k, ".key") || k == "key"
-}
+// secretName reports whether key is named like a secret; see
+// sdk.SecretName.
+func secretName(key string) bool { return sdk.SecretName(key) }
 
 // SetJSON stores ns's setting after checking it against its declaration.
 func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
@@ -315,7 +303,7 @@ func (s *Service) Register(ns string, d sdk.ConfigDef) error {
 	if d.Key == "" {
 		return fmt.Errorf("%w: a declaration without a key", ErrInvalid)
 	}
-	d.Secret = secretDecl(d)
+	d.Secret = SecretDef(d)
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("%w: declaration of %s: %v", ErrInvalid, d.Key, err)
