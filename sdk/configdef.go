@@ -44,15 +44,20 @@ func kindOf(typ string) kind {
 
 // IsSecret reports whether d is a secret: Secret set, the type password
 // (HomeAgent's way of saying so) or secret, or a key named like a secret
-// (see SecretName) of any type but a boolean, so declaring {Key:
-// "api_key", Type: "string"} does not unmask it. Hearth masks a secret's
-// value in the CLI, the HTTP API, the web UI and logs.
+// (see SecretName), so declaring {Key: "api_key", Type: "string"} does
+// not unmask it. Two kinds of value carry no secret and are exempt from
+// the name: a boolean, and a number counting tokens (max_tokens). Hearth
+// masks a secret's value in the CLI, the HTTP API, the web UI and logs.
 func (d ConfigDef) IsSecret() bool {
 	switch strings.ToLower(strings.TrimSpace(d.Type)) {
 	case "password", "secret":
 		return true
 	}
-	return d.Secret || (SecretName(d.Key) && !d.IsBool())
+	if d.Secret {
+		return true
+	}
+	tokenCount := d.IsNumber() && strings.Contains(strings.ToLower(d.Key), "tokens")
+	return SecretName(d.Key) && !d.IsBool() && !tokenCount
 }
 
 // SecretName reports whether a setting's key is named like a secret: it

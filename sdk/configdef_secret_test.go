@@ -3,7 +3,7 @@ package sdk
 import "testing"
 
 // IsSecret: Secret, the types password and secret (any case), and a key
-// named like a secret of any type but a boolean.
+// named like a secret of any type but a boolean or a count of tokens.
 func TestConfigDefIsSecret(t *testing.T) {
 	for _, c := range []struct {
 		d    ConfigDef
@@ -18,6 +18,9 @@ func TestConfigDefIsSecret(t *testing.T) {
 		{ConfigDef{Key: "provider_key", Type: "select"}, true},
 		{ConfigDef{Key: "use_token", Type: "bool"}, false},
 		{ConfigDef{Key: "max_items", Type: "int"}, false},
+		{ConfigDef{Key: "max_tokens", Type: "int"}, false},
+		{ConfigDef{Key: "max_tokens", Type: "string"}, true},
+		{ConfigDef{Key: "pin_password", Type: "int"}, true},
 	} {
 		if got := c.d.IsSecret(); got != c.want {
 			t.Errorf("%+v: IsSecret = %v", c.d, got)

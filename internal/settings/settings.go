@@ -220,8 +220,8 @@ func (s *Service) get(ns, key string, masked bool) (any, error) {
 // SecretDef), or named like one (token, secret, password, api key; see
 // sdk.SecretName) whether declared or not, so neither a key set before
 // its plugin declared it nor one declared as a plain string ({Key:
-// "api_key", Type: "string"}) is shown. Only a key declared boolean is
-// exempt from its name: true or false carries no secret.
+// "api_key", Type: "string"}) is shown. Only a key declared boolean, or a
+// number counting tokens (max_tokens), is exempt from its name.
 func (s *Service) Secret(ns, key string) bool {
 	if d, ok := s.def(ns, key); ok {
 		return SecretDef(d)
