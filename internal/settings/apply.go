@@ -91,7 +91,7 @@ func (s *Service) Apply(ctx context.Context, actor, ns string, values map[string
 		switch {
 		case !isNull(raw):
 			set[key], store[key] = raw, raw
-		case s.gated(ns) && isNull(s.resetTo(ns, key, raw)):
+		case s.keepsValues(ns) && isNull(s.resetTo(ns, key, raw)):
 			reset = append(reset, key)
 			store[key] = raw // kept as null, so the plugin's next start is told too (see SetGate)
 		default:

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -24,21 +25,43 @@ type Gate func(key string, raw json.RawMessage) error
 // SetGate installs ns's gate (nil removes it). A running plugin process
 // installs one for its preferences and removes it when it stops; without
 // one (the CLI, the plugin not running) the value is stored, and the
-// plugin takes it when it next starts. A reset while ns has a gate is
-// stored as JSON null rather than removed, so that the plugin's next
-// start gives it null too instead of storing its old value again.
+// plugin takes it when it next starts. A reset of a namespace that ever
+// had a gate (remembered in the store, so also in a process where the
+// plugin has not started) is stored as JSON null rather than removed,
+// so that the plugin's next start gives it null too instead of storing
+// its old value again.
 func (s *Service) SetGate(ns string, g Gate) {
 	if g == nil {
 		s.gates.Delete(ns)
 		return
 	}
 	s.gates.Store(ns, g)
+	ctx := context.Background()
+	if _, ok, err := s.st.KVGet(ctx, Core, gatedKey+ns); err != nil || !ok {
+		if err := s.st.KVSet(ctx, Core, gatedKey+ns, json.RawMessage("true")); err != nil {
+			slog.Warn("settings: could not remember that a plugin keeps its own values", "namespace", ns, "err", err)
+		}
+	}
 }
+
+// gatedKey prefixes, in the core key-value storage (no plugin's), the
+// namespaces that ever had a gate.
+const gatedKey = "settings.gated:"
 
 // gated reports whether ns has a gate.
 func (s *Service) gated(ns string) bool {
 	_, ok := s.gates.Load(ns)
 	return ok
+}
+
+// keepsValues reports whether ns's plugin keeps its own values: it has,
+// or once had, a gate.
+func (s *Service) keepsValues(ns string) bool {
+	if s.gated(ns) {
+		return true
+	}
+	_, ok, err := s.st.KVGet(context.Background(), Core, gatedKey+ns)
+	return err == nil && ok
 }
 
 // gate asks ns's gate, if any, about key.

@@ -200,3 +200,29 @@ func TestApplyResetToldToThePluginAndKept(t *testing.T) {
 		t.Fatalf("%d resets in the audit log, want 3", resets)
 	}
 }
+
+// A namespace that once had a gate keeps a reset as null in a process
+// where its plugin has not started (no gate there), so the plugin's next
+// start is told; a namespace that never had one has the key removed.
+func TestResetKeptWhereThePluginHasNotStarted(t *testing.T) {
+	ctx := context.Background()
+	s, f, _ := gatedService(t)
+	other := New(f, t.TempDir()) // the daemon before it started the plugin
+	if err := other.Register("plain", sdk.ConfigDef{Key: "level", Type: "string"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.SetJSON("plain", "level", json.RawMessage(`"low"`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"pku", "plain"} {
+		if err := other.Apply(ctx, "owner", ns, map[string]json.RawMessage{"level": json.RawMessage(`null`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if raw, ok, _ := s.Value("pku", "level"); !ok || string(raw) != "null" {
+		t.Fatalf("pku.level = %s, %v; want null kept for the plugin's next start", raw, ok)
+	}
+	if raw, ok, _ := other.Value("plain", "level"); ok {
+		t.Fatalf("plain.level = %s; want removed", raw)
+	}
+}
