@@ -62,7 +62,10 @@ var (
 
 // Options says what Build builds, with what.
 type Options struct {
-	// Src is the HomeAgent source folder; it is only read.
+	// Src is the HomeAgent source folder; it is only read. It must be
+	// pure Go (ErrNotPureGo); the build reads nothing outside it but the
+	// module cache, Hearth's checkout and the local folders its go.mod's
+	// replace directives name.
 	Src string
 	// Out is an empty or missing folder Build works in; the plugin
 	// folder ends up in Out/plugin.
@@ -72,7 +75,7 @@ type Options struct {
 	// Go is the go command; empty means "go" on PATH.
 	Go string
 	// Env is the toolchain's environment; nil means os.Environ(). Build
-	// sets GOFLAGS, GOPROXY, GOWORK and GOTOOLCHAIN itself.
+	// sets GOFLAGS, GOPROXY, GOWORK, GOTOOLCHAIN and CGO_ENABLED itself.
 	Env []string
 }
 
@@ -146,6 +149,9 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	if _, err := os.Stat(filepath.Join(src, "go.mod")); err != nil {
 		return nil, fmt.Errorf("%s has no go.mod: %w", src, err)
 	}
+	if err := checkPureGo(src); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
 	code, err := readSource(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
@@ -190,14 +196,15 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 }
 
 // buildEnv is the toolchain's environment: offline, module mode, this
-// toolchain only, and only the variables a Go build reads, so that
-// Hearth's secrets (API keys in its environment) never reach the
-// compilers cgo runs.
+// toolchain only, cgo off (a C compiler or assembler run by the build
+// could read any file the user can: .incbin, #include), and only the
+// variables a Go build reads, so that Hearth's secrets (API keys in its
+// environment) never reach the toolchain.
 func buildEnv(base []string) []string {
 	if base == nil {
 		base = os.Environ()
 	}
-	set := map[string]string{"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOWORK": "off", "GOTOOLCHAIN": "local"}
+	set := map[string]string{"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOWORK": "off", "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}
 	env := make([]string, 0, len(set)+8)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
