@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"reflect"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/store"
@@ -31,7 +32,7 @@ func (p *fakePlugin) gate(key string, raw json.RawMessage) error {
 	return nil
 }
 
-func gatedService(t *testing.T) (*Service, *storetest.Faulty, *fakePlugin) {
+func gatedService(t testing.TB) (*Service, *storetest.Faulty, *fakePlugin) {
 	t.Helper()
 	f := storetest.Open(t)
 	s := New(f, t.TempDir())
@@ -54,7 +55,7 @@ func gatedService(t *testing.T) (*Service, *storetest.Faulty, *fakePlugin) {
 	return s, f, p
 }
 
-func stored(t *testing.T, s *Service, key string) string {
+func stored(t testing.TB, s *Service, key string) string {
 	t.Helper()
 	raw, ok, err := s.Value("pku", key)
 	if err != nil {
@@ -225,4 +226,33 @@ func TestResetKeptWhereThePluginHasNotStarted(t *testing.T) {
 	if raw, ok, _ := other.Value("plain", "level"); ok {
 		t.Fatalf("plain.level = %s; want removed", raw)
 	}
+}
+
+// FuzzApplyGated checks Apply's handling of a change a person sends (the
+// HTTP API decodes it into raw values) against a gated plugin: it never
+// panics, and after every change, taken or refused, the plugin holds
+// what Hearth stored for each key it was ever told of.
+func FuzzApplyGated(f *testing.F) {
+	f.Add([]byte(`"b"`), []byte(`"bad"`), []byte(`null`))
+	f.Add([]byte(`"a"`), []byte(`"x"`), []byte(`"y"`))
+	f.Add([]byte(`null`), []byte(`null`), []byte(`{`))
+	f.Add([]byte(`3`), []byte(`"bad"`), []byte(`"green"`))
+	s, _, p := gatedService(f)
+	p.refuse = func(key, raw string) bool { return raw == `"bad"` || (key == "mode" && raw == "null") }
+	same := func(a, b string) bool {
+		var x, y any
+		return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
+	}
+	f.Fuzz(func(t *testing.T, mode, level, color []byte) {
+		err := s.Apply(context.Background(), "owner", "pku", map[string]json.RawMessage{"mode": mode, "level": level, "color": color})
+		var fe FieldErrors
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("Apply = %v", err)
+		}
+		for key, told := range p.values {
+			if got := stored(t, s, key); !same(got, told) {
+				t.Fatalf("after %v: %s: the plugin holds %s, Hearth %s", err, key, told, got)
+			}
+		}
+	})
 }
