@@ -33,10 +33,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/hearth-agent/hearth/internal/names"
 )
 
 // Module is the module path HomeAgent plugins require.
 const Module = "gitcode.com/JianFeeeee/homeagent-sdk"
+
+// OldModule is the module path of HomeAgent's SDK before it moved to
+// gitcode.com; plugins written then import OldModule + "/sdk". Hearth
+// provides both.
+const OldModule = "github.com/JianFeeeee/homeagentsdk"
 
 // hearthModule is Hearth's module path.
 const hearthModule = "github.com/hearth-agent/hearth"
@@ -67,6 +74,9 @@ type Options struct {
 	// module cache, Hearth's checkout and the local folders its go.mod's
 	// replace directives name.
 	Src string
+	// ID, when set, is the plugin's id instead of plg.json's name (for a
+	// name Hearth reserves, as "web"); the plugin gets it as its name.
+	ID string
 	// Out is an empty or missing folder Build works in; the plugin
 	// folder ends up in Out/plugin.
 	Out string
@@ -140,6 +150,12 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.ID != "" {
+		if !names.ValidID(o.ID) {
+			return nil, fmt.Errorf("plugin id %q must be %s", o.ID, names.IDRule)
+		}
+		plg.Name = o.ID
+	}
 	if plg.Lua() {
 		return nil, fmt.Errorf("%s is a Lua plugin (entry %q): Hearth runs Go plugins only", src, plg.Entry)
 	}
@@ -170,11 +186,15 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	fwd, err := writeForward(work, o.HearthSrc)
+	fwd, err := writeForward(filepath.Join(work, "homeagent-sdk"), Module, o.HearthSrc)
 	if err != nil {
 		return nil, err
 	}
-	modfile, err := t.modfile(ctx, src, work, fwd, o.HearthSrc)
+	oldFwd, err := writeForward(filepath.Join(work, "homeagentsdk"), OldModule, o.HearthSrc)
+	if err != nil {
+		return nil, err
+	}
+	modfile, err := t.modfile(ctx, src, work, map[string]string{Module: fwd, OldModule: oldFwd}, o.HearthSrc)
 	if err != nil {
 		return nil, err
 	}
@@ -292,16 +312,15 @@ func missingModules(out string) []string {
 	return mods
 }
 
-// writeForward writes the forwarding module into work/homeagent-sdk and
-// returns its folder.
-func writeForward(work, hearthSrc string) (string, error) {
-	dir := filepath.Join(work, "homeagent-sdk")
+// writeForward writes the forwarding module, under the module path
+// module, into dir and returns dir.
+func writeForward(dir, module, hearthSrc string) (string, error) {
 	goVersion, err := goLine(filepath.Join(hearthSrc, "go.mod"))
 	if err != nil {
 		return "", err
 	}
 	mod := fmt.Sprintf("// Written by Hearth: HomeAgent's SDK module, forwarding to Hearth's sdk.\nmodule %s\n\ngo %s\n\nrequire %s v0.0.0-00010101000000-000000000000\n",
-		Module, goVersion, hearthModule)
+		module, goVersion, hearthModule)
 	if err := os.MkdirAll(filepath.Join(dir, "sdk"), 0o755); err != nil {
 		return "", err
 	}

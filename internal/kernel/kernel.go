@@ -106,6 +106,7 @@ type Kernel struct {
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
 	obs      observers                       // session.go: Observe
+	haSubs   eventSubs                       // haevents.go: plugins' event subscriptions
 	fallback atomic.Pointer[policy.Approver] // session.go: SetFallbackApprover
 	plugins  []*loadedPlugin
 	external []*loadedPlugin     // manifests of plugins running outside (SetManifest)
