@@ -153,6 +153,8 @@ func pluginOrigins(ctx context.Context, a *app.App) map[string]string {
 			name, kind = man.PluginName(), "child process"
 			if man.Xbot() {
 				kind = "xbot stdio plugin"
+			} else if man.Script() {
+				kind = "xbot script plugin"
 			}
 		} else if p.Error != "" && p.Status == nil {
 			continue

@@ -76,6 +76,10 @@ type Options struct {
 	// (a Names method, as *kernel.Kernel has), or else a registry of
 	// these options' own.
 	Names *names.Registry
+	// NameOwners reads which plugin folder each name is bound to in the
+	// database; NewManager sets it to its store. Nil means a PKU legacy
+	// id's settings are never carried over (pku_legacy.go).
+	NameOwners NameOwners
 
 	HandshakeTimeout time.Duration // [10s] from start to the end of initialize
 	StageTimeout     time.Duration // [10s] for one stage handler or decision hook
@@ -185,6 +189,9 @@ type Process struct {
 
 	pku       atomic.Pointer[pkuRun] // the PKU parts of this run's manifest (pku.go)
 	toolNames []string               // tools registered in this run, until applyPKU
+
+	unanswered bool         // an xbot plugin left activate unanswered: WaitReady no longer waits
+	widgets    *xbotWidgets // an xbot script plugin's widget outputs
 }
 
 // Start loads dir/plugin.json, claims the plugin's name and starts
@@ -217,6 +224,10 @@ func Start(dir string, opts *Options) (*Process, error) {
 	// may be a guard: calls are held (then refused) until it ends. A
 	// plugin that fails before it, and declares no hook, is released.
 	o.Host.SuspendHooks(p.name, "it is starting", true)
+	p.rememberUnanswered()
+	if m.Xbot() || m.Script() {
+		p.refuseXbotUI()
+	}
 	go p.supervise()
 	return p, nil
 }
@@ -262,6 +273,14 @@ func (p *Process) WaitReady(ctx context.Context) error {
 		p.mu.Unlock()
 		if state == Failed || state == Stopped {
 			return fmt.Errorf("plugin %s %s: %s", p.m.ID, state, last)
+		}
+		if p.notWaited() {
+			select {
+			case <-ready:
+				return nil
+			default:
+			}
+			return fmt.Errorf("plugin %s not waited for: %s", p.m.ID, last)
 		}
 		select {
 		case <-ready:
@@ -477,6 +496,9 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	p.mu.Unlock()
 	if p.mcp != nil {
 		return p.runMCP()
+	}
+	if p.m.Script() {
+		return p.runScript()
 	}
 	sp, err := p.spawn()
 	if err != nil {
