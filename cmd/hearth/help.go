@@ -29,6 +29,9 @@ const chatHelp = `Usage: hearth [chat] [flags]
 
 Chats with the agent in the terminal: the default command. Inside, /help
 lists the slash commands (/plugins, /source, /new ...); Ctrl-D leaves.
+With no model provider configured, it first offers to set one up: pick a
+provider, paste its key (not shown), and it is tested and saved to
+config.json. Off a terminal it says how to configure one and exits 2.
 ` + modelFlagsHelp + `
 Examples:
   hearth
