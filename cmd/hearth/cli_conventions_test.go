@@ -81,7 +81,7 @@ func TestGlobalFlagsBeforeOrAfter(t *testing.T) {
 			args[i] = strings.ReplaceAll(args[i], "DIR", home)
 		}
 		srv := llmtest.NewServer(t, llmtest.Reply{Text: "hello there"})
-		out, errOut, code := hearth(t, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + home}, "", args...)
+		out, errOut, code := hearth(t, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + home}, "", args...)
 		if code != 0 || !strings.Contains(out, "hello there") {
 			t.Fatalf("%q: %d %q %q", args, code, out, errOut)
 		}
@@ -90,7 +90,7 @@ func TestGlobalFlagsBeforeOrAfter(t *testing.T) {
 		}
 	}
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "a flag"})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	if _, errOut, code := hearth(t, env, "", "ask", "--", "-v", "means?"); code != 0 {
 		t.Fatalf("ask -- -v: %d %q", code, errOut)
 	}
@@ -138,7 +138,7 @@ func TestAuditJSON(t *testing.T) {
 		t.Fatalf("empty: %d %q", code, out)
 	}
 	srv := llmtest.NewServer(t, timeToolScript()...)
-	if _, errOut, code := hearth(t, append([]string{"OPENAI_BASE_URL=" + srv.URL}, env...), "", "ask", "现在几点？"); code != 0 {
+	if _, errOut, code := hearth(t, append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, env...), "", "ask", "现在几点？"); code != 0 {
 		t.Fatalf("ask: %d %q", code, errOut)
 	}
 	out, errOut, code := hearth(t, env, "", "audit", "--json", "--tool", "time__now")
