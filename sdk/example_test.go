@@ -130,3 +130,39 @@ func ExamplePluginSDK_InjectAndWait() {
 	// 已提醒 (memo) <nil>
 	// true
 }
+
+// chatBridge is a channel plugin: people's messages come in through its
+// channel "chat" and the answers go back out through it.
+type chatBridge struct {
+	s    *sdk.PluginSDK
+	send func(chatID, text string) error // the chat app's API
+}
+
+func (c *chatBridge) Name() string { return "chat" }
+func (c *chatBridge) Stop() error  { return nil }
+
+func (c *chatBridge) Start(s *sdk.PluginSDK) error {
+	c.s = s
+	if err := s.RegisterInputChannel("chat", sdk.ChannelDef{}); err != nil {
+		return err
+	}
+	return s.RegisterOutputChannel("chat", sdk.CapText, "meta: unused", sdk.ChannelDef{},
+		func(args map[string]any) (any, error) {
+			chat, _ := args["chat_id"].(string)
+			text, _ := args["payload"].(string)
+			return "sent", c.send(chat, text)
+		})
+}
+
+// received relays a person's message; the answer reaches the output
+// handler above. Speaking as the user needs the capability input.user.
+func (c *chatBridge) received(chatID, userID, text string) error {
+	return c.s.InjectInput(sdk.Injection{Channel: "chat", ChatID: chatID, UserID: userID, Text: text})
+}
+
+func ExamplePluginSDK_RegisterOutputChannel() {
+	// In a real plugin: sdk.RegisterFactory("chat", ...) returning a
+	// *chatBridge; the host calls Start, and the chat app's webhook calls
+	// received.
+	_ = (&chatBridge{}).received
+}

@@ -88,8 +88,9 @@ const (
 // by implementing ManifestProvider; plugins without one get a manifest
 // derived from their name, with no requirements and every effect auto.
 type Manifest struct {
-	// ID must match ^[a-z0-9][a-z0-9-]{1,40}$ and equal the plugin's
-	// registered name.
+	// ID must match ^[a-z0-9][a-z0-9_-]{1,40}$, without "__" or a final
+	// '_' (HomeAgent's ids like ai_image are valid), and equal the
+	// plugin's registered name.
 	ID          string `json:"id"`
 	Name        string `json:"name"`        // display name, Chinese
 	Description string `json:"description"` // one sentence, Chinese
@@ -164,14 +165,14 @@ type ManifestProvider interface {
 }
 
 var (
-	manifestIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
+	manifestIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,40}$`)
 	semverPattern     = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
 )
 
 // Validate checks the manifest's fields and returns the first problem.
 func (m Manifest) Validate() error {
-	if !manifestIDPattern.MatchString(m.ID) {
-		return fmt.Errorf("manifest id %q must match %s", m.ID, manifestIDPattern)
+	if !manifestIDPattern.MatchString(m.ID) || strings.Contains(m.ID, "__") || strings.HasSuffix(m.ID, "_") {
+		return fmt.Errorf("manifest id %q must match %s, without \"__\" or a final '_'", m.ID, manifestIDPattern)
 	}
 	if strings.TrimSpace(m.Name) == "" {
 		return fmt.Errorf("manifest %q: name is empty", m.ID)

@@ -21,6 +21,8 @@ type backend interface {
 	RegisterDecisionHook(plugin string, hook DecisionHook)
 	Inject(plugin string, in Injection) error
 	InjectSync(ctx context.Context, plugin string, in Injection) (string, error)
+	RegisterChannel(plugin string, reg ChannelRegistration) error
+	UnregisterChannel(plugin, name string) error
 	Settings() SettingsAPI
 	Memory() MemoryAPI
 	TextMemory() TextMemoryAPI
@@ -90,10 +92,31 @@ type Injection struct {
 	NoMemory  bool   `json:"noMemory,omitzero"`  // answer, but do not write the exchange to memory
 }
 
-// InjectOptions qualifies one injection.
+// InjectOptions qualifies one injection (HomeAgent's). The zero value is
+// the plain injection: written to memory, context not pruned.
 type InjectOptions struct {
 	NoMemory bool // answer, but do not write the exchange to memory
+	// ContextPolicy and RecallPolicy are HomeAgent's (see the
+	// ContextPolicy* and RecallPolicy* constants); Hearth checks and
+	// ignores them (it never prunes by relevance).
+	ContextPolicy string
+	RecallPolicy  string
+	// CleanerName names the registered channel whose Cleaner applies to
+	// the memory computations; Hearth's memory does not call cleaners.
+	CleanerName string
+	// Priority is an interrupt's level, PriorityL1 (the default) to
+	// PriorityL4. Every interrupt cancels the session's model call in
+	// Hearth; the level is accepted for HomeAgent's plugins.
+	Priority string
 }
+
+// Interrupt priorities, HomeAgent's (see InjectOptions.Priority).
+const (
+	PriorityL1 = "L1"
+	PriorityL2 = "L2"
+	PriorityL3 = "L3"
+	PriorityL4 = "L4" // in HomeAgent only built-in plugins; others get L3
+)
 
 // PluginSDK is the API a plugin receives in Start. Hosts build it with
 // sdk/host.New.
@@ -175,9 +198,28 @@ func (s *PluginSDK) registerRaw(name string, def ToolDef, h RawToolHandler) erro
 	return s.b.RegisterTool(s.name, def, h)
 }
 
+// StageScope says which events a stage handler receives (HomeAgent's
+// optional argument of RegisterStage).
+type StageScope int
+
+// The stage scopes.
+const (
+	// StageScopeGlobal receives every message's stage (the default).
+	StageScopeGlobal StageScope = 0
+	// StageScopeOwnTools limits a before_toolcall or after_toolcall
+	// handler to calls of the plugin's own tools; at other stages it is
+	// StageScopeGlobal.
+	StageScopeOwnTools StageScope = 1
+)
+
 // RegisterStage runs handler at stage for every message, after the
-// handlers registered before it.
-func (s *PluginSDK) RegisterStage(stage Stage, handler StageHandler) {
+// handlers registered before it. An optional scope of StageScopeOwnTools
+// makes it RegisterStageOwnTools; further scopes are ignored.
+func (s *PluginSDK) RegisterStage(stage Stage, handler StageHandler, scope ...StageScope) {
+	if len(scope) > 0 && scope[0] == StageScopeOwnTools {
+		s.RegisterStageOwnTools(stage, handler)
+		return
+	}
 	s.b.RegisterStage(s.name, stage, false, handler)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/datadir"
+	"github.com/hearth-agent/hearth/internal/hagosrc"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 )
@@ -28,7 +29,10 @@ const pluginUsage = `Usage:
   hearth plugin enable ID        enable a plugin (remembered)
   hearth plugin disable ID       disable a plugin (remembered)
   hearth plugin reload ID        restart a plugin in the running Hearth
-  hearth plugin install FOLDER   copy a plugin folder in; a running Hearth loads it
+  hearth plugin install FOLDER   copy a plugin folder in; a running Hearth loads it.
+                                 A HomeAgent Go source folder (plg.json, go.mod,
+                                 package main) is built first; installing it
+                                 again rebuilds it if it changed
   hearth plugin remove NAME      move the plugin's folder to the trash, then forget NAME
   hearth plugin forget NAME      free the plugin name NAME: its settings (secrets
                                  too), storage and data folder go to the trash, so
@@ -138,6 +142,12 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		fmt.Fprintln(stdout, reloadMessage(a, args[1], cio.daemon))
 	case "install":
 		src := cio.abs(args[1])
+		if hagosrc.IsSource(src) {
+			if err := installSource(ctx, a, cio, src); err != nil {
+				return fail(err)
+			}
+			return 0
+		}
 		install := func(ctx context.Context, src string) (string, error) {
 			return pluginhost.InstallFolder(ctx, a.Store, a.Plugins.Dir(), src)
 		}

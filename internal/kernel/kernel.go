@@ -113,6 +113,7 @@ type Kernel struct {
 	caps     map[string][]string // plugin -> declared capability groups
 	claims   map[string]*names.Claim
 	quotas   map[string]*injectQuota // plugin -> injection budget
+	chans    channelRegistry         // channels.go: the plugins' channels
 	closed   bool
 
 	now func() time.Time // the clock of injection budgets; tests replace it
@@ -294,6 +295,7 @@ func (k *Kernel) InjectSync(ctx context.Context, plugin string, in sdk.Injection
 		return "", err
 	}
 	input.release = func() { k.releaseInjection(plugin) }
+	k.quietSync(&input)
 	out := k.Ask(ctx, input)
 	return out.Text, out.Err
 }
@@ -324,7 +326,9 @@ func PluginChannel(plugin string) string { return PluginChannelPrefix + plugin }
 // an empty channel or PluginChannel(plugin) means that one, and so does
 // the plugin's name unless it may inject anywhere (a channel plugin named
 // after its chat app relays into that channel). Its own channel is never
-// a person's, whatever the plugin is called. Another channel needs
+// a person's, whatever the plugin is called. A channel the plugin
+// registered (RegisterChannel) is its too, keyed by chat, and its
+// ChannelDef.NoMemory applies. Another channel needs
 // sdk.CapabilityInjectChannels and a user or group
 // sdk.CapabilityInjectUser. Source is always the plugin's name, whatever
 // it sent.
@@ -337,10 +341,14 @@ func (k *Kernel) pluginInput(plugin string, in sdk.Injection) (Input, error) {
 	k.mu.Unlock()
 	own := PluginChannel(plugin)
 	anyChannel := slices.Contains(caps, sdk.CapabilityInjectChannels)
-	if in.Channel == "" || in.Channel == own || (in.Channel == plugin && !anyChannel) {
+	ch, registered := k.ownChannel(plugin, in.Channel)
+	if !registered && (in.Channel == "" || in.Channel == own || (in.Channel == plugin && !anyChannel)) {
 		in.Channel = own
 	}
-	if in.Channel != own && !anyChannel {
+	if registered && ch.Def.NoMemory {
+		in.NoMemory = true
+	}
+	if in.Channel != own && !registered && !anyChannel {
 		return Input{}, fmt.Errorf("%w: plugin %q may inject only into its own channel %q, not %q "+
 			"(declare the capability %q to inject into other channels)",
 			sdk.ErrInjectRefused, plugin, own, in.Channel, sdk.CapabilityInjectChannels)

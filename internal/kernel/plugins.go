@@ -158,6 +158,7 @@ func (k *Kernel) withdraw(plugin string) {
 	k.mu.Unlock()
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
+	k.dropChannels(plugin)
 	k.dropExternal(plugin)
 	if k.cfg.Policy != nil {
 		k.cfg.Policy.RemovePlugin(plugin)
@@ -175,6 +176,7 @@ func (k *Kernel) withdraw(plugin string) {
 func (k *Kernel) Suspend(plugin, reason string, hold bool) {
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
+	k.dropChannels(plugin)
 	k.dropExternal(plugin)
 	if k.cfg.Policy != nil {
 		k.cfg.Policy.SuspendHooks(plugin, reason, hold)

@@ -69,6 +69,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newFlooder)
 	case "ownerguard":
 		pluginrpc.Serve(newOwnerGuard)
+	case "channel":
+		pluginrpc.Serve(newChannelPlugin)
 	}
 	os.Exit(9)
 }

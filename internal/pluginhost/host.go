@@ -108,6 +108,7 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	}))
 	p.serveSettings(handle)
 	p.serveMemory(handle)
+	p.serveChannels(conn, handle)
 }
 
 // injectError is the wire form of a refused or failed injection: a

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hearth-agent/hearth/internal/hagosrc"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -24,26 +25,26 @@ func (m *Manager) Install(ctx context.Context, src string) (string, error) {
 }
 
 // InstallFolder copies a plugin folder into pluginsDir/<id>. It refuses a
-// folder without a valid plugin.json, or whose id or plugin name is taken
-// by an installed folder or a plugin compiled into this Hearth, or
+// folder without a valid plugin.json (or HomeAgent's plg.json and
+// plugin.so, installed as pluginsDir/<name>), or whose id or plugin name is
+// taken by an installed folder or a plugin compiled into this Hearth, or
 // belongs to another folder (owners; nil skips that check). A running
 // Hearth picks it up at its next scan.
 func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src string) (string, error) {
-	man, err := LoadManifest(src)
+	id, name, err := folderID(src)
 	if err != nil {
-		return "", fmt.Errorf("not a plugin folder: %w", err)
+		return "", err
 	}
-	dst := filepath.Join(pluginsDir, man.ID)
+	dst := filepath.Join(pluginsDir, id)
 	if _, err := os.Stat(dst); err == nil {
-		return "", fmt.Errorf("a plugin %q is already installed in %s", man.ID, dst)
+		return "", fmt.Errorf("a plugin %q is already installed in %s", id, dst)
 	}
-	name := man.PluginName()
 	if owners != nil {
 		bound, err := owners.PluginOwners(ctx)
 		if err != nil {
 			return "", err
 		}
-		if folder, ok := bound[names.Key(name)]; ok && folder != man.ID {
+		if folder, ok := bound[names.Key(name)]; ok && folder != id {
 			return "", errors.New(belongs(name, filepath.Join(pluginsDir, folder)))
 		}
 	}
@@ -59,7 +60,7 @@ func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src strin
 			return "", fmt.Errorf("the plugin name %q is already used by %s", name, owner(dir, other))
 		}
 		if strings.EqualFold(e.Name(), name) {
-			if _, err := os.Stat(filepath.Join(dir, e.Name()+".so")); err == nil {
+			if so, _ := soFile(dir, e.Name()); so != "" {
 				return "", fmt.Errorf("the plugin name %q is already used by the .so plugin in %s", name, dir)
 			}
 		}
@@ -68,7 +69,31 @@ func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src strin
 		os.RemoveAll(dst)
 		return "", fmt.Errorf("copying %s: %w", src, err)
 	}
-	return man.ID, nil
+	return id, nil
+}
+
+// folderID returns the id (its folder's name once installed) and plugin
+// name of a plugin folder: plugin.json's, or for HomeAgent's layout of
+// plg.json and a .so, plg.json's name for both.
+func folderID(src string) (id, name string, err error) {
+	man, err := LoadManifest(src)
+	if err == nil {
+		return man.ID, man.PluginName(), nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if plg, perr := hagosrc.ReadPlg(src); perr == nil {
+			if so, _ := soFile(src, plg.Name); so != "" {
+				if err := names.CheckReserved(plg.Name); err != nil {
+					return "", "", err
+				}
+				if strings.HasPrefix(plg.Name, MCPPrefix) {
+					return "", "", fmt.Errorf("plugin name %q: names starting with %q belong to the MCP servers of config.json", plg.Name, MCPPrefix)
+				}
+				return plg.Name, plg.Name, nil
+			}
+		}
+	}
+	return "", "", fmt.Errorf("not a plugin folder: %w", err)
 }
 
 func copyTree(src, dst string) error {
@@ -107,4 +132,60 @@ func copyTree(src, dst string) error {
 			return nil // links and devices are not copied
 		}
 	})
+}
+
+// InstallBuilt installs a plugin folder that hagosrc.Build made from a
+// HomeAgent source folder. The first time it is InstallFolder; after
+// that, the folder installed from the same source is replaced (the
+// rebuilt program, plugin.json and record swapped in, the old folder
+// moved out first and removed after), and a running Hearth restarts the
+// plugin at its next scan. A folder of that id installed from elsewhere
+// is refused as InstallFolder refuses it. replaced says which it did.
+func InstallBuilt(ctx context.Context, owners NameOwners, pluginsDir, built string) (id string, replaced bool, err error) {
+	man, err := LoadManifest(built)
+	if err != nil {
+		return "", false, fmt.Errorf("not a plugin folder: %w", err)
+	}
+	dst := filepath.Join(pluginsDir, man.ID)
+	if _, err := os.Stat(dst); errors.Is(err, fs.ErrNotExist) {
+		id, err := InstallFolder(ctx, owners, pluginsDir, built)
+		return id, false, err
+	}
+	rec, err := hagosrc.ReadRecord(built)
+	if err != nil {
+		return "", false, err
+	}
+	if old, err := hagosrc.ReadRecord(dst); err != nil || old.Source != rec.Source {
+		return "", false, fmt.Errorf("a plugin %q is already installed in %s, not built from %s", man.ID, dst, rec.Source)
+	}
+	// Beside the built folder, so the renames stay on one file system
+	// when they can.
+	stage, old := filepath.Join(filepath.Dir(built), "stage"), filepath.Join(filepath.Dir(built), "old")
+	if err := os.Rename(built, stage); err != nil {
+		return "", false, err
+	}
+	if err := os.Rename(dst, old); err != nil {
+		return "", false, fmt.Errorf("moving the old build out of %s: %w", dst, err)
+	}
+	if err := os.Rename(stage, dst); err != nil {
+		// Another file system: copy instead.
+		if err := copyTree(stage, dst); err != nil {
+			os.RemoveAll(dst)
+			if rerr := os.Rename(old, dst); rerr != nil {
+				return "", false, fmt.Errorf("copying the new build to %s: %w (and putting the old one back: %w)", dst, err, rerr)
+			}
+			return "", false, fmt.Errorf("copying the new build to %s: %w", dst, err)
+		}
+	}
+	return man.ID, true, os.RemoveAll(old)
+}
+
+// InstallBuilt installs a built HomeAgent plugin folder (see the function
+// InstallBuilt) and scans.
+func (m *Manager) InstallBuilt(ctx context.Context, built string) (string, bool, error) {
+	id, replaced, err := InstallBuilt(ctx, m.st, m.dir, built)
+	if err != nil {
+		return "", false, err
+	}
+	return id, replaced, m.Scan(ctx)
 }

@@ -43,8 +43,9 @@ type Info struct {
 	ID  string
 	Dir string // empty for an MCP server
 	// Kind is how the plugin runs: "process" (the Hearth protocol),
-	// "xbot" (xbot's stdio protocol), "so" (loaded in process) or "mcp"
-	// (an MCP server of config.json).
+	// "xbot" (xbot's stdio protocol), "so" (loaded in process), "mcp"
+	// (an MCP server of config.json), or "homeagent" for a HomeAgent
+	// folder (plg.json) Hearth cannot load, Error saying why.
 	Kind string
 	// Runs is, for an MCP server, what it runs: its command line, or its
 	// URL with user info and query values masked. Env and header values
@@ -165,13 +166,13 @@ func (m *Manager) assign(list []found, owners map[string]string) (want map[strin
 			}
 			state := ""
 			_, err := os.Stat(dir)
-			_, serr := os.Stat(filepath.Join(dir, folder+".so"))
+			so, _ := soFile(dir, folder)
 			switch {
 			case winner.man != nil && winner.disabled:
 				state = " (disabled)"
 			case errors.Is(err, fs.ErrNotExist):
 				state = " (its folder is gone)"
-			case winner.man == nil && serr != nil:
+			case winner.man == nil && so == "":
 				state = " (its plugin.json does not give it the name now)"
 			}
 			for _, f := range group {
@@ -357,13 +358,14 @@ func (m *Manager) Scan(ctx context.Context) error {
 	return errors.Join(append(errs, err)...)
 }
 
-// loadSO loads <dir>/<name>.so, HomeAgent's dynamic plugin format, once:
+// loadSO loads <dir>/<name>.so, or HomeAgent's layout of plg.json and
+// plugin.so (see soFile), HomeAgent's dynamic plugin format, once:
 // a Go plugin cannot be unloaded, so disabling or replacing it takes effect
 // at the next start. It returns why it could not, or "".
 func (m *Manager) loadSO(ctx context.Context, name, dir string, states map[string]store.PluginState, owners map[string]string) string {
-	so := filepath.Join(dir, name+".so")
-	if _, err := os.Stat(so); err != nil {
-		return ""
+	so, why := soFile(dir, name)
+	if so == "" {
+		return why
 	}
 	m.mu.Lock()
 	msg, done := m.sos[name]
@@ -464,7 +466,11 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		dir := filepath.Join(m.dir, e.Name())
 		man, err := LoadManifest(dir)
 		if errors.Is(err, fs.ErrNotExist) {
-			if _, serr := os.Stat(filepath.Join(dir, e.Name()+".so")); serr == nil {
+			so, why := soFile(dir, e.Name())
+			if so == "" && why != "" {
+				out = append(out, Info{ID: e.Name(), Dir: dir, Kind: "homeagent", Error: why})
+			}
+			if so != "" {
 				info := Info{ID: e.Name(), Dir: dir, Kind: "so", Enabled: true, Error: m.bad[dir]}
 				if st, ok := states[e.Name()]; ok {
 					info.Enabled = st.Enabled

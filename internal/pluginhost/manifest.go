@@ -66,7 +66,6 @@ type Manifest struct {
 }
 
 var (
-	idPattern     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
 	xbotIDPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$`)
 	notNameChar   = regexp.MustCompile(`[^a-z0-9-]+`)
 )
@@ -119,8 +118,8 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	}
 	switch m.Runtime {
 	case "", "process":
-		if !idPattern.MatchString(m.ID) {
-			return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, idPattern)
+		if !names.ValidID(m.ID) {
+			return nil, fmt.Errorf("%s: id %q must be %s", path, m.ID, names.IDRule)
 		}
 	case "stdio", "grpc":
 		if !xbotIDPattern.MatchString(m.ID) || len(m.PluginName()) < 2 {

@@ -10,11 +10,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"text/template"
 
+	"github.com/hearth-agent/hearth/internal/names"
 	pysdk "github.com/hearth-agent/hearth/sdk/python"
 )
 
@@ -26,8 +26,6 @@ const HearthModule = "github.com/hearth-agent/hearth"
 
 // Langs are the languages New writes, as --lang names them.
 var Langs = []string{"go", "ts", "python"}
-
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,40}$`)
 
 // Options says what New writes.
 type Options struct {
@@ -58,8 +56,8 @@ func normLang(lang string) (string, error) {
 // provides the SDKs to the plugins it runs). It returns the files written,
 // relative to o.Dir.
 func New(o Options) ([]string, error) {
-	if !idPattern.MatchString(o.ID) {
-		return nil, fmt.Errorf("plugin id %q must be 2 to 41 lowercase letters, digits or '-', starting with a letter or digit", o.ID)
+	if !names.ValidID(o.ID) {
+		return nil, fmt.Errorf("plugin id %q must be %s", o.ID, names.IDRule)
 	}
 	lang, err := normLang(o.Lang)
 	if err != nil {

@@ -7,6 +7,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -36,6 +37,19 @@ type Host interface {
 	// Services returns the services for plugin; nil fields mean the host
 	// does not provide that service.
 	Services(plugin string) Services
+}
+
+// ChannelHost is implemented by hosts that give plugins channels of their
+// own (sdk.PluginSDK.RegisterInputChannel, RegisterOutputChannel): the
+// kernel, the child-process bridge. On a host without it, registering a
+// channel fails with sdk.ErrUnavailable.
+type ChannelHost interface {
+	// RegisterPluginChannel adds, or completes, plugin's channel
+	// reg.Name. The input and output halves of one name are merged; a
+	// name of Hearth's or of another plugin is refused.
+	RegisterPluginChannel(plugin string, reg sdk.ChannelRegistration) error
+	// UnregisterChannel removes the output half of plugin's channel name.
+	UnregisterChannel(plugin, name string) error
 }
 
 // Services are the host services a plugin can reach. A nil field is
@@ -119,6 +133,22 @@ func SetIOInjector(s *sdk.PluginSDK, inj IOInjector) { link.SetIOInjector(s, inj
 type binding struct {
 	Host
 	svc Services
+}
+
+// RegisterChannel is the host's, or sdk.ErrUnavailable.
+func (b *binding) RegisterChannel(plugin string, reg sdk.ChannelRegistration) error {
+	if ch, ok := b.Host.(ChannelHost); ok {
+		return ch.RegisterPluginChannel(plugin, reg)
+	}
+	return fmt.Errorf("channel %q: %w", reg.Name, sdk.ErrUnavailable)
+}
+
+// UnregisterChannel is the host's, or sdk.ErrUnavailable.
+func (b *binding) UnregisterChannel(plugin, name string) error {
+	if ch, ok := b.Host.(ChannelHost); ok {
+		return ch.UnregisterChannel(plugin, name)
+	}
+	return fmt.Errorf("channel %q: %w", name, sdk.ErrUnavailable)
 }
 
 func (b *binding) Settings() sdk.SettingsAPI     { return b.svc.Settings }

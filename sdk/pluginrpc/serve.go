@@ -64,6 +64,7 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	c.conn.Handle(wire.MethodContext, c.context)
 	c.conn.Handle(wire.MethodInstructions, c.instructions)
 	c.conn.Handle(wire.MethodShutdown, c.shutdown)
+	c.conn.Handle(wire.MethodChannelSend, c.channelSend)
 	c.conn.Handle(wire.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
 	runErr := make(chan error, 1)
 	go func() { runErr <- c.conn.Run() }()
@@ -102,6 +103,7 @@ type child struct {
 	manifest sdk.Manifest
 	hooks    map[int]sdk.DecisionHook
 	nextID   int
+	channels map[string]sdk.ToolHandler // output channel -> handler (channels.go)
 }
 
 var _ host.Host = (*child)(nil)

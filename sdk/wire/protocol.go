@@ -78,7 +78,8 @@ const (
 // CapabilityGroup returns the group a plugin-to-host method belongs to.
 func CapabilityGroup(method string) string {
 	switch method {
-	case MethodToolsRegister, MethodStagesRegister, MethodHooksRegister, MethodInject, MethodInjectSync, MethodToolProgress:
+	case MethodToolsRegister, MethodStagesRegister, MethodHooksRegister, MethodInject, MethodInjectSync, MethodToolProgress,
+		MethodChannelsRegister, MethodChannelsUnregister:
 		return "core"
 	case MethodLLMList, MethodLLMSet, MethodLLMCurrent:
 		return "llm"
