@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,7 @@ type firstRun struct {
 	presets []config.Preset
 	http    *http.Client // nil: the llm client's own
 	secrets *redact.Secrets
+	pending []byte // keys typed while a test request ran
 }
 
 // setupStep is where the setup goes next.
@@ -79,14 +81,26 @@ func offerSetup(ctx context.Context, a *app.App, in *os.File, out, stderr io.Wri
 }
 
 // run walks the user through the setup and returns the source saved.
+// The terminal stays in raw mode throughout, so that nothing typed ahead
+// (a key pasted before its prompt) is echoed by the terminal, and Ctrl-C
+// leaves with the terminal as it was (a cooked read killed by the signal
+// could leave echo off).
 func (r *firstRun) run(ctx context.Context) (llm.Source, error) {
+	fd := int(r.in.Fd())
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return llm.Source{}, fmt.Errorf("setting up the terminal: %w", err)
+	}
+	defer term.Restore(fd, old)
+	out := r.out
+	r.out = crlfWriter{out}
+	defer func() { r.out = out }()
 	fmt.Fprint(r.out, "No model provider is configured yet: let's set one up. / 还没有配置模型服务，现在来设置一个。\n"+
 		"(q or Ctrl-C leaves / 输入 q 或按 Ctrl-C 退出)\n")
 	var p config.Preset
 	var src llm.Source
 	haveKey := false // the key was asked for this address
 	for step := stepPick; ; {
-		var err error
 		switch step {
 		case stepPick:
 			p, err = r.pick()
@@ -109,7 +123,7 @@ func (r *firstRun) run(ctx context.Context) (llm.Source, error) {
 			src.APIKey, err = r.key(p)
 			haveKey, step = true, stepTest
 		case stepTest:
-			if step = r.test(ctx, p, src); step == stepTest {
+			if step, err = r.test(ctx, p, src); err == nil && step == stepTest {
 				return src, r.save(src)
 			}
 		}
@@ -217,30 +231,63 @@ func (r *firstRun) key(p config.Preset) (string, error) {
 }
 
 // test sends src one request and says what came of it: stepTest when it
-// works, else the step that asks again for what is wrong.
-func (r *firstRun) test(ctx context.Context, p config.Preset, src llm.Source) setupStep {
+// works, else the step that asks again for what is wrong. Ctrl-C while it
+// waits leaves the setup.
+func (r *firstRun) test(ctx context.Context, p config.Preset, src llm.Source) (setupStep, error) {
 	fmt.Fprintf(r.out, "Testing %s at %s … / 正在测试…\n", src.Model, src.BaseURL)
 	start := time.Now()
-	err := llm.Probe(ctx, src, r.http, r.secrets.All)
+	err := r.probe(ctx, src)
+	if errors.Is(err, errSetupQuit) {
+		return stepTest, err
+	}
 	if err == nil {
 		fmt.Fprintf(r.out, "It works (%.1f s). / 可以使用。\n", time.Since(start).Seconds())
-		return stepTest
+		return stepTest, nil
 	}
 	var apiErr *llm.APIError
 	switch {
 	case errors.Is(err, llm.ErrAuth):
 		fmt.Fprintf(r.out, "%v\nThe provider rejected the key: paste it again. / 模型服务拒绝了这个 API Key，请重新粘贴。\n", err)
-		return stepKey
+		return stepKey, nil
 	case errors.As(err, &apiErr) && (apiErr.Status == http.StatusNotFound || apiErr.Status == http.StatusBadRequest) &&
 		strings.Contains(strings.ToLower(apiErr.Message), "model"):
 		fmt.Fprintf(r.out, "%v\nThe model %q may not exist there: give another. / 模型名可能不对，请重新输入。\n", err, src.Model)
-		return stepModel
+		return stepModel, nil
 	}
 	fmt.Fprintf(r.out, "%s\nCheck the address, or pick another provider. / 请检查地址，或选择其他模型服务。\n", r.secrets.All(terminal.Sanitize(err.Error())))
 	if p.BaseURL == "" {
-		return stepAddress
+		return stepAddress, nil
 	}
-	return stepPick
+	return stepPick, nil
+}
+
+// probe runs llm.Probe, keeping what is typed meanwhile for the next
+// prompt; Ctrl-C cancels it with errSetupQuit.
+func (r *firstRun) probe(ctx context.Context, src llm.Source) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- llm.Probe(ctx, src, r.http, r.secrets.All) }()
+	for {
+		select {
+		case err := <-done:
+			return err
+		default:
+		}
+		c, ok, err := readByteWithin(r.in, 50*time.Millisecond)
+		switch {
+		case err != nil:
+			cancel()
+			<-done
+			return fmt.Errorf("reading from the terminal: %w", err)
+		case ok && c == 0x03:
+			cancel()
+			<-done
+			return errSetupQuit
+		case ok:
+			r.pending = append(r.pending, c)
+		}
+	}
 }
 
 // save writes src to config.json (mode 0600, replaced at once) as the
@@ -257,11 +304,11 @@ func (r *firstRun) save(src llm.Source) error {
 	return nil
 }
 
-// ask shows prompt and reads a line from the terminal, echoed or not;
-// def is the answer to an empty line. "q" leaves when echoed.
+// ask shows prompt and reads a line, echoed or not; def is the answer to
+// an empty line. "q" leaves when echoed.
 func (r *firstRun) ask(prompt, def string, echo bool) (string, error) {
 	fmt.Fprint(r.out, prompt)
-	s, err := readLine(r.in, r.out, echo)
+	s, err := r.readLine(echo)
 	fmt.Fprintln(r.out)
 	if err != nil {
 		return "", err
@@ -276,34 +323,45 @@ func (r *firstRun) ask(prompt, def string, echo bool) (string, error) {
 	return s, nil
 }
 
-// readLine reads a line from the terminal in raw mode, so that Ctrl-C
-// leaves the setup with the terminal as it was (a cooked read killed by
-// the signal could leave echo off). Backspace and Ctrl-U edit; escape
-// sequences (arrow keys) are dropped; Ctrl-C, and Ctrl-D on an empty
-// line, are errSetupQuit.
-func readLine(in *os.File, out io.Writer, echo bool) (string, error) {
-	fd := int(in.Fd())
-	old, err := term.MakeRaw(fd)
-	if err != nil {
-		return "", fmt.Errorf("reading from the terminal: %w", err)
+// readByte returns the next key typed: one kept from a test request's
+// wait, else one read from the terminal.
+func (r *firstRun) readByte() (byte, error) {
+	if len(r.pending) > 0 {
+		c := r.pending[0]
+		r.pending = r.pending[1:]
+		return c, nil
 	}
-	defer term.Restore(fd, old)
+	b := make([]byte, 1)
+	for {
+		n, err := r.in.Read(b)
+		if n == 1 {
+			return b[0], nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// readLine reads a line from the terminal, which is in raw mode, echoing
+// it or not. Backspace and Ctrl-U edit; escape sequences (arrow keys) are
+// dropped; Ctrl-C, and Ctrl-D on an empty line, are errSetupQuit.
+func (r *firstRun) readLine(echo bool) (string, error) {
 	var line []byte
 	esc := 0 // 1: after ESC; 2: in a CSI sequence
 	show := func(s string) {
 		if echo {
-			io.WriteString(out, s)
+			io.WriteString(r.out, s)
 		}
 	}
-	for b := make([]byte, 1); ; {
-		n, err := in.Read(b)
-		if err != nil || n == 0 {
-			if err == nil || errors.Is(err, io.EOF) {
+	for {
+		c, err := r.readByte()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
 				return "", errSetupQuit
 			}
 			return "", fmt.Errorf("reading from the terminal: %w", err)
 		}
-		c := b[0]
 		switch {
 		case esc == 1:
 			esc = 0
@@ -334,4 +392,14 @@ func readLine(in *os.File, out io.Writer, echo bool) (string, error) {
 			show(string(line[len(line)-1:])) // a byte: the terminal joins a character's
 		}
 	}
+}
+
+// crlfWriter ends lines with CR LF, for a terminal in raw mode.
+type crlfWriter struct{ w io.Writer }
+
+func (c crlfWriter) Write(p []byte) (int, error) {
+	if _, err := c.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -50,11 +50,16 @@ func readConfig(t *testing.T, home string) map[string]any {
 // `hearth` on a terminal with no provider sets one up: an address typed
 // in that cannot be reached, a key the provider rejects and a model it
 // does not have are each explained and asked again; the key is never
-// shown; what works is saved to config.json and the chat starts on it,
+// shown, not even when typed ahead while a test request runs; what works is saved to config.json and the chat starts on it,
 // and a later run uses it without the setup.
 func TestFirstRunSetsUpAProvider(t *testing.T) {
+	called, release := make(chan struct{}), make(chan struct{})
 	srv := llmtest.NewServer(t,
-		llmtest.Reply{Status: 401, ErrorMessage: "invalid api key"},
+		llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+			close(called)
+			<-release
+			return llmtest.Reply{Status: 401, ErrorMessage: "invalid api key"}
+		}},
 		llmtest.Reply{Status: 404, ErrorMessage: "The model `nope` does not exist"},
 		llmtest.Reply{Text: "OK"},
 		llmtest.Reply{Text: "你好！"},
@@ -88,8 +93,10 @@ func TestFirstRunSetsUpAProvider(t *testing.T) {
 	send("nope\r")
 	scr.waitCount(t, "Enter for none", 2)
 	send("sk-wrong-1111\r")
+	<-called
+	send("sk-right-2222\r") // typed ahead while the test request runs
+	close(release)
 	scr.waitFor(t, "paste it again")
-	send("sk-right-2222\r")
 	scr.waitFor(t, "may not exist there")
 	send("m\x7f\x7fgood-model\r") // backspace edits
 	scr.waitFor(t, "It works")
@@ -129,12 +136,26 @@ func TestFirstRunSetsUpAProvider(t *testing.T) {
 // Leaving the setup says how else to configure a provider, exits 2 as
 // off a terminal, and writes nothing.
 func TestFirstRunLeft(t *testing.T) {
-	for name, keys := range map[string]string{"q": "q\r", "Ctrl-C": "9\r\x03", "Ctrl-D": "\x04"} {
+	called, release := make(chan struct{}), make(chan struct{})
+	srv := llmtest.NewServer(t, llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+		close(called)
+		<-release
+		return llmtest.Reply{Text: "OK"}
+	}})
+	t.Cleanup(func() { close(release) }) // before the server closes
+	for name, keys := range map[string][]string{
+		"q": {"q\r"}, "Ctrl-C": {"9\r\x03"}, "Ctrl-D": {"\x04"},
+		"Ctrl-C while testing": {"9\r" + srv.URL + "\rm\r\r", "\x03"},
+	} {
 		t.Run(name, func(t *testing.T) {
 			home := t.TempDir()
 			cmd, ptmx, scr, copied := startPTY(t, []string{"HOME=" + home, "HEARTH_HOME=" + home}, "chat")
 			scr.waitFor(t, "Provider, 1-9")
-			typer(t, ptmx)(keys)
+			typer(t, ptmx)(keys[0])
+			if len(keys) > 1 {
+				<-called
+				typer(t, ptmx)(keys[1])
+			}
 			err := cmd.Wait()
 			<-copied
 			var ee interface{ ExitCode() int }
