@@ -114,7 +114,7 @@ var subcommandFlags = map[string][]string{
 
 // subcommands are the commands' subcommands, as completed.
 var subcommands = map[string][]string{
-	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "remove", "forget"},
+	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
 	"policy":   {"set", "reset", "role", "grant"},
 	"settings": {"get", "set"},
 	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},

@@ -33,6 +33,10 @@ const pluginUsage = `Usage:
                                  A HomeAgent Go source folder (plg.json, go.mod,
                                  package main) is built first; installing it
                                  again rebuilds it if it changed
+  hearth plugin install URL|ARCHIVE  the same from a git URL (cloned at depth 1)
+                                 or a .tar.gz/.zip (a file or an http(s) URL)
+  hearth plugin upgrade ID       fetch a plugin installed from a URL or archive
+                                 again and replace it, keeping its settings and data
   hearth plugin remove NAME      move the plugin's folder to the trash, then forget NAME
   hearth plugin forget NAME      free the plugin name NAME: its settings (secrets
                                  too), storage and data folder go to the trash, so
@@ -141,6 +145,9 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		}
 		fmt.Fprintln(stdout, reloadMessage(a, args[1], cio.daemon))
 	case "install":
+		if pluginhost.IsFetched(args[1]) {
+			return installFetched(ctx, a, f, cio, args[1])
+		}
 		src := cio.abs(args[1])
 		if hagosrc.IsSource(src) {
 			if err := installSource(ctx, a, cio, src); err != nil {
@@ -187,6 +194,8 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		if err != nil {
 			return fail(err)
 		}
+	case "upgrade":
+		return upgradePlugin(ctx, a, f, cio, args[1])
 	default:
 		fmt.Fprintf(stderr, "hearth plugin: unknown subcommand %q\n\n%s", args[0], pluginUsage)
 		return 2

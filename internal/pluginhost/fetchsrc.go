@@ -92,17 +92,22 @@ func IsFetched(src string) bool {
 	return strings.HasPrefix(src, "git@") && strings.Contains(src, ":")
 }
 
-// Fetch brings src (see IsFetched) into a new folder under dir and
-// returns the folder that holds the plugin (an archive's single top
-// folder is stepped into) and what to record. hc downloads archives (nil:
-// http.DefaultClient).
-func Fetch(ctx context.Context, src, dir string, hc *http.Client) (string, SourceRecord, error) {
+// Fetch brings src (see IsFetched) into the folder dst, made anew (what
+// was there is removed first), and returns the folder that holds the
+// plugin (an archive's single top folder is stepped into) and what to
+// record. The same src fetched to the same dst gives the same folder, so
+// a HomeAgent source folder is rebuilt in place. hc downloads archives
+// (nil: http.DefaultClient).
+func Fetch(ctx context.Context, src, dst string, hc *http.Client) (string, SourceRecord, error) {
 	rec := SourceRecord{Source: src, FetchedAt: time.Now().UTC()}
-	out, err := os.MkdirTemp(dir, "fetch-")
-	if err != nil {
+	if err := os.RemoveAll(dst); err != nil {
 		return "", rec, err
 	}
-	root := filepath.Join(out, "src")
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		return "", rec, err
+	}
+	root := filepath.Join(dst, "src")
+	var err error
 	switch kind := archiveKind(src); kind {
 	case "":
 		rec.Kind = "git"
@@ -114,13 +119,20 @@ func Fetch(ctx context.Context, src, dir string, hc *http.Client) (string, Sourc
 				break
 			}
 		}
-		err = fetchArchive(ctx, rec.Source, kind, out, root, hc)
+		err = fetchArchive(ctx, rec.Source, kind, dst, root, hc)
 	}
 	if err != nil {
-		os.RemoveAll(out)
+		os.RemoveAll(dst)
 		return "", rec, err
 	}
 	return pluginRoot(root), rec, nil
+}
+
+// FolderID returns the id a plugin folder is installed under: its
+// plugin.json's id, or HomeAgent's plg.json name.
+func FolderID(dir string) (string, error) {
+	id, _, err := folderID(dir)
+	return id, err
 }
 
 // gitClone clones src at depth 1 into dst, without its .git folder, and

@@ -110,7 +110,7 @@ func TestFetchGit(t *testing.T) {
 	bare := filepath.Join(work, "plugin.git")
 	git(work, "clone", "-q", "--bare", src, bare)
 
-	dir, rec, err := Fetch(context.Background(), "file://"+bare, t.TempDir(), nil)
+	dir, rec, err := Fetch(context.Background(), "file://"+bare, filepath.Join(t.TempDir(), "f"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestFetchGit(t *testing.T) {
 	if rec.Kind != "git" || rec.Commit != commit || rec.Source != "file://"+bare {
 		t.Fatalf("record %+v", rec)
 	}
-	if _, _, err := Fetch(context.Background(), "file://"+filepath.Join(work, "nope.git"), t.TempDir(), nil); err == nil ||
+	if _, _, err := Fetch(context.Background(), "file://"+filepath.Join(work, "nope.git"), filepath.Join(t.TempDir(), "f"), nil); err == nil ||
 		!strings.Contains(err.Error(), "git clone") {
 		t.Fatalf("missing repository: %v", err)
 	}
@@ -148,7 +148,7 @@ func TestFetchArchive(t *testing.T) {
 	defer srv.Close()
 	local := writeFetchFile(t, filepath.Join(t.TempDir(), "p.zip"), zp)
 	for _, src := range []string{srv.URL + "/p.tar.gz", srv.URL + "/p.zip?download=1", local} {
-		dir, rec, err := Fetch(context.Background(), src, t.TempDir(), srv.Client())
+		dir, rec, err := Fetch(context.Background(), src, filepath.Join(t.TempDir(), "f"), srv.Client())
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -162,7 +162,7 @@ func TestFetchArchive(t *testing.T) {
 			t.Fatalf("%s: a link was unpacked: %v", src, err)
 		}
 	}
-	if _, _, err := Fetch(context.Background(), srv.URL+"/gone.tar.gz", t.TempDir(), srv.Client()); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, _, err := Fetch(context.Background(), srv.URL+"/gone.tar.gz", filepath.Join(t.TempDir(), "f"), srv.Client()); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("404: %v", err)
 	}
 }
@@ -196,16 +196,11 @@ func TestFetchArchiveRefused(t *testing.T) {
 			}
 			work := t.TempDir()
 			file := writeFetchFile(t, filepath.Join(work, "a"+ext), tc.tgz)
-			fetchDir := filepath.Join(work, "fetch")
-			os.Mkdir(fetchDir, 0o700)
-			_, _, err := Fetch(context.Background(), file, fetchDir, nil)
+			_, _, err := Fetch(context.Background(), file, filepath.Join(work, "fetch"), nil)
 			if !errors.Is(err, ErrArchive) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v", err)
 			}
-			if entries, _ := os.ReadDir(fetchDir); len(entries) != 0 {
-				t.Fatalf("left behind: %v", entries)
-			}
-			if entries, _ := os.ReadDir(work); len(entries) != 2 {
+			if entries, _ := os.ReadDir(work); len(entries) != 1 {
 				t.Fatalf("written beside: %v", entries)
 			}
 		})
@@ -215,7 +210,7 @@ func TestFetchArchiveRefused(t *testing.T) {
 		w.Write(bytes.Repeat([]byte{0}, 8192))
 	}))
 	defer srv.Close()
-	if _, _, err := Fetch(context.Background(), srv.URL+"/a.tar.gz", t.TempDir(), srv.Client()); !errors.Is(err, ErrArchive) {
+	if _, _, err := Fetch(context.Background(), srv.URL+"/a.tar.gz", filepath.Join(t.TempDir(), "f"), srv.Client()); !errors.Is(err, ErrArchive) {
 		t.Fatalf("big download: %v", err)
 	}
 }
