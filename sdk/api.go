@@ -54,7 +54,7 @@ type SettingsAPI interface {
 type ConfigDef struct {
 	Key         string   `json:"key"`
 	Default     any      `json:"default,omitempty"`
-	Type        string   `json:"type"` // string / number / boolean
+	Type        string   `json:"type"` // string, number, boolean; HomeAgent's int, float, bool, select, password, text (see Check)
 	DisplayName string   `json:"display_name"`
 	Description string   `json:"description,omitempty"`
 	Category    string   `json:"category,omitempty"`

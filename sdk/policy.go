@@ -146,6 +146,18 @@ type Translation struct {
 	Tools       map[string]ToolTranslation   `json:"tools,omitempty"`
 	Scopes      map[string]string            `json:"scopes,omitempty"`
 	Extra       map[string]map[string]string `json:"extra,omitempty"`
+	// Preferences translate a PKU plugin's preferences, by name.
+	Preferences map[string]PreferenceTranslation `json:"preferences,omitempty"`
+	// DataSources translate a PKU plugin's data source titles, by key.
+	DataSources map[string]ToolTranslation `json:"dataSources,omitempty"`
+}
+
+// PreferenceTranslation is the English title, description and option
+// labels (by value) of a preference.
+type PreferenceTranslation struct {
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Options     map[string]string `json:"options,omitempty"`
 }
 
 // ToolTranslation is the English title of a tool.
@@ -157,6 +169,8 @@ type ToolTranslation struct {
 type Legacy struct {
 	PluginIDs []string          `json:"pluginIds,omitempty"`
 	Tools     map[string]string `json:"tools,omitempty"` // old "<plugin>.<tool>" -> tool name here
+	// Widgets maps old "<plugin>.<widget>" to a widget key of this plugin.
+	Widgets map[string]string `json:"widgets,omitempty"`
 }
 
 // ManifestProvider is implemented by plugins that declare a manifest.

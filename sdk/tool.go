@@ -58,6 +58,27 @@ type ToolDef struct {
 	// Channels, when set, limits the tool to sessions of these channels
 	// (xbot's channel-scoped tools); empty means every channel.
 	Channels []string `json:"channels,omitempty"`
+
+	// The HomeAgent memory fields. Memory computation is whatever turns
+	// conversation into memory: in Hearth, the plugins that read tool
+	// results in their stage handlers (after_toolcall) to write text,
+	// graph or document memory. See docs/plugins.md.
+
+	// NoMemory keeps this tool's calls and results out of memory
+	// computation; the result still reaches the model and stays in the
+	// conversation. Stage handlers see ToolResult.NoMemory set and an
+	// empty ToolResult.MemoryText.
+	NoMemory bool `json:"noMemory,omitzero"`
+	// Cleaner, when set, turns the result text into the text memory
+	// computation uses (ToolResult.MemoryText); the model still reads the
+	// result unchanged. In a child process the plugin runs it on its side
+	// and sends the cleaned text with the result. A Cleaner that panics
+	// leaves the result text as it is.
+	Cleaner func(string) string `json:"-"`
+	// DescriptionFunc, when set, gives the description's current text
+	// (PKU harness's Dynamic<string>); Hearth asks it when it builds a
+	// model request and uses Description when it answers "".
+	DescriptionFunc func() string `json:"-"`
 }
 
 // EffectiveEffect returns the declared effect, or EffectWrite when none is
@@ -106,6 +127,14 @@ type ToolResult struct {
 	Plugin  string `json:"plugin,omitempty"` // owning plugin
 	Success bool   `json:"success"`          // false for error results
 	Result  any    `json:"result"`           // handler return value, or the error text
+
+	// NoMemory is set when the tool is ToolDef.NoMemory: a handler that
+	// computes memory leaves this result out.
+	NoMemory bool `json:"noMemory,omitzero"`
+	// MemoryText is the text memory computation uses: the result text
+	// through the tool's Cleaner, or the result text itself when it has
+	// none; empty when NoMemory is set.
+	MemoryText string `json:"memoryText,omitempty"`
 }
 
 // Actor says who started a tool call.
@@ -126,6 +155,9 @@ type TurnInfo struct {
 	// UserAsked is true when the user's own message in this turn asked
 	// for the action.
 	UserAsked bool `json:"userAsked,omitzero"`
+	// AcceptsImages is true when the turn's model reads images (PKU
+	// harness); Hearth does not set it yet.
+	AcceptsImages bool `json:"acceptsImages,omitzero"`
 }
 
 // ToolContext tells a context-aware handler who is calling and where. The

@@ -196,6 +196,13 @@ func showPlugin(a *app.App, p *pluginhost.Info, w io.Writer) {
 	if p.Status == nil {
 		return
 	}
+	if p.Status.Name != "" {
+		line("name", p.Status.Name)
+	}
+	if p.Status.Description != "" {
+		line("description", p.Status.Description)
+	}
+	showPKU(name, p.Status.PKU, line)
 	if len(p.Status.Stderr) == 0 {
 		line("stderr", "(nothing)")
 		return

@@ -44,6 +44,7 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		if len(args) != 3 {
 			return usageErr("set needs a tool and a mode")
 		}
+		args[1] = qualifiedTool(a, args[1]) // memo_create is memo__memo_create
 		if _, ok := a.Kernel.Tools().Lookup(args[1]); !ok && !catalogued(ctx, a, args[1]) {
 			fmt.Fprintf(stderr, "note: no tool %q is known yet; the mode is saved for when it is\n", terminal.SanitizeLine(args[1]))
 		}
@@ -55,6 +56,7 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		if len(args) != 2 {
 			return usageErr("reset needs a tool")
 		}
+		args[1] = qualifiedTool(a, args[1])
 		if err := a.Policy.SetOverride(ctx, args[1], ""); err != nil {
 			fmt.Fprintf(stderr, "hearth policy: %v\n", err)
 			return 1
@@ -142,6 +144,8 @@ func pluginOrigins(ctx context.Context, a *app.App) map[string]string {
 			name, kind = man.PluginName(), "child process"
 			if man.Xbot() {
 				kind = "xbot stdio plugin"
+			} else if man.Script() {
+				kind = "xbot script plugin"
 			}
 		} else if p.Error != "" && p.Status == nil {
 			continue
@@ -179,7 +183,10 @@ func orNone(s string) string {
 // policyRow is one tool in hearth policy: a loaded tool, one recorded in
 // the catalogue, or a mode set for a tool never seen here.
 type policyRow struct {
-	Tool       string   `json:"tool"`
+	Tool string `json:"tool"`
+	// ModelName is the name the model is offered the tool under when it
+	// is not Tool (a HomeAgent tool named after its plugin: memo_create).
+	ModelName  string   `json:"model_name,omitempty"`
 	Effect     string   `json:"effect"` // as declared; "" is undeclared (counts as write)
 	Mode       string   `json:"mode"`
 	ModeSource string   `json:"mode_source"` // default, override, ...
@@ -224,10 +231,15 @@ func policyList(ctx context.Context, a *app.App) *policyListing {
 	}
 	l := &policyListing{Tools: []policyRow{}}
 	listed := map[string]bool{}
-	for _, t := range a.Kernel.Tools().List() {
+	list, callNames := a.Kernel.Tools().ListNamed()
+	for i, t := range list {
 		listed[t.Name] = true
 		mode, source := a.Policy.ModeOf(t)
-		l.Tools = append(l.Tools, policyRow{Tool: t.Name, Effect: string(t.Def.Effect), Mode: string(mode), ModeSource: source,
+		model := callNames[i]
+		if model == t.Name {
+			model = ""
+		}
+		l.Tools = append(l.Tools, policyRow{Tool: t.Name, ModelName: model, Effect: string(t.Def.Effect), Mode: string(mode), ModeSource: source,
 			Plugin: t.Plugin, From: origin(t.Plugin), Flags: nonNil(policy.ToolFlags(t.Def)), known: true})
 	}
 	// Tools of plugins this command does not start (child processes,
@@ -298,7 +310,11 @@ func listPolicy(ctx context.Context, a *app.App, asJSON bool, stdout io.Writer) 
 		if r.Recorded != "" {
 			from = cell(r.From + " (as recorded " + r.Recorded + ")")
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", cell(r.Tool), effect, cell(r.Mode), r.ModeSource, from, cell(strings.Join(r.Flags, ",")))
+		tool := cell(r.Tool)
+		if r.ModelName != "" {
+			tool += " (model: " + cell(r.ModelName) + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s (%s)\t%s\t%s\n", tool, effect, cell(r.Mode), r.ModeSource, from, cell(strings.Join(r.Flags, ",")))
 	}
 	for _, e := range l.Errors {
 		fmt.Fprintf(w, "(%s)\n", cell(e))
@@ -354,4 +370,14 @@ func runAudit(ctx context.Context, a *app.App, f *flags, stdout, stderr io.Write
 	}
 	w.Flush()
 	return 0
+}
+
+// qualifiedTool is the qualified name of the tool the model knows as name
+// (memo_create: memo__memo_create), the name policy modes are kept under;
+// name itself when no loaded tool answers to it.
+func qualifiedTool(a *app.App, name string) string {
+	if t, ok := a.Kernel.Tools().Lookup(name); ok {
+		return t.Name
+	}
+	return name
 }

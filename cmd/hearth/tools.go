@@ -30,14 +30,21 @@ func listTools(ctx context.Context, a *app.App, asJSON bool, cio *cmdIO) int {
 	list := a.Kernel.OfferedTools(sdk.Injection{Channel: terminal.Channel, UserID: "owner"})
 	if asJSON {
 		type spec struct {
-			Name        string          `json:"name"`
+			Name string `json:"name"`
+			// ModelName is the name the model is offered the tool
+			// under when it is not Name (memo_create).
+			ModelName   string          `json:"model_name,omitempty"`
 			Plugin      string          `json:"plugin"`
 			Description string          `json:"description"`
 			Parameters  json.RawMessage `json:"parameters"`
 		}
 		out := make([]spec, 0, len(list))
 		for _, t := range list {
-			out = append(out, spec{t.Name, t.Plugin, t.Def.Description, t.Schema})
+			model := a.Kernel.Tools().CallName(t)
+			if model == t.Name {
+				model = ""
+			}
+			out = append(out, spec{t.Name, model, t.Plugin, t.Def.Description, t.Schema})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -53,7 +60,11 @@ func listTools(ctx context.Context, a *app.App, asJSON bool, cio *cmdIO) int {
 	offered := map[string]bool{}
 	for _, t := range list {
 		offered[t.Plugin] = true
-		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, terminal.SanitizeLine(firstLine(t.Def.Description)))
+		name := t.Name
+		if model := a.Kernel.Tools().CallName(t); model != t.Name {
+			name += " (model: " + model + ")"
+		}
+		fmt.Fprintf(stdout, "%s\t%s\n", name, terminal.SanitizeLine(firstLine(t.Def.Description)))
 	}
 	silent := silentPlugins(ctx, a, offered, busy)
 	if len(silent) > 0 {

@@ -95,8 +95,8 @@ func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, e
 		k.audit(ctx, t, p, false) // the call is refused either way; a failure is logged
 		return toolcall.Result{}, fmt.Errorf("%w: %q", ErrNotOffered, c.Tool)
 	}
-	t.offered = map[string]bool{tool.Name: true}
-	p.call.Plugin = tool.Plugin
+	p.call.Name, p.call.Plugin = k.tools.CallName(tool), tool.Plugin
+	t.offered = map[string]bool{p.call.Name: true}
 	k.prepare(ctx, t, p)
 	ran := false
 	if !p.ready {

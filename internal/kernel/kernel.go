@@ -169,6 +169,7 @@ func New(provider llm.Provider, st History, opts *Options) *Kernel {
 		claims:   map[string]*names.Claim{},
 		now:      time.Now,
 	}
+	k.pipeline.SetCanonical(k.canonicalName)
 	k.secrets = providerSecrets(provider)
 	if ts, ok := st.(TraceSaver); ok && st != nil && !cfg.NoTraces {
 		k.traces, k.mask = ts, traceMask(provider)
@@ -395,19 +396,20 @@ func (k *Kernel) kv(plugin string) sdk.KV {
 // those the policy does not offer to this requester and on-demand tools of
 // plugins the session has not loaded.
 func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
-	list := k.tools.List()
+	list, callNames := k.tools.ListNamed()
 	k.specMu.Lock()
 	if !sameTools(list, k.specVersion) {
 		specs := make([]llm.ToolSpec, len(list))
 		for i, t := range list {
 			specs[i] = llm.ToolSpec{Type: "function", Function: llm.FunctionSpec{
-				Name: t.Name, Description: t.Def.Description, Parameters: json.RawMessage(t.Schema),
+				Name: callNames[i], Description: t.Def.Description, Parameters: json.RawMessage(t.Schema),
 			}}
 		}
 		k.specVersion, k.specs = list, specs
 	}
 	specs := k.specs
 	k.specMu.Unlock()
+	specs = dynamicDescriptions(list, specs)
 
 	var out []llm.ToolSpec
 	for i, tool := range list {

@@ -44,9 +44,10 @@ func (k *Kernel) registerUseTool() {
 		}
 		plugin, _ := args["plugin"].(string)
 		var names []string
-		for _, t := range k.tools.List() {
+		list, callNames := k.tools.ListNamed()
+		for i, t := range list {
 			if t.Plugin == plugin && t.Def.OnDemand {
-				names = append(names, t.Name)
+				names = append(names, callNames[i])
 			}
 		}
 		if len(names) == 0 {

@@ -42,7 +42,7 @@ func TestHomeAgentStageExamples(t *testing.T) {
 	if last["role"] != "system" || !strings.HasPrefix(last["content"].(string), "当前时间: ") {
 		t.Fatalf("injected context missing: %v", req.Messages)
 	}
-	if names := req.ToolNames(); len(names) != 1 || names[0] != "weather__weather_query" {
+	if names := req.ToolNames(); len(names) != 1 || names[0] != "weather_query" {
 		t.Fatalf("tools offered: %v", names)
 	}
 }

@@ -37,7 +37,7 @@ func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
 	for i, c := range calls {
 		sc := sdk.ToolCall{ID: c.ID, Name: c.Function.Name}
 		if t, ok := reg.Lookup(c.Function.Name); ok {
-			sc.Plugin = t.Plugin
+			sc.Name, sc.Plugin = reg.CallName(t), t.Plugin
 		}
 		if args, _, err := toolcall.DecodeArguments(json.RawMessage(c.Function.Arguments)); err == nil {
 			sc.Arguments = args
@@ -219,7 +219,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			k.afterToolcall(t, p)
 			k.storeMessages(ctx, t, p.message())
 		}
-		k.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", p.call.Name),
+		k.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", p.qualified()),
 			slog.String("call", p.call.ID), slog.String("outcome", p.outcome),
 			slog.Duration("duration", p.took.Round(time.Millisecond)))
 		t.emit(Event{Kind: EventToolEnd, Tool: p.call.Name, CallID: p.call.ID, Text: p.result.Content, IsError: p.result.IsError,
@@ -279,6 +279,11 @@ func (p *preparedCall) notOffered() {
 func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	sc := t.sc
 	tool, ok := k.tools.Lookup(p.call.Name)
+	if ok {
+		// A call by the qualified name is the call of the name offered;
+		// hooks and results carry the name the model is offered.
+		p.call.Name = k.tools.CallName(tool)
+	}
 	if !ok || !t.offered[p.call.Name] || !k.inScope(t, tool) {
 		// A tool not in the list sent with this request (none is, when
 		// no tools were sent) is unknown to the model: it never runs.
@@ -305,7 +310,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 			return
 		}
-		if sc.ToolCalls[0].Name != tool.Name {
+		if same, ok := k.tools.Lookup(sc.ToolCalls[0].Name); !ok || same != tool {
 			// The target cannot be swapped; the handlers after the swap
 			// judged another tool than the one that would run.
 			p.finish(toolcall.ErrorResult(ErrDenied, "denied: a stage handler changed which tool this call runs"))
@@ -313,7 +318,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 			return
 		}
 		p.call = sc.ToolCalls[0]
-		p.call.Plugin = tool.Plugin
+		p.call.Name, p.call.Plugin = k.tools.CallName(tool), tool.Plugin
 	}
 	if p.call.Deny != "" {
 		p.finish(toolcall.ErrorResult(ErrDenied, "denied: "+p.call.Deny))
@@ -408,9 +413,10 @@ func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, start
 	if role == "" {
 		role = k.cfg.Policy.RoleOf(t.requester())
 	}
+	name := p.qualified() // the audit log keys on the qualified name
 	hash := p.auth.ArgsHash
 	if hash == "" {
-		hash = policy.ArgsHash(p.call.Name, json.RawMessage(p.wire().Function.Arguments))
+		hash = policy.ArgsHash(name, json.RawMessage(p.wire().Function.Arguments))
 	}
 	rule := p.auth.Decision.Rule
 	if rule == "" {
@@ -422,7 +428,7 @@ func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, start
 	}
 	return k.cfg.Policy.Audit(ctx, store.AuditEntry{
 		Session: t.s.key.String(), Channel: t.in.Channel, User: t.in.UserID, Role: string(role),
-		Actor: string(t.actor()), Tool: p.call.Name, Effect: string(effect), ArgsHash: hash,
+		Actor: string(t.actor()), Tool: name, Effect: string(effect), ArgsHash: hash,
 		Decision: decision, Rule: rule, DecidedBy: by, Duration: p.result.Duration, Outcome: outcome,
 	})
 }
@@ -480,17 +486,28 @@ func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
 	success := !p.result.IsError
 	before := pipeline.CloneValue(p.result.Value)
 	sc.ToolCalls = []sdk.ToolCall{p.call}
+	noMemory, memText := memoryOf(p.tool, p.result)
 	sc.ToolResults = []sdk.ToolResult{{CallID: p.call.ID, Name: p.call.Name, Plugin: plugin,
-		Success: success, Result: p.result.Value}}
+		Success: success, Result: p.result.Value, NoMemory: noMemory, MemoryText: memText}}
 	k.runHandlers(t, sdk.StageAfterToolcall, k.pipeline.Handlers(sdk.StageAfterToolcall), plugin, p.call.ID)
 	if len(sc.ToolResults) != 1 {
 		return
 	}
 	got := sc.ToolResults[0]
-	if got.Success == success && reflect.DeepEqual(got.Result, before) {
+	if got.Success == success && sameResult(got.Result, before) {
 		return
 	}
 	r := toolcall.Encode(got.Result)
 	r.IsError = r.IsError || !got.Success
 	p.result = r
+}
+
+// qualified is the call's tool's qualified name, the canonical one logs,
+// the audit log and policy rules key on; the name called when no tool was
+// found.
+func (p *preparedCall) qualified() string {
+	if p.tool != nil {
+		return p.tool.Name
+	}
+	return p.call.Name
 }

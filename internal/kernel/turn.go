@@ -157,6 +157,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		addUsage(&t.usage, resp.Usage)
 		sc.LLMText, sc.ReasoningContent = resp.Content, resp.Reasoning
 		sc.TokenUsage = resp.Usage.Map()
+		k.callNames(resp.ToolCalls)
 		sc.ToolCalls = toStageCalls(resp.ToolCalls, k.tools)
 		t.lastCalls = resp.ToolCalls
 		k.runStage(t, sdk.StagePostAction, "")

@@ -40,6 +40,10 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		if def.HasResolveEffect {
 			d.ResolveEffect = remoteResolve(conn, p.name, d.Name)
 		}
+		if def.DynamicDescription {
+			d.DescriptionFunc = p.describer(conn, d.Name, d.Description)
+		}
+		p.noteTool(d.Name)
 		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name, progress)); err != nil {
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: err.Error()}
 		}
@@ -120,26 +124,42 @@ func injectError(err error) error {
 	return err
 }
 
-// remoteValue is a child's tool result: its JSON, passed through, and its
-// error flag.
+// remoteValue is a child's tool result: its JSON, passed through, its
+// error flag and the text its Cleaner made, if any.
 type remoteValue struct {
 	raw   json.RawMessage
 	isErr bool
+	mem   *string
 }
 
 func (v remoteValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
 func (v remoteValue) IsError() bool                { return v.isErr }
 
-// remoteText is a child's text result with an error flag or metadata.
+// MemoryText implements toolcall.MemoryTexter.
+func (v remoteValue) MemoryText() (string, bool) { return deref(v.mem) }
+
+// remoteText is a child's text result with an error flag, metadata or the
+// text its Cleaner made.
 type remoteText struct {
 	text  string
 	isErr bool
 	meta  map[string]string
+	mem   *string
 }
 
 func (r remoteText) Text() string                      { return r.text }
 func (r remoteText) IsError() bool                     { return r.isErr }
 func (r remoteText) ResultMetadata() map[string]string { return r.meta }
+
+// MemoryText implements toolcall.MemoryTexter.
+func (r remoteText) MemoryText() (string, bool) { return deref(r.mem) }
+
+func deref(s *string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	return *s, true
+}
 
 // remoteTool forwards calls of one tool to the plugin; the call's context
 // (deadline, cancellation) travels as $/cancel.
@@ -169,18 +189,18 @@ func remoteTool(conn *wire.Conn, plugin, tool string, progress *progressRoutes) 
 			return nil, callError(plugin, err)
 		}
 		if res.Text != nil {
-			if res.IsError || len(res.Metadata) > 0 {
-				return remoteText{text: *res.Text, isErr: res.IsError, meta: res.Metadata}, nil
+			if res.IsError || len(res.Metadata) > 0 || res.MemoryText != nil {
+				return remoteText{text: *res.Text, isErr: res.IsError, meta: res.Metadata, mem: res.MemoryText}, nil
 			}
 			return *res.Text, nil
 		}
 		if len(res.Value) == 0 {
 			return nil, nil
 		}
-		if !res.IsError {
+		if !res.IsError && res.MemoryText == nil {
 			return toolcall.ValidJSON(res.Value), nil // checked with its message
 		}
-		return remoteValue{raw: res.Value, isErr: true}, nil
+		return remoteValue{raw: res.Value, isErr: res.IsError, mem: res.MemoryText}, nil
 	}
 }
 

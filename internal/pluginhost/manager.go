@@ -494,7 +494,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 			continue
 		}
 		info := Info{ID: man.ID, Dir: dir, Kind: "process", Enabled: true, Capabilities: man.Capabilities}
-		if man.Xbot() {
+		if man.Xbot() || man.Script() {
 			info.Kind = "xbot"
 		}
 		if st, ok := states[man.ID]; ok {

@@ -63,6 +63,9 @@ type Manifest struct {
 	// Contributes is xbot's (documentation-only) list of contributions;
 	// Hearth reads only contributes.hooks.
 	Contributes json.RawMessage `json:"contributes,omitempty"`
+	// Web is xbot's web UI block (views for xbot's web front end); Hearth
+	// does not host them and says so when the plugin starts.
+	Web json.RawMessage `json:"web,omitempty"`
 }
 
 var (
@@ -73,13 +76,18 @@ var (
 // Xbot reports whether the plugin speaks xbot's stdio protocol.
 func (m *Manifest) Xbot() bool { return m.Runtime == "stdio" || m.Runtime == "grpc" }
 
+// Script reports whether the plugin is an xbot script plugin (runtime
+// "script"): a program run on each trigger, with no process between
+// runs (see xbotscript.go).
+func (m *Manifest) Script() bool { return m.Runtime == "script" }
+
 // PluginName is the name the plugin's tools, settings, storage and data
 // folder are kept under: the id, or for an xbot id like com.example.hello
 // a name made of its lowercase letters, digits and dashes
 // (com-example-hello). Two ids can give one name (Pay_ and pay); the name
 // is what must be unique, and the first plugin to claim it keeps it.
 func (m *Manifest) PluginName() string {
-	if !m.Xbot() {
+	if !m.Xbot() && !m.Script() {
 		return m.ID
 	}
 	n := strings.Trim(notNameChar.ReplaceAllString(strings.ToLower(m.ID), "-"), "-")
@@ -121,12 +129,12 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 		if !names.ValidID(m.ID) {
 			return nil, fmt.Errorf("%s: id %q must be %s", path, m.ID, names.IDRule)
 		}
-	case "stdio", "grpc":
+	case "stdio", "grpc", "script":
 		if !xbotIDPattern.MatchString(m.ID) || len(m.PluginName()) < 2 {
 			return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, xbotIDPattern)
 		}
 	default:
-		return nil, fmt.Errorf("%s: runtime %q is not supported (use \"process\", or \"stdio\" for xbot plugins)", path, m.Runtime)
+		return nil, fmt.Errorf("%s: runtime %q is not supported (use \"process\", or \"stdio\" or \"script\" for xbot plugins)", path, m.Runtime)
 	}
 	if err := names.CheckReserved(m.PluginName()); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -32,7 +32,7 @@ func (m *Manifest) declaresHook() bool {
 	if m.DecisionHook {
 		return true
 	}
-	if len(m.Contributes) == 0 {
+	if len(m.Contributes) == 0 || m.Script() { // a script's hooks only observe
 		return false
 	}
 	var c struct {
@@ -128,6 +128,9 @@ func (p *Process) applyManifest(conn *wire.Conn, w *wire.Manifest) error {
 		}
 	}
 	m.DefaultModes = stricterModes(m.DefaultModes, p.m.DefaultModes)
+	if err := p.applyPKU(conn, w); err != nil {
+		return err
+	}
 	return p.opts.Host.SetManifest(p.name, m)
 }
 
@@ -174,7 +177,8 @@ func (p *Process) hookWithoutRegistration() error {
 // hook's verdict. An error, a timeout or an unknown decision refuses.
 func (p *Process) xbotPreToolHook(link *xbotLink, h xbotHook, m xbotMatcher, timeout time.Duration) sdk.DecisionHook {
 	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]any) (sdk.HookDecision, error) {
-		if !m.match(tool) {
+		local := p.xbotToolName(tool)
+		if !m.matchTool(tool, local) {
 			return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
 		}
 		input, err := json.Marshal(args)
@@ -188,7 +192,7 @@ func (p *Process) xbotPreToolHook(link *xbotLink, h xbotHook, m xbotMatcher, tim
 			channel, chat = tc.Channel, tc.ChatID
 		}
 		resp, err := link.exchange(ctx, xbotRequest{Method: "hook", Params: map[string]any{
-			"event": h.Event, "toolName": tool, "toolInput": string(input),
+			"event": h.Event, "toolName": local, "toolInput": string(input),
 			"sessionId": channel + "/" + chat, "channel": channel, "chatId": chat,
 		}})
 		switch {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -145,6 +146,12 @@ type Status struct {
 	Restarts  int
 	LastError string
 	Stderr    []string // the last lines the plugin wrote to stderr
+	// PKU is what the PKU harness parts of its manifest declared
+	// (preferences, data sources, providers, speech, OCR); nil for none.
+	PKU *wire.PKUManifest
+	// Name and Description are the manifest's, each followed by its
+	// English translation (i18n.en) when the plugin gave one: "天气 / Weather".
+	Name, Description string
 }
 
 // Process is one supervised plugin process.
@@ -175,6 +182,12 @@ type Process struct {
 	changed    chan struct{} // closed and replaced when Status changes; tests wait on it
 
 	mcp *mcpServer // set for an MCP server (see StartMCP)
+
+	pku       atomic.Pointer[pkuRun] // the PKU parts of this run's manifest (pku.go)
+	toolNames []string               // tools registered in this run, until applyPKU
+
+	unanswered bool         // an xbot plugin left activate unanswered: WaitReady no longer waits
+	widgets    *xbotWidgets // an xbot script plugin's widget outputs
 }
 
 // Start loads dir/plugin.json, claims the plugin's name and starts
@@ -207,6 +220,10 @@ func Start(dir string, opts *Options) (*Process, error) {
 	// may be a guard: calls are held (then refused) until it ends. A
 	// plugin that fails before it, and declares no hook, is released.
 	o.Host.SuspendHooks(p.name, "it is starting", true)
+	p.rememberUnanswered()
+	if m.Xbot() || m.Script() {
+		p.refuseXbotUI()
+	}
 	go p.supervise()
 	return p, nil
 }
@@ -219,7 +236,8 @@ func (p *Process) ID() string { return p.m.ID }
 func (p *Process) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines()}
+	return Status{ID: p.m.ID, State: p.state, PID: p.pid, Restarts: p.restarts, LastError: p.lastErr, Stderr: p.stderr.lines(),
+		PKU: p.PKU(), Name: p.display().name, Description: p.display().description}
 }
 
 // statusChange returns the status and a channel closed at its next
@@ -251,6 +269,14 @@ func (p *Process) WaitReady(ctx context.Context) error {
 		p.mu.Unlock()
 		if state == Failed || state == Stopped {
 			return fmt.Errorf("plugin %s %s: %s", p.m.ID, state, last)
+		}
+		if p.notWaited() {
+			select {
+			case <-ready:
+				return nil
+			default:
+			}
+			return fmt.Errorf("plugin %s not waited for: %s", p.m.ID, last)
 		}
 		select {
 		case <-ready:
@@ -466,6 +492,9 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	p.mu.Unlock()
 	if p.mcp != nil {
 		return p.runMCP()
+	}
+	if p.m.Script() {
+		return p.runScript()
 	}
 	sp, err := p.spawn()
 	if err != nil {

@@ -42,6 +42,9 @@ type xbotTool struct {
 	Description string          `json:"description"`
 	Parameters  []xbotParam     `json:"parameters,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	// Channels, as in a channel_tools declaration: the tool runs only in
+	// a turn of one of these channels (empty: everywhere).
+	Channels []string `json:"channels,omitempty"`
 }
 
 type xbotParam struct {
@@ -203,9 +206,9 @@ func (l *xbotLink) drain() {
 // runXbot activates an xbot stdio plugin, registers its tools, hooks and
 // enrichers, and serves it until it exits or Stop.
 func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
-	timeout := p.m.ToolTimeout()
-	if timeout <= 0 {
-		timeout = 30 * time.Second
+	timeout := p.toolTimeout()
+	if decl := p.m.xbotChannel(); decl != nil {
+		return p.runXbotChannel(sp, decl, timeout)
 	}
 	link := newXbotLink(sp.stdout, sp.stdin, 2*timeout, p.log)
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.HandshakeTimeout)
@@ -225,6 +228,11 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		cancel()
 		sp.kill()
 		return true, fmt.Errorf("exited during activate: %v", exitText(werr))
+	case <-p.stop: // stopped while it activates: no need to wait for it
+		cancel()
+		sp.kill()
+		<-sp.exited
+		return false, nil
 	}
 	cancel()
 	if a.err == nil && a.resp.Error != "" {
@@ -234,10 +242,13 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		sp.kill()
 		<-sp.exited
 		if errors.Is(a.err, context.DeadlineExceeded) {
-			return true, fmt.Errorf("no answer to activate within %s", p.opts.HandshakeTimeout)
+			err := fmt.Errorf("no answer to activate within %s; its tools and hooks are not loaded (Hearth retries in the background and does not wait for it again)", p.opts.HandshakeTimeout)
+			p.giveUpWaiting(err)
+			return true, err
 		}
 		return true, fmt.Errorf("activate failed: %w", a.err)
 	}
+	p.activateAnswered()
 	matchers, err := p.xbotMatchers(a.resp.Hooks)
 	if err != nil {
 		// What the plugin answers to activate does not change by
@@ -246,7 +257,7 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 		<-sp.exited
 		return false, err
 	}
-	if err := p.registerXbot(link, a.resp, matchers, timeout); err != nil {
+	if err := p.registerXbot(link, a.resp, matchers, timeout, nil); err != nil {
 		sp.kill()
 		<-sp.exited
 		return true, err
@@ -282,6 +293,15 @@ func (p *Process) runXbot(sp *spawned) (autoRestart bool, err error) {
 	}
 }
 
+// toolTimeout is the deadline of the plugin's tools: plugin.json's, else
+// xbot's 30 seconds.
+func (p *Process) toolTimeout() time.Duration {
+	if d := p.m.ToolTimeout(); d > 0 {
+		return d
+	}
+	return 30 * time.Second
+}
+
 // xbotMatchers compiles the matchers of the hooks an activate response
 // registers, one for each. A matcher that does not compile fails the
 // activation; if it belongs to a PreToolUse hook the plugin counts as a
@@ -304,18 +324,24 @@ func (p *Process) xbotMatchers(hooks []xbotHook) ([]xbotMatcher, error) {
 
 // registerXbot turns an activate response into Hearth registrations,
 // after plugin.json's default modes are in force.
-func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotMatcher, timeout time.Duration) error {
-	if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: p.m.DefaultModes}); err != nil {
-		return err
+func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotMatcher, timeout time.Duration, c *xbotChan) error {
+	if c == nil {
+		if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: p.m.DefaultModes}); err != nil {
+			return err
+		}
 	}
+	var entries []toolEntry
 	for _, t := range r.Tools {
 		schema, err := xbotSchema(t)
 		if err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
 		}
-		tool := t.Name
-		def := sdk.ToolDef{Name: tool, Description: t.Description, Parameters: schema, Timeout: timeout}
-		err = p.opts.Host.RegisterTool(p.name, def, func(ctx context.Context, _ *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
+		tool, channels := t.Name, t.Channels
+		def := sdk.ToolDef{Name: tool, Description: channelsNote(t.Description, channels), Parameters: schema, Timeout: timeout}
+		h := func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
+			if err := channelGuard(tool, channels, tc); err != nil {
+				return nil, err
+			}
 			resp, err := link.exchange(ctx, xbotRequest{Method: "execute_tool", Params: map[string]any{"toolName": tool, "input": string(raw)}})
 			if err != nil {
 				return nil, err
@@ -327,14 +353,19 @@ func (p *Process) registerXbot(link *xbotLink, r *xbotResponse, matchers []xbotM
 				return "", nil
 			}
 			return *resp.Result, nil
-		})
-		if err != nil {
+		}
+		if c != nil {
+			entries = append(entries, toolEntry{def: def, h: h})
+			continue
+		}
+		if err := p.opts.Host.RegisterTool(p.name, def, h); err != nil {
 			return err
 		}
 	}
-	for i, h := range r.Hooks {
-		p.registerXbotHook(link, h, matchers[i], timeout)
+	if c != nil {
+		c.setTools(&c.actTools, entries)
 	}
+	p.registerXbotHooks(link, r.Hooks, matchers, timeout)
 	if len(r.Enrichers) > 0 {
 		enrichers := r.Enrichers
 		p.opts.Host.RegisterStage(p.name, sdk.StagePreAction, false, func(sc *sdk.StageContext) error {
@@ -370,68 +401,6 @@ func (p *Process) enrich(link *xbotLink, enrichers []xbotEnricher, sc *sdk.Stage
 	}
 	sc.ContextMsgs = append([]map[string]any{{"role": "system", "content": strings.TrimSpace(b.String())}}, sc.ContextMsgs...)
 	return nil
-}
-
-// registerXbotHook maps an xbot hook event onto a Hearth stage.
-func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, timeout time.Duration) {
-	ask := func(sc *sdk.StageContext, tool, input string) *xbotHookResult {
-		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
-		defer cancel()
-		resp, err := link.exchange(ctx, xbotRequest{Method: "hook", Params: map[string]any{
-			"event": h.Event, "toolName": tool, "toolInput": input,
-			"sessionId": sc.Channel + "/" + sc.ChatID, "channel": sc.Channel, "chatId": sc.ChatID,
-		}})
-		if err != nil {
-			// A pre-tool hook that cannot answer denies: fail closed.
-			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %v", p.m.ID, err)}
-		}
-		if resp.Error != "" {
-			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %s", p.m.ID, resp.Error)}
-		}
-		return resp.HookResult
-	}
-	callArgs := func(sc *sdk.StageContext) (string, string, bool) {
-		if len(sc.ToolCalls) != 1 {
-			return "", "", false
-		}
-		if !m.match(sc.ToolCalls[0].Name) {
-			return "", "", false
-		}
-		b, _ := json.Marshal(sc.ToolCalls[0].Arguments)
-		return sc.ToolCalls[0].Name, string(b), true
-	}
-	switch h.Event {
-	case "PreToolUse":
-		// A decision hook, not a stage handler: the policy engine holds
-		// and refuses calls while the plugin is down.
-		p.hooked()
-		p.opts.Host.RegisterDecisionHook(p.name, p.xbotPreToolHook(link, h, m, min(timeout, p.opts.StageTimeout)))
-	case "PostToolUse", "PostToolUseFailure":
-		failure := h.Event == "PostToolUseFailure"
-		p.opts.Host.RegisterStage(p.name, sdk.StageAfterToolcall, false, func(sc *sdk.StageContext) error {
-			tool, input, ok := callArgs(sc)
-			if !ok || len(sc.ToolResults) != 1 || sc.ToolResults[0].Success == failure {
-				return nil
-			}
-			ask(sc, tool, input)
-			return nil
-		})
-	case "UserPromptSubmit":
-		p.opts.Host.RegisterStage(p.name, sdk.StageOnInput, false, func(sc *sdk.StageContext) error {
-			if r := ask(sc, "", sc.RawMessage); r != nil && r.Decision == "deny" {
-				msg := r.Message
-				sc.Response = &msg
-			}
-			return nil
-		})
-	case "AgentStop":
-		p.opts.Host.RegisterStage(p.name, sdk.StageAfterOutput, false, func(sc *sdk.StageContext) error {
-			ask(sc, "", sc.FinalText)
-			return nil
-		})
-	default:
-		p.log.Warn("xbot hook event not supported by Hearth; ignored", "event", h.Event)
-	}
 }
 
 // xbotSchema returns the tool's JSON Schema: its inputSchema, else one

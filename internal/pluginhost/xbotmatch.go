@@ -75,3 +75,12 @@ func (m xbotMatcher) match(name string) bool {
 	_, local, ok := strings.Cut(name, "__")
 	return ok && m.re.MatchString(local)
 }
+
+// matchTool reports whether the hook is asked about a tool the model
+// calls model and its plugin registered as local (see xbotToolName).
+func (m xbotMatcher) matchTool(model, local string) bool {
+	if m.all {
+		return true
+	}
+	return m.re.MatchString(model) || (local != "" && m.re.MatchString(local))
+}

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -120,11 +122,12 @@ func New(o Options) ([]string, error) {
 		}
 		written = append(written, "node_modules/")
 	case "python":
-		name := pysdk.ModuleName + ".py"
-		if err := writeFile(filepath.Join(o.Dir, name), pysdk.Module, public); err != nil {
-			return nil, err
+		for _, name := range slices.Sorted(maps.Keys(pysdk.Files)) {
+			if err := writeFile(filepath.Join(o.Dir, name), pysdk.Files[name], public); err != nil {
+				return nil, err
+			}
+			written = append(written, name)
 		}
-		written = append(written, name)
 	case "go":
 		sum, err := os.ReadFile(filepath.Join(data["HearthSrc"], "go.sum"))
 		if err != nil {

@@ -8,9 +8,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,6 +26,9 @@ import (
 const resolveHook = `// Written by Hearth: resolves the Hearth plugin SDK for child plugins.
 const provided = {
   '@hearth-agent/plugin-sdk': new URL('./node_modules/@hearth-agent/plugin-sdk/index.js', import.meta.url).href,
+  '@hearth-agent/plugin-sdk/run.js': new URL('./node_modules/@hearth-agent/plugin-sdk/run.js', import.meta.url).href,
+  // PKU harness plugins import the SDK by PKU's name: it is this one.
+  '@pku-harness/sdk': new URL('./node_modules/@hearth-agent/plugin-sdk/index.js', import.meta.url).href,
   zod: new URL('./node_modules/zod/index.js', import.meta.url).href,
 };
 export async function resolve(specifier, context, next) {
@@ -60,7 +65,10 @@ func Version() string {
 		}
 		return nil
 	})
-	h.Write(pysdk.Module)
+	for _, name := range slices.Sorted(maps.Keys(pysdk.Files)) {
+		fmt.Fprintf(h, "python/%s %d\n", name, len(pysdk.Files[name]))
+		h.Write(pysdk.Files[name])
+	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -98,13 +106,16 @@ func Provide(dataDir string) (string, error) {
 }
 
 // writeSDKs writes node_modules (the TypeScript SDK and zod), the resolve
-// hook and python/hearth_plugin.py into root.
+// hook and the Python SDK (python/hearth_plugin.py and its hearth_pku.py)
+// into root.
 func writeSDKs(root string) error {
 	if err := writeNodeModules(filepath.Join(root, "node_modules"), private); err != nil {
 		return err
 	}
 	files := map[string]string{"resolve.mjs": resolveHook, "hook.mjs": registerHook}
-	files[filepath.Join("python", pysdk.ModuleName+".py")] = string(pysdk.Module)
+	for name, body := range pysdk.Files {
+		files[filepath.Join("python", name)] = string(body)
+	}
 	for name, body := range files {
 		if err := writeFile(filepath.Join(root, name), []byte(body), private); err != nil {
 			return err

@@ -21,7 +21,7 @@ import (
 const (
 	KindBuiltin = "builtin" // compiled into Hearth
 	KindProcess = "process" // a child process speaking Hearth's protocol
-	KindXbot    = "xbot"    // a child process speaking xbot's stdio protocol
+	KindXbot    = "xbot"    // xbot's stdio protocol, or an xbot script plugin
 	KindSO      = "so"      // a HomeAgent .so loaded into Hearth
 )
 
@@ -298,7 +298,7 @@ func folderPlugin(info *pluginhost.Info, hidden map[string]string) Plugin {
 		if man.PluginName() != man.ID {
 			p.ID, p.ManifestID = man.PluginName(), man.ID
 		}
-		if man.Xbot() {
+		if man.Xbot() || man.Script() {
 			p.Kind = KindXbot
 		}
 	} else if _, serr := os.Stat(filepath.Join(info.Dir, filepath.Base(info.Dir)+".so")); errors.Is(err, fs.ErrNotExist) && serr == nil {

@@ -25,7 +25,9 @@ const apiActor = "api"
 type Setting struct {
 	Key string `json:"key"`
 	// Type is string, number, boolean (or options); "" for a key its
-	// plugin did not declare.
+	// plugin did not declare. HomeAgent's types are shown as these
+	// (settings.UIType): int as number with step 1, bool as boolean,
+	// select and password as string (a password is a secret).
 	Type        string   `json:"type"`
 	Label       string   `json:"label"`
 	Description string   `json:"description,omitempty"`
@@ -220,7 +222,8 @@ func (s *Server) pluginSettings(ctx context.Context, ns string) (PluginSettings,
 		}
 		st := Setting{Key: k, Label: k, Secret: svc.Secret(ns, k)}
 		if d := defs[k]; d != nil {
-			st.Declared, st.Type, st.Description, st.Category = true, d.Type, d.Description, d.Category
+			typ, step := settings.UIType(*d) // HomeAgent's int, bool, select, password...
+			st.Declared, st.Type, st.Description, st.Category = true, typ, d.Description, d.Category
 			st.Options, st.Required = d.Options, d.Required
 			if d.DisplayName != "" {
 				st.Label = d.DisplayName
@@ -228,8 +231,8 @@ func (s *Server) pluginSettings(ctx context.Context, ns string) (PluginSettings,
 			if d.Min != d.Max {
 				st.Min, st.Max = &d.Min, &d.Max
 			}
-			if d.Step > 0 {
-				st.Step = &d.Step
+			if step > 0 {
+				st.Step = &step
 			}
 			if !st.Secret {
 				st.Default = d.Default

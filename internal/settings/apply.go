@@ -79,6 +79,11 @@ func (s *Service) Apply(ctx context.Context, actor, ns string, values map[string
 			set[key] = raw
 		}
 	}
+	for _, key := range slices.Sorted(maps.Keys(set)) {
+		if err := s.gate(ns, key, set[key]); err != nil {
+			bad[key] = err.Error()
+		}
+	}
 	if len(bad) > 0 {
 		return bad
 	}
@@ -109,7 +114,7 @@ func (s *Service) checkChange(ns, key string, raw json.RawMessage) string {
 	if strings.TrimSpace(key) == "" {
 		return "empty key"
 	}
-	if ns == Core && key == CoreDataDir {
+	if ns == Core && (key == CoreDataDir || key == CoreDataDirShort) {
 		return "read-only"
 	}
 	d, declared := s.def(ns, key)
@@ -127,7 +132,7 @@ func (s *Service) checkChange(ns, key string, raw json.RawMessage) string {
 		return ""
 	}
 	if msg := checkStrict(d, v); msg != "" {
-		if d.Secret {
+		if SecretDef(d) {
 			return "the value does not fit its declaration (" + d.Type + ")" // no value in messages
 		}
 		return msg
@@ -146,11 +151,11 @@ func checkStrict(d sdk.ConfigDef, v any) string {
 		if d.Required && strings.TrimSpace(x) == "" {
 			return "required: it may not be empty"
 		}
-		if d.Type != "string" && len(d.Options) > 0 && !slices.Contains(d.Options, x) {
+		if !knownType(d) && len(d.Options) > 0 && !slices.Contains(d.Options, x) {
 			return fmt.Sprintf("%q is not one of %q", x, d.Options)
 		}
 	case float64:
-		if d.Type == "number" && d.Step > 0 {
+		if isNumeric(d) && d.Step > 0 {
 			n := (x - d.Min) / d.Step
 			if math.Abs(n-math.Round(n)) > 1e-9 {
 				return fmt.Sprintf("%v is not a multiple of the step %v (from %v)", x, d.Step, d.Min)

@@ -20,18 +20,29 @@ var fuzzDefs = []sdk.ConfigDef{
 	{Key: "ratio", Type: "number"},
 	{Key: "on", Type: "boolean"},
 	{Key: "api_token", Type: "string", Secret: true},
+	// HomeAgent's types.
+	{Key: "limit", Type: "int", Max: 50},
+	{Key: "verbose", Type: "bool"},
+	{Key: "pass", Type: "password"}, // a secret without Secret
+	{Key: "mode", Type: "select", Options: []string{"fast", "slow"}},
 }
 
 // fits states, independently of check, what a declared setting accepts.
 func fits(d sdk.ConfigDef, v any) bool {
 	switch d.Type {
-	case "string":
+	case "string", "password":
 		s, ok := v.(string)
 		return ok && (len(d.Options) == 0 || slices.Contains(d.Options, s))
+	case "select":
+		s, ok := v.(string)
+		return ok && slices.Contains(d.Options, s)
 	case "number":
 		n, ok := v.(float64)
 		return ok && (d.Min == d.Max || d.Min <= n && n <= d.Max)
-	case "boolean":
+	case "int":
+		n, ok := v.(float64)
+		return ok && n == float64(int64(n)) && d.Min <= n && n <= d.Max
+	case "boolean", "bool":
 		_, ok := v.(bool)
 		return ok
 	}
@@ -70,7 +81,7 @@ func FuzzSetJSON(f *testing.F) {
 		}
 	}
 	for i := range keys {
-		for _, raw := range []string{`"c"`, `"k"`, `3`, `9.5`, `-1e308`, `true`, `null`, `{"a":[1,"北京"]}`, `"\u00e9\ud800"`, `1e999`, `"secret-value"`, `tru`, ``} {
+		for _, raw := range []string{`"c"`, `"k"`, `3`, `9.5`, `-1e308`, `true`, `null`, `{"a":[1,"北京"]}`, `"\u00e9\ud800"`, `1e999`, `"secret-value"`, `tru`, ``, `50`, `51`, `2.5`, `"abc"`, `"fast"`} {
 			f.Add(uint8(i), []byte(raw))
 		}
 	}

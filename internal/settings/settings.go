@@ -42,6 +42,10 @@ const Core = "core"
 // keep their files; it is answered, never stored.
 const CoreDataDir = "core.daemon.data_dir"
 
+// CoreDataDirShort is the same answer under the name some HomeAgent
+// plugins use (daemon.data_dir, without the namespace).
+const CoreDataDirShort = "daemon.data_dir"
+
 // Mask replaces a secret's value wherever another party sees it.
 const Mask = "******"
 
@@ -94,6 +98,8 @@ type Service struct {
 
 	mu   sync.RWMutex
 	defs map[string]map[string]sdk.ConfigDef // namespace, key
+
+	gates sync.Map // namespace → Gate (gate.go)
 }
 
 // New returns the service over st; dataDir is Hearth's data directory.
@@ -110,6 +116,7 @@ func New(st Store, dataDir string) *Service {
 		for key, raw := range m {
 			var d sdk.ConfigDef
 			if json.Unmarshal(raw, &d) == nil && d.Key == key {
+				d.Secret = SecretDef(d)
 				if s.defs[ns] == nil {
 					s.defs[ns] = map[string]sdk.ConfigDef{}
 				}
@@ -178,7 +185,7 @@ func (s *Service) get(ns, key string, masked bool) (any, error) {
 // a key set before its plugin declared it is not shown either.
 func (s *Service) Secret(ns, key string) bool {
 	if d, ok := s.def(ns, key); ok {
-		return d.Secret
+		return SecretDef(d)
 	}
 	return secretName(key)
 }
@@ -198,8 +205,8 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 	if key == "" {
 		return fmt.Errorf("%w: empty key", ErrInvalid)
 	}
-	if ns == Core && key == CoreDataDir {
-		return fmt.Errorf("%w: %s is read-only", ErrInvalid, CoreDataDir)
+	if ns == Core && (key == CoreDataDir || key == CoreDataDirShort) {
+		return fmt.Errorf("%w: %s is read-only", ErrInvalid, key)
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -209,11 +216,14 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 		return fmt.Errorf("%w: %s.%s is not JSON: %v", ErrInvalid, ns, key, err)
 	}
 	if d, ok := s.def(ns, key); ok {
-		if err := check(d, v); err != nil && d.Secret {
+		if err := check(d, v); err != nil && SecretDef(d) {
 			return fmt.Errorf("%w: %s.%s: the value does not fit its declaration", ErrInvalid, ns, key) // no value in messages
 		} else if err != nil {
 			return fmt.Errorf("%w: %s.%s: %v", ErrInvalid, ns, key, err)
 		}
+	}
+	if err := s.gate(ns, key, raw); err != nil {
+		return err
 	}
 	if err := s.st.SetSetting(context.Background(), ns, key, raw); err != nil {
 		return fmt.Errorf("saving %s.%s: %w", ns, key, err)
@@ -227,33 +237,6 @@ func (s *Service) set(ns, key string, v any) error {
 		return fmt.Errorf("%w: %s.%s cannot be encoded as JSON: %v", ErrInvalid, ns, key, err)
 	}
 	return s.SetJSON(ns, key, raw)
-}
-
-// check tests a value against its declaration.
-func check(d sdk.ConfigDef, v any) error {
-	switch d.Type {
-	case "string":
-		str, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("want a string, got %T", v)
-		}
-		if len(d.Options) > 0 && !slices.Contains(d.Options, str) {
-			return fmt.Errorf("%q is not one of %q", str, d.Options)
-		}
-	case "number":
-		n, ok := v.(float64)
-		if !ok {
-			return fmt.Errorf("want a number, got %T", v)
-		}
-		if d.Min != d.Max && (n < d.Min || n > d.Max) {
-			return fmt.Errorf("%v is outside %v..%v", n, d.Min, d.Max)
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return fmt.Errorf("want true or false, got %T", v)
-		}
-	}
-	return nil
 }
 
 // Keys returns ns's keys with prefix: those stored and those declared.
@@ -278,6 +261,7 @@ func (s *Service) Register(ns string, d sdk.ConfigDef) error {
 	if d.Key == "" {
 		return fmt.Errorf("%w: a declaration without a key", ErrInvalid)
 	}
+	d.Secret = SecretDef(d)
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("%w: declaration of %s: %v", ErrInvalid, d.Key, err)
@@ -477,7 +461,7 @@ func (p *Plugin) List(prefix string) ([]string, error) {
 // GetCore implements sdk.SettingsAPI; core.daemon.data_dir is Hearth's
 // data directory.
 func (p *Plugin) GetCore(key string) (any, error) {
-	if key == CoreDataDir {
+	if key == CoreDataDir || key == CoreDataDirShort {
 		return p.s.dataDir, nil
 	}
 	return p.s.get(Core, key, false)

@@ -1,6 +1,7 @@
 // Package tools holds Hearth's one tool registry: every registration style
 // (HomeAgent ToolDef, typed AddTool, xbot and wire plugins) ends up as a
-// Tool here, named <plugin>__<tool>. A call of it takes sdk/toolcall's
+// Tool here, named <plugin>__<tool> and offered to the model under its own
+// name when that is unambiguous (callnames.go). A call of it takes sdk/toolcall's
 // path: validated against its JSON Schema before it runs, and run with a
 // deadline.
 package tools
@@ -47,6 +48,11 @@ type Registry struct {
 	mu     sync.RWMutex
 	byName map[string]*Tool
 	sorted []*Tool // rebuilt on every change, never mutated in place
+
+	// The model-facing names (callnames.go), rebuilt with sorted.
+	callName    map[*Tool]string
+	short       map[string]*Tool // short name -> tool
+	sortedNames []string         // CallName of each of sorted
 
 	changed chan struct{} // closed and replaced on every change; see Changed
 }
@@ -186,6 +192,11 @@ func (r *Registry) rebuild() {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	r.sorted = list
+	r.callName, r.short = callNames(list)
+	r.sortedNames = make([]string, len(list))
+	for i, t := range list {
+		r.sortedNames[i] = r.callName[t]
+	}
 	if r.changed != nil {
 		close(r.changed)
 		r.changed = nil
@@ -204,10 +215,15 @@ func (r *Registry) Changed() <-chan struct{} {
 	return r.changed
 }
 
-// Lookup returns the tool the model knows as name.
+// Lookup returns the tool the model knows as name: its qualified name
+// (plugin__tool), which always resolves, or its short name while that is
+// the name it is offered under (see CallName).
 func (r *Registry) Lookup(name string) (*Tool, bool) {
 	r.mu.RLock()
 	t, ok := r.byName[name]
+	if !ok {
+		t, ok = r.short[name]
+	}
 	r.mu.RUnlock()
 	return t, ok
 }

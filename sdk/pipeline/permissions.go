@@ -40,6 +40,7 @@ var permissions = map[sdk.Stage]field{
 // saved is a deep copy of the fields a handler may not be allowed to
 // change, taken before the handler runs (see save).
 type saved struct {
+	canon                         func(string) string // see Pipeline.SetCanonical
 	rawMessage, userID, groupID   string
 	contextMsgs                   []map[string]any
 	llmText, reasoning, finalText string
@@ -153,7 +154,7 @@ func (s *saved) keepRefusals(sc *sdk.StageContext) []keptRefusal {
 			byID, byContent = map[string]sdk.ToolCall{}, map[string]sdk.ToolCall{}
 		}
 		byID[c.ID] = mergeRefusal(byID[c.ID], c)
-		byContent[callContent(c)] = mergeRefusal(byContent[callContent(c)], c)
+		byContent[callContent(c, s.canon)] = mergeRefusal(byContent[callContent(c, s.canon)], c)
 	}
 	if byID == nil {
 		return nil
@@ -163,7 +164,7 @@ func (s *saved) keepRefusals(sc *sdk.StageContext) []keptRefusal {
 	for i := range sc.ToolCalls {
 		c := &sc.ToolCalls[i]
 		present[c.ID] = true
-		r := mergeRefusal(byID[c.ID], byContent[callContent(*c)])
+		r := mergeRefusal(byID[c.ID], byContent[callContent(*c, s.canon)])
 		if r.Deny != "" && c.Deny != r.Deny {
 			c.Deny = r.Deny
 			kept = append(kept, keptRefusal{call: c.ID, field: "Deny", kept: r.Deny})
@@ -197,7 +198,7 @@ func mergeRefusal(r, c sdk.ToolCall) sdk.ToolCall {
 
 // callContent is what a call does, whatever its id: its name and its
 // arguments, encoded canonically (no arguments and {} are the same).
-func callContent(c sdk.ToolCall) string {
+func callContent(c sdk.ToolCall, canon func(string) string) string {
 	args := "{}"
 	if len(c.Arguments) > 0 {
 		b, err := json.Marshal(c.Arguments)
@@ -206,14 +207,18 @@ func callContent(c sdk.ToolCall) string {
 		}
 		args = string(b)
 	}
-	return c.Name + "\x00" + args
+	name := c.Name
+	if canon != nil {
+		name = canon(name)
+	}
+	return name + "\x00" + args
 }
 
 // sameCalls reports whether a and b are the same calls in the same order:
 // the same ids, names and arguments. Refusals do not count.
-func sameCalls(a, b []sdk.ToolCall) bool {
+func sameCalls(a, b []sdk.ToolCall, canon func(string) string) bool {
 	return slices.EqualFunc(a, b, func(x, y sdk.ToolCall) bool {
-		return x.ID == y.ID && callContent(x) == callContent(y)
+		return x.ID == y.ID && callContent(x, canon) == callContent(y, canon)
 	})
 }
 

@@ -295,7 +295,7 @@ func TestSameCalls(t *testing.T) {
 		{"removed", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := sameCalls(a, tc.b); got != tc.same {
+			if got := sameCalls(a, tc.b, nil); got != tc.same {
 				t.Fatalf("sameCalls %v, want %v", got, tc.same)
 			}
 		})

@@ -41,6 +41,9 @@ func (h handler) applies(toolPlugin string) bool { return !h.own || h.plugin == 
 // the caller's goroutine.
 type Pipeline struct {
 	log *slog.Logger
+	// canon maps a tool name to its tool's one canonical name (see
+	// SetCanonical); nil means names are canonical already.
+	canon func(string) string
 
 	mu     sync.RWMutex
 	stages map[sdk.Stage][]handler // copy on write
@@ -54,6 +57,13 @@ func New(log *slog.Logger) *Pipeline {
 	}
 	return &Pipeline{log: log, stages: map[sdk.Stage][]handler{}}
 }
+
+// SetCanonical tells the pipeline how a host names tools that answer to
+// more than one name (Hearth's tools answer to their short and their
+// qualified name): canon returns the one name of the tool name stands
+// for. A refusal set on a call then holds for the same call under its
+// other name. Call it before the first Run.
+func (p *Pipeline) SetCanonical(canon func(name string) string) { p.canon = canon }
 
 // Register adds a handler of plugin at stage; own limits it to calls of
 // plugin's own tools (sdk.PluginSDK.RegisterStageOwnTools). An unknown
@@ -186,6 +196,7 @@ func (hs Handlers) pass(sc *sdk.StageContext, toolPlugin string) (changer string
 			continue
 		}
 		before := save(sc)
+		before.canon = hs.p.canon
 		if err := call(log, h, sc); err != nil {
 			log.Warn("stage handler failed", "plugin", h.plugin, "stage", stage, "err", err)
 		}
@@ -197,7 +208,7 @@ func (hs Handlers) pass(sc *sdk.StageContext, toolPlugin string) (changer string
 			log.Warn("stage handler cleared or weakened a refusal set before it; the refusal stays",
 				"plugin", h.plugin, "stage", stage, "call", r.call, "field", r.field, "kept", r.kept)
 		}
-		if !sameCalls(before.toolCalls, sc.ToolCalls) {
+		if !sameCalls(before.toolCalls, sc.ToolCalls, hs.p.canon) {
 			changer = h.plugin
 		}
 		sc.Phase = stage

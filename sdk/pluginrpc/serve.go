@@ -61,6 +61,7 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	c.conn.Handle(wire.MethodStageRun, c.stageRun)
 	c.conn.Handle(wire.MethodHookDecide, c.hookDecide)
 	c.conn.Handle(wire.MethodResolveEffect, c.resolveEffect)
+	c.conn.Handle(wire.MethodToolDescribe, c.describe)
 	c.conn.Handle(wire.MethodContext, c.context)
 	c.conn.Handle(wire.MethodInstructions, c.instructions)
 	c.conn.Handle(wire.MethodShutdown, c.shutdown)
@@ -156,7 +157,13 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 	c.tools[def.Name] = h
 	c.defs[def.Name] = def
 	c.mu.Unlock()
-	reg := wire.ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil}
+	reg := wire.ToolDef{ToolDef: def, TimeoutMS: def.Timeout.Milliseconds(), HasResolveEffect: def.ResolveEffect != nil,
+		DynamicDescription: def.DescriptionFunc != nil}
+	if def.DescriptionFunc != nil {
+		if text := def.DescriptionFunc(); text != "" {
+			reg.Description = text // the fallback
+		}
+	}
 	if err := c.conn.Call(context.Background(), wire.MethodToolsRegister, reg, nil); err != nil {
 		c.mu.Lock()
 		delete(c.tools, def.Name)
@@ -273,11 +280,40 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
 	c.mu.Lock()
-	h := c.tools[p.Tool]
+	h, cleaner := c.tools[p.Tool], c.defs[p.Tool].Cleaner
 	c.mu.Unlock()
 	if h == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "unknown tool " + p.Tool}
 	}
+	res, err := c.runTool(ctx, h, p)
+	if err != nil {
+		return nil, err
+	}
+	if cleaner != nil {
+		res.MemoryText = clean(cleaner, res)
+	}
+	return res, nil
+}
+
+// clean runs a tool's Cleaner on the text the model reads (the string, or
+// the JSON of a value, as the host encodes it); a Cleaner that panics
+// leaves the text as it is.
+func clean(cleaner func(string) string, res *wire.ToolCallResult) (out *string) {
+	text := string(res.Value)
+	if res.Text != nil {
+		text = *res.Text
+	}
+	defer func() {
+		if recover() != nil {
+			out = &text
+		}
+	}()
+	cleaned := cleaner(text)
+	return &cleaned
+}
+
+// runTool runs one call of h and encodes its value for the wire.
+func (c *child) runTool(ctx context.Context, h sdk.RawToolHandler, p wire.ToolCallParams) (*wire.ToolCallResult, error) {
 	// The decoded map is left nil: handlers that want it decode the raw
 	// arguments (sdk's adapters do), typed ones decode into their struct.
 	if len(p.Args) == 0 {

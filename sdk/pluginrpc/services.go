@@ -67,12 +67,12 @@ func (r remoteSettings) List(prefix string) ([]string, error) {
 	return r.keys(wire.MethodSettingsList, wire.SettingParams{Prefix: prefix})
 }
 
-// GetCore answers core.daemon.data_dir, which HomeAgent plugins read at
-// start to find where to keep files, with the plugin's own data directory
-// (a child process has no business in Hearth's); other keys are asked of
-// the host.
+// GetCore answers core.daemon.data_dir (and daemon.data_dir, the name
+// some HomeAgent plugins use), which HomeAgent plugins read at start to
+// find where to keep files, with the plugin's own data directory (a child
+// process has no business in Hearth's); other keys are asked of the host.
 func (r remoteSettings) GetCore(key string) (any, error) {
-	if key == "core.daemon.data_dir" {
+	if key == "core.daemon.data_dir" || key == "daemon.data_dir" {
 		return r.DataDir(), nil
 	}
 	return r.value(wire.MethodSettingsGetCore, wire.SettingParams{Key: key})

@@ -18,13 +18,29 @@ whose program defines its tools and calls serve():
 
 It speaks the Hearth plugin protocol (docs/protocol.md): newline-delimited
 JSON-RPC 2.0 on stdin/stdout, each request handled in its own thread, with
-cancellation ($/cancel) visible as ctx.cancelled. Logs go to stderr.
+cancellation ($/cancel) visible as ctx.cancelled. Logs go to stderr. Every
+function a plugin hands the SDK (execute, resolve_effect, decide, stage
+handlers, context, instructions, descriptions, preferences' get and set,
+start, stop) may also be an async def; it then runs to completion in the
+request's thread. Services' methods block; call them as they are.
 """
 
+import asyncio
+import inspect
 import json
+import re
 import sys
 import threading
 import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, TypedDict
+
+# The PKU harness plugin model (seed 001) lives in hearth_pku, beside this
+# module; every name of it is a name of this one.
+from hearth_pku import *  # noqa: F401,F403
+from hearth_pku import (CAPABILITIES, NOT_SUPPORTED, ContextInput, DataSourceDef, Dynamic, OcrProviderDef,
+                        PluginLegacy, PluginPreferenceDef, PluginTranslation, ProviderDef, SettingContext,
+                        SpeechProviderDef, resolve_dynamic)
 
 PROTOCOL_VERSION = 1
 SDK_VERSION = "0.1.0"
@@ -42,7 +58,7 @@ VERDICTS = ("allow", "ask", "deny")
 
 def define_tool(description, execute, input=None, title="", effect="write", untrusted=False,
                 user_only=False, on_demand=False, grant=False, always_ask=False, serial=False,
-                day_scoped=False, timeout_ms=0, resolve_effect=None, channels=None):
+                day_scoped=False, timeout_ms=0, resolve_effect=None, channels=None, no_memory=False):
     """Describe a tool. `input` is a JSON Schema for the arguments (Hearth
     validates calls against it before execute runs); execute(args, ctx)
     returns any JSON value (a str is passed to the model as is).
@@ -51,7 +67,15 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
     will really have: an effect name, or {"effect": ..., "target": {"label":
     ...}}. Hearth checks it with `effect` and the stricter decision wins;
     raising, returning anything else or taking over 5 s refuses the call.
-    channels limits the tool to sessions of those channels."""
+    channels limits the tool to sessions of those channels. no_memory
+    (HomeAgent's NoMemory) keeps calls and results out of memory
+    computation; the model still reads them.
+
+    description may be Dynamic: a function of the services, asked again
+    when Hearth builds a model request (its answer at start is the
+    fallback)."""
+    if not (isinstance(description, str) or callable(description)):
+        raise ValueError("description must be a str or a function of the services")
     if effect not in EFFECTS:
         raise ValueError("effect must be one of %s" % (EFFECTS,))
     if resolve_effect is not None and not callable(resolve_effect):
@@ -62,12 +86,15 @@ def define_tool(description, execute, input=None, title="", effect="write", untr
         "title": title, "effect": effect, "untrusted": untrusted, "userOnly": user_only,
         "onDemand": on_demand, "grant": grant, "alwaysAsk": always_ask, "serial": serial,
         "dayScoped": day_scoped, "timeoutMs": timeout_ms, "channels": list(channels or []),
-        "resolveEffect": resolve_effect,
+        "noMemory": no_memory, "resolveEffect": resolve_effect,
     }
 
 
 def define_plugin(id, name, version, tools, description="", stages=None, default_modes=None,
-                  instructions="", scopes=None, requires=None, context=None, decide=None):
+                  instructions="", scopes=None, requires=None, context=None, decide=None,
+                  start=None, stop=None, icon="", core=False, max_agent_steps=0, cloud=None,
+                  preferences=None, data_sources=None, providers=None, speech=None, ocr=None,
+                  contributes=None, i18n=None, legacy=None):
     """Describe a plugin. stages maps a stage name (on_input, pre_action,
     ...) to handler(ctx) -> ctx, where ctx is the stage context as a dict
     (its "injectedBy" names the plugin that injected the input, absent when
@@ -84,29 +111,159 @@ def define_plugin(id, name, version, tools, description="", stages=None, default
     return {"verdict": "allow" | "ask" | "deny", "reason": ...}; anything
     else, raising or taking over 5 s refuses the call. Declare
     "decisionHook": true in plugin.json so calls are refused, not run,
-    while the plugin is down."""
+    while the plugin is down. A list of functions registers one hook each.
+
+    A stage's value may also be a list of handlers, each registered in
+    turn, and a handler may be wrapped by define_stage (own_tools=True: a
+    before_toolcall handler that sees only this plugin's calls).
+
+    start(services), when given, runs in its own thread once the handshake
+    is done: the place for a loop that injects input (services.inject) or
+    watches something; stop() runs when Hearth shuts the plugin down.
+
+    The rest is the PKU harness model (docs/pku-wire.md): preferences
+    ({name: define_preference(...)}, Hearth settings <id>.<name>),
+    data_sources ({key: DataSourceDef}), providers, speech and ocr
+    ({key: ProviderDef / SpeechProviderDef / OcrProviderDef}: loaded and
+    listed, not run by this host yet), i18n ({"en": PluginTranslation}),
+    legacy (PluginLegacy), icon, core, cloud, contributes, and
+    max_agent_steps (accepted and ignored). context may take a
+    ContextInput (a str with .query, .kv, .services)."""
     for effect, mode in (default_modes or {}).items():
         if effect not in EFFECTS or mode not in MODES:
             raise ValueError("default_modes: %r: %r is not an effect and a mode" % (effect, mode))
+    for stage, handlers in (stages or {}).items():
+        if stage not in STAGES:
+            raise ValueError("stages: %r is not one of %s" % (stage, STAGES))
+        for h in _stage_handlers(handlers):
+            if not callable(h.handler):
+                raise ValueError("stages: the handler of %r is not callable" % stage)
+    for hook in _hooks(decide):
+        if not callable(hook):
+            raise ValueError("decide must be a function or a list of functions")
+    for fn, what in ((start, "start"), (stop, "stop")):
+        if fn is not None and not callable(fn):
+            raise ValueError("%s must be callable" % what)
+    for cap in requires or []:
+        if cap not in CAPABILITIES:
+            raise ValueError("requires: %r is not one of %s" % (cap, CAPABILITIES))
+    _check_pku(id, tools, preferences, data_sources, providers, speech, ocr)
     return {
         "id": id, "name": name, "version": version, "description": description,
         "tools": tools, "stages": stages or {}, "defaultModes": default_modes or {},
         "instructions": instructions, "scopes": scopes or [], "requires": list(requires or []),
-        "context": context, "decide": decide,
+        "context": context, "decide": decide, "start": start, "stop": stop,
+        "icon": icon, "core": bool(core), "maxAgentSteps": max_agent_steps, "cloud": cloud,
+        "preferences": dict(preferences or {}), "dataSources": dict(data_sources or {}),
+        "providers": dict(providers or {}), "speech": dict(speech or {}), "ocr": dict(ocr or {}),
+        "contributes": contributes, "i18n": i18n, "legacy": legacy,
     }
+
+
+_SECRET_NAME = re.compile(r"token|password|passwd|secret|api[_-]?key|credential", re.I)
+
+
+def _check_pku(id, tools, preferences, data_sources, providers, speech, ocr):
+    """Checks what define_plugin can check of the PKU parts."""
+    for key, ds in (data_sources or {}).items():
+        if ds.get("tool") not in tools:
+            raise ValueError("data source %s: tool %r is not a tool of plugin %s" % (key, ds.get("tool"), id))
+        if not isinstance(ds.get("ttlMs"), (int, float)) or ds.get("ttlMs") <= 0:
+            raise ValueError("data source %s: ttlMs must be a positive number" % key)
+    for name, pref in (preferences or {}).items():
+        if _SECRET_NAME.search(name):
+            raise ValueError("preference %s: preferences are not secret (the assistant reads and changes every one); "
+                             "keep keys and passwords out of them" % name)
+        if not isinstance(pref, PluginPreferenceDef):
+            raise ValueError("preference %s: write it with define_preference" % name)
+    for group, cls in ((providers, ProviderDef), (speech, SpeechProviderDef), (ocr, OcrProviderDef)):
+        for key, d in (group or {}).items():
+            if not isinstance(d, cls):
+                raise ValueError("%s: write it as a %s" % (key, cls.__name__))
+
+
+STAGES = ("on_input", "pre_action", "post_action", "before_toolcall", "after_toolcall",
+          "before_output", "after_output")
+
+
+@dataclass(frozen=True)
+class StageHandler:
+    """A stage handler with its scope (see define_stage)."""
+    handler: Callable[[dict], Optional[dict]]
+    own_tools: bool = False
+
+
+def define_stage(handler, own_tools=False):
+    """Wrap a stage handler with its scope: own_tools=True on a
+    before_toolcall handler limits it to this plugin's own tool calls (Go's
+    StageScopeOwnTools), so it is not a guard over other plugins."""
+    if not callable(handler):
+        raise ValueError("define_stage: handler must be callable")
+    return StageHandler(handler, bool(own_tools))
+
+
+def _stage_handlers(value):
+    """The handlers a stages entry names, each as a StageHandler."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [v if isinstance(v, StageHandler) else StageHandler(v) for v in items]
+
+
+def _hooks(decide):
+    if decide is None:
+        return []
+    return list(decide) if isinstance(decide, (list, tuple)) else [decide]
 
 
 def wire_manifest(plugin, services=None):
     """The manifest sent at initialize."""
     instructions = plugin.get("instructions") or ""
     dynamic = callable(instructions)
-    return {
+    m = {
         "id": plugin["id"], "name": plugin["name"], "version": plugin["version"],
         "description": plugin.get("description", ""), "scopes": plugin.get("scopes", []),
         "requires": plugin.get("requires", []), "defaultModes": plugin.get("defaultModes", {}),
-        "instructions": str(instructions(services) or "") if dynamic else instructions,
+        "instructions": str(_settle(instructions(services)) or "") if dynamic else instructions,
         "dynamicInstructions": dynamic, "hasContext": callable(plugin.get("context")),
+        "icon": plugin.get("icon"), "core": plugin.get("core"), "maxAgentSteps": plugin.get("maxAgentSteps"),
+        "cloud": plugin.get("cloud"), "contributes": plugin.get("contributes"), "i18n": plugin.get("i18n"),
+        "legacy": plugin.get("legacy"), "dataSources": plugin.get("dataSources"),
+        "preferences": {name: _wire_preference(d) for name, d in (plugin.get("preferences") or {}).items()},
+        "providers": {k: _wire_provider(d) for k, d in (plugin.get("providers") or {}).items()},
+        "speech": {k: _wire_speech(d) for k, d in (plugin.get("speech") or {}).items()},
+        "ocr": {k: _wire_ocr(d) for k, d in (plugin.get("ocr") or {}).items()},
     }
+    return {k: v for k, v in m.items() if v not in (None, {}, False, 0, "") or k in (
+        "id", "name", "version", "description", "scopes", "requires", "defaultModes", "instructions")}
+
+
+def _wire_preference(d):
+    out = {"title": d.title, "kind": d.kind, "schema": d.schema()}
+    for k, v in (("description", d.description), ("options", d.options), ("screen", d.screen)):
+        if v:
+            out[k] = v
+    return out
+
+
+def _wire_ocr(d):
+    return {"name": d.name, "credentialFrom": d.credential_from}
+
+
+def _wire_models(models):
+    return [dict(m) for m in models or []]
+
+
+def _wire_provider(d):
+    return {"name": d.name, "description": d.description, "auth": d.auth, "defaultBaseURL": d.default_base_url,
+            "editableBaseURL": d.editable_base_url, "models": _wire_models(d.models), "defaultModel": d.default_model,
+            "efforts": list(d.efforts or []), "credentialHint": d.credential_hint,
+            "hasListModels": callable(d.list_models), "hasSignIn": callable(d.sign_in), "hasBalance": callable(d.balance)}
+
+
+def _wire_speech(d):
+    return {"name": d.name, "description": d.description, "defaultBaseURL": d.default_base_url,
+            "editableBaseURL": d.editable_base_url, "models": _wire_models(d.models), "defaultModel": d.default_model,
+            "credentialHint": d.credential_hint, "keyURL": d.key_url, "credentialFrom": d.credential_from,
+            "hasTranscribe": callable(d.transcribe), "hasStream": callable(d.stream)}
 
 
 def wire_assessment(r):
@@ -136,12 +293,19 @@ class Context(dict):
     `progress(done, total=0, message="")`, which reports how far a long
     call has got (None when nobody watches the call)."""
 
-    def __init__(self, data, cancelled, kv=None, services=None):
+    def __init__(self, data, cancelled, kv=None, services=None, plugin_id=""):
         super().__init__(data or {})
         self.cancelled = cancelled
         self.progress = None
         self.kv = kv
         self.services = services
+        self.cloud = None  # Hearth has no PKU harness Cloud
+        self._plugin_id = plugin_id
+
+    def provider(self, key):
+        """The address and key of one of this plugin's model providers
+        (PKU's ctx.provider); this host does not run providers yet."""
+        raise ToolError("provider %s.%s: %s" % (self._plugin_id, key, NOT_SUPPORTED))
 
     def __getattr__(self, key):
         try:
@@ -170,10 +334,45 @@ class KV:
 
 class Services:
     """Hearth's services over the protocol; plugin.json must declare each
-    group used: "settings", "memory", "knowledge" (docs/protocol.md)."""
+    group used in its "capabilities": "settings" (this plugin's own),
+    "settings.core" (Hearth's), "settings.plugins" (other plugins'),
+    "memory", "knowledge", "llm" and "kv" (docs/protocol.md). Input
+    injection is always allowed. `kv` is the plugin's private storage."""
 
     def __init__(self, conn):
         self._conn = conn
+        self.kv = KV(conn)
+        self.data_dir = conn.data_dir  # the plugin's own data directory
+        self.config = conn.config  # the plugin's config from Hearth, if any
+
+    # input: a turn answered with this plugin's rights, never the owner's
+    def inject(self, text, channel="", chat_id="", user_id="", group_id="", interrupt=False,
+               no_memory=False):
+        """Queue text as input for the session of channel (and chat_id);
+        user_id and group_id name the person relaying it, whose role caps
+        the turn. Returns at once; the answer goes to that channel."""
+        self._conn.call("input.inject", _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory))
+
+    def inject_sync(self, text, channel="", chat_id="", user_id="", group_id="", interrupt=False,
+                    no_memory=False, timeout=600):
+        """Like inject, but waits (up to timeout seconds) for the answer
+        and returns its text."""
+        r = self._conn.call("input.injectSync", _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory),
+                            timeout=timeout) or {}
+        return r.get("text", "")
+
+    # llm: the model sources
+    def list_sources(self):
+        """The names of the configured model sources."""
+        return self._conn.call("llm.listSources", {}) or []
+
+    def set_source(self, name):
+        """Make name the model source in use."""
+        self._conn.call("llm.setSource", {"name": name})
+
+    def current_source(self):
+        """The name of the model source in use."""
+        return self._conn.call("llm.currentSource", {}) or ""
 
     def _value(self, method, params, default):
         r = self._conn.call(method, params) or {}
@@ -189,12 +388,72 @@ class Services:
     def list_settings(self, prefix=""):
         return self._conn.call("settings.list", {"prefix": prefix}) or []
 
+    def register_setting(self, key, type="string", display_name="", default=None, description="",
+                         category="", options=None, min=0, max=0, step=0, required=False, secret=False):
+        """Declare one of this plugin's settings (its type is checked on
+        every set; a secret is masked wherever it is shown)."""
+        d = {"key": key, "type": type, "display_name": display_name or key}
+        for k, v in (("default", default), ("description", description), ("category", category),
+                     ("options", list(options or [])), ("min", min), ("max", max), ("step", step),
+                     ("required", required), ("secret", secret)):
+            if v not in (None, "", [], 0, False):
+                d[k] = v
+        self._conn.call("settings.registerDef", d)
+
+    def setting_defs(self, prefix=""):
+        """This plugin's declared settings."""
+        return self._conn.call("settings.defs", {"prefix": prefix}) or []
+
+    # settings.core: Hearth's own
+    def get_core(self, key, default=None):
+        """Hearth's setting key; core.daemon.data_dir answers this plugin's
+        own data directory (a child has no business in Hearth's), as Go
+        child plugins have it."""
+        if key == "core.daemon.data_dir":
+            return self.data_dir
+        return self._value("settings.getCore", {"key": key}, default)
+
+    def set_core(self, key, value):
+        self._conn.call("settings.setCore", {"key": key, "value": value})
+
+    def list_core(self, prefix=""):
+        return self._conn.call("settings.listCore", {"prefix": prefix}) or []
+
+    # settings.plugins: other plugins' (their secrets come back masked)
+    def get_plugin_setting(self, plugin, key, default=None):
+        return self._value("settings.getPlugin", {"plugin": plugin, "key": key}, default)
+
+    def set_plugin_setting(self, plugin, key, value):
+        """Needs "settings.plugins.write"; never sets another's secret."""
+        self._conn.call("settings.setPlugin", {"plugin": plugin, "key": key, "value": value})
+
+    def list_plugin_settings(self, plugin, prefix=""):
+        return self._conn.call("settings.listPlugin", {"plugin": plugin, "prefix": prefix}) or []
+
+    def dump_settings(self):
+        return self._conn.call("settings.dump", {}) or {}
+
+    def setting_plugins(self):
+        return self._conn.call("settings.plugins", {}) or []
+
     # memory
     def recall(self, query, depth=1):
         return self._conn.call("memory.recall", {"query": list(query), "depth": depth})
 
     def commit(self, triples):
         self._conn.call("memory.commit", {"triples": triples})
+
+    def introspect(self):
+        return self._conn.call("memory.introspect", {}) or {}
+
+    def merge_entities(self, source, target):
+        return (self._conn.call("memory.merge", {"source": source, "target": target}) or {}).get("count", 0)
+
+    def purge(self, criteria, mode="soft"):
+        return (self._conn.call("memory.purge", {"criteria": criteria, "mode": mode}) or {}).get("count", 0)
+
+    def doc_stats(self):
+        return self._conn.call("memory.docStats", {}) or {}
 
     def append_text(self, role, content, channel="", timestamp=0):
         self._conn.call("memory.appendText", {"role": role, "content": content, "channel": channel, "timestamp": timestamp})
@@ -217,6 +476,78 @@ class Services:
 
     def list_knowledge(self):
         return self._conn.call("knowledge.list", {}) or []
+
+
+def _settle(value):
+    """The value of a plugin function's answer: a coroutine (an async def)
+    is run to completion in the calling thread, which is the request's
+    own; anything else is the answer."""
+    if inspect.iscoroutine(value):
+        return asyncio.run(value)
+    return value
+
+
+def _injection(text, channel, chat_id, user_id, group_id, interrupt, no_memory):
+    d = {"channel": channel, "text": text}
+    for k, v in (("chatId", chat_id), ("userId", user_id), ("groupId", group_id),
+                 ("interrupt", interrupt), ("noMemory", no_memory)):
+        if v:
+            d[k] = v
+    return d
+
+
+# ToolContext is the seed's name for what a tool's execute receives.
+ToolContext = Context
+
+
+class ToolDef(TypedDict, total=False):
+    """What define_tool returns (the seed's ToolDef, keys as on the wire)."""
+    title: str
+    description: Dynamic[str]
+    input: Dict[str, Any]
+    effect: str
+    resolveEffect: Optional[Callable[..., Any]]
+    untrusted: bool
+    userOnly: bool
+    onDemand: bool
+    grant: bool
+    alwaysAsk: bool
+    serial: bool
+    dayScoped: bool
+    timeoutMs: int
+    channels: List[str]
+    execute: Callable[[Dict[str, Any], Context], Any]
+
+
+class PluginDef(TypedDict, total=False):
+    """What define_plugin returns (the seed's PluginDef, keys as on the
+    wire; remote is never set by a plugin)."""
+    id: str
+    name: str
+    description: str
+    version: str
+    maxAgentSteps: int
+    icon: str
+    core: bool
+    requires: List[str]
+    cloud: Dict[str, Any]
+    preferences: Dict[str, PluginPreferenceDef]
+    defaultModes: Dict[str, str]
+    scopes: List[str]
+    tools: Dict[str, ToolDef]
+    dataSources: Dict[str, DataSourceDef]
+    providers: Dict[str, ProviderDef]
+    speech: Dict[str, SpeechProviderDef]
+    ocr: Dict[str, OcrProviderDef]
+    instructions: Dynamic[str]
+    context: Optional[Callable[[ContextInput], Optional[str]]]
+    contributes: Dict[str, Any]
+    i18n: Dict[str, PluginTranslation]
+    legacy: PluginLegacy
+    stages: Dict[str, Any]
+    decide: Any
+    start: Optional[Callable[..., None]]
+    stop: Optional[Callable[[], None]]
 
 
 class RPCError(Exception):
@@ -244,7 +575,11 @@ class _Connection:
         self.next_id = 0
         self.pending = {}
         self.running = {}
-        self.stage_ids = {}
+        self.stage_ids = {}  # id -> (stage, handler)
+        self.hooks = {}  # id -> decide function
+        self.started = False  # start is due once initialize is answered
+        self.data_dir = ""  # initialize's dataDir
+        self.config = {}  # initialize's config
 
     def send(self, msg):
         line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -293,6 +628,23 @@ class _Connection:
             if cancelled.is_set():
                 reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": -32800, "message": "request cancelled"}}
             self.send(reply)
+        if msg.get("method") == "initialize" and "result" in reply and self.started:
+            self.started = False
+            threading.Thread(target=self._start, daemon=True).start()
+
+    def preference(self, name):
+        """The preference name and the SettingContext it gets, or an RPCError."""
+        pref = (self.plugin.get("preferences") or {}).get(name)
+        if pref is None:
+            raise RPCError(-32005, "unknown preference %s" % name)
+        services = Services(self)
+        return pref, SettingContext(services.kv, services)
+
+    def _start(self):
+        try:
+            _settle(self.plugin["start"](Services(self)))
+        except Exception:
+            log("start failed", level="ERROR", error=traceback.format_exc())
 
     def dispatch(self, method, params, cancelled):
         p = self.plugin
@@ -300,65 +652,100 @@ class _Connection:
             if PROTOCOL_VERSION not in params.get("protocolVersions", []):
                 raise RPCError(-32001, "the plugin speaks protocol version %d; the host offered %s"
                                % (PROTOCOL_VERSION, params.get("protocolVersions")))
+            self.data_dir = params.get("dataDir") or ""
+            self.config = params.get("config") or {}
+            services = Services(self)
             for name, tool in p["tools"].items():
                 wire = {k: v for k, v in tool.items() if k not in ("execute", "input", "resolveEffect")}
                 wire["name"] = name
                 wire["parameters"] = tool["input"]
                 wire["hasResolveEffect"] = callable(tool.get("resolveEffect"))
+                wire["dynamicDescription"] = callable(tool["description"])
+                wire["description"] = str(_settle(resolve_dynamic(tool["description"], services)) or "")
                 self.call("tools.register", wire)
-            for i, (stage, _) in enumerate(p["stages"].items(), start=1):
-                self.stage_ids[i] = stage
-                self.call("stages.register", {"id": i, "stage": stage})
-            if callable(p.get("decide")):
-                self.call("hooks.register", {"id": 0})
+            i = 0
+            for stage, handlers in p["stages"].items():
+                for h in _stage_handlers(handlers):
+                    i += 1
+                    self.stage_ids[i] = (stage, h.handler)
+                    reg = {"id": i, "stage": stage}
+                    if h.own_tools:
+                        reg["ownTools"] = True
+                    self.call("stages.register", reg)
+            for i, hook in enumerate(_hooks(p.get("decide"))):
+                self.hooks[i] = hook
+                self.call("hooks.register", {"id": i})
+            if callable(p.get("start")):
+                self.started = True
             return {"protocolVersion": PROTOCOL_VERSION, "sdkVersion": "python-" + SDK_VERSION,
                     "name": p["id"], "autoRestart": True, "manifest": wire_manifest(p, Services(self))}
         if method == "tool.resolveEffect":
             tool = p["tools"].get(params.get("tool"))
             if tool is None or not callable(tool.get("resolveEffect")):
                 raise RPCError(-32005, "no resolve_effect for tool %s" % params.get("tool"))
-            return wire_assessment(tool["resolveEffect"](params.get("args") or {}, Services(self)))
+            return wire_assessment(_settle(tool["resolveEffect"](params.get("args") or {}, Services(self))))
         if method == "hook.decide":
-            if not callable(p.get("decide")):
-                raise RPCError(-32005, "unknown decision hook")
+            hook = self.hooks.get(params.get("id", 0))
+            if hook is None:
+                raise RPCError(-32005, "unknown decision hook %s" % params.get("id"))
             call = {"tool": params.get("tool"), "args": params.get("args") or {},
                     "context": Context(params.get("context"), cancelled)}
-            return _wire_decision(p["decide"](call))
+            return _wire_decision(_settle(hook(call)))
         if method == "plugin.context":
             if not callable(p.get("context")):
                 raise RPCError(-32005, "the plugin has no context function")
-            return {"text": str(p["context"](params.get("query", "")) or "")}
+            services = Services(self)
+            return {"text": str(_settle(p["context"](ContextInput(params.get("query", ""), services.kv, services))) or "")}
+        if method == "tool.describe":
+            tool = p["tools"].get(params.get("tool"))
+            if tool is None:
+                raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
+            return {"text": str(_settle(resolve_dynamic(tool["description"], Services(self))) or "")}
+        if method == "preference.get":
+            pref, sc = self.preference(params.get("name"))
+            return {"value": _settle(pref.get(sc))}
+        if method == "preference.set":
+            pref, sc = self.preference(params.get("name"))
+            try:
+                value = pref.check(params.get("value"))
+            except (ValueError, TypeError) as e:
+                raise RPCError(-32602, "invalid value for %s.%s: %s" % (p["id"], params.get("name"), e))
+            _settle(pref.set(sc, value))
+            return {}
         if method == "plugin.instructions":
-            instructions = p.get("instructions") or ""
-            if callable(instructions):
-                instructions = instructions(Services(self))
-            return {"text": str(instructions or "")}
+            return {"text": str(_settle(resolve_dynamic(p.get("instructions") or "", Services(self))) or "")}
         if method == "tool.call":
             tool = p["tools"].get(params.get("tool"))
             if tool is None:
                 raise RPCError(-32005, "unknown tool %s" % params.get("tool"))
-            ctx = Context(params.get("context"), cancelled, KV(self), Services(self))
+            ctx = Context(params.get("context"), cancelled, KV(self), Services(self), p["id"])
             token = params.get("progressToken")
             if token:
                 def progress(done, total=0, message="", token=token):
                     self.send({"jsonrpc": "2.0", "method": "tool.progress",
                                "params": {"token": token, "done": float(done), "total": float(total), "message": str(message)}})
                 ctx.progress = progress
-            value = tool["execute"](params.get("args") or {}, ctx)
+            value = _settle(tool["execute"](params.get("args") or {}, ctx))
             if isinstance(value, str):
                 return {"text": value}
             is_error = isinstance(value, dict) and value.get("isError") is True
             return {"value": value, "isError": is_error}
         if method == "stage.run":
-            stage = self.stage_ids.get(params.get("id"))
-            if stage is None:
-                raise RPCError(-32005, "unknown stage handler")
+            entry = self.stage_ids.get(params.get("id"))
+            if entry is None:
+                raise RPCError(-32005, "unknown stage handler %s" % params.get("id"))
             ctx = params.get("context") or {}
-            out = p["stages"][stage](ctx)
+            try:
+                out = _settle(entry[1](ctx))
+            except Exception as e:  # the handler's error, as a Go handler returns one
+                log("stage handler failed", level="ERROR", stage=entry[0], error=traceback.format_exc())
+                return {"context": ctx, "error": str(e) or type(e).__name__}
             return {"context": out if out is not None else ctx}
         if method == "$/ping":
             return "pong"
         if method == "shutdown":
+            if callable(p.get("stop")):
+                _settle(p["stop"]())
             return {}
         raise RPCError(-32601, "method not found: %s" % method)
 

@@ -19,10 +19,13 @@ class FakeHost:
         self.registered = []
         self.kv = {}
         self.progress = []
+        self.answers = {}  # method -> params -> result: more of Hearth's services
+        self.asked = []  # (method, params) of the calls answered from answers
 
-    def request(self, mid, method, params):
-        self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": mid, "method": method, "params": params}) + "\n")
-        self.to_plugin_w.flush()
+    def request(self, mid, method, params, until=None):
+        if method is not None:
+            self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": mid, "method": method, "params": params}) + "\n")
+            self.to_plugin_w.flush()
         while True:
             msg = self.from_plugin.next()
             if msg.get("method") in ("tools.register", "stages.register", "hooks.register"):
@@ -49,8 +52,20 @@ class FakeHost:
                 self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
                 self.to_plugin_w.flush()
                 continue
+            if msg.get("method") in self.answers:
+                self.asked.append((msg["method"], msg["params"]))
+                result = self.answers[msg["method"]](msg["params"])
+                self.to_plugin_w.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+                self.to_plugin_w.flush()
+                if mid is None and msg["method"] == until:
+                    return msg
+                continue
             if msg.get("id") == mid:
                 return msg
+
+    def serve_until(self, method):
+        """Answers the plugin's calls until it called method."""
+        return self.request(None, None, None, until=method)
 
 
 def _pipe():
@@ -225,6 +240,143 @@ class PolicyTest(unittest.TestCase):
         self.assertEqual(decide(2, "bank__transfer", "eve")["result"], {"verdict": "deny", "reason": "eve is blocked"})
         self.assertEqual(decide(3, "bank__transfer", "bob")["result"], {"verdict": "allow", "reason": ""})
         self.assertIn("error", decide(4, "x__null", "bob"))
+
+
+def _relay(args, ctx):
+    """A tool that relays through Hearth's input and model services."""
+    s = ctx.services
+    s.inject("提醒：" + args["text"], channel="terminal", user_id="u1", no_memory=True)
+    answer = s.inject_sync(args["text"], channel="plugin:go")
+    s.set_source("backup")
+    return {"answer": answer, "sources": s.list_sources(), "current": s.current_source()}
+
+
+class GoParityTest(unittest.TestCase):
+    """What a Go child plugin has: injection, the LLM API, every stage and
+    decision hook registration, start and stop, all settings and memory."""
+
+    def setUp(self):
+        self.events = []
+        self.started = threading.Event()
+
+        def start(services):
+            services.inject("已启动", channel="plugin:go")
+            self.started.set()
+
+        def guard(ctx):
+            for call in ctx.get("toolCalls") or []:
+                call["deny"] = "no"
+            return ctx
+
+        def failing(ctx):
+            ctx["finalText"] = "half-changed"
+            raise RuntimeError("stage broke")
+
+        self.plugin = hp.define_plugin(
+            id="go", name="Go", version="1.0.0", start=start, stop=lambda: self.events.append("stop"),
+            tools={"relay": hp.define_tool(description="relay", execute=_relay,
+                                           input={"type": "object", "properties": {"text": {"type": "string"}}})},
+            stages={"on_input": [lambda c: dict(c, rawMessage=c["rawMessage"].upper()), lambda c: None],
+                    "before_toolcall": hp.define_stage(guard, own_tools=True), "before_output": failing},
+            decide=[lambda call: {"verdict": "allow"}, lambda call: {"verdict": "ask", "reason": "second"}])
+        self.host = FakeHost(self.plugin)
+        self.host.answers.update({
+            "input.inject": lambda p: {}, "input.injectSync": lambda p: {"text": "答：" + p["text"]},
+            "llm.listSources": lambda p: ["main", "backup"], "llm.setSource": lambda p: {},
+            "llm.currentSource": lambda p: "backup",
+        })
+        self.init = self.host.request(1, "initialize", {"protocolVersions": [1], "plugin": "go"})
+        self.host.serve_until("input.inject")
+        self.assertTrue(self.started.wait(10))
+
+    def test_start_injects_after_the_handshake(self):
+        self.assertIn("result", self.init)
+        self.assertEqual(self.host.asked[0], ("input.inject", {"channel": "plugin:go", "text": "已启动"}))
+
+    def test_injection_and_llm(self):
+        r = self.host.request(2, "tool.call", {"tool": "relay", "args": {"text": "开会"}, "context": {"actor": "agent"}})
+        self.assertEqual(r["result"]["value"], {"answer": "答：开会", "sources": ["main", "backup"], "current": "backup"})
+        asked = self.host.asked[1:]
+        self.assertEqual(asked[0], ("input.inject", {"channel": "terminal", "text": "提醒：开会", "userId": "u1", "noMemory": True}))
+        self.assertEqual(asked[1], ("input.injectSync", {"channel": "plugin:go", "text": "开会"}))
+        self.assertEqual(asked[2], ("llm.setSource", {"name": "backup"}))
+
+    def test_stage_registrations(self):
+        stages = [r for r in self.host.registered if "stage" in r]
+        self.assertEqual(stages, [{"id": 1, "stage": "on_input"}, {"id": 2, "stage": "on_input"},
+                                  {"id": 3, "stage": "before_toolcall", "ownTools": True}, {"id": 4, "stage": "before_output"}])
+        hooks = [r for r in self.host.registered if "stage" not in r and "name" not in r]
+        self.assertEqual(hooks, [{"id": 0}, {"id": 1}])
+
+    def test_stage_runs(self):
+        r = self.host.request(2, "stage.run", {"id": 1, "context": {"rawMessage": "hi", "phase": "on_input"}})
+        self.assertEqual(r["result"]["context"]["rawMessage"], "HI")
+        r = self.host.request(3, "stage.run", {"id": 2, "context": {"rawMessage": "hi", "phase": "on_input"}})
+        self.assertEqual(r["result"]["context"]["rawMessage"], "hi")  # None keeps the context
+        r = self.host.request(4, "stage.run", {"id": 3, "context": {"phase": "before_toolcall", "toolCalls": [{"id": "c", "name": "go__relay"}]}})
+        self.assertEqual(r["result"]["context"]["toolCalls"][0]["deny"], "no")
+        r = self.host.request(5, "stage.run", {"id": 4, "context": {"phase": "before_output", "finalText": "x"}})
+        self.assertEqual(r["result"]["error"], "stage broke")  # as a Go handler's error: the host decides
+        self.assertEqual(r["result"]["context"]["finalText"], "half-changed")
+        r = self.host.request(6, "stage.run", {"id": 9, "context": {}})
+        self.assertEqual(r["error"]["code"], -32005)
+
+    def test_hooks_by_id(self):
+        r = self.host.request(2, "hook.decide", {"id": 1, "tool": "x__y", "args": {}, "context": {}})
+        self.assertEqual(r["result"], {"verdict": "ask", "reason": "second"})
+        r = self.host.request(3, "hook.decide", {"id": 5, "tool": "x__y", "args": {}, "context": {}})
+        self.assertEqual(r["error"]["code"], -32005)
+
+    def test_shutdown_runs_stop(self):
+        self.host.request(2, "shutdown", {})
+        self.assertEqual(self.events, ["stop"])
+
+    def test_bad_definitions(self):
+        for kw in ({"stages": {"on_lunch": lambda c: c}}, {"stages": {"on_input": [3]}}, {"decide": [3]}, {"start": 3}):
+            with self.assertRaises(ValueError):
+                hp.define_plugin(id="x", name="x", version="1", tools={}, **kw)
+
+    def test_settings_and_memory_on_the_wire(self):
+        conn, sent = _Recorder(), []
+        s = hp.Services(conn)
+        s.register_setting("limit", type="int", max=50, default=10, secret=False)
+        s.setting_defs("l")
+        self.assertEqual(s.get_core("core.daemon.data_dir"), "/data/plugins/go")  # answered here
+        s.get_core("core.ui.lang")
+        s.set_core("k", 1)
+        s.list_core("a")
+        s.get_plugin_setting("memo", "k")
+        s.set_plugin_setting("memo", "k", "v")
+        s.list_plugin_settings("memo")
+        s.dump_settings()
+        s.setting_plugins()
+        s.introspect()
+        s.merge_entities("a", "b")
+        s.purge({"name": "x"})
+        s.doc_stats()
+        self.assertEqual(conn.calls, [
+            ("settings.registerDef", {"key": "limit", "type": "int", "display_name": "limit", "default": 10, "max": 50}),
+            ("settings.defs", {"prefix": "l"}), ("settings.getCore", {"key": "core.ui.lang"}),
+            ("settings.setCore", {"key": "k", "value": 1}), ("settings.listCore", {"prefix": "a"}),
+            ("settings.getPlugin", {"plugin": "memo", "key": "k"}),
+            ("settings.setPlugin", {"plugin": "memo", "key": "k", "value": "v"}),
+            ("settings.listPlugin", {"plugin": "memo", "prefix": ""}), ("settings.dump", {}), ("settings.plugins", {}),
+            ("memory.introspect", {}), ("memory.merge", {"source": "a", "target": "b"}),
+            ("memory.purge", {"criteria": {"name": "x"}, "mode": "soft"}), ("memory.docStats", {}),
+        ])
+
+
+class _Recorder:
+    """A connection that records calls and answers None."""
+
+    def __init__(self):
+        self.calls = []
+        self.data_dir = "/data/plugins/go"
+        self.config = {}
+
+    def call(self, method, params, timeout=30):
+        self.calls.append((method, params))
+        return None
 
 
 if __name__ == "__main__":

@@ -90,8 +90,8 @@ func StartWith(t T, name string, factory sdk.NewPlugin, config map[string]any, o
 	}
 	if st, ok := opts.Services.Settings.(*Settings); ok {
 		st = st.For(name)
-		if st.dataDir == "" {
-			st.dataDir = t.TempDir()
+		if *st.root == "" {
+			st.SetDataDir(t.TempDir())
 		}
 		opts.Services.Settings = st
 	}

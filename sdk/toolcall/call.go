@@ -91,6 +91,10 @@ type Result struct {
 	// at most MaxImages of at most MaxImageBytes each; the host passes them
 	// to a model that accepts images.
 	Images []sdk.Image
+	// MemoryText, when not nil, is the text memory computation uses in
+	// place of Content: a child plugin's ToolDef.Cleaner output, sent with
+	// the result (see MemoryTexter).
+	MemoryText *string
 }
 
 // ErrorResult returns an error result whose content is {"error": msg}.
@@ -197,9 +201,26 @@ type textResult interface {
 	ResultMetadata() map[string]string
 }
 
+// MemoryTexter is implemented by a result that carries the text memory
+// computation uses (a child plugin's result, cleaned by its
+// ToolDef.Cleaner on its side); ok false means it carries none.
+type MemoryTexter interface {
+	MemoryText() (text string, ok bool)
+}
+
 // ValidJSON is a handler's result that is JSON already checked (a child
 // plugin's, which its connection checked whole): Encode passes it as is.
 type ValidJSON []byte
+
+// MarshalJSON returns v itself, so a ValidJSON value handed on (to a
+// child's after_toolcall handler over the wire) stays JSON rather than
+// becoming a base64 string.
+func (v ValidJSON) MarshalJSON() ([]byte, error) {
+	if len(v) == 0 {
+		return []byte("null"), nil
+	}
+	return v, nil
+}
 
 // Encode turns a handler's value into a result. A string is passed as is;
 // valid JSON bytes are passed as is; everything else is JSON-encoded. A map
@@ -213,6 +234,11 @@ func Encode(v any) Result {
 	if n := len(r.Content); n > MaxResultBytes {
 		err := fmt.Errorf("%w: the tool's result is %d bytes, over the limit of %d bytes (1 MiB)", ErrTooLarge, n, MaxResultBytes)
 		return ErrorResult(err, err.Error()+"; ask for less (a smaller range, a filter, one page at a time)")
+	}
+	if m, ok := v.(MemoryTexter); ok {
+		if text, ok := m.MemoryText(); ok {
+			r.MemoryText = &text
+		}
 	}
 	if ir, ok := v.(sdk.ImageResult); ok {
 		var note string

@@ -8,7 +8,7 @@ import "embed"
 // Files holds package.json, index.js and index.d.ts of the SDK, and
 // bundled/zod: the runtime JavaScript of its one dependency.
 //
-//go:embed package.json index.js index.d.ts README.md all:bundled
+//go:embed package.json index.js pku.js run.js index.d.ts README.md all:bundled
 var Files embed.FS
 
 // PackageName is the name plugins import the SDK by.

@@ -11,6 +11,8 @@ export interface TurnInfo {
   /** The assistant already called an untrusted tool in this turn. */
   tainted: boolean;
   userAsked?: boolean;
+  /** The turn's model reads images (Hearth does not tell yet: absent). */
+  acceptsImages?: boolean;
 }
 
 export interface ToolContext {
@@ -46,7 +48,22 @@ export interface ToolContext {
    * watches the call.
    */
   progress?: (done: number, total?: number, message?: string) => void;
+  /**
+   * The address and key of one of this plugin's own providers. This host
+   * does not run providers yet: it rejects with "not supported by this
+   * host yet".
+   */
+  provider?: (key: string) => Promise<{ baseURL: string; credential?: string }>;
+  /** PKU harness Cloud; Hearth has none, so it is always absent. */
+  cloud?: PluginCloud;
 }
+
+/** PKU harness Cloud bound to a plugin; Hearth has no Cloud. */
+export type PluginCloud = Record<string, unknown>;
+/** How a plugin uses PKU harness Cloud; kept as data by Hearth. */
+export type CloudManifest = { optional?: boolean } & Record<string, unknown>;
+/** Screens, settings rows, tabs, widgets, commands: data for channels that show them. */
+export type Contributions = Record<string, unknown>;
 
 export interface Entity { name: string; type: string; mention_count: number }
 export interface Relation { source_name: string; target_name: string; relation_type: string }
@@ -79,6 +96,34 @@ export interface HostServices {
     add(name: string, content: string): Promise<void>;
     list(): Promise<string[]>;
   };
+  /**
+   * Input injection: a turn in the plugin's own conversation, with the
+   * plugin's rights (never the owner's). Another channel needs the
+   * "input.channels" group, a userId or groupId "input.user".
+   */
+  input: {
+    inject(text: string, opts?: InjectOptions): Promise<void>;
+    /** Waits for the answer and returns its text. */
+    injectSync(text: string, opts?: InjectOptions): Promise<string>;
+  };
+  /** The model sources (plugin.json must declare "llm"). */
+  llm: {
+    listSources(): Promise<string[]>;
+    currentSource(): Promise<string>;
+    setSource(name: string): Promise<void>;
+  };
+}
+
+/** Where an injected input goes and how it is answered. */
+export interface InjectOptions {
+  channel?: string;
+  chatId?: string;
+  userId?: string;
+  groupId?: string;
+  /** Cancel the session's model call in flight and run next. */
+  interrupt?: boolean;
+  /** Answer, but do not write the exchange to memory. */
+  noMemory?: boolean;
 }
 
 export interface KV {
@@ -95,7 +140,8 @@ export interface ToolAssessment {
 
 export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {
   title?: string;
-  description: string | (() => string);
+  /** For the model; a function is asked again whenever Hearth builds a request. */
+  description: Dynamic<string>;
   input?: I;
   effect?: ToolEffect;
   /**
@@ -114,6 +160,8 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O = unknown> {
   alwaysAsk?: boolean;
   serial?: boolean;
   dayScoped?: boolean;
+  /** HomeAgent's NoMemory: keep calls and results out of memory computation (the model still reads them). */
+  noMemory?: boolean;
   timeoutMs?: number;
   execute: (input: z.infer<I>, ctx: ToolContext) => O | Promise<O>;
 }
@@ -142,6 +190,10 @@ export interface ToolResult {
   success: boolean;
   /** The handler's return value, or the error text. */
   result: unknown;
+  /** The tool is noMemory: a handler computing memory leaves this result out. */
+  noMemory?: boolean;
+  /** The text memory computation uses: the result through the tool's cleaner, or the result text. */
+  memoryText?: string;
 }
 
 /** One recalled memory item. */
@@ -215,13 +267,30 @@ export interface PluginDef {
   scopes?: string[];
   /** Each effect's mode unless the user changes it; missing effects are auto. */
   defaultModes?: Partial<Record<ToolEffect, Mode>>;
+  /** Accepted and ignored, as in the PKU harness. */
+  maxAgentSteps?: number;
+  /** Kept as data; Hearth has no PKU harness Cloud (requires 'cloud' hides the plugin). */
+  cloud?: CloudManifest;
+  /** The plugin's settings, `<plugin id>.<name>` in Hearth's settings. */
+  preferences?: Record<string, PluginPreferenceDef<any>>;
+  /** Set by a host for remote (MCP) plugins; never set it yourself. */
+  remote?: { url: string; server: string };
+  /** Read tools for widgets and scheduled checks. */
+  dataSources?: Record<string, DataSourceDef>;
+  /** Model providers: loaded and listed; not run by this host yet. */
+  providers?: Record<string, ProviderDef>;
+  /** Speech recognition: loaded and listed; not run by this host yet. */
+  speech?: Record<string, SpeechProviderDef>;
+  /** OCR: loaded and listed; not run by this host yet. */
+  ocr?: Record<string, OcrProviderDef>;
   /** Appended to the system prompt; a function is asked before each turn. */
-  instructions?: string | ((services: HostServices) => string);
+  instructions?: Dynamic<string>;
   /** Called before each turn; the text is shown to the model as data. */
-  context?: (input: { query: string }) => Promise<string | undefined> | string | undefined;
-  contributes?: Record<string, unknown>;
-  i18n?: { en?: Record<string, unknown> };
-  legacy?: { pluginIds?: string[]; tools?: Record<string, string> };
+  context?: (input: ContextInput) => Promise<string | undefined> | string | undefined;
+  contributes?: Contributions;
+  /** English strings for people; the model reads the originals. */
+  i18n?: { en?: PluginTranslation };
+  legacy?: PluginLegacy;
   tools: Record<string, ToolDef<any, any>>;
   stages?: Partial<Record<Stage, (ctx: StageContext) => StageContext | void | Promise<StageContext | void>>>;
   /**
@@ -240,3 +309,190 @@ export function defineTool<I extends z.ZodType, O>(def: ToolDef<I, O>): ToolDef<
 export class ToolError extends Error {}
 export function inputSchema(input?: z.ZodType): Record<string, unknown>;
 export function serve(plugin: PluginDef): Promise<void>;
+/** Whether serve was called in this process. */
+export function served(): boolean;
+
+// ---- The rest of the PKU harness plugin model (seed 001). ----
+
+/** A fixed value, or a function of the host's services asked when needed. */
+export type Dynamic<T> = T | ((services: HostServices) => T);
+export function resolveDynamic<T>(value: Dynamic<T>, services: HostServices): T;
+
+/** What PluginDef.context receives before each turn. */
+export interface ContextInput {
+  /** The user's latest message. */
+  query: string;
+  kv: KV;
+  services: HostServices;
+}
+
+/** The marks of context lines that take back a fact shown before. */
+export const CONTEXT_MARK: { readonly deleted: '[已删除]'; readonly corrected: '[更正]'; readonly arrow: ' → ' };
+
+/** A read tool of this plugin, with its arguments, for widgets and scheduled checks. */
+export interface DataSourceDef {
+  title: string;
+  /** A tool name of this plugin. */
+  tool: string;
+  args?: Record<string, unknown>;
+  ttlMs: number;
+}
+
+/** English versions of a manifest's strings for people; missing ones keep the original. */
+export interface PluginTranslation {
+  name?: string;
+  description?: string;
+  tools?: Record<string, { title?: string }>;
+  widgets?: Record<string, { title?: string; description?: string }>;
+  screens?: Record<string, { title?: string }>;
+  settings?: Record<string, { title?: string; subtitle?: string }>;
+  preferences?: Record<string, { title?: string; description?: string; options?: Record<string, string> }>;
+  commands?: Record<string, { description?: string; argHint?: string; aliases?: string[]; prompt?: string }>;
+  providers?: Record<string, { name?: string; description?: string; credentialHint?: string; models?: Record<string, { name?: string; description?: string }> }>;
+  speech?: Record<string, { name?: string; description?: string; credentialHint?: string; models?: Record<string, { name?: string; description?: string }> }>;
+  dataSources?: Record<string, { title?: string }>;
+  scopes?: Record<string, string>;
+}
+
+export type SettingValue = string | number | boolean | string[];
+
+/** What a preference's get and set can use. */
+export interface SettingContext {
+  kv: KV;
+  services: HostServices;
+}
+
+/** A plugin's own setting; never a secret (the assistant reads and changes each one). */
+export interface PluginPreferenceDef<T extends SettingValue = SettingValue> {
+  title: string;
+  description?: string;
+  kind: 'choice' | 'boolean' | 'text' | 'list';
+  options?: { value: string; label: string }[];
+  /** Checks each new value before set runs. */
+  input: z.ZodType<T>;
+  get(ctx: SettingContext): Promise<T>;
+  set(ctx: SettingContext, value: T): Promise<void>;
+  screen?: string;
+}
+export function definePreference<T extends SettingValue>(def: PluginPreferenceDef<T>): PluginPreferenceDef<T>;
+
+/** The old ids this plugin replaces. */
+export interface PluginLegacy {
+  pluginIds?: string[];
+  /** Old full tool id → tool name here. */
+  tools?: Record<string, string>;
+  /** Old `<plugin>.<widget>` → a widget key here. */
+  widgets?: Record<string, string>;
+}
+
+export type ProviderAuth = 'apiKey' | 'account' | 'none';
+
+export interface ModelPricing {
+  currency: 'CNY' | 'USD';
+  inputCacheHit: number;
+  inputCacheMiss: number;
+  output: number;
+  peak?: { multiplier: number; utcOffsetMinutes: number; weekdays: number[]; hours: [number, number][] };
+  source?: string;
+}
+
+export interface ProviderModel {
+  id: string;
+  name?: string;
+  description?: string;
+  contextWindow?: number;
+  inputModalities?: ('text' | 'image')[];
+  pricing?: ModelPricing;
+}
+
+export interface ProviderConfig {
+  baseURL: string;
+  model: string;
+  credential?: string;
+  fetch: typeof fetch;
+}
+
+export interface ProviderBalance { currency: string; total: number; granted?: number; toppedUp?: number }
+export interface ProviderAccount { available: boolean; balances: ProviderBalance[] }
+
+/** A model provider; Hearth loads and lists it but does not call it yet. */
+export interface ProviderDef {
+  name: string;
+  description: string;
+  auth: ProviderAuth;
+  defaultBaseURL: string;
+  editableBaseURL?: boolean;
+  models: ProviderModel[];
+  defaultModel: string;
+  efforts?: readonly ('minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max')[];
+  credentialHint?: string;
+  listModels?: (config: ProviderConfig) => Promise<ProviderModel[]>;
+  signIn?: () => Promise<string>;
+  balance?: (config: ProviderConfig) => Promise<ProviderAccount>;
+  createModel: (config: ProviderConfig) => unknown;
+}
+
+export interface SpeechConfig {
+  baseURL: string;
+  model: string;
+  credential?: string;
+  fetch: typeof fetch;
+  webSocket: (url: string, headers: Record<string, string>) => WebSocket;
+}
+
+/** A recording (16 kHz mono WAV unless mimeType says otherwise). */
+export interface SpeechAudio {
+  file: Blob;
+  uri: string;
+  name: string;
+  mimeType: string;
+  durationMs?: number;
+}
+
+export interface SpeechStreamHandlers {
+  onText: (text: string) => void;
+}
+
+export interface SpeechStream {
+  send: (pcmBase64: string) => void;
+  finish: () => Promise<string>;
+  cancel: () => void;
+}
+
+/** A speech recognition service; Hearth loads and lists it but does not call it yet. */
+export interface SpeechProviderDef {
+  name: string;
+  description: string;
+  defaultBaseURL: string;
+  editableBaseURL?: boolean;
+  models: { id: string; name: string; description?: string }[];
+  defaultModel: string;
+  credentialHint?: string;
+  keyURL?: string;
+  credentialFrom?: string;
+  transcribe?: (config: SpeechConfig, audio: SpeechAudio, signal?: AbortSignal) => Promise<string>;
+  stream?: (config: SpeechConfig, handlers: SpeechStreamHandlers) => Promise<SpeechStream>;
+}
+
+export interface OcrDocument {
+  file: Blob;
+  uri: string;
+  name: string;
+  mimeType: string;
+}
+
+/** An OCR service; Hearth loads and lists it but does not call it yet. */
+export interface OcrProviderDef {
+  name: string;
+  credentialFrom: string;
+  recognize: (config: { baseURL: string; credential: string; fetch: typeof fetch }, doc: OcrDocument, signal?: AbortSignal) => Promise<string>;
+}
+
+/** POST {baseURL}/audio/transcriptions (multipart file and model); the cleaned text. */
+export function openAITranscribe(config: SpeechConfig, audio: SpeechAudio, signal?: AbortSignal): Promise<string>;
+/** Removes control tokens such as <|zh|> and extra white space. */
+export function cleanTranscript(text: string): string;
+/** An error response as "<status>: <message>". */
+export function speechErrorMessage(status: number, body: unknown): string;
+/** The error text of what this host loads but does not run yet. */
+export const NOT_SUPPORTED: 'not supported by this host yet';

@@ -7,9 +7,11 @@
 // (docs/protocol.md): newline-delimited JSON-RPC 2.0 on stdin/stdout.
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
+import { checkPKU, NOT_SUPPORTED, resolveDynamic, wirePreferences, wireProviders } from './pku.js';
 
 /** The zod this SDK converts; use it for tool inputs. */
 export { z };
+export { CONTEXT_MARK, cleanTranscript, definePreference, NOT_SUPPORTED, openAITranscribe, resolveDynamic, speechErrorMessage } from './pku.js';
 
 export const PROTOCOL_VERSION = 1;
 export const SDK_VERSION = '0.1.0';
@@ -18,6 +20,7 @@ const EFFECTS = ['read', 'write', 'money', 'public'];
 /** Returns the plugin definition unchanged; it exists for type checking. */
 export function definePlugin(def) {
   if (!/^[a-z0-9][a-z0-9-]{1,40}$/.test(def.id)) throw new Error(`plugin id ${JSON.stringify(def.id)} must match ^[a-z0-9][a-z0-9-]{1,40}$`);
+  checkPKU(def);
   return def;
 }
 
@@ -39,14 +42,19 @@ export function inputSchema(input) {
   return schema;
 }
 
-/** The tools.register parameters for a tool. */
-export function wireTool(name, tool) {
-  const desc = typeof tool.description === 'function' ? tool.description() : tool.description;
+/**
+ * The tools.register parameters for a tool. A Dynamic description is
+ * resolved now, the fallback, and Hearth asks tool.describe for it later.
+ */
+export function wireTool(name, tool, services) {
+  const dynamic = typeof tool.description === 'function';
   return {
-    name, description: desc ?? '', parameters: inputSchema(tool.input),
+    name, description: String(resolveDynamic(tool.description, services) ?? ''), parameters: inputSchema(tool.input),
+    dynamicDescription: dynamic,
     title: tool.title ?? '', effect: tool.effect ?? 'write',
     untrusted: !!tool.untrusted, userOnly: !!tool.userOnly, onDemand: !!tool.onDemand,
     grant: !!tool.grant, alwaysAsk: !!tool.alwaysAsk, serial: !!tool.serial, dayScoped: !!tool.dayScoped,
+    noMemory: !!tool.noMemory,
     channels: tool.channels ?? [], timeoutMs: tool.timeoutMs ?? 0,
     hasResolveEffect: typeof tool.resolveEffect === 'function',
   };
@@ -66,7 +74,18 @@ export function wireManifest(plugin, services) {
     instructions: dynamic ? String(plugin.instructions(services) ?? '') : (plugin.instructions ?? ''),
     dynamicInstructions: dynamic, hasContext: typeof plugin.context === 'function',
     contributes: plugin.contributes, i18n: plugin.i18n, legacy: plugin.legacy,
+    maxAgentSteps: plugin.maxAgentSteps, cloud: plugin.cloud,
+    preferences: wirePreferences(plugin, inputSchema),
+    dataSources: plugin.dataSources,
+    ...wireProviders(plugin),
   };
+}
+
+/** The preference a host names, or an RPC error. */
+function preference(plugin, name) {
+  const pref = Object.hasOwn(plugin.preferences ?? {}, name) ? plugin.preferences[name] : undefined;
+  if (!pref) throw new RPCError(-32005, `unknown preference ${name}`);
+  return pref;
 }
 
 /**
@@ -88,6 +107,14 @@ function wireDecision(d) {
     throw new Error(`decide returned ${JSON.stringify(d)}; want { verdict: 'allow' | 'ask' | 'deny', reason? }`);
   }
   return { verdict: d.verdict, reason: d.reason ?? '' };
+}
+
+/** input.inject's parameters. */
+function injection(text, o) {
+  return {
+    text: String(text), channel: o.channel ?? '', chatId: o.chatId, userId: o.userId, groupId: o.groupId,
+    interrupt: !!o.interrupt, noMemory: !!o.noMemory,
+  };
 }
 
 class RPCError extends Error {
@@ -131,6 +158,18 @@ export class Connection {
         search: (query, topK = 5) => this.call('knowledge.search', { query, topK }),
         add: async (name, content) => { await this.call('knowledge.add', { name, content }); },
         list: () => this.call('knowledge.list', {}),
+      },
+      // Input injection: a turn in the plugin's own conversation (or, with
+      // the input.channels / input.user groups, another channel's or a
+      // person's), with the plugin's rights, never the owner's.
+      input: {
+        inject: async (text, opts = {}) => { await this.call('input.inject', injection(text, opts)); },
+        injectSync: async (text, opts = {}) => (await this.call('input.injectSync', injection(text, opts))).text,
+      },
+      llm: {
+        listSources: () => this.call('llm.listSources', {}),
+        currentSource: () => this.call('llm.currentSource', {}),
+        setSource: async (name) => { await this.call('llm.setSource', { name }); },
       },
     };
   }
@@ -196,7 +235,7 @@ export class Connection {
         if (!(params.protocolVersions ?? []).includes(PROTOCOL_VERSION)) {
           throw new RPCError(-32001, `the plugin speaks protocol version ${PROTOCOL_VERSION}; the host offered ${JSON.stringify(params.protocolVersions)}`);
         }
-        for (const [name, tool] of Object.entries(p.tools ?? {})) await this.call('tools.register', wireTool(name, tool));
+        for (const [name, tool] of Object.entries(p.tools ?? {})) await this.call('tools.register', wireTool(name, tool, this.services));
         this.stageIds = new Map();
         let i = 0;
         for (const [stage] of Object.entries(p.stages ?? {})) {
@@ -223,10 +262,26 @@ export class Connection {
       }
       case 'plugin.context': {
         if (typeof p.context !== 'function') throw new RPCError(-32005, 'the plugin has no context function');
-        return { text: String((await p.context({ query: params.query ?? '' })) ?? '') };
+        return { text: String((await p.context({ query: params.query ?? '', kv: this.kv, services: this.services })) ?? '') };
+      }
+      case 'tool.describe': {
+        const tool = Object.hasOwn(p.tools ?? {}, params.tool) ? p.tools[params.tool] : undefined;
+        if (!tool) throw new RPCError(-32005, `unknown tool ${params.tool}`);
+        return { text: String(resolveDynamic(tool.description, this.services) ?? '') };
+      }
+      case 'preference.get': {
+        const value = await preference(p, params.name).get({ kv: this.kv, services: this.services });
+        return { value: value === undefined ? null : value };
+      }
+      case 'preference.set': {
+        const pref = preference(p, params.name);
+        const parsed = pref.input.safeParse(params.value);
+        if (!parsed.success) throw new RPCError(-32602, `invalid value for ${p.id}.${params.name}: ${parsed.error.message}`);
+        await pref.set({ kv: this.kv, services: this.services }, parsed.data);
+        return {};
       }
       case 'plugin.instructions': {
-        const text = typeof p.instructions === 'function' ? p.instructions(this.services) : p.instructions;
+        const text = resolveDynamic(p.instructions, this.services);
         return { text: String(text ?? '') };
       }
       case 'tool.call': {
@@ -240,6 +295,8 @@ export class Connection {
           turn: c.turn, channel: c.channel, chatId: c.chatId, userId: c.userId, groupId: c.groupId, grant: c.grant,
           injectedBy: c.injectedBy,
           kv: this.kv, services: this.services, signal,
+          // Providers, speech and OCR load but do not run on this host yet.
+          provider: async (key) => { throw new Error(`provider ${p.id}.${key}: ${NOT_SUPPORTED}`); },
           // Reports how far the call has got; Hearth shows it on the
           // user's channel. Absent when nobody watches the call.
           progress: params.progressToken ? (done, total = 0, message = '') => this.send({
@@ -265,8 +322,14 @@ export class Connection {
   }
 }
 
+let serving = false;
+
+/** Whether serve was called in this process (run.js serves only when not). */
+export function served() { return serving; }
+
 /** Serve the plugin on stdin/stdout until Hearth closes stdin. */
 export async function serve(plugin) {
+  serving = true;
   const out = process.stdout;
   // Stray console.log output must not corrupt the protocol.
   console.log = (...args) => process.stderr.write(args.map(String).join(' ') + '\n');

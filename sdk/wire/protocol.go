@@ -139,6 +139,9 @@ type Manifest struct {
 	// before each turn (sdk.Manifest.InstructionsFunc); Instructions is
 	// the text used when it does not answer.
 	DynamicInstructions bool `json:"dynamicInstructions,omitzero"`
+	// PKUManifest carries the PKU harness model's preferences, data
+	// sources, providers, speech and OCR (docs/pku-wire.md).
+	PKUManifest
 }
 
 // FromManifest converts a plugin's manifest for the wire. Dynamic
@@ -183,6 +186,9 @@ type ToolDef struct {
 	// HasResolveEffect says the plugin answers "tool.resolveEffect" for
 	// this tool; the host asks it before authorizing each call.
 	HasResolveEffect bool `json:"hasResolveEffect,omitzero"`
+	// DynamicDescription says the plugin answers "tool.describe" with the
+	// description's current text; Description is the fallback.
+	DynamicDescription bool `json:"dynamicDescription,omitzero"`
 }
 
 // Definition returns the sdk.ToolDef with the timeout restored.
@@ -277,6 +283,11 @@ type ToolCallResult struct {
 	IsError bool `json:"isError,omitzero"`
 	// Metadata is for renderers, not the model (xbot's ToolResult).
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// MemoryText, when set, is the result text through the tool's
+	// Cleaner (sdk.ToolDef.Cleaner, run by the plugin): the text memory
+	// computation uses in place of the result. The model still reads
+	// Text or Value.
+	MemoryText *string `json:"memoryText,omitempty"`
 }
 
 // StageContext is sdk.StageContext on the wire (without its lock).
@@ -366,20 +377,20 @@ type SettingParams struct {
 	Plugin string          `json:"plugin,omitempty"`
 	Key    string          `json:"key,omitempty"`
 	Prefix string          `json:"prefix,omitempty"`
-	Value  json.RawMessage `json:"value,omitempty"`
+	Value  json.RawMessage `json:"value,omitzero"`
 }
 
 // ValueResult answers settings.get*, and kv.get: Found is false for a key
 // that is not set (and, for a setting, not declared with a default).
 type ValueResult struct {
-	Value json.RawMessage `json:"value,omitempty"`
+	Value json.RawMessage `json:"value,omitzero"`
 	Found bool            `json:"found"`
 }
 
 // KVParams addresses a key of the plugin's own storage.
 type KVParams struct {
 	Key   string          `json:"key"`
-	Value json.RawMessage `json:"value,omitempty"`
+	Value json.RawMessage `json:"value,omitzero"`
 }
 
 // RecallParams asks the graph memory.

@@ -60,6 +60,9 @@ var wireMethods = map[string]message{
 	wire.MethodContext:       msg[wire.ContextParams, wire.TextResult](),
 	wire.MethodInstructions:  msg[none, wire.TextResult](),
 	wire.MethodShutdown:      msg[none, none](),
+	wire.MethodToolDescribe:  msg[wire.ToolDescribeParams, wire.TextResult](),
+	wire.MethodPreferenceGet: msg[wire.PreferenceParams, wire.PreferenceResult](),
+	wire.MethodPreferenceSet: msg[wire.PreferenceParams, none](),
 	wire.MethodPing:          msg[none, string](),
 	"$/cancel":               msg[cancelParams, none](), // a notification, either way
 	wire.MethodChannelSend:   msg[wire.ChannelSendParams, wire.ChannelSendResult](),
@@ -138,6 +141,7 @@ var tsShapes = []struct {
 	{ts: "ToolContext", goType: reflect.TypeFor[wire.CallContext](), dir: toPlugin, authorOnly: map[string]string{
 		"kv": "the SDK's storage client", "services": "the SDK's services client", "signal": "aborted by $/cancel",
 		"progress": "sends tool.progress notifications",
+		"provider": "PKU's; rejects: providers are not run yet", "cloud": "PKU's; Hearth has no Cloud",
 	}},
 	{ts: "Entity", goType: reflect.TypeFor[sdk.Entity](), dir: toPlugin},
 	{ts: "Relation", goType: reflect.TypeFor[sdk.Relation](), dir: toPlugin},
@@ -154,16 +158,23 @@ var tsShapes = []struct {
 	{ts: "ToolDef", goType: reflect.TypeFor[wire.ToolDef](), dir: fromPlugin, authorOnly: map[string]string{
 		"input": "sent as parameters", "resolveEffect": "sent as hasResolveEffect", "execute": "run on tool.call",
 	}, derived: map[string]string{
-		"name": "the tool's key in PluginDef.tools", "plugin": "filled in by the host",
+		"dynamicDescription": "whether description is a function",
+		"name":               "the tool's key in PluginDef.tools", "plugin": "filled in by the host",
 		"parameters": "the JSON Schema of input", "hasResolveEffect": "whether resolveEffect is set",
 	}},
 	{ts: "PluginDef", goType: reflect.TypeFor[wire.Manifest](), dir: fromPlugin, authorOnly: map[string]string{
 		"context": "sent as hasContext", "tools": "sent by tools.register", "stages": "sent by stages.register",
-		"decide": "sent by hooks.register",
+		"decide": "sent by hooks.register", "remote": "a host fills it in for MCP plugins; Hearth runs MCP servers itself",
 	}, derived: map[string]string{
 		"hasContext": "whether context is set", "dynamicInstructions": "whether instructions is a function",
 		"capabilities": "a child process declares its groups in plugin.json",
 	}},
+	{ts: "PluginLegacy", goType: reflect.TypeFor[sdk.Legacy](), dir: fromPlugin},
+	{ts: "PluginTranslation", goType: reflect.TypeFor[sdk.Translation](), dir: fromPlugin, authorOnly: map[string]string{
+		"widgets": "PKU's; Hearth shows no widgets yet", "screens": "PKU's; Hearth shows no screens yet",
+		"settings": "PKU's settings rows; Hearth shows no screens yet", "commands": "PKU's; Hearth has no prompt commands yet",
+		"providers": "PKU's; providers are not run yet", "speech": "PKU's; speech is not run yet",
+	}, derived: map[string]string{"extra": "Hearth's own; PKU plugins have none"}},
 	{ts: "StageContext", goType: reflect.TypeFor[wire.StageContext](), dir: toPlugin},
 	{ts: "ToolCall", goType: reflect.TypeFor[sdk.ToolCall](), dir: toPlugin},
 	{ts: "ToolResult", goType: reflect.TypeFor[sdk.ToolResult](), dir: toPlugin},
@@ -241,15 +252,19 @@ func TestWireTypeScriptDeclarations(t *testing.T) {
 // jsStrings are JavaScript's quoted and template strings.
 var jsStrings = regexp.MustCompile(`'(?:[^'\\]|\\.)*'|` + "`(?:[^`\\\\]|\\\\.)*`")
 
-// TestWireJavaScriptNames checks the member names index.js writes and
-// reads, as object keys and as properties of what the host sent, against
+// TestWireJavaScriptNames checks the member names index.js (and pku.js)
+// writes and reads, as object keys and as properties of what the host sent, against
 // the wire's names.
 func TestWireJavaScriptNames(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(tsDir, "index.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	js := stripComments(string(src))
+	pku, err := os.ReadFile(filepath.Join(tsDir, "pku.js")) // the PKU parts' wire forms
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := stripComments(string(src) + "\n" + string(pku))
 	js = regexp.MustCompile(`(?m)^(?:import|export) .*$`).ReplaceAllString(js, "")
 	js = regexp.MustCompile(`/\^[^\n]*?\$/`).ReplaceAllString(js, "") // a regular expression
 	js = jsStrings.ReplaceAllString(js, "''")
@@ -277,6 +292,11 @@ func TestWireJavaScriptNames(t *testing.T) {
 		"properties": "an empty JSON Schema", "success": "a zod parse result", "data": "a zod parse result",
 		"kv": "the ToolContext's, not on the wire", "services": "the ToolContext's, not on the wire",
 		"signal": "the ToolContext's, not on the wire", "progress": "the ToolContext's; sends tool.progress",
+		"provider": "the ToolContext's; not supported yet", "inject": "the services' methods", "injectSync": "the services' methods",
+		"listSources": "the services' methods", "currentSource": "the services' methods", "setSource": "the services' methods",
+		"llm":     "the services' groups",
+		"headers": "fetch's options in openAITranscribe", "body": "fetch's options in openAITranscribe",
+		"Authorization": "an HTTP header in openAITranscribe",
 	})
 }
 
@@ -310,6 +330,7 @@ func TestWirePythonNames(t *testing.T) {
 		"tools":         "a plugin's, sent by tools.register", "stages": "a plugin's, sent by stages.register",
 		"decide": "a plugin's, sent by hooks.register", "context": "a plugin's, sent as hasContext",
 		"properties": "an empty JSON Schema",
+		"start":      "a plugin's, run after the handshake", "stop": "a plugin's, run at shutdown",
 	})
 }
 

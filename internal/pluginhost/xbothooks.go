@@ -1,0 +1,187 @@
+package pluginhost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/tools"
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// xbot's hook events (plugin/PROTOCOL.md §5.1) and what Hearth does with
+// each. An event Hearth has a counterpart for is mapped onto it; one it
+// has none for is refused when the plugin activates, with a log line
+// naming it and why: never dropped silently.
+const (
+	xbotPreToolUse         = "PreToolUse"
+	xbotPostToolUse        = "PostToolUse"
+	xbotPostToolUseFailure = "PostToolUseFailure"
+	xbotUserPromptSubmit   = "UserPromptSubmit"
+	xbotAgentStop          = "AgentStop"
+	xbotSessionStart       = "SessionStart"
+)
+
+// xbotRefusedEvents are xbot's events Hearth has no counterpart for, with
+// the reason given when a plugin subscribes to one.
+var xbotRefusedEvents = map[string]string{
+	"SessionEnd":      "Hearth does not tell plugins when a session ends (sessions are evicted when idle, and reset on request)",
+	"SubAgentStart":   "Hearth has no sub-agents",
+	"SubAgentStop":    "Hearth has no sub-agents",
+	"PreCompact":      "Hearth does not compact a session's history; it sends the model a window of the latest messages",
+	"PostCompact":     "Hearth does not compact a session's history; it sends the model a window of the latest messages",
+	"CronFired":       "Hearth has no scheduler that fires plugin hooks",
+	"WebhookReceived": "Hearth receives no webhooks on behalf of plugins",
+}
+
+// xbotEventSupported says whether Hearth maps event, and if not why.
+func xbotEventSupported(event string) (ok bool, why string) {
+	switch event {
+	case xbotPreToolUse, xbotPostToolUse, xbotPostToolUseFailure, xbotUserPromptSubmit, xbotAgentStop, xbotSessionStart:
+		return true, ""
+	}
+	if why, known := xbotRefusedEvents[event]; known {
+		return false, why
+	}
+	return false, "it is not one of xbot's hook events"
+}
+
+// toolRegistry is what a Host offers when it can say which plugin
+// registered a tool under which name (*kernel.Kernel does).
+type toolRegistry interface {
+	Tools() *tools.Registry
+}
+
+// xbotToolName returns the name the tool the model calls model was
+// registered under by its own plugin (python_greet for
+// com-example-python-hello__python_greet), as xbot's hooks expect: it
+// asks the tool registry, never cuts the string. A tool the registry does
+// not know (or a host without one) keeps the model's name.
+func (p *Process) xbotToolName(model string) string {
+	if r, ok := p.opts.Host.(toolRegistry); ok && r.Tools() != nil {
+		if t, ok := r.Tools().Lookup(model); ok && t.Local != "" {
+			return t.Local
+		}
+	}
+	return model
+}
+
+// xbotHookCall is the parameters of one hook request.
+type xbotHookCall struct {
+	event, tool, input, channel, chat string
+}
+
+func (c xbotHookCall) params() map[string]any {
+	return map[string]any{
+		"event": c.event, "toolName": c.tool, "toolInput": c.input,
+		"sessionId": c.channel + "/" + c.chat, "channel": c.channel, "chatId": c.chat,
+	}
+}
+
+// xbotSessions remembers the chats a plugin has seen since it started,
+// for SessionStart: the first message of a chat starts its session.
+type xbotSessions struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// first reports whether key is new, and remembers it.
+func (s *xbotSessions) first(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[key] {
+		return false
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[key] = true
+	return true
+}
+
+// registerXbotHooks maps the hooks of an activate response onto Hearth's
+// stages and decision hooks, refusing (with a log line) the events Hearth
+// has no counterpart for.
+func (p *Process) registerXbotHooks(link *xbotLink, hooks []xbotHook, matchers []xbotMatcher, timeout time.Duration) {
+	sessions := &xbotSessions{}
+	for i, h := range hooks {
+		if ok, why := xbotEventSupported(h.Event); !ok {
+			p.log.Warn("xbot hook refused: Hearth has no counterpart for this event", "event", h.Event, "matcher", h.Matcher, "why", why)
+			continue
+		}
+		p.registerXbotHook(link, h, matchers[i], timeout, sessions)
+	}
+}
+
+// registerXbotHook maps one supported xbot hook onto a Hearth stage or
+// decision hook. Tool events carry the name the tool's plugin registered
+// (xbotToolName), and the matcher is tried on it and on the model's name.
+func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, timeout time.Duration, sessions *xbotSessions) {
+	ask := func(c xbotHookCall) *xbotHookResult {
+		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
+		defer cancel()
+		resp, err := link.exchange(ctx, xbotRequest{Method: "hook", Params: c.params()})
+		if err != nil {
+			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %v", p.m.ID, err)}
+		}
+		if resp.Error != "" {
+			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %s", p.m.ID, resp.Error)}
+		}
+		return resp.HookResult
+	}
+	// callArgs picks the one tool call of an after_toolcall stage, if the
+	// matcher takes it.
+	callArgs := func(sc *sdk.StageContext) (string, string, bool) {
+		if len(sc.ToolCalls) != 1 {
+			return "", "", false
+		}
+		local := p.xbotToolName(sc.ToolCalls[0].Name)
+		if !m.matchTool(sc.ToolCalls[0].Name, local) {
+			return "", "", false
+		}
+		b, _ := json.Marshal(sc.ToolCalls[0].Arguments)
+		return local, string(b), true
+	}
+	switch h.Event {
+	case xbotPreToolUse:
+		// A decision hook, not a stage handler: the policy engine holds
+		// and refuses calls while the plugin is down.
+		p.hooked()
+		p.opts.Host.RegisterDecisionHook(p.name, p.xbotPreToolHook(link, h, m, min(timeout, p.opts.StageTimeout)))
+	case xbotPostToolUse, xbotPostToolUseFailure:
+		failure := h.Event == xbotPostToolUseFailure
+		p.opts.Host.RegisterStage(p.name, sdk.StageAfterToolcall, false, func(sc *sdk.StageContext) error {
+			tool, input, ok := callArgs(sc)
+			if !ok || len(sc.ToolResults) != 1 || sc.ToolResults[0].Success == failure {
+				return nil
+			}
+			ask(xbotHookCall{event: h.Event, tool: tool, input: input, channel: sc.Channel, chat: sc.ChatID})
+			return nil
+		})
+	case xbotUserPromptSubmit:
+		p.opts.Host.RegisterStage(p.name, sdk.StageOnInput, false, func(sc *sdk.StageContext) error {
+			r := ask(xbotHookCall{event: h.Event, input: sc.RawMessage, channel: sc.Channel, chat: sc.ChatID})
+			if r != nil && r.Decision == "deny" {
+				msg := r.Message
+				sc.Response = &msg
+			}
+			return nil
+		})
+	case xbotAgentStop:
+		p.opts.Host.RegisterStage(p.name, sdk.StageAfterOutput, false, func(sc *sdk.StageContext) error {
+			ask(xbotHookCall{event: h.Event, input: sc.FinalText, channel: sc.Channel, chat: sc.ChatID})
+			return nil
+		})
+	case xbotSessionStart:
+		// The first message of a chat since the plugin started opens its
+		// session; the hook is told before the message is handled.
+		p.opts.Host.RegisterStage(p.name, sdk.StageOnInput, false, func(sc *sdk.StageContext) error {
+			if sessions.first(sc.Channel + "/" + sc.ChatID) {
+				ask(xbotHookCall{event: h.Event, channel: sc.Channel, chat: sc.ChatID})
+			}
+			return nil
+		})
+	}
+}

@@ -1,0 +1,122 @@
+package wire
+
+import "encoding/json"
+
+// The PKU harness parts of the protocol (docs/pku-wire.md): methods the
+// host calls on a plugin for dynamic tool descriptions and preferences.
+const (
+	MethodToolDescribe  = "tool.describe"  // the current text of a dynamic description
+	MethodPreferenceGet = "preference.get" // a preference's value, from its get
+	MethodPreferenceSet = "preference.set" // validate with its input, then its set
+)
+
+// PKUManifest holds the manifest fields of the PKU harness model that
+// only data travels for: the plugin keeps the functions, flagged here.
+// Manifest embeds it.
+type PKUManifest struct {
+	// MaxAgentSteps is accepted and ignored, as the seed says.
+	MaxAgentSteps int `json:"maxAgentSteps,omitzero"`
+	// Cloud is kept as data; Hearth has no PKU harness Cloud.
+	Cloud       json.RawMessage          `json:"cloud,omitempty"`
+	Preferences map[string]PreferenceDef `json:"preferences,omitempty"`
+	DataSources map[string]DataSourceDef `json:"dataSources,omitempty"`
+	Providers   map[string]ProviderDef   `json:"providers,omitempty"`
+	Speech      map[string]SpeechDef     `json:"speech,omitempty"`
+	OCR         map[string]OCRDef        `json:"ocr,omitempty"`
+}
+
+// PreferenceOption is one value a choice preference may take.
+type PreferenceOption struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+// PreferenceDef is a PluginPreferenceDef without its functions: the
+// plugin answers preference.get and preference.set for them.
+type PreferenceDef struct {
+	Title       string             `json:"title"`
+	Description string             `json:"description,omitempty"`
+	Kind        string             `json:"kind"` // choice, boolean, text or list
+	Options     []PreferenceOption `json:"options,omitempty"`
+	// Schema is the JSON Schema of the preference's input.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	Screen string          `json:"screen,omitempty"`
+}
+
+// DataSourceDef names a read tool of the plugin for widgets and
+// scheduled checks, with its arguments and how long a result is reused.
+type DataSourceDef struct {
+	Title string         `json:"title"`
+	Tool  string         `json:"tool"`
+	Args  map[string]any `json:"args,omitempty"`
+	TTLMS int64          `json:"ttlMs"`
+}
+
+// ProviderModel is one model of a provider.
+type ProviderModel struct {
+	ID              string          `json:"id"`
+	Name            string          `json:"name,omitempty"`
+	Description     string          `json:"description,omitempty"`
+	ContextWindow   int             `json:"contextWindow,omitzero"`
+	InputModalities []string        `json:"inputModalities,omitempty"`
+	Pricing         json.RawMessage `json:"pricing,omitempty"`
+}
+
+// ProviderDef is a model provider's data; the Has flags say which of its
+// functions the plugin has. This host calls none of them yet.
+type ProviderDef struct {
+	Name            string          `json:"name"`
+	Description     string          `json:"description"`
+	Auth            string          `json:"auth"` // apiKey, account or none
+	DefaultBaseURL  string          `json:"defaultBaseURL"`
+	EditableBaseURL bool            `json:"editableBaseURL,omitzero"`
+	Models          []ProviderModel `json:"models"`
+	DefaultModel    string          `json:"defaultModel"`
+	Efforts         []string        `json:"efforts,omitempty"`
+	CredentialHint  string          `json:"credentialHint,omitempty"`
+	HasListModels   bool            `json:"hasListModels,omitzero"`
+	HasSignIn       bool            `json:"hasSignIn,omitzero"`
+	HasBalance      bool            `json:"hasBalance,omitzero"`
+}
+
+// SpeechDef is a speech provider's data.
+type SpeechDef struct {
+	Name            string          `json:"name"`
+	Description     string          `json:"description"`
+	DefaultBaseURL  string          `json:"defaultBaseURL"`
+	EditableBaseURL bool            `json:"editableBaseURL,omitzero"`
+	Models          []ProviderModel `json:"models"`
+	DefaultModel    string          `json:"defaultModel"`
+	CredentialHint  string          `json:"credentialHint,omitempty"`
+	KeyURL          string          `json:"keyURL,omitempty"`
+	CredentialFrom  string          `json:"credentialFrom,omitempty"`
+	HasTranscribe   bool            `json:"hasTranscribe,omitzero"`
+	HasStream       bool            `json:"hasStream,omitzero"`
+}
+
+// OCRDef is an OCR provider's data; it always has recognize.
+type OCRDef struct {
+	Name           string `json:"name"`
+	CredentialFrom string `json:"credentialFrom"`
+}
+
+// ToolDescribeParams asks for a dynamic description's current text.
+type ToolDescribeParams struct {
+	Tool string `json:"tool"` // the name inside the plugin
+}
+
+// PreferenceParams names a preference, and for preference.set carries the
+// new value.
+type PreferenceParams struct {
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value,omitzero"`
+}
+
+// PreferenceResult answers preference.get.
+type PreferenceResult struct {
+	Value json.RawMessage `json:"value"`
+}
+
+// NotSupported is the text for a part of the PKU model this host loads
+// but does not run yet (providers, speech, OCR).
+const NotSupported = "not supported by this host yet"
