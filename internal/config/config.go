@@ -44,6 +44,10 @@ type File struct {
 	TraceDays int `json:"trace_days,omitempty"`
 	// DisabledPlugins are built-in plugins not to load.
 	DisabledPlugins []string `json:"disabled_plugins,omitempty"`
+	// Plugins configure the plugins compiled into this Hearth, by name:
+	// whether each loads, and the config map its factory gets. Plugin
+	// folders take settings instead (hearth settings).
+	Plugins map[string]BuiltinPlugin `json:"plugins,omitempty"`
 	// Serve is `hearth serve`'s settings; its flags win over them.
 	Serve *ServeConfig `json:"serve,omitempty"`
 	// MCPServers are the MCP servers whose tools the agent gets, by name;
@@ -219,6 +223,9 @@ func Parse(path string, b []byte) (*File, error) {
 		if p := s.Price; p != nil && (p.Input < 0 || p.Output < 0 || p.CachedInput < 0) {
 			return nil, fmt.Errorf("%s: source %q: a price is negative", path, name)
 		}
+	}
+	if err := validateBuiltins(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if f.Source != "" {
 		if _, ok := f.Sources[f.Source]; !ok {

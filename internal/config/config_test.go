@@ -176,10 +176,16 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"sources":{"a":{"base_url":"http://h/v1","idle_timeout":"1m","first_byte_timeout":30}}}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"model":"m","sources":{"a":{"base_url":"http://h/v1"}}}`))
+	f.Add([]byte(`{"plugins":{"time":{"enabled":false,"config":{"zone":"UTC"}}},"disabled_plugins":["x"]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := Parse("config.json", b)
 		if err != nil {
 			return
+		}
+		for name := range cfg.Plugins {
+			if cfg.BuiltinDisabled(name) && cfg.Plugins[name].Enabled != nil && *cfg.Plugins[name].Enabled {
+				t.Fatalf("plugin %q both enabled and disabled", name)
+			}
 		}
 		if _, _, err := cfg.ResolveSources(Overrides{Env: envOf(nil)}); err != nil && !errors.Is(err, ErrNoModel) {
 			t.Fatalf("a parsed config failed to resolve: %v", err)
