@@ -115,7 +115,7 @@ func lastUserText(msgs []map[string]any) string {
 func TestUnusedFlagsAreRefused(t *testing.T) {
 	env := []string{"HEARTH_HOME=" + t.TempDir()}
 	for _, args := range [][]string{
-		{"plugin", "--json"},
+		{"plugin", "--since", "1h"},
 		{"settings", "--limit", "3"},
 		{"ask", "--json", "hi"},
 		{"--tool", "x", "chat"},
@@ -300,8 +300,11 @@ func TestConventionsThroughTheDaemon(t *testing.T) {
 	if out, _, code := hearth(t, env, "", "audit", "--json"); code != 0 || !json.Valid([]byte(out)) {
 		t.Fatalf("audit --json: %d %q", code, out)
 	}
-	if _, errOut, code := hearth(t, env, "", "plugin", "--json"); code != 2 || !strings.Contains(errOut, "not a flag of this command") {
-		t.Fatalf("plugin --json: %d %q", code, errOut)
+	if out, errOut, code := hearth(t, env, "", "plugin", "--json"); code != 0 || !json.Valid([]byte(out)) || !strings.Contains(out, `"id": "time"`) {
+		t.Fatalf("plugin --json: %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := hearth(t, env, "", "plugin", "--usage"); code != 2 || !strings.Contains(errOut, "not a flag of this command") {
+		t.Fatalf("plugin --usage: %d %q", code, errOut)
 	}
 	want, _, _ := hearth(t, nil, "", "help", "plugin")
 	if out, _, code := hearth(t, env, "", "plugin", "-h"); code != 0 || out != want {

@@ -103,8 +103,8 @@ var commandFlags = map[string][]string{
 	"tools":    {"data-dir", "v", "json"},
 	"policy":   {"data-dir", "v", "channel", "group", "json"},
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
-	"plugin":   {"data-dir", "v", "n"},
-	"settings": {"data-dir", "v"},
+	"plugin":   {"data-dir", "v", "n", "json"},
+	"settings": {"data-dir", "v", "json"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.

@@ -24,6 +24,7 @@ import (
 
 const pluginUsage = `Usage:
   hearth plugin                  list the plugins in <data dir>/plugins and the MCP servers
+                                 (--json: with the compiled-in ones, for scripts)
   hearth plugin show ID          state, last error, pid, tools and stderr tail of a plugin
   hearth plugin logs ID [-n N]   the last N lines (default 20) the plugin wrote to stderr
   hearth plugin enable ID        enable a plugin (remembered)
@@ -64,6 +65,13 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 				fmt.Fprintf(stderr, "hearth plugin: %v\n", busy)
 			}
 		}
+	}
+	if f.jsonOut && !(len(args) == 0 || args[0] == "list") {
+		fmt.Fprintf(stderr, "hearth plugin: --json goes with the list only (hearth plugin --json)\n")
+		return 2
+	}
+	if (len(args) == 0 || args[0] == "list") && f.jsonOut {
+		return pluginsJSON(ctx, a, cio)
 	}
 	if len(args) == 0 || args[0] == "list" {
 		list, err := a.Plugins.List(ctx)
