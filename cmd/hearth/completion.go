@@ -223,6 +223,8 @@ func complete(words []string) []string {
 		switch {
 		case n == 1:
 			cands = subcommands["policy"]
+		case n == 2 && (positional[1] == "set" || positional[1] == "reset"):
+			cands = toolNames(dataDir)
 		case n == 3 && positional[1] == "set":
 			cands = []string{"auto", "ask", "off"}
 		case n == 4 && positional[1] == "role":
