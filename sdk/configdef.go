@@ -42,12 +42,41 @@ func kindOf(typ string) kind {
 	return kindAny
 }
 
-// IsSecret reports whether d declares a secret: Secret set, or the type
-// password (HomeAgent's way of saying so). Hearth masks a secret's value
-// in the CLI, the HTTP API, the web UI and logs.
+// IsSecret reports whether d is a secret: Secret set, the type password
+// (HomeAgent's way of saying so) or secret, or a key named like a secret
+// (see SecretName), so declaring {Key: "api_key", Type: "string"} does
+// not unmask it. Two kinds of value carry no secret and are exempt from
+// the name: a boolean, and a number counting tokens (max_tokens). Hearth
+// masks a secret's value in the CLI, the HTTP API, the web UI and logs.
 func (d ConfigDef) IsSecret() bool {
-	return d.Secret || strings.EqualFold(strings.TrimSpace(d.Type), "password")
+	switch strings.ToLower(strings.TrimSpace(d.Type)) {
+	case "password", "secret":
+		return true
+	}
+	if d.Secret {
+		return true
+	}
+	tokenCount := d.IsNumber() && strings.Contains(strings.ToLower(d.Key), "tokens")
+	return SecretName(d.Key) && !d.IsBool() && !tokenCount
 }
+
+// SecretName reports whether a setting's key is named like a secret: it
+// contains token, secret, password, passwd, apikey, api_key, api-key or
+// credential, or ends in _key or .key, or is key (any case). Hearth
+// treats such a key as a secret whether or not it is declared.
+func SecretName(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "credential"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(k, "_key") || strings.HasSuffix(k, ".key") || k == "key"
+}
+
+// IsBool reports whether d's type is a boolean (boolean, bool), a type
+// whose value cannot carry a secret.
+func (d ConfigDef) IsBool() bool { return kindOf(d.Type) == kindBool }
 
 // Check tests v, a value as JSON decodes it, against d: its type, its
 // options and its range. A JSON number decodes as float64, so an int is a
@@ -88,9 +117,12 @@ func (d ConfigDef) Check(v any) error {
 	return nil
 }
 
-// checkRange tests n against d's Min and Max. Both zero means no range
-// (HomeAgent's omitted fields); otherwise Max below Min means no upper
-// bound, so Min: 1 alone works.
+// checkRange tests n against d's Min and Max. HomeAgent's ConfigDef
+// omits a zero Min or Max (omitempty), so zero means "not given": both
+// zero is no range; Max zero with a positive Min is no upper bound, so
+// Min: 1 alone works. Any other pair is a closed range, Min == Max too
+// (one allowed value); a non-zero Max below Min admits nothing, which
+// the declaration's author sees at the first write.
 func checkRange(d ConfigDef, n float64) error {
 	if d.Min == 0 && d.Max == 0 {
 		return nil
@@ -98,7 +130,7 @@ func checkRange(d ConfigDef, n float64) error {
 	if n < d.Min {
 		return fmt.Errorf("%v is below the minimum %v (小于最小值 %v)", n, d.Min, d.Min)
 	}
-	if d.Max > d.Min && n > d.Max {
+	if !(d.Max == 0 && d.Min > 0) && n > d.Max {
 		return fmt.Errorf("%v is above the maximum %v (大于最大值 %v)", n, d.Max, d.Max)
 	}
 	return nil

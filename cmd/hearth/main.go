@@ -90,7 +90,8 @@ type flags struct {
 	showUsage                       bool // --usage
 	channel, group, tool            string
 	limit                           int
-	lines                           int // -n: plugin logs
+	lines                           int    // -n: plugin logs
+	id                              string // --id: plugin install of a HomeAgent source folder
 	since                           time.Duration
 }
 
@@ -103,7 +104,7 @@ var commandFlags = map[string][]string{
 	"tools":    {"data-dir", "v", "json"},
 	"policy":   {"data-dir", "v", "channel", "group", "json"},
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
-	"plugin":   {"data-dir", "v", "n", "json"},
+	"plugin":   {"data-dir", "v", "n", "id", "json"},
 	"settings": {"data-dir", "v", "json"},
 }
 
@@ -131,6 +132,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.tool, "tool", "", "")
 	fs.IntVar(&f.limit, "limit", 50, "")
 	fs.IntVar(&f.lines, "n", 0, "")
+	fs.StringVar(&f.id, "id", "", "")
 	fs.DurationVar(&f.since, "since", 0, "")
 	// Flags may come before or after the message; "--" ends them.
 	var rest []string

@@ -33,7 +33,9 @@ const pluginUsage = `Usage:
   hearth plugin install FOLDER   copy a plugin folder in; a running Hearth loads it.
                                  A HomeAgent Go source folder (plg.json, go.mod,
                                  package main) is built first; installing it
-                                 again rebuilds it if it changed
+                                 again rebuilds it if it changed; --id ID installs
+                                 it under another id than plg.json's name (one
+                                 Hearth reserves, as "web")
   hearth plugin install URL|ARCHIVE  the same from a git URL (cloned at depth 1)
                                  or a .tar.gz/.zip (a file or an http(s) URL)
   hearth plugin upgrade ID       fetch a plugin installed from a URL or archive
@@ -158,10 +160,13 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		}
 		src := cio.abs(args[1])
 		if hagosrc.IsSource(src) {
-			if err := installSource(ctx, a, cio, src); err != nil {
+			if err := installSource(ctx, a, cio, src, f.id); err != nil {
 				return fail(err)
 			}
 			return 0
+		}
+		if f.id != "" {
+			return fail(fmt.Errorf("--id is for HomeAgent source folders (plg.json, go.mod); %s is not one: set the id in its plugin.json", src))
 		}
 		install := func(ctx context.Context, src string) (string, error) {
 			return pluginhost.InstallFolder(ctx, a.Store, a.Plugins.Dir(), src)

@@ -16,10 +16,14 @@ import (
 // installSource builds a HomeAgent Go source folder (see package hagosrc)
 // in <data dir>/build and installs the result. Installing the same folder
 // again rebuilds it when its files changed, and does nothing otherwise.
-func installSource(ctx context.Context, a *app.App, cio *cmdIO, src string) error {
+// A non-empty id replaces plg.json's name as the plugin's id.
+func installSource(ctx context.Context, a *app.App, cio *cmdIO, src, id string) error {
 	plg, err := hagosrc.ReadPlg(src)
 	if err != nil {
 		return err
+	}
+	if id != "" {
+		plg.Name = id
 	}
 	if rel, err := filepath.Rel(a.Plugins.Dir(), src); err == nil && !strings.HasPrefix(rel, "..") {
 		return fmt.Errorf("%s is inside the plugins folder: move the source folder out of %s, then install it from there", src, a.Plugins.Dir())
@@ -41,7 +45,7 @@ func installSource(ctx context.Context, a *app.App, cio *cmdIO, src string) erro
 	}
 	defer os.RemoveAll(out)
 	exe, _ := os.Executable()
-	res, err := hagosrc.Build(ctx, hagosrc.Options{Src: src, Out: out,
+	res, err := hagosrc.Build(ctx, hagosrc.Options{Src: src, Out: out, ID: id,
 		HearthSrc: scaffold.FindHearthSrc(cio.cwd, src, filepath.Dir(exe), scaffold.BuiltFrom())})
 	if err != nil {
 		return fmt.Errorf("building %s: %w", src, err)

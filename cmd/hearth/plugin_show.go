@@ -193,6 +193,9 @@ func showPlugin(a *app.App, p *pluginhost.Info, w io.Writer) {
 	} else {
 		line("tools", strings.Join(tools, ", "))
 	}
+	for _, l := range pluginhost.LegacyLines(a.DataDir, name) {
+		line("legacy", l)
+	}
 	if p.Status == nil {
 		return
 	}

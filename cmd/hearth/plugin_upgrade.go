@@ -74,6 +74,9 @@ func installFetched(ctx context.Context, a *app.App, f *flags, cio *cmdIO, src s
 		fmt.Fprintf(cio.err, "hearth plugin: %s holds no plugin: %v\n", src, err)
 		return 1
 	}
+	if f.id != "" && hagosrc.IsSource(dir) {
+		id = f.id // installed under the id given
+	}
 	if code := runPlugin(ctx, a, f, []string{"install", dir}, cio); code != 0 {
 		return code
 	}
@@ -120,14 +123,17 @@ func upgradePlugin(ctx context.Context, a *app.App, f *flags, cio *cmdIO, id str
 	switch {
 	case err != nil:
 		return fail(fmt.Errorf("%s holds no plugin now: %w", rec.Source, err))
-	case newID != id:
-		return fail(fmt.Errorf("%s now holds the plugin %q, not %q: install it as a plugin of its own", rec.Source, newID, id))
-	}
-	if hagosrc.IsSource(dir) { // rebuilt and swapped in place
-		if code := runPlugin(ctx, a, f, []string{"install", dir}, cio); code != 0 {
+	case hagosrc.IsSource(dir): // rebuilt and swapped in place, under its id
+		g := *f
+		if newID != id {
+			g.id = id // installed with --id
+		}
+		if code := runPlugin(ctx, a, &g, []string{"install", dir}, cio); code != 0 {
 			return code
 		}
 		return recordSource(a, cio, id, newRec)
+	case newID != id:
+		return fail(fmt.Errorf("%s now holds the plugin %q, not %q: install it as a plugin of its own", rec.Source, newID, id))
 	}
 	// The old folder moves out while the new one is installed, and comes
 	// back if that fails.

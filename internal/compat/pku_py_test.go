@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/wire"
 )
@@ -149,7 +150,7 @@ type pkuRun struct {
 func TestPythonPKU(t *testing.T) {
 	h := openPyHearthWith(t, []string{"pypku"}, func(a *app.App) {
 		// What the old plugin id left, before the plugin that replaces it starts.
-		for key, v := range map[string]string{"theme": `"dark"`, "api_token": `"s3cret"`} {
+		for key, v := range map[string]string{"apps": `["微信"]`, "theme": `"dark"`, "api_token": `"s3cret"`} {
 			if err := a.Settings.SetJSON("old-pypku", key, json.RawMessage(v)); err != nil {
 				t.Fatal(err)
 			}
@@ -259,8 +260,11 @@ func TestPythonPKU(t *testing.T) {
 		{"SettingContext", "pypku", "get reads the plugin's kv at start: Hearth stores its value", func(t *testing.T, r *pkuRun) {
 			pyWant(t, r.stored["screenshots"], "false")
 		}},
-		{"PluginLegacy", "pypku", "an old id's settings carry over, never its secrets", func(t *testing.T, r *pkuRun) {
-			pyWant(t, r.stored["theme"], `"dark"`)
+		{"PluginLegacy", "pypku", "an old id's declared settings carry over and are recorded, never its secrets", func(t *testing.T, r *pkuRun) {
+			if lines := pluginhost.LegacyLines(r.h.app.DataDir, "pypku"); len(lines) != 1 || !strings.HasPrefix(lines[0], "settings of old-pypku carried over: apps (") {
+				t.Errorf("record %q", lines)
+			}
+			pyWant(t, r.stored["theme"], "") // not declared
 			pyWant(t, r.stored["api_token"], "")
 			pyHas(t, r.results["help"], `"legacy":"apps"`)
 		}},

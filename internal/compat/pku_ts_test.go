@@ -162,13 +162,14 @@ var pkuTSRows = []pkuTSRow{
 			t.Fatalf("%v", e.status)
 		}
 	}},
-	{"PluginLegacy", "pkuall", "an old id's settings carry over; pluginIds, tools, widgets load", func(t *testing.T, e *pkuTSEnv) {
-		raw, ok, err := e.h.app.Settings.Value("pkuall", "color")
-		if err != nil || !ok || string(raw) != `"blue"` {
-			t.Fatalf("%s %v %v", raw, ok, err)
+	{"PluginLegacy", "pkuall", "an old id's declared settings carry over and are recorded; pluginIds, tools, widgets load", func(t *testing.T, e *pkuTSEnv) {
+		if lines := pluginhost.LegacyLines(e.h.app.DataDir, "pkuall"); len(lines) != 1 || !strings.HasPrefix(lines[0], "settings of pku-old carried over: mode (") {
+			t.Fatalf("record %q", lines)
 		}
-		if _, ok, _ := e.h.app.Settings.Value("pkuall", "api_token"); ok {
-			t.Fatal("a secret of the old id was carried over")
+		for _, key := range []string{"color", "api_token"} { // not declared; a secret
+			if raw, ok, _ := e.h.app.Settings.Value("pkuall", key); ok {
+				t.Fatalf("%s of the old id was carried over: %s", key, raw)
+			}
 		}
 	}},
 	{"ProviderAuth", "pkuall", "auth loads", func(t *testing.T, e *pkuTSEnv) {
@@ -274,7 +275,7 @@ func TestPKUTypeScriptCompat(t *testing.T) {
 	e := &pkuTSEnv{}
 	e.h = openTSHearthWith(t, []string{"pkuall", "pkucloud"}, func(a *app.App) {
 		// What the old plugin id left, before the plugin that replaces it starts.
-		for key, v := range map[string]string{"color": `"blue"`, "api_token": `"s3cret"`} {
+		for key, v := range map[string]string{"mode": `"calm"`, "color": `"blue"`, "api_token": `"s3cret"`} {
 			if err := a.Settings.SetJSON("pku-old", key, json.RawMessage(v)); err != nil {
 				t.Fatal(err)
 			}

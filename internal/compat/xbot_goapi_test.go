@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/brokengate"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gatekeeper"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gitwatch"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/greeter"
@@ -359,6 +360,48 @@ func TestXbotGoAPI(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(reqs[1].ToolNames(), " "), "seed__web_only") {
 				t.Errorf("web_only not offered on the web: %v", reqs[1].ToolNames())
+			}
+		}},
+		{"OnUserPrompt failing (error, panic)", "brokengate", "the message is refused with a bilingual text naming the plugin and never reaches the model; the cause is logged", func(t *testing.T) {
+			e := newXbotEnv(t, llmtest.Reply{Text: "should not be asked"})
+			e.load(t, "broken", brokengate.Gate{})
+			for _, text := range []string{"boom", "crash"} {
+				out := e.ask(t, "please "+text)
+				if !strings.Contains(out.Text, "plugin test.brokengate could not check this message") || !strings.Contains(out.Text, "插件 test.brokengate") {
+					t.Errorf("%s: outcome %+v", text, out)
+				}
+			}
+			if n := len(e.llm.Requests()); n != 0 {
+				t.Errorf("the model was asked %d times", n)
+			}
+			if l := e.log.String(); !strings.Contains(l, "the word list is gone") || !strings.Contains(l, "index out of range in the word list") {
+				t.Errorf("the causes are not logged:\n%s", l)
+			}
+		}},
+		{"OnPostToolUse panicking, OnAgentStop failing", "brokengate", "the call's result and the answer still arrive; both failures are logged", func(t *testing.T) {
+			e := newXbotEnv(t, call("greeter__greet", `{"name":"Ada"}`), llmtest.Reply{Text: "done"})
+			e.load(t, "broken", brokengate.Gate{})
+			if out := e.ask(t, "greet Ada"); out.Err != nil || out.Text != "done" {
+				t.Fatalf("outcome %+v", out)
+			}
+			if got := e.toolMessages(); len(got) != 1 || got[0] != "Hello, Ada!" {
+				t.Errorf("tool results %q", got)
+			}
+			if l := e.log.String(); !strings.Contains(l, "post hook bug") || !strings.Contains(l, "stop hook broken") {
+				t.Errorf("the failures are not logged:\n%s", l)
+			}
+		}},
+		{"Storage() bounds (MaxStorageKeyBytes, MaxStorageValueBytes, ErrStorageLimit)", "greeter", "a too long key or value is refused with ErrStorageLimit and nothing is stored", func(t *testing.T) {
+			e := newXbotEnv(t)
+			st := xbot.ContextOf(e.greetP).Storage()
+			if err := st.Set(strings.Repeat("k", xbot.MaxStorageKeyBytes+1), "v"); !errors.Is(err, xbot.ErrStorageLimit) {
+				t.Errorf("long key: %v", err)
+			}
+			if err := st.Set("big", strings.Repeat("v", xbot.MaxStorageValueBytes+1)); !errors.Is(err, xbot.ErrStorageLimit) {
+				t.Errorf("long value: %v", err)
+			}
+			if got := e.stored(t, "greeter", "big"); got != "" || len(st.Keys()) != 0 {
+				t.Errorf("stored %q, keys %v", got, st.Keys())
 			}
 		}},
 		{"OnSessionStart (refused)", "inline", "an event Hearth lacks is refused with ErrNotSupported, so Activate fails loudly", func(t *testing.T) {

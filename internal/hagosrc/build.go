@@ -33,10 +33,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/hearth-agent/hearth/internal/names"
 )
 
 // Module is the module path HomeAgent plugins require.
 const Module = "gitcode.com/JianFeeeee/homeagent-sdk"
+
+// OldModule is the module path of HomeAgent's SDK before it moved to
+// gitcode.com; plugins written then import OldModule + "/sdk". Hearth
+// provides both.
+const OldModule = "github.com/JianFeeeee/homeagentsdk"
 
 // hearthModule is Hearth's module path.
 const hearthModule = "github.com/hearth-agent/hearth"
@@ -62,8 +69,14 @@ var (
 
 // Options says what Build builds, with what.
 type Options struct {
-	// Src is the HomeAgent source folder; it is only read.
+	// Src is the HomeAgent source folder; it is only read. It must be
+	// pure Go (ErrNotPureGo); the build reads nothing outside it but the
+	// module cache, Hearth's checkout and the local folders its go.mod's
+	// replace directives name.
 	Src string
+	// ID, when set, is the plugin's id instead of plg.json's name (for a
+	// name Hearth reserves, as "web"); the plugin gets it as its name.
+	ID string
 	// Out is an empty or missing folder Build works in; the plugin
 	// folder ends up in Out/plugin.
 	Out string
@@ -72,7 +85,7 @@ type Options struct {
 	// Go is the go command; empty means "go" on PATH.
 	Go string
 	// Env is the toolchain's environment; nil means os.Environ(). Build
-	// sets GOFLAGS, GOPROXY, GOWORK and GOTOOLCHAIN itself.
+	// sets GOFLAGS, GOPROXY, GOWORK, GOTOOLCHAIN and CGO_ENABLED itself.
 	Env []string
 }
 
@@ -137,6 +150,12 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.ID != "" {
+		if !names.ValidID(o.ID) {
+			return nil, fmt.Errorf("plugin id %q must be %s", o.ID, names.IDRule)
+		}
+		plg.Name = o.ID
+	}
 	if plg.Lua() {
 		return nil, fmt.Errorf("%s is a Lua plugin (entry %q): Hearth runs Go plugins only", src, plg.Entry)
 	}
@@ -145,6 +164,9 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	}
 	if _, err := os.Stat(filepath.Join(src, "go.mod")); err != nil {
 		return nil, fmt.Errorf("%s has no go.mod: %w", src, err)
+	}
+	if err := checkPureGo(src); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	code, err := readSource(src)
 	if err != nil {
@@ -164,11 +186,15 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	fwd, err := writeForward(work, o.HearthSrc)
+	fwd, err := writeForward(filepath.Join(work, "homeagent-sdk"), Module, o.HearthSrc)
 	if err != nil {
 		return nil, err
 	}
-	modfile, err := t.modfile(ctx, src, work, fwd, o.HearthSrc)
+	oldFwd, err := writeForward(filepath.Join(work, "homeagentsdk"), OldModule, o.HearthSrc)
+	if err != nil {
+		return nil, err
+	}
+	modfile, err := t.modfile(ctx, src, work, map[string]string{Module: fwd, OldModule: oldFwd}, o.HearthSrc)
 	if err != nil {
 		return nil, err
 	}
@@ -190,14 +216,15 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 }
 
 // buildEnv is the toolchain's environment: offline, module mode, this
-// toolchain only, and only the variables a Go build reads, so that
-// Hearth's secrets (API keys in its environment) never reach the
-// compilers cgo runs.
+// toolchain only, cgo off (a C compiler or assembler run by the build
+// could read any file the user can: .incbin, #include), and only the
+// variables a Go build reads, so that Hearth's secrets (API keys in its
+// environment) never reach the toolchain.
 func buildEnv(base []string) []string {
 	if base == nil {
 		base = os.Environ()
 	}
-	set := map[string]string{"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOWORK": "off", "GOTOOLCHAIN": "local"}
+	set := map[string]string{"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOWORK": "off", "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}
 	env := make([]string, 0, len(set)+8)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
@@ -285,16 +312,15 @@ func missingModules(out string) []string {
 	return mods
 }
 
-// writeForward writes the forwarding module into work/homeagent-sdk and
-// returns its folder.
-func writeForward(work, hearthSrc string) (string, error) {
-	dir := filepath.Join(work, "homeagent-sdk")
+// writeForward writes the forwarding module, under the module path
+// module, into dir and returns dir.
+func writeForward(dir, module, hearthSrc string) (string, error) {
 	goVersion, err := goLine(filepath.Join(hearthSrc, "go.mod"))
 	if err != nil {
 		return "", err
 	}
 	mod := fmt.Sprintf("// Written by Hearth: HomeAgent's SDK module, forwarding to Hearth's sdk.\nmodule %s\n\ngo %s\n\nrequire %s v0.0.0-00010101000000-000000000000\n",
-		Module, goVersion, hearthModule)
+		module, goVersion, hearthModule)
 	if err := os.MkdirAll(filepath.Join(dir, "sdk"), 0o755); err != nil {
 		return "", err
 	}

@@ -37,13 +37,13 @@ func (t *toolchain) readGoMod(ctx context.Context, path string) (*goMod, error) 
 }
 
 // modfile writes work/build.mod (and build.sum), the plugin's go.mod as
-// Hearth builds it: HomeAgent's SDK module replaced by the forwarding
-// module fwd, Hearth's module by the checkout hearthSrc and required with
+// Hearth builds it: HomeAgent's SDK module (under either of its paths,
+// the keys of fwd) replaced by the forwarding module fwd names, Hearth's module by the checkout hearthSrc and required with
 // its own requirements (so the versions are the ones Hearth's go.sum
 // covers), the plugin's other relative replaces made absolute (the file
 // is not in the plugin's folder), and the go line raised to Hearth's.
 // build.sum is Hearth's go.sum followed by the plugin's.
-func (t *toolchain) modfile(ctx context.Context, src, work, fwd, hearthSrc string) (string, error) {
+func (t *toolchain) modfile(ctx context.Context, src, work string, fwd map[string]string, hearthSrc string) (string, error) {
 	user, err := t.readGoMod(ctx, filepath.Join(src, "go.mod"))
 	if err != nil {
 		return "", err
@@ -62,13 +62,20 @@ func (t *toolchain) modfile(ctx context.Context, src, work, fwd, hearthSrc strin
 	}
 	args := []string{"mod", "edit",
 		"-go=" + newer(user.Go, hearth.Go),
-		"-replace=" + Module + "=" + fwd,
 		"-replace=" + hearthModule + "=" + hearthSrc,
-		"-require=" + Module + "@v0.0.0",
 		"-require=" + hearthModule + "@v0.0.0-00010101000000-000000000000",
 	}
+	required := map[string]bool{}
+	for _, r := range user.Require {
+		required[r.Path] = true
+	}
+	for mod, dir := range fwd {
+		if mod == Module || required[mod] {
+			args = append(args, "-replace="+mod+"="+dir, "-require="+mod+"@v0.0.0")
+		}
+	}
 	for _, r := range user.Replace {
-		if r.Old.Path == Module || r.Old.Path == hearthModule || r.New.Version != "" || filepath.IsAbs(r.New.Path) {
+		if fwd[r.Old.Path] != "" || r.Old.Path == hearthModule || r.New.Version != "" || filepath.IsAbs(r.New.Path) {
 			continue
 		}
 		old := r.Old.Path
@@ -77,12 +84,8 @@ func (t *toolchain) modfile(ctx context.Context, src, work, fwd, hearthSrc strin
 		}
 		args = append(args, "-replace="+old+"="+filepath.Join(src, r.New.Path))
 	}
-	mine := map[string]bool{}
-	for _, r := range user.Require {
-		mine[r.Path] = true
-	}
 	for _, r := range hearth.Require {
-		if !mine[r.Path] {
+		if !required[r.Path] {
 			args = append(args, "-require="+r.Path+"@"+r.Version)
 		}
 	}

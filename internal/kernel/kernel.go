@@ -106,6 +106,7 @@ type Kernel struct {
 	sessions map[sessionKey]*session
 	sinks    map[string]Sink
 	obs      observers                       // session.go: Observe
+	haSubs   eventSubs                       // haevents.go: plugins' event subscriptions
 	fallback atomic.Pointer[policy.Approver] // session.go: SetFallbackApprover
 	plugins  []*loadedPlugin
 	external []*loadedPlugin     // manifests of plugins running outside (SetManifest)
@@ -409,24 +410,25 @@ func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
 	}
 	specs := k.specs
 	k.specMu.Unlock()
-	specs = dynamicDescriptions(list, specs)
 
 	var out []llm.ToolSpec
+	var outList []*tools.Tool
 	for i, tool := range list {
 		if !k.offered(t, tool) {
 			if out == nil {
 				out = append(make([]llm.ToolSpec, 0, len(specs)), specs[:i]...)
+				outList = append(make([]*tools.Tool, 0, len(list)), list[:i]...)
 			}
 			continue
 		}
 		if out != nil {
-			out = append(out, specs[i])
+			out, outList = append(out, specs[i]), append(outList, tool)
 		}
 	}
 	if out == nil {
-		return specs
+		out, outList = specs, list
 	}
-	return out
+	return k.describe(outList, out) // only the offered tools' descriptions are asked for
 }
 
 // offered reports whether tool is in this turn's tool list.

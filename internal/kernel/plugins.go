@@ -160,6 +160,7 @@ func (k *Kernel) withdraw(plugin string) {
 	k.pipeline.RemovePlugin(plugin)
 	k.dropChannels(plugin)
 	k.dropExternal(plugin)
+	k.haSubs.stopAll(plugin)
 	if k.cfg.Policy != nil {
 		k.cfg.Policy.RemovePlugin(plugin)
 	}

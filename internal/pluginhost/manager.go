@@ -97,7 +97,11 @@ type managed struct {
 // NewManager returns a manager of the plugins in dir, keeping their state
 // in st; opts are those of every plugin it starts (see Start).
 func NewManager(dir string, st StateStore, opts *Options) *Manager {
-	return &Manager{dir: dir, opts: opts.withDefaults(), st: st, procs: map[string]*managed{}, bad: map[string]string{}, sos: map[string]string{}, started: time.Now()}
+	o := opts.withDefaults()
+	if o.NameOwners == nil && st != nil {
+		o.NameOwners = st
+	}
+	return &Manager{dir: dir, opts: o, st: st, procs: map[string]*managed{}, bad: map[string]string{}, sos: map[string]string{}, started: time.Now()}
 }
 
 // Dir returns the plugins folder.

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sync"
@@ -130,7 +128,7 @@ func (p *Process) applyPKU(conn *wire.Conn, w *wire.Manifest) error {
 		return nil
 	}
 	if w.Legacy != nil {
-		p.adoptLegacy(svc, w.Legacy.PluginIDs)
+		p.adoptLegacy(svc, w.Legacy.PluginIDs, m.Preferences)
 	}
 	if len(m.Preferences) == 0 {
 		return nil
@@ -164,44 +162,6 @@ func (p *Process) applyPKU(conn *wire.Conn, w *wire.Manifest) error {
 		return preferenceError(conn.Call(ctx, wire.MethodPreferenceSet, wire.PreferenceParams{Name: key, Value: raw}, nil))
 	})
 	return nil
-}
-
-// adoptLegacy carries the settings of the old plugin ids this plugin
-// replaces over to it: each key this plugin has no value for takes the
-// old one (so a preference keeps the user's choice). An old id that a
-// running plugin holds, or that has a folder beside this plugin's, is
-// left alone, as the seed says; secrets are never carried over, so
-// naming another plugin's id cannot take its keys.
-func (p *Process) adoptLegacy(svc *settings.Service, old []string) {
-	for _, id := range old {
-		if id == p.name || settings.CheckPlugin(id) != nil {
-			continue
-		}
-		if _, held := p.opts.Names.Owner(id); held {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(filepath.Dir(p.dir), id)); err == nil {
-			continue // installed, if not running
-		}
-		keys, err := svc.Keys(id, "")
-		if err != nil {
-			p.log.Warn("legacy settings not read", "old", id, "err", err)
-			continue
-		}
-		for _, key := range keys {
-			if _, ok, _ := svc.Value(p.name, key); ok {
-				continue
-			}
-			if svc.Secret(id, key) {
-				continue
-			}
-			if raw, ok, err := svc.Value(id, key); err == nil && ok {
-				if err := svc.SetJSON(p.name, key, raw); err != nil {
-					p.log.Warn("legacy setting not carried over", "old", id, "key", key, "err", err)
-				}
-			}
-		}
-	}
 }
 
 // syncPreference gives the plugin the value Hearth stored for a

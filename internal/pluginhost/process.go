@@ -76,6 +76,10 @@ type Options struct {
 	// (a Names method, as *kernel.Kernel has), or else a registry of
 	// these options' own.
 	Names *names.Registry
+	// NameOwners reads which plugin folder each name is bound to in the
+	// database; NewManager sets it to its store. Nil means a PKU legacy
+	// id's settings are never carried over (pku_legacy.go).
+	NameOwners NameOwners
 
 	HandshakeTimeout time.Duration // [10s] from start to the end of initialize
 	StageTimeout     time.Duration // [10s] for one stage handler or decision hook

@@ -51,7 +51,10 @@ var _ ApplyStore = (*store.Store)(nil)
 // each value is checked against its key's declaration (type, options,
 // min/max, step, required) and stored; a JSON null resets the key to its
 // declared default (that is how a secret is cleared). If any value is
-// invalid nothing is written and the error is a FieldErrors. ns is a
+// invalid nothing is written and the error is a FieldErrors. ns's gate,
+// if any, is asked about every key (a reset too) before anything is
+// written; if it refuses one, it is given back the previous values of
+// the others and the error is a FieldErrors (see Gate). ns is a
 // plugin's namespace or Core. Every change is recorded in the audit log
 // before it is made, with a hash of the value, never the value; a change
 // whose record cannot be made is not made.
@@ -66,39 +69,52 @@ func (s *Service) Apply(ctx context.Context, actor, ns string, values map[string
 		return errors.New("settings: this store cannot apply several settings at once")
 	}
 	bad := FieldErrors{}
-	set := map[string]json.RawMessage{}
-	var reset []string
 	for key, raw := range values {
 		if msg := s.checkChange(ns, key, raw); msg != "" {
 			bad[key] = msg
-			continue
-		}
-		if isNull(raw) {
-			reset = append(reset, key)
-		} else {
-			set[key] = raw
-		}
-	}
-	for _, key := range slices.Sorted(maps.Keys(set)) {
-		if err := s.gate(ns, key, set[key]); err != nil {
-			bad[key] = err.Error()
 		}
 	}
 	if len(bad) > 0 {
 		return bad
 	}
+	// Every key is put to the plugin's gate before anything is stored; a
+	// refusal of one gives the others back their previous values.
+	undo, refused := s.gateAll(ns, values)
+	if len(refused) > 0 {
+		return refused
+	}
+	set := map[string]json.RawMessage{}   // written, as audited
+	var reset []string                    // reset, as audited
+	store := map[string]json.RawMessage{} // what the store keeps
+	var remove []string                   // what it removes
+	for key, raw := range values {
+		switch {
+		case !isNull(raw):
+			set[key], store[key] = raw, raw
+		case s.keepsValues(ns) && isNull(s.resetTo(ns, key, raw)):
+			reset = append(reset, key)
+			store[key] = raw // kept as null, so the plugin's next start is told too (see SetGate)
+		default:
+			reset = append(reset, key)
+			remove = append(remove, key)
+		}
+	}
 	sort.Strings(reset)
+	sort.Strings(remove)
 	for _, key := range slices.Sorted(maps.Keys(set)) {
 		if err := s.auditChange(ctx, actor, ns, key, valueHash(ns, key, set[key]), "written"); err != nil {
+			undo()
 			return fmt.Errorf("%s.%s not written: recording it in the audit log failed: %w", ns, key, err)
 		}
 	}
 	for _, key := range reset {
 		if err := s.auditChange(ctx, actor, ns, key, "", "reset"); err != nil {
+			undo()
 			return fmt.Errorf("%s.%s not reset: recording it in the audit log failed: %w", ns, key, err)
 		}
 	}
-	if err := ast.ApplySettings(ctx, ns, set, reset); err != nil {
+	if err := ast.ApplySettings(ctx, ns, store, remove); err != nil {
+		undo()
 		for key := range values {
 			s.auditChange(ctx, actor, ns, key, "", "error")
 		}

@@ -5,8 +5,9 @@ import "github.com/hearth-agent/hearth/sdk"
 // The checks themselves are sdk.ConfigDef's (Check, IsSecret), so sdktest
 // checks as Hearth does.
 
-// SecretDef reports whether d declares a secret: Secret set, or the type
-// password. See sdk.ConfigDef.IsSecret.
+// SecretDef reports whether d is a secret: Secret set, the type password
+// or secret, or a key named like a secret unless boolean. See
+// sdk.ConfigDef.IsSecret.
 func SecretDef(d sdk.ConfigDef) bool { return d.IsSecret() }
 
 // check tests a value against its declaration; see sdk.ConfigDef.Check.

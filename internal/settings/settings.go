@@ -5,8 +5,10 @@
 // start), and each plugin's private key-value storage.
 //
 // A value is any JSON. Set checks it against the plugin's declaration, if
-// any (type, options, min/max). A secret setting (ConfigDef.Secret, or an
-// undeclared one named like a secret) is readable by its own plugin only:
+// any (type, options, min/max), and a stored value is checked again when
+// it is read (it may predate the declaration). A secret setting
+// (ConfigDef.Secret, the type password or secret, or a key named like a
+// secret whatever its declaration) is readable by its own plugin only:
 // other plugins, Dump and the CLI get Mask. It is writable by its own
 // plugin only, too; a plugin's write of another plugin's setting is
 // recorded in the audit log (who, which plugin, which key; never a
@@ -99,7 +101,8 @@ type Service struct {
 	mu   sync.RWMutex
 	defs map[string]map[string]sdk.ConfigDef // namespace, key
 
-	gates sync.Map // namespace → Gate (gate.go)
+	gates  sync.Map // namespace → Gate (gate.go)
+	warned sync.Map // namespace, key and value hash of a stored value found invalid, warned once
 }
 
 // New returns the service over st; dataDir is Hearth's data directory.
@@ -149,17 +152,50 @@ func (s *Service) def(ns, key string) (sdk.ConfigDef, bool) {
 }
 
 // Value returns ns's setting as stored JSON, or its declared default; ok is
-// false for neither.
+// false for neither. A stored value that does not fit the key's
+// declaration (stored before the key was declared, or under an older
+// declaration) is not returned: the default is, and the log says so once,
+// naming the key, never the value. A stored JSON null (a reset the plugin
+// is still to be told of, see Apply) is returned as null unless the key
+// declares a default.
 func (s *Service) Value(ns, key string) (json.RawMessage, bool, error) {
 	v, ok, err := s.st.Setting(context.Background(), ns, key)
-	if err != nil || ok {
-		return v, ok, err
+	if err != nil {
+		return nil, false, err
 	}
-	if d, ok := s.def(ns, key); ok && d.Default != nil {
+	d, declared := s.def(ns, key)
+	if ok && declared && !isNull(v) && !s.fits(ns, key, d, v) {
+		ok = false
+	}
+	if ok && !(isNull(v) && declared && d.Default != nil) {
+		return v, true, nil
+	}
+	if declared && d.Default != nil {
 		b, err := json.Marshal(d.Default)
 		return b, err == nil, err
 	}
 	return nil, false, nil
+}
+
+// fits reports whether ns's stored raw fits its declaration d, warning
+// once per value when it does not.
+func (s *Service) fits(ns, key string, d sdk.ConfigDef, raw json.RawMessage) bool {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	if err == nil {
+		err = check(d, v)
+	}
+	if err == nil {
+		return true
+	}
+	if _, seen := s.warned.LoadOrStore(valueHash(ns, key, raw), true); !seen {
+		args := []any{"namespace", ns, "key", key, "type", d.Type, "default", d.Default != nil}
+		if !s.Secret(ns, key) {
+			args = append(args, "err", err) // a check's message can quote the value
+		}
+		slog.Warn("settings: the stored value does not fit its declaration; using the default", args...)
+	}
+	return false
 }
 
 func (s *Service) get(ns, key string, masked bool) (any, error) {
@@ -167,7 +203,7 @@ func (s *Service) get(ns, key string, masked bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
+	if !ok || isNull(raw) {
 		return nil, fmt.Errorf("%s.%s: %w", ns, key, sdk.ErrNotFound)
 	}
 	if masked && s.Secret(ns, key) {
@@ -180,9 +216,12 @@ func (s *Service) get(ns, key string, masked bool) (any, error) {
 	return v, nil
 }
 
-// Secret reports whether ns's key is secret: declared so, or, when not
-// declared at all, named like one (token, secret, password, api key), so
-// a key set before its plugin declared it is not shown either.
+// Secret reports whether ns's key is secret: declared so (see
+// SecretDef), or named like one (token, secret, password, api key; see
+// sdk.SecretName) whether declared or not, so neither a key set before
+// its plugin declared it nor one declared as a plain string ({Key:
+// "api_key", Type: "string"}) is shown. Only a key declared boolean, or a
+// number counting tokens (max_tokens), is exempt from its name.
 func (s *Service) Secret(ns, key string) bool {
 	if d, ok := s.def(ns, key); ok {
 		return SecretDef(d)
@@ -190,15 +229,9 @@ func (s *Service) Secret(ns, key string) bool {
 	return secretName(key)
 }
 
-func secretName(key string) bool {
-	k := strings.ToLower(key)
-	for _, w := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "credential"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return strings.HasSuffix(k, "_key") || strings.HasSuffix(k, ".key") || k == "key"
-}
+// secretName reports whether key is named like a secret; see
+// sdk.SecretName.
+func secretName(key string) bool { return sdk.SecretName(key) }
 
 // SetJSON stores ns's setting after checking it against its declaration.
 func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
@@ -222,10 +255,19 @@ func (s *Service) SetJSON(ns, key string, raw json.RawMessage) error {
 			return fmt.Errorf("%w: %s.%s: %v", ErrInvalid, ns, key, err)
 		}
 	}
+	prev := json.RawMessage("null")
+	if s.gated(ns) {
+		if v, ok, err := s.Value(ns, key); err == nil && ok {
+			prev = v
+		}
+	}
 	if err := s.gate(ns, key, raw); err != nil {
 		return err
 	}
 	if err := s.st.SetSetting(context.Background(), ns, key, raw); err != nil {
+		if s.gate(ns, key, prev) != nil { // the plugin took a value that was not saved: give it back the old one
+			slog.Warn("settings: the plugin did not take back its previous value after a change that was not saved", "namespace", ns, "key", key)
+		}
 		return fmt.Errorf("saving %s.%s: %w", ns, key, err)
 	}
 	return nil
@@ -291,7 +333,8 @@ func (s *Service) Defs(ns, prefix string) []*sdk.ConfigDef {
 }
 
 // Dump returns every setting by namespace, secrets masked, declared
-// defaults included.
+// defaults included (in place of a stored value that does not fit its
+// declaration, as Value).
 func (s *Service) Dump() (map[string]any, error) {
 	all, err := s.st.AllSettings(context.Background())
 	if err != nil {
@@ -315,6 +358,10 @@ func (s *Service) Dump() (map[string]any, error) {
 	}
 	for ns, values := range all {
 		for k, raw := range values {
+			if d, ok := s.def(ns, k); ok && !isNull(raw) && !s.fits(ns, k, d, raw) {
+				delete(values, k) // its default, if any, is put below
+				continue
+			}
 			put(ns, k, raw)
 		}
 	}

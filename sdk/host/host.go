@@ -110,7 +110,7 @@ func New(name string, h Host) *sdk.PluginSDK {
 	if s.Logger == nil {
 		s.Logger = slog.Default().With("plugin", name)
 	}
-	return link.New(name, &binding{Host: h, svc: s})
+	return link.New(name, bind(h, &binding{Host: h, svc: s}))
 }
 
 // RunStopHandlers runs and clears the stop handlers s's plugin registered

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/guard"
 )
 
 // How xbot's hook events run on Hearth:
@@ -18,8 +20,16 @@ import (
 //	PostToolUse         after_toolcall, for a call that succeeded
 //	PostToolUseFailure  after_toolcall, for a call that failed (OnError)
 //	UserPromptSubmit    on_input; Deny answers with its message instead of
-//	                    running the turn
-//	AgentStop           after_output
+//	                    running the turn, and so does a hook that fails,
+//	                    panics or does not answer in time (with a short
+//	                    refusal naming the plugin): a broken filter lets
+//	                    nothing through
+//	AgentStop           after_output; a failure is only logged (the answer
+//	                    is already given)
+//
+// Every hook (and enricher) runs under DefaultPluginTimeout through
+// guard.Call: one that ignores its context does not hold the turn, and a
+// panic is a failure. A PostToolUse or AgentStop failure is logged.
 //
 // Every other event is refused with an error wrapping ErrNotSupported.
 
@@ -88,21 +98,7 @@ func (c *Context) OnEvent(event HookEvent, matcher string, handler HookHandler) 
 		})
 	case HookUserPromptSubmit:
 		c.s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
-			p := stagePayload(event, sc)
-			p.ToolInput = sc.RawMessage
-			p.Extra["prompt"] = sc.RawMessage
-			r, err := c.run(handler, p)
-			if err != nil {
-				return err
-			}
-			if r != nil && r.Decision == DecisionDeny {
-				msg := r.Message
-				if msg == "" {
-					msg = fmt.Sprintf("The plugin %s refused this message.", c.id)
-				}
-				sc.SetResponse(msg)
-			}
-			return nil
+			return c.userPrompt(handler, sc)
 		})
 	case HookAgentStop:
 		c.s.RegisterStage(sdk.StageAfterOutput, func(sc *sdk.StageContext) error {
@@ -136,7 +132,7 @@ func (c *Context) preToolUse(ctx context.Context, matcher string, handler HookHa
 		}
 	}
 	c.hookCalls.Add(1)
-	r, err := handler(ctx, p)
+	r, err := guard.Call(ctx, c.hookTimeout(), func(ctx context.Context) (*HookResult, error) { return handler(ctx, p) })
 	if err != nil {
 		c.fail(err)
 		return sdk.HookDecision{}, fmt.Errorf("xbot PreToolUse hook of %s: %w", c.id, err)
@@ -171,17 +167,57 @@ func (c *Context) postToolUse(event HookEvent, failed bool, matcher string, hand
 	return err
 }
 
-// run calls a stage-run handler with xbot's default deadline.
+// userPrompt is the on_input handler of a UserPromptSubmit hook. It
+// fails closed: a hook that errs, panics or does not answer in time
+// refuses the message as a Deny would, so a broken filter lets nothing
+// through. The error goes to the plugin's log, never to the person.
+func (c *Context) userPrompt(handler HookHandler, sc *sdk.StageContext) error {
+	p := stagePayload(HookUserPromptSubmit, sc)
+	p.ToolInput = sc.RawMessage
+	p.Extra["prompt"] = sc.RawMessage
+	r, err := c.run(handler, p)
+	if err != nil {
+		c.s.Logger().Warn("xbot UserPromptSubmit hook failed; the message is refused", "err", err)
+		sc.SetResponse(fmt.Sprintf(hookFailedText, c.id, c.id))
+		return nil
+	}
+	if r != nil && r.Decision == DecisionDeny {
+		msg := r.Message
+		if msg == "" {
+			msg = fmt.Sprintf("The plugin %s refused this message.", c.id)
+		}
+		sc.SetResponse(msg)
+	}
+	return nil
+}
+
+// hookFailedText answers a message whose UserPromptSubmit hook failed
+// (both verbs name the plugin's id).
+const hookFailedText = "The plugin %s could not check this message, so it was not sent to the assistant.\n" +
+	"插件 %s 无法检查这条消息，因此没有发送给助手。"
+
+// run calls a stage-run handler through guard.Call with the hook
+// deadline: a handler that ignores its context does not hold the turn
+// past it, and a panic becomes an error.
 func (c *Context) run(handler HookHandler, p *HookPayload) (*HookResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultPluginTimeout)
-	defer cancel()
 	c.hookCalls.Add(1)
-	r, err := handler(ctx, p)
+	r, err := guard.Call(context.Background(), c.hookTimeout(), func(ctx context.Context) (*HookResult, error) {
+		return handler(ctx, p)
+	})
 	if err != nil {
 		c.fail(err)
 		return nil, fmt.Errorf("xbot %s hook of %s: %w", p.Event, c.id, err)
 	}
 	return r, nil
+}
+
+// hookTimeout bounds one hook or enricher call: DefaultPluginTimeout,
+// unless a test of this package set a shorter one.
+func (c *Context) hookTimeout() time.Duration {
+	if c.timeout > 0 {
+		return c.timeout
+	}
+	return DefaultPluginTimeout
 }
 
 func stagePayload(event HookEvent, sc *sdk.StageContext) *HookPayload {
@@ -264,9 +300,7 @@ func (c *Context) enrich(sc *sdk.StageContext) error {
 	c.mu.Unlock()
 	var b strings.Builder
 	for _, e := range list {
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultPluginTimeout)
-		text, err := e.fn(ctx)
-		cancel()
+		text, err := guard.Call(context.Background(), c.hookTimeout(), func(ctx context.Context) (string, error) { return e.fn(ctx) })
 		if err != nil {
 			c.s.Logger().Warn("xbot context enricher failed", "enricher", e.name, "err", err)
 			c.fail(err)

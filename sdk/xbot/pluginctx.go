@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -30,6 +31,8 @@ type Context struct {
 	rendered  map[string][]WidgetSpan
 	enrichers []enricher
 	onErr     PluginErrorCallback
+
+	timeout time.Duration // hookTimeout's; set only by this package's tests
 }
 
 var _ PluginContext = (*Context)(nil)

@@ -27,6 +27,30 @@ type kvStorage struct {
 
 var errNoKV = errors.New("xbot: this host gives the plugin no storage")
 
+// Bounds of a plugin's xbot storage. The key list is one KV value that
+// Set rewrites for each new key, so the number of keys is bounded with it.
+const (
+	MaxStorageKeys       = 1000     // keys per plugin
+	MaxStorageKeyBytes   = 256      // bytes of one key
+	MaxStorageValueBytes = 64 << 10 // bytes of one value
+)
+
+// ErrStorageLimit is wrapped by the error of a Set past a bound above.
+var ErrStorageLimit = errors.New("xbot storage limit")
+
+// checkSet refuses an empty or too long key and a too long value.
+func checkSet(key, value string) error {
+	switch {
+	case key == "":
+		return errors.New("xbot storage: the key is empty")
+	case len(key) > MaxStorageKeyBytes:
+		return fmt.Errorf("xbot storage: key of %d bytes, at most %d: %w", len(key), MaxStorageKeyBytes, ErrStorageLimit)
+	case len(value) > MaxStorageValueBytes:
+		return fmt.Errorf("xbot storage: value of %q has %d bytes, at most %d: %w", key, len(value), MaxStorageValueBytes, ErrStorageLimit)
+	}
+	return nil
+}
+
 func (s kvStorage) Get(key string) (string, bool) {
 	if s.kv == nil {
 		return "", false
@@ -43,6 +67,9 @@ func (s kvStorage) Set(key, value string) error {
 	if s.kv == nil {
 		return errNoKV
 	}
+	if err := checkSet(key, value); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx := context.Background()
@@ -50,10 +77,15 @@ func (s kvStorage) Set(key, value string) error {
 	if err != nil {
 		return err
 	}
+	i, found := slices.BinarySearch(keys, key)
+	if !found && len(keys) >= MaxStorageKeys {
+		return fmt.Errorf("xbot storage: setting %q: the plugin has %d keys, at most %d (delete some first): %w",
+			key, len(keys), MaxStorageKeys, ErrStorageLimit)
+	}
 	if err := s.kv.Set(ctx, kvPrefix+key, value); err != nil {
 		return fmt.Errorf("xbot storage: setting %q: %w", key, err)
 	}
-	if i, found := slices.BinarySearch(keys, key); !found {
+	if !found {
 		return s.setIndex(ctx, slices.Insert(keys, i, key))
 	}
 	return nil

@@ -116,3 +116,85 @@ const (
 	StageScopeGlobal   = hearth.StageScopeGlobal
 	StageScopeOwnTools = hearth.StageScopeOwnTools
 )
+
+// IOInjector is HomeAgent's input-injection method set; *PluginSDK has it.
+type IOInjector = hearth.IOInjector
+
+// ToolRegistrar is HomeAgent's function type for registering a tool.
+type ToolRegistrar = hearth.ToolRegistrar
+
+// StageRegistrar is HomeAgent's function type for registering a stage handler.
+type StageRegistrar = hearth.StageRegistrar
+
+// APIRegistrar is HomeAgent's function type for registering a plugin API.
+type APIRegistrar = hearth.APIRegistrar
+
+// InputChannelRegistrar is HomeAgent's function type for registering an input channel.
+type InputChannelRegistrar = hearth.InputChannelRegistrar
+
+// OutputChannelRegistrar is HomeAgent's function type for registering an output channel.
+type OutputChannelRegistrar = hearth.OutputChannelRegistrar
+
+// EventType names a kind of kernel event.
+type EventType = hearth.EventType
+
+// The kernel events.
+const (
+	EventRawInput       = hearth.EventRawInput
+	EventAgentOutput    = hearth.EventAgentOutput
+	EventAgentLLMChain  = hearth.EventAgentLLMChain
+	EventToolCall       = hearth.EventToolCall
+	EventReasoning      = hearth.EventReasoning
+	EventStage          = hearth.EventStage
+	EventSystem         = hearth.EventSystem
+	EventReasoningDelta = hearth.EventReasoningDelta
+	EventContentDelta   = hearth.EventContentDelta
+)
+
+// Event is one kernel event.
+type Event = hearth.Event
+
+// EventHandler receives a subscribed event.
+type EventHandler = hearth.EventHandler
+
+// EventSubscriber subscribes to kernel events.
+type EventSubscriber = hearth.EventSubscriber
+
+// PluginMgrAPI is the plugin manager as a plugin sees it.
+type PluginMgrAPI = hearth.PluginMgrAPI
+
+// SocialAPI is the read-only social graph (unavailable in Hearth).
+type SocialAPI = hearth.SocialAPI
+
+// PersonProfile is a person of the social graph.
+type PersonProfile = hearth.PersonProfile
+
+// SocialRelation is a relation between two persons.
+type SocialRelation = hearth.SocialRelation
+
+// ProxyDecl declares a service to reverse-proxy (Hearth has no reverse proxy).
+type ProxyDecl = hearth.ProxyDecl
+
+// ProxyDeclarer collects proxy declarations.
+type ProxyDeclarer = hearth.ProxyDeclarer
+
+// The ProxyDecl.Auth values.
+const (
+	ProxyAuthHomeAgent = hearth.ProxyAuthHomeAgent
+	ProxyAuthNone      = hearth.ProxyAuthNone
+)
+
+// ValidProxyAuth reports whether auth is a ProxyDecl.Auth value.
+func ValidProxyAuth(auth string) bool { return hearth.ValidProxyAuth(auth) }
+
+// EffectiveProxyAuth returns auth, or ProxyAuthHomeAgent for "".
+func EffectiveProxyAuth(auth string) string { return hearth.EffectiveProxyAuth(auth) }
+
+// ValidProxyHostLabel reports whether label is a valid host label.
+func ValidProxyHostLabel(label string) bool { return hearth.ValidProxyHostLabel(label) }
+
+// NormalizeProxyHost derives a host label from a plugin name.
+func NormalizeProxyHost(pluginName string) string { return hearth.NormalizeProxyHost(pluginName) }
+
+// ValidateProxyDecl returns what is wrong with d, or "".
+func ValidateProxyDecl(d ProxyDecl) string { return hearth.ValidateProxyDecl(d) }

@@ -1,10 +1,12 @@
 // Command greeter runs an xbot test plugin as a Hearth child process: the
-// greeter, or with the argument "gate" the gatekeeper.
+// greeter, with the argument "gate" the gatekeeper, with "broken" the
+// broken gate.
 package main
 
 import (
 	"os"
 
+	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/brokengate"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gatekeeper"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/greeter"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -12,9 +14,15 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "gate" {
-		pluginrpc.Serve(xbot.Adapt(gatekeeper.Gate{}))
-		return
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "gate":
+			pluginrpc.Serve(xbot.Adapt(gatekeeper.Gate{}))
+			return
+		case "broken":
+			pluginrpc.Serve(xbot.Adapt(brokengate.Gate{}))
+			return
+		}
 	}
 	pluginrpc.Serve(xbot.Adapt(greeter.New()))
 }

@@ -1,0 +1,7 @@
+package xbot
+
+import "time"
+
+// SetHookTimeout shortens c's hook deadline for a test of a hook that
+// never answers.
+func SetHookTimeout(c *Context, d time.Duration) { c.timeout = d }
