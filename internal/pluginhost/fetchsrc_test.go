@@ -254,4 +254,3 @@ func FuzzUntar(f *testing.F) {
 		})
 	})
 }
-
