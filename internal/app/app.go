@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,6 +133,10 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	if err := a.Config.CheckBuiltins(sdk.Factories()); err != nil {
+		a.Close()
+		return nil, err
+	}
 	cfg := a.Config
 	if err := a.openLog(o); err != nil {
 		a.Close()
@@ -212,8 +215,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	for _, name := range sdk.Factories() {
 		factory, _ := sdk.Factory(name)
 		err := errors.New("disabled in the config")
-		if !slices.Contains(cfg.DisabledPlugins, name) {
-			err = a.Kernel.LoadPlugin(name, factory, nil)
+		if !cfg.BuiltinDisabled(name) {
+			err = a.Kernel.LoadPlugin(name, factory, cfg.BuiltinConfig(name))
 		}
 		switch {
 		case err == nil:
@@ -221,7 +224,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		case errors.Is(err, kernel.ErrHidden):
 			a.Logger.Info("plugin hidden", "plugin", name, "reason", err)
 			continue // the kernel keeps its name
-		case !slices.Contains(cfg.DisabledPlugins, name):
+		case !cfg.BuiltinDisabled(name):
 			a.Logger.Error("plugin not loaded", "plugin", name, "err", err)
 		}
 		if _, cerr := a.Kernel.Names().Claim(name, fmt.Sprintf("the built-in plugin %q (not loaded: %v)", name, err)); cerr != nil {
