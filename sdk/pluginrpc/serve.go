@@ -176,12 +176,24 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 
 // RegisterStage implements host.Host.
 func (c *child) RegisterStage(_ string, stage sdk.Stage, own bool, h sdk.StageHandler) {
+	c.registerStage(wire.StageRegistration{Stage: stage, OwnTools: own}, h)
+}
+
+// RegisterGuardStage registers a stage handler that refuses the message
+// at the host when it cannot run (sdk.PluginSDK.RegisterGuardStage).
+func (c *child) RegisterGuardStage(_ string, stage sdk.Stage, h sdk.StageHandler) {
+	c.registerStage(wire.StageRegistration{Stage: stage, Guard: true}, h)
+}
+
+func (c *child) registerStage(r wire.StageRegistration, h sdk.StageHandler) {
+	stage := r.Stage
 	c.mu.Lock()
 	c.nextID++
 	id := c.nextID
 	c.stages[id] = h
 	c.mu.Unlock()
-	if err := c.conn.Call(context.Background(), wire.MethodStagesRegister, wire.StageRegistration{ID: id, Stage: stage, OwnTools: own}, nil); err != nil {
+	r.ID = id
+	if err := c.conn.Call(context.Background(), wire.MethodStagesRegister, r, nil); err != nil {
 		c.log.Error("stage handler not registered", "stage", stage, "err", err)
 	}
 }

@@ -1,0 +1,73 @@
+//go:build unix
+
+package pluginhost
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// inputFilter is a child whose on_input handler exits the process on the
+// message "crash": registered with RegisterGuardStage (mode "inputguard")
+// or RegisterStage (mode "inputplain").
+type inputFilter struct{ name, mode string }
+
+func newInputFilter(mode string) func(string, map[string]any) (sdk.Plugin, error) {
+	return func(name string, _ map[string]any) (sdk.Plugin, error) { return &inputFilter{name, mode}, nil }
+}
+
+func (p *inputFilter) Name() string { return p.name }
+func (p *inputFilter) Stop() error  { return nil }
+
+func (p *inputFilter) Start(s *sdk.PluginSDK) error {
+	h := func(sc *sdk.StageContext) error {
+		if sc.RawMessage == "crash" {
+			os.Exit(3)
+		}
+		return nil
+	}
+	if p.mode == "inputguard" {
+		s.RegisterGuardStage(sdk.StageOnInput, h)
+	} else {
+		s.RegisterStage(sdk.StageOnInput, h)
+	}
+	return nil
+}
+
+// A guard's on_input handler that cannot run (its process died) refuses
+// the message with a text naming the plugin; a plain handler that cannot
+// run is logged and the message goes on to the model.
+func TestInputGuardFailsClosed(t *testing.T) {
+	for _, mode := range []string{"inputguard", "inputplain"} {
+		t.Run(mode, func(t *testing.T) {
+			f := newFixture(t, llmtest.Reply{Text: "answered"})
+			ready(t, f.start(t, "filter", mode))
+			out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "crash"}})
+			if out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			sent := len(f.srv.Requests())
+			if mode == "inputplain" {
+				if out.Text != "answered" || sent != 1 {
+					t.Fatalf("a plain handler's failure should let the message through: %q, %d request(s)", out.Text, sent)
+				}
+				return
+			}
+			if sent != 0 {
+				t.Fatalf("the model was asked %d time(s) although the guard could not check the message\n%s", sent, f.logs.String())
+			}
+			if !strings.Contains(out.Text, "The plugin filter could not check this message") || !strings.Contains(out.Text, "插件 filter") {
+				t.Fatalf("refusal %q", out.Text)
+			}
+			if !strings.Contains(f.logs.String(), "stage handler failed") {
+				t.Errorf("the failure is not logged:\n%s", f.logs.String())
+			}
+		})
+	}
+}
