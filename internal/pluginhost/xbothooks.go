@@ -2,8 +2,8 @@ package pluginhost
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
