@@ -541,6 +541,12 @@ func (m *Manager) Reload(ctx context.Context, id string) error {
 	return m.Scan(ctx)
 }
 
+// RunRemoveHandlers is RunRemoveHandlers with the manager's folder and
+// options (the caller holds the data directory's lock; no plugin runs).
+func (m *Manager) RunRemoveHandlers(ctx context.Context, st Forgetter, name string) error {
+	return RunRemoveHandlers(ctx, st, m.dir, name, &m.opts)
+}
+
 // Close stops every plugin.
 func (m *Manager) Close() {
 	m.mu.Lock()

@@ -187,8 +187,9 @@ type Process struct {
 
 	mcp *mcpServer // set for an MCP server (see StartMCP)
 
-	pku       atomic.Pointer[pkuRun] // the PKU parts of this run's manifest (pku.go)
-	toolNames []string               // tools registered in this run, until applyPKU
+	pku       atomic.Pointer[pkuRun]    // the PKU parts of this run's manifest (pku.go)
+	conn      atomic.Pointer[wire.Conn] // this run's connection once its handshake is done (onremove.go)
+	toolNames []string                  // tools registered in this run, until applyPKU
 
 	unanswered bool         // an xbot plugin left activate unanswered: WaitReady no longer waits
 	widgets    *xbotWidgets // an xbot script plugin's widget outputs
@@ -592,6 +593,8 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	}
 	p.guarded()
 	p.opts.Host.ResumeHooks(p.name)
+	p.conn.Store(conn)
+	defer p.conn.Store(nil)
 	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
 
 	pingFailed := make(chan error, 1)

@@ -65,6 +65,7 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	c.conn.Handle(wire.MethodContext, c.context)
 	c.conn.Handle(wire.MethodInstructions, c.instructions)
 	c.conn.Handle(wire.MethodShutdown, c.shutdown)
+	c.conn.Handle(wire.MethodRemove, c.remove)
 	c.conn.Handle(wire.MethodChannelSend, c.channelSend)
 	c.conn.Handle(wire.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
 	runErr := make(chan error, 1)
@@ -491,6 +492,19 @@ func (c *child) instructions(context.Context, json.RawMessage) (any, error) {
 func (c *child) shutdown(context.Context, json.RawMessage) (any, error) {
 	if err := c.stop(); err != nil {
 		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+// remove runs the plugin's remove handlers
+// (sdk.PluginSDK.RegisterOnRemoveHandler): Hearth is uninstalling it, and
+// shuts it down next.
+func (c *child) remove(context.Context, json.RawMessage) (any, error) {
+	c.mu.Lock()
+	s := c.sdk
+	c.mu.Unlock()
+	if s != nil {
+		host.RunOnRemoveHandlers(s)
 	}
 	return struct{}{}, nil
 }

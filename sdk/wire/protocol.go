@@ -27,6 +27,7 @@ const (
 	MethodContext       = "plugin.context"      // the manifest's Context, before a turn
 	MethodInstructions  = "plugin.instructions" // the manifest's InstructionsFunc, before a turn
 	MethodShutdown      = "shutdown"            // stop handlers, Stop, then exit
+	MethodRemove        = "plugin.remove"       // the plugin is being uninstalled: its remove handlers
 	MethodPing          = "$/ping"              // liveness
 )
 
