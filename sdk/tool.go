@@ -108,7 +108,7 @@ type ContextToolHandler func(ctx context.Context, tc *ToolContext, args map[stri
 // ToolCall is a tool call requested by the model, as stage handlers see it.
 type ToolCall struct {
 	ID        string         `json:"id"`               // call id from the model
-	Name      string         `json:"name"`             // tool name as the model sees it (plugin__tool)
+	Name      string         `json:"name"`             // the tool's stage name: the name its plugin registered for a tool named after its plugin (memo_create), else plugin__tool; see docs/plugins.md
 	Plugin    string         `json:"plugin,omitempty"` // owning plugin
 	Arguments map[string]any `json:"arguments"`        // arguments
 
@@ -123,7 +123,7 @@ type ToolCall struct {
 // ToolResult is the outcome of one tool call, as stage handlers see it.
 type ToolResult struct {
 	CallID  string `json:"call_id"`          // the ToolCall.ID it answers
-	Name    string `json:"name"`             // tool name
+	Name    string `json:"name"`             // tool name, as in ToolCall.Name
 	Plugin  string `json:"plugin,omitempty"` // owning plugin
 	Success bool   `json:"success"`          // false for error results
 	Result  any    `json:"result"`           // handler return value, or the error text

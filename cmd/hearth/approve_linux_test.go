@@ -17,7 +17,7 @@ import (
 func payerEnv(t *testing.T, srv *llmtest.Server) (env []string, dir string) {
 	t.Helper()
 	home, dir := t.TempDir(), t.TempDir()
-	env = []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_PAYER=" + dir}
+	env = []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_PAYER=" + dir}
 	if _, errOut, code := hearth(t, env, "", "policy", "set", "payer__pay", "ask"); code != 0 {
 		t.Fatalf("policy set: %q", errOut)
 	}
@@ -216,7 +216,7 @@ func TestEscapeSequencesNeutralisedOnTheTerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "gate"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_PAYER=" + dir}
+	env := []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_PAYER=" + dir}
 	cmd, send, scr, copied := startOnPTY(t, env, "chat")
 	scr.waitFor(t, "› ")
 	send("hi\r")
@@ -244,7 +244,7 @@ func TestAuditOutputNeutralised(t *testing.T) {
 		llmtest.Reply{Text: "ok"},
 	)
 	base := []string{"HEARTH_HOME=" + t.TempDir()}
-	if _, errOut, code := hearth(t, append(base, "OPENAI_BASE_URL="+srv.URL), "", "ask", "hi"); code != 0 {
+	if _, errOut, code := hearth(t, append(base, "OPENAI_BASE_URL="+srv.URL, "HEARTH_MODEL=test-model"), "", "ask", "hi"); code != 0 {
 		t.Fatalf("ask: %d %q", code, errOut)
 	}
 	out, _, code := hearth(t, base, "", "audit")

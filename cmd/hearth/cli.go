@@ -56,6 +56,9 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 	case "plugin":
 		return runPlugin(ctx, a, f, rest, cio)
 	case "settings":
+		if f.jsonOut {
+			return settingsListJSON(a, rest, cio)
+		}
 		return runSettings(ctx, a, rest, cio)
 	case "mcp":
 		return runMCPConfig(ctx, a, rest, cio)

@@ -81,7 +81,7 @@ func TestGlobalFlagsBeforeOrAfter(t *testing.T) {
 			args[i] = strings.ReplaceAll(args[i], "DIR", home)
 		}
 		srv := llmtest.NewServer(t, llmtest.Reply{Text: "hello there"})
-		out, errOut, code := hearth(t, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + home}, "", args...)
+		out, errOut, code := hearth(t, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + home}, "", args...)
 		if code != 0 || !strings.Contains(out, "hello there") {
 			t.Fatalf("%q: %d %q %q", args, code, out, errOut)
 		}
@@ -90,7 +90,7 @@ func TestGlobalFlagsBeforeOrAfter(t *testing.T) {
 		}
 	}
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "a flag"})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	if _, errOut, code := hearth(t, env, "", "ask", "--", "-v", "means?"); code != 0 {
 		t.Fatalf("ask -- -v: %d %q", code, errOut)
 	}
@@ -115,7 +115,7 @@ func lastUserText(msgs []map[string]any) string {
 func TestUnusedFlagsAreRefused(t *testing.T) {
 	env := []string{"HEARTH_HOME=" + t.TempDir()}
 	for _, args := range [][]string{
-		{"plugin", "--json"},
+		{"plugin", "--since", "1h"},
 		{"settings", "--limit", "3"},
 		{"ask", "--json", "hi"},
 		{"--tool", "x", "chat"},
@@ -138,7 +138,7 @@ func TestAuditJSON(t *testing.T) {
 		t.Fatalf("empty: %d %q", code, out)
 	}
 	srv := llmtest.NewServer(t, timeToolScript()...)
-	if _, errOut, code := hearth(t, append([]string{"OPENAI_BASE_URL=" + srv.URL}, env...), "", "ask", "现在几点？"); code != 0 {
+	if _, errOut, code := hearth(t, append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, env...), "", "ask", "现在几点？"); code != 0 {
 		t.Fatalf("ask: %d %q", code, errOut)
 	}
 	out, errOut, code := hearth(t, env, "", "audit", "--json", "--tool", "time__now")
@@ -300,8 +300,11 @@ func TestConventionsThroughTheDaemon(t *testing.T) {
 	if out, _, code := hearth(t, env, "", "audit", "--json"); code != 0 || !json.Valid([]byte(out)) {
 		t.Fatalf("audit --json: %d %q", code, out)
 	}
-	if _, errOut, code := hearth(t, env, "", "plugin", "--json"); code != 2 || !strings.Contains(errOut, "not a flag of this command") {
-		t.Fatalf("plugin --json: %d %q", code, errOut)
+	if out, errOut, code := hearth(t, env, "", "plugin", "--json"); code != 0 || !json.Valid([]byte(out)) || !strings.Contains(out, `"id": "time"`) {
+		t.Fatalf("plugin --json: %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := hearth(t, env, "", "plugin", "--usage"); code != 2 || !strings.Contains(errOut, "not a flag of this command") {
+		t.Fatalf("plugin --usage: %d %q", code, errOut)
 	}
 	want, _, _ := hearth(t, nil, "", "help", "plugin")
 	if out, _, code := hearth(t, env, "", "plugin", "-h"); code != 0 || out != want {

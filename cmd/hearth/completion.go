@@ -114,7 +114,7 @@ var subcommandFlags = map[string][]string{
 
 // subcommands are the commands' subcommands, as completed.
 var subcommands = map[string][]string{
-	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "remove", "forget"},
+	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
 	"policy":   {"set", "reset", "role", "grant"},
 	"settings": {"get", "set"},
 	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
@@ -223,6 +223,8 @@ func complete(words []string) []string {
 		switch {
 		case n == 1:
 			cands = subcommands["policy"]
+		case n == 2 && (positional[1] == "set" || positional[1] == "reset"):
+			cands = toolNames(dataDir)
 		case n == 3 && positional[1] == "set":
 			cands = []string{"auto", "ask", "off"}
 		case n == 4 && positional[1] == "role":

@@ -25,7 +25,7 @@ import (
 func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "ok"})
 	home := t.TempDir()
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + home}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + home}
 	writeManifest(t, filepath.Join(home, "plugins", "weather"), // a plugin to disable and enable below
 		fmt.Sprintf(`{"id": "weather", "command": [%q], "env": {"HEARTH_TEST_SERVE_WEATHER": "1"}}`, os.Args[0]))
 

@@ -77,7 +77,7 @@ func TestKilledMidTurnKeepsWhatWasDone(t *testing.T) {
 		}},
 	)
 	env := []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
-		"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_SLOW_DIR=" + dir}
+		"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_SLOW_DIR=" + dir}
 	cmd := exec.Command(os.Args[0], "ask", "--session", "s1", "记下来，然后等着")
 	cmd.Env = env
 	var stderr strings.Builder
@@ -190,7 +190,7 @@ func TestKilledMidTurnKeepsWhatWasDone(t *testing.T) {
 func TestAskFailsWhenTheTurnCannotBeSaved(t *testing.T) {
 	home := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "first"})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + home}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + home}
 	if out, errOut, code := hearth(t, env, "", "ask", "hi"); code != 0 || out != "first\n" {
 		t.Fatalf("first ask: %d %q %q", code, out, errOut)
 	}

@@ -29,6 +29,9 @@ const chatHelp = `Usage: hearth [chat] [flags]
 
 Chats with the agent in the terminal: the default command. Inside, /help
 lists the slash commands (/plugins, /source, /new ...); Ctrl-D leaves.
+With no model provider configured, it first offers to set one up: pick a
+provider, paste its key (not shown), and it is tested and saved to
+config.json. Off a terminal it says how to configure one and exits 2.
 ` + modelFlagsHelp + `
 Examples:
   hearth
@@ -111,7 +114,9 @@ or --data-dir DIR. There:
   hearth.log     the log
 
 The model provider comes from OPENAI_BASE_URL and OPENAI_API_KEY (and
-HEARTH_MODEL), or from config.json's "sources":
+HEARTH_MODEL, needed for a host Hearth knows no default model of: Ollama,
+vLLM), or from config.json's "sources", which the first hearth on a
+terminal writes for you:
 
   {"sources": {"main": {"base_url": "https://api.openai.com/v1",
                         "api_key": "${OPENAI_API_KEY}", "model": "gpt-4o"}}}

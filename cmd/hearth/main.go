@@ -78,8 +78,9 @@ Flags (before or after the command):
 While hearth serve runs, plugin, policy, settings, audit, tools and mcp are run
 by it, so a change is live at once.
 
-Model provider: set OPENAI_BASE_URL and OPENAI_API_KEY, or write config.json
-in the data directory (see docs/configuration.md). Exit codes: 0 ok, 1 failure,
+Model provider: the first hearth (chat) on a terminal offers to set one up;
+or set OPENAI_BASE_URL and OPENAI_API_KEY, or write config.json in the data
+directory (see docs/configuration.md). Exit codes: 0 ok, 1 failure,
 2 usage (hearth help exit-codes). All of it: docs/cli.md.
 `
 
@@ -103,8 +104,8 @@ var commandFlags = map[string][]string{
 	"tools":    {"data-dir", "v", "json"},
 	"policy":   {"data-dir", "v", "channel", "group", "json"},
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
-	"plugin":   {"data-dir", "v", "n", "id"},
-	"settings": {"data-dir", "v"},
+	"plugin":   {"data-dir", "v", "n", "id", "json"},
+	"settings": {"data-dir", "v", "json"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.
@@ -340,7 +341,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if code := chatArgs(rest, stderr); code != 0 {
 			return code
 		}
-		if !haveProvider(a, stderr) {
+		if tty, ok := onTerminal(stdin, stdout); ok && len(a.Sources.ListSources()) == 0 {
+			if code := offerSetup(ctx, a, tty, stdout, stderr); code != 0 {
+				return code
+			}
+		} else if !haveProvider(a, stderr) {
 			return 2
 		}
 		o := termOptions(a, f, stdin, stdout, stderr)
@@ -411,6 +416,14 @@ func haveProvider(a *app.App, stderr io.Writer) bool {
 	}
 	fmt.Fprintln(stderr, terminal.NoProviderMessage(filepath.Join(a.DataDir, config.FileName)))
 	return false
+}
+
+// onTerminal returns the terminal chat runs on when both its input and
+// its output are one.
+func onTerminal(in io.Reader, out io.Writer) (*os.File, bool) {
+	f, ok := in.(*os.File)
+	o, isFile := out.(*os.File)
+	return f, ok && isFile && term.IsTerminal(int(f.Fd())) && term.IsTerminal(int(o.Fd()))
 }
 
 func isTerminal(r io.Reader) bool {

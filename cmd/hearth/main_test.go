@@ -125,7 +125,7 @@ func checkToolResultSent(t *testing.T, srv *llmtest.Server) {
 
 func TestAskWithToolCall(t *testing.T) {
 	srv := llmtest.NewServer(t, timeToolScript()...)
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-test-123456789", "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "OPENAI_API_KEY=sk-test-123456789", "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, code := hearth(t, env, "", "ask", "现在几点？")
 	if code != 0 || stdout != "现在是北京时间下午三点。\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -166,7 +166,7 @@ func TestChatFromPipeRemembersAcrossRestarts(t *testing.T) {
 
 func TestAskReadsStdin(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "ok"})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	if stdout, _, code := hearth(t, env, "line 1\nline 2\n", "ask"); code != 0 || stdout != "ok\n" {
 		t.Fatalf("exit %d %q", code, stdout)
 	}
@@ -178,7 +178,7 @@ func TestAskReadsStdin(t *testing.T) {
 
 func TestRejectedKeyIsExplained(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Status: 401, ErrorMessage: "Authentication Fails"})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-wrong-000000000", "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "OPENAI_API_KEY=sk-wrong-000000000", "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, code := hearth(t, env, "", "ask", "hi")
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "rejected the API key") || !strings.Contains(stderr, "OPENAI_API_KEY") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -239,7 +239,7 @@ func TestPolicyAndAuditCommands(t *testing.T) {
 	// ask without a terminal cannot ask anyone: the call is refused and
 	// the model is told how to allow it.
 	srv := llmtest.NewServer(t, timeToolScript()...)
-	env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+	env := append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
 	if _, errOut, code := hearth(t, env, "", "ask", "现在几点？"); code != 0 {
 		t.Fatalf("ask: %d %q", code, errOut)
 	}
@@ -298,7 +298,7 @@ func TestProcessPluginInstallUseDisable(t *testing.T) {
 		llmtest.Reply{Text: "上海晴。"},
 	)
 	// The weather tool declares no effect (write); the terminal user is the owner, so it runs.
-	env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+	env := append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
 	if out, errOut, code := hearth(t, env, "", "ask", "上海天气"); code != 0 || out != "上海晴。\n" {
 		t.Fatalf("ask: %d %q %q", code, out, errOut)
 	}

@@ -191,7 +191,7 @@ exec "$HEARTH_BIN" ask "use the conformance server"
 			llm.Push(llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "call_add", Name: "mcp-conformance__add_numbers", Arguments: `{"a":2,"b":3}`}}})
 		}
 		llm.SetFallback(llmtest.Reply{Text: "done"})
-		env := []string{"HEARTH_TEST_MAIN=1", "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + llm.URL}
+		env := []string{"HEARTH_TEST_MAIN=1", "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + llm.URL, "HEARTH_MODEL=test-model"}
 		failed, out, ran := conformance(t, dir, env, "client", "--command", script, "--scenario", sc)
 		judgeScenario(t, "client", sc, slices.Contains(conformanceClientCore, sc), failed, out, ran)
 	}

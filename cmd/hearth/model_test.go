@@ -36,3 +36,27 @@ func TestSourceWithoutModelIsRefused(t *testing.T) {
 		t.Fatalf("model sent: %q", got)
 	}
 }
+
+// OPENAI_BASE_URL on a host whose default model Hearth does not know,
+// without HEARTH_MODEL or --model, is refused the same way, naming the
+// variable to set; --model makes it work.
+func TestEnvSourceWithoutModelIsRefused(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Text: "ok"})
+	env := []string{"HEARTH_HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-env-0123456789"}
+	for _, args := range [][]string{{"ask", "hi"}, {"chat"}} {
+		out, errOut, code := hearth(t, env, "", args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, "OPENAI_BASE_URL "+srv.URL+": no model") ||
+			!strings.Contains(errOut, "set HEARTH_MODEL") || strings.Contains(errOut, "sk-env-0123456789") {
+			t.Fatalf("%v: %d %q %q", args, code, out, errOut)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the provider", n)
+	}
+	if out, errOut, code := hearth(t, env, "", "ask", "--model", "qwen3:8b", "hi"); code != 0 || out != "ok\n" {
+		t.Fatalf("ask --model: %d %q %q", code, out, errOut)
+	}
+	if got := srv.Requests()[0].Model; got != "qwen3:8b" {
+		t.Fatalf("model sent: %q", got)
+	}
+}

@@ -24,6 +24,7 @@ import (
 
 const pluginUsage = `Usage:
   hearth plugin                  list the plugins in <data dir>/plugins and the MCP servers
+                                 (--json: with the compiled-in ones, for scripts)
   hearth plugin show ID          state, last error, pid, tools and stderr tail of a plugin
   hearth plugin logs ID [-n N]   the last N lines (default 20) the plugin wrote to stderr
   hearth plugin enable ID        enable a plugin (remembered)
@@ -35,6 +36,10 @@ const pluginUsage = `Usage:
                                  again rebuilds it if it changed; --id ID installs
                                  it under another id than plg.json's name (one
                                  Hearth reserves, as "web")
+  hearth plugin install URL|ARCHIVE  the same from a git URL (cloned at depth 1)
+                                 or a .tar.gz/.zip (a file or an http(s) URL)
+  hearth plugin upgrade ID       fetch a plugin installed from a URL or archive
+                                 again and replace it, keeping its settings and data
   hearth plugin remove NAME      move the plugin's folder to the trash, then forget NAME
   hearth plugin forget NAME      free the plugin name NAME: its settings (secrets
                                  too), storage and data folder go to the trash, so
@@ -62,6 +67,13 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 				fmt.Fprintf(stderr, "hearth plugin: %v\n", busy)
 			}
 		}
+	}
+	if f.jsonOut && !(len(args) == 0 || args[0] == "list") {
+		fmt.Fprintf(stderr, "hearth plugin: --json goes with the list only (hearth plugin --json)\n")
+		return 2
+	}
+	if (len(args) == 0 || args[0] == "list") && f.jsonOut {
+		return pluginsJSON(ctx, a, cio)
 	}
 	if len(args) == 0 || args[0] == "list" {
 		list, err := a.Plugins.List(ctx)
@@ -143,6 +155,9 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		}
 		fmt.Fprintln(stdout, reloadMessage(a, args[1], cio.daemon))
 	case "install":
+		if pluginhost.IsFetched(args[1]) {
+			return installFetched(ctx, a, f, cio, args[1])
+		}
 		src := cio.abs(args[1])
 		if hagosrc.IsSource(src) {
 			if err := installSource(ctx, a, cio, src, f.id); err != nil {
@@ -197,6 +212,8 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		if err != nil {
 			return fail(err)
 		}
+	case "upgrade":
+		return upgradePlugin(ctx, a, f, cio, args[1])
 	default:
 		fmt.Fprintf(stderr, "hearth plugin: unknown subcommand %q\n\n%s", args[0], pluginUsage)
 		return 2
@@ -249,6 +266,9 @@ func printForgotten(w io.Writer, f *pluginhost.Forgotten) {
 		}
 		if len(s.Catalog) > 0 {
 			fmt.Fprintf(w, "%s: removed %d tools from the catalogue\n", name, len(s.Catalog))
+		}
+		if len(s.Channels) > 0 {
+			fmt.Fprintf(w, "%s: freed the channel names %s\n", name, cell(strings.Join(s.Channels, ", ")))
 		}
 	}
 	for _, d := range f.Data {

@@ -30,7 +30,7 @@ func askTool(t *testing.T, env []string, tool, args string) string {
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "c1", Name: tool, Arguments: args}}},
 		llmtest.Reply{Text: "done"},
 	)
-	if out, errOut, code := hearth(t, append([]string{"OPENAI_BASE_URL=" + srv.URL}, env...), "", "ask", "go"); code != 0 || out != "done\n" {
+	if out, errOut, code := hearth(t, append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, env...), "", "ask", "go"); code != 0 || out != "done\n" {
 		t.Fatalf("ask: %d %q %q", code, out, errOut)
 	}
 	for _, m := range srv.Requests()[1].Messages {

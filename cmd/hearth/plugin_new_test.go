@@ -43,7 +43,7 @@ func TestPluginNewEachLanguage(t *testing.T) {
 				llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "h", Name: tool, Arguments: `{"name":"Ada"}`}}},
 				llmtest.Reply{Text: "done"},
 			)
-			env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+			env := append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
 			if out, errOut, code := hearth(t, env, "", "ask", "greet Ada"); code != 0 || out != "done\n" {
 				t.Fatalf("ask: %d %q %q", code, out, errOut)
 			}
@@ -113,7 +113,7 @@ func TestInstallSDKExamples(t *testing.T) {
 				llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "q", Name: c.tool, Arguments: `{"city":"` + c.city + `"}`}}},
 				llmtest.Reply{Text: "ok"},
 			)
-			env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+			env := append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
 			if out, errOut, code := hearth(t, env, "", "ask", "天气"); code != 0 || out != "ok\n" {
 				t.Fatalf("ask: %d %q %q", code, out, errOut)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -44,7 +46,12 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		if len(args) != 3 {
 			return usageErr("set needs a tool and a mode")
 		}
-		args[1] = qualifiedTool(a, args[1]) // memo_create is memo__memo_create
+		name, err := qualifiedTool(ctx, a, args[1]) // memo_create is memo__memo_create
+		if err != nil {
+			fmt.Fprintf(stderr, "hearth policy: %s\n", terminal.SanitizeLine(err.Error()))
+			return 1
+		}
+		args[1] = name
 		if _, ok := a.Kernel.Tools().Lookup(args[1]); !ok && !catalogued(ctx, a, args[1]) {
 			fmt.Fprintf(stderr, "note: no tool %q is known yet; the mode is saved for when it is\n", terminal.SanitizeLine(args[1]))
 		}
@@ -56,7 +63,9 @@ func runPolicy(ctx context.Context, a *app.App, f *flags, args []string, stdout,
 		if len(args) != 2 {
 			return usageErr("reset needs a tool")
 		}
-		args[1] = qualifiedTool(a, args[1])
+		if name, err := qualifiedTool(ctx, a, args[1]); err == nil {
+			args[1] = name
+		} // else the name itself: clearing a key no tool has harms nothing
 		if err := a.Policy.SetOverride(ctx, args[1], ""); err != nil {
 			fmt.Fprintf(stderr, "hearth policy: %v\n", err)
 			return 1
@@ -373,11 +382,59 @@ func runAudit(ctx context.Context, a *app.App, f *flags, stdout, stderr io.Write
 }
 
 // qualifiedTool is the qualified name of the tool the model knows as name
-// (memo_create: memo__memo_create), the name policy modes are kept under;
-// name itself when no loaded tool answers to it.
-func qualifiedTool(a *app.App, name string) string {
+// (memo_create: memo__memo_create), the name policy modes are kept under.
+// A qualified name (with "__") is itself, known or not. A short name is
+// resolved among the loaded tools, then, the child plugins not being
+// started without a daemon, among the tools of the catalogue that may be
+// short (tools.ShortAllowed); one that names no tool, or several, is an
+// error that says which tools go by that name.
+func qualifiedTool(ctx context.Context, a *app.App, name string) (string, error) {
 	if t, ok := a.Kernel.Tools().Lookup(name); ok {
-		return t.Name
+		return t.Name, nil
 	}
-	return name
+	if strings.Contains(name, tools.Separator) {
+		return name, nil
+	}
+	list, err := a.Policy.Catalog(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the tool catalogue: %w", err)
+	}
+	known := sdk.Factories()
+	for _, t := range a.Kernel.Tools().List() {
+		known = append(known, t.Plugin)
+	}
+	if owners, err := a.Store.PluginOwners(ctx); err == nil {
+		for id := range owners {
+			known = append(known, id)
+		}
+	}
+	for _, en := range list {
+		known = append(known, en.Plugin)
+	}
+	var short, others []string
+	for _, en := range list {
+		local, ok := strings.CutPrefix(en.Tool, en.Plugin+tools.Separator)
+		if !ok || !strings.EqualFold(local, name) {
+			continue
+		}
+		if tools.ShortAllowed(en.Plugin, local, known) {
+			short = append(short, en.Tool)
+		} else {
+			others = append(others, en.Tool)
+		}
+	}
+	for _, t := range a.Kernel.Tools().List() {
+		if strings.EqualFold(t.Local, name) && !slices.Contains(others, t.Name) {
+			others = append(others, t.Name)
+		}
+	}
+	switch {
+	case len(short) == 1:
+		return short[0], nil
+	case len(short) > 1:
+		return "", fmt.Errorf("%q is the name of several tools (%s): name one as plugin__tool", name, strings.Join(short, ", "))
+	case len(others) > 0:
+		return "", fmt.Errorf("no tool goes by %q; tools of that name: %s", name, strings.Join(others, ", "))
+	}
+	return "", fmt.Errorf("no tool %q is known; name a tool not known yet as plugin__tool (`hearth policy` lists the tools)", name)
 }

@@ -79,7 +79,7 @@ func TestPolicyListsAndSetsAChildPluginsTools(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "weather__weather_query", Arguments: `{"city":"上海"}`}}},
 		llmtest.Reply{Text: "查不了。"},
 	)
-	env := append([]string{"OPENAI_BASE_URL=" + srv.URL}, base...)
+	env := append([]string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
 	if out, errOut, code := hearth(t, env, "", "ask", "上海天气"); code != 0 || out != "查不了。\n" {
 		t.Fatalf("ask: %d %q %q", code, out, errOut)
 	}
@@ -97,7 +97,7 @@ func TestPolicySetTakesEffectInARunningChat(t *testing.T) {
 	}
 	srv := llmtest.NewServer(t, call("w1"), llmtest.Reply{Text: "上海晴。"}, call("w2"), llmtest.Reply{Text: "这次不行。"})
 	cmd := exec.Command(os.Args[0], "chat")
-	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + srv.URL}, base...)
+	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

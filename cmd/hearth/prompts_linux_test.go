@@ -45,7 +45,7 @@ func TestPromptCommandOnATerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL)
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL, "HEARTH_MODEL=test-model")
 	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	// Chat starts plugins without waiting for them: /help again until
@@ -92,7 +92,7 @@ func TestPromptCommandInAsk(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL}
+	env := []string{"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}
 	out, errOut, code := hearth(t, env, "", "ask", "/mcp-x:review", "lang=Go", "x := 1")
 	if code != 0 || out != "Reviewed.\n" {
 		t.Fatalf("ask = %d, %q, %q", code, out, errOut)

@@ -27,7 +27,7 @@ func TestAskFailsOnHTMLPage(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<html><head><title>My Router</title></head><body>Welcome</body></html>")
 	})
-	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, code := hearth(t, env, "", "ask", "hi")
 	if code == 0 || stdout != "" || !strings.Contains(stderr, "HTML page") || !strings.Contains(stderr, "OPENAI_BASE_URL") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -36,7 +36,7 @@ func TestAskFailsOnHTMLPage(t *testing.T) {
 
 func TestAskFailsOnEmptyAnswer(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, code := hearth(t, env, "", "ask", "hi")
 	if code == 0 || stdout != "" || !strings.Contains(stderr, "empty answer") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -49,7 +49,7 @@ func cutStream(w http.ResponseWriter, _ *http.Request) {
 
 func TestAskFailsOnCutAnswer(t *testing.T) {
 	p := llmtest.NewRawServer(t, cutStream)
-	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, code := hearth(t, env, "", "ask", "capital of France?")
 	if code == 0 || stdout != "The capital of France is\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -64,7 +64,7 @@ func TestAskFailsOnCutAnswer(t *testing.T) {
 
 func TestChatMarksCutAnswer(t *testing.T) {
 	p := llmtest.NewRawServer(t, cutStream)
-	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + p.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, _ := hearth(t, env, "capital of France?\n", "chat")
 	if !strings.Contains(stdout, "The capital of France is "+terminal.CutMarker+"\n") || !strings.Contains(stderr, "cut off") {
 		t.Fatalf("stdout %q, stderr %q", stdout, stderr)
@@ -195,7 +195,7 @@ func TestPluginStderrFloodLeavesBoundedLog(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "ok"})
 	start := time.Now()
 	// ask waits for the plugin's handshake, which comes after the flood.
-	if out, errOut, code := hearth(t, append(base, "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY="+key), "", "ask", "hi"); code != 0 || out != "ok\n" {
+	if out, errOut, code := hearth(t, append(base, "OPENAI_BASE_URL="+srv.URL, "HEARTH_MODEL=test-model", "OPENAI_API_KEY="+key), "", "ask", "hi"); code != 0 || out != "ok\n" {
 		t.Fatalf("ask: %d %q %q", code, out, errOut)
 	}
 	elapsed := time.Since(start)
@@ -239,7 +239,7 @@ func TestOversizedToolCallsAreRefused(t *testing.T) {
 			{ID: "s", Name: "big__store", Arguments: `{"text":"` + strings.Repeat("a", 2<<20) + `"}`},
 		}},
 		llmtest.Reply{Text: "done"})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir(), "HEARTH_TEST_BIG_TOOLS=1"}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir(), "HEARTH_TEST_BIG_TOOLS=1"}
 	if stdout, stderr, code := hearth(t, env, "", "ask", "dump it all"); code != 0 || stdout != "done\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

@@ -214,7 +214,7 @@ func TestServeAnswersWithTheTokenAndOwnsTheDataDirectory(t *testing.T) {
 func TestChatAndAskThroughTheDaemon(t *testing.T) {
 	home := t.TempDir()
 	srv := llmtest.NewServer(t, timeToolScript()...)
-	startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-test-123456789"})
+	startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "OPENAI_API_KEY=sk-test-123456789"})
 	// The client's own environment names no provider: the daemon's is used.
 	env := []string{"HEARTH_HOME=" + home}
 	stdout, stderr, code := hearth(t, env, "", "ask", "现在几点？")
@@ -247,7 +247,7 @@ func TestChatAndAskThroughTheDaemon(t *testing.T) {
 func TestServeShutsDownDuringATurn(t *testing.T) {
 	home := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "never", Hang: true})
-	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "2s")
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "2s")
 	waitFor(t, "the turn's model call", func() bool { return len(srv.Requests()) > 0 })
 	if code := s.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("exit %d\n%s", code, s.stderr.String())
@@ -390,7 +390,7 @@ func TestTokenRotateOnARunningDaemon(t *testing.T) {
 func TestServeLetsATurnFinishOnShutdown(t *testing.T) {
 	home := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "好的，记得喝水。", ChunkDelay: 200 * time.Millisecond})
-	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "60s")
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "60s")
 	waitFor(t, "the turn's model call", func() bool { return len(srv.Requests()) > 0 })
 	if code := s.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("exit %d\n%s", code, s.stderr.String())
@@ -432,7 +432,7 @@ func TestServePrintsTheTokenOnlyOnATerminal(t *testing.T) {
 func TestServeRemovesServeFileBeforeDraining(t *testing.T) {
 	home := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "never", Hang: true})
-	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "10m")
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_INJECT=提醒我喝水"}, "--grace", "10m")
 	waitFor(t, "the turn's model call", func() bool { return len(srv.Requests()) > 0 })
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -467,7 +467,7 @@ func TestServeMasksTheTokenInTraces(t *testing.T) {
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "time__now", Arguments: `{"zone":"` + tok + `"}`}}},
 		llmtest.Reply{Text: "done"})
-	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_TEST_INJECT=what time is it"}, "--grace", "60s")
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_INJECT=what time is it"}, "--grace", "60s")
 	waitFor(t, "the turn's second model call", func() bool { return len(srv.Requests()) > 1 })
 	if !strings.Contains(fmt.Sprint(srv.Requests()[1].Messages), tok) {
 		t.Fatalf("the tool result did not hold the token: %v", srv.Requests()[1].Messages)
@@ -510,7 +510,7 @@ func TestServeTimesOutIdleConnections(t *testing.T) {
 func TestServeTellsAStreamItIsShuttingDown(t *testing.T) {
 	home := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "never", Hang: true})
-	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL}, "--grace", "1s")
+	s := startServe(t, home, []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, "--grace", "1s")
 	tok, err := daemon.ClientToken(home)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 )
 
 const settingsUsage = `Usage:
-  hearth settings                       every plugin's settings (secrets masked)
+  hearth settings                       every plugin's settings (secrets masked; --json for scripts)
   hearth settings PLUGIN                one plugin's settings, with what it declares
   hearth settings get PLUGIN KEY        one value (a secret shows masked)
   hearth settings set PLUGIN KEY VALUE  set a value: JSON (42, true, "text", [..]) or plain text

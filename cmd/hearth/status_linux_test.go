@@ -42,7 +42,7 @@ func TestChatStatusOnATerminal(t *testing.T) {
 func TestAskStatusOnATerminal(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Text: "答案。"})
 	home := t.TempDir()
-	cmd, _, scr, copied := startPTY(t, []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL}, "ask", "hi")
+	cmd, _, scr, copied := startPTY(t, []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, "ask", "hi")
 	waitExit(t, cmd, scr, copied)
 	shown := scr.String()
 	i, j := strings.Index(shown, "thinking / 思考中"), strings.Index(shown, "答案。")

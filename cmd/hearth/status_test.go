@@ -96,7 +96,7 @@ func TestRetryShownAndLogged(t *testing.T) {
 // outcome and duration.
 func TestVerboseLogsToolCalls(t *testing.T) {
 	srv := llmtest.NewServer(t, timeToolScript()...)
-	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_HOME=" + t.TempDir()}
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
 	stdout, stderr, code := hearth(t, env, "", "ask", "-v", "现在几点？")
 	if code != 0 || stdout != "现在是北京时间下午三点。\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)

@@ -102,7 +102,7 @@ func silentPlugins(ctx context.Context, a *app.App, offered map[string]bool, bus
 	for _, name := range sdk.Factories() {
 		reason := "registers no tools"
 		switch {
-		case slices.Contains(a.Config.DisabledPlugins, name):
+		case a.Config.BuiltinDisabled(name):
 			reason = "disabled (disabled_plugins in config.json)"
 		case !slices.Contains(loaded, name):
 			reason = "failed: not loaded (see hearth.log)"

@@ -100,7 +100,7 @@ func TestInjectedAnswerShownAboveTheTypedMessage(t *testing.T) {
 	)
 	home := t.TempDir()
 	trigger := home + "/ping"
-	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL, "HEARTH_TEST_PING_FILE="+trigger)
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_PING_FILE="+trigger)
 	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	send("提醒我\r")
@@ -141,7 +141,7 @@ func TestInteractiveChatOnATerminal(t *testing.T) {
 		llmtest.Reply{Text: "第二条。"},
 	)
 	home := t.TempDir()
-	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL)
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL, "HEARTH_MODEL=test-model")
 	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	// A paste of two lines arrives as one message; Enter sends it.
@@ -198,7 +198,7 @@ func TestApprovalPromptOnTheTerminal(t *testing.T) {
 		llmtest.Reply{Text: "被拒绝了。"},
 	)
 	home := t.TempDir()
-	env := []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL}
+	env := []string{"HOME=" + home, "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}
 	if _, errOut, code := hearth(t, env, "", "policy", "set", "time__now", "ask"); code != 0 {
 		t.Fatalf("policy set: %q", errOut)
 	}
@@ -242,7 +242,7 @@ func TestTypeAheadWhileAnswering(t *testing.T) {
 		llmtest.Reply{Text: "第二个回答。"},
 	)
 	home := t.TempDir()
-	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL)
+	cmd, ptmx, scr, copied := startChat(t, "HOME="+home, "HEARTH_HOME="+home, "OPENAI_BASE_URL="+srv.URL, "HEARTH_MODEL=test-model")
 	send := typer(t, ptmx)
 	scr.waitFor(t, "› ")
 	send("first\r")

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,6 +133,10 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	if err := a.Config.CheckBuiltins(sdk.Factories()); err != nil {
+		a.Close()
+		return nil, err
+	}
 	cfg := a.Config
 	if err := a.openLog(o); err != nil {
 		a.Close()
@@ -203,14 +206,17 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
 		},
 	})
+	// Plugin channel names stay their first owner's across restarts.
+	a.Kernel.Names().SetChannelBinder(a.Store)
+	knowPlugins(ctx, a) // tool names keep out of other plugins' name spaces
 	// Built-ins first, so their names are theirs: a plugin folder or .so
 	// with a built-in's name is refused, even while the built-in is
 	// disabled or failed to start (its tools keep their policy overrides).
 	for _, name := range sdk.Factories() {
 		factory, _ := sdk.Factory(name)
 		err := errors.New("disabled in the config")
-		if !slices.Contains(cfg.DisabledPlugins, name) {
-			err = a.Kernel.LoadPlugin(name, factory, nil)
+		if !cfg.BuiltinDisabled(name) {
+			err = a.Kernel.LoadPlugin(name, factory, cfg.BuiltinConfig(name))
 		}
 		switch {
 		case err == nil:
@@ -218,7 +224,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		case errors.Is(err, kernel.ErrHidden):
 			a.Logger.Info("plugin hidden", "plugin", name, "reason", err)
 			continue // the kernel keeps its name
-		case !slices.Contains(cfg.DisabledPlugins, name):
+		case !cfg.BuiltinDisabled(name):
 			a.Logger.Error("plugin not loaded", "plugin", name, "err", err)
 		}
 		if _, cerr := a.Kernel.Names().Claim(name, fmt.Sprintf("the built-in plugin %q (not loaded: %v)", name, err)); cerr != nil {

@@ -224,7 +224,7 @@ func haRunAll(t *testing.T) *haRun {
 		llmtest.Reply{ToolCalls: []llmtest.Call{call("v1", "hamemo_seen"), call("v2", "hamemoc_seen")}},
 		llmtest.Reply{Text: "done"},
 	)
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "test-key"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "test-key"}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsWait,
 		WatchInterval: time.Hour, Getenv: func(k string) string { return env[k] }})
 	if err != nil {

@@ -184,7 +184,7 @@ func newHAHearth(t *testing.T, bin string) *haHearth {
 	}
 	caches := strings.Split(strings.TrimSpace(string(out)), "\n")
 	home := t.TempDir()
-	return &haHearth{bin: bin, home: home, env: []string{"HEARTH_HOME=" + home, "HOME=" + t.TempDir(),
+	return &haHearth{bin: bin, home: home, env: []string{"HEARTH_HOME=" + home, "HEARTH_MODEL=test-model", "HOME=" + t.TempDir(),
 		"PATH=" + os.Getenv("PATH"), "GOCACHE=" + caches[0], "GOMODCACHE=" + caches[1]}}
 }
 

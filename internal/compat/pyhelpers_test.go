@@ -48,7 +48,7 @@ func openPyHearthWith(t *testing.T, plugins []string, prepare func(*app.App), re
 	for _, name := range plugins {
 		pyCopyDir(t, filepath.Join("testdata", "pku-py", name), filepath.Join(dir, "plugins", name))
 	}
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "test-key"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "test-key"}
 	if prepare != nil {
 		a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsOff,
 			Getenv: func(k string) string { return env[k] }})

@@ -28,7 +28,7 @@ func TestXbotGoAPIChild(t *testing.T) {
 	})
 	srv := llmtest.NewServer(t, llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "greeter__greet", Arguments: `{"name":"Ada"}`},
 		{Name: "greeter__greet", Arguments: `{"name":"Mallory"}`}}}, llmtest.Reply{Text: "done"})
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-test-123456789"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-123456789"}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsWait,
 		Getenv: func(k string) string { return env[k] }})
 	if err != nil {
@@ -98,7 +98,7 @@ func TestXbotGoAPIChildFailsClosed(t *testing.T) {
 		"greeter": `{"id":"greeter","command":["` + bin + `"],"capabilities":["kv"]}`,
 	})
 	srv := llmtest.NewServer(t, llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "greeter__greet", Arguments: `{"name":"Ada"}`}}}, llmtest.Reply{Text: "done"})
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-test-123456789"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-123456789"}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsWait,
 		Getenv: func(k string) string { return env[k] }})
 	if err != nil {

@@ -73,7 +73,7 @@ func (shPlugin) Start(s *sdk.PluginSDK) error {
 func newXbotEnv(t *testing.T, replies ...llmtest.Reply) *xbotEnv {
 	t.Helper()
 	e := &xbotEnv{llm: llmtest.NewServer(t, replies...), log: &lockedBuffer{}, greeter: greeter.New(), watch: &gitwatch.Watch{}}
-	env := map[string]string{"OPENAI_BASE_URL": e.llm.URL, "OPENAI_API_KEY": "sk-test-123456789"}
+	env := map[string]string{"OPENAI_BASE_URL": e.llm.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-123456789"}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: t.TempDir(), LogTo: e.log,
 		Getenv: func(k string) string { return env[k] }})
 	if err != nil {

@@ -46,7 +46,7 @@ func newRuntimeEnv(t *testing.T, plugin string, replies ...llmtest.Reply) *rtEnv
 	if err := os.CopyFS(filepath.Join(e.dir, "plugins", plugin), os.DirFS(filepath.Join(xbotRuntimePlugins, plugin))); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"OPENAI_BASE_URL": e.llm.URL, "OPENAI_API_KEY": "sk-test-123456789"}
+	env := map[string]string{"OPENAI_BASE_URL": e.llm.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-123456789"}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: e.dir, LogTo: e.log, LogLevel: slog.LevelDebug,
 		Plugins: app.PluginsWait, Getenv: func(k string) string { return env[k] }})
 	if err != nil {

@@ -44,6 +44,10 @@ type File struct {
 	TraceDays int `json:"trace_days,omitempty"`
 	// DisabledPlugins are built-in plugins not to load.
 	DisabledPlugins []string `json:"disabled_plugins,omitempty"`
+	// Plugins configure the plugins compiled into this Hearth, by name:
+	// whether each loads, and the config map its factory gets. Plugin
+	// folders take settings instead (hearth settings).
+	Plugins map[string]BuiltinPlugin `json:"plugins,omitempty"`
 	// Serve is `hearth serve`'s settings; its flags win over them.
 	Serve *ServeConfig `json:"serve,omitempty"`
 	// MCPServers are the MCP servers whose tools the agent gets, by name;
@@ -220,6 +224,9 @@ func Parse(path string, b []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: source %q: a price is negative", path, name)
 		}
 	}
+	if err := validateBuiltins(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if f.Source != "" {
 		if _, ok := f.Sources[f.Source]; !ok {
 			return nil, fmt.Errorf("%s: source %q is not among the sources", path, f.Source)
@@ -342,10 +349,15 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 			list[i].Model = GuessModel(list[i].BaseURL)
 		}
 		// A request with "model": "" fails at the provider, which then
-		// blames the model; say what is missing before any is sent. (The
-		// env source is left to the provider: OPENAI_BASE_URL alone is
-		// how the test servers are named.)
-		if list[i].Model == "" && list[i].Name != EnvSource {
+		// blames the model; say what is missing before any is sent.
+		switch {
+		case list[i].Model != "":
+		case list[i].Name == EnvSource:
+			return nil, "", fmt.Errorf("OPENAI_BASE_URL %s: %w: Hearth knows no default model for that server; "+
+				"set HEARTH_MODEL (or pass --model)\n"+
+				"OPENAI_BASE_URL（%s）没有指定模型：请设置 HEARTH_MODEL，或使用 --model",
+				list[i].BaseURL, ErrNoModel, list[i].BaseURL)
+		default:
 			return nil, "", fmt.Errorf("source %q (%s): %w: Hearth knows no default model for that server; "+
 				"add \"model\": \"NAME\" to the source in config.json (or set HEARTH_MODEL, or pass --model)\n"+
 				"模型源 %q（%s）没有指定模型：请在 config.json 的该模型源中加入 \"model\"，或设置 HEARTH_MODEL，或使用 --model",
@@ -355,8 +367,9 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 	return list, current, nil
 }
 
-// ErrNoModel is returned by ResolveSources for a source of config.json
-// that names no model on a server whose default Hearth does not know.
+// ErrNoModel is returned by ResolveSources for a source (of config.json,
+// or "env" from OPENAI_BASE_URL) that names no model on a server whose
+// default Hearth does not know.
 var ErrNoModel = errors.New("no model")
 
 func removeSource(list []llm.Source, name string) []llm.Source {

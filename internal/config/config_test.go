@@ -32,7 +32,7 @@ func TestResolveSources(t *testing.T) {
 		wantModel   string
 	}{
 		{"file only", file, map[string]string{"DS_KEY": "sk-ds"}, Overrides{}, "ds", "https://api.deepseek.com/v1", "sk-ds", "deepseek-chat"},
-		{"env overrides file", file, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", "http://127.0.0.1:9/v1", "sk-env", ""},
+		{"env overrides file", file, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-env", "HEARTH_MODEL": "m"}, Overrides{}, "env", "http://127.0.0.1:9/v1", "sk-env", "m"},
 		{"env key only keeps base", file, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", "https://api.deepseek.com/v1", "sk-env", "deepseek-chat"},
 		{"key only, no file", &File{}, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", DefaultBaseURL, "sk-env", "gpt-4o-mini"},
 		{"flag source wins", file, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{Source: "local"}, "local", "http://127.0.0.1:11434/v1", "", "qwen3:8b"},
@@ -176,15 +176,40 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"sources":{"a":{"base_url":"http://h/v1","idle_timeout":"1m","first_byte_timeout":30}}}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"model":"m","sources":{"a":{"base_url":"http://h/v1"}}}`))
+	f.Add([]byte(`{"plugins":{"time":{"enabled":false,"config":{"zone":"UTC"}}},"disabled_plugins":["x"]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := Parse("config.json", b)
 		if err != nil {
 			return
 		}
+		for name := range cfg.Plugins {
+			if cfg.BuiltinDisabled(name) && cfg.Plugins[name].Enabled != nil && *cfg.Plugins[name].Enabled {
+				t.Fatalf("plugin %q both enabled and disabled", name)
+			}
+		}
 		if _, _, err := cfg.ResolveSources(Overrides{Env: envOf(nil)}); err != nil && !errors.Is(err, ErrNoModel) {
 			t.Fatalf("a parsed config failed to resolve: %v", err)
 		}
 	})
+}
+
+// OPENAI_BASE_URL on a server whose default model Hearth does not know,
+// with no HEARTH_MODEL or --model, is refused like a source of
+// config.json, saying which variable to set; a well-known host needs none.
+func TestEnvSourceWithoutModelIsRefused(t *testing.T) {
+	env := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1", "OPENAI_API_KEY": "sk-env"}
+	_, _, err := (&File{}).ResolveSources(Overrides{Env: envOf(env)})
+	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "HEARTH_MODEL") || !strings.Contains(err.Error(), "http://127.0.0.1:11434/v1") ||
+		strings.Contains(err.Error(), "sk-env") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, _, err := (&File{}).ResolveSources(Overrides{Env: envOf(env), Model: "qwen3:8b"}); err != nil {
+		t.Fatal(err)
+	}
+	env["OPENAI_BASE_URL"] = "https://api.deepseek.com/v1"
+	if list, _, err := (&File{}).ResolveSources(Overrides{Env: envOf(env)}); err != nil || list[0].Model != "deepseek-chat" {
+		t.Fatalf("%v %+v", err, list)
+	}
 }
 
 // A source of config.json on a server whose default model Hearth does not

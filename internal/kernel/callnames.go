@@ -5,9 +5,10 @@ import "github.com/hearth-agent/hearth/internal/llm"
 // callNames rewrites the name of each of the model's calls to the name
 // its tool is offered under (tools.Registry.CallName): a call by the
 // qualified name plugin__tool of a tool offered as tool is that call. So
-// the stage handlers, the decision hooks, the results and the history all
-// carry the one name the model is shown. A name that resolves to no tool
-// is left as it is, and refused as unknown.
+// the results and the history carry the one name the model is shown;
+// stage handlers are shown tools.StageName (toStageCalls), decision hooks
+// the qualified name. A name that resolves to no tool is left as it is,
+// and refused as unknown.
 func (k *Kernel) callNames(calls []llm.ToolCall) {
 	for i := range calls {
 		if t, ok := k.tools.Lookup(calls[i].Function.Name); ok {

@@ -27,8 +27,10 @@ var ErrDenied = errors.New("tool call denied")
 // errNotRun answers calls left over when a stage ended the turn.
 var errNotRun = errors.New("tool call not run")
 
-// toStageCalls converts the model's calls for the stage context. Arguments
-// that are not a JSON object leave Arguments nil; dispatch reports them.
+// toStageCalls converts the model's calls for the stage context, each
+// named by its tool's tools.StageName (a name no other plugin can change;
+// runToolCalls maps it back). Arguments that are not a JSON object leave
+// Arguments nil; dispatch reports them.
 func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
 	if len(calls) == 0 {
 		return nil
@@ -37,7 +39,7 @@ func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
 	for i, c := range calls {
 		sc := sdk.ToolCall{ID: c.ID, Name: c.Function.Name}
 		if t, ok := reg.Lookup(c.Function.Name); ok {
-			sc.Name, sc.Plugin = reg.CallName(t), t.Plugin
+			sc.Name, sc.Plugin = tools.StageName(t), t.Plugin
 		}
 		if args, _, err := toolcall.DecodeArguments(json.RawMessage(c.Function.Arguments)); err == nil {
 			sc.Arguments = args
@@ -145,6 +147,13 @@ type preparedCall struct {
 func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.ToolCall, text, reasoning string) (llm.Message, []llm.Message) {
 	sc := t.sc
 	calls = slices.Clone(calls)
+	for i := range calls {
+		// Stage handlers were shown stage names; the model, the history
+		// and the events use the name each tool is offered under.
+		if tool, ok := k.tools.LookupStage(calls[i].Name, calls[i].Plugin); ok {
+			calls[i].Name, calls[i].Plugin = k.tools.CallName(tool), tool.Plugin
+		}
+	}
 	uniqueIDs(calls)
 	prepared := make([]*preparedCall, len(calls))
 	ended := false
@@ -281,7 +290,8 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	tool, ok := k.tools.Lookup(p.call.Name)
 	if ok {
 		// A call by the qualified name is the call of the name offered;
-		// hooks and results carry the name the model is offered.
+		// results and the history carry the name the model is offered,
+		// stage handlers the tool's stage name (tools.StageName).
 		p.call.Name = k.tools.CallName(tool)
 	}
 	if !ok || !t.offered[p.call.Name] || !k.inScope(t, tool) {
@@ -293,7 +303,9 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 	p.tool = tool
 	hs := k.pipeline.Handlers(sdk.StageBeforeToolcall)
 	if hs.Len() > 0 {
-		sc.ToolCalls = []sdk.ToolCall{p.call}
+		shown := p.call
+		shown.Name, shown.Plugin = tools.StageName(tool), tool.Plugin
+		sc.ToolCalls = []sdk.ToolCall{shown}
 		sc.ToolResults = nil
 		k.runHandlers(t, sdk.StageBeforeToolcall, hs, tool.Plugin, p.call.ID)
 		if sc.Response != nil {
@@ -310,7 +322,8 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 			p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 			return
 		}
-		if same, ok := k.tools.Lookup(sc.ToolCalls[0].Name); !ok || same != tool {
+		got := sc.ToolCalls[0]
+		if same, ok := k.tools.LookupStage(got.Name, got.Plugin); (got.Name != shown.Name || got.Plugin != shown.Plugin) && (!ok || same != tool) {
 			// The target cannot be swapped; the handlers after the swap
 			// judged another tool than the one that would run.
 			p.finish(toolcall.ErrorResult(ErrDenied, "denied: a stage handler changed which tool this call runs"))
@@ -485,9 +498,13 @@ func (k *Kernel) afterToolcall(t *turnState, p *preparedCall) {
 	}
 	success := !p.result.IsError
 	before := pipeline.CloneValue(p.result.Value)
-	sc.ToolCalls = []sdk.ToolCall{p.call}
+	shown := p.call
+	if p.tool != nil {
+		shown.Name = tools.StageName(p.tool)
+	}
+	sc.ToolCalls = []sdk.ToolCall{shown}
 	noMemory, memText := memoryOf(p.tool, p.result)
-	sc.ToolResults = []sdk.ToolResult{{CallID: p.call.ID, Name: p.call.Name, Plugin: plugin,
+	sc.ToolResults = []sdk.ToolResult{{CallID: p.call.ID, Name: shown.Name, Plugin: plugin,
 		Success: success, Result: p.result.Value, NoMemory: noMemory, MemoryText: memText}}
 	k.runHandlers(t, sdk.StageAfterToolcall, k.pipeline.Handlers(sdk.StageAfterToolcall), plugin, p.call.ID)
 	if len(sc.ToolResults) != 1 {

@@ -223,7 +223,7 @@ func (s *Server) pluginsWithInfo(r *http.Request) ([]Plugin, []*pluginhost.Info,
 	var out []Plugin
 	var infos []*pluginhost.Info
 	for _, name := range sdk.Factories() {
-		p := Plugin{ID: name, Kind: KindBuiltin, Enabled: !slices.Contains(s.app.Config.DisabledPlugins, name)}
+		p := Plugin{ID: name, Kind: KindBuiltin, Enabled: !s.app.Config.BuiltinDisabled(name)}
 		switch reason, isHidden := hidden[name]; {
 		case slices.Contains(loaded, name):
 			p.State = StateRunning

@@ -39,7 +39,7 @@ func TestBrowserPrompts(t *testing.T) {
 	node := browserReady(t)
 	model := llmtest.NewServer(t, llmtest.Reply{Text: "first answer"}, llmtest.Reply{Text: "second answer"},
 		llmtest.Reply{Text: "third answer"}, llmtest.Reply{Text: "fourth answer"})
-	env := map[string]string{"OPENAI_BASE_URL": model.URL, "OPENAI_API_KEY": "sk-test-browser-0123456789"}
+	env := map[string]string{"OPENAI_BASE_URL": model.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-browser-0123456789"}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: t.TempDir(), Getenv: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)

@@ -84,9 +84,6 @@ type ProviderTest struct {
 	Error string `json:"error,omitempty"`
 }
 
-// providerTestTimeout bounds POST /v1/providers/{name}/test.
-const providerTestTimeout = 30 * time.Second
-
 func (s *Server) providerRoutes() []route {
 	return []route{
 		{method: "GET", path: "/v1/providers", summary: "The model sources and the current one; keys are never shown.",
@@ -363,13 +360,8 @@ func (s *Server) testProvider(w http.ResponseWriter, r *http.Request) {
 
 // tryProvider sends src a one-line chat, without retries.
 func (s *Server) tryProvider(ctx context.Context, src llm.Source) ProviderTest {
-	ctx, cancel := context.WithTimeout(ctx, providerTestTimeout)
-	defer cancel()
-	c := &llm.Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.app.Sources.HTTP, MaxRetries: -1,
-		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
-		AnswerTimeout: providerTestTimeout, MaxResponseBytes: 64 << 10, Redact: s.app.Sources.Secrets().All}
 	start := time.Now()
-	_, err := c.Chat(ctx, &llm.Request{Messages: []llm.Message{{Role: "user", Content: "Reply with the word OK."}}}, nil)
+	err := llm.Probe(ctx, src, s.app.Sources.HTTP, s.app.Sources.Secrets().All)
 	res := ProviderTest{OK: err == nil, Model: src.Model, LatencyMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		res.Error = s.app.Sources.Secrets().All(terminal.Explain(err, src, filepath.Join(s.app.DataDir, config.FileName)))

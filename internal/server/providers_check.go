@@ -13,7 +13,6 @@ import (
 // Limits of PUT /v1/providers/{name}'s fields.
 const (
 	maxModelLen         = 200
-	maxKeyLen           = 4096
 	minContextWindow    = 1024
 	maxContextWindow    = 10_000_000
 	reservedPresetsName = "presets" // GET /v1/providers/presets is the list
@@ -53,8 +52,8 @@ func checkProviderUpdate(name string, exists bool, old config.SourceConfig, u Pr
 	}
 	if u.BaseURL != nil {
 		sc.BaseURL = strings.TrimSpace(*u.BaseURL)
-		if msg := checkBaseURL(sc.BaseURL); msg != "" {
-			fields["base_url"] = msg
+		if err := config.CheckBaseURL(sc.BaseURL); err != nil {
+			fields["base_url"] = err.Error()
 		}
 	} else if sc.BaseURL == "" {
 		fields["base_url"] = "required for a new source: the provider's OpenAI-compatible address, usually ending in /v1"
@@ -76,12 +75,9 @@ func checkProviderUpdate(name string, exists bool, old config.SourceConfig, u Pr
 	}
 	if u.APIKey != nil {
 		sc.APIKey = strings.TrimSpace(*u.APIKey)
-		switch {
-		case len(sc.APIKey) > maxKeyLen:
-			fields["api_key"] = fmt.Sprintf("at most %d characters", maxKeyLen)
-		case strings.IndexFunc(sc.APIKey, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0:
-			fields["api_key"] = "a key has no spaces, line breaks or non-ASCII characters: paste it again"
-		case sc.APIKey != "":
+		if err := config.CheckAPIKey(sc.APIKey); err != nil {
+			fields["api_key"] = err.Error()
+		} else if sc.APIKey != "" {
 			sc.APIKeyEnv = ""
 		}
 	}
@@ -111,26 +107,6 @@ func checkProviderUpdate(name string, exists bool, old config.SourceConfig, u Pr
 		}
 	}
 	return sc, fields
-}
-
-// checkBaseURL says what is wrong with a provider address, or "".
-func checkBaseURL(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case s == "":
-		return "required: the provider's OpenAI-compatible address, usually ending in /v1"
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return "an http:// or https:// address, such as https://api.deepseek.com/v1"
-	case u.User != nil:
-		return "no user name or password in the address: put the key in api_key"
-	case u.RawQuery != "" || u.Fragment != "":
-		return "no query or fragment: the address is the API's base, such as https://api.deepseek.com/v1"
-	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions"):
-		return "the base address without /chat/completions (Hearth adds it)"
-	case len(s) > 2048:
-		return "at most 2048 characters"
-	}
-	return ""
 }
 
 // sameProviderOrigin reports whether two provider addresses have the

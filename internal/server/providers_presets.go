@@ -7,7 +7,8 @@ import (
 )
 
 // ProviderPreset is a well-known OpenAI-compatible provider the onboarding
-// offers: what to fill in for it, and where its keys are made.
+// offers: what to fill in for it, and where its keys are made. The list
+// is config.Presets, which hearth's first run in a terminal offers too.
 type ProviderPreset struct {
 	// Name is the source name suggested for it (PUT /v1/providers/{name}).
 	Name    string `json:"name"`
@@ -29,26 +30,10 @@ type PresetList struct {
 	Presets []ProviderPreset `json:"presets"`
 }
 
-// presets are the well-known providers, in the order they are offered.
-// Models of hosted ones come from config.GuessModel, so a source that
-// names no model gets the same one.
-var presets = []ProviderPreset{
-	hosted("deepseek", "DeepSeek", "深度求索 DeepSeek", "https://api.deepseek.com/v1", "https://platform.deepseek.com/api_keys"),
-	hosted("qwen", "Qwen (Alibaba Cloud DashScope)", "通义千问（阿里云百炼）", "https://dashscope.aliyuncs.com/compatible-mode/v1",
-		"https://bailian.console.aliyun.com/?apiKey=1"),
-	hosted("kimi", "Kimi (Moonshot AI)", "Kimi（月之暗面）", "https://api.moonshot.cn/v1", "https://platform.moonshot.cn/console/api-keys"),
-	hosted("glm", "GLM (Zhipu AI)", "智谱 GLM", "https://open.bigmodel.cn/api/paas/v4", "https://open.bigmodel.cn/usercenter/apikeys"),
-	hosted("siliconflow", "SiliconFlow", "硅基流动 SiliconFlow", "https://api.siliconflow.cn/v1", "https://cloud.siliconflow.cn/account/ak"),
-	hosted("openai", "OpenAI", "OpenAI", config.DefaultBaseURL, "https://platform.openai.com/api-keys"),
-	{Name: "ollama", Label: "Ollama (local)", LabelZH: "Ollama（本机）", BaseURL: "http://127.0.0.1:11434/v1", ModelHint: "qwen3:8b"},
-	{Name: "vllm", Label: "vLLM (local)", LabelZH: "vLLM（本机）", BaseURL: "http://127.0.0.1:8000/v1", ModelHint: "Qwen/Qwen3-8B"},
-}
-
-func hosted(name, label, labelZH, baseURL, keyURL string) ProviderPreset {
-	return ProviderPreset{Name: name, Label: label, LabelZH: labelZH, BaseURL: baseURL, Model: config.GuessModel(baseURL),
-		NeedsKey: true, KeyURL: keyURL}
-}
-
 func (s *Server) listPresets(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, PresetList{Presets: presets})
+	list := PresetList{Presets: []ProviderPreset{}}
+	for _, p := range config.Presets() {
+		list.Presets = append(list.Presets, ProviderPreset(p))
+	}
+	writeJSON(w, http.StatusOK, list)
 }

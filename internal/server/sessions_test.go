@@ -30,7 +30,7 @@ type chat struct {
 func newChat(t *testing.T, replies ...llmtest.Reply) *chat {
 	t.Helper()
 	srv := llmtest.NewServer(t, replies...)
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-test-123456789"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-123456789"}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: t.TempDir(), Getenv: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)

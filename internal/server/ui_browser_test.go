@@ -75,6 +75,7 @@ func startUI(t *testing.T, plugins map[string]func(*sdk.PluginSDK) error, replie
 	if replies != nil {
 		e.model = llmtest.NewServer(t, replies...)
 		env["OPENAI_BASE_URL"] = e.model.URL
+		env["HEARTH_MODEL"] = "test-model"
 		env["OPENAI_API_KEY"] = "sk-test-browser-0123456789"
 	}
 	a, err := app.Open(context.Background(), &app.Options{DataDir: t.TempDir(), Getenv: func(k string) string { return env[k] }})

@@ -73,24 +73,35 @@ func TestCallNames(t *testing.T) {
 		t.Fatalf("LocalName = %q %q %v", p, l, ok)
 	}
 
-	// Plugin memo_x's memo_x_add and memo's memo_x_add share a name:
-	// both qualified, whoever came first; the qualified names resolve.
+	// memo_x_add is plugin memo_x's name space: memo's memo_x_add is
+	// short only until memo_x is known, and stays qualified after memo_x
+	// is gone; memo_x's own is short.
 	mustRegister(t, r, "memo", "memo_x_add")
 	if got := r.CallName(mustLookup(t, r, "memo__memo_x_add")); got != "memo_x_add" {
 		t.Fatalf("alone: %q", got)
 	}
 	mustRegister(t, r, "memo_x", "MEMO_X_ADD")
 	got := named(r)
-	if !slices.Contains(got, "memo__memo_x_add=memo__memo_x_add") || !slices.Contains(got, "memo_x__MEMO_X_ADD=memo_x__MEMO_X_ADD") {
+	if !slices.Contains(got, "memo__memo_x_add=memo__memo_x_add") || !slices.Contains(got, "memo_x__MEMO_X_ADD=MEMO_X_ADD") {
+		t.Fatalf("after memo_x came: %q", got)
+	}
+	if tool := mustLookup(t, r, "MEMO_X_ADD"); tool.Plugin != "memo_x" {
+		t.Fatalf("MEMO_X_ADD resolves to plugin %q's tool", tool.Plugin)
+	}
+	r.RemovePlugin("memo_x")
+	if got := r.CallName(mustLookup(t, r, "memo__memo_x_add")); got != "memo__memo_x_add" {
+		t.Fatalf("after the removal: %q", got)
+	}
+
+	// Two tools that may both be short share a name (ids a-b and a_b
+	// read alike): both qualified; the qualified names resolve.
+	ab := mustRegister(t, r, "x-y", "x_y_go")
+	mustRegister(t, r, "x_y", "X_Y_GO")
+	if got := r.CallName(ab); got != "x-y__x_y_go" {
 		t.Fatalf("after a collision: %q", got)
 	}
-	if _, ok := r.Lookup("memo_x_add"); ok {
+	if _, ok := r.Lookup("x_y_go"); ok {
 		t.Fatal("an ambiguous short name still resolves")
-	}
-	// The other plugin gone, the short name comes back.
-	r.RemovePlugin("memo_x")
-	if got := r.CallName(mustLookup(t, r, "memo__memo_x_add")); got != "memo_x_add" {
-		t.Fatalf("after the removal: %q", got)
 	}
 }
 

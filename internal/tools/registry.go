@@ -53,6 +53,7 @@ type Registry struct {
 	callName    map[*Tool]string
 	short       map[string]*Tool // short name -> tool
 	sortedNames []string         // CallName of each of sorted
+	known       map[string]bool  // plugin ids ever seen or made known, by idKey (callnames.go)
 
 	changed chan struct{} // closed and replaced on every change; see Changed
 }
@@ -192,7 +193,7 @@ func (r *Registry) rebuild() {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	r.sorted = list
-	r.callName, r.short = callNames(list)
+	r.callName, r.short = r.callNames(list)
 	r.sortedNames = make([]string, len(list))
 	for i, t := range list {
 		r.sortedNames[i] = r.callName[t]

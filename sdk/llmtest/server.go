@@ -7,7 +7,8 @@
 //		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "time__now", Arguments: `{"zone":"Asia/Shanghai"}`}}},
 //		llmtest.Reply{Text: "It is noon."},
 //	)
-//	// point the agent at srv.URL (as OPENAI_BASE_URL), run it, then:
+//	// point the agent at srv.URL (as OPENAI_BASE_URL, with HEARTH_MODEL set:
+//	// Hearth knows no default model of a loopback server), run it, then:
 //	msgs := srv.Requests()[1].Messages // includes the tool result
 //
 // RawServer is for answers a test writes itself (a stall, keep-alive

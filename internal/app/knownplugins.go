@@ -1,0 +1,29 @@
+package app
+
+import (
+	"context"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// knowPlugins makes every plugin Hearth knows of, running or not, known to
+// the tool registry (tools.Registry.KnowPlugins), so that no plugin's tool
+// takes a short name in another plugin's name space while that one is
+// disabled, stopped or not started yet: the built-ins, the names bound to
+// plugin folders and the plugins of the tool catalogue. A list that cannot
+// be read leaves those out; the registry still knows every plugin that
+// registers a tool.
+func knowPlugins(ctx context.Context, a *App) {
+	ids := sdk.Factories()
+	if owners, err := a.Store.PluginOwners(ctx); err == nil {
+		for name := range owners {
+			ids = append(ids, name)
+		}
+	}
+	if list, err := a.Store.Catalog(ctx); err == nil {
+		for _, en := range list {
+			ids = append(ids, en.Plugin)
+		}
+	}
+	a.Kernel.Tools().KnowPlugins(ids...)
+}
