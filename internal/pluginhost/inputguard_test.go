@@ -5,6 +5,7 @@ package pluginhost
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,6 +68,31 @@ func TestInputGuardFailsClosed(t *testing.T) {
 			}
 			if !strings.Contains(f.logs.String(), "stage handler failed") {
 				t.Errorf("the failure is not logged:\n%s", f.logs.String())
+			}
+		})
+	}
+}
+
+// The Python and TypeScript SDKs declare guards too (define_stage(...,
+// guard=True), guardStages): a guard whose process died refuses.
+func TestInputGuardFailsClosedSDKs(t *testing.T) {
+	for _, tc := range []struct{ dir, program string }{{"pyinputguard", "python3"}, {"tsinputguard", "node"}} {
+		t.Run(tc.dir, func(t *testing.T) {
+			needProgram(t, tc.program)
+			f := newFixture(t, llmtest.Reply{Text: "answered"})
+			dir, _ := filepath.Abs(filepath.Join("testdata", tc.dir))
+			p, err := Start(dir, &f.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Stop()
+			ready(t, p)
+			out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "crash"}})
+			if out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			if n := len(f.srv.Requests()); n != 0 || !strings.Contains(out.Text, "The plugin "+tc.dir+" could not check this message") {
+				t.Fatalf("%d request(s), answer %q", n, out.Text)
 			}
 		})
 	}
