@@ -60,6 +60,9 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		if r.Stage == sdk.StageBeforeToolcall && !r.OwnTools {
 			p.hooked() // it can refuse other plugins' calls: a guard
 		}
+		if r.Guard {
+			p.guardStage(r.Stage)
+		}
 		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID, r.Stage, r.Guard))
 		return struct{}{}, nil
 	})

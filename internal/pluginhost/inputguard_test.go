@@ -4,6 +4,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,9 @@ func (p *inputFilter) Start(s *sdk.PluginSDK) error {
 			os.Exit(3)
 		}
 		return nil
+	}
+	if os.Getenv("HEARTH_TEST_NO_RESTART") == "1" {
+		s.SetAutoRestart(false)
 	}
 	if p.mode == "inputguard" {
 		s.RegisterGuardStage(sdk.StageOnInput, h)
@@ -95,5 +99,57 @@ func TestInputGuardFailsClosedSDKs(t *testing.T) {
 				t.Fatalf("%d request(s), answer %q", n, out.Text)
 			}
 		})
+	}
+}
+
+// A guard that went down stays a guard: until it is back (here never:
+// it does not restart), every message is refused by a stand-in.
+func TestInputGuardDownRefuses(t *testing.T) {
+	f := newFixture(t, llmtest.Reply{Text: "answered"})
+	dir := pluginDir(t, "filter", "inputguard")
+	b, _ := json.Marshal(Manifest{ID: "filter", Command: []string{os.Args[0]},
+		Env: map[string]string{"HEARTH_TEST_CHILD": "inputguard", "HEARTH_TEST_NO_RESTART": "1"}})
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(dir, &f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ready(t, p)
+	ask := func(text string) string {
+		out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: text}})
+		if out.Err != nil {
+			t.Fatal(out.Err)
+		}
+		return out.Text
+	}
+	if got := ask("crash"); !strings.Contains(got, "could not check this message") {
+		t.Fatalf("crash: %q", got)
+	}
+	waitStatus(t, p, "failed", func(s Status) bool { return s.State == Failed })
+	if got := ask("hello"); !strings.Contains(got, "The plugin filter, which checks messages, is not running") {
+		t.Fatalf("a message while the guard is down: %q", got)
+	}
+	if n := len(f.srv.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d time(s)", n)
+	}
+}
+
+// Once the guard is back, its stand-in steps aside: its own handler
+// decides again.
+func TestInputGuardBackRetiresStandIn(t *testing.T) {
+	f := newFixture(t, llmtest.Reply{Text: "answered"})
+	p := f.start(t, "filter", "inputguard")
+	ready(t, p)
+	out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "crash"}})
+	if out.Err != nil || !strings.Contains(out.Text, "could not check this message") {
+		t.Fatalf("crash: %+v", out)
+	}
+	waitStatus(t, p, "restarted", func(s Status) bool { return s.State == Running && s.Restarts > 0 })
+	out = f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "hello"}})
+	if out.Err != nil || out.Text != "answered" {
+		t.Fatalf("a message once the guard is back: %+v", out)
 	}
 }
