@@ -168,6 +168,12 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		if f.id != "" {
 			return fail(fmt.Errorf("--id is for HomeAgent source folders (plg.json, go.mod); %s is not one: set the id in its plugin.json", src))
 		}
+		// Read who owned the name before installing: a running Hearth
+		// binds the name to the new folder as soon as it sees it.
+		var before map[string]string
+		if o, err := a.Store.PluginOwners(ctx); err == nil {
+			before = o
+		}
 		install := func(ctx context.Context, src string) (string, error) {
 			return pluginhost.InstallFolder(ctx, a.Store, a.Plugins.Dir(), src)
 		}
@@ -180,7 +186,7 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		}
 		fmt.Fprintf(stdout, "installed %s into %s\n", id, filepath.Join(a.Plugins.Dir(), id))
 		if man, err := pluginhost.LoadManifest(src); err == nil {
-			if owners, err := a.Store.PluginOwners(ctx); err == nil && owners[names.Key(man.PluginName())] == id {
+			if before[names.Key(man.PluginName())] == id {
 				fmt.Fprintf(stdout, "%s: this folder had the name before, so the plugin gets the settings, secrets, storage and data kept under it;\n"+
 					"to start it clean instead, stop Hearth and run `hearth plugin forget %s`\n", id, man.PluginName())
 			}
