@@ -95,7 +95,7 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 				groups += "," + strings.Join(p.Capabilities, ",")
 			}
 			cell := terminal.SanitizeLine
-			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(p.ID), p.Enabled, cell(mask(stateCell(p))), cell(groups), cell(pluginWhere(p)))
+			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(listedID(p)), p.Enabled, cell(mask(stateCell(p))), cell(groups), cell(pluginWhere(p)))
 		}
 		w.Flush()
 		return 0
@@ -124,9 +124,12 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		io.WriteString(stdout, stderrMask(a)(out.String()))
 		return code
 	case "enable", "disable", "reload":
-		if _, err := findPlugin(ctx, a, args[1]); err != nil {
+		p, err := findPlugin(ctx, a, args[1])
+		if err != nil {
 			return fail(err)
 		}
+		args = []string{args[0], p.ID} // its state is kept under plugin.json's id
+
 	case "remove":
 		if err := checkRemove(ctx, a, args[1]); err != nil {
 			return fail(err)

@@ -117,6 +117,19 @@ func pluginName(p pluginhost.Info) string {
 	return p.ID
 }
 
+// listedID is how `hearth plugin` names a plugin: the name Hearth uses
+// for its tools, settings and data, with plugin.json's id beside it when
+// that differs (an xbot id such as com.example.echo-channel).
+func listedID(p pluginhost.Info) string {
+	if p.Dir == "" {
+		return p.ID
+	}
+	if name := pluginName(p); name != p.ID {
+		return name + " (plugin.json: " + p.ID + ")"
+	}
+	return p.ID
+}
+
 // isBuiltin reports whether id is a plugin compiled into Hearth.
 func isBuiltin(a *app.App, id string) bool {
 	return slices.Contains(sdk.Factories(), id) || slices.Contains(a.Kernel.Plugins(), id)
