@@ -4,10 +4,48 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
+
+// The dynamic-description plugin runs from init, before TestMain: a child
+// whose tool's description is the text of the file HEARTH_TEST_DYNDESC
+// names, read whenever Hearth asks, except at registration, where it is
+// "" (so the registered text is Description), as for a preference that
+// changes after the plugin started.
+func init() {
+	if f := os.Getenv("HEARTH_TEST_DYNDESC"); f != "" {
+		pluginrpc.Serve(func(name string, _ map[string]any) (sdk.Plugin, error) { return &dynDesc{name: name, file: f}, nil })
+	}
+}
+
+type dynDesc struct {
+	name, file string
+	asked      atomic.Int32
+}
+
+func (p *dynDesc) Name() string { return p.name }
+func (p *dynDesc) Stop() error  { return nil }
+func (p *dynDesc) Start(s *sdk.PluginSDK) error {
+	return s.RegisterTool("status", sdk.ToolDef{
+		Description: "registered text", Effect: sdk.EffectRead,
+		Parameters: map[string]any{"type": "object", "properties": map[string]any{}},
+		DescriptionFunc: func() string {
+			if p.asked.Add(1) == 1 {
+				return ""
+			}
+			b, _ := os.ReadFile(p.file)
+			return string(b)
+		},
+	}, func(map[string]any) (any, error) { return "ok", nil })
+}
 
 // proseErrorPlugin fails at its handshake as a plugin refusing a
 // preference named api_key does, after printing a real key.
@@ -69,5 +107,38 @@ func TestPluginListShowsTheNameHearthUses(t *testing.T) {
 	out, _, _ = hearth(t, env, "", "plugin")
 	if f := strings.Fields(lineWith(out, "echo")); len(f) < 4 || f[3] != "false" {
 		t.Fatalf("plugin list after disable:\n%s", out)
+	}
+}
+
+// `hearth tools` and --json show the description the model is sent: a
+// tool's dynamic description, not the text it registered.
+func TestToolsShowsDynamicDescription(t *testing.T) {
+	home := t.TempDir()
+	desc := filepath.Join(t.TempDir(), "desc")
+	if err := os.WriteFile(desc, []byte("the mode is now: quiet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeManifest(t, filepath.Join(home, "plugins", "dyn"), fmt.Sprintf(`{"id": "dyn", "command": [%q], "env": {"HEARTH_TEST_DYNDESC": %q}}`, os.Args[0], desc))
+	env := []string{"HEARTH_HOME=" + home}
+	out, errOut, code := hearth(t, env, "", "tools")
+	if code != 0 || lineWith(out, "dyn__status") != "dyn__status\tthe mode is now: quiet" {
+		t.Fatalf("tools: %d %q\n%s", code, errOut, out)
+	}
+	out, errOut, code = hearth(t, env, "", "tools", "--json")
+	var specs []struct{ Name, Description string }
+	if err := json.Unmarshal([]byte(out), &specs); code != 0 || err != nil {
+		t.Fatalf("tools --json: %d %v %q", code, err, errOut)
+	}
+	found := false
+	for _, s := range specs {
+		if s.Name == "dyn__status" {
+			found = true
+			if s.Description != "the mode is now: quiet" {
+				t.Fatalf("tools --json: dyn__status described as %q", s.Description)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("tools --json: no dyn__status:\n%s", out)
 	}
 }
