@@ -271,6 +271,9 @@ func printForgotten(w io.Writer, f *pluginhost.Forgotten) {
 		if len(s.Catalog) > 0 {
 			fmt.Fprintf(w, "%s: removed %d tools from the catalogue\n", name, len(s.Catalog))
 		}
+		if len(s.Channels) > 0 {
+			fmt.Fprintf(w, "%s: freed the channel names %s\n", name, cell(strings.Join(s.Channels, ", ")))
+		}
 	}
 	for _, d := range f.Data {
 		fmt.Fprintf(w, "%s: moved the data folder %s to the trash\n", name, cell(d))

@@ -206,6 +206,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
 		},
 	})
+	// Plugin channel names stay their first owner's across restarts.
+	a.Kernel.Names().SetChannelBinder(a.Store)
 	knowPlugins(ctx, a) // tool names keep out of other plugins' name spaces
 	// Built-ins first, so their names are theirs: a plugin folder or .so
 	// with a built-in's name is refused, even while the built-in is

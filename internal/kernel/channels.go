@@ -14,6 +14,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/guard"
 	"github.com/hearth-agent/hearth/sdk/host"
 )
 
@@ -25,8 +26,19 @@ var (
 	// ErrChannelReserved means the name is one of Hearth's own channels
 	// (terminal, web, ask, mcp, ...) or stands for Hearth itself.
 	ErrChannelReserved = errors.New("channel name is reserved for Hearth")
-	// ErrChannelTaken means another plugin owns the channel.
-	ErrChannelTaken = errors.New("channel belongs to another plugin")
+	// ErrChannelTaken means another plugin owns the channel, or the name
+	// is another plugin's (names.ErrChannelTaken).
+	ErrChannelTaken = names.ErrChannelTaken
+	// ErrChannelLimit means the plugin has MaxChannelsPerPlugin channels
+	// already, or the description is over MaxChannelDescription bytes.
+	ErrChannelLimit = errors.New("channel limit reached")
+)
+
+// Bounds on what one plugin declares: every output channel is a tool in
+// every request, its description in the model's prompt.
+const (
+	MaxChannelsPerPlugin  = 16
+	MaxChannelDescription = 2048
 )
 
 // OutputSendPlugin is the name the output_send__<channel> tools are
@@ -85,12 +97,12 @@ type channelRegistry struct {
 	mu sync.Mutex
 	m  map[string]*pluginChannel
 
-	syncMu sync.Mutex // serialises syncOutputTools: its read and its Replace
+	syncMu sync.Mutex // serialises syncOutputTools: its read and its Patch
 }
 
 // reservedChannel reports whether name is Hearth's.
 func (k *Kernel) reservedChannel(name string) bool {
-	if names.IsReserved(name) || strings.EqualFold(name, OutputSendPlugin) {
+	if names.IsReservedChannel(name) || strings.EqualFold(name, OutputSendPlugin) {
 		return true
 	}
 	if k.cfg.Policy != nil && slices.ContainsFunc(k.cfg.Policy.LocalChannels, func(c string) bool { return strings.EqualFold(c, name) }) {
@@ -123,22 +135,46 @@ func (k *Kernel) RegisterChannel(plugin, name string, spec ChannelSpec) error {
 	if spec.Caps&^(sdk.CapText|sdk.CapFile|sdk.CapImage|sdk.CapAudio|sdk.CapStructured) != 0 {
 		return fmt.Errorf("channel %q: unknown capability bits %#x", name, spec.Caps)
 	}
+	if len(spec.Description) > MaxChannelDescription {
+		return fmt.Errorf("%w: channel %q: a description of %d bytes (at most %d)", ErrChannelLimit, name, len(spec.Description), MaxChannelDescription)
+	}
 	r := &k.chans
 	r.mu.Lock()
 	if r.m == nil {
 		r.m = map[string]*pluginChannel{}
 	}
-	for n, c := range r.m {
-		if names.Key(n) == names.Key(name) && c.info.Plugin != plugin {
-			r.mu.Unlock()
-			return fmt.Errorf("%w: %q is plugin %q's", ErrChannelTaken, name, c.info.Plugin)
-		}
-	}
 	c := r.m[name]
 	if c == nil {
+		for n, o := range r.m {
+			if names.Key(n) == names.Key(name) {
+				r.mu.Unlock()
+				return fmt.Errorf("%w: %q is plugin %q's", ErrChannelTaken, name, o.info.Plugin)
+			}
+		}
+		count := 0
+		for _, o := range r.m {
+			if o.info.Plugin == plugin {
+				count++
+			}
+		}
+		if count >= MaxChannelsPerPlugin {
+			r.mu.Unlock()
+			return fmt.Errorf("%w: plugin %q has %d channels (at most %d)", ErrChannelLimit, plugin, count, MaxChannelsPerPlugin)
+		}
+		if err := k.cfg.Names.ClaimChannel(k.base, name, plugin); err != nil {
+			r.mu.Unlock()
+			if errors.Is(err, names.ErrReserved) {
+				return fmt.Errorf("%w: %w", ErrChannelReserved, err)
+			}
+			return fmt.Errorf("register channel: %w", err)
+		}
 		c = &pluginChannel{info: ChannelInfo{Name: name, Plugin: plugin}}
 		r.m[name] = c
+	} else if c.info.Plugin != plugin {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: %q is plugin %q's", ErrChannelTaken, name, c.info.Plugin)
 	}
+	before := c.info
 	c.info.Input = c.info.Input || spec.Input
 	if spec.Output {
 		c.info.Output, c.info.Caps, c.info.Description, c.send = true, spec.Caps, spec.Description, spec.Send
@@ -149,10 +185,16 @@ func (k *Kernel) RegisterChannel(plugin, name string, spec ChannelSpec) error {
 	if spec.Output || !c.info.Output {
 		c.info.Def = spec.Def
 	}
+	// The tool shows the output half only.
+	changed := c.info.Output != before.Output || c.info.Caps != before.Caps || c.info.Description != before.Description
 	r.mu.Unlock()
-	if spec.Output {
+	if spec.Output && !before.Output {
 		k.SetSink(name, k.channelSink(c))
-		k.syncOutputTools()
+	}
+	if changed && c.info.Output {
+		// The tool reads the handler from c when called: a new handler
+		// alone changes nothing in the registry.
+		k.syncOutputTools(name)
 	}
 	return nil
 }
@@ -172,11 +214,12 @@ func (k *Kernel) UnregisterChannel(plugin, name string) error {
 	c.info.Output, c.send = false, nil
 	if !c.info.Input {
 		delete(r.m, name)
+		k.cfg.Names.ReleaseChannel(name, plugin)
 	}
 	r.mu.Unlock()
 	if wasOutput {
 		k.SetSink(name, nil)
-		k.syncOutputTools()
+		k.syncOutputTools(name)
 	}
 	return nil
 }
@@ -193,6 +236,7 @@ func (k *Kernel) dropChannels(plugin string) {
 				outputs = append(outputs, n)
 			}
 			delete(r.m, n)
+			k.cfg.Names.ReleaseChannel(n, plugin)
 		}
 	}
 	r.mu.Unlock()
@@ -200,7 +244,7 @@ func (k *Kernel) dropChannels(plugin string) {
 		k.SetSink(n, nil)
 	}
 	if len(outputs) > 0 {
-		k.syncOutputTools()
+		k.syncOutputTools(outputs...)
 	}
 }
 
@@ -247,9 +291,13 @@ func (k *Kernel) RegisterPluginChannel(plugin string, reg sdk.ChannelRegistratio
 
 // HandlerSend adapts HomeAgent's output handler to a ChannelSend: it gets
 // msg as ChannelArgs.
+// The handler runs under guard.Call: the caller waits at most until
+// ctx ends or sendTimeout passes, whichever is first (HomeAgent's
+// handler has no context to honour), and a panic becomes an error.
 func HandlerSend(h sdk.ToolHandler) ChannelSend {
-	return func(_ context.Context, msg ChannelMessage) (any, error) {
-		return h(ChannelArgs(msg))
+	return func(ctx context.Context, msg ChannelMessage) (any, error) {
+		args := ChannelArgs(msg)
+		return guard.Call(ctx, sendTimeout, func(context.Context) (any, error) { return h(args) })
 	}
 }
 
@@ -263,6 +311,10 @@ func ChannelArgs(msg ChannelMessage) map[string]any { return msg.Args() }
 func (k *Kernel) channelSink(c *pluginChannel) Sink {
 	tool := sdk.OutputSendPrefix + c.info.Name
 	return func(in sdk.Injection, ev Event) {
+		if in.Source != c.info.Plugin {
+			// Not the owner's input (see sinkFor): never its handler's.
+			return
+		}
 		switch ev.Kind {
 		case EventToolEnd:
 			if ev.Tool == tool && !ev.IsError {
@@ -288,32 +340,36 @@ func (k *Kernel) channelSink(c *pluginChannel) Sink {
 			if send == nil {
 				return
 			}
-			ctx, cancel := context.WithTimeout(k.base, sendTimeout)
-			defer cancel()
-			if _, err := send(ctx, ChannelMessage{Channel: c.info.Name, ChatID: in.ChatID, UserID: in.UserID,
-				GroupID: in.GroupID, Type: sdk.ChannelTypeText, Payload: ev.Text, Final: true}); err != nil {
+			msg := ChannelMessage{Channel: c.info.Name, ChatID: in.ChatID, UserID: in.UserID,
+				GroupID: in.GroupID, Type: sdk.ChannelTypeText, Payload: ev.Text, Final: true}
+			// The handler runs on the session's goroutine: bounded, and a
+			// panic in it is an error, not the end of Hearth.
+			if _, err := guard.Call(k.base, sendTimeout, func(ctx context.Context) (any, error) { return send(ctx, msg) }); err != nil {
 				k.log.Warn("channel output failed", "channel", c.info.Name, "plugin", c.info.Plugin, "err", err)
 			}
 		}
 	}
 }
 
-// syncOutputTools makes the output_send__<name> tools those of the
-// registered output channels, in one change of the registry.
-func (k *Kernel) syncOutputTools() {
+// syncOutputTools brings the output_send__<name> tools of the channels
+// changed up to date, in one change of the registry; the other channels'
+// tools are left as they are (not built again).
+func (k *Kernel) syncOutputTools(changed ...string) {
 	r := &k.chans
 	r.syncMu.Lock()
 	defer r.syncMu.Unlock()
-	r.mu.Lock()
+	var drop []string
 	var entries []tools.Entry
-	for _, c := range r.m {
-		if c.info.Output {
-			entries = append(entries, tools.Entry{Def: outputSendDef(c.info), Handler: k.outputSend(c.info.Name)})
+	r.mu.Lock()
+	for _, n := range changed {
+		if c := r.m[n]; c != nil && c.info.Output {
+			entries = append(entries, tools.Entry{Def: k.outputSendDef(c.info), Handler: k.outputSend(n)})
+		} else {
+			drop = append(drop, n)
 		}
 	}
 	r.mu.Unlock()
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Def.Name < entries[j].Def.Name })
-	added, errs := k.tools.Replace(OutputSendPlugin, entries)
+	added, errs := k.tools.Patch(OutputSendPlugin, drop, entries)
 	for _, t := range added {
 		_ = k.known(t, nil)
 	}
@@ -323,7 +379,9 @@ func (k *Kernel) syncOutputTools() {
 }
 
 // outputSendDef is the tool output_send__<name> for the channel info.
-func outputSendDef(info ChannelInfo) sdk.ToolDef {
+// Its effect is read when the call only answers the turn's own chat on
+// this channel with text, public otherwise (see outputSendEffect).
+func (k *Kernel) outputSendDef(info ChannelInfo) sdk.ToolDef {
 	types := sdk.CapNames(info.Caps)
 	desc := fmt.Sprintf("Send a message through the channel %q (plugin %s), which can send: %s.",
 		info.Name, info.Plugin, strings.Join(types, ", "))
@@ -332,7 +390,8 @@ func outputSendDef(info ChannelInfo) sdk.ToolDef {
 	}
 	return sdk.ToolDef{
 		Name: info.Name, Title: "send through " + info.Name, Description: desc,
-		Effect: sdk.EffectPublic,
+		Effect:        sdk.EffectRead,
+		ResolveEffect: outputSendEffect(info.Name),
 		Parameters: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -343,6 +402,26 @@ func outputSendDef(info ChannelInfo) sdk.ToolDef {
 			},
 			"required": []any{"payload"},
 		},
+	}
+}
+
+// outputSendEffect resolves the effect of one output_send__<name> call.
+// It is read (a reply, like the turn's final answer) only when the turn
+// is on the channel name, so the message goes to the turn's own chat, and
+// the call sends plain text without meta; anything else is public and
+// asks: meta can name another recipient, a message from another
+// channel's turn reaches people that turn is not about, and a file,
+// image or audio payload can be a local path, a way to send host files
+// out.
+func outputSendEffect(name string) sdk.ResolveEffectFunc {
+	return func(ctx context.Context, args map[string]any) (sdk.Assessment, error) {
+		s, _ := ctx.Value(sessionCtxKey{}).(*session)
+		typ, _ := args["type"].(string)
+		meta, _ := args["meta"].(string)
+		if s != nil && s.key.channel == name && (typ == "" || typ == sdk.ChannelTypeText) && meta == "" {
+			return sdk.Assessment{Effect: sdk.EffectRead}, nil
+		}
+		return sdk.Assessment{Effect: sdk.EffectPublic}, nil
 	}
 }
 
@@ -394,6 +473,40 @@ func (k *Kernel) ownChannel(plugin, name string) (ChannelInfo, bool) {
 		return c.info, true
 	}
 	return ChannelInfo{}, false
+}
+
+// sinkFor returns the sink for in's events: a plugin channel's output
+// handler gets only the turns its owner injected; every other input on
+// that channel (another plugin's injection, the owner writing to a stored
+// (channel, chat) session from the web UI) goes to the fallback sink.
+func (k *Kernel) sinkFor(in Input) Sink {
+	r := &k.chans
+	r.mu.Lock()
+	c := r.m[in.Channel]
+	foreign := c != nil && c.info.Output && (in.Plugin == "" || in.Plugin != c.info.Plugin)
+	r.mu.Unlock()
+	if foreign {
+		return k.sink("")
+	}
+	return k.sink(in.Channel)
+}
+
+// channelChat keys the sessions of a plugin channel by person when the
+// plugin relays without a chat id: (name, "group:<GroupID>") for a
+// group's message, (name, "user:<UserID>") for a person's, so two people
+// never share one session (name, "").
+func (k *Kernel) channelChat(in *Input) {
+	if in.ChatID != "" || in.Plugin == "" || (in.UserID == "" && in.GroupID == "") {
+		return
+	}
+	if _, ok := k.ownChannel(in.Plugin, in.Channel); !ok {
+		return
+	}
+	if in.GroupID != "" {
+		in.ChatID = "group:" + in.GroupID
+	} else {
+		in.ChatID = "user:" + in.UserID
+	}
 }
 
 // quietSync keeps the answer of a turn someone waits for (InjectSync) out

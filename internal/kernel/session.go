@@ -205,6 +205,7 @@ func (k *Kernel) submit(ctx context.Context, in Input) <-chan Outcome {
 			in.Approver = *a
 		}
 	}
+	k.channelChat(&in)
 	p := &pending{in: in, ctx: ctx, done: make(chan Outcome, 1)}
 	key := sessionKey{in.Channel, in.ChatID}
 	k.mu.Lock()
@@ -292,7 +293,7 @@ func (k *Kernel) emitter(in Input) func(Event) {
 	}
 	if in.OnEvent != nil {
 		emit = in.OnEvent
-	} else if sink := k.sink(in.Channel); sink != nil {
+	} else if sink := k.sinkFor(in); sink != nil {
 		emit = func(ev Event) { sink(in.Injection, ev) }
 	}
 	return func(ev Event) {

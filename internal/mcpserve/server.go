@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
@@ -34,7 +35,7 @@ var _ Kernel = (*kernel.Kernel)(nil)
 // Channel is the channel of the owner's MCP clients: `hearth mcp serve`
 // over stdio (only the owner can launch it) and the daemon's /mcp with the
 // main API token. The policy counts it as local (the owner's).
-const Channel = "mcp"
+const Channel = names.ChannelMCP
 
 // Owner is the requester of the owner's MCP clients.
 var Owner = sdk.Injection{Channel: Channel, ChatID: "mcp", UserID: "owner"}

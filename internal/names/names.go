@@ -91,8 +91,10 @@ func (e *TakenError) Unwrap() error { return ErrTaken }
 // Registry holds the claimed names. The zero value is not usable; call
 // New. It is safe for concurrent use.
 type Registry struct {
-	mu   sync.Mutex
-	held map[string]*Claim
+	mu     sync.Mutex
+	held   map[string]*Claim
+	chans  map[string]string // channel key -> the plugin that claimed it
+	binder ChannelBinder     // keeps channel claims across runs; nil: none
 }
 
 // New returns an empty registry.
@@ -120,6 +122,9 @@ func (r *Registry) Claim(name, owner string) (*Claim, error) {
 	defer r.mu.Unlock()
 	if c, ok := r.held[key(name)]; ok {
 		return nil, &TakenError{Name: name, Owner: c.owner}
+	}
+	if p, ok := r.chans[key(name)]; ok && key(p) != key(name) {
+		return nil, &TakenError{Name: name, Owner: fmt.Sprintf("plugin %q, whose channel it is", p)}
 	}
 	c := &Claim{r: r, name: name, owner: owner}
 	r.held[key(name)] = c

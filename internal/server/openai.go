@@ -14,6 +14,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	hnames "github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -35,7 +36,7 @@ import (
 
 // OpenAIChannel is the channel the OpenAI-compatible endpoint's sessions
 // belong to.
-const OpenAIChannel = "openai"
+const OpenAIChannel = hnames.ChannelOpenAI
 
 // OpenAIModel is the one model the endpoint lists: Hearth's agent.
 const OpenAIModel = "hearth"

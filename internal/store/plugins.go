@@ -82,6 +82,15 @@ func (s *Store) BindPluginName(ctx context.Context, name, folder string) (owner 
 	return owner, err
 }
 
+// BindChannelName binds the channel name to plugin unless it is bound
+// already, and returns the plugin it is bound to now (lower case).
+func (s *Store) BindChannelName(ctx context.Context, name, plugin string) (owner string, err error) {
+	err = s.w.QueryRowContext(ctx, `INSERT INTO channel_names(name, plugin, bound_at) VALUES (?, ?, ?)
+		ON CONFLICT(name) DO UPDATE SET name = name RETURNING plugin`,
+		nameKey(name), nameKey(plugin), time.Now().UnixMilli()).Scan(&owner)
+	return owner, err
+}
+
 // ForgottenPlugin is what ForgetPlugin removed from the database.
 type ForgottenPlugin struct {
 	Folder    string                                // the folder the name was bound to; "" if none
@@ -91,19 +100,21 @@ type ForgottenPlugin struct {
 	Overrides map[string]string                     // tool: the user's mode for it
 	Grants    []Grant                               // what its injections were granted (role plugin:<name>)
 	Catalog   []string                              // the tools it had in the catalogue
+	Channels  []string                              // the channel names bound to it
 }
 
 // Empty reports whether nothing was removed.
 func (f *ForgottenPlugin) Empty() bool {
 	return f.Folder == "" && len(f.Settings) == 0 && len(f.Defs) == 0 && len(f.KV) == 0 &&
-		len(f.Overrides) == 0 && len(f.Grants) == 0 && len(f.Catalog) == 0
+		len(f.Overrides) == 0 && len(f.Grants) == 0 && len(f.Catalog) == 0 && len(f.Channels) == 0
 }
 
 // ForgetPlugin removes, in one transaction, everything the database keeps
 // under a plugin name (compared without regard to case): its binding to
 // a folder, its settings and their declarations, its key-value storage,
 // the user's policy modes for its tools (<name>__<tool>), the grants to
-// its injections (role plugin:<name>) and its tools in the catalogue. It
+// its injections (role plugin:<name>), its tools in the catalogue and
+// the channel names bound to it. It
 // returns what it removed.
 func (s *Store) ForgetPlugin(ctx context.Context, name string) (*ForgottenPlugin, error) {
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -193,6 +204,22 @@ func (s *Store) ForgetPlugin(ctx context.Context, name string) (*ForgottenPlugin
 			return nil, err
 		}
 		f.Catalog = append(f.Catalog, tool)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = tx.QueryContext(ctx, `DELETE FROM channel_names WHERE plugin = ? RETURNING name`, key)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		f.Channels = append(f.Channels, name)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

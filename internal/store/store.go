@@ -439,6 +439,16 @@ CREATE INDEX traces_by_started ON traces(started);
 CREATE INDEX traces_by_session ON traces(session_id, started);
 CREATE INDEX traces_by_chat ON traces(channel, chat_id, started);
 `},
+	// A plugin channel's name belongs to the plugin that first registered
+	// it, so the sessions (name, *) and the roles people have on it never
+	// pass to another plugin that registers the name later.
+	{11, "plugin channel owners", `
+CREATE TABLE channel_names (
+	name     TEXT PRIMARY KEY, -- the channel name, lower case
+	plugin   TEXT NOT NULL,    -- the owner's plugin name, lower case
+	bound_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

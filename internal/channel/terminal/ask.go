@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
 // AskChannel is the channel name of `hearth ask` sessions.
-const AskChannel = "ask"
+const AskChannel = names.ChannelAsk
 
 // ErrFailed is returned by Ask when the turn did not produce an answer; the
 // reason has been printed to Options.Err.

@@ -14,12 +14,13 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
 // Channel is the channel name of terminal sessions.
-const Channel = "terminal"
+const Channel = names.ChannelTerminal
 
 // Options configure Chat and Ask. A nil *Options means all defaults.
 type Options struct {
