@@ -142,3 +142,22 @@ func TestToolsShowsDynamicDescription(t *testing.T) {
 		t.Fatalf("tools --json: no dyn__status:\n%s", out)
 	}
 }
+
+// An xbot script plugin's widget output, which Hearth has no terminal
+// slot for, is shown by `hearth plugin show`.
+func TestPluginShowShowsWidgetOutput(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "plugins", "gitinfo")
+	writeManifest(t, dir, `{"id": "git-info", "runtime": "script", "entry": "sh info.sh", "permissions": ["ui.contribute"],
+		"contributes": {"ui": [{"id": "branch", "slot": "infoBar", "triggers": []}]}}`)
+	if err := os.WriteFile(filepath.Join(dir, "info.sh"), []byte("echo 'branch main, 2 changed'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startServe(t, home, nil)
+	env := []string{"HEARTH_HOME=" + home}
+	waitFor(t, "the widget in plugin show", func() bool {
+		out, _, _ := hearth(t, env, "", "plugin", "show", "git-info")
+		w := lineWith(out, "widget:")
+		return strings.HasPrefix(w, "widget:       branch (infoBar, ") && strings.HasSuffix(w, "): branch main, 2 changed")
+	})
+}
