@@ -517,6 +517,20 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	return p.runHearth(sp)
 }
 
+// handshakeExit is the error of a plugin that exited during the
+// handshake: how it exited and, once the stderr relay has read the rest,
+// the last line it wrote to stderr (masked), which usually says why.
+func (p *Process) handshakeExit(sp *spawned, werr error) error {
+	select {
+	case <-sp.relayDone:
+	case <-time.After(time.Second):
+	}
+	if last := p.stderr.tail(1); last != "" {
+		return fmt.Errorf("exited during the handshake: %v; its last stderr line: %s", exitText(werr), last)
+	}
+	return fmt.Errorf("exited during the handshake: %v", exitText(werr))
+}
+
 // runHearth serves a plugin speaking the Hearth protocol.
 func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
@@ -549,7 +563,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	case handshake = <-hsErr:
 	case werr := <-exited:
 		cancel()
-		err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
+		err := p.handshakeExit(sp, werr)
 		cleanup(err)
 		return true, err
 	}
@@ -561,7 +575,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		// The output ended: the process is exiting; report how.
 		select {
 		case werr := <-exited:
-			err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
+			err := p.handshakeExit(sp, werr)
 			cleanup(err)
 			return true, err
 		case <-time.After(time.Second):
