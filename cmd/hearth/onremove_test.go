@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,8 +27,22 @@ func (p *remover) Start(s *sdk.PluginSDK) error {
 }
 
 // `hearth plugin remove` runs a Go child's remove handlers before its
-// folder and data go to the trash: its events.json is not among them.
+// folder and data go to the trash: its events.json is not among them. A
+// disabled plugin is not started for it: its events.json stays.
 func TestPluginRemoveRunsRemoveHandlers(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		t.Run(fmt.Sprint("disabled=", disabled), func(t *testing.T) {
+			trashed := removeCal(t, disabled)
+			if strings.Contains(trashed, "events.json") != disabled || !strings.Contains(trashed, "notes.txt") {
+				t.Fatalf("trash holds %s", trashed)
+			}
+		})
+	}
+}
+
+// removeCal installs the remover as cal, disables it if asked, removes it
+// and returns the names of the files in the trash.
+func removeCal(t *testing.T, disable bool) string {
 	home := t.TempDir()
 	if err := os.Chmod(home, 0o700); err != nil {
 		t.Fatal(err)
@@ -44,6 +59,11 @@ func TestPluginRemoveRunsRemoveHandlers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if disable {
+		if out, errOut, code := hearth(t, base, "", "plugin", "disable", "cal"); code != 0 {
+			t.Fatalf("disable: %d %q %q", code, out, errOut)
+		}
+	}
 	out, errOut, code := hearth(t, base, "", "plugin", "remove", "cal")
 	if code != 0 || errOut != "" {
 		t.Fatalf("remove: %d %q %q", code, out, errOut)
@@ -55,8 +75,5 @@ func TestPluginRemoveRunsRemoveHandlers(t *testing.T) {
 		}
 		return nil
 	})
-	got := strings.Join(trashed, ",")
-	if strings.Contains(got, "events.json") || !strings.Contains(got, "notes.txt") {
-		t.Fatalf("trash holds %s; the remove handler should have deleted events.json only", got)
-	}
+	return strings.Join(trashed, ",")
 }

@@ -21,6 +21,12 @@ const removeDeadline = 10 * time.Second
 // data directory may be running: the caller holds its lock, as for
 // Remove.
 func RunRemoveHandlers(ctx context.Context, st Forgetter, pluginsDir, name string, opts *Options) error {
+	return runRemoveHandlers(ctx, st, pluginsDir, name, opts, nil)
+}
+
+// runRemoveHandlers is RunRemoveHandlers; a plugin whose id disabled
+// reports true is not started.
+func runRemoveHandlers(ctx context.Context, st Forgetter, pluginsDir, name string, opts *Options, disabled func(id string) bool) error {
 	if err := checkForgettable(name); err != nil {
 		return err
 	}
@@ -31,6 +37,9 @@ func RunRemoveHandlers(ctx context.Context, st Forgetter, pluginsDir, name strin
 	m, err := LoadManifest(dir)
 	if err != nil || m.Xbot() || len(m.Command) == 0 {
 		return nil // nothing of ours to ask (a .so folder has no plugin.json)
+	}
+	if disabled != nil && disabled(m.ID) {
+		return nil // the user stopped it from running: it does not run now either
 	}
 	p, err := Start(dir, opts)
 	if err != nil {
