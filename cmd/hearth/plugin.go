@@ -208,6 +208,11 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		op := pluginhost.Forget
 		if args[0] == "remove" {
 			op = pluginhost.Remove
+			// The plugin's own clean-up (RegisterOnRemoveHandler) runs
+			// while its folder and data are still there.
+			if err := a.Plugins.RunRemoveHandlers(ctx, a.Store, args[1]); err != nil {
+				fmt.Fprintf(stderr, "hearth plugin remove: %v; removing it anyway\n", err)
+			}
 		}
 		f, err := op(ctx, a.Store, a.DataDir, a.Plugins.Dir(), args[1])
 		if f != nil {
