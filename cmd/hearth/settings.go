@@ -64,12 +64,7 @@ func runSettings(ctx context.Context, a *app.App, args []string, cio *cmdIO) int
 		}
 		return 0
 	case len(args) == 1 && args[0] != "get" && args[0] != "set":
-		if !cio.daemon && len(svc.Defs(args[0], "")) == 0 && installed(ctx, a, args[0]) {
-			// Never started: start the plugins briefly, as hearth plugin
-			// does, so the plugin declares its settings (they are kept).
-			stop, _ := tryPlugins(ctx, a)
-			defer stop()
-		}
+		defer declareFirst(ctx, a, args[0], cio)()
 		if err := listSettings(svc, args[0], stdout); err != nil {
 			return fail(err)
 		}
@@ -214,6 +209,18 @@ func checkNamespace(ctx context.Context, a *app.App, ns string) error {
 		}
 	}
 	return fmt.Errorf("%w\n(settings also has: core (Hearth's own), mcp (MCP logins)%s)", unknownPlugin(a, list, ns), withNamespaces(have))
+}
+
+// declareFirst starts the plugins for a moment, as hearth plugin does,
+// when ns is an installed plugin that never declared a setting (it never
+// started), so that it declares them (they are kept) before its settings
+// are listed. The caller calls the returned stop when done listing.
+func declareFirst(ctx context.Context, a *app.App, ns string, cio *cmdIO) (stop func()) {
+	if cio.daemon || len(a.Settings.Defs(ns, "")) > 0 || !installed(ctx, a, ns) {
+		return func() {}
+	}
+	stop, _ = tryPlugins(ctx, a) // a plugin that fails says so in hearth plugin
+	return stop
 }
 
 // installed reports whether ns names a plugin of the plugins folder.

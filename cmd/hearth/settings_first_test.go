@@ -48,6 +48,16 @@ func TestSettingsOfAPluginNeverStarted(t *testing.T) {
 	if _, errOut, code := hearth(t, base, "", "plugin", "install", src); code != 0 {
 		t.Fatalf("install: %q", errOut)
 	}
+	{ // the same through --json, in a data directory of its own
+		b2 := []string{"HEARTH_HOME=" + t.TempDir()}
+		if _, errOut, code := hearth(t, b2, "", "plugin", "install", src); code != 0 {
+			t.Fatalf("install: %q", errOut)
+		}
+		out, errOut, code := hearth(t, b2, "", "settings", "setup", "--json")
+		if code != 0 || !strings.Contains(out, `"key": "api_token"`) || !strings.Contains(out, `"required": true`) {
+			t.Fatalf("settings --json: %d %q\n%s", code, errOut, out)
+		}
+	}
 	out, errOut, code := hearth(t, base, "", "settings", "setup")
 	if code != 0 || strings.Contains(out, "has no settings") {
 		t.Fatalf("settings: %d %q\n%s", code, errOut, out)
