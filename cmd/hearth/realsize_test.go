@@ -90,6 +90,10 @@ func TestAskWithMoreToolsThanTheWindowTakes(t *testing.T) {
 	if r := toolResult(srv, 2, "v"); r != "tool 7 ran" {
 		t.Fatalf("vikunja__tool7: %q", r)
 	}
+	out, _, _ := hearth(t, env, "", "tools")
+	if line := lineWith(out, "vanblog:"); !strings.Contains(line, "offered on demand") || !strings.Contains(line, "context window") {
+		t.Fatalf("hearth tools does not say why vanblog's tools are missing:\n%s", out)
+	}
 	if log := readLogs(t, home); !strings.Contains(log, "offered on demand") || !strings.Contains(log, "vanblog") {
 		t.Fatalf("no log of the plugins offered on demand:\n%s", log[max(0, len(log)-3000):])
 	}
