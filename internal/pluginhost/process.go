@@ -519,11 +519,15 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 
 // handshakeExit is the error of a plugin that exited during the
 // handshake: how it exited and, once the stderr relay has read the rest,
-// the last line it wrote to stderr (masked), which usually says why.
+// the last line it wrote to stderr (masked), which usually says why. The
+// process is gone, so the relay ends as soon as it has read what is left,
+// unless a grandchild holds the pipe: that costs at most the wait below,
+// which is generous because a loaded machine can take a while to schedule
+// the relay.
 func (p *Process) handshakeExit(sp *spawned, werr error) error {
 	select {
 	case <-sp.relayDone:
-	case <-time.After(time.Second):
+	case <-time.After(3 * time.Second):
 	}
 	if last := p.stderr.tail(1); last != "" {
 		return fmt.Errorf("exited during the handshake: %v; its last stderr line: %s", exitText(werr), last)
