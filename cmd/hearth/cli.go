@@ -57,7 +57,7 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 		return runPlugin(ctx, a, f, rest, cio)
 	case "settings":
 		if f.jsonOut {
-			return settingsListJSON(a, rest, cio)
+			return settingsListJSON(ctx, a, rest, cio)
 		}
 		return runSettings(ctx, a, rest, cio)
 	case "mcp":

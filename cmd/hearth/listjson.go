@@ -82,7 +82,10 @@ type settingEntry struct {
 	Value  json.RawMessage `json:"value,omitempty"`
 	Set    bool            `json:"set"`
 	Secret bool            `json:"secret"`
-	About  string          `json:"about,omitempty"`
+	// Required: the plugin declared it required (the value may come
+	// from its default).
+	Required bool   `json:"required,omitempty"`
+	About    string `json:"about,omitempty"`
 }
 
 // settingsGroup is one plugin's settings in `hearth settings --json`.
@@ -113,13 +116,13 @@ func settingsJSON(svc *settings.Service, nss []string, cio *cmdIO) int {
 		if err != nil {
 			return fail(err)
 		}
-		about := map[string]string{}
+		about, required := map[string]string{}, map[string]bool{}
 		for _, d := range svc.Defs(ns, "") {
-			about[d.Key] = joinAbout(d.DisplayName, d.Description)
+			about[d.Key], required[d.Key] = joinAbout(d.DisplayName, d.Description), d.Required
 		}
 		g := settingsGroup{Plugin: ns, Settings: []settingEntry{}}
 		for _, k := range keys {
-			e := settingEntry{Key: k, Secret: svc.Secret(ns, k), About: about[k]}
+			e := settingEntry{Key: k, Secret: svc.Secret(ns, k), Required: required[k], About: about[k]}
 			raw, ok, err := svc.Value(ns, k)
 			if err != nil {
 				return fail(err)
@@ -150,11 +153,12 @@ func joinAbout(name, desc string) string {
 }
 
 // settingsListJSON is `hearth settings [PLUGIN] --json`.
-func settingsListJSON(a *app.App, args []string, cio *cmdIO) int {
+func settingsListJSON(ctx context.Context, a *app.App, args []string, cio *cmdIO) int {
 	switch {
 	case len(args) == 0:
 		return settingsJSON(a.Settings, nil, cio)
 	case len(args) == 1 && args[0] != "get" && args[0] != "set":
+		defer declareFirst(ctx, a, args[0], cio)()
 		return settingsJSON(a.Settings, args, cio)
 	}
 	fmt.Fprintf(cio.err, "hearth settings: --json goes with the lists only (hearth settings --json, hearth settings PLUGIN --json)\n")

@@ -64,6 +64,7 @@ func runSettings(ctx context.Context, a *app.App, args []string, cio *cmdIO) int
 		}
 		return 0
 	case len(args) == 1 && args[0] != "get" && args[0] != "set":
+		defer declareFirst(ctx, a, args[0], cio)()
 		if err := listSettings(svc, args[0], stdout); err != nil {
 			return fail(err)
 		}
@@ -134,6 +135,9 @@ func listSettings(svc *settings.Service, ns string, stdout io.Writer) error {
 	fmt.Fprintln(w, "KEY\tVALUE\tABOUT")
 	for _, k := range keys {
 		value := "(not set)"
+		if d := defs[k]; d != nil && d.Required {
+			value = "(required, not set)"
+		}
 		if raw, ok, err := svc.Value(ns, k); err != nil {
 			return err
 		} else if ok {
@@ -205,6 +209,32 @@ func checkNamespace(ctx context.Context, a *app.App, ns string) error {
 		}
 	}
 	return fmt.Errorf("%w\n(settings also has: core (Hearth's own), mcp (MCP logins)%s)", unknownPlugin(a, list, ns), withNamespaces(have))
+}
+
+// declareFirst starts the plugins for a moment, as hearth plugin does,
+// when ns is an installed plugin that never declared a setting (it never
+// started), so that it declares them (they are kept) before its settings
+// are listed. The caller calls the returned stop when done listing.
+func declareFirst(ctx context.Context, a *app.App, ns string, cio *cmdIO) (stop func()) {
+	if cio.daemon || len(a.Settings.Defs(ns, "")) > 0 || !installed(ctx, a, ns) {
+		return func() {}
+	}
+	stop, _ = tryPlugins(ctx, a) // a plugin that fails says so in hearth plugin
+	return stop
+}
+
+// installed reports whether ns names a plugin of the plugins folder.
+func installed(ctx context.Context, a *app.App, ns string) bool {
+	list, err := a.Plugins.List(ctx)
+	if err != nil {
+		return false
+	}
+	for _, p := range list {
+		if p.Dir != "" && (p.ID == ns || pluginName(p) == ns) {
+			return true
+		}
+	}
+	return false
 }
 
 // withNamespaces lists the namespaces that have settings, for an error.

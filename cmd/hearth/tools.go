@@ -88,12 +88,15 @@ func silentPlugins(ctx context.Context, a *app.App, offered map[string]bool, bus
 		registered[t.Plugin] = true
 	}
 	hidden := a.Kernel.Hidden()
+	onDemand := a.Kernel.OnDemandPlugins()
 	why := map[string]string{}
 	explain := func(name string, fallback string) {
 		switch r, isHidden := hidden[name]; {
 		case offered[name]:
 		case isHidden:
 			why[name] = "hidden: " + firstLine(r)
+		case onDemand[name] != "":
+			why[name] = onDemand[name]
 		case registered[name]:
 			why[name] = "its tools are off here (hearth policy)"
 		default:

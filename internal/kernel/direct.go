@@ -148,7 +148,7 @@ func (k *Kernel) directTurn(c DirectCall) *turnState {
 	in.Text = ""
 	s := &session{key: sessionKey{in.Channel, in.ChatID}}
 	for _, tool := range k.tools.List() {
-		if tool.Def.OnDemand && !s.pluginUsed(tool.Plugin) {
+		if k.onDemand(tool) && !s.pluginUsed(tool.Plugin) {
 			s.usePlugin(tool.Plugin)
 		}
 	}

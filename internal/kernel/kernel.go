@@ -122,6 +122,7 @@ type Kernel struct {
 	specMu      sync.Mutex
 	specVersion []*tools.Tool
 	specs       []llm.ToolSpec
+	room        toolRoom // toolroom.go: plugins offered on demand for room
 
 	kvs sync.Map // plugin -> sdk.KV, for the ToolContext of its tools
 }
@@ -440,7 +441,7 @@ func (k *Kernel) offered(t *turnState, tool *tools.Tool) bool {
 // session loaded the tool's plugin if it is on demand, the channel is one
 // the tool serves.
 func (k *Kernel) inScope(t *turnState, tool *tools.Tool) bool {
-	if tool.Def.OnDemand && !t.s.pluginUsed(tool.Plugin) {
+	if k.onDemand(tool) && !t.s.pluginUsed(tool.Plugin) {
 		return false
 	}
 	if len(tool.Def.Channels) > 0 && !slices.Contains(tool.Def.Channels, t.in.Channel) {

@@ -46,7 +46,7 @@ func (k *Kernel) registerUseTool() {
 		var names []string
 		list, callNames := k.tools.ListNamed()
 		for i, t := range list {
-			if t.Plugin == plugin && t.Def.OnDemand {
+			if t.Plugin == plugin && k.onDemand(t) {
 				names = append(names, callNames[i])
 			}
 		}
@@ -67,7 +67,7 @@ func (k *Kernel) onDemandPlugins(s *session) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range k.tools.List() {
-		if t.Def.OnDemand && !seen[t.Plugin] && !s.pluginUsed(t.Plugin) {
+		if k.onDemand(t) && !seen[t.Plugin] && !s.pluginUsed(t.Plugin) {
 			seen[t.Plugin] = true
 			out = append(out, t.Plugin)
 		}
@@ -78,7 +78,7 @@ func (k *Kernel) onDemandPlugins(s *session) []string {
 
 func (k *Kernel) hasOnDemand(t *turnState) bool {
 	for _, tool := range k.tools.List() {
-		if tool.Def.OnDemand && !t.s.pluginUsed(tool.Plugin) {
+		if k.onDemand(tool) && !t.s.pluginUsed(tool.Plugin) {
 			return true
 		}
 	}
@@ -88,6 +88,7 @@ func (k *Kernel) hasOnDemand(t *turnState) bool {
 // OfferedTools returns the tools the model would be offered for an input
 // from in's channel, chat and user, in a new conversation.
 func (k *Kernel) OfferedTools(in sdk.Injection) []*tools.Tool {
+	k.fitToolsNow()
 	t := &turnState{in: Input{Injection: in}, s: &session{key: sessionKey{in.Channel, in.ChatID}}}
 	var out []*tools.Tool
 	for _, tool := range k.tools.List() {

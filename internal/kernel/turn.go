@@ -87,20 +87,21 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		return k.fail(ctx, t, err)
 	}
 
+	window, model := k.contextWindow(&llm.Request{Model: k.cfg.Model})
+	budget := window - answerReserve(window)
+	k.fitTools(budget) // before the system prompt, which names the plugins to load
 	msgs := make([]llm.Message, 0, len(s.history)+2)
 	msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})
 	msgs = append(msgs, s.history...)
 	msgs = append(msgs, t.user)
-	msgs = append(msgs, k.pluginContext(ctx, sc.RawMessage)...)
-	window, model := k.contextWindow(&llm.Request{Model: k.cfg.Model})
-	budget := window - answerReserve(window)
+	pluginCtx := k.pluginContext(ctx, sc.RawMessage)
+	msgs = append(msgs, pluginCtx...)
 	tools := toolsTokens(k.toolSpecs(t))
 	if need := messagesTokens(withoutHistory(msgs)) + tools; need > budget {
 		// Refused before it is stored: it would fail every later turn.
-		return k.fail(ctx, t, fmt.Errorf("%w: it is about %d tokens with the instructions and tools, and %s "+
-			"takes about %d, less %d kept for the answer. Shorten it or send it in parts "+
-			"(set \"context_window\" of the source in config.json if the model takes more)",
-			ErrInputTooLong, need, model, window, answerReserve(window)))
+		room := inputRoom{instructions: messageTokens(msgs[0]) + messagesTokens(pluginCtx), message: messageTokens(t.user),
+			tools: tools, history: messagesTokens(s.history), deferred: k.deferredCount()}
+		return k.fail(ctx, t, room.tooLong(model, window, budget))
 	}
 	msgs = fitRequest(msgs, tools, budget)
 	if k.pipeline.Has(sdk.StagePreAction) {
