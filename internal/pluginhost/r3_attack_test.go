@@ -102,3 +102,22 @@ func TestR3InstallFolderDropsShippedSourceRecord(t *testing.T) {
 		t.Fatalf("folder install kept the shipped source record: upgrade would fetch %s", rec.Source)
 	}
 }
+
+// r3: Fetch (reached by `hearth plugin upgrade` with the Source read back
+// from .hearth-source.json, a file in the plugin's own folder) does not
+// re-check IsFetched: "NAME::ADDR" makes git run git-remote-NAME from PATH,
+// and only ext:: is turned off.
+func TestR3FetchRefusesWhatIsFetchedRefuses(t *testing.T) {
+	bin := t.TempDir()
+	mark := filepath.Join(t.TempDir(), "ran")
+	os.WriteFile(filepath.Join(bin, "git-remote-r3"), []byte("#!/bin/sh\ntouch "+mark+"\nexit 1\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	src := "r3::anything"
+	if IsFetched(src) {
+		t.Fatal("precondition")
+	}
+	Fetch(context.Background(), src, filepath.Join(t.TempDir(), "f"), nil)
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatalf("Fetch(%q) ran git-remote-r3: a source record can name any remote helper", src)
+	}
+}
