@@ -121,3 +121,15 @@ func TestR3FetchRefusesWhatIsFetchedRefuses(t *testing.T) {
 		t.Fatalf("Fetch(%q) ran git-remote-r3: a source record can name any remote helper", src)
 	}
 }
+
+// r3: a private source's token in the URL (https://user:TOKEN@host/...,
+// git's usual way) is printed in Fetch's errors (and, by the CLI, in
+// "fetched URL", and kept in .hearth-source.json in clear).
+func TestR3FetchErrorsHideURLPassword(t *testing.T) {
+	for _, src := range []string{"https://u:SECRETTOKEN@127.0.0.1:1/p.tar.gz", "https://u:SECRETTOKEN@127.0.0.1:1/repo.git"} {
+		_, _, err := Fetch(context.Background(), src, filepath.Join(t.TempDir(), "f"), nil)
+		if err != nil && bytes.Contains([]byte(err.Error()), []byte("SECRETTOKEN")) {
+			t.Errorf("%s: the error shows the token: %v", src, err)
+		}
+	}
+}
