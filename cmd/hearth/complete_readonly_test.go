@@ -8,12 +8,10 @@ import (
 	"github.com/hearth-agent/hearth/internal/store"
 )
 
-// r3: a Tab press (`hearth policy set <TAB>`) opens the database
-// read-write through store.OpenFile: it chmods, converts to WAL, runs
-// migrations and prepares write statements (each wait up to 5 s behind a
-// running hearth serve). Here a 0-byte database file is turned into a
-// full Hearth schema by completing.
-func TestR3CompletionDoesNotWriteDatabase(t *testing.T) {
+// A Tab press (`hearth policy set <TAB>`) opens the database read-only:
+// it never chmods, converts to WAL, migrates or waits behind a running
+// hearth serve. Here a 0-byte database file must stay 0 bytes.
+func TestCompletionDoesNotWriteDatabase(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, store.FileName)
 	if err := os.WriteFile(db, nil, 0o600); err != nil {
