@@ -231,6 +231,27 @@ func (s *PluginSDK) RegisterStageOwnTools(stage Stage, handler StageHandler) {
 	s.b.RegisterStage(s.name, stage, own, handler)
 }
 
+// RegisterGuardStage is RegisterStage for a handler that may refuse the
+// message by setting Response (a filter of what people send). In a child
+// process, when Hearth cannot run the handler (the process died or did not
+// answer within its deadline), the message is refused with a text naming
+// the plugin instead of reaching the model unchecked; a RegisterStage
+// handler that cannot run is logged and skipped. Compiled in, the handler
+// runs in Hearth's process and this is RegisterStage.
+func (s *PluginSDK) RegisterGuardStage(stage Stage, handler StageHandler) {
+	if g, ok := s.b.(guardStager); ok {
+		g.RegisterGuardStage(s.name, stage, handler)
+		return
+	}
+	s.b.RegisterStage(s.name, stage, false, handler)
+}
+
+// guardStager is a host that can run guard stage handlers elsewhere (a
+// child process's connection to Hearth).
+type guardStager interface {
+	RegisterGuardStage(plugin string, stage Stage, h StageHandler)
+}
+
 // RegisterDecisionHook adds a hook asked about every tool call (of any
 // plugin) before it runs; see DecisionHook.
 func (s *PluginSDK) RegisterDecisionHook(hook DecisionHook) {

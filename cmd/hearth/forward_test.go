@@ -52,6 +52,9 @@ func TestCommandsRunInTheDaemon(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "installed weather into "+filepath.Join(home, "plugins", "weather")) {
 		t.Fatalf("install: %d %q %q", code, out, errOut)
 	}
+	if strings.Contains(out, "had the name before") {
+		t.Fatalf("a fresh install warned about kept data: %q", out)
+	}
 	tools := func() (string, string) {
 		out, errOut, code := hearth(t, env, "", "tools")
 		if code != 0 {

@@ -16,7 +16,12 @@ import (
 
 // pluginEntry is one plugin in `hearth plugin --json`.
 type pluginEntry struct {
+	// ID is the name Hearth uses for the plugin's tools, settings and
+	// data.
 	ID string `json:"id"`
+	// ManifestID is plugin.json's id where it differs from ID (an xbot
+	// id such as com.example.echo-channel).
+	ManifestID string `json:"manifest_id,omitempty"`
 	// Kind is "builtin" (compiled in), "process", "xbot", "so", "mcp" or
 	// "homeagent" (a HomeAgent folder Hearth cannot load).
 	Kind    string `json:"kind"`
@@ -58,7 +63,13 @@ func pluginsJSON(ctx context.Context, a *app.App, cio *cmdIO) int {
 		} else {
 			groups = append(groups, p.Capabilities...)
 		}
-		out = append(out, pluginEntry{ID: p.ID, Kind: p.Kind, Enabled: p.Enabled, State: mask(stateCell(p)), MayUse: groups, Folder: pluginWhere(p)})
+		id, manifestID := p.ID, ""
+		if p.Dir != "" {
+			if name := pluginName(p); name != p.ID {
+				id, manifestID = name, p.ID
+			}
+		}
+		out = append(out, pluginEntry{ID: id, ManifestID: manifestID, Kind: p.Kind, Enabled: p.Enabled, State: mask(stateCell(p)), MayUse: groups, Folder: pluginWhere(p)})
 	}
 	return writeJSON(cio.out, out)
 }

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if n := os.Getenv("HEARTH_TEST_SPEW_STDERR"); n != "" {
 		spewStderr(n, os.Getenv("HEARTH_TEST_SPEW_LINE")) // a plugin that floods its stderr, then serves
 	}
+	if os.Getenv("HEARTH_TEST_SERVE_REMOVER") == "1" {
+		pluginrpc.Serve(newRemover) // a Go child with a remove handler (onremove_test.go)
+	}
 	if os.Getenv("HEARTH_TEST_SERVE_WEATHER") == "1" {
 		pluginrpc.Serve(weather.NewPlugin) // the example plugin as a child process
 	}

@@ -80,15 +80,15 @@ func TestPluginNamesHaveOneOwner(t *testing.T) {
 	out, _, _ = hearth(t, base, "", "plugin")
 	rows := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
-		if id, _, ok := strings.Cut(line, " "); ok {
+		if id, _, ok := strings.Cut(line, "  "); ok {
 			rows[id] = line
 		}
 	}
 	for id, want := range map[string]string{
-		"time":    `the plugin name "time" is already used by the built-in plugin "time"`,
-		"core":    `"core" stands for Hearth itself`,
-		"Victim_": fmt.Sprintf(`the plugin name "victim" belongs to the plugin in %s, which keeps`, filepath.Join(plugins, "victim")),
-		"victim":  "core,settings.plugins,settings.plugins.write",
+		"time":                          `the plugin name "time" is already used by the built-in plugin "time"`,
+		"core":                          `"core" stands for Hearth itself`,
+		"victim (plugin.json: Victim_)": fmt.Sprintf(`the plugin name "victim" belongs to the plugin in %s, which keeps`, filepath.Join(plugins, "victim")),
+		"victim":                        "core,settings.plugins,settings.plugins.write",
 	} {
 		t.Run(id, func(t *testing.T) {
 			if !strings.Contains(rows[id], want) {
@@ -150,7 +150,7 @@ func TestPluginNameStaysWithItsFolder(t *testing.T) {
 		t.Fatal("the impostor ran with the owner's data folder")
 	}
 	out, _, _ := hearth(t, base, "", "plugin")
-	if !strings.Contains(out, "Victim_ ") || !strings.Contains(out, `the plugin name "victim" belongs to the plugin in `+victim) ||
+	if !strings.Contains(out, "victim (plugin.json: Victim_) ") || !strings.Contains(out, `the plugin name "victim" belongs to the plugin in `+victim) ||
 		!strings.Contains(out, "`hearth plugin forget victim`") {
 		t.Fatalf("hearth plugin does not say why the impostor is refused:\n%s", out)
 	}

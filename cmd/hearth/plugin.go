@@ -96,7 +96,7 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 				groups += "," + strings.Join(p.Capabilities, ",")
 			}
 			cell := terminal.SanitizeLine
-			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(p.ID), p.Enabled, cell(mask(stateCell(p))), cell(groups), cell(pluginWhere(p)))
+			fmt.Fprintf(w, "%s\t%v\t%s\t%s\t%s\n", cell(listedID(p)), p.Enabled, cell(mask(stateCell(p))), cell(groups), cell(pluginWhere(p)))
 		}
 		w.Flush()
 		return 0
@@ -125,9 +125,12 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		io.WriteString(stdout, stderrMask(a)(out.String()))
 		return code
 	case "enable", "disable", "reload":
-		if _, err := findPlugin(ctx, a, args[1]); err != nil {
+		p, err := findPlugin(ctx, a, args[1])
+		if err != nil {
 			return fail(err)
 		}
+		args = []string{args[0], p.ID} // its state is kept under plugin.json's id
+
 	case "remove":
 		if err := checkRemove(ctx, a, args[1]); err != nil {
 			return fail(err)
@@ -169,6 +172,12 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		if f.id != "" {
 			return fail(fmt.Errorf("--id is for HomeAgent source folders (plg.json, go.mod); %s is not one: set the id in its plugin.json", src))
 		}
+		// Read who owned the name before installing: a running Hearth
+		// binds the name to the new folder as soon as it sees it.
+		var before map[string]string
+		if o, err := a.Store.PluginOwners(ctx); err == nil {
+			before = o
+		}
 		install := func(ctx context.Context, src string) (string, error) {
 			return pluginhost.InstallFolder(ctx, a.Store, a.Plugins.Dir(), src)
 		}
@@ -181,7 +190,7 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		}
 		fmt.Fprintf(stdout, "installed %s into %s\n", id, filepath.Join(a.Plugins.Dir(), id))
 		if man, err := pluginhost.LoadManifest(src); err == nil {
-			if owners, err := a.Store.PluginOwners(ctx); err == nil && owners[names.Key(man.PluginName())] == id {
+			if before[names.Key(man.PluginName())] == id {
 				fmt.Fprintf(stdout, "%s: this folder had the name before, so the plugin gets the settings, secrets, storage and data kept under it;\n"+
 					"to start it clean instead, stop Hearth and run `hearth plugin forget %s`\n", id, man.PluginName())
 			}
@@ -200,6 +209,11 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		op := pluginhost.Forget
 		if args[0] == "remove" {
 			op = pluginhost.Remove
+			// The plugin's own clean-up (RegisterOnRemoveHandler) runs
+			// while its folder and data are still there.
+			if err := a.Plugins.RunRemoveHandlers(ctx, a.Store, args[1]); err != nil {
+				fmt.Fprintf(stderr, "hearth plugin remove: %v; removing it anyway\n", err)
+			}
 		}
 		f, err := op(ctx, a.Store, a.DataDir, a.Plugins.Dir(), args[1])
 		if f != nil {

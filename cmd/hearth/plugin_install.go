@@ -45,6 +45,7 @@ func installSource(ctx context.Context, a *app.App, cio *cmdIO, src, id string) 
 	}
 	defer os.RemoveAll(out)
 	exe, _ := os.Executable()
+	fmt.Fprintf(cio.err, "building %s with Go (the first build takes a minute)...\n", plg.Name)
 	res, err := hagosrc.Build(ctx, hagosrc.Options{Src: src, Out: out, ID: id,
 		HearthSrc: scaffold.FindHearthSrc(cio.cwd, src, filepath.Dir(exe), scaffold.BuiltFrom())})
 	if err != nil {

@@ -59,6 +59,9 @@ func TestPluginInstallHomeAgentSource(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "built HomeAgent plugin ha_notes") || !strings.Contains(out, "installed ha_notes") {
 		t.Fatalf("install: %d %q %q", code, out, errOut)
 	}
+	if !strings.Contains(errOut, "building ha_notes with Go (the first build takes a minute)...\n") {
+		t.Fatalf("install: no word before the build: %q", errOut)
+	}
 	if entries, _ := os.ReadDir(src); len(entries) != 3 {
 		t.Fatalf("the build wrote into the source folder: %v", entries)
 	}

@@ -117,6 +117,19 @@ func pluginName(p pluginhost.Info) string {
 	return p.ID
 }
 
+// listedID is how `hearth plugin` names a plugin: the name Hearth uses
+// for its tools, settings and data, with plugin.json's id beside it when
+// that differs (an xbot id such as com.example.echo-channel).
+func listedID(p pluginhost.Info) string {
+	if p.Dir == "" {
+		return p.ID
+	}
+	if name := pluginName(p); name != p.ID {
+		return name + " (plugin.json: " + p.ID + ")"
+	}
+	return p.ID
+}
+
 // isBuiltin reports whether id is a plugin compiled into Hearth.
 func isBuiltin(a *app.App, id string) bool {
 	return slices.Contains(sdk.Factories(), id) || slices.Contains(a.Kernel.Plugins(), id)
@@ -196,6 +209,7 @@ func showPlugin(a *app.App, p *pluginhost.Info, w io.Writer) {
 	for _, l := range pluginhost.LegacyLines(a.DataDir, name) {
 		line("legacy", l)
 	}
+	showWidgets(a.Plugins.Widgets(name), line)
 	if p.Status == nil {
 		return
 	}
@@ -289,4 +303,24 @@ func stderrMask(a *app.App) func(string) string {
 	}
 	sources := a.Sources.Secrets()
 	return func(text string) string { return sources.All(own.String(text)) }
+}
+
+// showWidgets prints the latest output of each widget of an xbot script
+// plugin (Hearth has no terminal slot to draw it in): its first line, cut
+// at 200 characters, with the widget's id, slot and time.
+func showWidgets(widgets []pluginhost.Widget, line func(k, v string)) {
+	for _, w := range widgets {
+		text, _, more := strings.Cut(strings.TrimSpace(w.Text), "\n")
+		if r := []rune(text); len(r) > 200 {
+			text, more = string(r[:200]), true
+		}
+		if more {
+			text += " …"
+		}
+		slot := w.Slot
+		if slot == "" {
+			slot = "no slot"
+		}
+		line("widget", fmt.Sprintf("%s (%s, %s): %s", w.ID, slot, w.Updated.Format(time.TimeOnly), text))
+	}
 }

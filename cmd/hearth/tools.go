@@ -28,6 +28,8 @@ func listTools(ctx context.Context, a *app.App, asJSON bool, cio *cmdIO) int {
 		}
 	}
 	list := a.Kernel.OfferedTools(sdk.Injection{Channel: terminal.Channel, UserID: "owner"})
+	// What the model is sent now: dynamic descriptions asked (bounded).
+	descs := a.Kernel.Descriptions(list)
 	if asJSON {
 		type spec struct {
 			Name string `json:"name"`
@@ -39,12 +41,12 @@ func listTools(ctx context.Context, a *app.App, asJSON bool, cio *cmdIO) int {
 			Parameters  json.RawMessage `json:"parameters"`
 		}
 		out := make([]spec, 0, len(list))
-		for _, t := range list {
+		for i, t := range list {
 			model := a.Kernel.Tools().CallName(t)
 			if model == t.Name {
 				model = ""
 			}
-			out = append(out, spec{t.Name, model, t.Plugin, t.Def.Description, t.Schema})
+			out = append(out, spec{t.Name, model, t.Plugin, descs[i], t.Schema})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -58,13 +60,13 @@ func listTools(ctx context.Context, a *app.App, asJSON bool, cio *cmdIO) int {
 		fmt.Fprintln(stdout, "(no tools)")
 	}
 	offered := map[string]bool{}
-	for _, t := range list {
+	for i, t := range list {
 		offered[t.Plugin] = true
 		name := t.Name
 		if model := a.Kernel.Tools().CallName(t); model != t.Name {
 			name += " (model: " + model + ")"
 		}
-		fmt.Fprintf(stdout, "%s\t%s\n", name, terminal.SanitizeLine(firstLine(t.Def.Description)))
+		fmt.Fprintf(stdout, "%s\t%s\n", name, terminal.SanitizeLine(firstLine(descs[i])))
 	}
 	silent := silentPlugins(ctx, a, offered, busy)
 	if len(silent) > 0 {

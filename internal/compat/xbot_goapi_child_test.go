@@ -120,4 +120,12 @@ func TestXbotGoAPIChildFailsClosed(t *testing.T) {
 	if out := ask("greet Ada"); out.Err != nil || out.Text != "done" {
 		t.Errorf("outcome past failing after-hooks %+v", out)
 	}
+	// The child's process ends in the hook: Hearth cannot run it, and the
+	// message is refused at the host (a guard stage handler).
+	if out := ask("please die"); !strings.Contains(out.Text, "The plugin broken could not check this message") {
+		t.Errorf("die: outcome %+v", out)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("the model was asked %d times, want 2 (greet Ada only)", n)
+	}
 }

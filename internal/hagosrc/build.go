@@ -60,9 +60,10 @@ var (
 	// ErrCompile means the Go toolchain refused the source; the error
 	// carries its output.
 	ErrCompile = errors.New("the plugin does not compile")
-	// ErrMissingModule means the plugin needs a module that is not in the
-	// module cache, which an offline build cannot fetch.
-	ErrMissingModule = errors.New("the plugin needs a Go module that is not in the module cache")
+	// ErrMissingModule means the build needs a module (the plugin's, or
+	// one of Hearth's SDK's own) that is not in the module cache, which
+	// an offline build cannot fetch.
+	ErrMissingModule = errors.New("a Go module the build needs is not in the module cache")
 	// ErrNoGo means the go command is not installed (or not on PATH).
 	ErrNoGo = errors.New("building a HomeAgent plugin needs the Go toolchain (the go command on PATH; see https://go.dev/dl)")
 )
@@ -205,7 +206,7 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	exe := filepath.Join(dir, exeName(plg.Name))
 	out, err := t.run(ctx, src, "build", "-modfile="+modfile, "-overlay="+overlay, "-o", exe, ".")
 	if err != nil {
-		return nil, buildError(src, out, err)
+		return nil, buildError(src, out, err, requiredBy(filepath.Join(o.HearthSrc, "go.mod")))
 	}
 	res := &Result{ID: plg.Name, Dir: dir, Factory: code.factory, Capabilities: code.groups,
 		Record: Record{Source: src, Digest: digest}}
@@ -280,7 +281,9 @@ func (t *toolchain) run(ctx context.Context, dir string, args ...string) ([]byte
 }
 
 // buildError turns go build's failure into an error for the user.
-func buildError(src string, out []byte, err error) error {
+// hearthMods are the modules (path@version) Hearth's own go.mod requires:
+// a missing one is named as what Hearth's SDK needs, not the plugin.
+func buildError(src string, out []byte, err error, hearthMods map[string]bool) error {
 	if errors.Is(err, ErrNoGo) {
 		return err
 	}
@@ -293,10 +296,50 @@ func buildError(src string, out []byte, err error) error {
 		if len(mods) == 0 {
 			return fmt.Errorf("%w (Hearth builds offline; does the plugin's go.mod require every module it imports?):\n%s", ErrMissingModule, msg)
 		}
-		return fmt.Errorf("%w (Hearth builds offline): %s; fetch it once with network access, running `go mod download %s` outside any module folder, then install again:\n%s",
-			ErrMissingModule, strings.Join(mods, ", "), strings.Join(mods, " "), msg)
+		var sdk, plugin []string
+		for _, m := range mods {
+			if hearthMods[m] {
+				sdk = append(sdk, m)
+			} else {
+				plugin = append(plugin, m)
+			}
+		}
+		var needs []string
+		if len(sdk) > 0 {
+			needs = append(needs, "Hearth's SDK needs "+strings.Join(sdk, ", "))
+		}
+		if len(plugin) > 0 {
+			needs = append(needs, "the plugin needs "+strings.Join(plugin, ", "))
+		}
+		return fmt.Errorf("%w (Hearth builds offline): %s; fetch them once with network access, running `go mod download %s` outside any module folder, then install again:\n%s",
+			ErrMissingModule, strings.Join(needs, "; "), strings.Join(mods, " "), msg)
 	}
 	return fmt.Errorf("%w:\n%s", ErrCompile, msg)
+}
+
+// requiredBy returns the modules (path@version) the go.mod at path
+// requires; an unreadable file requires none.
+func requiredBy(path string) map[string]bool {
+	mods := map[string]bool{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return mods
+	}
+	block := false
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 2 && f[0] == "require" && f[1] == "(":
+			block = true
+		case block && len(f) >= 1 && f[0] == ")":
+			block = false
+		case block && len(f) >= 2:
+			mods[f[0]+"@"+f[1]] = true
+		case len(f) >= 3 && f[0] == "require":
+			mods[f[1]+"@"+f[2]] = true
+		}
+	}
+	return mods
 }
 
 // missingModules returns the modules (path@version) go wanted to

@@ -168,3 +168,15 @@ func TestBuildWithoutGo(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// On a fresh module cache the modules Hearth's own go.mod requires are
+// named as what Hearth's SDK needs, not as the plugin's.
+func TestBuildMissingSDKModuleIsHearths(t *testing.T) {
+	src := copyDir(t, "testdata/ha_notes")
+	env := append(os.Environ(), "GOMODCACHE="+t.TempDir(), "GOFLAGS=-modcacherw")
+	_, err := Build(context.Background(), Options{Src: src, Out: t.TempDir(), HearthSrc: hearthSrc(t), Env: env})
+	if !errors.Is(err, ErrMissingModule) || !strings.Contains(err.Error(), "Hearth's SDK needs ") ||
+		strings.Contains(err.Error(), "the plugin needs") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -138,3 +138,20 @@ func capDescription(d string) string {
 	}
 	return d[:n] + descriptionCut
 }
+
+// Descriptions returns the description each tool of list is sent to the
+// model with, as a turn would send it now: the dynamic descriptions asked
+// under describeBudget (a late one gives the registered text), masked and
+// cut as for the model. `hearth tools` shows these.
+func (k *Kernel) Descriptions(list []*tools.Tool) []string {
+	specs := make([]llm.ToolSpec, len(list))
+	for i, t := range list {
+		specs[i].Function.Description = t.Def.Description
+	}
+	specs = k.describe(list, specs)
+	out := make([]string, len(list))
+	for i := range specs {
+		out[i] = specs[i].Function.Description
+	}
+	return out
+}

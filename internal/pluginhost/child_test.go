@@ -67,6 +67,10 @@ func runChild(mode string) {
 		pluginrpc.Serve(newInjector)
 	case "flooder":
 		pluginrpc.Serve(newFlooder)
+	case "rawprefs":
+		serveRawPrefs()
+	case "inputguard", "inputplain":
+		pluginrpc.Serve(newInputFilter(mode))
 	case "ownerguard":
 		pluginrpc.Serve(newOwnerGuard)
 	case "channel":

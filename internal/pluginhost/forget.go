@@ -82,15 +82,25 @@ func Remove(ctx context.Context, st Forgetter, dataDir, pluginsDir, name string)
 	if err := checkForgettable(name); err != nil {
 		return nil, err
 	}
-	owners, err := st.PluginOwners(ctx)
+	dir, err := removedFolder(ctx, st, pluginsDir, name)
 	if err != nil {
 		return nil, err
+	}
+	return forget(ctx, st, dataDir, pluginsDir, name, dir)
+}
+
+// removedFolder is the folder Remove takes for the name: the one it is
+// bound to ("" when that is gone), or else the one folder asking for it.
+func removedFolder(ctx context.Context, st Forgetter, pluginsDir, name string) (string, error) {
+	owners, err := st.PluginOwners(ctx)
+	if err != nil {
+		return "", err
 	}
 	var dir string
 	if folder, bound := owners[names.Key(name)]; bound {
 		dir = filepath.Join(pluginsDir, folder)
 		if man, err := LoadManifest(dir); err == nil && !strings.EqualFold(man.PluginName(), name) {
-			return nil, fmt.Errorf("the plugin in %s has the name %q now; remove it by that name, or free %q without touching the folder with `hearth plugin forget %s`",
+			return "", fmt.Errorf("the plugin in %s has the name %q now; remove it by that name, or free %q without touching the folder with `hearth plugin forget %s`",
 				dir, man.PluginName(), name, name)
 		}
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -100,7 +110,7 @@ func Remove(ctx context.Context, st Forgetter, dataDir, pluginsDir, name string)
 		var asking []string
 		entries, err := os.ReadDir(pluginsDir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return "", err
 		}
 		for _, e := range entries {
 			d := filepath.Join(pluginsDir, e.Name())
@@ -112,16 +122,16 @@ func Remove(ctx context.Context, st Forgetter, dataDir, pluginsDir, name string)
 		}
 		switch {
 		case len(asking) == 0:
-			return nil, fmt.Errorf("no plugin folder in %s has the name %q (`hearth plugin forget %s` frees what is kept under it)", pluginsDir, name, name)
+			return "", fmt.Errorf("no plugin folder in %s has the name %q (`hearth plugin forget %s` frees what is kept under it)", pluginsDir, name, name)
 		case len(asking) == 1:
 			dir = asking[0]
 		case slices.Contains(asking, filepath.Join(pluginsDir, name)):
 			dir = filepath.Join(pluginsDir, name) // where install puts it
 		default:
-			return nil, fmt.Errorf("several plugin folders ask for the name %q: %s; remove the one you mean by hand", name, strings.Join(asking, ", "))
+			return "", fmt.Errorf("several plugin folders ask for the name %q: %s; remove the one you mean by hand", name, strings.Join(asking, ", "))
 		}
 	}
-	return forget(ctx, st, dataDir, pluginsDir, name, dir)
+	return dir, nil
 }
 
 // forget moves folder (if not "") and the name's data folders into a new

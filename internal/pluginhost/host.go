@@ -60,7 +60,10 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		if r.Stage == sdk.StageBeforeToolcall && !r.OwnTools {
 			p.hooked() // it can refuse other plugins' calls: a guard
 		}
-		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID, r.Stage))
+		if r.Guard {
+			p.guardStage(r.Stage)
+		}
+		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID, r.Stage, r.Guard))
 		return struct{}{}, nil
 	})
 	handle(wire.MethodHooksRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -207,8 +210,11 @@ func remoteTool(conn *wire.Conn, plugin, tool string, progress *progressRoutes) 
 // remoteStage runs a stage handler in the plugin and copies the context
 // back; the host's pipeline then undoes writes the stage does not allow.
 // A before_toolcall handler that does not answer refuses the call, as a
-// decision hook does: it may have been there to refuse it.
-func (p *Process) remoteStage(conn *wire.Conn, id int, stage sdk.Stage) sdk.StageHandler {
+// decision hook does: it may have been there to refuse it. So does a
+// guard handler (StageRegistration.Guard) at a stage that may answer:
+// the message is refused with guardFailedText; any other handler that
+// cannot run is logged by the pipeline and the turn goes on.
+func (p *Process) remoteStage(conn *wire.Conn, id int, stage sdk.Stage, guard bool) sdk.StageHandler {
 	return func(sc *sdk.StageContext) error {
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
 		defer cancel()
@@ -216,6 +222,9 @@ func (p *Process) remoteStage(conn *wire.Conn, id int, stage sdk.Stage) sdk.Stag
 		if err := conn.Call(ctx, wire.MethodStageRun, wire.StageRunParams{ID: id, Context: wire.FromStage(sc)}, &res); err != nil {
 			if stage == sdk.StageBeforeToolcall && len(sc.ToolCalls) == 1 {
 				sc.ToolCalls[0].Deny = fmt.Sprintf("the before_toolcall handler of plugin %s did not answer: %v", p.m.ID, err)
+			}
+			if guard && stage != sdk.StageAfterOutput && sc.Response == nil {
+				sc.SetResponse(fmt.Sprintf(guardFailedText, p.m.ID, p.m.ID))
 			}
 			return fmt.Errorf("stage handler of plugin %s: %w", p.m.ID, err)
 		}
@@ -228,6 +237,11 @@ func (p *Process) remoteStage(conn *wire.Conn, id int, stage sdk.Stage) sdk.Stag
 		return nil
 	}
 }
+
+// guardFailedText answers a message a guard stage handler could not check
+// (both verbs name the plugin's id); the error goes to the log.
+const guardFailedText = "The plugin %s could not check this message, so it was not sent to the assistant.\n" +
+	"插件 %s 无法检查这条消息，因此没有发送给助手。"
 
 // remoteHook asks a decision hook in the plugin. The policy engine bounds
 // it with its own deadline and fails closed; an answer that is not a

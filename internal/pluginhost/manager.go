@@ -541,6 +541,20 @@ func (m *Manager) Reload(ctx context.Context, id string) error {
 	return m.Scan(ctx)
 }
 
+// RunRemoveHandlers is RunRemoveHandlers with the manager's folder and
+// options (the caller holds the data directory's lock; no plugin runs).
+// A disabled plugin is not started for it.
+func (m *Manager) RunRemoveHandlers(ctx context.Context, st Forgetter, name string) error {
+	states, err := m.st.PluginStates(ctx)
+	if err != nil {
+		return err
+	}
+	return runRemoveHandlers(ctx, st, m.dir, name, &m.opts, func(id string) bool {
+		s, ok := states[id]
+		return ok && !s.Enabled
+	})
+}
+
 // Close stops every plugin.
 func (m *Manager) Close() {
 	m.mu.Lock()

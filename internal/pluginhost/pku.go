@@ -36,6 +36,10 @@ var secretLike = regexp.MustCompile(`(?i)token|passw|secret|api[_-]?key|credenti
 // declares it with.
 var preferenceKinds = map[string]string{"boolean": "boolean", "choice": "string", "text": "string", "list": "list"}
 
+// maxDescription is kernel.MaxDescription (the kernel cuts every
+// description there; pluginhost does not import the kernel).
+const maxDescription = 4 << 10
+
 // describer returns the DescriptionFunc of a tool whose description is
 // dynamic: the plugin's tool.describe answer, reused for describeTTL, the
 // last good text (else fallback) when the plugin fails or is slow.
@@ -58,7 +62,8 @@ func (p *Process) describer(conn *wire.Conn, tool, fallback string) func() strin
 			return last
 		}
 		if res.Text != "" {
-			last = res.Text
+			// Kept for describeTTL: no more than the kernel uses.
+			last = truncateText(res.Text, maxDescription)
 		}
 		return last
 	}
@@ -172,7 +177,13 @@ func (p *Process) syncPreference(ctx context.Context, conn *wire.Conn, svc *sett
 		return err
 	}
 	if ok {
-		return preferenceError(conn.Call(ctx, wire.MethodPreferenceSet, wire.PreferenceParams{Name: name, Value: raw}, nil))
+		err := preferenceError(conn.Call(ctx, wire.MethodPreferenceSet, wire.PreferenceParams{Name: name, Value: raw}, nil))
+		if err == nil || string(raw) != "null" {
+			return err
+		}
+		// A reset the plugin refuses: it keeps its value, so Hearth
+		// shows that one rather than null.
+		p.log.Info("preference reset refused by the plugin; storing its value", "preference", name, "err", err)
 	}
 	var res wire.PreferenceResult
 	if err := conn.Call(ctx, wire.MethodPreferenceGet, wire.PreferenceParams{Name: name}, &res); err != nil {

@@ -187,8 +187,14 @@ type Process struct {
 
 	mcp *mcpServer // set for an MCP server (see StartMCP)
 
-	pku       atomic.Pointer[pkuRun] // the PKU parts of this run's manifest (pku.go)
-	toolNames []string               // tools registered in this run, until applyPKU
+	pku  atomic.Pointer[pkuRun]    // the PKU parts of this run's manifest (pku.go)
+	conn atomic.Pointer[wire.Conn] // this run's connection once its handshake is done (onremove.go)
+	// Guard stage handlers (guardstage.go): those of this run's
+	// handshake, those of the last run that finished one, and a count
+	// of finished handshakes that retires stand-ins.
+	runGuardStages, guardStages []sdk.Stage
+	guardGen                    atomic.Int64
+	toolNames                   []string // tools registered in this run, until applyPKU
 
 	unanswered bool         // an xbot plugin left activate unanswered: WaitReady no longer waits
 	widgets    *xbotWidgets // an xbot script plugin's widget outputs
@@ -354,6 +360,7 @@ func (p *Process) supervise() {
 		default:
 		}
 		p.down(err, autoRestart)
+		p.standInGuards()
 		p.log.Error("plugin stopped unexpectedly", "err", err, "stderr", p.stderr.tail(5))
 		if !autoRestart {
 			p.setState(Failed, err)
@@ -510,6 +517,20 @@ func (p *Process) runOnce() (autoRestart bool, err error) {
 	return p.runHearth(sp)
 }
 
+// handshakeExit is the error of a plugin that exited during the
+// handshake: how it exited and, once the stderr relay has read the rest,
+// the last line it wrote to stderr (masked), which usually says why.
+func (p *Process) handshakeExit(sp *spawned, werr error) error {
+	select {
+	case <-sp.relayDone:
+	case <-time.After(time.Second):
+	}
+	if last := p.stderr.tail(1); last != "" {
+		return fmt.Errorf("exited during the handshake: %v; its last stderr line: %s", exitText(werr), last)
+	}
+	return fmt.Errorf("exited during the handshake: %v", exitText(werr))
+}
+
 // runHearth serves a plugin speaking the Hearth protocol.
 func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
@@ -542,7 +563,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	case handshake = <-hsErr:
 	case werr := <-exited:
 		cancel()
-		err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
+		err := p.handshakeExit(sp, werr)
 		cleanup(err)
 		return true, err
 	}
@@ -554,7 +575,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		// The output ended: the process is exiting; report how.
 		select {
 		case werr := <-exited:
-			err := fmt.Errorf("exited during the handshake: %v", exitText(werr))
+			err := p.handshakeExit(sp, werr)
 			cleanup(err)
 			return true, err
 		case <-time.After(time.Second):
@@ -592,6 +613,9 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	}
 	p.guarded()
 	p.opts.Host.ResumeHooks(p.name)
+	p.guardStagesReady()
+	p.conn.Store(conn)
+	defer p.conn.Store(nil)
 	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
 
 	pingFailed := make(chan error, 1)

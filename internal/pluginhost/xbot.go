@@ -146,9 +146,22 @@ func (l *xbotLink) exchange(ctx context.Context, req xbotRequest) (*xbotResponse
 		l.turn <- struct{}{}
 		return nil, err
 	}
-	if _, err := l.w.Write(append(b, '\n')); err != nil {
-		l.turn <- struct{}{}
-		return nil, fmt.Errorf("plugin is not running: %w", err)
+	// The write is bounded too: a plugin that stops reading its input
+	// fills the pipe, and the write would block the turn.
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := l.w.Write(append(b, '\n'))
+		wrote <- err
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			l.turn <- struct{}{}
+			return nil, fmt.Errorf("plugin is not running: %w", err)
+		}
+	case <-ctx.Done():
+		go l.finishWrite(wrote)
+		return nil, fmt.Errorf("the plugin is not reading its input: %w", ctx.Err())
 	}
 	for {
 		select {
@@ -172,6 +185,30 @@ func (l *xbotLink) exchange(ctx context.Context, req xbotRequest) (*xbotResponse
 			go l.drain()
 			return nil, ctx.Err()
 		}
+	}
+}
+
+// finishWrite waits for the write of an abandoned request: once it is
+// written, for its late response (drain); if it is still not written
+// after the hard limit, the process is hung, and the link is free once the
+// supervisor's kill ends the write.
+func (l *xbotLink) finishWrite(wrote <-chan error) {
+	t := time.NewTimer(l.hard)
+	defer t.Stop()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			l.turn <- struct{}{}
+			return
+		}
+		l.drain()
+	case <-t.C:
+		select {
+		case l.hung <- fmt.Errorf("stopped reading its input (a request not taken within %s)", l.hard):
+		default:
+		}
+		<-wrote
+		l.turn <- struct{}{}
 	}
 }
 

@@ -3,7 +3,9 @@ package pluginhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,6 +103,10 @@ func (s *xbotSessions) first(key string) bool {
 	return true
 }
 
+// xbotDeniedText answers a message a UserPromptSubmit hook refused
+// without saying why (both verbs name the plugin's id).
+const xbotDeniedText = "The plugin %s refused this message.\n插件 %s 拒绝了这条消息。"
+
 // registerXbotHooks maps the hooks of an activate response onto Hearth's
 // stages and decision hooks, refusing (with a log line) the events Hearth
 // has no counterpart for.
@@ -123,11 +129,14 @@ func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, ti
 		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
 		defer cancel()
 		resp, err := link.exchange(ctx, xbotRequest{Method: "hook", Params: c.params()})
-		if err != nil {
-			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %v", p.m.ID, err)}
+		if err == nil && resp.Error != "" {
+			err = errors.New(resp.Error)
 		}
-		if resp.Error != "" {
-			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf("hook of plugin %s failed: %s", p.m.ID, resp.Error)}
+		if err != nil {
+			// The detail (the plugin's own text, perhaps) goes to the log;
+			// the person reads a fixed text naming the plugin.
+			p.log.Warn("xbot hook failed; a message it checks is refused", "event", c.event, "err", err)
+			return &xbotHookResult{Decision: "deny", Message: fmt.Sprintf(guardFailedText, p.m.ID, p.m.ID)}
 		}
 		return resp.HookResult
 	}
@@ -165,6 +174,9 @@ func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, ti
 			r := ask(xbotHookCall{event: h.Event, input: sc.RawMessage, channel: sc.Channel, chat: sc.ChatID})
 			if r != nil && r.Decision == "deny" {
 				msg := r.Message
+				if strings.TrimSpace(msg) == "" {
+					msg = fmt.Sprintf(xbotDeniedText, p.m.ID, p.m.ID)
+				}
 				sc.Response = &msg
 			}
 			return nil

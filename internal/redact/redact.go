@@ -98,19 +98,47 @@ var keyLike = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)(?:api[_-]?key|access[_-]?token|secret|password)\\?["']?\s*[:=]\s*\\?["']?([A-Za-z0-9._~+/=\-]{8,})`),
 }
 
+// word is an ordinary word of prose: letters only, lower case after the
+// first, as in "api_key: preferences are not secret".
+var word = regexp.MustCompile(`^[A-Za-z][a-z]{0,23}$`)
+
+// proseWord reports whether the value text[start:end] after a key-like
+// name is a word of a sentence rather than a value: an ordinary word the
+// sentence goes on after (a space, then a letter). A value at the end of
+// a line, a quoted one, or one with digits, capitals inside or symbols,
+// is a value.
+func proseWord(text string, start, end int) bool {
+	if start > 0 && (text[start-1] == '"' || text[start-1] == '\'') {
+		return false // a quoted value
+	}
+	rest := text[end:]
+	return word.MatchString(text[start:end]) && len(rest) >= 2 && rest[0] == ' ' && isLetter(rest[1])
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 // KeyLike masks text that looks like an API key or token. It is meant for
 // messages from outside (a provider's error body), where a key the user
-// never configured here may still be echoed.
+// never configured here may still be echoed. After a field name (api_key,
+// password, ...) an ordinary word that a sentence goes on after is prose,
+// not a value, and stays.
 func KeyLike(text string) string {
-	for _, re := range keyLike {
-		text = re.ReplaceAllStringFunc(text, func(m string) string {
-			sub := re.FindStringSubmatchIndex(m)
+	for n, re := range keyLike {
+		var b strings.Builder
+		last := 0
+		for _, sub := range re.FindAllStringSubmatchIndex(text, -1) {
 			start, end := sub[len(sub)-2], sub[len(sub)-1]
-			if start < 0 || strings.HasPrefix(m[start:end], "****") {
-				return m
+			if start < 0 || strings.HasPrefix(text[start:end], "****") || n == len(keyLike)-1 && proseWord(text, start, end) {
+				continue
 			}
-			return m[:start] + Mask(m[start:end]) + m[end:]
-		})
+			b.WriteString(text[last:start])
+			b.WriteString(Mask(text[start:end]))
+			last = end
+		}
+		if last > 0 {
+			b.WriteString(text[last:])
+			text = b.String()
+		}
 	}
 	return text
 }

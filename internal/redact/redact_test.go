@@ -217,3 +217,25 @@ func htmlEvery(s, format string) string {
 	}
 	return b.String()
 }
+
+// After a key-like field name, a word a sentence goes on after is prose
+// and stays; a value (digits, capitals inside, symbols, at the end of the
+// line, quoted) is still masked, as are sk- keys anywhere.
+func TestKeyLikeLeavesProseAfterAKeyName(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Error: preference api_key: preferences are not secret; use a secret setting",
+			"Error: preference api_key: preferences are not secret; use a secret setting"},
+		{"password: Required when the server asks", "password: Required when the server asks"},
+		{"api_key: sk-live-abcdef0123456789 is set", "api_key: ****6789 is set"},
+		{"api_key: abcdEFGH0123 is set", "api_key: ****0123 is set"},
+		{"api_key=supersecretvalue", "api_key=****alue"},
+		{"password: correcthorsebattery", "password: ****tery"},
+		{"password: correcthorsebattery\nnext", "password: ****tery\nnext"},
+		{`{"api_key": "preferences are"}`, `{"api_key": "****nces are"}`},
+		{"secret: preferences are fine, secret=hunter2hunter2", "secret: preferences are fine, secret=****ter2"},
+	} {
+		if got := KeyLike(tt.in); got != tt.want {
+			t.Errorf("KeyLike(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

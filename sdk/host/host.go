@@ -135,6 +135,24 @@ type binding struct {
 	svc Services
 }
 
+// GuardStageHost is a Host that runs a plugin's stage handlers elsewhere
+// (a child process's connection to Hearth) and can tell the handlers that
+// refuse messages apart (sdk.PluginSDK.RegisterGuardStage): when such a
+// handler cannot run, the message is refused rather than passed on.
+type GuardStageHost interface {
+	RegisterGuardStage(plugin string, stage sdk.Stage, h sdk.StageHandler)
+}
+
+// RegisterGuardStage is the host's, or RegisterStage where the handler
+// runs in the host's process.
+func (b *binding) RegisterGuardStage(plugin string, stage sdk.Stage, h sdk.StageHandler) {
+	if g, ok := b.Host.(GuardStageHost); ok {
+		g.RegisterGuardStage(plugin, stage, h)
+		return
+	}
+	b.Host.RegisterStage(plugin, stage, false, h)
+}
+
 // RegisterChannel is the host's, or sdk.ErrUnavailable.
 func (b *binding) RegisterChannel(plugin string, reg sdk.ChannelRegistration) error {
 	if ch, ok := b.Host.(ChannelHost); ok {

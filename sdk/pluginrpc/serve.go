@@ -65,6 +65,7 @@ func ServeConn(ctx context.Context, r io.Reader, w io.Writer, factory sdk.NewPlu
 	c.conn.Handle(wire.MethodContext, c.context)
 	c.conn.Handle(wire.MethodInstructions, c.instructions)
 	c.conn.Handle(wire.MethodShutdown, c.shutdown)
+	c.conn.Handle(wire.MethodRemove, c.remove)
 	c.conn.Handle(wire.MethodChannelSend, c.channelSend)
 	c.conn.Handle(wire.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
 	runErr := make(chan error, 1)
@@ -176,12 +177,24 @@ func (c *child) RegisterTool(_ string, def sdk.ToolDef, h sdk.RawToolHandler) er
 
 // RegisterStage implements host.Host.
 func (c *child) RegisterStage(_ string, stage sdk.Stage, own bool, h sdk.StageHandler) {
+	c.registerStage(wire.StageRegistration{Stage: stage, OwnTools: own}, h)
+}
+
+// RegisterGuardStage registers a stage handler that refuses the message
+// at the host when it cannot run (sdk.PluginSDK.RegisterGuardStage).
+func (c *child) RegisterGuardStage(_ string, stage sdk.Stage, h sdk.StageHandler) {
+	c.registerStage(wire.StageRegistration{Stage: stage, Guard: true}, h)
+}
+
+func (c *child) registerStage(r wire.StageRegistration, h sdk.StageHandler) {
+	stage := r.Stage
 	c.mu.Lock()
 	c.nextID++
 	id := c.nextID
 	c.stages[id] = h
 	c.mu.Unlock()
-	if err := c.conn.Call(context.Background(), wire.MethodStagesRegister, wire.StageRegistration{ID: id, Stage: stage, OwnTools: own}, nil); err != nil {
+	r.ID = id
+	if err := c.conn.Call(context.Background(), wire.MethodStagesRegister, r, nil); err != nil {
 		c.log.Error("stage handler not registered", "stage", stage, "err", err)
 	}
 }
@@ -479,6 +492,19 @@ func (c *child) instructions(context.Context, json.RawMessage) (any, error) {
 func (c *child) shutdown(context.Context, json.RawMessage) (any, error) {
 	if err := c.stop(); err != nil {
 		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+// remove runs the plugin's remove handlers
+// (sdk.PluginSDK.RegisterOnRemoveHandler): Hearth is uninstalling it, and
+// shuts it down next.
+func (c *child) remove(context.Context, json.RawMessage) (any, error) {
+	c.mu.Lock()
+	s := c.sdk
+	c.mu.Unlock()
+	if s != nil {
+		host.RunOnRemoveHandlers(s)
 	}
 	return struct{}{}, nil
 }

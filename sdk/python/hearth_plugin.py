@@ -191,15 +191,20 @@ class StageHandler:
     """A stage handler with its scope (see define_stage)."""
     handler: Callable[[dict], Optional[dict]]
     own_tools: bool = False
+    guard: bool = False
 
 
-def define_stage(handler, own_tools=False):
+def define_stage(handler, own_tools=False, guard=False):
     """Wrap a stage handler with its scope: own_tools=True on a
     before_toolcall handler limits it to this plugin's own tool calls (Go's
-    StageScopeOwnTools), so it is not a guard over other plugins."""
+    StageScopeOwnTools), so it is not a guard over other plugins.
+    guard=True marks a handler that may refuse the message (set
+    "response"): when Hearth cannot run it (the process died or did not
+    answer in time), the message is refused instead of passing (Go's
+    RegisterGuardStage)."""
     if not callable(handler):
         raise ValueError("define_stage: handler must be callable")
-    return StageHandler(handler, bool(own_tools))
+    return StageHandler(handler, bool(own_tools), bool(guard))
 
 
 def _stage_handlers(value):
@@ -671,6 +676,8 @@ class _Connection:
                     reg = {"id": i, "stage": stage}
                     if h.own_tools:
                         reg["ownTools"] = True
+                    if h.guard:
+                        reg["guard"] = True
                     self.call("stages.register", reg)
             for i, hook in enumerate(_hooks(p.get("decide"))):
                 self.hooks[i] = hook

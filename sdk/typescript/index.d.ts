@@ -294,6 +294,12 @@ export interface PluginDef {
   tools: Record<string, ToolDef<any, any>>;
   stages?: Partial<Record<Stage, (ctx: StageContext) => StageContext | void | Promise<StageContext | void>>>;
   /**
+   * Stages whose handler may refuse the message (set `response`): when
+   * Hearth cannot run it (the process died or did not answer in time), the
+   * message is refused instead of passing (Go's RegisterGuardStage).
+   */
+  guardStages?: Stage[];
+  /**
    * A decision hook, asked about every tool call (of every plugin) that the
    * policy did not refuse. Throwing, answering anything but a HookDecision,
    * or taking longer than 5 s refuses the call. Declare `"decisionHook": true`

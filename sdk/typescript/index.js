@@ -240,7 +240,9 @@ export class Connection {
         let i = 0;
         for (const [stage] of Object.entries(p.stages ?? {})) {
           this.stageIds.set(++i, stage);
-          await this.call('stages.register', { id: i, stage });
+          const reg = { id: i, stage };
+          if ((p.guardStages ?? []).includes(stage)) reg.guard = true;
+          await this.call('stages.register', reg);
         }
         if (typeof p.decide === 'function') await this.call('hooks.register', { id: 0 });
         return {

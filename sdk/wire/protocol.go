@@ -27,6 +27,7 @@ const (
 	MethodContext       = "plugin.context"      // the manifest's Context, before a turn
 	MethodInstructions  = "plugin.instructions" // the manifest's InstructionsFunc, before a turn
 	MethodShutdown      = "shutdown"            // stop handlers, Stop, then exit
+	MethodRemove        = "plugin.remove"       // the plugin is being uninstalled: its remove handlers
 	MethodPing          = "$/ping"              // liveness
 )
 
@@ -199,10 +200,14 @@ func (d ToolDef) Definition() sdk.ToolDef {
 }
 
 // StageRegistration registers a stage handler; ID names it in stage.run.
+// Guard says the handler may refuse the message (set Response): when the
+// host cannot run it (the plugin died or did not answer in time), the
+// message is refused instead of going on without the check.
 type StageRegistration struct {
 	ID       int       `json:"id"`
 	Stage    sdk.Stage `json:"stage"`
 	OwnTools bool      `json:"ownTools,omitzero"`
+	Guard    bool      `json:"guard,omitzero"`
 }
 
 // HookRegistration registers a decision hook. The hook's answer to

@@ -164,7 +164,7 @@ var tsShapes = []struct {
 	}},
 	{ts: "PluginDef", goType: reflect.TypeFor[wire.Manifest](), dir: fromPlugin, authorOnly: map[string]string{
 		"context": "sent as hasContext", "tools": "sent by tools.register", "stages": "sent by stages.register",
-		"decide": "sent by hooks.register", "remote": "a host fills it in for MCP plugins; Hearth runs MCP servers itself",
+		"guardStages": "sent as guard by stages.register", "decide": "sent by hooks.register", "remote": "a host fills it in for MCP plugins; Hearth runs MCP servers itself",
 	}, derived: map[string]string{
 		"hasContext": "whether context is set", "dynamicInstructions": "whether instructions is a function",
 		"capabilities": "a child process declares its groups in plugin.json",

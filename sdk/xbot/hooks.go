@@ -97,7 +97,7 @@ func (c *Context) OnEvent(event HookEvent, matcher string, handler HookHandler) 
 			return c.postToolUse(event, failed, matcher, handler, sc)
 		})
 	case HookUserPromptSubmit:
-		c.s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
+		c.s.RegisterGuardStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
 			return c.userPrompt(handler, sc)
 		})
 	case HookAgentStop:

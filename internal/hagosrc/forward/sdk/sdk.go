@@ -22,6 +22,10 @@ type Plugin = hearth.Plugin
 // PluginSDK is the API a plugin gets at Start.
 type PluginSDK = hearth.PluginSDK
 
+// New returns a PluginSDK not connected to Hearth, for a plugin's own
+// tests (HomeAgent's constructor).
+var New = hearth.New
+
 // ToolDef describes a tool.
 type ToolDef = hearth.ToolDef
 

@@ -1,13 +1,14 @@
 // Package brokengate is a test plugin whose xbot hooks break: its
 // UserPromptSubmit hook errs on a message containing "boom" and panics on
-// one containing "crash" (Hearth must then refuse the message, not pass
-// it), its PostToolUse hook panics and its AgentStop hook errs (Hearth
+// one containing "crash" and ends its process on one containing "die"
+// (Hearth must then refuse the message, not pass it), its PostToolUse hook panics and its AgentStop hook errs (Hearth
 // logs those and goes on).
 package brokengate
 
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 
 	plugin "github.com/hearth-agent/hearth/sdk/xbot"
@@ -31,6 +32,8 @@ func (Gate) Activate(ctx plugin.PluginContext) error {
 			return nil, errors.New("the word list is gone")
 		case strings.Contains(p.ToolInput, "crash"):
 			panic("index out of range in the word list")
+		case strings.Contains(p.ToolInput, "die"):
+			os.Exit(3)
 		}
 		return nil, nil
 	}); err != nil {
