@@ -92,6 +92,7 @@ type flags struct {
 	limit                           int
 	lines                           int    // -n: plugin logs
 	id                              string // --id: plugin install of a HomeAgent source folder
+	yes                             bool   // --yes: plugin upgrade that asks for more rights
 	since                           time.Duration
 }
 
@@ -104,7 +105,7 @@ var commandFlags = map[string][]string{
 	"tools":    {"data-dir", "v", "json"},
 	"policy":   {"data-dir", "v", "channel", "group", "json"},
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
-	"plugin":   {"data-dir", "v", "n", "id", "json"},
+	"plugin":   {"data-dir", "v", "n", "id", "json", "yes"},
 	"settings": {"data-dir", "v", "json"},
 }
 
@@ -133,6 +134,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.IntVar(&f.limit, "limit", 50, "")
 	fs.IntVar(&f.lines, "n", 0, "")
 	fs.StringVar(&f.id, "id", "", "")
+	fs.BoolVar(&f.yes, "yes", false, "")
 	fs.DurationVar(&f.since, "since", 0, "")
 	// Flags may come before or after the message; "--" ends them.
 	var rest []string

@@ -39,7 +39,8 @@ const pluginUsage = `Usage:
   hearth plugin install URL|ARCHIVE  the same from a git URL (cloned at depth 1)
                                  or a .tar.gz/.zip (a file or an http(s) URL)
   hearth plugin upgrade ID       fetch a plugin installed from a URL or archive
-                                 again and replace it, keeping its settings and data
+                                 again and replace it, keeping its settings and data;
+                                 new rights are shown and asked (--yes off a terminal)
   hearth plugin remove NAME      move the plugin's folder to the trash, then forget NAME
   hearth plugin forget NAME      free the plugin name NAME: its settings (secrets
                                  too), storage and data folder go to the trash, so

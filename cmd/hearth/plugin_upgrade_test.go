@@ -50,7 +50,8 @@ func TestPluginInstallFromGitAndUpgrade(t *testing.T) {
 		t.Fatalf("install: %d %q %q", code, out, errOut)
 	}
 	dst := filepath.Join(home, "plugins", "greeter")
-	rec, err := pluginhost.ReadSourceRecord(dst)
+	plugins := filepath.Join(home, "plugins")
+	rec, err := pluginhost.ReadSourceRecord(plugins, "greeter")
 	if err != nil || rec.Source != url || rec.Kind != "git" || rec.Commit != gitIn(t, src, "rev-parse", "HEAD") {
 		t.Fatalf("record %+v %v", rec, err)
 	}
@@ -71,11 +72,43 @@ func TestPluginInstallFromGitAndUpgrade(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dst, "VERSION")); string(b) != "2" {
 		t.Fatalf("VERSION %q after the upgrade", b)
 	}
-	if rec2, _ := pluginhost.ReadSourceRecord(dst); rec2.Commit != gitIn(t, src, "rev-parse", "HEAD") {
+	if rec2, _ := pluginhost.ReadSourceRecord(plugins, "greeter"); rec2.Commit != gitIn(t, src, "rev-parse", "HEAD") {
 		t.Fatalf("record after the upgrade %+v", rec2)
 	}
 	if b, _ := os.ReadFile(filepath.Join(data, "notes")); string(b) != "kept" {
 		t.Fatalf("data folder: %q", b)
+	}
+
+	// A version that asks for more rights is shown and, off a terminal,
+	// refused without --yes.
+	os.WriteFile(filepath.Join(src, "plugin.json"), []byte(`{"id": "greeter", "command": ["./run"], "capabilities": ["llm"]}`), 0o644)
+	os.WriteFile(filepath.Join(src, "VERSION"), []byte("3"), 0o644)
+	gitIn(t, src, "commit", "-q", "-am", "v3")
+	gitIn(t, src, "push", "-q", bare, "main")
+	out, errOut, code = hearth(t, env, "", "plugin", "upgrade", "greeter")
+	if code != 1 || !strings.Contains(out, "capabilities: (none) -> llm") || !strings.Contains(errOut, "--yes") {
+		t.Fatalf("wider rights without --yes: %d %q %q", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "VERSION")); string(b) != "2" {
+		t.Fatalf("VERSION %q after a refused upgrade", b)
+	}
+	if out, errOut, code := hearth(t, env, "", "plugin", "upgrade", "--yes", "greeter"); code != 0 || !strings.Contains(out, "upgraded greeter") {
+		t.Fatalf("wider rights with --yes: %d %q %q", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "VERSION")); string(b) != "3" {
+		t.Fatalf("VERSION %q after an accepted upgrade", b)
+	}
+
+	// An upgrade cut short after moving the old folder out is undone at
+	// the next run.
+	if _, err := pluginhost.SetAside(plugins, "greeter"); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, _ := hearth(t, env, "", "plugin", "upgrade", "nope"); !strings.Contains(errOut, "its old folder is back") {
+		t.Fatalf("restore: %q", errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "VERSION")); string(b) != "3" {
+		t.Fatalf("VERSION %q after the restore", b)
 	}
 
 	// A source that now holds another plugin is refused; the old folder stays.
@@ -85,7 +118,7 @@ func TestPluginInstallFromGitAndUpgrade(t *testing.T) {
 	if _, errOut, code := hearth(t, env, "", "plugin", "upgrade", "greeter"); code != 1 || !strings.Contains(errOut, `holds the plugin "other"`) {
 		t.Fatalf("renamed: %d %q", code, errOut)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dst, "VERSION")); string(b) != "2" {
+	if b, _ := os.ReadFile(filepath.Join(dst, "VERSION")); string(b) != "3" {
 		t.Fatalf("VERSION %q after a refused upgrade", b)
 	}
 
@@ -142,7 +175,7 @@ func TestPluginInstallFromArchive(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(home, "plugins", "greeter", "README")); string(b) != "hi" {
 		t.Fatalf("README %q", b)
 	}
-	if rec, err := pluginhost.ReadSourceRecord(filepath.Join(home, "plugins", "greeter")); err != nil || rec.Kind != "archive" {
+	if rec, err := pluginhost.ReadSourceRecord(filepath.Join(home, "plugins"), "greeter"); err != nil || rec.Kind != "archive" {
 		t.Fatalf("record %+v %v", rec, err)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(home, "fetched")); len(entries) != 0 {

@@ -5,7 +5,6 @@ import (
 	"archive/zip"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +20,9 @@ import (
 // Plugins installed from elsewhere than a folder: a git repository
 // (cloned at depth 1) or an archive (.tar.gz, .tgz, .zip; a local file or
 // an http(s) URL). Fetch brings either into a folder of its own, which is
-// then installed as a folder is; the source is recorded in the installed
-// folder (SourceFile) so that `hearth plugin upgrade` can fetch it again.
+// then installed as a folder is; the source is recorded in the data
+// directory (WriteSourceRecord) so that `hearth plugin upgrade` can fetch
+// it again.
 // An archive is refused when it is over MaxArchiveBytes, unpacks to more
 // than MaxUnpackedBytes or MaxArchiveEntries, or has an entry whose path
 // leaves the folder or a link that points out of it; other links are not
@@ -41,24 +41,8 @@ var (
 	maxUnpackedBytes int64 = MaxUnpackedBytes
 )
 
-// SourceFile is the file in an installed plugin folder that records
-// where it was fetched from.
-const SourceFile = ".hearth-source.json"
-
 // ErrArchive means an archive was refused: see its message.
 var ErrArchive = errors.New("archive refused")
-
-// SourceRecord is SourceFile's content.
-type SourceRecord struct {
-	// Source is what was installed: a git URL or an archive's URL or
-	// absolute path.
-	Source string `json:"source"`
-	// Kind is "git" or "archive".
-	Kind string `json:"kind"`
-	// Commit is the commit a git source was at.
-	Commit    string    `json:"commit,omitempty"`
-	FetchedAt time.Time `json:"fetched_at"`
-}
 
 // archiveKind returns the archive format src's name says, or "".
 func archiveKind(src string) string {
@@ -97,9 +81,20 @@ func IsFetched(src string) bool {
 // plugin (an archive's single top folder is stepped into) and what to
 // record. The same src fetched to the same dst gives the same folder, so
 // a HomeAgent source folder is rebuilt in place. hc downloads archives
-// (nil: http.DefaultClient).
+// (nil: a client with timeouts); whatever it is, a redirect that changes
+// the scheme is refused. Fetch refuses what IsFetched refuses and a URL
+// with a password, and gives up after ten minutes.
 func Fetch(ctx context.Context, src, dst string, hc *http.Client) (string, SourceRecord, error) {
 	rec := SourceRecord{Source: src, FetchedAt: time.Now().UTC()}
+	if err := checkSource(src); err != nil {
+		return "", rec, err
+	}
+	if githubAPIArchive(src) {
+		return "", rec, fmt.Errorf("%s is a GitHub archive whose name says no format: give .../archive/refs/heads/BRANCH.tar.gz (or .zip), "+
+			"or the repository's git URL", redact(src))
+	}
+	ctx, cancel := context.WithTimeout(ctx, fetchLimit)
+	defer cancel()
 	if err := os.RemoveAll(dst); err != nil {
 		return "", rec, err
 	}
@@ -121,6 +116,9 @@ func Fetch(ctx context.Context, src, dst string, hc *http.Client) (string, Sourc
 		}
 		err = fetchArchive(ctx, rec.Source, kind, dst, root, hc)
 	}
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("%w (fetching takes at most %s)", err, fetchLimit)
+	}
 	if err != nil {
 		os.RemoveAll(dst)
 		return "", rec, err
@@ -136,18 +134,26 @@ func FolderID(dir string) (string, error) {
 }
 
 // gitClone clones src at depth 1 into dst, without its .git folder, and
-// returns the commit. No prompt is shown for credentials.
+// returns the commit. No prompt is shown for credentials. Only the
+// https, http, ssh and git protocols are allowed (file too for a file://
+// URL): no remote helper (NAME::ADDRESS) or ext:: command runs.
 func gitClone(ctx context.Context, src, dst string) (string, error) {
 	if strings.HasPrefix(src, "-") {
 		return "", fmt.Errorf("%q is not a git URL", src)
 	}
-	cmd := exec.CommandContext(ctx, "git", "-c", "protocol.ext.allow=never", "clone", "--quiet", "--depth", "1", "--", src, dst)
+	args := []string{"-c", "protocol.allow=never", "-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
+		"-c", "protocol.ssh.allow=always", "-c", "protocol.git.allow=always"}
+	if strings.HasPrefix(src, "file://") {
+		args = append(args, "-c", "protocol.file.allow=always")
+	}
+	args = append(args, "clone", "--quiet", "--depth", "1", "--no-recurse-submodules", "--", src, dst)
+	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return "", fmt.Errorf("installing from a git URL needs git, which is not on PATH: %w", err)
 		}
-		return "", fmt.Errorf("git clone %s: %w: %s", src, err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("git clone %s: %w: %s", redact(src), err, strings.TrimSpace(string(out)))
 	}
 	rev := exec.CommandContext(ctx, "git", "-C", dst, "rev-parse", "HEAD")
 	commit, err := rev.Output()
@@ -172,54 +178,20 @@ func fetchArchive(ctx context.Context, src, kind, tmp, root string, hc *http.Cli
 		return err
 	}
 	if fi.Size() > maxArchiveBytes {
-		return fmt.Errorf("%w: %s is over %d MiB", ErrArchive, src, MaxArchiveBytes>>20)
+		return fmt.Errorf("%w: %s is over %d MiB", ErrArchive, redact(src), MaxArchiveBytes>>20)
 	}
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return err
 	}
 	if kind == "zip" {
-		return unzip(file, root)
+		return unzip(ctx, file, root)
 	}
 	f, err := os.Open(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return untar(f, root)
-}
-
-// download saves url to file, refusing more than MaxArchiveBytes.
-func download(ctx context.Context, url, file string, hc *http.Client) error {
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("downloading %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("downloading %s: %s", url, resp.Status)
-	}
-	out, err := os.OpenFile(file, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(out, io.LimitReader(resp.Body, maxArchiveBytes+1))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("downloading %s: %w", url, err)
-	case n > maxArchiveBytes:
-		return fmt.Errorf("%w: %s is over %d MiB", ErrArchive, url, MaxArchiveBytes>>20)
-	}
-	return nil
+	return untar(ctx, f, root)
 }
 
 // unpacker writes an archive's entries under root, keeping its limits.
@@ -257,6 +229,17 @@ func (u *unpacker) link(name, target string) error {
 	return nil
 }
 
+// count counts n bytes an entry not unpacked holds against the limit.
+func (u *unpacker) count(n int64) error {
+	if n > 0 {
+		u.bytes += n
+	}
+	if u.bytes > maxUnpackedBytes {
+		return fmt.Errorf("%w: unpacks to more than %d MiB", ErrArchive, MaxUnpackedBytes>>20)
+	}
+	return nil
+}
+
 // file writes one regular file's content, counting it against the limit.
 func (u *unpacker) file(dst string, mode os.FileMode, r io.Reader) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
@@ -277,7 +260,10 @@ func (u *unpacker) file(dst string, mode os.FileMode, r io.Reader) error {
 	return err
 }
 
-func untar(r io.Reader, root string) error {
+// untar unpacks the .tar.gz r into root. Every entry's size counts
+// against the limit, those not unpacked too: the tar reader inflates
+// them all the same.
+func untar(ctx context.Context, r io.Reader, root string) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return fmt.Errorf("%w: not a .tar.gz: %w", ErrArchive, err)
@@ -285,6 +271,9 @@ func untar(r io.Reader, root string) error {
 	tr := tar.NewReader(gz)
 	u := &unpacker{root: root}
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -295,6 +284,11 @@ func untar(r io.Reader, root string) error {
 		dst, err := u.target(h.Name)
 		if err != nil {
 			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			if err := u.count(h.Size); err != nil {
+				return err
+			}
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
@@ -314,7 +308,8 @@ func untar(r io.Reader, root string) error {
 	}
 }
 
-func unzip(file, root string) error {
+// unzip unpacks the .zip file into root.
+func unzip(ctx context.Context, file, root string) error {
 	zr, err := zip.OpenReader(file)
 	if err != nil {
 		return fmt.Errorf("%w: not a .zip: %w", ErrArchive, err)
@@ -322,6 +317,9 @@ func unzip(file, root string) error {
 	defer zr.Close()
 	u := &unpacker{root: root}
 	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		dst, err := u.target(f.Name)
 		if err != nil {
 			return err
@@ -374,27 +372,4 @@ func pluginRoot(root string) string {
 		}
 		root = filepath.Join(root, entries[0].Name())
 	}
-}
-
-// WriteSourceRecord records in the installed plugin folder dir where it
-// was fetched from.
-func WriteSourceRecord(dir string, rec SourceRecord) error {
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, SourceFile), append(b, '\n'), 0o600)
-}
-
-// ReadSourceRecord reads what WriteSourceRecord wrote in dir.
-func ReadSourceRecord(dir string) (SourceRecord, error) {
-	var rec SourceRecord
-	b, err := os.ReadFile(filepath.Join(dir, SourceFile))
-	if err != nil {
-		return rec, err
-	}
-	if err := json.Unmarshal(b, &rec); err != nil || rec.Source == "" || (rec.Kind != "git" && rec.Kind != "archive") {
-		return rec, fmt.Errorf("%s: not a source record", filepath.Join(dir, SourceFile))
-	}
-	return rec, nil
 }

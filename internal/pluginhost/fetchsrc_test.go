@@ -215,20 +215,58 @@ func TestFetchArchiveRefused(t *testing.T) {
 	}
 }
 
+// A source record lives in the data directory, not in the plugin folder;
+// one an older Hearth left in the folder is moved out once; a bad one is
+// refused.
 func TestSourceRecord(t *testing.T) {
-	dir := t.TempDir()
+	plugins := filepath.Join(t.TempDir(), "plugins")
+	os.MkdirAll(filepath.Join(plugins, "p"), 0o700)
 	rec := SourceRecord{Source: "https://example.com/p.git", Kind: "git", Commit: "abc"}
-	if err := WriteSourceRecord(dir, rec); err != nil {
+	if err := WriteSourceRecord(plugins, "p", rec); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadSourceRecord(dir)
+	got, err := ReadSourceRecord(plugins, "p")
 	if err != nil || got.Source != rec.Source || got.Commit != "abc" {
 		t.Fatalf("%+v %v", got, err)
 	}
-	writeFetchFile(t, filepath.Join(dir, SourceFile), []byte(`{"source": "x", "kind": "ftp"}`))
-	if _, err := ReadSourceRecord(dir); err == nil {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(plugins), SourceDir, "p.json")); err != nil {
+		t.Fatalf("the record is not in the data directory: %v", err)
+	}
+	writeFetchFile(t, SourceRecordFile(plugins, "p"), []byte(`{"source": "x", "kind": "ftp"}`))
+	if _, err := ReadSourceRecord(plugins, "p"); err == nil {
 		t.Fatal("a bad record was read")
 	}
+
+	os.MkdirAll(filepath.Join(plugins, "old"), 0o700)
+	legacy := filepath.Join(plugins, "old", LegacySourceFile)
+	writeFetchFile(t, legacy, []byte(`{"source": "https://example.com/old.git", "kind": "git"}`))
+	if got, err := ReadSourceRecord(plugins, "old"); err != nil || got.Source != "https://example.com/old.git" {
+		t.Fatalf("legacy record: %+v %v", got, err)
+	}
+	if _, err := os.Stat(legacy); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the legacy record stayed in the folder: %v", err)
+	}
+	if got, err := ReadSourceRecord(plugins, "old"); err != nil || got.Source != "https://example.com/old.git" {
+		t.Fatalf("migrated record: %+v %v", got, err)
+	}
+	if _, err := ReadSourceRecord(plugins, "none"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("no record: %v", err)
+	}
+}
+
+// FuzzSourceRecord reads any bytes as a source record: it never panics,
+// and what it accepts has a source and a known kind.
+func FuzzSourceRecord(f *testing.F) {
+	f.Add([]byte(`{"source": "https://example.com/p.git", "kind": "git"}`))
+	f.Add([]byte(`{"source": "x", "kind": "ftp"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file := filepath.Join(t.TempDir(), "r.json")
+		os.WriteFile(file, b, 0o600)
+		rec, err := readSourceRecord(file)
+		if err == nil && (rec.Source == "" || (rec.Kind != "git" && rec.Kind != "archive")) {
+			t.Fatalf("accepted %+v", rec)
+		}
+	})
 }
 
 // FuzzUntar unpacks any bytes as a .tar.gz: it never panics and never
@@ -241,7 +279,7 @@ func FuzzUntar(f *testing.F) {
 		work := t.TempDir()
 		root := filepath.Join(work, "root")
 		os.Mkdir(root, 0o700)
-		_ = untar(bytes.NewReader(b), root)
+		_ = untar(context.Background(), bytes.NewReader(b), root)
 		entries, _ := os.ReadDir(work)
 		if len(entries) != 1 {
 			t.Fatalf("written beside the folder: %v", entries)

@@ -69,6 +69,11 @@ func InstallFolder(ctx context.Context, owners NameOwners, pluginsDir, src strin
 		os.RemoveAll(dst)
 		return "", fmt.Errorf("copying %s: %w", src, err)
 	}
+	// A folder is upgraded by installing it again: a record of where a
+	// plugin of this id was fetched from no longer holds.
+	if err := RemoveSourceRecord(pluginsDir, id); err != nil {
+		return "", fmt.Errorf("forgetting where an earlier %s came from: %w", id, err)
+	}
 	return id, nil
 }
 
@@ -96,6 +101,9 @@ func folderID(src string) (id, name string, err error) {
 	return "", "", fmt.Errorf("not a plugin folder: %w", err)
 }
 
+// copyTree copies the folder src to dst, without links, devices or a
+// source record the folder ships (LegacySourceFile: where upgrades come
+// from is Hearth's record, never the plugin's).
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -104,6 +112,9 @@ func copyTree(src, dst string) error {
 		rel, err := filepath.Rel(src, path)
 		if err != nil {
 			return err
+		}
+		if rel == LegacySourceFile {
+			return nil
 		}
 		target := filepath.Join(dst, rel)
 		info, err := d.Info()
