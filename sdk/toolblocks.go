@@ -149,8 +149,8 @@ func (s *PluginSDK) withToolBlocks(h RawToolHandler) RawToolHandler {
 // SetToolBlocks is HomeAgent's way for a tool to show the model images in
 // its result: called by a tool handler while it runs, the image blocks
 // join that call's result as images (as an ImageResult's do), which a
-// model that accepts images sees. Only base64 data: URLs of images can be
-// passed this way; an http(s) URL or an audio block is named in the
+// model that accepts images sees: a base64 data: URL decoded, an http(s)
+// URL as given (Image.URL). Another URL or an audio block is named in the
 // result's text instead. The call is the one whose handler runs on the
 // calling goroutine, or else the plugin's only running call; with
 // neither (outside any call, or on a goroutine of its own while several
@@ -165,20 +165,25 @@ func (s *PluginSDK) SetToolBlocks(blocks []ContentBlock) {
 	}
 }
 
-// blockImages decodes the image blocks with base64 data: URLs of an
-// image/* type into images, and returns a note naming the blocks it could
-// not pass on.
+// blockImages turns the image blocks into images (a base64 data: URL of
+// an image/* type decoded, an http(s) URL kept as Image.URL), and returns
+// a note naming the blocks it could not pass on.
 func blockImages(blocks []ContentBlock) ([]Image, string) {
 	var images []Image
 	var lines []string
 	for _, b := range blocks {
 		switch {
 		case b.ImageURL != nil:
-			if im, ok := decodeDataImage(b.ImageURL.URL); ok {
+			url := strings.TrimSpace(b.ImageURL.URL)
+			if im, ok := decodeDataImage(url); ok {
 				images = append(images, im)
 				continue
 			}
-			lines = append(lines, mediaLine("image", b.ImageURL.URL)+" (not shown: only data: images reach the model)")
+			if lower := strings.ToLower(url); strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://") {
+				images = append(images, Image{URL: url}) // the host checks it (toolcall)
+				continue
+			}
+			lines = append(lines, mediaLine("image", url)+" (not shown: not an http(s) or base64 data: image URL)")
 		case b.AudioURL != nil:
 			lines = append(lines, mediaLine("audio", b.AudioURL.URL)+" (not passed: Hearth sends models no audio)")
 		case b.Type == "text" && b.Text != "":

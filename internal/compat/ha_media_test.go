@@ -182,7 +182,7 @@ func TestHomeAgentMedia(t *testing.T) {
 					t.Fatalf("%s", got)
 				}
 			}},
-		{"SetToolBlocks", "the call's data: image reaches the model after the tool messages; the http one is named; another call gets none", true,
+		{"SetToolBlocks", "the call's data: and http(s) images reach the model after the tool messages, as given; a file: one is named; another call gets none", true,
 			func(t *testing.T, h *mediaHost) {
 				h.srv.Push(llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "s", Name: h.tool(t, "snap"), Arguments: `{}`},
 					{ID: "p", Name: h.tool(t, "plain"), Arguments: `{"n":1}`}}}, llmtest.Reply{Text: "a dot"})
@@ -203,13 +203,13 @@ func TestHomeAgentMedia(t *testing.T) {
 						_, images = parts(m)
 					}
 				}
-				if !strings.Contains(snap, `"snapped":true`) || !strings.Contains(snap, "[image: https://example.invalid/far.png] (not shown") {
+				if !strings.Contains(snap, `"snapped":true`) || !strings.Contains(snap, "[image: file:///etc/passwd] (not shown") {
 					t.Fatalf("snap %q", snap)
 				}
 				if plain != "plain 1" {
 					t.Fatalf("plain %q", plain)
 				}
-				if len(images) != 1 || images[0] != mediabot.Pixel {
+				if strings.Join(images, " ") != mediabot.Pixel+" https://example.invalid/far.png" {
 					t.Fatalf("images %q", images)
 				}
 			}},

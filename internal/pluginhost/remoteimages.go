@@ -12,7 +12,7 @@ import (
 func remoteImages(v any, res *wire.ToolCallResult) any {
 	images := make([]sdk.Image, 0, len(res.Images))
 	for _, im := range res.Images {
-		images = append(images, sdk.Image{MIMEType: im.MIMEType, Data: im.Data})
+		images = append(images, sdk.Image{MIMEType: im.MIMEType, Data: im.Data, URL: im.URL})
 	}
 	return remoteImageResult{value: v, images: images, note: res.Note}
 }

@@ -558,10 +558,10 @@ func wireImages(v any) []wire.Image {
 		if len(out) == toolcall.MaxImages {
 			break
 		}
-		if len(im.Data) == 0 || len(im.Data) > toolcall.MaxImageBytes {
+		if len(im.Data) > toolcall.MaxImageBytes || len(im.URL) > toolcall.MaxImageURL || len(im.Data) == 0 && im.URL == "" {
 			continue
 		}
-		out = append(out, wire.Image{MIMEType: im.MIMEType, Data: im.Data})
+		out = append(out, wire.Image{MIMEType: im.MIMEType, Data: im.Data, URL: im.URL})
 	}
 	return out
 }

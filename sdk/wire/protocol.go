@@ -303,10 +303,12 @@ type ToolCallResult struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Image is one picture of a tool result; Data is base64 in JSON.
+// Image is one picture of a tool result: MIMEType and Data (base64 in
+// JSON), or an http(s) URL passed to the model as given (sdk.Image.URL).
 type Image struct {
-	MIMEType string `json:"mimeType"`
-	Data     []byte `json:"data"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Data     []byte `json:"data,omitempty"`
+	URL      string `json:"url,omitempty"`
 }
 
 // StageContext is sdk.StageContext on the wire (without its lock).

@@ -52,12 +52,13 @@ func (p *Plugin) Start(s *sdk.PluginSDK) error {
 	}); err != nil {
 		return err
 	}
-	// snap: a camera tool that shows the model its picture (SetToolBlocks)
-	// and names one it cannot pass (an http URL).
+	// snap: a camera tool that shows the model its picture and a remote
+	// one (SetToolBlocks); a block of another scheme is named only.
 	if err := s.RegisterTool("snap", sdk.ToolDef{Description: "take a picture"}, func(args map[string]any) (any, error) {
 		p.sdk.SetToolBlocks([]sdk.ContentBlock{
 			{Type: "image_url", ImageURL: &sdk.ImageURL{URL: Pixel}},
-			{Type: "image_url", ImageURL: &sdk.ImageURL{URL: "https://example.invalid/far.png"}},
+			{Type: "image_url", ImageURL: &sdk.ImageURL{URL: "https://example.invalid/far.png", Detail: "auto"}},
+			{Type: "image_url", ImageURL: &sdk.ImageURL{URL: "file:///etc/passwd"}},
 		})
 		return map[string]any{"snapped": true}, nil
 	}); err != nil {
