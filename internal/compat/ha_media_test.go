@@ -182,6 +182,26 @@ func TestHomeAgentMedia(t *testing.T) {
 					t.Fatalf("%s", got)
 				}
 			}},
+		{"InjectInterruptMediaOpts, InjectInputMedia", "queued inputs carry their images too", true,
+			func(t *testing.T, h *mediaHost) {
+				seen := make(chan string, 2)
+				h.srv.Push(llmtest.Reply{Func: func(req llmtest.Request) llmtest.Reply {
+					r := userParts(req)
+					seen <- r.Text
+					return r
+				}}, llmtest.Reply{Func: func(req llmtest.Request) llmtest.Reply {
+					r := userParts(req)
+					seen <- r.Text
+					return r
+				}})
+				h.call(t, "doorbell", `{}`)
+				for range 2 {
+					got := <-seen
+					if !strings.Contains(got, `"images":["https://example.invalid/door.jpg"]`) {
+						t.Fatalf("%s", got)
+					}
+				}
+			}},
 		{"SetToolBlocks", "the call's data: and http(s) images reach the model after the tool messages, as given; a file: one is named; another call gets none", true,
 			func(t *testing.T, h *mediaHost) {
 				h.srv.Push(llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "s", Name: h.tool(t, "snap"), Arguments: `{}`},

@@ -127,3 +127,20 @@ func withImages(m llm.Message, images []llm.Image) llm.Message {
 	}
 	return m
 }
+
+// reattachImages gives the input's images back to the user message a
+// pre_action handler returned (ContextMsgs are text): the last user
+// message whose text is still the input's. A handler that rewrote it
+// sends the model its text alone.
+func reattachImages(msgs []llm.Message, text string, images []llm.Image) []llm.Message {
+	if len(images) == 0 {
+		return msgs
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" && msgs[i].Content == text {
+			msgs[i].Images = images
+			break
+		}
+	}
+	return msgs
+}

@@ -3,6 +3,8 @@ package kernel
 import (
 	"strings"
 	"testing"
+
+	"github.com/hearth-agent/hearth/internal/llm"
 )
 
 func TestImageURLProblem(t *testing.T) {
@@ -37,4 +39,12 @@ func FuzzImageURLProblem(f *testing.F) {
 			t.Fatalf("accepted %q", url)
 		}
 	})
+}
+
+func TestReattachImages(t *testing.T) {
+	images := []llm.Image{{URL: "https://x.invalid/a.png"}}
+	msgs := reattachImages([]llm.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "hi"}, {Role: "user", Content: "hi"}}, "hi", images)
+	if len(msgs[0].Images) != 0 || len(msgs[1].Images) != 0 || len(msgs[2].Images) != 1 {
+		t.Fatalf("%+v", msgs)
+	}
 }

@@ -111,7 +111,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		if sc.Response != nil {
 			return k.respond(ctx, t, *sc.Response, true)
 		}
-		msgs = fromMaps(sc.ContextMsgs, k.log)
+		msgs = reattachImages(fromMaps(sc.ContextMsgs, k.log), t.user.Content, inputImages)
 	}
 
 	if err := k.saveUser(ctx, t); err != nil {

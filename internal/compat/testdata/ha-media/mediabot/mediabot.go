@@ -64,6 +64,16 @@ func (p *Plugin) Start(s *sdk.PluginSDK) error {
 	}); err != nil {
 		return err
 	}
+	// doorbell: a camera's ring, as an interrupt with its snapshot
+	// (InjectInterruptMediaOpts), and a follow-up (InjectInputMedia).
+	if err := s.RegisterTool("doorbell", sdk.ToolDef{Description: "ring"}, func(args map[string]any) (any, error) {
+		shot := []sdk.ContentBlock{{Type: "image_url", ImageURL: &sdk.ImageURL{URL: "https://example.invalid/door.jpg"}}}
+		p.sdk.InjectInterruptMediaOpts(p.name, p.name, "someone rang", shot, sdk.InjectOptions{NoMemory: true})
+		p.sdk.InjectInputMedia(p.name, p.name, "still there", shot)
+		return "rung", nil
+	}); err != nil {
+		return err
+	}
 	// plain: a tool that sets no blocks; its result never carries snap's.
 	return s.RegisterTool("plain", sdk.ToolDef{Description: "no pictures"}, func(args map[string]any) (any, error) {
 		return fmt.Sprintf("plain %v", args["n"]), nil
