@@ -166,3 +166,12 @@ func ExamplePluginSDK_RegisterOutputChannel() {
 	// received.
 	_ = (&chatBridge{}).received
 }
+
+// A tool returns a picture beside its usual value; a model that accepts
+// images sees it, another reads the value alone.
+func ExampleWithImages() {
+	png := []byte("\x89PNG...") // the camera's bytes
+	v := sdk.WithImages(map[string]any{"taken": "kitchen"}, []sdk.Image{{MIMEType: "image/png", Data: png}})
+	fmt.Println(len(v.(sdk.ImageResult).ResultImages()))
+	// Output: 1
+}

@@ -26,10 +26,12 @@ type AudioURL struct {
 	URL string `json:"url"`
 }
 
-// mediaText folds blocks into the input's text, which is how Hearth
-// passes them on for now: text blocks as paragraphs, an image or audio
-// block as a line naming its URL ("[image: https://...]"), a data: URL
-// as its kind alone, since its bytes would swamp the conversation.
+// mediaText folds blocks into the input's text, which is what is stored
+// and what a model that does not accept images reads: text blocks as
+// paragraphs, an image or audio block as a line naming its URL
+// ("[image: https://...]"), a data: URL as its kind alone, since its
+// bytes would swamp the conversation. The image blocks themselves travel
+// in Injection.Media (mediaBlocks).
 func mediaText(text string, blocks []ContentBlock) string {
 	parts := []string{}
 	if text != "" {
@@ -46,6 +48,18 @@ func mediaText(text string, blocks []ContentBlock) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// mediaBlocks returns the image and audio blocks of blocks, the ones
+// Injection.Media carries (text blocks are in the text already).
+func mediaBlocks(blocks []ContentBlock) []ContentBlock {
+	var out []ContentBlock
+	for _, b := range blocks {
+		if b.ImageURL != nil || b.AudioURL != nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func mediaLine(kind, url string) string {
@@ -73,7 +87,7 @@ func (s *PluginSDK) InjectInputMedia(source, channel, text string, blocks []Cont
 
 // InjectInputMediaOpts is InjectInputMedia with options.
 func (s *PluginSDK) InjectInputMediaOpts(source, channel, text string, blocks []ContentBlock, opts InjectOptions) {
-	s.inject(Injection{Channel: channel, Text: mediaText(text, blocks), NoMemory: opts.NoMemory})
+	s.inject(Injection{Channel: channel, Text: mediaText(text, blocks), Media: mediaBlocks(blocks), NoMemory: opts.NoMemory})
 }
 
 // InjectInputMediaSync is InjectInputMedia that waits for the answer, as
@@ -84,7 +98,13 @@ func (s *PluginSDK) InjectInputMediaSync(source, channel, text string, blocks []
 
 // InjectInputMediaSyncOpts is InjectInputMediaSync with options.
 func (s *PluginSDK) InjectInputMediaSyncOpts(source, channel, text string, blocks []ContentBlock, opts InjectOptions) string {
-	return s.InjectInputSyncOpts(source, channel, mediaText(text, blocks), opts)
+	in := Injection{Source: s.name, Channel: channel, Text: mediaText(text, blocks), Media: mediaBlocks(blocks), NoMemory: opts.NoMemory}
+	out, err := s.b.InjectSync(context.Background(), s.name, in)
+	if err != nil {
+		s.Logger().Warn("injected input failed", "channel", channel, "err", err)
+		return ""
+	}
+	return out
 }
 
 // InjectInterruptMedia is InjectInterruptText with media blocks.
@@ -94,15 +114,5 @@ func (s *PluginSDK) InjectInterruptMedia(source, channel, text string, blocks []
 
 // InjectInterruptMediaOpts is InjectInterruptMedia with options.
 func (s *PluginSDK) InjectInterruptMediaOpts(source, channel, text string, blocks []ContentBlock, opts InjectOptions) {
-	s.inject(Injection{Channel: channel, Text: mediaText(text, blocks), Interrupt: true, NoMemory: opts.NoMemory})
-}
-
-// SetToolBlocks is HomeAgent's way for a tool to show the model images or
-// audio in its next tool message. Hearth does not support it yet: the
-// blocks are dropped and a warning logged. A tool returns images as
-// a value implementing ImageResult instead.
-func (s *PluginSDK) SetToolBlocks(blocks []ContentBlock) {
-	if len(blocks) > 0 {
-		s.Logger().Warn("SetToolBlocks is not supported by this host; blocks dropped", "blocks", len(blocks))
-	}
+	s.inject(Injection{Channel: channel, Text: mediaText(text, blocks), Media: mediaBlocks(blocks), Interrupt: true, NoMemory: opts.NoMemory})
 }

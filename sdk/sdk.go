@@ -90,6 +90,11 @@ type Injection struct {
 	Text      string `json:"text"`               //
 	Interrupt bool   `json:"interrupt,omitzero"` // cancel the session's in-flight model call and run next
 	NoMemory  bool   `json:"noMemory,omitzero"`  // answer, but do not write the exchange to memory
+	// Media are the input's image and audio blocks (HomeAgent's
+	// InjectInputMedia). Text already names each one; a model that
+	// accepts images also gets the image blocks as image parts of this
+	// message, for this turn only (see docs/plugins.md, "Media").
+	Media []ContentBlock `json:"media,omitempty"`
 }
 
 // InjectOptions qualifies one injection (HomeAgent's). The zero value is
@@ -129,6 +134,7 @@ type PluginSDK struct {
 	autoRestart bool
 	onStop      []func()
 	onRemove    []func()
+	blocks      toolBlocks // SetToolBlocks's blocks of the running call
 }
 
 // PluginName returns the plugin's registered name.
@@ -195,7 +201,7 @@ func (s *PluginSDK) RegisterRawTool(name string, def ToolDef, handler RawToolHan
 func (s *PluginSDK) registerRaw(name string, def ToolDef, h RawToolHandler) error {
 	def.Name = name
 	def.Plugin = s.name
-	return s.b.RegisterTool(s.name, def, h)
+	return s.b.RegisterTool(s.name, def, s.withToolBlocks(h))
 }
 
 // StageScope says which events a stage handler receives (HomeAgent's

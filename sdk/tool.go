@@ -197,6 +197,10 @@ type ToolContext struct {
 type Image struct {
 	MIMEType string // image/png, image/jpeg, ...
 	Data     []byte
+	// URL, instead of MIMEType and Data, is an http(s) URL of the image
+	// (at most 2048 bytes), passed to the model as given: the provider
+	// fetches it, Hearth never does. SetToolBlocks makes these.
+	URL string
 }
 
 // ImageResult is implemented by a tool result that carries images: the

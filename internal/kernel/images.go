@@ -39,7 +39,7 @@ func (k *Kernel) imageMessage(t *turnState) (llm.Message, bool) {
 	}
 	m := llm.Message{Role: "user", Content: imagesIntro, Images: make([]llm.Image, len(images))}
 	for i, im := range images {
-		m.Images[i] = llm.Image{MIMEType: im.MIMEType, Data: im.Data}
+		m.Images[i] = llm.Image{MIMEType: im.MIMEType, Data: im.Data, URL: im.URL}
 	}
 	return m, true
 }

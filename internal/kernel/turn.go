@@ -80,6 +80,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	sc := t.sc
 	k.runStage(t, sdk.StageOnInput, "")
 	t.user = userMessage(in, sc.RawMessage)
+	inputImages := k.inputImages(&t.user, in.Media)
 	if sc.Response != nil {
 		return k.respond(ctx, t, *sc.Response, true)
 	}
@@ -93,7 +94,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	msgs := make([]llm.Message, 0, len(s.history)+2)
 	msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})
 	msgs = append(msgs, s.history...)
-	msgs = append(msgs, t.user)
+	msgs = append(msgs, withImages(t.user, inputImages))
 	pluginCtx := k.pluginContext(ctx, sc.RawMessage)
 	msgs = append(msgs, pluginCtx...)
 	tools := toolsTokens(k.toolSpecs(t))
@@ -110,7 +111,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		if sc.Response != nil {
 			return k.respond(ctx, t, *sc.Response, true)
 		}
-		msgs = fromMaps(sc.ContextMsgs, k.log)
+		msgs = reattachImages(fromMaps(sc.ContextMsgs, k.log), t.user.Content, inputImages)
 	}
 
 	if err := k.saveUser(ctx, t); err != nil {

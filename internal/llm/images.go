@@ -6,15 +6,23 @@ import (
 )
 
 // Image is a picture carried by a user message (see Message.Images): a
-// tool's image passed to a model that accepts images.
+// tool's image, or an image of a plugin's input, passed to a model that
+// accepts images.
 type Image struct {
 	MIMEType string // image/png, image/jpeg, ...
 	Data     []byte
+	// URL, when set, is sent as given instead of Data: an http(s) or
+	// data: URL a plugin's input carried (sdk.Injection.Media). Hearth
+	// never fetches it; the provider does.
+	URL string
 }
 
 // DataURL returns the image as a data: URL, the form the OpenAI wire
-// takes it in.
+// takes it in, or its URL when it has one.
 func (im Image) DataURL() string {
+	if im.URL != "" {
+		return im.URL
+	}
 	return "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
 }
 

@@ -54,6 +54,9 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	out := &mcp.CallToolResult{IsError: res.IsError, Content: []mcp.Content{&mcp.TextContent{Text: res.Content}}}
 	if ir, ok := res.Value.(sdk.ImageResult); ok {
 		for _, img := range ir.ResultImages() {
+			if len(img.Data) == 0 {
+				continue // an http(s) image (sdk.Image.URL): MCP carries bytes only
+			}
 			out.Content = append(out.Content, &mcp.ImageContent{MIMEType: img.MIMEType, Data: img.Data})
 		}
 	}

@@ -191,20 +191,30 @@ func remoteTool(conn *wire.Conn, plugin, tool string, progress *progressRoutes) 
 		default:
 			return nil, callError(plugin, err)
 		}
-		if res.Text != nil {
-			if res.IsError || len(res.Metadata) > 0 || res.MemoryText != nil {
-				return remoteText{text: *res.Text, isErr: res.IsError, meta: res.Metadata, mem: res.MemoryText}, nil
-			}
-			return *res.Text, nil
+		v := remoteResultValue(&res)
+		if len(res.Images) == 0 && res.Note == "" {
+			return v, nil
 		}
-		if len(res.Value) == 0 {
-			return nil, nil
-		}
-		if !res.IsError && res.MemoryText == nil {
-			return toolcall.ValidJSON(res.Value), nil // checked with its message
-		}
-		return remoteValue{raw: res.Value, isErr: res.IsError, mem: res.MemoryText}, nil
+		return remoteImages(v, &res), nil
 	}
+}
+
+// remoteResultValue is the value of a child's tool result, without its
+// images.
+func remoteResultValue(res *wire.ToolCallResult) any {
+	if res.Text != nil {
+		if res.IsError || len(res.Metadata) > 0 || res.MemoryText != nil {
+			return remoteText{text: *res.Text, isErr: res.IsError, meta: res.Metadata, mem: res.MemoryText}
+		}
+		return *res.Text
+	}
+	if len(res.Value) == 0 {
+		return nil
+	}
+	if !res.IsError && res.MemoryText == nil {
+		return toolcall.ValidJSON(res.Value) // checked with its message
+	}
+	return remoteValue{raw: res.Value, isErr: res.IsError, mem: res.MemoryText}
 }
 
 // remoteStage runs a stage handler in the plugin and copies the context

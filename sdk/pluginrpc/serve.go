@@ -22,6 +22,7 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/internal/codec"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
@@ -341,6 +342,23 @@ func (c *child) runTool(ctx context.Context, h sdk.RawToolHandler, p wire.ToolCa
 	if err != nil {
 		return nil, &wire.Error{Code: wire.CodeToolFailed, Message: err.Error()}
 	}
+	inner := v
+	if w, ok := v.(interface{ ResultValue() any }); ok {
+		inner = w.ResultValue()
+	}
+	res, werr := encodeValue(inner)
+	if werr != nil {
+		return nil, werr
+	}
+	res.Images = wireImages(v)
+	if n, ok := v.(interface{ ResultNote() string }); ok {
+		res.Note = n.ResultNote()
+	}
+	return res, nil
+}
+
+// encodeValue encodes a handler's value for the wire.
+func encodeValue(v any) (*wire.ToolCallResult, *wire.Error) {
 	if s, ok := v.(string); ok {
 		return &wire.ToolCallResult{Text: &s}, nil
 	}
@@ -525,4 +543,25 @@ func (c *child) stop() (err error) {
 	}()
 	host.RunStopHandlers(s)
 	return p.Stop()
+}
+
+// wireImages returns the images of a value implementing sdk.ImageResult,
+// those within toolcall's limits only (the host drops the rest anyway;
+// they would only make the message longer than the wire takes).
+func wireImages(v any) []wire.Image {
+	ir, ok := v.(sdk.ImageResult)
+	if !ok {
+		return nil
+	}
+	var out []wire.Image
+	for _, im := range ir.ResultImages() {
+		if len(out) == toolcall.MaxImages {
+			break
+		}
+		if len(im.Data) > toolcall.MaxImageBytes || len(im.URL) > toolcall.MaxImageURL || len(im.Data) == 0 && im.URL == "" {
+			continue
+		}
+		out = append(out, wire.Image{MIMEType: im.MIMEType, Data: im.Data, URL: im.URL})
+	}
+	return out
 }

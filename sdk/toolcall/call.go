@@ -229,13 +229,24 @@ func (v ValidJSON) MarshalJSON() ([]byte, error) {
 //
 // A value implementing sdk.ImageResult has its images collected into
 // Images (see images.go), within MaxImages and MaxImageBytes.
+//
+// A value with a ResultValue method (sdk.WithImages) is encoded as the
+// value it returns, with its own images and note (ResultNote) added.
 func Encode(v any) Result {
-	r := encode(v)
+	inner := v
+	if w, ok := v.(interface{ ResultValue() any }); ok {
+		inner = w.ResultValue()
+	}
+	r := encode(inner)
+	if n, ok := v.(interface{ ResultNote() string }); ok && n.ResultNote() != "" {
+		r.Content += "\n" + n.ResultNote()
+	}
+	r.Value = v
 	if n := len(r.Content); n > MaxResultBytes {
 		err := fmt.Errorf("%w: the tool's result is %d bytes, over the limit of %d bytes (1 MiB)", ErrTooLarge, n, MaxResultBytes)
 		return ErrorResult(err, err.Error()+"; ask for less (a smaller range, a filter, one page at a time)")
 	}
-	if m, ok := v.(MemoryTexter); ok {
+	if m, ok := inner.(MemoryTexter); ok {
 		if text, ok := m.MemoryText(); ok {
 			r.MemoryText = &text
 		}

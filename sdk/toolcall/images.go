@@ -24,6 +24,14 @@ func collectImages(images []sdk.Image) ([]sdk.Image, string) {
 	var dropped []string
 	for i, im := range images {
 		switch {
+		case im.URL != "":
+			if why := urlProblem(im); why != "" {
+				dropped = append(dropped, fmt.Sprintf("image %d %s", i+1, why))
+			} else if len(kept) == MaxImages {
+				dropped = append(dropped, fmt.Sprintf("image %d is over the limit of %d images per result", i+1, MaxImages))
+			} else {
+				kept = append(kept, sdk.Image{URL: im.URL})
+			}
 		case len(im.Data) == 0 || !validImageType(im.MIMEType):
 			dropped = append(dropped, fmt.Sprintf("image %d is not an image Hearth can pass on", i+1))
 		case len(im.Data) > MaxImageBytes:
@@ -53,4 +61,25 @@ func validImageType(mime string) bool {
 		}
 	}
 	return true
+}
+
+// MaxImageURL is the longest http(s) URL an image may have (sdk.Image.URL).
+const MaxImageURL = 2048
+
+// urlProblem says why an image's URL cannot be passed on, or "" when it
+// can: an http(s) URL of at most MaxImageURL bytes, without spaces, and
+// no bytes besides.
+func urlProblem(im sdk.Image) string {
+	lower := strings.ToLower(im.URL)
+	switch {
+	case len(im.Data) > 0:
+		return "has both a URL and data"
+	case !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
+		return "has a URL that is not http(s)"
+	case len(im.URL) > MaxImageURL:
+		return fmt.Sprintf("has a URL of %d bytes, over the limit of %d", len(im.URL), MaxImageURL)
+	case strings.ContainsAny(im.URL, " \t\r\n"):
+		return "has a URL with spaces"
+	}
+	return ""
 }

@@ -293,6 +293,22 @@ type ToolCallResult struct {
 	// computation uses in place of the result. The model still reads
 	// Text or Value.
 	MemoryText *string `json:"memoryText,omitempty"`
+	// Images are pictures the result carries (sdk.ImageResult,
+	// sdk.WithImages, SetToolBlocks), at most toolcall.MaxImages of
+	// toolcall.MaxImageBytes each; the host drops any beyond that and
+	// says so in the result's text.
+	Images []Image `json:"images,omitempty"`
+	// Note is a line the host adds to the result's text (blocks
+	// SetToolBlocks could not pass on).
+	Note string `json:"note,omitempty"`
+}
+
+// Image is one picture of a tool result: MIMEType and Data (base64 in
+// JSON), or an http(s) URL passed to the model as given (sdk.Image.URL).
+type Image struct {
+	MIMEType string `json:"mimeType,omitempty"`
+	Data     []byte `json:"data,omitempty"`
+	URL      string `json:"url,omitempty"`
 }
 
 // StageContext is sdk.StageContext on the wire (without its lock).
