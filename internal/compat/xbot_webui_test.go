@@ -19,7 +19,7 @@ func TestXbotWebUI(t *testing.T) {
 	const plugin = "com-example-widgets"
 	env := func(t *testing.T) *rtEnv {
 		e := newRuntimeEnv(t, "xbot-widgets")
-		waitFor(t, "the widgets", func() bool { return len(e.a.Plugins.WebWidgets()) == 3 })
+		waitFor(t, "the widgets", func() bool { return len(e.a.Plugins.WebWidgets()) == 5 })
 		return e
 	}
 	byID := func(e *rtEnv) map[string]pluginhost.WebWidget {
@@ -48,10 +48,19 @@ func TestXbotWebUI(t *testing.T) {
 				t.Errorf("%+v", w)
 			}
 		}},
-		{"web_ui free-form html component; unknown type", "xbot-widgets", "refused with a log line saying why; the others kept", func(t *testing.T) {
+		{"web_ui component progress {value, max, label, tone}; metric {label, value, delta}", "xbot-widgets", "kept, the value within 0..max", func(t *testing.T) {
+			ws := byID(env(t))
+			if p, m := ws["disk"], ws["load"]; p.Props.Value != 42 || p.Props.Max != 100 || m.Props.Text != "0.5" || m.Props.Delta != "-0.1" {
+				t.Errorf("%+v %+v", p, m)
+			}
+		}},
+		{"web_ui free-form code (code, html component); unknown type", "xbot-widgets", "refused with a log line saying why; the others kept", func(t *testing.T) {
 			e := env(t)
 			if _, ok := byID(e)["evil"]; ok {
 				t.Error("html widget kept")
+			}
+			if _, ok := byID(e)["tsx"]; ok {
+				t.Error("code widget kept")
 			}
 			if !strings.Contains(e.log.String(), "owner's API token") || !strings.Contains(e.log.String(), "gauge") {
 				t.Error("no log line")

@@ -39,6 +39,8 @@ const (
 	WidgetTable     = "table"
 	WidgetBadge     = "badge"
 	WidgetText      = "text"
+	WidgetProgress  = "progress"
+	WidgetMetric    = "metric"
 )
 
 // codeWidgetTypes are the free-form component types refused with a reason.
@@ -83,16 +85,24 @@ type WidgetProps struct {
 	// Columns and Rows: table; each row has one cell per column.
 	Columns []string       `json:"columns,omitempty"`
 	Rows    [][]WidgetCell `json:"rows,omitempty"`
-	// Text, Tone, Pulse: badge; Text: text.
-	Text  string `json:"text,omitempty"`
-	Tone  string `json:"tone,omitempty"`
-	Pulse bool   `json:"pulse,omitempty"`
+	// Text, Tone, Pulse, Action: badge (a click sends Action when set);
+	// Text: text.
+	Text   string `json:"text,omitempty"`
+	Tone   string `json:"tone,omitempty"`
+	Pulse  bool   `json:"pulse,omitempty"`
+	Action string `json:"action,omitempty"`
+	// Label, Value, Max: progress (Value of Max, Tone); Label, Text (the
+	// value as text), Delta, Tone: metric.
+	Label string  `json:"label,omitempty"`
+	Value float64 `json:"value,omitempty"`
+	Max   float64 `json:"max,omitempty"`
+	Delta string  `json:"delta,omitempty"`
 }
 
 // WidgetCell is one cell of a table: its text, an optional tone, and an
-// action when the cell is in a column named action or actions and not
-// empty (a click sends web_ui_action with that action and the row as
-// data).
+// action when the cell is {"text", "action"} or is in a column named
+// action or actions and not empty (a click sends web_ui_action with that
+// action and the row as data).
 type WidgetCell struct {
 	Text   string `json:"text"`
 	Tone   string `json:"tone,omitempty"`
@@ -101,7 +111,11 @@ type WidgetCell struct {
 
 // xbotWebUIEntry is one entry of a web_ui message.
 type xbotWebUIEntry struct {
-	WidgetID  string `json:"widget_id"`
+	WidgetID string `json:"widget_id"`
+	// Code (TSX source) and Src (a URL) are xbot's free-form modes,
+	// refused.
+	Code      string `json:"code"`
+	Src       string `json:"src"`
 	Title     string `json:"title"`
 	Slot      string `json:"slot"`
 	Refresh   string `json:"refresh"`
@@ -154,7 +168,7 @@ func parseWidget(plugin string, e xbotWebUIEntry) (WebWidget, error) {
 		return WebWidget{}, fmt.Errorf("props of %d bytes over the limit of %d", len(e.Component.Props), maxWidgetPropsBytes)
 	}
 	typ := strings.ToLower(e.Component.Type)
-	if slices.Contains(codeWidgetTypes, typ) {
+	if e.Code != "" || e.Src != "" || slices.Contains(codeWidgetTypes, typ) {
 		return WebWidget{}, errCodeWidget
 	}
 	w := WebWidget{
@@ -173,8 +187,10 @@ func parseWidget(plugin string, e xbotWebUIEntry) (WebWidget, error) {
 		w.Props, err = tableProps(props)
 	case WidgetBadge, WidgetText:
 		w.Props, err = textProps(props, typ == WidgetBadge)
+	case WidgetProgress, WidgetMetric:
+		w.Props, err = gaugeProps(props, typ == WidgetMetric)
 	default:
-		return WebWidget{}, fmt.Errorf("component type %q is not one Hearth renders (sparkline, table, badge, text)", truncateText(typ, 32))
+		return WebWidget{}, fmt.Errorf("component type %q is not one Hearth renders (sparkline, table, badge, text, progress, metric)", truncateText(typ, 32))
 	}
 	if err != nil {
 		return WebWidget{}, fmt.Errorf("%s props: %w", typ, err)
@@ -221,7 +237,7 @@ func tableProps(raw json.RawMessage) (WidgetProps, error) {
 		row := make([]WidgetCell, len(p.Columns))
 		for i, col := range p.Columns {
 			row[i] = parseCell(r[col])
-			if (col == "action" || col == "actions") && row[i].Text != "" {
+			if (col == "action" || col == "actions") && row[i].Text != "" && row[i].Action == "" {
 				row[i].Action = clip(row[i].Text, 64)
 			}
 		}
@@ -237,11 +253,12 @@ func parseCell(raw json.RawMessage) WidgetCell {
 		return WidgetCell{}
 	}
 	var c struct {
-		Text any    `json:"text"`
-		Tone string `json:"tone"`
+		Text   any    `json:"text"`
+		Tone   string `json:"tone"`
+		Action any    `json:"action"`
 	}
 	if raw[0] == '{' && json.Unmarshal(raw, &c) == nil {
-		return WidgetCell{Text: clip(scalarText(c.Text), maxCellText), Tone: tone(c.Tone)}
+		return WidgetCell{Text: clip(scalarText(c.Text), maxCellText), Tone: tone(c.Tone), Action: clip(scalarText(c.Action), 64)}
 	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
@@ -264,9 +281,10 @@ func scalarText(v any) string {
 
 func textProps(raw json.RawMessage, badge bool) (WidgetProps, error) {
 	var p struct {
-		Text  any    `json:"text"`
-		Tone  string `json:"tone"`
-		Pulse bool   `json:"pulse"`
+		Text   any    `json:"text"`
+		Tone   string `json:"tone"`
+		Pulse  bool   `json:"pulse"`
+		Action any    `json:"action"`
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return WidgetProps{}, err
@@ -274,7 +292,35 @@ func textProps(raw json.RawMessage, badge bool) (WidgetProps, error) {
 	if !badge {
 		return WidgetProps{Text: clip(scalarText(p.Text), maxWidgetText)}, nil
 	}
-	return WidgetProps{Text: clip(scalarText(p.Text), maxCellText), Tone: tone(p.Tone), Pulse: p.Pulse}, nil
+	return WidgetProps{Text: clip(scalarText(p.Text), maxCellText), Tone: tone(p.Tone), Pulse: p.Pulse,
+		Action: clip(scalarText(p.Action), 64)}, nil
+}
+
+// gaugeProps reads a progress ({value, max, label, tone}; value kept in
+// 0..max, max 100 by default) or a metric ({label, value, delta, tone}).
+func gaugeProps(raw json.RawMessage, metric bool) (WidgetProps, error) {
+	var p struct {
+		Label string `json:"label"`
+		Value any    `json:"value"`
+		Max   any    `json:"max"`
+		Delta any    `json:"delta"`
+		Tone  string `json:"tone"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return WidgetProps{}, err
+	}
+	out := WidgetProps{Label: clip(p.Label, maxCellText), Tone: tone(p.Tone)}
+	if metric {
+		out.Text, out.Delta = clip(scalarText(p.Value), maxCellText), clip(scalarText(p.Delta), 32)
+		return out, nil
+	}
+	v, _ := p.Value.(float64)
+	m, ok := p.Max.(float64)
+	if !ok || m <= 0 {
+		m = 100
+	}
+	out.Value, out.Max = max(0, min(v, m)), m
+	return out, nil
 }
 
 func tone(t string) string {
@@ -301,6 +347,7 @@ func clip(s string, n int) string {
 func (w WebWidget) Mask(f func(string) string) WebWidget {
 	w.Title = f(w.Title)
 	w.Props.Text = f(w.Props.Text)
+	w.Props.Label = f(w.Props.Label)
 	w.Props.Columns = slices.Clone(w.Props.Columns)
 	for i := range w.Props.Columns {
 		w.Props.Columns[i] = f(w.Props.Columns[i])

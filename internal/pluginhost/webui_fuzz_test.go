@@ -16,6 +16,8 @@ func FuzzParseWebUI(f *testing.F) {
 		`[{"widget_id":"b","component":{"type":"badge","props":{"text":1,"tone":"x","pulse":true}}}]`,
 		`[{"widget_id":"h","component":{"type":"html","props":{"html":"<b>"}}}]`,
 		`[{"widget_id":"","component":null}, 5, "x"]`,
+		`[{"widget_id":"c","code":"export default () => null"},{"widget_id":"s","src":"https://x"}]`,
+		`[{"widget_id":"p","component":{"type":"progress","props":{"value":150,"max":0,"label":"l"}}},{"widget_id":"m","component":{"type":"metric","props":{"value":3,"delta":"-1"}}}]`,
 	} {
 		f.Add(s)
 	}
@@ -30,7 +32,7 @@ func FuzzParseWebUI(f *testing.F) {
 		}
 		for _, w := range ws {
 			switch w.Type {
-			case WidgetSparkline, WidgetTable, WidgetBadge, WidgetText:
+			case WidgetSparkline, WidgetTable, WidgetBadge, WidgetText, WidgetProgress, WidgetMetric:
 			default:
 				t.Fatalf("type %q", w.Type)
 			}
@@ -41,6 +43,9 @@ func FuzzParseWebUI(f *testing.F) {
 				if len(r) != len(w.Props.Columns) {
 					t.Fatalf("row of %d cells for %d columns", len(r), len(w.Props.Columns))
 				}
+			}
+			if w.Type == WidgetProgress && (w.Props.Value < 0 || w.Props.Value > w.Props.Max || w.Props.Max <= 0) {
+				t.Fatalf("progress out of its range: %+v", w.Props)
 			}
 			_ = w.Mask(strings.ToUpper)
 		}

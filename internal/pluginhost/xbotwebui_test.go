@@ -32,10 +32,10 @@ func TestXbotWebUIWidgets(t *testing.T) {
 		t.Fatalf("change for %q", got)
 	}
 	ws := f.opts.Widgets.All()
-	if len(ws) != 3 {
+	if len(ws) != 5 {
 		t.Fatalf("widgets %+v", ws)
 	}
-	spark, table, badge := ws[0], ws[1], ws[2]
+	spark, table, badge, progress, metric := ws[0], ws[1], ws[2], ws[3], ws[4]
 	if spark.Type != WidgetSparkline || len(spark.Props.Data) != 5 || spark.Props.Color != "#22c55e" || spark.Refresh != "10s" {
 		t.Errorf("sparkline %+v", spark)
 	}
@@ -44,11 +44,17 @@ func TestXbotWebUIWidgets(t *testing.T) {
 		table.Props.Rows[1][2].Action != "retry" || table.Props.Rows[0][2].Action != "" {
 		t.Errorf("table %+v", table)
 	}
-	if badge.Type != WidgetBadge || badge.Slot != "title_bar_right" || badge.Props.Tone != "success" || !badge.Props.Pulse {
+	if badge.Type != WidgetBadge || badge.Slot != "title_bar_right" || badge.Props.Tone != "success" || !badge.Props.Pulse || badge.Props.Action != "toggle" {
 		t.Errorf("badge %+v", badge)
 	}
+	if progress.Type != WidgetProgress || progress.Props.Value != 42 || progress.Props.Max != 100 || progress.Props.Tone != "warning" {
+		t.Errorf("progress %+v", progress)
+	}
+	if metric.Type != WidgetMetric || metric.Props.Text != "0.5" || metric.Props.Delta != "-0.1" || metric.Props.Label != "Load" {
+		t.Errorf("metric %+v", metric)
+	}
 	logs := f.logs.String()
-	if !strings.Contains(logs, "free-form code components are refused") || !strings.Contains(logs, `gauge`) {
+	if strings.Count(logs, "free-form code components are refused") != 2 || !strings.Contains(logs, `gauge`) {
 		t.Errorf("refusals not logged: %s", logs)
 	}
 
@@ -60,6 +66,9 @@ func TestXbotWebUIWidgets(t *testing.T) {
 	<-changes // the plugin declared its set again before answering
 	if c := f.opts.Widgets.All()[1].Props.Rows[1][1]; c.Text != "running" {
 		t.Errorf("after retry %+v", c)
+	}
+	if got, err := f.opts.Widgets.Act(ctx, plugin, "status", WidgetAction{Action: "toggle"}); err != nil || got != "toggled" {
+		t.Errorf("badge action: %q %v", got, err)
 	}
 	if _, err := f.opts.Widgets.Act(ctx, plugin, "evil", WidgetAction{Action: "x"}); !errors.Is(err, ErrNoWidget) {
 		t.Errorf("refused widget: %v", err)

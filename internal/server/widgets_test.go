@@ -48,7 +48,7 @@ func TestPluginWidgetRoutes(t *testing.T) {
 	}
 	code, body := adminCall(t, hs, "GET", "/v1/plugins/widgets", "")
 	list := decodeAs[WidgetList](t, body)
-	if code != 200 || len(list.Widgets) != 3 || list.Widgets[1].ID != "jobs" || list.Widgets[1].Props.Rows[1][2].Action != "retry" {
+	if code != 200 || len(list.Widgets) != 5 || list.Widgets[1].ID != "jobs" || list.Widgets[1].Props.Rows[1][2].Action != "retry" {
 		t.Fatalf("GET widgets = %d %s", code, body)
 	}
 

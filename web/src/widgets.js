@@ -1,7 +1,8 @@
 // widgets.js: the plugins' widgets panel (GET /v1/plugins/widgets),
 // refreshed on the global stream's plugin.widgets event. Widgets are
 // declarative: sparkline (inline SVG), table (cells {text, tone}; an
-// action cell is a button that POSTs the action), badge and text. Plugin
+// action cell is a button that POSTs the action), badge (a button when
+// it has an action), progress, metric and text. Plugin
 // text is only ever rendered as text nodes, never as markup.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
@@ -77,7 +78,20 @@ function Widget({ w }) {
   switch (w.type) {
     case 'sparkline': body = html`<${Sparkline} data=${p.data} color=${p.color} />`; break;
     case 'table': body = html`<${Table} w=${w} props=${p} onAction=${onAction} />`; break;
-    case 'badge': body = html`<span class=${'wbadge' + (p.tone ? ' tone-' + p.tone : '') + (p.pulse ? ' pulse' : '')} data-testid="widget-badge">${p.text}</span>`; break;
+    case 'badge': {
+      const cls = 'wbadge' + (p.tone ? ' tone-' + p.tone : '') + (p.pulse ? ' pulse' : '');
+      body = p.action && w.actions
+        ? html`<button class=${cls} data-testid="widget-badge" data-action=${p.action} onClick=${() => onAction(p.action, '')}>${p.text}</button>`
+        : html`<span class=${cls} data-testid="widget-badge">${p.text}</span>`;
+      break;
+    }
+    case 'progress': body = html`<div class="wprogress" data-testid="widget-progress">
+        ${p.label && html`<span class="small">${p.label}</span>`}
+        <progress class=${p.tone ? 'tone-' + p.tone : ''} value=${p.value || 0} max=${p.max || 100}></progress>
+        <span class="muted small">${String(Math.round(((p.value || 0) / (p.max || 100)) * 100))}%</span></div>`; break;
+    case 'metric': body = html`<div class="wmetric" data-testid="widget-metric">
+        <span class="muted small">${p.label}</span> <strong class=${p.tone ? 'tone-' + p.tone : ''}>${p.text}</strong>
+        ${p.delta && html` <span class=${'small ' + (p.delta.startsWith('-') ? 'tone-failed' : 'tone-success')}>${p.delta}</span>`}</div>`; break;
     default: body = html`<pre class="widget-text">${p.text}</pre>`;
   }
   return html`<section class="widget" data-testid="widget" data-plugin=${w.plugin} data-widget=${w.widget_id} aria-busy=${busy}>

@@ -12,6 +12,9 @@ await run(async (page) => {
   await table.getByTestId('widget-table').getByText('failed').waitFor();
   assert(await panel.getByTestId('widget-sparkline').locator('polyline').count() === 1, 'no sparkline');
   assert(await panel.getByTestId('widget-badge').getByText('up').count() === 1, 'no badge');
+  assert(await panel.getByTestId('widget-progress').locator('progress').getAttribute('value') === '42', 'no progress');
+  await panel.getByTestId('widget-metric').getByText('-0.1').waitFor();
+  assert(await panel.locator('[data-widget="tsx"]').count() === 0, 'the code widget is shown');
   // The title "Jobs <b>" is text, not markup.
   await table.getByText('Jobs <b>').waitFor();
   assert(await panel.locator('b').count() === 0, 'plugin text rendered as markup');
@@ -25,6 +28,9 @@ await run(async (page) => {
   await table.getByTestId('widget-table').getByText('running').waitFor();
   assert(await table.getByTestId('widget-action').count() === 0, 'retry still offered after the retry');
   await shot(page, 'widgets-retried');
+  const status = panel.locator('[data-widget="status"]');
+  await status.getByTestId('widget-badge').click();
+  await status.getByTestId('widget-result').getByText('toggled').waitFor();
 
   await page.setViewportSize({ width: 390, height: 800 });
   const phone = await panel.boundingBox();

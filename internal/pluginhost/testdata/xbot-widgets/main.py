@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A channel plugin of our own shaped like xbot's web UI examples: on
 channel_config it declares a sparkline, a table with an action column, a
-badge and two widgets Hearth must refuse (free-form html, an unknown type).
+badge, a progress, a metric and three widgets Hearth must refuse (free-form
+code, an html component, an unknown type).
 A web_ui_action "retry" on the jobs table marks job j2 queued, declares the
 set again and answers {"result": ...}; "slow" never answers."""
 import json
@@ -25,7 +26,10 @@ def declare():
              "rows": [{"id": j["id"], "state": {"text": j["state"], "tone": j["state"]},
                        "action": "retry" if j["state"] == "failed" else ""} for j in jobs]}}},
         {"widget_id": "status", "slot": "title_bar_right",
-         "component": {"type": "badge", "props": {"text": "up", "tone": "success", "pulse": True}}},
+         "component": {"type": "badge", "props": {"text": "up", "tone": "success", "pulse": True, "action": "toggle"}}},
+        {"widget_id": "disk", "title": "Disk", "component": {"type": "progress", "props": {"value": 42, "label": "used", "tone": "warning"}}},
+        {"widget_id": "load", "component": {"type": "metric", "props": {"label": "Load", "value": 0.5, "delta": "-0.1"}}},
+        {"widget_id": "tsx", "code": "export default () => <b>hi</b>"},
         {"widget_id": "evil", "component": {"type": "html", "props": {"html": "<script>alert(1)</script>"}}},
         {"widget_id": "odd", "component": {"type": "gauge", "props": {}}},
     ]})
@@ -50,6 +54,8 @@ for line in sys.stdin:
                     j["state"] = "running"
             declare()
             out({"id": msg["id"], "result": {"result": "retrying " + row.get("id", "?") + " in " + p.get("chatId", "")}})
+        elif p.get("widgetId") == "status" and p.get("action") == "toggle":
+            out({"id": msg["id"], "result": "toggled"})
         else:
             out({"id": msg["id"], "error": "unknown action"})
     elif msg.get("type") == "channel_config":
