@@ -53,8 +53,12 @@ func NewWidgetBoard() *WidgetBoard {
 	return &WidgetBoard{sets: map[string][]WebWidget{}, act: map[string]actionFunc{}, subs: map[int]func(string){}}
 }
 
-// set replaces plugin's widgets and the function its actions go to.
+// set replaces plugin's widgets and the function its actions go to. A
+// nil board (a Process made without Options' defaults) keeps nothing.
 func (b *WidgetBoard) set(plugin string, ws []WebWidget, act actionFunc) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	if len(ws) == 0 {
 		delete(b.sets, plugin)
@@ -68,6 +72,9 @@ func (b *WidgetBoard) set(plugin string, ws []WebWidget, act actionFunc) {
 
 // clear drops plugin's widgets, when it stops.
 func (b *WidgetBoard) clear(plugin string) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	_, had := b.sets[plugin]
 	delete(b.sets, plugin)
@@ -80,6 +87,9 @@ func (b *WidgetBoard) clear(plugin string) {
 
 // changed calls every subscriber.
 func (b *WidgetBoard) changed(plugin string) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	subs := make([]func(string), 0, len(b.subs))
 	for _, f := range b.subs {
