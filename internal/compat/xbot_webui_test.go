@@ -4,11 +4,14 @@ package compat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
 // xbot's web widgets (web_ui, web_ui_action), run through a whole Hearth
@@ -82,6 +85,31 @@ func TestXbotWebUI(t *testing.T) {
 			if _, err := e.a.Plugins.WidgetBoard().Act(context.Background(), plugin, "evil", pluginhost.WidgetAction{Action: "x"}); !errors.Is(err, pluginhost.ErrNoWidget) {
 				t.Errorf("%v", err)
 			}
+		}},
+		{"runtime script, contributes.ui output in the web UI", "xbot-script", "the script's widget output is a text widget without actions, announced on the board", func(t *testing.T) {
+			e := newRuntimeEnv(t, "xbot-script", llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "w", Name: "files__write_file", Arguments: `{"path":"a.txt"}`}}}, llmtest.Reply{Text: "ok"})
+			changed := make(chan string, 16)
+			defer e.a.Plugins.WidgetBoard().Subscribe(func(p string) { changed <- p })()
+			if err := e.a.Kernel.RegisterTool("files", sdk.ToolDef{Name: "write_file", Effect: sdk.EffectRead},
+				func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
+					return "wrote", nil
+				}); err != nil {
+				t.Fatal(err)
+			}
+			if out := e.ask(t, "write"); out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			for p := <-changed; p != "file-note"; p = <-changed {
+			}
+			waitFor(t, "the text widget", func() bool {
+				for _, w := range e.a.Plugins.WebWidgets() {
+					if w.Plugin == "file-note" && w.ID == "write-note" && w.Type == "text" && !w.Actions &&
+						strings.Contains(w.Props.Text, "write_file wrote a.txt") {
+						return true
+					}
+				}
+				return false
+			})
 		}},
 	}
 	for _, r := range rows {
