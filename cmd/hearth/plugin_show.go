@@ -210,6 +210,7 @@ func showPlugin(a *app.App, p *pluginhost.Info, w io.Writer) {
 		line("legacy", l)
 	}
 	showWidgets(a.Plugins.Widgets(name), line)
+	showWebWidgets(a, name, line)
 	if p.Status == nil {
 		return
 	}
@@ -322,5 +323,25 @@ func showWidgets(widgets []pluginhost.Widget, line func(k, v string)) {
 			slot = "no slot"
 		}
 		line("widget", fmt.Sprintf("%s (%s, %s): %s", w.ID, slot, w.Updated.Format(time.TimeOnly), text))
+	}
+}
+
+// showWebWidgets prints the web widgets an xbot channel plugin declared
+// (web_ui), shown in the web UI's widgets panel: id, type, slot and
+// title, masked.
+func showWebWidgets(a *app.App, name string, line func(k, v string)) {
+	var mask func(string) string
+	for _, w := range a.Plugins.WidgetBoard().All() {
+		if w.Plugin != name {
+			continue
+		}
+		if mask == nil {
+			mask = stderrMask(a)
+		}
+		slot := w.Slot
+		if slot == "" {
+			slot = "no slot"
+		}
+		line("web widget", fmt.Sprintf("%s (%s, %s): %s", w.ID, w.Type, slot, mask(w.Title)))
 	}
 }

@@ -235,12 +235,12 @@ func TestXbotRuntime(t *testing.T) {
 				t.Errorf("in pyecho: %+v", r)
 			}
 		}},
-		{"channel plugin that never answers activate; web_ui", "xbot-uichan", "runs at once as a channel; web_ui refused with a log line", func(t *testing.T) {
+		{"channel plugin that never answers activate; web_ui", "xbot-uichan", "runs at once as a channel; its web_ui badge is a web widget (xbot_webui_test.go)", func(t *testing.T) {
 			e := newRuntimeEnv(t, "xbot-uichan")
 			if _, ok := e.a.Kernel.ChannelOwner("uichan"); !ok {
 				t.Error("channel uichan not registered")
 			}
-			waitFor(t, "web_ui refused", func() bool { return strings.Contains(e.log.String(), "web_ui components are not supported") })
+			waitFor(t, "web_ui shown", func() bool { return len(e.a.Plugins.WebWidgets()) == 1 })
 		}},
 	}
 	for _, r := range rows {

@@ -89,6 +89,9 @@ type Options struct {
 	BackoffMin       time.Duration // [500ms] first restart delay, doubled per crash
 	BackoffMax       time.Duration // [30s]
 	HostVersion      string
+	// Widgets holds the plugins' web widgets (webuiboard.go); nil means
+	// a board of these options' own.
+	Widgets *WidgetBoard
 }
 
 // withDefaults returns a copy of o (the zero Options for nil) with the
@@ -120,6 +123,9 @@ func (o *Options) defaults() {
 	}
 	if o.HostVersion == "" {
 		o.HostVersion = "dev"
+	}
+	if o.Widgets == nil {
+		o.Widgets = NewWidgetBoard()
 	}
 	if o.Names == nil {
 		if h, ok := o.Host.(interface{ Names() *names.Registry }); ok {

@@ -40,8 +40,8 @@ import (
 // reaches the session of (channel, chat_id) in the name of sender_id,
 // whose role on the channel caps what it may do (policy.Engine.Allowed);
 // the turn's answer goes back with channel_send. Messages of type web_ui
-// (xbot's web widgets) and the web_ui_action method are not supported:
-// Hearth logs and ignores them.
+// declare the plugin's web widgets and clicks on them come back as
+// web_ui_action requests (webui.go, webuiboard.go).
 
 // xbotChannelDecl is contributes.channelProvider of plugin.json.
 type xbotChannelDecl struct {
@@ -94,6 +94,7 @@ type xbotFrame struct {
 	Metadata    map[string]string `json:"metadata,omitempty"`
 	Tools       []xbotChanTool    `json:"tools,omitempty"`
 	SystemParts map[string]string `json:"system_parts,omitempty"`
+	UI          []json.RawMessage `json:"ui,omitempty"`
 }
 
 // duplex reports whether the frame belongs to the duplex protocol.
@@ -148,7 +149,6 @@ type xbotChan struct {
 	actTools  []toolEntry // from the activate answer
 	chanTools []toolEntry // from the latest channel_tools
 	prompt    map[string]string
-	uiWarned  bool
 }
 
 // toolEntry is one tool and its handler, for ReplaceRemoteTools.
@@ -245,13 +245,7 @@ func (c *xbotChan) handle(f xbotFrame) {
 		c.prompt = f.SystemParts
 		c.mu.Unlock()
 	case f.Type == "web_ui":
-		c.mu.Lock()
-		warned := c.uiWarned
-		c.uiWarned = true
-		c.mu.Unlock()
-		if !warned {
-			c.p.log.Warn("xbot web_ui components are not supported by Hearth; ignored", "channel", c.decl.Name)
-		}
+		c.webUI(f.UI)
 	case f.Type != "":
 		c.p.log.Warn("xbot channel message not supported by Hearth; ignored", "type", f.Type)
 	case f.Method != "":

@@ -117,10 +117,11 @@ func TestXbotChannelPlugin(t *testing.T) {
 }
 
 // A channel plugin that never answers activate runs at once, as a
-// channel; its web_ui declarations are refused with a log line.
+// channel; its web_ui declaration reaches the widget board.
 func TestXbotChannelPluginWithoutActivate(t *testing.T) {
 	needProgram(t, "python3")
 	f := newFixture(t)
+	f.opts.Widgets = NewWidgetBoard()
 	dir, _ := filepath.Abs("testdata/xbot-uichan")
 	p, err := Start(dir, &f.opts)
 	if err != nil {
@@ -132,8 +133,9 @@ func TestXbotChannelPluginWithoutActivate(t *testing.T) {
 		_, ok := f.k.Tools().Lookup("com-example-ui-channel__ui_ping")
 		return ok
 	})
-	eventually(t, "web_ui is refused in the log", func() bool {
-		return strings.Contains(f.logs.String(), "web_ui components are not supported")
+	eventually(t, "web_ui reaches the board", func() bool {
+		ws := f.opts.Widgets.All()
+		return len(ws) == 1 && ws[0].Type == WidgetBadge && ws[0].Props.Text == "ok"
 	})
 	if owner, ok := f.k.ChannelOwner("uichan"); !ok || owner != "com-example-ui-channel" {
 		t.Fatalf("channel owner %q %v", owner, ok)

@@ -18,6 +18,7 @@ import (
 func (p *Process) runXbotChannel(sp *spawned, decl *xbotChannelDecl, timeout time.Duration) (autoRestart bool, err error) {
 	pr, pw := io.Pipe()
 	c := newXbotChan(p, decl, sp.stdin)
+	defer p.opts.Widgets.clear(p.name)
 	go c.demux(sp.stdout, pw)
 	link := newXbotLink(pr, c.w, 2*timeout, p.log)
 	if err := p.opts.Host.SetManifest(p.name, sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0", DefaultModes: p.m.DefaultModes}); err != nil {

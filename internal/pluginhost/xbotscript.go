@@ -160,6 +160,7 @@ func (p *Process) runScript() (autoRestart bool, err error) {
 		p.mu.Lock()
 		p.changedLocked() // for those who wait on the status
 		p.mu.Unlock()
+		p.opts.Widgets.changed(p.name) // for the web UI
 		p.log.Debug("xbot widget updated", "widget", tr.widget, "slot", tr.slot, "text", truncateText(out, 500))
 	}
 	for _, tr := range triggers {

@@ -9,7 +9,9 @@ import "encoding/json"
 // xbotscript.go). Nothing is dropped without a line naming it.
 func (p *Process) refuseXbotUI() {
 	if len(p.m.Web) > 0 && string(p.m.Web) != "null" {
-		p.log.Warn("xbot web block not supported by Hearth: its views and web_plugin_rpc are not served; ignored")
+		p.log.Warn("xbot web block not supported by Hearth: its views are plugin JavaScript, which would run in the " +
+			"owner's browser with the owner's API token (a sandboxed iframe would be needed); its views and web_plugin_rpc " +
+			"are not served; ignored. Declarative web_ui widgets are shown")
 	}
 	if p.m.Script() || len(p.m.Contributes) == 0 {
 		return

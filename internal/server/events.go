@@ -87,6 +87,8 @@ type Event struct {
 	TraceID string `json:"trace_id,omitempty"`
 	// Message: error.
 	Message string `json:"message,omitempty"`
+	// Plugin: plugin.widgets, the plugin whose widgets changed.
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // Progress is a running tool call's progress: Done out of Total (0 when
@@ -227,6 +229,7 @@ func (s *Server) coreState() *core {
 			}))
 		}
 		c.stops = append(c.stops, c.broker.Subscribe(func(ev approvals.Event) { s.approvalEvent(c, ev) }))
+		c.stops = append(c.stops, s.widgetEvents(c)) // widgets.go
 		if k := s.app.Kernel; k != nil {
 			// Inputs without a prompt of their own (plugin injections, the
 			// OpenAI endpoint) ask through the broker too.

@@ -39,6 +39,7 @@ func (s *Server) routes() []route {
 		s.approvalRoutes(),  // approvals.go
 		s.openAIRoutes(),    // openai.go: /v1/chat/completions, /v1/models
 		s.pluginRoutes(),    // plugins.go
+		s.widgetRoutes(),    // widgets.go: plugins' web widgets
 		s.promptRoutes(),    // prompts.go: MCP servers' prompts for chat
 		s.settingsRoutes(),  // settings.go
 		s.memoryRoutes(),    // memory.go

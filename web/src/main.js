@@ -16,6 +16,7 @@ import { Knowledge } from './knowledge.js';
 import { Traces } from './traces.js';
 import { Providers } from './providers.js';
 import { ApprovalCard } from './approval.js';
+import { Widgets, useWidgets, widgets } from './widgets.js';
 import { Link, Ticks } from './ui.js';
 
 takeToken();
@@ -111,10 +112,17 @@ function Page({ path }) {
   }
 }
 
+// PluginWidgets is the plugins' widgets panel, once the token is good.
+function PluginWidgets() {
+  const list = useWidgets();
+  return html`<${Widgets} list=${list} />`;
+}
+
 function App() {
   const path = useSignal(route);
   useSignal(lang);
   const up = useSignal(online);
+  const hasWidgets = useSignal(widgets).length > 0;
   const [refused, setRefused] = useState(false);
   const [menu, setMenu] = useState(false);
   const [tok, setTok] = useState(token());
@@ -134,7 +142,7 @@ function App() {
   if (untrusted === 'proof') return html`<${Untrusted} />`;
   if (!tok || refused || untrusted === 'insecure') return html`<${NoToken} refused=${refused} insecure=${untrusted === 'insecure'} onToken=${() => { setRefused(false); setUntrusted(null); setTok(token()); }} />`;
   const section = '/' + (path.split('/')[1] || 'chat');
-  return html`<div class=${'shell' + (menu ? ' menu-open' : '')}>
+  return html`<div class=${'shell' + (menu ? ' menu-open' : '') + (hasWidgets ? ' has-widgets' : '')}>
     <header class="top">
       <button class="ghost menu-btn" aria-label="menu" onClick=${() => setMenu(!menu)}><${Icon} name="menu" /></button>
       <${Link} href="/chat" class="brand"><${Logo} size=${26} /> Hearth</${Link}>
@@ -147,6 +155,7 @@ function App() {
       ${pages.map(([href, key, icon]) => html`<${Link} href=${href} class=${section === href ? 'active' : ''}><${Icon} name=${icon} />${t(key)}</${Link}>`)}
     </nav>
     <main class="content"><${Page} path=${path} /></main>
+    <${PluginWidgets} />
   </div>`;
 }
 
