@@ -233,7 +233,7 @@ func TestCompletionScripts(t *testing.T) {
 	}
 	// The scripts run "hearth": this test binary behind a wrapper.
 	bin := t.TempDir()
-	wrapper := "#!/bin/sh\nHEARTH_TEST_MAIN=1 HEARTH_HOME=" + home + " exec " + os.Args[0] + " \"$@\"\n"
+	wrapper := "#!/bin/sh\nHEARTH_TEST_MAIN=1 GORACE='" + raceOpts + "' HEARTH_HOME=" + home + " exec " + os.Args[0] + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "hearth"), []byte(wrapper), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func TestPluginProcessesDieWithHearth(t *testing.T) {
 		t.Fatal(err)
 	}
 	chat := exec.Command(os.Args[0], "chat")
-	chat.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}
+	chat.Env = []string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}
 	stdin, err := chat.StdinPipe() // held open: the chat waits
 	if err != nil {
 		t.Fatal(err)

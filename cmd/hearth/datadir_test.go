@@ -30,7 +30,7 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 		fmt.Sprintf(`{"id": "weather", "command": [%q], "env": {"HEARTH_TEST_SERVE_WEATHER": "1"}}`, os.Args[0]))
 
 	chat := exec.Command(os.Args[0], "chat")
-	chat.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	chat.Env = append([]string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	stdin, err := chat.StdinPipe() // held open: the chat waits for a line
 	if err != nil {
 		t.Fatal(err)

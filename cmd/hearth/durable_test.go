@@ -76,7 +76,7 @@ func TestKilledMidTurnKeepsWhatWasDone(t *testing.T) {
 			{ID: "w", Name: "slow__wait", Arguments: `{}`},
 		}},
 	)
-	env := []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
+	env := []string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
 		"HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_TEST_SLOW_DIR=" + dir}
 	cmd := exec.Command(os.Args[0], "ask", "--session", "s1", "记下来，然后等着")
 	cmd.Env = env

@@ -22,7 +22,8 @@ import (
 // TestMain lets tests run this test binary as the hearth command, so the
 // end-to-end tests exercise the real main in a real child process.
 func TestMain(m *testing.M) {
-	pluginhost.ShimMain() // first, as in main
+	pluginhost.ShimMain()         // first, as in main
+	os.Setenv("GORACE", raceOpts) // for the plugins the tests start in process (see raceOpts)
 	runTestChild()
 	if n := os.Getenv("HEARTH_TEST_SPEW_STDERR"); n != "" {
 		spewStderr(n, os.Getenv("HEARTH_TEST_SPEW_LINE")) // a plugin that floods its stderr, then serves
@@ -78,11 +79,23 @@ func (p *pingerPlugin) Start(s *sdk.PluginSDK) error {
 	})
 }
 
+// raceOpts are the race detector's options for the processes the tests
+// start (the test binary run as hearth, and the plugins it starts, which
+// inherit GORACE): a race-built program sleeps a second before it exits
+// (atexit_sleep_ms, 1000 by default) so that other goroutines can finish
+// reporting; with hundreds of short hearth runs that second was most of
+// this package's time under -race. Races are still reported and still fail
+// the run (exit status 66).
+var raceOpts = strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+
+// childRace is raceOpts as an environment entry.
+var childRace = "GORACE=" + raceOpts
+
 // hearth runs the command as a child process with a clean environment.
 func hearth(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -125,7 +125,7 @@ func startMCPServeHTTP(t *testing.T) (endpoint, token string) {
 		t.Fatalf("hearth token: exit %d, %s", code, errOut)
 	}
 	cmd := exec.Command(os.Args[0], "mcp", "serve", "--http", "127.0.0.1:"+freePort(t))
-	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
+	cmd.Env = []string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
 	// It names its URL on stderr once it listens.
 	endpoint, said, ok := startUntil(t, cmd, func(line string) (string, bool) {
 		_, rest, found := strings.Cut(line, "MCP over Streamable HTTP at ")
@@ -191,7 +191,7 @@ exec "$HEARTH_BIN" ask "use the conformance server"
 			llm.Push(llmtest.Reply{ToolCalls: []llmtest.Call{{ID: "call_add", Name: "mcp-conformance__add_numbers", Arguments: `{"a":2,"b":3}`}}})
 		}
 		llm.SetFallback(llmtest.Reply{Text: "done"})
-		env := []string{"HEARTH_TEST_MAIN=1", "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + llm.URL, "HEARTH_MODEL=test-model"}
+		env := []string{"HEARTH_TEST_MAIN=1", childRace, "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + llm.URL, "HEARTH_MODEL=test-model"}
 		failed, out, ran := conformance(t, dir, env, "client", "--command", script, "--scenario", sc)
 		judgeScenario(t, "client", sc, slices.Contains(conformanceClientCore, sc), failed, out, ran)
 	}
@@ -242,7 +242,7 @@ exec "$HEARTH_BIN" tools
 		t.Fatal(err)
 	}
 	for _, sc := range append(append([]string{}, conformanceAuthCore...), conformanceAuthOther...) {
-		env := []string{"HEARTH_TEST_MAIN=1", "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "FAKE_BROWSER_DIR=" + bin}
+		env := []string{"HEARTH_TEST_MAIN=1", childRace, "HEARTH_BIN=" + os.Args[0], "HEARTH_HOME=" + t.TempDir(), "FAKE_BROWSER_DIR=" + bin}
 		failed, out, ran := conformance(t, dir, env, "client", "--command", script, "--scenario", sc, "--timeout", "60000")
 		judgeScenario(t, "client", sc, slices.Contains(conformanceAuthCore, sc), failed, out, ran)
 	}

@@ -87,7 +87,7 @@ func TestMCPInspectorStdio(t *testing.T) {
 	dir := needMCPPackages(t)
 	// The Inspector gives a stdio server only a minimal environment, so
 	// the test's variables go through env(1).
-	target := []string{"/usr/bin/env", "HEARTH_TEST_MAIN=1", "HEARTH_HOME=" + t.TempDir(), os.Args[0], "mcp", "serve"}
+	target := []string{"/usr/bin/env", "HEARTH_TEST_MAIN=1", childRace, "HEARTH_HOME=" + t.TempDir(), os.Args[0], "mcp", "serve"}
 	out, err := inspector(t, dir, target, "--method", "tools/list")
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)

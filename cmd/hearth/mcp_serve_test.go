@@ -23,7 +23,7 @@ import (
 func mcpStdio(t *testing.T, home string) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "mcp", "serve")
-	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
+	cmd.Env = []string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil)
@@ -102,7 +102,7 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestMCPServeOverHTTP(t *testing.T) {
 	home := t.TempDir()
 	cmd := exec.Command(os.Args[0], "mcp", "serve", "--http", "127.0.0.1:0")
-	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
+	cmd.Env = []string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}
 	pr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

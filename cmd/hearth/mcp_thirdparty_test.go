@@ -359,7 +359,7 @@ func TestThirdPartyMCPProgressInChat(t *testing.T) {
 	}})
 
 	cmd := exec.Command(os.Args[0], "chat")
-	cmd.Env = []string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + llm.URL, "HEARTH_MODEL=test-model"}
+	cmd.Env = []string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home, "OPENAI_BASE_URL=" + llm.URL, "HEARTH_MODEL=test-model"}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

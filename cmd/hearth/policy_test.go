@@ -97,7 +97,7 @@ func TestPolicySetTakesEffectInARunningChat(t *testing.T) {
 	}
 	srv := llmtest.NewServer(t, call("w1"), llmtest.Reply{Text: "上海晴。"}, call("w2"), llmtest.Reply{Text: "这次不行。"})
 	cmd := exec.Command(os.Args[0], "chat")
-	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
+	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model"}, base...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func BenchmarkServeSSE(b *testing.B) {
 	home := b.TempDir()
 	port := freePort(b)
 	bin, args := os.Args[0], []string{"serve", "--listen", "127.0.0.1:" + port}
-	env := []string{"HEARTH_TEST_MAIN=1"}
+	env := []string{"HEARTH_TEST_MAIN=1", childRace}
 	if p := os.Getenv("HEARTH_BENCH_BINARY"); p != "" {
 		bin, env = p, nil
 	}

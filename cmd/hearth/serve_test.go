@@ -92,7 +92,7 @@ type served struct {
 func startServe(t *testing.T, home string, env []string, args ...string) *served {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}, env...)
+	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HEARTH_HOME=" + home}, env...)
 	s := &served{cmd: cmd, home: home, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	if err := cmd.Start(); err != nil {

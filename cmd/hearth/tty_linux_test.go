@@ -52,7 +52,7 @@ func startPTY(t *testing.T, env []string, args ...string) (cmd *exec.Cmd, ptmx *
 	ptmx, pts := openPTY(t)
 	t.Cleanup(func() { ptmx.Close() })
 	cmd = exec.Command(os.Args[0], args...)
-	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", "TERM=xterm"}, env...)
+	cmd.Env = append([]string{"HEARTH_TEST_MAIN=1", childRace, "TERM=xterm"}, env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := cmd.Start(); err != nil {

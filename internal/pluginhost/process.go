@@ -396,7 +396,9 @@ func (p *Process) supervise() {
 // format text, none of Hearth's secrets, plus what the manifest adds.
 func (p *Process) minimalEnv(dataDir string) []string {
 	var env []string
-	for _, k := range []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT"} {
+	// GORACE only matters to a plugin built with -race (the race
+	// detector's options, such as its exit delay); it holds no secret.
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT", "GORACE"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}

@@ -31,6 +31,10 @@ var cleanups []func()
 
 func TestMain(m *testing.M) {
 	ShimMain() // plugins run under the shim, as in hearth
+	// The children these tests start are this binary, built with -race
+	// under the race detector, which sleeps a second before it exits;
+	// they inherit GORACE (minimalEnv passes it), so they need not.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	runMCPChild(os.Getenv("HEARTH_TEST_MCP"))
 	if mode := os.Getenv("HEARTH_TEST_CHILD"); mode != "" {
 		runContainChild(mode)
