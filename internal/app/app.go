@@ -238,6 +238,14 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	})
 	a.setMCPServers(cfg.MCPServers)
 	if a.lock != nil {
+		// An upgrade cut short (a crash between setting the old folder
+		// aside and installing the new one) is finished before the scan,
+		// while this process alone owns the data directory.
+		if back, err := pluginhost.RestoreUpgrades(filepath.Join(dir, "plugins")); err != nil {
+			a.Logger.Warn("a plugin upgrade cut short could not be finished", "err", err)
+		} else if len(back) > 0 {
+			a.Logger.Warn("plugin folders put back after an upgrade cut short", "plugins", back)
+		}
 		if err := a.Plugins.Scan(ctx); err != nil {
 			a.Logger.Warn("some plugins could not start", "err", err)
 		}
