@@ -234,7 +234,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
 		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
-		MCPAuth: newMCPAuth(a),
+		MCPAuth: newMCPAuth(a), Policy: a.Policy,
 	})
 	a.setMCPServers(cfg.MCPServers)
 	if a.lock != nil {

@@ -134,6 +134,7 @@ func (p *Process) applyPKU(conn *wire.Conn, w *wire.Manifest) error {
 	}
 	if w.Legacy != nil {
 		p.adoptLegacy(svc, w.Legacy.PluginIDs, m.Preferences)
+		p.adoptLegacyTools(w.Legacy.Tools, tools)
 	}
 	if len(m.Preferences) == 0 {
 		return nil

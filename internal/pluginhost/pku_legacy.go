@@ -30,9 +30,10 @@ const LegacyDir = "legacy"
 
 // LegacyCarry is one start's carrying of an old id's settings.
 type LegacyCarry struct {
-	From string    `json:"from"` // the old id
-	Keys []string  `json:"keys"` // the keys carried (names only, never values)
-	At   time.Time `json:"at"`
+	From  string       `json:"from"`            // the old id
+	Keys  []string     `json:"keys"`            // the keys carried (names only, never values)
+	Tools []LegacyTool `json:"tools,omitempty"` // old tools whose policy mode was carried (pku_legacy_tools.go)
+	At    time.Time    `json:"at"`
 }
 
 // maxLegacyRecord is how many carryings a plugin's record keeps.
@@ -193,7 +194,12 @@ func LegacyLines(dataDir, plugin string) []string {
 	}
 	var out []string
 	for _, c := range list {
-		out = append(out, fmt.Sprintf("settings of %s carried over: %s (%s)", c.From, strings.Join(c.Keys, ", "), c.At.Format(time.DateTime)))
+		if len(c.Keys) > 0 {
+			out = append(out, fmt.Sprintf("settings of %s carried over: %s (%s)", c.From, strings.Join(c.Keys, ", "), c.At.Format(time.DateTime)))
+		}
+		for _, t := range c.Tools {
+			out = append(out, legacyToolLine(t, c.At))
+		}
 	}
 	return out
 }

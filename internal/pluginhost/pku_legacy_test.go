@@ -149,6 +149,7 @@ func TestLegacyIDCarriesDeclaredKeys(t *testing.T) {
 func FuzzLegacyCarried(f *testing.F) {
 	f.Add([]byte(`[{"from":"old","keys":["a"],"at":"2026-01-01T00:00:00Z"}]`))
 	f.Add([]byte(`{"from":1}`))
+	f.Add([]byte(`[{"from":"old","keys":[],"tools":[{"old":"old__a","new":"p1__b","mode":"off"}],"at":"2026-01-01T00:00:00Z"}]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
 		os.MkdirAll(filepath.Join(dir, LegacyDir), 0o700)

@@ -80,6 +80,10 @@ type Options struct {
 	// database; NewManager sets it to its store. Nil means a PKU legacy
 	// id's settings are never carried over (pku_legacy.go).
 	NameOwners NameOwners
+	// Policy is where the owner's tool modes are kept, for carrying a
+	// PKU legacy tool's mode to its new tool (pku_legacy_tools.go); the
+	// app sets it to its policy engine. Nil carries none.
+	Policy LegacyPolicy
 
 	HandshakeTimeout time.Duration // [10s] from start to the end of initialize
 	StageTimeout     time.Duration // [10s] for one stage handler or decision hook
