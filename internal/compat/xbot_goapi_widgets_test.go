@@ -2,10 +2,14 @@ package compat
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/internal/server"
 )
 
 // TestXbotGoAPIChildWidgets runs the board test plugin as a child process
@@ -38,6 +42,7 @@ func TestXbotGoAPIChildWidgets(t *testing.T) {
 		<-changed
 	}
 	checkBoardWidgets(t, a.Plugins.WebWidgets(), "board")
+	checkBoardWidgets(t, httpWidgets(t, a), "board")
 	a.Plugins.Close()
 	if hasPluginWidgets(a.Plugins.WebWidgets(), "board") {
 		t.Errorf("widgets left after the plugin stopped: %+v", a.Plugins.WebWidgets())
@@ -52,6 +57,29 @@ func hasPluginWidgets(ws []pluginhost.WebWidget, plugin string) bool {
 		}
 	}
 	return false
+}
+
+// httpWidgets returns GET /v1/plugins/widgets's widgets from a server of a.
+func httpWidgets(t *testing.T, a *app.App) []pluginhost.WebWidget {
+	t.Helper()
+	s := server.New(a, &server.Options{Token: "owner-token-0123456789"})
+	hs := httptest.NewServer(s.Handler())
+	defer func() { s.Close(); hs.Close() }()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", hs.URL+"/v1/plugins/widgets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer owner-token-0123456789")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list server.WidgetList
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/plugins/widgets: %d, %v", resp.StatusCode, err)
+	}
+	return list.Widgets
 }
 
 // checkBoardWidgets checks the board test plugin's two widgets, named
