@@ -56,6 +56,7 @@ func init() {
 			s.injector = i
 			s.mu.Unlock()
 		},
+		Backend: func(s *PluginSDK) any { return s.b },
 	})
 }
 

@@ -191,7 +191,9 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	}
 	keepTraces, traced := cfg.TraceRetention()
 	a.startPruning(keepTraces, traced)
+	widgets := pluginhost.NewWidgetBoard() // compiled-in and plugin-folder plugins' web widgets
 	a.Kernel = kernel.New(a.Sources, a.Store, &kernel.Options{
+		Widgets:         widgets.SetWidgets,
 		NoTraces:        !traced,
 		Policy:          a.Policy,
 		SystemPrompt:    cfg.SystemPrompt,
@@ -234,7 +236,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
 		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
-		MCPAuth: newMCPAuth(a), Policy: a.Policy,
+		MCPAuth: newMCPAuth(a), Policy: a.Policy, Widgets: widgets,
 	})
 	a.setMCPServers(cfg.MCPServers)
 	if a.lock != nil {

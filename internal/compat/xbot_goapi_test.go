@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/board"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/brokengate"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gatekeeper"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gitwatch"
@@ -301,6 +302,19 @@ func TestXbotGoAPI(t *testing.T) {
 			spans, ok := xbot.ContextOf(e.watchP).RenderedWidget("branch")
 			if !ok || len(spans) != 3 || spans[1].Text != "feature/x" || spans[1].Style != xbot.StyleAccent || spans[2].Text != " status" {
 				t.Errorf("widget %+v %v", spans, ok)
+			}
+		}},
+		{"ContributeUI, UpdateWidget, WidgetSpan -> web UI board", "board", "the rendered widgets are the web UI's (Manager.WebWidgets): spans joined as text, one success span a badge; Deactivate removes them", func(t *testing.T) {
+			e := newXbotEnv(t)
+			hp := e.load(t, "board", board.Board{})
+			checkBoardWidgets(t, e.a.Plugins.WebWidgets(), "board")
+			if err := hp.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range e.a.Plugins.WebWidgets() {
+				if w.Plugin == "board" {
+					t.Errorf("widget left after Deactivate: %+v", w)
+				}
 			}
 		}},
 		{"OnUserPrompt, DecisionDeny", "gate", "a denied prompt is answered with the hook's message and never reaches the model", func(t *testing.T) {

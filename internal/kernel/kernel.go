@@ -22,6 +22,7 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/pipeline"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // Defaults for Options' zero values.
@@ -67,6 +68,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Services returns the host services for a plugin; nil means none.
 	Services func(plugin string) host.Services
+	// Widgets receives compiled-in plugins' web widgets
+	// (host.WidgetHost); nil means this host shows none.
+	Widgets func(plugin string, ws []wire.Widget) error
 	// Policy decides which tools are offered and which calls run, asks
 	// for approvals and keeps the audit log. Nil allows everything and
 	// records nothing; only tests and embedders that do their own

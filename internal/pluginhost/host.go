@@ -28,6 +28,7 @@ func (p *Process) serveHost(conn *wire.Conn) {
 	}
 	progress := &progressRoutes{}
 	handle(wire.MethodToolProgress, progress.notify)
+	handle(wire.MethodWidgetsSet, p.widgetsSet)
 	handle(wire.MethodToolsRegister, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var def wire.ToolDef
 		if err := wire.DecodeParams(raw, &def); err != nil {

@@ -559,6 +559,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	conn := wire.NewConn(sp.stdout, stdin, p.log)
 	p.opts.Host.SetCapabilities(p.name, p.m.Capabilities)
 	p.serveHost(conn)
+	defer p.opts.Widgets.clear(p.name) // widgets.set ones
 	go conn.Run()
 	cleanup := func(reason error) {
 		conn.Close(reason)

@@ -80,7 +80,7 @@ const (
 func CapabilityGroup(method string) string {
 	switch method {
 	case MethodToolsRegister, MethodStagesRegister, MethodHooksRegister, MethodInject, MethodInjectSync, MethodToolProgress,
-		MethodChannelsRegister, MethodChannelsUnregister:
+		MethodChannelsRegister, MethodChannelsUnregister, MethodWidgetsSet:
 		return "core"
 	case MethodLLMList, MethodLLMSet, MethodLLMCurrent:
 		return "llm"

@@ -59,6 +59,7 @@ func (a *adapted) Stop() error {
 		return nil
 	}
 	a.ctx = nil
+	defer c.clearWidgets()
 	if err := a.p.Deactivate(c); err != nil {
 		return fmt.Errorf("xbot plugin %s: deactivate: %w", c.id, err)
 	}

@@ -28,6 +28,7 @@ type Context struct {
 	mu        sync.Mutex
 	values    map[string]any
 	widgets   map[string]UIWidget
+	zones     map[string]string
 	rendered  map[string][]WidgetSpan
 	enrichers []enricher
 	onErr     PluginErrorCallback
@@ -261,8 +262,9 @@ var bus struct {
 	m  map[string][]PluginEventHandler
 }
 
-// ContributeUI keeps a widget. Hearth has no widget zones yet: the widget
-// is rendered on UpdateWidget and its spans kept (RenderedWidget).
+// ContributeUI keeps a widget. It is rendered on UpdateWidget, its spans
+// kept (RenderedWidget) and shown in the web UI, zone as its slot (see
+// widgets.go).
 func (c *Context) ContributeUI(widgetID, zone string, widget UIWidget, priority int) error {
 	if widgetID == "" || widget == nil {
 		return errors.New("xbot: ContributeUI needs an id and a widget")
@@ -273,10 +275,15 @@ func (c *Context) ContributeUI(widgetID, zone string, widget UIWidget, priority 
 		c.widgets = map[string]UIWidget{}
 	}
 	c.widgets[widgetID] = widget
+	if c.zones == nil {
+		c.zones = map[string]string{}
+	}
+	c.zones[widgetID] = zone
 	return nil
 }
 
-// UpdateWidget renders the widget again.
+// UpdateWidget renders the widget again and sends the plugin's widgets
+// to the host's web UI board.
 func (c *Context) UpdateWidget(widgetID string) error {
 	c.mu.Lock()
 	w := c.widgets[widgetID]
@@ -291,7 +298,7 @@ func (c *Context) UpdateWidget(widgetID string) error {
 	}
 	c.rendered[widgetID] = spans
 	c.mu.Unlock()
-	return nil
+	return c.publishWidgets()
 }
 
 // RenderedWidget returns the spans of the widget's last UpdateWidget.

@@ -27,7 +27,8 @@
 //   - Storage() is kept in the plugin's Hearth KV, Logger() writes to the
 //     plugin's Hearth log, ToolCallContext.TenantID is TenantOf the turn's
 //     channel and chat;
-//   - widgets are kept and rendered on UpdateWidget (RenderedWidget);
+//   - widgets are rendered on UpdateWidget (RenderedWidget) and shown in
+//     the web UI (widgets.go);
 //     middleware, cron, commands, themes, overlays and channel providers
 //     are refused with ErrNotSupported.
 //

@@ -24,6 +24,8 @@ type Funcs[P any] struct {
 	// SetIOInjector replaces the input path of the Inject methods; nil
 	// restores the host's.
 	SetIOInjector func(P, any)
+	// Backend returns the backend New was given.
+	Backend func(P) any
 }
 
 // funcs is what Register recorded; only Register writes it, from package

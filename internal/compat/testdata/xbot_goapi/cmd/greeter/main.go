@@ -1,11 +1,12 @@
 // Command greeter runs an xbot test plugin as a Hearth child process: the
 // greeter, with the argument "gate" the gatekeeper, with "broken" the
-// broken gate.
+// broken gate, with "board" the widget board.
 package main
 
 import (
 	"os"
 
+	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/board"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/brokengate"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/gatekeeper"
 	"github.com/hearth-agent/hearth/internal/compat/testdata/xbot_goapi/greeter"
@@ -18,6 +19,9 @@ func main() {
 		switch os.Args[1] {
 		case "gate":
 			pluginrpc.Serve(xbot.Adapt(gatekeeper.Gate{}))
+			return
+		case "board":
+			pluginrpc.Serve(xbot.Adapt(board.Board{}))
 			return
 		case "broken":
 			pluginrpc.Serve(xbot.Adapt(brokengate.Gate{}))
