@@ -37,6 +37,8 @@ type xbotResponse struct {
 	HookResult *xbotHookResult `json:"hookResult,omitempty"`
 }
 
+// xbotTool is a tool an xbot plugin declares, in its activate answer or a
+// channel_tools message.
 type xbotTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

@@ -92,7 +92,7 @@ type xbotFrame struct {
 	Result      json.RawMessage   `json:"result,omitempty"`
 	Error       json.RawMessage   `json:"error,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
-	Tools       []xbotChanTool    `json:"tools,omitempty"`
+	Tools       []xbotTool        `json:"tools,omitempty"`
 	SystemParts map[string]string `json:"system_parts,omitempty"`
 	UI          []json.RawMessage `json:"ui,omitempty"`
 }
@@ -112,15 +112,6 @@ func (f *xbotFrame) errorText() string {
 		return s
 	}
 	return string(f.Error)
-}
-
-// xbotChanTool is a tool of a channel_tools declaration.
-type xbotChanTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  []xbotParam     `json:"parameters,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	Channels    []string        `json:"channels,omitempty"`
 }
 
 // lockedWriter writes whole lines from several goroutines.
@@ -356,7 +347,7 @@ func (c *xbotChan) send(ctx context.Context, msg sdk.OutputMessage) (any, error)
 // channelTools turns a channel_tools declaration into tools whose calls
 // go to the plugin with execute_tool. A tool naming channels runs only in
 // a turn of one of them.
-func (c *xbotChan) channelTools(decls []xbotChanTool) []toolEntry {
+func (c *xbotChan) channelTools(decls []xbotTool) []toolEntry {
 	var out []toolEntry
 	for _, t := range decls {
 		schema, err := xbotSchema(xbotTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, InputSchema: t.InputSchema})
