@@ -45,7 +45,7 @@ func TestSettingsGateWithAChild(t *testing.T) {
 	t.Logf("%d rows", len(settingsGateRows))
 	ctx := context.Background()
 	dir := t.TempDir()
-	tsCopyDir(t, filepath.Join("testdata", "settings", "prefgate"), filepath.Join(dir, "plugins", "prefgate"))
+	copyTestPlugin(t, filepath.Join("testdata", "settings", "prefgate"), filepath.Join(dir, "plugins", "prefgate"))
 	a := openGateHearth(t, dir)
 	svc := a.Settings
 	kv := func(key string) string { // what the plugin itself holds

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/kernel"
@@ -20,53 +19,22 @@ import (
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
-// tsHearth is a Hearth opened on a fresh data directory whose model is a
-// scripted provider and whose plugins folder holds copies of the
-// TypeScript test plugins of testdata/pku-ts, each a real node child with
-// the SDK as Hearth provides it.
-type tsHearth struct {
-	app *app.App
-	srv *llmtest.Server
-	dir string
-}
+// tsHearth is a childHearth of the TypeScript test plugins
+// (testdata/pku-ts), each a real node child.
+type tsHearth struct{ *childHearth }
 
-// openTSHearth copies the named folders of testdata/pku-ts into a new data
-// directory's plugins folder and opens Hearth on it, waiting for the
-// plugins' handshakes.
+// openTSHearth opens a Hearth running the named test plugins of
+// testdata/pku-ts.
 func openTSHearth(t *testing.T, plugins []string, replies ...llmtest.Reply) *tsHearth {
 	t.Helper()
 	return openTSHearthWith(t, plugins, nil, replies...)
 }
 
-// openTSHearthWith is openTSHearth with prepare run first on a Hearth of
-// the same data directory without plugins (to leave what a user had).
+// openTSHearthWith is openTSHearth with prepare run first (see
+// openChildHearth).
 func openTSHearthWith(t *testing.T, plugins []string, prepare func(*app.App), replies ...llmtest.Reply) *tsHearth {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is needed: %v", err)
-	}
-	srv := llmtest.NewServer(t, replies...)
-	dir := t.TempDir()
-	for _, name := range plugins {
-		tsCopyDir(t, filepath.Join("testdata", "pku-ts", name), filepath.Join(dir, "plugins", name))
-	}
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "HEARTH_MODEL": "test-model", "OPENAI_API_KEY": "test-key"}
-	if prepare != nil {
-		a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsOff,
-			Getenv: func(k string) string { return env[k] }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		prepare(a)
-		a.Close()
-	}
-	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Plugins: app.PluginsWait,
-		WatchInterval: time.Hour, Getenv: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	return &tsHearth{app: a, srv: srv, dir: dir}
+	return &tsHearth{openChildHearth(t, "node", "pku-ts", plugins, prepare, replies...)}
 }
 
 // ask runs one turn from the owner at the terminal.
@@ -134,25 +102,4 @@ func nodeScript(t *testing.T, script string, args ...string) string {
 		t.Fatalf("node %s: %v\n%s", script, err, out)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func tsCopyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
