@@ -407,9 +407,7 @@ func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
 	if !sameTools(list, k.specVersion) {
 		specs := make([]llm.ToolSpec, len(list))
 		for i, t := range list {
-			specs[i] = llm.ToolSpec{Type: "function", Function: llm.FunctionSpec{
-				Name: callNames[i], Description: t.Def.Description, Parameters: json.RawMessage(t.Schema),
-			}}
+			specs[i] = llm.NewToolSpec(callNames[i], t.Def.Description, json.RawMessage(t.Schema))
 		}
 		k.specVersion, k.specs = list, specs
 	}

@@ -64,6 +64,8 @@ type FunctionCall struct {
 type ToolSpec struct {
 	Type     string       `json:"type"`
 	Function FunctionSpec `json:"function"`
+
+	enc *encodedSpec // see NewToolSpec
 }
 
 // FunctionSpec is the function part of a ToolSpec.

@@ -199,7 +199,7 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 	wr.StreamOptions = &struct {
 		IncludeUsage bool `json:"include_usage"`
 	}{true}
-	body, err := json.Marshal(wr)
+	body, err := encodeRequest(wr)
 	if err != nil {
 		return nil, fmt.Errorf("encoding request: %w", err)
 	}

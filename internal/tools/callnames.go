@@ -130,17 +130,18 @@ func (r *Registry) callNames(list []*Tool) (byTool map[*Tool]string, short map[s
 		known = append(known, id)
 	}
 	allowed := make(map[*Tool]bool, len(list))
-	count := make(map[string]int, len(list))
+	r.groups = make(map[string][]*Tool, len(list))
 	for _, t := range list {
 		if ShortAllowed(t.Plugin, t.Local, known) {
 			allowed[t] = true
-			count[strings.ToLower(t.Local)]++
+			key := strings.ToLower(t.Local)
+			r.groups[key] = append(r.groups[key], t)
 		}
 	}
 	byTool = make(map[*Tool]string, len(list))
 	short = map[string]*Tool{}
 	for _, t := range list {
-		if allowed[t] && count[strings.ToLower(t.Local)] == 1 {
+		if allowed[t] && len(r.groups[strings.ToLower(t.Local)]) == 1 {
 			byTool[t] = t.Local
 			short[t.Local] = t
 			continue

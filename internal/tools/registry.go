@@ -51,9 +51,10 @@ type Registry struct {
 
 	// The model-facing names (callnames.go), rebuilt with sorted.
 	callName    map[*Tool]string
-	short       map[string]*Tool // short name -> tool
-	sortedNames []string         // CallName of each of sorted
-	known       map[string]bool  // plugin ids ever seen or made known, by idKey (callnames.go)
+	short       map[string]*Tool   // short name -> tool
+	sortedNames []string           // CallName of each of sorted
+	groups      map[string][]*Tool // lower-case local name -> the tools that may be short under it (insert.go)
+	known       map[string]bool    // plugin ids ever seen or made known, by idKey (callnames.go)
 
 	changed chan struct{} // closed and replaced on every change; see Changed
 }
@@ -88,7 +89,7 @@ func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 		return nil, err
 	}
 	r.byName[t.Name] = t
-	r.rebuild()
+	r.insert(t)
 	return t, nil
 }
 
@@ -198,6 +199,11 @@ func (r *Registry) rebuild() {
 	for i, t := range list {
 		r.sortedNames[i] = r.callName[t]
 	}
+	r.signal()
+}
+
+// signal closes the channel Changed handed out, if any; r.mu is held.
+func (r *Registry) signal() {
 	if r.changed != nil {
 		close(r.changed)
 		r.changed = nil
