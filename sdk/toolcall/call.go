@@ -241,7 +241,11 @@ func Encode(v any) Result {
 	if n, ok := v.(interface{ ResultNote() string }); ok && n.ResultNote() != "" {
 		r.Content += "\n" + n.ResultNote()
 	}
-	r.Value = v
+	// Stage handlers see the value the result reads as; a wrapper's own
+	// fields are unexported and would cross the wire as {} (a child's
+	// after_toolcall would then seem to replace the result, images and
+	// all). The images are kept in r.Images below.
+	r.Value = inner
 	if n := len(r.Content); n > MaxResultBytes {
 		err := fmt.Errorf("%w: the tool's result is %d bytes, over the limit of %d bytes (1 MiB)", ErrTooLarge, n, MaxResultBytes)
 		return ErrorResult(err, err.Error()+"; ask for less (a smaller range, a filter, one page at a time)")

@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -60,5 +61,20 @@ func TestEncodeImagesNotCountedInSize(t *testing.T) {
 	r := Encode(pictures{Text: "big", Images: []sdk.Image{im}})
 	if r.IsError || len(r.Images) != 1 {
 		t.Errorf("an image over the text limit but within the image limit: error %v, %d images", r.IsError, len(r.Images))
+	}
+}
+
+// Stage handlers see the value a WithImages result reads as, not the
+// wrapper (whose fields would cross the wire to a child's after_toolcall
+// as {} and seem a changed result); the images stay in Images.
+func TestEncodeWithImagesValueIsTheInnerValue(t *testing.T) {
+	r := Encode(sdk.WithImages(map[string]any{"seen": 1}, []sdk.Image{{MIMEType: "image/png", Data: []byte("\x89PNG")}}))
+	m, ok := r.Value.(map[string]any)
+	if !ok || m["seen"] != 1 || len(r.Images) != 1 {
+		t.Fatalf("value %#v, %d images", r.Value, len(r.Images))
+	}
+	b, _ := json.Marshal(r.Value)
+	if string(b) != `{"seen":1}` {
+		t.Fatalf("value crosses the wire as %s", b)
 	}
 }
