@@ -97,7 +97,10 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	msgs = append(msgs, withImages(t.user, inputImages))
 	pluginCtx := k.pluginContext(ctx, sc.RawMessage)
 	msgs = append(msgs, pluginCtx...)
-	tools := toolsTokens(k.toolSpecs(t))
+	// The first request's tools, worked out once: building them asks every
+	// dynamic description (a round trip to a child plugin each).
+	firstTools := k.toolSpecs(t)
+	tools := toolsTokens(firstTools)
 	if need := messagesTokens(withoutHistory(msgs)) + tools; need > budget {
 		// Refused before it is stored: it would fail every later turn.
 		room := inputRoom{instructions: messageTokens(msgs[0]) + messagesTokens(pluginCtx), message: messageTokens(t.user),
@@ -134,7 +137,11 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	for step := 1; ; step++ {
 		last := step >= k.cfg.MaxSteps || t.toolCalls >= k.cfg.MaxToolCalls
 		req := &llm.Request{Model: k.cfg.Model}
-		if !last {
+		switch {
+		case last:
+		case step == 1:
+			req.Tools = firstTools
+		default:
 			req.Tools = k.toolSpecs(t)
 		}
 		t.offered = offeredNames(t.offered, req.Tools)
