@@ -82,11 +82,16 @@ func (s kvStorage) Set(key, value string) error {
 		return fmt.Errorf("xbot storage: setting %q: the plugin has %d keys, at most %d (delete some first): %w",
 			key, len(keys), MaxStorageKeys, ErrStorageLimit)
 	}
+	// A new key joins the index before its value is written: a process
+	// killed in between leaves a listed key without a value (Get finds
+	// nothing, Clear deletes it), never a value no index lists or counts.
+	if !found {
+		if err := s.setIndex(ctx, slices.Insert(keys, i, key)); err != nil {
+			return err
+		}
+	}
 	if err := s.kv.Set(ctx, kvPrefix+key, value); err != nil {
 		return fmt.Errorf("xbot storage: setting %q: %w", key, err)
-	}
-	if !found {
-		return s.setIndex(ctx, slices.Insert(keys, i, key))
 	}
 	return nil
 }
