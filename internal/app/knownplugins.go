@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -25,5 +26,6 @@ func knowPlugins(ctx context.Context, a *App) {
 			ids = append(ids, en.Plugin)
 		}
 	}
-	a.Kernel.Tools().KnowPlugins(ids...)
+	slices.Sort(ids)
+	a.Kernel.Tools().KnowPlugins(slices.Compact(ids)...) // the catalogue has a row per tool
 }
