@@ -187,7 +187,9 @@ func (p *Process) registerScriptTrigger(tr xbotTrigger, run func(context.Context
 			e = append(e, "XBOT_TOOL_INPUT="+input)
 		}
 		if output != "" {
-			e = append(e, "XBOT_TOOL_OUTPUT="+output)
+			// Linux refuses one environment string over 128 KiB: a larger
+			// result would keep the script from starting at all.
+			e = append(e, "XBOT_TOOL_OUTPUT="+truncateText(output, 64<<10))
 		}
 		return e
 	}
@@ -270,6 +272,9 @@ func (p *Process) runScriptOnce(ctx context.Context, dataDir, widget string, ext
 		cmd.Env = append(cmd.Env, "XBOT_WIDGET_ID="+widget)
 	}
 	cmd.Env = append(cmd.Env, extra...)
+	// A child the script leaves running with our pipes open must not hold
+	// the turn past the script's own deadline.
+	cmd.WaitDelay = 2 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
