@@ -125,10 +125,7 @@ func (r *Registry) callNames(list []*Tool) (byTool map[*Tool]string, short map[s
 	for _, t := range list {
 		r.known[names.Key(t.Plugin)] = true
 	}
-	known := make([]string, 0, len(r.known))
-	for id := range r.known {
-		known = append(known, id)
-	}
+	known := r.knownIDs()
 	allowed := make(map[*Tool]bool, len(list))
 	r.groups = make(map[string][]*Tool, len(list))
 	for _, t := range list {
