@@ -104,7 +104,7 @@ func findPlugin(ctx context.Context, a *app.App, id string) (*pluginhost.Info, e
 	}
 	if isBuiltin(a, id) {
 		return nil, fmt.Errorf("%s is built in (it runs inside Hearth: no folder, process or log); "+
-			"turn it off with \"disabled_plugins\" in config.json", id)
+			"turn it off in config.json (\"disabled_plugins\", or \"plugins\": {\"%s\": {\"enabled\": false}})", id, id)
 	}
 	return nil, unknownPlugin(a, list, id)
 }

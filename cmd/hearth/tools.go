@@ -108,7 +108,7 @@ func silentPlugins(ctx context.Context, a *app.App, offered map[string]bool, bus
 		reason := "registers no tools"
 		switch {
 		case a.Config.BuiltinDisabled(name):
-			reason = "disabled (disabled_plugins in config.json)"
+			reason = "disabled in config.json (disabled_plugins, or plugins.<id>.enabled)"
 		case !slices.Contains(loaded, name):
 			reason = "failed: not loaded (see hearth.log)"
 		}

@@ -153,8 +153,8 @@ func (s *Server) togglePlugin(w http.ResponseWriter, r *http.Request, on bool) {
 		// The kernel cannot stop a compiled-in plugin while it runs, nor
 		// start one it skipped: the config decides at start.
 		writeError(w, http.StatusConflict, "restart_required", fmt.Sprintf(
-			"%s is compiled into Hearth: it is %s by disabled_plugins in config.json, read at start; "+
-				"edit that list and restart Hearth to change it", p.ID, map[bool]string{true: "turned off", false: "turned on"}[p.Enabled]))
+			"%s is compiled into Hearth: it is %s by config.json (disabled_plugins, or plugins.<id>.enabled), read at start; "+
+				"edit it and restart Hearth to change it", p.ID, map[bool]string{true: "turned off", false: "turned on"}[p.Enabled]))
 		return
 	case info == nil:
 		writeError(w, http.StatusConflict, "not_toggleable", p.ID+" cannot be "+verb+" here")
@@ -230,7 +230,7 @@ func (s *Server) pluginsWithInfo(r *http.Request) ([]Plugin, []*pluginhost.Info,
 		case isHidden:
 			p.State, p.Reason = StateHidden, reason
 		case !p.Enabled:
-			p.State, p.Reason = StateDisabled, "disabled in the config (disabled_plugins)"
+			p.State, p.Reason = StateDisabled, "disabled in the config (disabled_plugins, or plugins.<id>.enabled)"
 		default:
 			p.State, p.Reason = StateFailed, "not loaded"
 			if owner, ok := k.Names().Owner(name); ok {
