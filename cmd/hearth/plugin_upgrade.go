@@ -55,6 +55,18 @@ func fetchSource(ctx context.Context, a *app.App, cio *cmdIO, src string) (dir, 
 	return dir, tmp, rec, nil
 }
 
+// restoreUpgrades puts back plugin folders an upgrade cut short left
+// aside, and says so.
+func restoreUpgrades(a *app.App, cio *cmdIO) {
+	back, err := pluginhost.RestoreUpgrades(a.Plugins.Dir())
+	for _, id := range back {
+		fmt.Fprintf(cio.err, "hearth plugin: an upgrade of %s was cut short: its old folder is back\n", id)
+	}
+	if err != nil {
+		fmt.Fprintf(cio.err, "hearth plugin: %v\n", err)
+	}
+}
+
 // installedID is the folder a fetched plugin folder installs as.
 func installedID(dir string) (string, error) {
 	if hagosrc.IsSource(dir) {
@@ -69,6 +81,7 @@ func installedID(dir string) (string, error) {
 
 // installFetched is `hearth plugin install URL|ARCHIVE`.
 func installFetched(ctx context.Context, a *app.App, f *flags, cio *cmdIO, src string) int {
+	restoreUpgrades(a, cio)
 	dir, tmp, rec, err := fetchSource(ctx, a, cio, src)
 	if err != nil {
 		fmt.Fprintf(cio.err, "hearth plugin: %v\n", err)
@@ -105,6 +118,7 @@ func upgradePlugin(ctx context.Context, a *app.App, f *flags, cio *cmdIO, id str
 		fmt.Fprintf(cio.err, "hearth plugin upgrade: %v\n", err)
 		return 1
 	}
+	restoreUpgrades(a, cio)
 	dst := filepath.Join(a.Plugins.Dir(), id)
 	if strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
 		return fail(fmt.Errorf("%q is not a plugin id (hearth plugin lists them)", id))
