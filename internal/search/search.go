@@ -11,6 +11,7 @@ package search
 import (
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"unicode"
 )
@@ -84,12 +85,24 @@ type Index struct {
 	free     []int32          // numbers of removed documents, reused
 	postings map[string][]posting
 	total    int // sum of the live documents' lengths
+	tags     map[string]uint32
+	labels   []string // by tag - 1
 }
 
 type doc struct {
 	id     string // "" once removed
 	length int32
 	terms  []string // distinct, for removal
+	meta   Meta
+}
+
+// Meta is what an index keeps about a document besides its terms, for
+// its owner: a Tag to filter searches by (see Index.Tag) and a Stamp to
+// tell whether the indexed text is still current (a file's modification
+// time, a row's version).
+type Meta struct {
+	Tag   uint32
+	Stamp int64
 }
 
 type posting struct {
@@ -102,8 +115,11 @@ func NewIndex() *Index {
 	return &Index{num: map[string]int32{}, postings: map[string][]posting{}}
 }
 
-// Add indexes text under id, replacing what id had.
-func (x *Index) Add(id, text string) {
+// Add indexes text under id, replacing what id had, with a zero Meta.
+func (x *Index) Add(id, text string) { x.Put(id, text, Meta{}) }
+
+// Put indexes text under id with m, replacing what id had.
+func (x *Index) Put(id, text string, m Meta) {
 	terms := Tokens(text)
 	tf := make(map[string]int32, len(terms))
 	for _, t := range terms {
@@ -119,7 +135,7 @@ func (x *Index) Add(id, text string) {
 		n = int32(len(x.docs))
 		x.docs = append(x.docs, doc{})
 	}
-	d := doc{id: id, length: int32(len(terms)), terms: make([]string, 0, len(tf))}
+	d := doc{id: id, length: int32(len(terms)), terms: make([]string, 0, len(tf)), meta: m}
 	for t, f := range tf {
 		d.terms = append(d.terms, t)
 		x.postings[t] = append(x.postings[t], posting{n, f})
@@ -162,6 +178,57 @@ func (x *Index) remove(id string) {
 	delete(x.num, id)
 }
 
+// Tag returns the number standing for label, the same for the same label
+// as long as the index lives (an owner keeps, say, "kind, scope, writer"
+// in it); never 0, which is the tag of no label.
+func (x *Index) Tag(label string) uint32 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if t, ok := x.tags[label]; ok {
+		return t
+	}
+	if x.tags == nil {
+		x.tags = map[string]uint32{}
+	}
+	x.labels = append(x.labels, label)
+	t := uint32(len(x.labels))
+	x.tags[label] = t
+	return t
+}
+
+// Label returns the label of tag, "" for 0 or an unknown tag.
+func (x *Index) Label(tag uint32) string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if tag == 0 || int(tag) > len(x.labels) {
+		return ""
+	}
+	return x.labels[tag-1]
+}
+
+// Meta returns id's Meta; ok is false if id is not indexed.
+func (x *Index) Meta(id string) (m Meta, ok bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n, ok := x.num[id]
+	if !ok {
+		return Meta{}, false
+	}
+	return x.docs[n].meta, true
+}
+
+// Each calls fn for each document whose id starts with prefix, in no
+// order, until fn returns false. fn must not call the index.
+func (x *Index) Each(prefix string, fn func(id string, m Meta) bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for id, n := range x.num {
+		if strings.HasPrefix(id, prefix) && !fn(id, x.docs[n].meta) {
+			return
+		}
+	}
+}
+
 // Len returns the number of documents.
 func (x *Index) Len() int {
 	x.mu.RLock()
@@ -178,7 +245,11 @@ type Hit struct {
 // Search returns the k best documents for query, best first; documents
 // sharing no term with it are not returned. Ties go by id, so results are
 // stable.
-func (x *Index) Search(query string, k int) []Hit {
+func (x *Index) Search(query string, k int) []Hit { return x.SearchFilter(query, k, nil) }
+
+// SearchFilter is Search over the documents whose Meta allow accepts (all
+// of them for a nil allow). allow must not call the index.
+func (x *Index) SearchFilter(query string, k int, allow func(Meta) bool) []Hit {
 	terms := Tokens(query)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -201,6 +272,9 @@ func (x *Index) Search(query string, k int) []Hit {
 		}
 		idf := math.Log(1 + (n-float64(len(p))+0.5)/(float64(len(p))+0.5))
 		for _, e := range p {
+			if allow != nil && !allow(x.docs[e.doc].meta) {
+				continue
+			}
 			tf := float64(e.tf)
 			dl := float64(x.docs[e.doc].length)
 			if scores[e.doc] == 0 {

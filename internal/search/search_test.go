@@ -98,3 +98,27 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
+func TestMetaTagsAndFilter(t *testing.T) {
+	x := NewIndex()
+	a, b := x.Tag("k\x00global\x00"), x.Tag("k\x00chat:qq/1\x00plugA")
+	if a == 0 || b == 0 || a == b || x.Tag("k\x00global\x00") != a || x.Label(b) != "k\x00chat:qq/1\x00plugA" || x.Label(0) != "" {
+		t.Fatalf("tags %d %d, label %q", a, b, x.Label(b))
+	}
+	x.Put("k:one", "北京天气", Meta{Tag: a, Stamp: 7})
+	x.Put("k:two", "北京天气预报", Meta{Tag: b, Stamp: 9})
+	x.Put("d:three", "北京", Meta{Tag: a})
+	if m, ok := x.Meta("k:two"); !ok || m.Stamp != 9 || m.Tag != b {
+		t.Fatalf("Meta = %+v %v", m, ok)
+	}
+	hits := x.SearchFilter("北京天气", 10, func(m Meta) bool { return m.Tag == a })
+	if len(hits) != 2 || hits[0].ID != "k:one" {
+		t.Fatalf("filtered hits %v", hits)
+	}
+	var ids []string
+	x.Each("k:", func(id string, _ Meta) bool { ids = append(ids, id); return true })
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"k:one", "k:two"}) {
+		t.Fatalf("Each = %v", ids)
+	}
+}
