@@ -89,7 +89,18 @@ type View struct {
 	// AllWriters lets the caller see every writer's entries in Read,
 	// not only its own.
 	AllWriters bool
+	// AllScopes lets the caller see every scope, Read or not: the owner
+	// browsing the whole memory (CLI, web UI).
+	AllScopes bool
 }
+
+// Everything returns the owner's view of the whole memory, every scope
+// and writer; it writes to Global.
+func Everything() View {
+	return View{Write: Global, Read: []Scope{Global}, AllWriters: true, AllScopes: true}
+}
+
+func (v View) reads(s Scope) bool { return v.AllScopes || slices.Contains(v.Read, s) }
 
 // For returns the view of writer acting in the conversation conv (Global
 // outside any): it writes to conv and reads conv and Global. shared is
@@ -107,7 +118,7 @@ func For(writer string, conv Scope, shared bool) View {
 
 // Sees reports whether v shows an entry writer wrote in s.
 func (v View) Sees(writer string, s Scope) bool {
-	return (v.AllWriters || writer == v.Writer) && slices.Contains(v.Read, s)
+	return (v.AllWriters || writer == v.Writer) && v.reads(s)
 }
 
 // Owns reports whether v may change or delete an entry writer wrote in
@@ -115,9 +126,9 @@ func (v View) Sees(writer string, s Scope) bool {
 // AllWriters: the CLI, the web UI).
 func (v View) Owns(writer string, s Scope) bool {
 	if v.Writer == "" && v.AllWriters {
-		return slices.Contains(v.Read, s)
+		return v.reads(s)
 	}
-	return writer == v.Writer && slices.Contains(v.Read, s)
+	return writer == v.Writer && v.reads(s)
 }
 
 type ctxKey struct{}

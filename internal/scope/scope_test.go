@@ -55,3 +55,11 @@ func TestViews(t *testing.T) {
 		t.Fatal("context scope")
 	}
 }
+
+func TestEverything(t *testing.T) {
+	e := Everything()
+	g := Chat("qq", "group:1")
+	if !e.Sees("plugB", g) || !e.Owns("plugB", g) || !e.Sees("", Owner) || e.Write != Global {
+		t.Fatalf("everything %+v", e)
+	}
+}
