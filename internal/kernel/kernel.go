@@ -219,7 +219,7 @@ func (k *Kernel) sink(channel string) Sink {
 
 // RegisterTool implements host.Host.
 func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
-	return k.known(k.tools.Register(plugin, def, h))
+	return k.known(k.tools.Register(plugin, def, bindScope(h)))
 }
 
 // RegisterRemoteTool is RegisterTool for a tool whose handler calls a
