@@ -27,7 +27,6 @@ import (
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/host"
 )
 
 // Options say how to start. A nil *Options means all defaults.
@@ -203,10 +202,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Logger:          a.Logger,
 
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
-		Services: func(plugin string) host.Services {
-			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
-				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
-		},
+		Services:               a.pluginServices, // services.go
 	})
 	// Plugin channel names stay their first owner's across restarts.
 	a.Kernel.Names().SetChannelBinder(a.Store)
@@ -233,9 +229,10 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 			a.Logger.Error("built-in plugin name not kept", "plugin", name, "err", cerr)
 		}
 	}
+	mem := a.scopedMemory() // each child's requests act in its own view (pluginhost/memory.go)
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
-		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
+		Memory: mem.graph, TextMemory: mem.text, DocMemory: mem.docs, Knowledge: mem.kb,
 		MCPAuth: newMCPAuth(a), Policy: a.Policy, Widgets: widgets,
 	})
 	a.setMCPServers(cfg.MCPServers)

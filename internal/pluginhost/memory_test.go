@@ -4,12 +4,10 @@ package pluginhost
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hearth-agent/hearth/internal/knowledge"
-	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -66,18 +64,7 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 }
 
 func TestChildPluginMemoryAndKnowledge(t *testing.T) {
-	f := newFixture(t)
-	st := openStore(t, f.data)
-	docs, err := memory.NewDocs(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge =
-		memory.NewGraph(st), memory.NewText(filepath.Join(f.data, "text")), docs, kb
+	f, kb := scopeFixture(t)
 
 	p := f.start(t, "mem", "memory", "memory", "knowledge")
 	ready(t, p)
@@ -85,11 +72,11 @@ func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 		t.Fatalf("learn: %s", got)
 	}
 	got, isErr := f.call("mem__recall", `{}`)
-	if want := `{"doc":"购物清单","entities":2,"kb":"猫粮","relations":1}`; isErr || got != want {
+	if want := `{"doc":"购物清单","entities":1,"kb":"猫粮","relations":1}`; isErr || got != want {
 		t.Fatalf("recall:\n got %s\nwant %s", got, want)
 	}
 	// What the child wrote is the host's: in-process plugins see it too.
-	if names, _ := kb.List(); len(names) != 1 || names[0] != "猫粮" {
+	if names, _ := kb.List(scope.Everything()); len(names) != 1 || names[0] != "猫粮" {
 		t.Fatalf("knowledge on the host: %v", names)
 	}
 

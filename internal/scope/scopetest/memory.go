@@ -30,6 +30,7 @@ type Entry struct {
 	Writer string
 	Key    string // entity name, "source|relation|target", doc id, knowledge name
 	Text   string
+	Title  string // a document's
 }
 
 var (
@@ -139,7 +140,7 @@ func (m *Memory) Query(v scope.View, text string, topK int) []*sdk.Doc {
 		if topK > 0 && len(out) == topK {
 			break
 		}
-		out = append(out, &sdk.Doc{ID: e.Key, Content: e.Text, Score: 1})
+		out = append(out, &sdk.Doc{ID: e.Key, Title: e.Title, Content: e.Text, Score: 1})
 	}
 	return out
 }
@@ -153,6 +154,13 @@ func (m *Memory) Insert(v scope.View, doc *sdk.Doc) error {
 		m.mu.Unlock()
 	}
 	m.put(v, "doc", doc.ID, doc.Content)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, e := range m.entries {
+		if e.Kind == "doc" && e.Key == doc.ID && e.Scope == v.Write && e.Writer == v.Writer {
+			m.entries[i].Title = doc.Title
+		}
+	}
 	return nil
 }
 
@@ -174,10 +182,13 @@ func (m *Memory) Append(v scope.View, evt sdk.TextEvent) error {
 	return nil
 }
 
-// Search returns the knowledge entries containing query.
+// Search returns the knowledge entries containing query, or whose name
+// query contains.
 func (m *Memory) Search(v scope.View, query string, topK int) ([]*sdk.Knowledge, error) {
 	var out []*sdk.Knowledge
-	for _, e := range m.seen(v, "knowledge", func(e Entry) bool { return strings.Contains(e.Text, query) }) {
+	for _, e := range m.seen(v, "knowledge", func(e Entry) bool {
+		return strings.Contains(e.Text, query) || strings.Contains(query, e.Key)
+	}) {
 		if topK > 0 && len(out) == topK {
 			break
 		}

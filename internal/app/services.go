@@ -1,0 +1,41 @@
+package app
+
+import (
+	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/sdk/host"
+)
+
+// scoped are the app's memory services in their scoped form: every call
+// names the caller's view (package scope). A service that does not offer
+// that form is nil, and plugins find it unavailable: it is never handed
+// out unscoped, where one group's entries would surface in another.
+type scoped struct {
+	graph scope.Graph
+	text  scope.Text
+	docs  scope.Docs
+	kb    scope.Knowledge
+}
+
+func (a *App) scopedMemory() scoped {
+	var s scoped
+	s.graph, _ = any(a.Memory).(scope.Graph)
+	s.text, _ = any(a.Text).(scope.Text)
+	s.docs, _ = any(a.Docs).(scope.Docs)
+	s.kb, _ = any(a.KB).(scope.Knowledge)
+	return s
+}
+
+// pluginServices are the host services of the compiled-in (or .so)
+// plugin named plugin: its settings and storage, and memory APIs that
+// act as plugin, in the conversation of the turn whose handler makes
+// the call (scope.Current, bound by the kernel), seeing other writers'
+// entries only when the plugin's manifest declares memory.shared.
+func (a *App) pluginServices(plugin string) host.Services {
+	m := a.scopedMemory()
+	shared := a.Kernel != nil && a.Kernel.Capable(plugin, scope.CapabilityShared)
+	return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
+		Memory:     scope.MemoryAPI(m.graph, plugin, shared),
+		TextMemory: scope.TextMemoryAPI(m.text, plugin, shared),
+		DocMemory:  scope.DocMemoryAPI(m.docs, plugin, shared),
+		Knowledge:  scope.KnowledgeAPI(m.kb, plugin, shared)}
+}
