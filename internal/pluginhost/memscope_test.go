@@ -25,7 +25,9 @@ import (
 // TypeScript plugins below have.
 type scopedPlugin struct{ name string }
 
-func newScopedPlugin(name string, _ map[string]any) (sdk.Plugin, error) { return &scopedPlugin{name}, nil }
+func newScopedPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
+	return &scopedPlugin{name}, nil
+}
 
 func (p *scopedPlugin) Name() string { return p.name }
 func (p *scopedPlugin) Stop() error  { return nil }
