@@ -90,14 +90,6 @@ export interface HostServices {
     /** Returns the document's id (given one if it had none). */
     insertDoc(doc: Doc): Promise<string>;
     removeDoc(id: string): Promise<void>;
-    /** Counts of the entities and relations this plugin sees. */
-    introspect(): Promise<Record<string, unknown>>;
-    /** How many documents this plugin sees. */
-    docStats(): Promise<Record<string, unknown>>;
-    /** Folds source into target; returns how many relations moved. */
-    merge(source: string, target: string): Promise<number>;
-    /** Removes this plugin's entities matching criteria; returns how many. */
-    purge(criteria: Record<string, string>, mode?: 'soft' | 'hard'): Promise<number>;
   };
   knowledge: {
     search(query: string, topK?: number): Promise<Knowledge[]>;

@@ -171,10 +171,6 @@ export class Connection {
         queryDocs: (query, topK = 5) => mem('memory.docQuery', { query, topK }),
         insertDoc: async (doc) => (await mem('memory.docInsert', doc)).id,
         removeDoc: async (id) => { await mem('memory.docRemove', { id }); },
-        introspect: () => mem('memory.introspect', {}),
-        docStats: () => mem('memory.docStats', {}),
-        merge: async (source, target) => (await mem('memory.merge', { source, target }))?.count ?? 0,
-        purge: async (criteria, mode = 'soft') => (await mem('memory.purge', { criteria, mode }))?.count ?? 0,
       },
       knowledge: {
         search: (query, topK = 5) => mem('knowledge.search', { query, topK }),
