@@ -34,6 +34,17 @@ func bindScope(h sdk.RawToolHandler) sdk.RawToolHandler {
 	}
 }
 
+// bindHookScope is bindScope for a decision hook.
+func bindHookScope(h sdk.DecisionHook) sdk.DecisionHook {
+	if h == nil {
+		return nil
+	}
+	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]any) (sdk.HookDecision, error) {
+		defer scope.BindContext(ctx)()
+		return h(ctx, tc, tool, args)
+	}
+}
+
 // Capable reports whether plugin declared the capability group (its
 // manifest's Capabilities, or plugin.json's for a child process).
 func (k *Kernel) Capable(plugin, group string) bool {

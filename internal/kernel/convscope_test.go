@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,4 +162,50 @@ func TestConversationScope(t *testing.T) {
 			t.Errorf("conversation(%+v) = %q, want %q", c.in.Injection, got, c.want)
 		}
 	}
+}
+
+// TestHandlersRunInTheirTurnsScope checks every kind of in-process
+// handler a turn runs: tool, stage and decision hook handlers, and the
+// manifest's Context, each see the turn's conversation (scope.Current).
+func TestHandlersRunInTheirTurnsScope(t *testing.T) {
+	e := newEnv(t, Options{})
+	seen := map[string]scope.Scope{}
+	var mu sync.Mutex
+	note := func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[what] = scope.Current()
+	}
+	p := &watchPlugin{pluginFunc: pluginFunc{"watch", func(s *sdk.PluginSDK) error {
+		s.RegisterStage(sdk.StagePreAction, func(*sdk.StageContext) error { note("stage"); return nil })
+		s.RegisterDecisionHook(func(context.Context, *sdk.ToolContext, string, map[string]any) (sdk.HookDecision, error) {
+			note("hook")
+			return sdk.HookDecision{Verdict: sdk.VerdictAllow}, nil
+		})
+		return s.RegisterTool("look", sdk.ToolDef{Description: "look"}, func(map[string]any) (any, error) { note("tool"); return "ok", nil })
+	}}, context: func() { note("context") }}
+	if err := e.k.LoadPlugin("watch", func(string, map[string]any) (sdk.Plugin, error) { return p, nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	inGroup(t, e, "7", "look", llmtest.Call{ID: "l", Name: "watch__look", Arguments: `{}`})
+	want := scope.Chat("qq", "group:7")
+	for _, what := range []string{"context", "stage", "hook", "tool"} {
+		if seen[what] != want {
+			t.Errorf("%s handler ran in %q, want %q", what, seen[what], want)
+		}
+	}
+	if scope.Current() != scope.Global {
+		t.Errorf("the test's goroutine is left in %q", scope.Current())
+	}
+}
+
+// watchPlugin is a plugin with a manifest Context.
+type watchPlugin struct {
+	pluginFunc
+	context func()
+}
+
+func (p *watchPlugin) Manifest() sdk.Manifest {
+	return sdk.Manifest{ID: "watch", Name: "watch", Version: "1.0.0",
+		Context: func(context.Context, sdk.ContextInput) (string, error) { p.context(); return "", nil }}
 }

@@ -272,7 +272,7 @@ func (k *Kernel) RegisterDecisionHook(plugin string, h sdk.DecisionHook) {
 		k.log.Warn("decision hook ignored: no policy engine", "plugin", plugin)
 		return
 	}
-	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: h})
+	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: bindHookScope(h)})
 }
 
 // Inject implements host.Host: it queues plugin's input without waiting.
