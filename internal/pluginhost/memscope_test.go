@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,6 +101,26 @@ def replay(args, ctx):
                                                "callToken": args["token"]})
     return "ok"
 
+def hold(args, ctx):
+    # Hands this call's live token to another plugin through a FIFO and
+    # waits, still running, until that plugin has used it.
+    with open(args["out"], "w") as f:
+        f.write(_call_token.get())
+    with open(args["back"]) as f:
+        f.read()
+    return "held"
+
+def grab(args, ctx):
+    with open(args["out"]) as f:
+        token = f.read()
+    ctx.services._conn.call("memory.commit", {"triples": [{"subject": "foreign-live", "relation": "is", "object": "known"}],
+                                               "callToken": token})
+    with open(args["back"], "w") as f:
+        f.write("done")
+    return "ok"
+
+FIFOS = {"type": "object", "properties": {"out": {"type": "string"}, "back": {"type": "string"}}}
+
 def on_input(sc):
     SERVICES[0].append_text("user", sc["rawMessage"])
     return sc
@@ -112,6 +133,8 @@ serve(define_plugin(id=ID, name=ID, version="1.0.0", start=start,
     tools={"remember": define_tool(description="remember", input={"type": "object", "properties": {"fact": {"type": "string"}}}, execute=remember),
            "recall": define_tool(description="recall", execute=recall),
            "stash": define_tool(description="stash", execute=stash),
+           "hold": define_tool(description="hold", input=FIFOS, execute=hold),
+           "grab": define_tool(description="grab", input=FIFOS, execute=grab),
            "replay": define_tool(description="replay", input={"type": "object", "properties": {"fact": {"type": "string"}, "token": {"type": "string"}}}, execute=replay)},
     stages={"on_input": on_input}))
 `
@@ -286,17 +309,32 @@ func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
 		args, _ := json.Marshal(map[string]string{"fact": c.fact, "token": token})
 		askIn(t, f, "1", llmtest.Call{ID: "r", Name: c.plugin + "__replay", Arguments: string(args)})
 	}
+	// Another plugin's token while its call still runs: pyalpha holds
+	// its call open until pybeta has used its token.
+	dir := t.TempDir()
+	out, back := filepath.Join(dir, "out"), filepath.Join(dir, "back")
+	for _, fifo := range []string{out, back} {
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fifos, _ := json.Marshal(map[string]string{"out": out, "back": back})
+	got = askIn(t, f, "1", llmtest.Call{ID: "h", Name: "pyalpha__hold", Arguments: string(fifos)},
+		llmtest.Call{ID: "g", Name: "pybeta__grab", Arguments: string(fifos)})
+	if got["h"] != "held" || got["g"] != "ok" {
+		t.Fatalf("hold and grab: %q", got)
+	}
 	stored := 0
 	for _, e := range mem.Entries() {
-		if e.Kind == "entity" && (e.Key == "replayed" || e.Key == "foreign") {
+		if e.Kind == "entity" && (e.Key == "replayed" || e.Key == "foreign" || e.Key == "foreign-live") {
 			stored++
 			if e.Scope != scope.Global {
 				t.Errorf("%s stored in %s with a dead or foreign token", e.Key, e.Scope)
 			}
 		}
 	}
-	if stored != 2 {
-		t.Errorf("%d of the replayed entities stored, want 2", stored)
+	if stored != 3 {
+		t.Errorf("%d of the replayed entities stored, want 3", stored)
 	}
 }
 
