@@ -18,8 +18,9 @@ export { CONTEXT_MARK, cleanTranscript, definePreference, NOT_SUPPORTED, openAIT
 // tool.call, stage.run, hook.decide and plugin.context carry one, and the
 // memory and knowledge requests made while serving it (in the same async
 // flow) send it back, so Hearth acts in that turn's conversation. Outside
-// any (a timer of the plugin's own), requests act in the global
-// scope. docs/protocol.md, "Call tokens".
+// any, or once the request was answered (a timer it left behind), Hearth
+// acts in the global scope. docs/protocol.md, "Memory scopes and call
+// tokens".
 const callTokens = new AsyncLocalStorage();
 const TOKEN_METHODS = ['tool.call', 'stage.run', 'hook.decide', 'plugin.context'];
 
