@@ -59,3 +59,9 @@ func BenchmarkLocalBindGet(b *testing.B) {
 		un()
 	}
 }
+
+func BenchmarkID(b *testing.B) {
+	for b.Loop() {
+		ID()
+	}
+}
