@@ -6,9 +6,8 @@ import (
 )
 
 // scoped are the app's memory services in their scoped form: every call
-// names the caller's view (package scope). A service that does not offer
-// that form is nil, and plugins find it unavailable: it is never handed
-// out unscoped, where one group's entries would surface in another.
+// names the caller's view (package scope). A service not (yet) in that
+// form is wrapped to ignore the view (unscoped.go).
 type scoped struct {
 	graph scope.Graph
 	text  scope.Text
@@ -17,12 +16,7 @@ type scoped struct {
 }
 
 func (a *App) scopedMemory() scoped {
-	var s scoped
-	s.graph, _ = any(a.Memory).(scope.Graph)
-	s.text, _ = any(a.Text).(scope.Text)
-	s.docs, _ = any(a.Docs).(scope.Docs)
-	s.kb, _ = any(a.KB).(scope.Knowledge)
-	return s
+	return scoped{graph: asGraph(a.Memory), text: asText(a.Text), docs: asDocs(a.Docs), kb: asKnowledge(a.KB)}
 }
 
 // pluginServices are the host services of the compiled-in (or .so)
