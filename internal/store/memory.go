@@ -394,3 +394,13 @@ func (s *Store) DeleteRelation(ctx context.Context, r Relation) (ok bool, err er
 	n, err := res.RowsAffected()
 	return n > 0, err
 }
+
+// IntegrityCheck runs SQLite's integrity check on the whole database
+// (after a crash, say) and reports whether it found nothing wrong.
+func (s *Store) IntegrityCheck(ctx context.Context) (bool, error) {
+	var res string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA integrity_check(1)`).Scan(&res); err != nil {
+		return false, err
+	}
+	return res == "ok", nil
+}
