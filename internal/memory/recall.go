@@ -14,13 +14,17 @@ import (
 // entities as in one of a hundred thousand (BenchmarkRecall100k).
 const (
 	// RecallSeeds is how many entities each query word finds at most:
-	// those whose names match it best.
+	// those whose names match it best, at least half as well as the
+	// best one.
 	RecallSeeds = 8
 	// RecallFanout is how many relations a walk follows from one name,
-	// each way, each step: the latest recorded.
+	// each way, each step: the latest recorded. A step from many names
+	// follows fewer from each (the reach left over the names, at least
+	// 2).
 	RecallFanout = 16
-	// RecallReach is how many names a walk reaches at most; relations to
-	// names past it are not followed.
+	// RecallReach is how many names a walk reaches at most: relations to
+	// names past it are not followed, and no step starts once it is
+	// reached.
 	RecallReach = 128
 )
 
@@ -56,9 +60,9 @@ func (g *Graph) Recall(v scope.View, query []string, depth int) ([]sdk.Entity, [
 //
 // A query word finds names through the shared index (word for word,
 // and for Chinese by its characters and their pairs: "明" finds "小明"),
-// the RecallSeeds best per word. The walk then reads, per step, in one
-// query, at most RecallFanout relations per name and direction, and
-// stops growing at RecallReach names. A name reached stands for every
+// the RecallSeeds best per word (at least half as good as the best).
+// The walk then reads, per step, in one query, at most RecallFanout
+// relations per name and direction, and stops at RecallReach names. A name reached stands for every
 // entity of that name v sees.
 func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string, depth int) ([]EntityEntry, []RelationEntry, error) {
 	depth = min(max(depth, 1), MaxDepth)
@@ -69,10 +73,11 @@ func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string,
 		if q = strings.TrimSpace(q); q == "" {
 			continue
 		}
-		for _, h := range g.idx.SearchFilter(q, RecallSeeds, allow) {
+		hits := g.idx.SearchFilter(q, RecallSeeds, allow)
+		for _, h := range hits {
 			n, ok := parseID("e:", h.ID)
-			if !ok {
-				continue
+			if !ok || h.Score < hits[0].Score/2 {
+				continue // far weaker than the best match: noise
 			}
 			if _, seen := score[n]; !seen {
 				ids = append(ids, n)
@@ -106,8 +111,11 @@ func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string,
 	}
 	seen := map[relKey]bool{}
 	var rels []RelationEntry
-	for step := 1; step <= depth && len(frontier) > 0; step++ {
-		list, err := g.st.RelationsTouching(ctx, vis, frontier, RecallFanout)
+	for step := 1; step <= depth && len(frontier) > 0 && len(best) < RecallReach; step++ {
+		// The reach left is spread over the frontier: a wide frontier
+		// reads fewer relations per name.
+		fanout := min(max((RecallReach-len(best))/len(frontier)+1, 2), RecallFanout)
+		list, err := g.st.RelationsTouching(ctx, vis, frontier, fanout)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -112,52 +112,58 @@ func jsonList[T any](list []T) string {
 // CommitTriples records triples for k in one transaction: both entities
 // of each are mentioned once more (created if new, restored if purged
 // softly) and the relation is added (restored if purged softly). It
-// returns the entities it touched.
+// returns the entities it touched. It runs three statements however
+// many triples there are.
 func (s *Store) CommitTriples(ctx context.Context, k Key, triples []Triple) (Change, error) {
+	if len(triples) == 0 {
+		return Change{}, nil
+	}
+	mentions := map[string]int{}
+	var order []string
+	rels := make([][3]string, len(triples))
+	for i, t := range triples {
+		for _, name := range []string{t.Subject, t.Object} {
+			if mentions[name] == 0 {
+				order = append(order, name)
+			}
+			mentions[name]++
+		}
+		rels[i] = [3]string{t.Subject, t.Relation, t.Object}
+	}
+	counted := make([][2]any, len(order))
+	for i, name := range order {
+		counted[i] = [2]any{name, mentions[name]}
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return Change{}, err
 	}
 	defer tx.Rollback()
-	ent, err := s.w.inTx(ctx, tx, qMention)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, qMention, k.Scope, k.Writer, jsonList(counted)); err != nil {
 		return Change{}, err
 	}
-	rel, err := s.w.inTx(ctx, tx, qRelate)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, qRelate, k.Scope, k.Writer, jsonList(rels)); err != nil {
 		return Change{}, err
 	}
-	touched := map[int64]Entity{}
 	var ch Change
-	for _, t := range triples {
-		for _, name := range []string{t.Subject, t.Object} {
-			e := Entity{Key: k, Name: name}
-			if err := ent.QueryRowContext(ctx, k.Scope, k.Writer, name).Scan(&e.ID, &e.Type, &e.Mentions); err != nil {
-				return Change{}, err
-			}
-			if _, ok := touched[e.ID]; !ok {
-				ch.Live = append(ch.Live, e)
-			}
-			touched[e.ID] = e
-		}
-		if _, err := rel.ExecContext(ctx, k.Scope, k.Writer, t.Subject, t.Relation, t.Object); err != nil {
-			return Change{}, err
-		}
-	}
-	for i, e := range ch.Live {
-		ch.Live[i] = touched[e.ID] // the last mention count
+	ch.Live, err = queryAll(ctx, tx, scanEntity, `SELECT `+entityCols+` FROM mem_entities
+		WHERE scope = ? AND writer = ? AND name IN (SELECT value FROM json_each(?))`, k.Scope, k.Writer, jsonList(order))
+	if err != nil {
+		return Change{}, err
 	}
 	return ch, tx.Commit()
 }
 
-// CommitTriples's statements are prepared when the store opens.
+// CommitTriples's statements, prepared when the store opens. "WHERE
+// true" tells SQLite's parser that ON CONFLICT belongs to the INSERT.
 func init() { txQueries = append(txQueries, qMention, qRelate) }
 
 const (
-	qMention = `INSERT INTO mem_entities(scope, writer, name, mention_count) VALUES (?, ?, ?, 1)
-		ON CONFLICT(scope, writer, name) DO UPDATE SET mention_count = mention_count + 1, deleted = 0
-		RETURNING id, type, mention_count`
-	qRelate = `INSERT INTO mem_relations(scope, writer, source, relation, target) VALUES (?, ?, ?, ?, ?)
+	qMention = `INSERT INTO mem_entities(scope, writer, name, mention_count)
+		SELECT ?1, ?2, value->>0, value->>1 FROM json_each(?3) WHERE true
+		ON CONFLICT(scope, writer, name) DO UPDATE SET mention_count = mention_count + excluded.mention_count, deleted = 0`
+	qRelate = `INSERT INTO mem_relations(scope, writer, source, relation, target)
+		SELECT ?1, ?2, value->>0, value->>1, value->>2 FROM json_each(?3) WHERE true
 		ON CONFLICT(scope, writer, source, relation, target) DO UPDATE SET deleted = 0`
 )
 
