@@ -131,10 +131,10 @@ type DocPage struct {
 
 func (s *Server) memoryRoutes() []route {
 	return []route{
-		{method: "GET", path: "/v1/memory", summary: "Counts of the graph and document memory.", out: MemoryStats{}, h: s.memoryStats},
+		{method: "GET", path: "/v1/memory", summary: "Counts of the graph and document memory; ?scope= and ?writer= narrow every memory route.", out: MemoryStats{}, h: s.memoryStats},
 		{method: "GET", path: "/v1/memory/entities", summary: "Entities, most mentioned first; ?q= searches names; paged.",
 			out: EntityPage{}, h: s.listEntities},
-		{method: "GET", path: "/v1/memory/entities/{name}", summary: "An entity and its relations.", out: EntityDetail{}, h: s.getEntity},
+		{method: "GET", path: "/v1/memory/entities/{name}", summary: "An entity and its relations; 409 if several scopes or writers have the name.", out: EntityDetail{}, h: s.getEntity},
 		{method: "PATCH", path: "/v1/memory/entities/{name}", summary: "Rename an entity or set its type.",
 			in: EntityEdit{}, out: EntityDetail{}, h: s.editEntity},
 		{method: "DELETE", path: "/v1/memory/entities/{name}", summary: "Delete an entity and its relations.", h: s.deleteEntity},
