@@ -145,6 +145,9 @@ func (s *Store) CommitTriples(ctx context.Context, k Key, triples []Triple) (Cha
 	if _, err := tx.ExecContext(ctx, qRelate, k.Scope, k.Writer, jsonList(rels)); err != nil {
 		return Change{}, err
 	}
+	if inCommit != nil {
+		inCommit()
+	}
 	var ch Change
 	ch.Live, err = queryAll(ctx, tx, scanEntity, `SELECT `+entityCols+` FROM mem_entities
 		WHERE scope = ? AND writer = ? AND name IN (SELECT value FROM json_each(?))`, k.Scope, k.Writer, jsonList(order))
@@ -153,6 +156,10 @@ func (s *Store) CommitTriples(ctx context.Context, k Key, triples []Triple) (Cha
 	}
 	return ch, tx.Commit()
 }
+
+// inCommit, when set (by tests), is called inside CommitTriples's
+// transaction once its writes are made, before it commits.
+var inCommit func()
 
 // CommitTriples's statements, prepared when the store opens. "WHERE
 // true" tells SQLite's parser that ON CONFLICT belongs to the INSERT.
