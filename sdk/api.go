@@ -75,10 +75,10 @@ type MemoryAPI interface {
 	// returns the entities reached, most mentioned first, and the
 	// relations among them. The walk is bounded, the same in a small
 	// graph as in a large one: it follows the latest relations of each
-	// entity and stops after about a hundred entities. It sees the
-	// entries of the conversation the call serves and the global ones,
-	// written by this plugin (by any plugin with the capability
-	// "memory.shared"); one name can so come once per scope.
+	// entity and stops at 64 entities. It sees the entries of the
+	// conversation the call serves and the global ones, written by this
+	// plugin (by any plugin with the capability "memory.shared"); one
+	// name can so come once per scope.
 	Recall(query []string, depth int) ([]Entity, []Relation, error)
 	// Commit records triples: both entities are mentioned once more
 	// (created if new) and the relation is added.

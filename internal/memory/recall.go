@@ -25,7 +25,10 @@ const (
 	// RecallReach is how many names a walk reaches at most: relations to
 	// names past it are not followed, and no step starts once it is
 	// reached.
-	RecallReach = 128
+	RecallReach = 64
+	// RecallFrontier is how many of the names a step reached the next
+	// step goes on from at most: the most relevant.
+	RecallFrontier = 16
 )
 
 // Recall finds the entities v sees whose names match one of the query
@@ -62,7 +65,8 @@ func (g *Graph) Recall(v scope.View, query []string, depth int) ([]sdk.Entity, [
 // and for Chinese by its characters and their pairs: "明" finds "小明"),
 // the RecallSeeds best per word (at least half as good as the best).
 // The walk then reads, per step, in one query, at most RecallFanout
-// relations per name and direction, and stops at RecallReach names. A name reached stands for every
+// relations per name and direction, goes on from the RecallFrontier
+// most relevant names a step reached, and stops at RecallReach names. A name reached stands for every
 // entity of that name v sees.
 func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string, depth int) ([]EntityEntry, []RelationEntry, error) {
 	depth = min(max(depth, 1), MaxDepth)
@@ -116,6 +120,7 @@ func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string,
 		// reads fewer relations per name.
 		fanout := min(max((RecallReach-len(best))/len(frontier)+1, 2), RecallFanout)
 		list, err := g.st.RelationsTouching(ctx, vis, frontier, fanout)
+
 		if err != nil {
 			return nil, nil, err
 		}
@@ -140,6 +145,10 @@ func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string,
 			rels = append(rels, RelationEntry{
 				Relation: sdk.Relation{SourceName: r.Source, RelationType: r.Relation, TargetName: r.Target},
 				Owner:    owner(r.Key)})
+		}
+		if len(next) > RecallFrontier { // go on from the best
+			sort.SliceStable(next, func(i, j int) bool { return best[next[i]] > best[next[j]] })
+			next = next[:RecallFrontier]
 		}
 		frontier = next
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -139,5 +140,65 @@ func TestApplySettingsAllOrNone(t *testing.T) {
 	}
 	if keys, _ := s.SettingKeys(ctx, "w", ""); !slices.Equal(keys, []string{"a"}) {
 		t.Fatalf("a failed apply changed keys: %q", keys)
+	}
+}
+
+// Migration 12 moves the memory an earlier Hearth kept (schema 9 here)
+// to the global scope, written by the owner, with the walks' indexes,
+// and the same names can then be written again by a plugin or in
+// another scope as entries of their own.
+func TestMigration12ScopesOldMemory(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(ctx, schemaV9); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	s, err := OpenFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var idx []string
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'mem_%' AND sql IS NOT NULL ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		idx = append(idx, n)
+	}
+	rows.Close()
+	if want := []string{"mem_entities_by_name", "mem_relations_by_source", "mem_relations_by_target"}; !slices.Equal(idx, want) {
+		t.Fatalf("indexes %q, want %q", idx, want)
+	}
+	old, err := s.EntitiesNamed(ctx, All, []string{"Alice", "Beijing", "Hearth"}, true)
+	if err != nil || len(old) != 3 {
+		t.Fatalf("old entities %+v %v", old, err)
+	}
+	for _, e := range old {
+		if e.Key != (Key{Scope: "global"}) {
+			t.Fatalf("old entity %+v not global and the owner's", e)
+		}
+	}
+	for _, k := range []Key{{"global", "weather"}, {"chat:qq/group:1", ""}} {
+		if _, err := s.CommitTriples(ctx, k, []Triple{{"Alice", "lives_in", "Beijing"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _ := s.EntitiesNamed(ctx, All, []string{"Alice"}, false)
+	if len(all) != 3 || all[0].Mentions != 2 || all[1].Mentions != 1 || all[2].Mentions != 1 {
+		t.Fatalf("Alice after two new writers: %+v", all)
+	}
+	if slices.ContainsFunc(all[1:], func(e Entity) bool { return e.ID <= old[2].ID }) {
+		t.Fatalf("a new entity took an old id: %+v", all)
+	}
+	if d, err := s.SaveDoc(ctx, Doc{Key: Key{Scope: "global"}, ID: "d1", Title: "x", Content: "y"}); err != nil || d.Version != 2 {
+		t.Fatalf("the old document saved again: %+v %v", d, err)
 	}
 }
