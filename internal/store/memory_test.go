@@ -191,11 +191,12 @@ func TestMigration12ScopesOldMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, _ := s.EntitiesNamed(ctx, All, []string{"Alice"}, false)
-	if len(all) != 3 || all[0].Mentions != 2 || all[1].Mentions != 1 || all[2].Mentions != 1 {
+	all, _ := s.EntitiesNamed(ctx, All, []string{"Alice"}, false) // by name, scope, writer
+	if len(all) != 3 || all[0].Scope != "chat:qq/group:1" || all[1].Key != (Key{Scope: "global"}) || all[2].Writer != "weather" ||
+		all[0].Mentions != 1 || all[1].Mentions != 2 || all[2].Mentions != 1 {
 		t.Fatalf("Alice after two new writers: %+v", all)
 	}
-	if slices.ContainsFunc(all[1:], func(e Entity) bool { return e.ID <= old[2].ID }) {
+	if all[0].ID <= old[2].ID || all[2].ID <= old[2].ID {
 		t.Fatalf("a new entity took an old id: %+v", all)
 	}
 	if d, err := s.SaveDoc(ctx, Doc{Key: Key{Scope: "global"}, ID: "d1", Title: "x", Content: "y"}); err != nil || d.Version != 2 {
