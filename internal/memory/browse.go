@@ -135,6 +135,8 @@ func (g *Graph) Rename(ctx context.Context, v scope.View, name, to string) error
 	} else if len(taken) > 0 {
 		return fmt.Errorf("%w: %q", ErrExists, to)
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	_, ch, err := g.st.MergeEntities(ctx, e.Key, name, to)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/search"
@@ -35,6 +36,7 @@ type Docs struct {
 	st   DocStore
 	idx  *search.Index
 	tags *tags
+	mu   sync.Mutex // held across a write and its index update, so they follow in one order
 }
 
 var _ scope.Docs = (*Docs)(nil)
@@ -119,6 +121,8 @@ func (d *Docs) Insert(v scope.View, doc *sdk.Doc) error {
 		rand.Read(b[:])
 		doc.ID = hex.EncodeToString(b[:])
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	rec, err := d.st.SaveDoc(context.Background(), store.Doc{Key: k, ID: doc.ID, Title: doc.Title, Content: doc.Content})
 	if err != nil {
 		return fmt.Errorf("document memory: saving %q: %w", doc.ID, err)
@@ -136,6 +140,8 @@ func (d *Docs) Remove(v scope.View, id string) {
 }
 
 func (d *Docs) remove(ctx context.Context, v scope.View, id string) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	rids, err := d.st.DeleteDocs(ctx, owns(v), id)
 	if err != nil {
 		return 0, err

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/search"
@@ -58,6 +59,7 @@ type Graph struct {
 	st   GraphStore
 	idx  *search.Index
 	tags *tags
+	mu   sync.Mutex // held across a write and its index update, so they follow in one order
 }
 
 var _ scope.Graph = (*Graph)(nil)
@@ -144,6 +146,8 @@ func (g *Graph) Commit(v scope.View, triples []sdk.Triple) error {
 		}
 		recs[i] = store.Triple{Subject: s, Relation: r, Object: o}
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	ch, err := g.st.CommitTriples(context.Background(), k, recs)
 	if err != nil {
 		return fmt.Errorf("memory: committing: %w", err)
@@ -181,6 +185,8 @@ func (g *Graph) MergeEntities(v scope.View, source, target string) (int, error) 
 	if len(list) == 0 {
 		return 0, fmt.Errorf("memory: %w: %q", ErrNoEntity, source)
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	total := 0
 	for _, e := range list {
 		n, ch, err := g.st.MergeEntities(ctx, e.Key, source, target)
@@ -222,6 +228,8 @@ func (g *Graph) Purge(v scope.View, criteria map[string]string, mode string) (in
 }
 
 func (g *Graph) purge(ctx context.Context, sel store.Visible, f store.EntityFilter, hard bool) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	gone, err := g.st.PurgeEntities(ctx, sel, f, hard)
 	if err != nil {
 		return 0, err

@@ -3,7 +3,9 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/scope"
@@ -115,5 +117,38 @@ func TestPluginsAndGroupsNeverSeeEachOther(t *testing.T) {
 	}
 	if ents, _, _ := g.Recall(a2, []string{"Alice"}, 1); len(ents) != 4 { // global's Alice and friend too
 		t.Fatalf("group 2 does not see global: %v", names(ents))
+	}
+}
+
+// Plugins writing and reading at once, each in its own group, end with
+// exactly their own entries (run with -race).
+func TestConcurrentWritersStayApart(t *testing.T) {
+	g, d, _ := open(t, openStore(t, t.TempDir()))
+	var wg sync.WaitGroup
+	for i := range 6 {
+		v := scope.For(fmt.Sprintf("p%d", i), scope.Chat("qq", fmt.Sprintf("group:%d", i)), false)
+		wg.Go(func() {
+			for j := range 10 {
+				if err := g.Commit(v, []sdk.Triple{{Subject: "Alice", Relation: "met", Object: fmt.Sprintf("friend %d", j)}}); err != nil {
+					t.Error(err)
+				}
+				if err := d.Insert(v, &sdk.Doc{ID: "note", Content: fmt.Sprintf("Alice met friend %d", j)}); err != nil {
+					t.Error(err)
+				}
+				g.Recall(v, []string{"Alice"}, 2)
+				d.Query(v, "Alice", 3)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range 6 {
+		v := scope.For(fmt.Sprintf("p%d", i), scope.Chat("qq", fmt.Sprintf("group:%d", i)), false)
+		ents, rels, err := g.Recall(v, []string{"Alice"}, 1)
+		if err != nil || len(ents) != 11 || len(rels) != 10 {
+			t.Errorf("p%d recalls %d entities, %d relations, %v", i, len(ents), len(rels), err)
+		}
+		if hits := d.Query(v, "Alice friend", 10); len(hits) != 1 || hits[0].Content != "Alice met friend 9" {
+			t.Errorf("p%d finds %+v", i, hits)
+		}
 	}
 }
