@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -230,5 +231,34 @@ func TestFailedWritesChangeNothing(t *testing.T) {
 	f.Heal()
 	if ents, _, err := g.Recall(all, []string{"Alice"}, 1); err != nil || len(ents) != 0 {
 		t.Fatalf("recalled %v, %v after a failed commit", ents, err)
+	}
+}
+
+// A walk from an entity with many relations follows the latest
+// RecallFanout of them each way, and stops at RecallReach entities.
+func TestRecallIsBounded(t *testing.T) {
+	g, _, _ := open(t, openStore(t, t.TempDir()))
+	for i := range 40 {
+		if err := g.Commit(all, []sdk.Triple{{Subject: "hub", Relation: "knows", Object: fmt.Sprintf("p%02d", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, rels, err := g.Recall(all, []string{"hub"}, 1)
+	if err != nil || len(rels) != RecallFanout || len(ents) != RecallFanout+1 {
+		t.Fatalf("depth 1: %d entities, %d relations, %v", len(ents), len(rels), err)
+	}
+	if !slices.Contains(names(ents), "p39") || slices.Contains(names(ents), "p00") {
+		t.Fatalf("not the latest relations: %v", names(ents))
+	}
+	for i := range 40 { // each p owns ten things of its own
+		for j := range 10 {
+			if err := g.Commit(all, []sdk.Triple{{Subject: fmt.Sprintf("p%02d", i), Relation: "owns", Object: fmt.Sprintf("thing %d-%d", i, j)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ents, _, _ = g.Recall(all, []string{"hub"}, 3)
+	if len(ents) != RecallReach {
+		t.Fatalf("depth 3 reached %d entities, want %d", len(ents), RecallReach)
 	}
 }
