@@ -24,6 +24,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -178,11 +179,18 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.Settings = settings.New(a.Store, dir)
-	a.Memory = memory.NewGraph(a.Store)
-	a.Text = memory.NewText(filepath.Join(dir, "memory", "text"))
-	if a.Docs, err = memory.NewDocs(a.Store); err != nil {
+	index := search.NewIndex() // shared by the graph and document memory
+	if a.Memory, err = memory.NewGraph(ctx, a.Store, index); err != nil {
 		a.Close()
-		return nil, fmt.Errorf("document memory: %w", err)
+		return nil, err
+	}
+	if a.Text, err = memory.NewText(filepath.Join(dir, "memory", "text")); err != nil {
+		a.Close()
+		return nil, err
+	}
+	if a.Docs, err = memory.NewDocs(ctx, a.Store, index); err != nil {
+		a.Close()
+		return nil, err
 	}
 	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge")); err != nil {
 		a.Close()

@@ -64,7 +64,8 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 }
 
 func TestChildPluginMemoryAndKnowledge(t *testing.T) {
-	f, kb := scopeFixture(t)
+	f, _ := scopeFixture(t)
+	kb := f.opts.Knowledge
 
 	p := f.start(t, "mem", "memory", "memory", "knowledge")
 	ready(t, p)
@@ -72,7 +73,7 @@ func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 		t.Fatalf("learn: %s", got)
 	}
 	got, isErr := f.call("mem__recall", `{}`)
-	if want := `{"doc":"购物清单","entities":1,"kb":"猫粮","relations":1}`; isErr || got != want {
+	if want := `{"doc":"购物清单","entities":2,"kb":"猫粮","relations":1}`; isErr || got != want {
 		t.Fatalf("recall:\n got %s\nwant %s", got, want)
 	}
 	// What the child wrote is the host's: in-process plugins see it too.

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/scope/scopetest"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/wire"
@@ -77,6 +79,7 @@ func (p *scopedPlugin) Start(s *sdk.PluginSDK) error {
 // "replay" commits with a token it is given, as a plugin trying to act
 // in a conversation it is not serving would.
 const scopedPython = `
+import threading
 from hearth_plugin import define_plugin, define_tool, serve, _call_token
 
 def remember(args, ctx):
@@ -122,12 +125,15 @@ def grab(args, ctx):
 FIFOS = {"type": "object", "properties": {"out": {"type": "string"}, "back": {"type": "string"}}}
 
 def on_input(sc):
+    STARTED.wait(30)  # start runs on a thread of its own after the handshake
     SERVICES[0].append_text("user", sc["rawMessage"])
     return sc
 
 SERVICES = []
+STARTED = threading.Event()
 def start(services):
     SERVICES.append(services)
+    STARTED.set()
 
 serve(define_plugin(id=ID, name=ID, version="1.0.0", start=start,
     tools={"remember": define_tool(description="remember", input={"type": "object", "properties": {"fact": {"type": "string"}}}, execute=remember),
@@ -201,13 +207,62 @@ func writeText(t *testing.T, path, text string) {
 	}
 }
 
-// scopeFixture is a fixture whose plugins share one scoped memory.
-func scopeFixture(t *testing.T) (*fixture, *scopetest.Memory) {
+// scopeFixture is a fixture whose plugins share Hearth's scoped graph,
+// document and text memory on a real SQLite database and folder, and a
+// knowledge base (scopetest's until internal/knowledge is scoped). It
+// returns every entry, of every scope and writer.
+func scopeFixture(t *testing.T) (*fixture, func() []scopetest.Entry) {
 	f := newFixture(t)
 	f.eng.LocalChannels = append(f.eng.LocalChannels, "qq") // the groups may call write tools
-	mem := &scopetest.Memory{}
-	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge = mem, mem, mem, mem
-	return f, mem
+	ctx := context.Background()
+	st := openStore(t, f.data)
+	idx := search.NewIndex()
+	docs, err := memory.NewDocs(ctx, st, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graph, err := memory.NewGraph(ctx, st, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := memory.NewText(filepath.Join(f.data, "memory", "text"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb := &scopetest.Memory{}
+	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge = graph, text, docs, kb
+	return f, func() []scopetest.Entry {
+		all := scope.Everything()
+		var out []scopetest.Entry
+		ents, _, err := graph.Entities(ctx, all, "", 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			out = append(out, scopetest.Entry{Kind: "entity", Scope: e.Scope, Writer: e.Writer, Key: e.Name})
+		}
+		ds, _, err := docs.List(ctx, all, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			out = append(out, scopetest.Entry{Kind: "doc", Scope: d.Scope, Writer: d.Writer, Key: d.ID, Text: d.Content})
+		}
+		days, err := text.Days(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, day := range days {
+			lines, err := text.Read(all, day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				out = append(out, scopetest.Entry{Kind: "text", Scope: l.Scope, Writer: l.Writer, Key: l.Role, Text: l.Content})
+			}
+		}
+		return append(out, kb.Entries()...)
+	}
 }
 
 // askIn asks in group g of qq, the model making calls in one step, and
@@ -240,7 +295,7 @@ func askIn(t *testing.T, f *fixture, g string, calls ...llmtest.Call) map[string
 // twoGroupsTwoPlugins is the issue's check over the protocol: plugins a
 // and b, each remembering in group 1 and a in group 2, never see each
 // other's entries, nor another group's.
-func twoGroupsTwoPlugins(t *testing.T, f *fixture, mem *scopetest.Memory, a, b string) {
+func twoGroupsTwoPlugins(t *testing.T, f *fixture, entries func() []scopetest.Entry, a, b string) {
 	t.Helper()
 	call := func(id, tool, args string) llmtest.Call {
 		return llmtest.Call{ID: id, Name: tool, Arguments: args}
@@ -248,21 +303,21 @@ func twoGroupsTwoPlugins(t *testing.T, f *fixture, mem *scopetest.Memory, a, b s
 	askIn(t, f, "1", call("a1", a+"__remember", `{"fact":"fact-a-1"}`), call("b1", b+"__remember", `{"fact":"fact-b-1"}`))
 	askIn(t, f, "2", call("a2", a+"__remember", `{"fact":"fact-a-2"}`))
 	got := askIn(t, f, "1", call("ra", a+"__recall", `{}`), call("rb", b+"__recall", `{}`))
-	if want := "d:fact-a-1 g:fact-a-1 k:fact-a-1"; got["ra"] != want {
+	if want := "d:fact-a-1 g:fact-a-1 g:known k:fact-a-1"; got["ra"] != want {
 		t.Errorf("%s in group 1 recalls %q, want %q", a, got["ra"], want)
 	}
-	if want := "d:fact-b-1 g:fact-b-1 k:fact-b-1"; got["rb"] != want {
+	if want := "d:fact-b-1 g:fact-b-1 g:known k:fact-b-1"; got["rb"] != want {
 		t.Errorf("%s in group 1 recalls %q, want %q", b, got["rb"], want)
 	}
 	got = askIn(t, f, "2", call("ra", a+"__recall", `{}`), call("rb", b+"__recall", `{}`))
-	if want := "d:fact-a-2 g:fact-a-2 k:fact-a-2"; got["ra"] != want {
+	if want := "d:fact-a-2 g:fact-a-2 g:known k:fact-a-2"; got["ra"] != want {
 		t.Errorf("%s in group 2 recalls %q, want %q", a, got["ra"], want)
 	}
 	if got["rb"] != "none" {
 		t.Errorf("%s in group 2 recalls %q", b, got["rb"])
 	}
 	texts := 0
-	for _, e := range mem.Entries() {
+	for _, e := range entries() {
 		if e.Scope == scope.Global {
 			t.Errorf("an entry written in a group's turn is global: %+v", e)
 		}
@@ -274,20 +329,20 @@ func twoGroupsTwoPlugins(t *testing.T, f *fixture, mem *scopetest.Memory, a, b s
 		}
 	}
 	if texts != 8 { // two plugins' stage handlers, four turns
-		t.Errorf("%d text entries, want 8", texts)
+		t.Errorf("%d text entries, want 8: %+v", texts, entries())
 	}
 }
 
 func TestTwoGroupsTwoPluginsGoChild(t *testing.T) {
-	f, mem := scopeFixture(t)
+	f, entries := scopeFixture(t)
 	ready(t, f.start(t, "alpha", "scopedmem", "memory", "knowledge"))
 	ready(t, f.start(t, "beta", "scopedmem", "memory", "knowledge"))
-	twoGroupsTwoPlugins(t, f, mem, "alpha", "beta")
+	twoGroupsTwoPlugins(t, f, entries, "alpha", "beta")
 }
 
 func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
 	needProgram(t, "python3")
-	f, mem := scopeFixture(t)
+	f, entries := scopeFixture(t)
 	for _, id := range []string{"pyalpha", "pybeta"} {
 		p, err := Start(scriptDir(t, id, "python", scopedPython, "memory", "knowledge"), &f.opts)
 		if err != nil {
@@ -296,7 +351,7 @@ func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
 		t.Cleanup(p.Stop)
 		ready(t, p)
 	}
-	twoGroupsTwoPlugins(t, f, mem, "pyalpha", "pybeta")
+	twoGroupsTwoPlugins(t, f, entries, "pyalpha", "pybeta")
 
 	// A token replayed after its call ended acts in Global; so does
 	// another plugin's, and a made-up one.
@@ -325,7 +380,7 @@ func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
 		t.Fatalf("hold and grab: %q", got)
 	}
 	stored := 0
-	for _, e := range mem.Entries() {
+	for _, e := range entries() {
 		if e.Kind == "entity" && (e.Key == "replayed" || e.Key == "foreign" || e.Key == "foreign-live") {
 			stored++
 			if e.Scope != scope.Global {
@@ -340,7 +395,7 @@ func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
 
 func TestTwoGroupsTwoPluginsTypeScriptChild(t *testing.T) {
 	needProgram(t, "node")
-	f, mem := scopeFixture(t)
+	f, entries := scopeFixture(t)
 	for _, id := range []string{"tsalpha", "tsbeta"} {
 		p, err := Start(scriptDir(t, id, "typescript", scopedTypeScript, "memory", "knowledge"), &f.opts)
 		if err != nil {
@@ -349,7 +404,7 @@ func TestTwoGroupsTwoPluginsTypeScriptChild(t *testing.T) {
 		t.Cleanup(p.Stop)
 		ready(t, p)
 	}
-	twoGroupsTwoPlugins(t, f, mem, "tsalpha", "tsbeta")
+	twoGroupsTwoPlugins(t, f, entries, "tsalpha", "tsbeta")
 	if got := askIn(t, f, "1", llmtest.Call{ID: "s", Name: "tsalpha__stash", Arguments: `{}`}); len(got["s"]) < 20 {
 		t.Fatalf("call token %q", got["s"])
 	}
