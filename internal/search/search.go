@@ -10,6 +10,7 @@ package search
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -250,7 +251,26 @@ func (x *Index) Search(query string, k int) []Hit { return x.SearchFilter(query,
 // SearchFilter is Search over the documents whose Meta allow accepts (all
 // of them for a nil allow). allow must not call the index.
 func (x *Index) SearchFilter(query string, k int, allow func(Meta) bool) []Hit {
-	terms := Tokens(query)
+	toks := Tokens(query)
+	terms := make([]Term, len(toks))
+	for i, t := range toks {
+		terms[i] = Term{Text: t, Weight: 1}
+	}
+	return x.SearchTerms(terms, k, allow)
+}
+
+// Term is one term of a weighted query: an index term (as Tokens gives)
+// and the factor its BM25 score is multiplied by.
+type Term struct {
+	Text   string
+	Weight float64
+}
+
+// SearchTerms returns the k best documents whose Meta allow accepts (all
+// for a nil allow), scored by BM25 with each term's score multiplied by
+// its Weight; a term given twice counts once (its first weight). Ties go
+// by id. allow must not call the index.
+func (x *Index) SearchTerms(terms []Term, k int, allow func(Meta) bool) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := float64(len(x.num))
@@ -261,16 +281,17 @@ func (x *Index) SearchFilter(query string, k int, allow func(Meta) bool) []Hit {
 	scores := make([]float64, len(x.docs))
 	var touched []int32
 	seen := map[string]bool{}
-	for _, t := range terms {
+	for _, qt := range terms {
+		t := qt.Text
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
 		p := x.postings[t]
-		if len(p) == 0 {
+		if len(p) == 0 || qt.Weight == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(len(p))+0.5)/(float64(len(p))+0.5))
+		idf := qt.Weight * math.Log(1+(n-float64(len(p))+0.5)/(float64(len(p))+0.5))
 		for _, e := range p {
 			if allow != nil && !allow(x.docs[e.doc].meta) {
 				continue
@@ -297,4 +318,18 @@ func (x *Index) SearchFilter(query string, k int, allow func(Meta) bool) []Hit {
 		hits = hits[:k]
 	}
 	return hits
+}
+
+// DocTerms returns the distinct terms of document id, sorted; nil if id
+// is not indexed.
+func (x *Index) DocTerms(id string) []string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n, ok := x.num[id]
+	if !ok {
+		return nil
+	}
+	out := slices.Clone(x.docs[n].terms)
+	slices.Sort(out)
+	return out
 }
