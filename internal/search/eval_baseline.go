@@ -1,6 +1,11 @@
 package search
 
-import "unicode"
+import (
+	"cmp"
+	"math"
+	"slices"
+	"unicode"
+)
 
 // legacyTokens is the tokenizer before text analysis (lower-cased words;
 // Han, kana and Hangul unigrams and bigrams), kept as the baseline that
@@ -55,4 +60,61 @@ func legacyFold(r rune) rune {
 func legacyCJK(r rune) bool {
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// buildBaseline is plain BM25 over legacyTokens with the usual k1 and b:
+// what the index ranked by before text analysis and query processing.
+func buildBaseline(c *Collection, _ string) (Ranker, func(), error) {
+	postings := map[string][]posting{}
+	lengths := make([]float64, len(c.Docs))
+	var total float64
+	for i, d := range c.Docs {
+		terms := legacyTokens(d.Body())
+		tf := map[string]int32{}
+		for _, t := range terms {
+			tf[t]++
+		}
+		for t, f := range tf {
+			postings[t] = append(postings[t], posting{int32(i), f})
+		}
+		lengths[i] = float64(len(terms))
+		total += lengths[i]
+	}
+	n := float64(len(c.Docs))
+	avg := total / n
+	rank := func(q string) []string {
+		scores := make([]float64, len(c.Docs))
+		seen := map[string]bool{}
+		for _, t := range legacyTokens(q) {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			p := postings[t]
+			idf := math.Log(1 + (n-float64(len(p))+0.5)/(float64(len(p))+0.5))
+			for _, e := range p {
+				tf := float64(e.tf)
+				scores[e.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*lengths[e.doc]/avg))
+			}
+		}
+		var hits []Hit
+		for i, s := range scores {
+			if s > 0 {
+				hits = append(hits, Hit{c.Docs[i].ID, s})
+			}
+		}
+		sortHits(hits)
+		return hitIDs(hits[:min(10, len(hits))])
+	}
+	return rank, func() {}, nil
+}
+
+// sortHits orders hits best first, ties by id.
+func sortHits(hits []Hit) {
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 }

@@ -1,0 +1,158 @@
+package search
+
+import (
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Ranking: Index.Query ranks by BM25 over the processed query (see
+// queryTerms), then expands the query with the terms that the best
+// documents share (pseudo-relevance feedback, after RM3: each term of the
+// first feedback documents weighted by those documents' scores and by its
+// inverse document frequency) and ranks again.
+
+// Query returns the k best documents for a query text whose Meta allow
+// accepts (all for a nil allow), best first, ties by id: the one entry
+// point of search for the index's owners. allow must not call the index.
+func (x *Index) Query(text string, k int, allow func(Meta) bool) []Hit {
+	return x.query(text, k, allow, defaultQuery)
+}
+
+func (x *Index) query(text string, k int, allow func(Meta) bool, o queryOptions) []Hit {
+	if k <= 0 {
+		return nil
+	}
+	terms := queryTerms(text, o)
+	if len(terms) == 0 {
+		return nil
+	}
+	if !o.prf {
+		return x.SearchTerms(terms, k, allow)
+	}
+	depth := max(k, o.fbDocs)
+	if o.fusion != "" {
+		depth = max(depth, 3*k)
+	}
+	first := x.SearchTerms(terms, depth, allow)
+	if len(first) < o.fbMinDocs {
+		return first[:min(k, len(first))]
+	}
+	exp := x.expansion(terms, first[:min(o.fbDocs, len(first))], o)
+	if len(exp) == 0 {
+		return first[:min(k, len(first))]
+	}
+	second := x.SearchTerms(append(slices.Clip(terms), exp...), depth, allow)
+	return fuse(first, second, k, o)
+}
+
+// expansion returns the expansion terms of the feedback documents fb.
+func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
+	var total float64
+	for _, h := range fb {
+		total += h.Score
+	}
+	if total <= 0 {
+		return nil
+	}
+	in := make(map[string]bool, len(query))
+	for _, t := range query {
+		in[t.Text] = true
+	}
+	weight := map[string]float64{}
+	docs := map[string]int{}
+	for _, h := range fb {
+		p := h.Score / total
+		for _, t := range x.DocTerms(h.ID) {
+			if in[t] || (o.fbNoUni && utf8.RuneCountInString(t) == 1 && isRunText(t)) || english.IsStopWord(t) {
+				continue
+			}
+			weight[t] += p
+			docs[t]++
+		}
+	}
+	n, df := x.docFreqs(weight)
+	type cand struct {
+		t string
+		w float64
+	}
+	var cands []cand
+	for t, w := range weight {
+		if docs[t] < o.fbMinDocs || df[t] < 2 {
+			continue
+		}
+		idf := math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))
+		cands = append(cands, cand{t, w * idf})
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.w != b.w {
+			if a.w > b.w {
+				return -1
+			}
+			return 1
+		}
+		if a.t < b.t {
+			return -1
+		}
+		return 1
+	})
+	cands = cands[:min(o.fbTerms, len(cands))]
+	if len(cands) == 0 {
+		return nil
+	}
+	out := make([]Term, len(cands))
+	for i, c := range cands {
+		out[i] = Term{Text: c.t, Weight: o.fbWeight * c.w / cands[0].w}
+	}
+	return out
+}
+
+func isRunText(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	return isRunScript(r)
+}
+
+// fuse combines the first ranking and the expanded one as o.fusion says.
+func fuse(first, second []Hit, k int, o queryOptions) []Hit {
+	if o.fusion == "" {
+		return second[:min(k, len(second))]
+	}
+	scores := map[string]float64{}
+	switch o.fusion {
+	case "rrf":
+		for i, h := range first {
+			scores[h.ID] += 1 / float64(60+i+1)
+		}
+		for i, h := range second {
+			scores[h.ID] += 1 / float64(60+i+1)
+		}
+	default: // "interp"
+		for _, h := range first {
+			scores[h.ID] += (1 - o.lambda) * h.Score / first[0].Score
+		}
+		for _, h := range second {
+			scores[h.ID] += o.lambda * h.Score / second[0].Score
+		}
+	}
+	hits := make([]Hit, 0, len(scores))
+	for id, s := range scores {
+		hits = append(hits, Hit{id, s})
+	}
+	sortHits(hits)
+	return hits[:min(k, len(hits))]
+}
+
+// docFreqs returns the number of documents in the index and the number
+// holding each term of terms. It is a seam over the index's postings: the
+// index engine keeps it working as its internals change.
+func (x *Index) docFreqs(terms map[string]float64) (int, map[string]int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	df := make(map[string]int, len(terms))
+	for t := range terms {
+		df[t] = len(x.postings[t])
+	}
+	return len(x.num), df
+}
