@@ -22,6 +22,7 @@ type queryOptions struct {
 	fbWeight  float64 // weight of the best expansion term
 	fbMinDocs int     // feedback documents an expansion term must be in
 	fbNoUni   bool    // no single characters as expansion terms
+	fbSharp   float64 // weigh feedback documents by exp(fbSharp*(score/best-1)), 0: by score
 	fusion    string  // "rrf", "interp" or "" (the expanded query alone)
 	lambda    float64 // share of the expanded ranking in "interp"
 }
@@ -34,11 +35,12 @@ var defaultQuery = queryOptions{
 	uniWeight:   1,
 	partWeight:  1,
 	prf:         true,
-	fbDocs:      5,
+	fbDocs:      10,
 	fbTerms:     10,
-	fbWeight:    0.3,
+	fbWeight:    0.5,
 	fbMinDocs:   2,
 	fbNoUni:     true,
+	fbSharp:     10,
 	fusion:      "",
 	lambda:      0.5,
 }
@@ -87,7 +89,8 @@ func queryTerms(text string, o queryOptions) []Term {
 // zhStopWords are Chinese question and function words, longest first
 // where one starts another.
 var zhStopWords = []string{
-	"为什么", "怎么样", "怎么办", "是不是", "有没有", "能不能", "可不可以",
+	"为什么", "怎么样", "怎么办", "是不是", "有没有", "能不能", "可不可以", "要不要",
+	"能否", "可否", "多少",
 	"请问", "什么", "怎么", "怎样", "如何", "哪些", "哪个", "哪里", "哪儿",
 	"是否", "一下", "告诉我",
 	"吗", "呢", "吧", "啊", "呀", "的", "了", "是", "么",

@@ -46,9 +46,9 @@ func TestQueryTerms(t *testing.T) {
 
 func TestDropZhStopWords(t *testing.T) {
 	tests := map[string]string{
-		"红烧肉的做法":      "红烧肉 做法",
-		"请问如何了解路由器":   "  了解路由器",
-		"目的地是哪里":      "目的地  ",
+		"红烧肉的做法":          "红烧肉 做法",
+		"请问如何了解路由器":       "  了解路由器",
+		"目的地是哪里":          "目的地  ",
 		"no chinese here": "no chinese here",
 	}
 	for in, want := range tests {

@@ -50,9 +50,16 @@ func (x *Index) query(text string, k int, allow func(Meta) bool, o queryOptions)
 
 // expansion returns the expansion terms of the feedback documents fb.
 func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
+	// Each document's share: its score, or with fbSharp its score
+	// relative to the best one, sharpened.
+	share := make([]float64, len(fb))
 	var total float64
-	for _, h := range fb {
-		total += h.Score
+	for i, h := range fb {
+		share[i] = h.Score
+		if o.fbSharp > 0 {
+			share[i] = math.Exp(o.fbSharp * (h.Score/fb[0].Score - 1))
+		}
+		total += share[i]
 	}
 	if total <= 0 {
 		return nil
@@ -63,8 +70,8 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 	}
 	weight := map[string]float64{}
 	docs := map[string]int{}
-	for _, h := range fb {
-		p := h.Score / total
+	for i, h := range fb {
+		p := share[i] / total
 		for _, t := range x.DocTerms(h.ID) {
 			if in[t] || (o.fbNoUni && utf8.RuneCountInString(t) == 1 && isRunText(t)) || english.IsStopWord(t) {
 				continue

@@ -77,3 +77,52 @@ func TestFuse(t *testing.T) {
 		t.Errorf("no fusion = %v", got)
 	}
 }
+
+// benchIndex indexes n generated documents of Chinese and English words
+// drawn with a skewed distribution.
+func benchIndex(n int) *Index {
+	zh := []rune("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研")
+	en := []string{"router", "wireless", "throughput", "garden", "tomato", "recipe", "pork", "vaccine", "appointment", "docker", "container", "backup", "budget", "travel", "flight", "hotel", "insurance", "vet", "car", "tyre", "oil", "service", "meeting", "project", "deadline", "password", "network", "channel", "mesh", "kitchen"}
+	x := NewIndex()
+	seed := uint32(1)
+	next := func(m int) int {
+		seed = seed*1664525 + 1013904223
+		v := int(seed>>8) % m
+		return v * v / m // skewed towards small
+	}
+	for i := range n {
+		var b []rune
+		for range 60 {
+			b = append(b, zh[next(len(zh))])
+		}
+		b = append(b, ' ')
+		for range 20 {
+			b = append(b, []rune(en[next(len(en))]+" ")...)
+		}
+		x.Add(fmt.Sprintf("d%d", i), string(b))
+	}
+	return x
+}
+
+func BenchmarkQuery(b *testing.B) {
+	n := 10000
+	if testing.Short() {
+		n = 500
+	}
+	x := benchIndex(n)
+	queries := []string{"wireless router throughput", "红烧肉怎么做", "docker backup container", "国家发展"}
+	for _, mode := range []string{"Search", "Query"} {
+		b.Run(mode, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				q := queries[i%len(queries)]
+				i++
+				if mode == "Search" {
+					x.Search(q, 10)
+				} else {
+					x.Query(q, 10, nil)
+				}
+			}
+		})
+	}
+}
