@@ -23,6 +23,9 @@ type queryOptions struct {
 	fbMinDocs int     // feedback documents an expansion term must be in
 	fbNoUni   bool    // no single characters as expansion terms
 	fbSharp   float64 // weigh feedback documents by exp(fbSharp*(score/best-1)), 0: by score
+	fbIDF     float64 // power of the inverse document frequency in a term's weight
+	fbNoNum   bool    // no numbers as expansion terms
+	fbNoStop  bool    // no Chinese function words or pairs holding one as expansion terms
 	fusion    string  // "rrf", "interp" or "" (the expanded query alone)
 	lambda    float64 // share of the expanded ranking in "interp"
 }
@@ -41,6 +44,9 @@ var defaultQuery = queryOptions{
 	fbMinDocs:   2,
 	fbNoUni:     true,
 	fbSharp:     10,
+	fbIDF:       0.5,
+	fbNoNum:     true,
+	fbNoStop:    true,
 	fusion:      "",
 	lambda:      0.5,
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
@@ -73,7 +74,7 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 	for i, h := range fb {
 		p := share[i] / total
 		for _, t := range x.DocTerms(h.ID) {
-			if in[t] || (o.fbNoUni && utf8.RuneCountInString(t) == 1 && isRunText(t)) || english.IsStopWord(t) {
+			if in[t] || !expandable(t, o) {
 				continue
 			}
 			weight[t] += p
@@ -91,7 +92,7 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))
-		cands = append(cands, cand{t, w * idf})
+		cands = append(cands, cand{t, w * math.Pow(idf, o.fbIDF)})
 	}
 	slices.SortFunc(cands, func(a, b cand) int {
 		if a.w != b.w {
@@ -114,6 +115,28 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 		out[i] = Term{Text: c.t, Weight: o.fbWeight * c.w / cands[0].w}
 	}
 	return out
+}
+
+// expandable reports whether t may be an expansion term: not a stop word,
+// not a number, not a single character of a run without spaces, and no
+// Chinese function word or pair holding one.
+func expandable(t string, o queryOptions) bool {
+	if english.IsStopWord(t) {
+		return false
+	}
+	if o.fbNoNum && strings.Trim(t, "0123456789.,") == "" {
+		return false
+	}
+	if !isRunText(t) {
+		return true
+	}
+	if o.fbNoUni && utf8.RuneCountInString(t) == 1 {
+		return false
+	}
+	if o.fbNoStop && dropZhStopWords(t) != t {
+		return false
+	}
+	return true
 }
 
 func isRunText(t string) bool {
