@@ -109,6 +109,9 @@ var zhKeep = []string{"了解", "为了", "除了", "的确", "目的", "的士"
 // dropZhStopWords replaces Chinese question and function words in text
 // with spaces, which also ends the run of characters there.
 func dropZhStopWords(text string) string {
+	if !strings.ContainsFunc(text, isRunScript) {
+		return text
+	}
 	var b strings.Builder
 	changed := false
 outer:

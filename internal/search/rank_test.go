@@ -126,3 +126,27 @@ func BenchmarkQuery(b *testing.B) {
 		})
 	}
 }
+
+func FuzzQuery(f *testing.F) {
+	f.Add("路由器怎么设置才能让网速更快", "提升无线吞吐量：路由器放高", "the router's wireless throughput", "路由器 wireless")
+	f.Add("what is it", "iPhone15 v1.2.3", "C++ 的", "的了吗")
+	f.Fuzz(func(t *testing.T, a, b, c, q string) {
+		x := NewIndex()
+		x.Add("a", a)
+		x.Add("b", b)
+		x.Add("c", c)
+		x.Add("a2", a+" "+b)
+		hits := x.Query(q, 3, nil)
+		if len(hits) > 3 {
+			t.Fatalf("%d hits for k=3", len(hits))
+		}
+		for i, h := range hits {
+			if h.Score <= 0 || (i > 0 && h.Score > hits[i-1].Score) {
+				t.Fatalf("hits %v", hits)
+			}
+		}
+		for _, h := range x.Query(q, 10, func(m Meta) bool { return false }) {
+			t.Fatalf("nothing allowed, found %v", h)
+		}
+	})
+}
