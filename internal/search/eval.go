@@ -256,6 +256,7 @@ func EvalLevers() []EvalSystem {
 	}
 	levers := []lever{
 		{"ours", func(*queryOptions) {}},
+		{"analysis-only", func(o *queryOptions) { o.stopWords, o.zhStopWords, o.prf = false, false, false }},
 		{"-stopwords", func(o *queryOptions) { o.stopWords = false }},
 		{"-zhstopwords", func(o *queryOptions) { o.zhStopWords = false }},
 		{"-prf", func(o *queryOptions) { o.prf = false }},
