@@ -3,7 +3,6 @@ package search
 import (
 	"math"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
@@ -69,16 +68,27 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 	for _, t := range query {
 		in[t.Text] = true
 	}
-	weight := map[string]float64{}
-	docs := map[string]int{}
+	type acc struct {
+		w    float64 // sum of the shares of the documents holding the term
+		docs int     // feedback documents holding it
+	}
+	seen := map[string]*acc{}
 	for i, h := range fb {
 		p := share[i] / total
 		for _, t := range x.DocTerms(h.ID) {
-			if in[t] || !expandable(t, o) {
-				continue
+			a := seen[t]
+			if a == nil {
+				a = &acc{}
+				seen[t] = a
 			}
-			weight[t] += p
-			docs[t]++
+			a.w += p
+			a.docs++
+		}
+	}
+	weight := map[string]float64{}
+	for t, a := range seen {
+		if a.docs >= o.fbMinDocs && !in[t] && expandable(t, o) {
+			weight[t] = a.w
 		}
 	}
 	n, df := x.docFreqs(weight)
@@ -88,7 +98,7 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 	}
 	var cands []cand
 	for t, w := range weight {
-		if docs[t] < o.fbMinDocs || df[t] < 2 {
+		if df[t] < 2 {
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))
@@ -124,7 +134,7 @@ func expandable(t string, o queryOptions) bool {
 	if english.IsStopWord(t) {
 		return false
 	}
-	if o.fbNoNum && strings.Trim(t, "0123456789.,") == "" {
+	if o.fbNoNum && number(t) {
 		return false
 	}
 	if !isRunText(t) {
@@ -135,6 +145,16 @@ func expandable(t string, o queryOptions) bool {
 	}
 	if o.fbNoStop && dropZhStopWords(t) != t {
 		return false
+	}
+	return true
+}
+
+// number reports whether t is made of digits, dots and commas only.
+func number(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; !isDigit(c) && c != '.' && c != ',' {
+			return false
+		}
 	}
 	return true
 }

@@ -105,11 +105,7 @@ func benchIndex(n int) *Index {
 }
 
 func BenchmarkQuery(b *testing.B) {
-	n := 10000
-	if testing.Short() {
-		n = 500
-	}
-	x := benchIndex(n)
+	x := benchIndex(2000)
 	queries := []string{"wireless router throughput", "红烧肉怎么做", "docker backup container", "国家发展"}
 	for _, mode := range []string{"Search", "Query"} {
 		b.Run(mode, func(b *testing.B) {
