@@ -34,11 +34,11 @@ import (
 //     ("wi-fi": "wi", "fi", "wifi"), and "c++", "c#", "f#", ".net" stay
 //     whole;
 //   - Latin words are stemmed with the English Snowball stemmer.
-//
-// Terms returned may share memory with one another and with the text: an
-// owner keeping a term beyond the text should strings.Clone it.
 
-// Tokens returns the index terms of text, in order, repeats included.
+// Tokens returns the index terms of text, in order, repeats included (see
+// above for what they are). The terms may share memory with one another
+// and with text: an index keeping a term as a key should strings.Clone it
+// when it first sees it, so that the key does not hold the whole text.
 func Tokens(text string) []string {
 	var out []string
 	analyze(text, func(t string, _ termKind) { out = append(out, t) })
