@@ -35,8 +35,11 @@ import (
 //     whole;
 //   - Latin words are stemmed with the English Snowball stemmer.
 
-// Tokens returns the index terms of text, in order, repeats included (see
-// above for what they are). The terms may share memory with one another
+// Tokens returns the index terms of text, in order, repeats included:
+// NFKC and case-folded words by Unicode's rules, English ones stemmed,
+// with their letter and digit parts; each character and pair of
+// characters of Chinese, Japanese, Korean, Thai, Lao, Khmer and Myanmar
+// (docs/search.md has the whole list). The terms may share memory with one another
 // and with text: an index keeping a term as a key should strings.Clone it
 // when it first sees it, so that the key does not hold the whole text.
 func Tokens(text string) []string {
