@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -61,6 +62,19 @@ func TestAnalyzeFaults(t *testing.T) {
 	}
 	if got := Tokens("ภาษาไทยง่ายนิดเดียว"); len(got) < 10 {
 		t.Errorf("Thai gives %q, want clusters and pairs", got)
+	}
+	// Lao, Khmer and Myanmar: grapheme clusters and pairs, marks kept on
+	// their letter.
+	for _, s := range []string{"ພາສາລາວ", "ភាសាខ្មែរ", "မြန်မာစာ"} {
+		got := Tokens(s)
+		if len(got) < 3 {
+			t.Errorf("Tokens(%q) = %q, want clusters and pairs", s, got)
+		}
+		for _, tok := range got {
+			if r, _ := utf8.DecodeRuneInString(tok); unicodeMark(r) {
+				t.Errorf("Tokens(%q) has %q, starting with a mark", s, tok)
+			}
+		}
 	}
 	if got := Tokens("हिन्दी"); !slices.Equal(got, []string{"हिन्दी"}) {
 		t.Errorf("Devanagari vowel signs split: %q", got)
@@ -130,3 +144,5 @@ func BenchmarkLegacyTokens(b *testing.B) {
 		n += len(legacyTokens(mixedText))
 	}
 }
+
+func unicodeMark(r rune) bool { return unicode.Is(unicode.M, r) }
