@@ -95,10 +95,10 @@ func queryTerms(text string, o queryOptions) []Term {
 // zhStopWords are Chinese question and function words, longest first
 // where one starts another.
 var zhStopWords = []string{
-	"为什么", "怎么样", "怎么办", "是不是", "有没有", "能不能", "可不可以", "要不要",
+	"什么时候", "多长时间", "怎么回事", "为什么", "怎么样", "怎么办", "是不是", "有没有", "能不能", "可不可以", "要不要",
 	"能否", "可否", "多少",
 	"请问", "什么", "怎么", "怎样", "如何", "哪些", "哪个", "哪里", "哪儿",
-	"是否", "一下", "告诉我",
+	"是否", "一下", "告诉我", "几点", "几号", "哪天", "多久", "谁",
 	"吗", "呢", "吧", "啊", "呀", "的", "了", "是", "么",
 }
 
