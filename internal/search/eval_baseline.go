@@ -65,6 +65,7 @@ func legacyCJK(r rune) bool {
 // buildBaseline is plain BM25 over legacyTokens with the usual k1 and b:
 // what the index ranked by before text analysis and query processing.
 func buildBaseline(c *Collection, _ string) (Ranker, func(), error) {
+	type posting struct{ doc, tf int32 }
 	postings := map[string][]posting{}
 	lengths := make([]float64, len(c.Docs))
 	var total float64
