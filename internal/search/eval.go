@@ -191,8 +191,8 @@ type EvalSystem struct {
 func EvalSystems() []EvalSystem {
 	return []EvalSystem{
 		{"bm25", buildBaseline},
-		{"fts5-trigram", buildFTS("trigram")},
-		{"fts5-unicode61", buildFTS("unicode61")},
+		{"fts5-trigram", ftsSystem("trigram")},
+		{"fts5-unicode61", ftsSystem("unicode61")},
 		{"ours", buildOurs(defaultQuery)},
 	}
 }

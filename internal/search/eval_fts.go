@@ -11,9 +11,9 @@ import (
 	_ "modernc.org/sqlite" // the FTS5 baseline
 )
 
-// buildFTS returns the SQLite FTS5 baseline with tokenizer ("trigram" or
+// ftsSystem returns the SQLite FTS5 baseline with tokenizer ("trigram" or
 // "unicode61"), ranked by FTS5's bm25, in a database file under dir.
-func buildFTS(tokenizer string) func(*Collection, string) (Ranker, func(), error) {
+func ftsSystem(tokenizer string) func(*Collection, string) (Ranker, func(), error) {
 	return func(c *Collection, dir string) (Ranker, func(), error) {
 		path := filepath.Join(dir, c.Name+"-"+tokenizer+".db")
 		os.Remove(path)
