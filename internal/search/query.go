@@ -16,18 +16,19 @@ type queryOptions struct {
 	uniWeight   float64 // weight of a single character of a run without spaces
 	partWeight  float64 // weight of a part of a word ("15" of "iphone15")
 
-	prf       bool    // pseudo-relevance feedback
-	fbDocs    int     // feedback documents
-	fbTerms   int     // expansion terms
-	fbWeight  float64 // weight of the best expansion term
-	fbMinDocs int     // feedback documents an expansion term must be in
-	fbNoUni   bool    // no single characters as expansion terms
-	fbSharp   float64 // weigh feedback documents by exp(fbSharp*(score/best-1)), 0: by score
-	fbIDF     float64 // power of the inverse document frequency in a term's weight
-	fbNoNum   bool    // no numbers as expansion terms
-	fbNoStop  bool    // no Chinese function words or pairs holding one as expansion terms
-	fusion    string  // "rrf", "interp" or "" (the expanded query alone)
-	lambda    float64 // share of the expanded ranking in "interp"
+	prf        bool    // pseudo-relevance feedback
+	fbDocs     int     // feedback documents
+	fbTerms    int     // expansion terms
+	fbWeight   float64 // weight of the best expansion term
+	fbMinDocs  int     // feedback documents an expansion term must be in
+	fbNoUni    bool    // no single characters as expansion terms
+	fbSharp    float64 // weigh feedback documents by exp(fbSharp*(score/best-1)), 0: by score
+	fbIDF      float64 // power of the inverse document frequency in a term's weight
+	fbPostings int     // most postings the expansion terms may have together, 0: any
+	fbNoNum    bool    // no numbers as expansion terms
+	fbNoStop   bool    // no Chinese function words or pairs holding one as expansion terms
+	fusion     string  // "rrf", "interp" or "" (the expanded query alone)
+	lambda     float64 // share of the expanded ranking in "interp"
 }
 
 // defaultQuery are the levers that helped on the development queries of
@@ -45,6 +46,7 @@ var defaultQuery = queryOptions{
 	fbNoUni:     false,
 	fbSharp:     5,
 	fbIDF:       0.5,
+	fbPostings:  50_000,
 	fbNoNum:     true,
 	fbNoStop:    true,
 	fusion:      "",

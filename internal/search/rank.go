@@ -93,8 +93,9 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 	}
 	n, df := x.docFreqs(weight)
 	type cand struct {
-		t string
-		w float64
+		t  string
+		w  float64
+		df int
 	}
 	var cands []cand
 	for t, w := range weight {
@@ -102,7 +103,7 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))
-		cands = append(cands, cand{t, w * math.Pow(idf, o.fbIDF)})
+		cands = append(cands, cand{t, w * math.Pow(idf, o.fbIDF), df[t]})
 	}
 	slices.SortFunc(cands, func(a, b cand) int {
 		if a.w != b.w {
@@ -116,7 +117,20 @@ func (x *Index) expansion(query []Term, fb []Hit, o queryOptions) []Term {
 		}
 		return 1
 	})
-	cands = cands[:min(o.fbTerms, len(cands))]
+	// The best terms, within the postings budget: in a large index the
+	// second ranking would otherwise cost many times the first.
+	kept, postings := cands[:0], 0
+	for _, c := range cands {
+		if len(kept) == o.fbTerms {
+			break
+		}
+		if o.fbPostings > 0 && postings+c.df > o.fbPostings {
+			continue
+		}
+		postings += c.df
+		kept = append(kept, c)
+	}
+	cands = kept
 	if len(cands) == 0 {
 		return nil
 	}
