@@ -146,3 +146,32 @@ func FuzzQuery(f *testing.F) {
 		}
 	})
 }
+
+func TestExpansionBudget(t *testing.T) {
+	x := NewIndex()
+	for i := range 20 {
+		x.Add(fmt.Sprintf("d%d", i), fmt.Sprintf("router common filler%d", i%3))
+	}
+	x.Add("r1", "router mesh common")
+	x.Add("r2", "router mesh common")
+	x.Add("z", "mesh")
+	o := defaultQuery
+	terms := queryTerms("router", o)
+	fb := x.SearchTerms(terms, o.fbDocs, nil)
+	has := func(exp []Term, t string) bool {
+		return slices.ContainsFunc(exp, func(e Term) bool { return e.Text == t })
+	}
+	if exp := x.expansion(terms, fb, o); !has(exp, "common") {
+		t.Fatalf("expansion %v, want common in it", exp)
+	}
+	o.fbPostings = 5 // "common" has 22 postings, "mesh" 3
+	exp := x.expansion(terms, fb, o)
+	if has(exp, "common") {
+		t.Errorf("expansion %v over the postings budget", exp)
+	}
+	for _, e := range exp {
+		if e.Weight <= 0 || e.Weight > o.fbWeight {
+			t.Errorf("expansion term %v weighs outside (0, %v]", e, o.fbWeight)
+		}
+	}
+}
