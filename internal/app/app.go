@@ -24,6 +24,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -89,6 +90,9 @@ type App struct {
 	Text     *memory.Text
 	Docs     *memory.Docs
 	KB       *knowledge.Base
+	// Index is the ranked index shared by doc memory, knowledge and
+	// recall.
+	Index *search.Index
 	Kernel   *kernel.Kernel
 	Plugins  *pluginhost.Manager
 	Logger   *slog.Logger
@@ -185,7 +189,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, fmt.Errorf("document memory: %w", err)
 	}
-	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge")); err != nil {
+	a.Index = search.NewIndex()
+	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge"), &knowledge.Options{Index: a.Index, Logger: a.Logger}); err != nil {
 		a.Close()
 		return nil, err
 	}
@@ -205,7 +210,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
 		Services: func(plugin string) host.Services {
 			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
-				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
+				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB.ForWriter(plugin)}
 		},
 	})
 	// Plugin channel names stay their first owner's across restarts.
@@ -235,7 +240,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	}
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
-		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
+		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB.ForWriter(""),
 		MCPAuth: newMCPAuth(a), Policy: a.Policy, Widgets: widgets,
 	})
 	a.setMCPServers(cfg.MCPServers)
@@ -322,6 +327,9 @@ func (a *App) Close() error {
 	}
 	if a.Kernel != nil {
 		errs = append(errs, a.Kernel.Close())
+	}
+	if a.KB != nil {
+		errs = append(errs, a.KB.Close())
 	}
 	if a.Store != nil {
 		errs = append(errs, a.Store.Close())

@@ -36,14 +36,15 @@ func Services(t sdktest.T, name string) host.Services {
 	if err != nil {
 		t.Fatalf("hosttest: document memory: %v", err)
 	}
-	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"))
+	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"), nil)
 	if err != nil {
 		t.Fatalf("hosttest: knowledge base: %v", err)
 	}
+	t.Cleanup(func() { kb.Close() })
 	svc := settings.New(st, dir)
 	return host.Services{
 		Settings: svc.For(name), KV: svc.KV(name),
 		Memory: memory.NewGraph(st), TextMemory: memory.NewText(filepath.Join(dir, "memory", "text")),
-		DocMemory: docs, Knowledge: kb,
+		DocMemory: docs, Knowledge: kb.ForWriter(name),
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -72,12 +73,13 @@ func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"))
+	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { kb.Close() })
 	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge =
-		memory.NewGraph(st), memory.NewText(filepath.Join(f.data, "text")), docs, kb
+		memory.NewGraph(st), memory.NewText(filepath.Join(f.data, "text")), docs, kb.ForWriter("")
 
 	p := f.start(t, "mem", "memory", "memory", "knowledge")
 	ready(t, p)
@@ -89,7 +91,7 @@ func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 		t.Fatalf("recall:\n got %s\nwant %s", got, want)
 	}
 	// What the child wrote is the host's: in-process plugins see it too.
-	if names, _ := kb.List(); len(names) != 1 || names[0] != "猫粮" {
+	if names, _ := kb.List(scope.Everything()); len(names) != 1 || names[0] != "猫粮" {
 		t.Fatalf("knowledge on the host: %v", names)
 	}
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
@@ -244,7 +245,7 @@ func TestBrowserPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.app.KB.Add("wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {
+	if err := e.app.KB.Add(scope.Everything(), "wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {
 		t.Fatal(err)
 	}
 	if out := e.app.Kernel.Ask(ctx, kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: "c1", UserID: "owner", Text: "weather?"}}); out.Err != nil {
