@@ -92,10 +92,10 @@ type App struct {
 	KB       *knowledge.Base
 	// Index is the ranked index shared by doc memory, knowledge and
 	// recall.
-	Index *search.Index
-	Kernel   *kernel.Kernel
-	Plugins  *pluginhost.Manager
-	Logger   *slog.Logger
+	Index   *search.Index
+	Kernel  *kernel.Kernel
+	Plugins *pluginhost.Manager
+	Logger  *slog.Logger
 	// Busy names the process that owns the plugins when Options.Plugins
 	// was PluginsIfFree and they were left off because of it.
 	Busy *datadir.LockedError

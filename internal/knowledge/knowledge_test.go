@@ -126,7 +126,9 @@ func TestHandEditsAreWatched(t *testing.T) {
 
 	// Edited: the new text is found, the old is not.
 	write(t, filepath.Join(dir, "药.md"), "对乙酰氨基酚，发烧时吃。")
-	waitFor(t, k, "an edit", func() bool { return len(find("布洛芬")()) == 0 && slices.Equal(find("乙酰氨基酚")(), []string{"药"}) })
+	waitFor(t, k, "an edit", func() bool {
+		return len(find("布洛芬")()) == 0 && slices.Equal(find("乙酰氨基酚")(), []string{"药"})
+	})
 
 	// A folder renamed: found under its new name only.
 	if err := os.Rename(filepath.Join(dir, "菜谱"), filepath.Join(dir, "recipes")); err != nil {

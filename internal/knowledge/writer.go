@@ -23,4 +23,4 @@ func (f fixed) Search(query string, topK int) ([]*sdk.Knowledge, error) {
 	return f.k.Search(f.v, query, topK)
 }
 func (f fixed) Add(name, content string) error { return f.k.Add(f.v, name, content) }
-func (f fixed) List() ([]string, error)         { return f.k.List(f.v) }
+func (f fixed) List() ([]string, error)        { return f.k.List(f.v) }

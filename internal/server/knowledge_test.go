@@ -3,10 +3,10 @@ package server
 import (
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
