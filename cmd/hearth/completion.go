@@ -115,11 +115,11 @@ var subcommandFlags = map[string][]string{
 
 // subcommands are the commands' subcommands, as completed.
 var subcommands = map[string][]string{
-	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
-	"policy":   {"set", "reset", "role", "grant"},
-	"settings": {"get", "set"},
+	"plugin":    {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
+	"policy":    {"set", "reset", "role", "grant"},
+	"settings":  {"get", "set"},
 	"knowledge": {"search", "list", "show", "add", "rm"},
-	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
+	"mcp":       {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
 }
 
 // pluginArgSubs are the plugin subcommands whose argument is a plugin id.

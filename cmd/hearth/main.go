@@ -105,13 +105,13 @@ type flags struct {
 // other is refused, never ignored. A flag added to parse is added here
 // for the commands that use it.
 var commandFlags = map[string][]string{
-	"chat":     {"data-dir", "model", "source", "session", "reasoning", "v"},
-	"ask":      {"data-dir", "model", "source", "session", "reasoning", "v", "usage"},
-	"tools":    {"data-dir", "v", "json"},
-	"policy":   {"data-dir", "v", "channel", "group", "json"},
-	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
-	"plugin":   {"data-dir", "v", "n", "id", "json", "yes"},
-	"settings": {"data-dir", "v", "json"},
+	"chat":      {"data-dir", "model", "source", "session", "reasoning", "v"},
+	"ask":       {"data-dir", "model", "source", "session", "reasoning", "v", "usage"},
+	"tools":     {"data-dir", "v", "json"},
+	"policy":    {"data-dir", "v", "channel", "group", "json"},
+	"audit":     {"data-dir", "v", "tool", "since", "limit", "json"},
+	"plugin":    {"data-dir", "v", "n", "id", "json", "yes"},
+	"settings":  {"data-dir", "v", "json"},
 	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
 }
 
