@@ -91,7 +91,7 @@ func (k *Base) entry(rel string) (Entry, bool) {
 		return Entry{}, false
 	}
 	if out.Title == "" {
-		text, _ := k.readFile(rel, 16<<10)
+		text, _ := k.readFile(rel, 2<<10) // the title is on the first lines
 		out.Title = titleOf(text, out.Name)
 		k.mu.Lock()
 		if cur := k.entries[rel]; cur == e {
