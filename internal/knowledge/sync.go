@@ -125,6 +125,9 @@ func (k *Base) scan(rel string, force bool, watch func(abs string) error) (seen 
 	}
 	start := filepath.Join(k.dir, filepath.FromSlash(rel))
 	filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if k.stopped() { // Close does not wait for a whole folder
+			return fs.SkipAll
+		}
 		r, rerr := filepath.Rel(k.dir, p)
 		if rerr != nil {
 			return nil
@@ -164,9 +167,23 @@ func (k *Base) scan(rel string, force bool, watch func(abs string) error) (seen 
 	return seen, watchErr
 }
 
+// stopped reports whether Close was called: a scan cut short is no
+// ground to drop anything.
+func (k *Base) stopped() bool {
+	select {
+	case <-k.stop:
+		return true
+	default:
+		return false
+	}
+}
+
 // sweep drops what the index or the base has of the folder rel that a
 // scan did not see, after looking again (a file may have come since).
 func (k *Base) sweep(rel string, seen map[string]bool) {
+	if k.stopped() {
+		return
+	}
 	prefix := idPrefix
 	if rel != "" {
 		prefix += rel + "/"
