@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,5 +213,28 @@ func TestReconcileReadsOnlyChanges(t *testing.T) {
 	}
 	if h := k2.Find(owner, "first", 1); len(h) != 1 || h[0].Title != "same" {
 		t.Fatalf("title read on demand: %+v", h)
+	}
+}
+
+// Closing while the start-up reconcile runs drops nothing from the
+// shared index: a scan cut short proves no file gone.
+func TestCloseDuringReconcileKeepsTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 300 {
+		write(t, filepath.Join(dir, "f", fmt.Sprintf("%03d.md", i)), fmt.Sprintf("note %d", i))
+	}
+	idx := search.NewIndex()
+	k := open(t, dir, &Options{Index: idx})
+	k.Close()
+	if idx.Len() != 300 {
+		t.Fatalf("indexed %d, want 300", idx.Len())
+	}
+	k2, err := Open(dir, &Options{Index: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2.Close() // at once: mid-scan, or just after
+	if idx.Len() != 300 {
+		t.Fatalf("%d left in the index after a reconcile cut short", idx.Len())
 	}
 }
