@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/internal/app"
@@ -102,7 +103,7 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		if k <= 0 {
 			k = 10
 		}
-		hits := kb.FindMatching(v, joinWords(rest), k, match)
+		hits := kb.FindMatching(v, strings.Join(rest, " "), k, match)
 		if f.jsonOut {
 			out := make([]knowledgeHit, len(hits))
 			for i, h := range hits {
@@ -210,17 +211,6 @@ func knowledgeText(args []string, cio *cmdIO) (string, error) {
 		return "", errors.New("the entry is not UTF-8 text")
 	}
 	return string(b), nil
-}
-
-func joinWords(words []string) string {
-	s := ""
-	for i, w := range words {
-		if i > 0 {
-			s += " "
-		}
-		s += w
-	}
-	return s
 }
 
 // knowledgeAddArgs is `hearth knowledge add NAME ...` as the daemon
