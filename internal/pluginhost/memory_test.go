@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -69,17 +70,27 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 	f := newFixture(t)
 	st := openStore(t, f.data)
-	docs, err := memory.NewDocs(st)
+	idx := search.NewIndex()
+	docs, err := memory.NewDocs(context.Background(), st, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"), nil)
+	graph, err := memory.NewGraph(context.Background(), st, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := memory.NewText(filepath.Join(f.data, "text"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.Fixed{Graph: graph, Docs: docs, Text: text, View: scope.For("", scope.Global, false)}
+	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"), &knowledge.Options{Index: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { kb.Close() })
 	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge =
-		memory.NewGraph(st), memory.NewText(filepath.Join(f.data, "text")), docs, kb.ForWriter("")
+		mem, mem, mem, kb.ForWriter("")
 
 	p := f.start(t, "mem", "memory", "memory", "knowledge")
 	ready(t, p)
