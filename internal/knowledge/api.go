@@ -66,7 +66,7 @@ func (k *Base) FindMatching(v scope.View, query string, topK int, match func(sc 
 	if topK <= 0 {
 		topK = 5
 	}
-	hits := k.index.SearchFilter(query, topK, k.allowed(v, match))
+	hits := k.index.Query(query, topK, k.allowed(v, match))
 	out := make([]Hit, 0, len(hits))
 	for _, h := range hits {
 		e, ok := k.entry(h.ID[len(idPrefix):])
