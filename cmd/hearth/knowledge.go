@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/internal/app"
@@ -91,8 +92,17 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		match = func(s scope.Scope, _ string) bool { return s == sc }
 	}
 	kb, v := a.KB, scope.Everything()
-	select { // a complete answer: the start-up indexing first
+	// A complete answer: the start-up indexing first, said when it takes
+	// a while (a big folder, no persisted index).
+	select {
 	case <-kb.Ready():
+	case <-time.After(time.Second):
+		fmt.Fprintln(cio.err, "hearth knowledge: indexing the knowledge folder first…")
+		select {
+		case <-kb.Ready():
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		}
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	}
