@@ -89,9 +89,12 @@ type App struct {
 	Text     *memory.Text
 	Docs     *memory.Docs
 	KB       *knowledge.Base
-	Kernel   *kernel.Kernel
-	Plugins  *pluginhost.Manager
-	Logger   *slog.Logger
+	// Index is the ranked index shared by doc memory, knowledge and
+	// recall.
+	Index   *search.Index
+	Kernel  *kernel.Kernel
+	Plugins *pluginhost.Manager
+	Logger  *slog.Logger
 	// Busy names the process that owns the plugins when Options.Plugins
 	// was PluginsIfFree and they were left off because of it.
 	Busy *datadir.LockedError
@@ -179,7 +182,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.Settings = settings.New(a.Store, dir)
-	index := search.NewIndex() // shared by the graph and document memory
+	a.Index = search.NewIndex() // shared by the graph, document memory and knowledge
+	index := a.Index
 	if a.Memory, err = memory.NewGraph(ctx, a.Store, index); err != nil {
 		a.Close()
 		return nil, err
@@ -192,7 +196,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge")); err != nil {
+	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge"), &knowledge.Options{Index: index, Logger: a.Logger}); err != nil {
 		a.Close()
 		return nil, err
 	}
@@ -327,6 +331,9 @@ func (a *App) Close() error {
 	}
 	if a.Kernel != nil {
 		errs = append(errs, a.Kernel.Close())
+	}
+	if a.KB != nil {
+		errs = append(errs, a.KB.Close())
 	}
 	if a.Store != nil {
 		errs = append(errs, a.Store.Close())

@@ -6,8 +6,7 @@ import (
 )
 
 // scoped are the app's memory services in their scoped form: every call
-// names the caller's view (package scope). A service not (yet) in that
-// form is wrapped to ignore the view (unscoped.go).
+// names the caller's view (package scope).
 type scoped struct {
 	graph scope.Graph
 	text  scope.Text
@@ -16,7 +15,7 @@ type scoped struct {
 }
 
 func (a *App) scopedMemory() scoped {
-	return scoped{graph: asGraph(a.Memory), text: asText(a.Text), docs: asDocs(a.Docs), kb: asKnowledge(a.KB)}
+	return scoped{graph: a.Memory, text: a.Text, docs: a.Docs, kb: a.KB}
 }
 
 // pluginServices are the host services of the compiled-in (or .so)

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -39,7 +40,10 @@ func (p *factPlugin) Start(s *sdk.PluginSDK) error {
 			if err := s.Memory().Commit([]sdk.Triple{{Subject: fact, Relation: "is", Object: "fact"}}); err != nil {
 				return nil, err
 			}
-			return "ok", s.DocMemory().Insert(&sdk.Doc{ID: "same", Title: fact, Content: fact})
+			if err := s.DocMemory().Insert(&sdk.Doc{ID: "same", Title: fact, Content: fact}); err != nil {
+				return nil, err
+			}
+			return "ok", s.Knowledge().Add("same", fact)
 		})
 	if err != nil {
 		return err
@@ -55,8 +59,12 @@ func (p *factPlugin) Start(s *sdk.PluginSDK) error {
 		for _, d := range s.DocMemory().Query("fact", 10) {
 			found = append(found, "d:"+d.Content)
 		}
+		ks, kerr := s.Knowledge().Search("fact", 10)
+		for _, k := range ks {
+			found = append(found, "k:"+strings.TrimSpace(k.Content))
+		}
 		slices.Sort(found)
-		return strings.Join(append(found, "."), " "), err
+		return strings.Join(append(found, "."), " "), errors.Join(err, kerr)
 	})
 }
 
@@ -103,16 +111,17 @@ func TestPluginsSeeOnlyTheirOwnConversationsMemory(t *testing.T) {
 	ask("g2", call("a", "alpha__remember", "fact-alpha-2"))
 	got := ask("g1", call("a", "alpha__recall", ""), call("b", "beta__recall", ""), call("r", "reader__recall", ""))
 	for id, want := range map[string]string{
-		"a": "d:fact-alpha-1 g:fact-alpha-1 .",
-		"b": "d:fact-beta-1 g:fact-beta-1 .",
-		"r": "d:fact-alpha-1 d:fact-beta-1 g:fact-alpha-1 g:fact-beta-1 .",
+		"a": "d:fact-alpha-1 g:fact-alpha-1 k:fact-alpha-1 .",
+		"b": "d:fact-beta-1 g:fact-beta-1 k:fact-beta-1 .",
+		"r": "d:fact-alpha-1 d:fact-beta-1 g:fact-alpha-1 g:fact-beta-1 k:fact-alpha-1 k:fact-beta-1 .",
 	} {
 		if got[id] != want {
 			t.Errorf("in group 1, %s recalls %q, want %q", id, got[id], want)
 		}
 	}
 	got = ask("g2", call("a", "alpha__recall", ""), call("b", "beta__recall", ""), call("r", "reader__recall", ""))
-	for id, want := range map[string]string{"a": "d:fact-alpha-2 g:fact-alpha-2 .", "b": ".", "r": "d:fact-alpha-2 g:fact-alpha-2 ."} {
+	for id, want := range map[string]string{"a": "d:fact-alpha-2 g:fact-alpha-2 k:fact-alpha-2 .", "b": ".",
+		"r": "d:fact-alpha-2 g:fact-alpha-2 k:fact-alpha-2 ."} {
 		if got[id] != want {
 			t.Errorf("in group 2, %s recalls %q, want %q", id, got[id], want)
 		}

@@ -47,10 +47,11 @@ func Services(t sdktest.T, name string) host.Services {
 	if err != nil {
 		t.Fatalf("hosttest: text memory: %v", err)
 	}
-	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"))
+	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"), &knowledge.Options{Index: idx})
 	if err != nil {
 		t.Fatalf("hosttest: knowledge base: %v", err)
 	}
+	t.Cleanup(func() { kb.Close() })
 	svc := settings.New(st, dir)
 	return host.Services{
 		Settings: svc.For(name), KV: svc.KV(name),
@@ -58,6 +59,6 @@ func Services(t sdktest.T, name string) host.Services {
 		// conversation bound to the calling goroutine (none under sdktest:
 		// global).
 		Memory: scope.MemoryAPI(graph, name, false), TextMemory: scope.TextMemoryAPI(text, name, false),
-		DocMemory: scope.DocMemoryAPI(docs, name, false), Knowledge: kb,
+		DocMemory: scope.DocMemoryAPI(docs, name, false), Knowledge: scope.KnowledgeAPI(kb, name, false),
 	}
 }

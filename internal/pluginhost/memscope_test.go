@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/scope/scopetest"
@@ -208,9 +209,10 @@ func writeText(t *testing.T, path, text string) {
 }
 
 // scopeFixture is a fixture whose plugins share Hearth's scoped graph,
-// document and text memory on a real SQLite database and folder, and a
-// knowledge base (scopetest's until internal/knowledge is scoped). It
-// returns every entry, of every scope and writer.
+// document and text memory on a real SQLite database and folder, and
+// its knowledge base in a real folder. It returns every graph, document
+// and text entry, of every scope and writer (what the knowledge base
+// keeps is checked through the plugins' searches).
 func scopeFixture(t *testing.T) (*fixture, func() []scopetest.Entry) {
 	f := newFixture(t)
 	f.eng.LocalChannels = append(f.eng.LocalChannels, "qq") // the groups may call write tools
@@ -229,7 +231,11 @@ func scopeFixture(t *testing.T) (*fixture, func() []scopetest.Entry) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kb := &scopetest.Memory{}
+	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"), &knowledge.Options{Index: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kb.Close() })
 	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge = graph, text, docs, kb
 	return f, func() []scopetest.Entry {
 		all := scope.Everything()
@@ -261,7 +267,7 @@ func scopeFixture(t *testing.T) (*fixture, func() []scopetest.Entry) {
 				out = append(out, scopetest.Entry{Kind: "text", Scope: l.Scope, Writer: l.Writer, Key: l.Role, Text: l.Content})
 			}
 		}
-		return append(out, kb.Entries()...)
+		return out
 	}
 }
 
