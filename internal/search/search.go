@@ -8,7 +8,7 @@
 package search
 
 import (
-		"unicode"
+	"unicode"
 )
 
 // Tokens returns the index terms of text.
@@ -107,4 +107,3 @@ type Term struct {
 	Text   string
 	Weight float64
 }
-
