@@ -400,6 +400,9 @@ func (x *Index) apply(batch []byte) error {
 				}
 				tf[t] = f
 			}
+			if uint32(len(tf)) > length {
+				r.fail("document shorter than its terms")
+			}
 			if r.err == nil {
 				x.put(id, length, m, tf)
 			}

@@ -146,6 +146,11 @@ func decodeSnapshot(body []byte) (*snapshot, error) {
 	if err := seg.check(); err != nil {
 		return nil, fmt.Errorf("search snapshot: %w", err)
 	}
+	for d, n := range s.lens {
+		if uint32(seg.docTermCount(uint32(d))) > n {
+			return nil, errors.New("search snapshot: document shorter than its terms")
+		}
+	}
 	return s, nil
 }
 
