@@ -61,6 +61,11 @@ func BenchmarkBuild100k(b *testing.B) {
 		b.ReportMetric(float64(heap)/1e6, "heapMB")
 		b.ReportMetric(float64(c.bytes)/1e6, "textMB")
 		b.ReportMetric(float64(heap)/float64(c.bytes), "heap/text")
+		// After a full compaction, as after Open or a snapshot Flush.
+		x.wmu.Lock()
+		x.compact()
+		x.wmu.Unlock()
+		b.ReportMetric(float64(heapInUse()-before)/float64(c.bytes), "heap/text-compacted")
 		runtime.KeepAlive(x)
 		b.StartTimer()
 	}

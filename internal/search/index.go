@@ -16,8 +16,13 @@ import (
 // postings stay in the segment, skipped by searches, until the next
 // compaction, which runs when the added and removed documents reach a
 // share of the segment (and on Flush when a snapshot is due), and
-// renumbers the live documents.
+// renumbers the live documents. A compaction holds up changes, not
+// searches: it builds the new segment beside the old one and swaps them.
 type Index struct {
+	// wmu serialises changes (and compactions, which hold it while they
+	// build the new segment under a read lock, so searches go on); mu
+	// guards the fields: changes hold both, searches a read lock of mu.
+	wmu sync.Mutex
 	mu  sync.RWMutex
 	seg *segment
 	df  []uint32 // live document frequency of the segment's terms
@@ -66,12 +71,14 @@ func (x *Index) Put(id, text string, m Meta) {
 	for _, t := range terms {
 		tf[t]++
 	}
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	x.put(id, uint32(len(terms)), m, tf)
 	if x.disk != nil {
 		x.disk.logPut(id, uint32(len(terms)), m, tf)
 	}
+	x.mu.Unlock()
 	x.maybeCompact()
 }
 
@@ -98,11 +105,13 @@ func (x *Index) put(id string, length uint32, m Meta, tf map[string]uint32) {
 
 // Remove drops id.
 func (x *Index) Remove(id string) {
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.remove(id) && x.disk != nil {
 		x.disk.logRemove(id)
 	}
+	x.mu.Unlock()
 	x.maybeCompact()
 }
 
@@ -134,6 +143,7 @@ func (x *Index) remove(id string) bool {
 	return true
 }
 
+// maybeCompact compacts if enough changed; the caller holds wmu only.
 func (x *Index) maybeCompact() {
 	changed := len(x.memTerms) + x.dead
 	if changed >= minCompact && changed >= int(x.seg.n)/2 {
@@ -145,6 +155,8 @@ func (x *Index) maybeCompact() {
 // as long as the index lives, on disk too (an owner keeps, say, "kind,
 // scope, writer" in it); never 0, which is the tag of no label.
 func (x *Index) Tag(label string) uint32 {
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if t, ok := x.tags[label]; ok {

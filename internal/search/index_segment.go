@@ -75,8 +75,34 @@ func (s *segment) docTermCount(d uint32) int {
 
 // compact merges the segment, the postings of the documents added since
 // and the removals into a new segment of the live documents, numbered in
-// their old order, and the matching document table.
+// their old order, with the matching document table. The caller holds
+// wmu (and not mu): searches go on while the new segment is built.
 func (x *Index) compact() {
+	x.mu.RLock()
+	c := x.compacted()
+	x.mu.RUnlock()
+	x.mu.Lock()
+	x.seg = c.seg
+	x.df = slices.Clone(c.seg.df)
+	x.ids, x.lens, x.metas = c.ids, c.lens, c.metas
+	for i, id := range c.ids {
+		x.num[id] = uint32(i)
+	}
+	x.mem = map[string][]posting{}
+	x.memTerms = nil
+	x.dead = 0
+	x.mu.Unlock()
+}
+
+// compaction is a compacted segment and its document table.
+type compaction struct {
+	seg   *segment
+	ids   []string
+	lens  []uint32
+	metas []Meta
+}
+
+func (x *Index) compacted() compaction {
 	old := x.seg
 	nb := old.n
 	renum := make([]uint32, len(x.ids))
@@ -195,14 +221,5 @@ func (x *Index) compact() {
 	}
 	s.post = slices.Clip(s.post)
 	s.docTerms = slices.Clip(s.docTerms)
-
-	x.seg = s
-	x.df = slices.Clone(s.df)
-	x.ids, x.lens, x.metas = ids, lens, metas
-	for i, id := range ids {
-		x.num[id] = uint32(i)
-	}
-	x.mem = map[string][]posting{}
-	x.memTerms = nil
-	x.dead = 0
+	return compaction{s, ids, lens, metas}
 }

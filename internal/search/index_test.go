@@ -210,9 +210,9 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 				x.Remove(id)
 				delete(m.docs, id)
 			case op < 9:
-				x.mu.Lock()
+				x.wmu.Lock()
 				x.compact()
-				x.mu.Unlock()
+				x.wmu.Unlock()
 			default:
 				checkAgainst(t, r, x, m, fmt.Sprintf("seed %d step %d", seed, step))
 			}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -266,12 +267,14 @@ func (x *Index) Flush() error {
 	}
 	d.flushMu.Lock()
 	defer d.flushMu.Unlock()
+	x.wmu.Lock()
 	x.mu.Lock()
 	pending := d.pending
 	d.pending = nil
+	x.mu.Unlock()
 	limit := max(minLog, d.snapSize/4)
 	if !d.resnap && d.log != nil && d.logSize+int64(len(pending)) <= limit {
-		x.mu.Unlock()
+		x.wmu.Unlock()
 		if len(pending) == 0 {
 			return nil
 		}
@@ -285,12 +288,12 @@ func (x *Index) Flush() error {
 	img := snapshot{
 		gen:    d.gen + 1,
 		seg:    x.seg,
-		ids:    append([]string(nil), x.ids...),
-		lens:   append([]uint32(nil), x.lens...),
-		metas:  append([]Meta(nil), x.metas...),
-		labels: append([]string(nil), x.labels...),
+		ids:    slices.Clone(x.ids),
+		lens:   slices.Clone(x.lens),
+		metas:  slices.Clone(x.metas),
+		labels: slices.Clone(x.labels),
 	}
-	x.mu.Unlock()
+	x.wmu.Unlock()
 	data := img.encode()
 	if err := writeAtomic(filepath.Join(d.dir, snapName), data); err != nil {
 		x.mu.Lock()

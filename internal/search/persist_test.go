@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -176,10 +177,10 @@ func FuzzSnapshot(f *testing.F) {
 	x := NewIndex()
 	x.Put("a", "天气预报 apple", Meta{Tag: x.Tag("l"), Stamp: -3})
 	x.Put("b", "apple banana 北京", Meta{})
-	x.mu.Lock()
+	x.wmu.Lock()
 	x.compact()
 	img := snapshot{gen: 1, seg: x.seg, ids: x.ids, lens: x.lens, metas: x.metas, labels: x.labels}
-	x.mu.Unlock()
+	x.wmu.Unlock()
 	data := img.encode()
 	f.Add(data[:len(data)-4])
 	f.Add([]byte(snapMagic))
@@ -199,9 +200,9 @@ func FuzzSnapshot(f *testing.F) {
 		if len(s.ids) > 0 {
 			y.Remove(s.ids[0])
 		}
-		y.mu.Lock()
+		y.wmu.Lock()
 		y.compact()
-		y.mu.Unlock()
+		y.wmu.Unlock()
 		y.Search("apple", 3)
 	})
 }
@@ -217,9 +218,52 @@ func FuzzLog(f *testing.F) {
 		x := NewIndex()
 		x.apply(batch)
 		x.Search("apple 天气", 3)
-		x.mu.Lock()
+		x.wmu.Lock()
 		x.compact()
-		x.mu.Unlock()
+		x.wmu.Unlock()
 		x.Search("apple", 3)
 	})
+}
+
+// TestConcurrentUse searches while other goroutines put, remove, compact
+// and flush (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	x := openT(t, t.TempDir())
+	defer x.Close()
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for i := range 300 {
+				id := fmt.Sprintf("w%d-%d", w, i%40)
+				x.Put(id, fmt.Sprintf("天气 weather %d 北京%d", i, i%7), Meta{Stamp: int64(i)})
+				if i%5 == 0 {
+					x.Remove(fmt.Sprintf("w%d-%d", w, (i+3)%40))
+				}
+				if i%50 == 0 {
+					x.wmu.Lock()
+					x.compact()
+					x.wmu.Unlock()
+				}
+				if i%70 == 0 {
+					if err := x.Flush(); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	for range 2 {
+		wg.Go(func() {
+			for range 300 {
+				for _, h := range x.SearchFilter("北京 weather", 5, func(m Meta) bool { return m.Stamp%2 == 0 }) {
+					if h.Score <= 0 || h.ID == "" {
+						t.Errorf("hit %v", h)
+					}
+				}
+				x.DocTerms("w0-1")
+				x.Each("w1", func(string, Meta) bool { return true })
+			}
+		})
+	}
+	wg.Wait()
 }
