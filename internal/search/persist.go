@@ -36,6 +36,11 @@ const (
 // snapshot, Flush writes a snapshot.
 var minLog int64 = 1 << 20
 
+// maxPending is the most unflushed changes kept as log operations; past
+// it they are dropped and the next Flush writes a snapshot instead (a
+// bulk load would otherwise hold its whole text twice).
+var maxPending = 32 << 20
+
 // ErrRebuild is wrapped by Open's error when the files in the folder were
 // corrupt or written for another analyzer (Tokens) or format: they are set
 // aside (renamed *.bad) and Open returns an empty index beside the error,
@@ -52,6 +57,7 @@ type store struct {
 	logSize  int64
 	snapSize int64
 	pending  []byte // changes since the last Flush, as log operations
+	overrun  bool   // pending grew past maxPending and was dropped
 	resnap   bool   // the next Flush writes a snapshot
 	flushMu  sync.Mutex
 }
@@ -269,11 +275,11 @@ func (x *Index) Flush() error {
 	defer d.flushMu.Unlock()
 	x.wmu.Lock()
 	x.mu.Lock()
-	pending := d.pending
-	d.pending = nil
+	pending, overrun := d.pending, d.overrun
+	d.pending, d.overrun = nil, false
 	x.mu.Unlock()
 	limit := max(minLog, d.snapSize/4)
-	if !d.resnap && d.log != nil && d.logSize+int64(len(pending)) <= limit {
+	if !d.resnap && !overrun && d.log != nil && d.logSize+int64(len(pending)) <= limit {
 		x.wmu.Unlock()
 		if len(pending) == 0 {
 			return nil
@@ -351,6 +357,13 @@ func (x *Index) Close() error {
 	return err
 }
 
+// trim drops the pending operations once they are too many to keep.
+func (d *store) trim() {
+	if len(d.pending) > maxPending {
+		d.pending, d.overrun = nil, true
+	}
+}
+
 func (d *store) logTag(label string) {
 	d.pending = append(d.pending, opTag)
 	d.pending = appendString(d.pending, label)
@@ -373,6 +386,7 @@ func (d *store) logPut(id string, length uint32, m Meta, tf map[string]uint32) {
 		p = binary.AppendUvarint(p, uint64(f))
 	}
 	d.pending = p
+	d.trim()
 }
 
 func appendString(p []byte, s string) []byte {

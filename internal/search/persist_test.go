@@ -267,3 +267,26 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestPendingOverrun: changes too many to keep as a log batch reach the
+// disk as a snapshot.
+func TestPendingOverrun(t *testing.T) {
+	dir := t.TempDir()
+	x := openT(t, dir)
+	maxPending = 64
+	defer func() { maxPending = 32 << 20 }()
+	for i := range 20 {
+		x.Put(fmt.Sprint("d", i), fmt.Sprintf("apple %d banana", i), Meta{Stamp: int64(i)})
+	}
+	if len(x.disk.pending) > 64 || !x.disk.overrun {
+		t.Fatalf("pending %d bytes, overrun %v", len(x.disk.pending), x.disk.overrun)
+	}
+	if err := x.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	y := openT(t, dir)
+	defer y.Close()
+	if y.Len() != 20 || len(y.Search("apple", 30)) != 20 {
+		t.Fatalf("after reopening: %d", y.Len())
+	}
+}

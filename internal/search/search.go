@@ -4,7 +4,9 @@
 // lower-cased words; runs of Han, kana and Hangul, which have no spaces,
 // give each character and each pair of neighbouring characters, so
 // "天气预报" is found by "天气" and by "预报" without a dictionary (the way
-// Lucene's CJK analyzer indexes them). The index lives in memory and, opened on a folder (Open), on disk.
+// Lucene's CJK analyzer indexes them). An index lives in memory
+// (NewIndex) or also in a folder (Open, Flush, Close), so that a start
+// does not rebuild it.
 package search
 
 import (
