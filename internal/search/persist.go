@@ -330,6 +330,8 @@ func (x *Index) appendLog(pending []byte) error {
 		x.mu.Lock()
 		if d.log.Truncate(d.logSize) != nil {
 			d.resnap = true
+		} else if _, serr := d.log.Seek(d.logSize, io.SeekStart); serr != nil {
+			d.resnap = true
 		}
 		d.pending = append(pending, d.pending...)
 		x.mu.Unlock()
