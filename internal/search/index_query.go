@@ -80,6 +80,7 @@ func (x *Index) SearchTerms(terms []Term, k int, allow func(Meta) bool) []Hit {
 			continue
 		}
 		idf := qt.Weight * math.Log(1+(n-float64(df)+0.5)/(float64(df)+0.5))
+		sc := scorer{idf * (k1 + 1), k1 * (1 - b), k1 * b / avg}
 		if tid >= 0 {
 			p := x.seg.postings(tid)
 			var d uint32
@@ -108,19 +109,23 @@ func (x *Index) SearchTerms(terms []Term, k int, allow func(Meta) bool) []Hit {
 				if dl == 0 {
 					continue // removed
 				}
-				a.add(d, bm25(idf, float64(tf), float64(dl), avg))
+				a.add(d, sc.score(tf, dl))
 			}
 		}
 		for _, e := range mp {
-			a.add(e.doc, bm25(idf, float64(e.tf), float64(lens[e.doc]), avg))
+			a.add(e.doc, sc.score(e.tf, lens[e.doc]))
 		}
 	}
 	return x.top(a, k, allow)
 }
 
-// bm25 is one term's score in a document of length dl with frequency tf.
-func bm25(idf, tf, dl, avg float64) float64 {
-	return idf * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avg))
+// scorer gives one term's BM25 score, idf·tf·(k1+1) / (tf + k1·(1-b+b·dl/avg)),
+// with what does not depend on the document worked out once.
+type scorer struct{ top, base, perLen float64 }
+
+func (s scorer) score(tf, dl uint32) float64 {
+	f := float64(tf)
+	return s.top * f / (f + s.base + s.perLen*float64(dl))
 }
 
 // top picks the k best scored documents that allow accepts, best first.
