@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"slices"
@@ -65,58 +66,194 @@ func (x *Index) SearchTerms(terms []Term, k int, allow func(Meta) bool) []Hit {
 	avg := float64(x.total) / n
 	a := getAccumulator(len(x.ids))
 	defer accumulators.Put(a)
-	lens := x.lens
+	qs := make([]qterm, 0, len(terms))
+	prune := true
 	for i, qt := range terms {
 		if qt.Weight == 0 || slices.ContainsFunc(terms[:i], func(o Term) bool { return o.Text == qt.Text }) {
 			continue
 		}
-		tid := x.seg.lookup(qt.Text)
-		mp := x.mem[qt.Text]
-		df := len(mp)
-		if tid >= 0 {
-			df += int(x.df[tid])
+		q := qterm{tid: x.seg.lookup(qt.Text), mem: x.mem[qt.Text]}
+		df := len(q.mem)
+		if q.tid >= 0 {
+			df += int(x.df[q.tid])
 		}
 		if df == 0 {
 			continue
 		}
 		idf := qt.Weight * math.Log(1+(n-float64(df)+0.5)/(float64(df)+0.5))
-		sc := scorer{idf * (k1 + 1), k1 * (1 - b), k1 * b / avg}
-		if tid >= 0 {
-			p := x.seg.postings(tid)
-			var d uint32
-			for i := 0; i < len(p); {
-				// Inline unsigned varints: nearly all are one byte.
-				var v uint32
-				for s := uint(0); ; s += 7 {
-					c := p[i]
-					i++
-					v |= uint32(c&0x7f) << s
-					if c < 0x80 {
-						break
-					}
+		q.sc = scorer{idf * (k1 + 1), k1 * (1 - b), k1 * b / avg}
+		if q.sc.top <= 0 {
+			prune = false // a negative weight: scores can fall
+		}
+		qs = append(qs, q)
+	}
+	if !prune {
+		for _, q := range qs {
+			x.addAll(a, q)
+		}
+		return x.top(a, k, allow)
+	}
+	// MaxScore: terms by their highest possible score, highest first. Once
+	// the k-th best score so far beats all the rest could add, no other
+	// document can enter; the rest only update the candidates, skipping
+	// through their postings.
+	slices.SortStableFunc(qs, func(p, q qterm) int { return cmp.Compare(q.sc.top, p.sc.top) })
+	rest := 0.0
+	for _, q := range qs {
+		rest += q.sc.top
+	}
+	for j, q := range qs {
+		if j > 0 && len(a.touched) >= k {
+			margin := rest*(1+1e-9) + 1e-12
+			if t, ok := x.threshold(a, k, allow); ok && t > margin {
+				cands := a.candidates(t-margin, x.metas, allow)
+				for _, q := range qs[j:] {
+					x.addSkipping(a, q, cands)
 				}
-				d += v
-				var tf uint32
-				for s := uint(0); ; s += 7 {
-					c := p[i]
-					i++
-					tf |= uint32(c&0x7f) << s
-					if c < 0x80 {
-						break
-					}
-				}
-				dl := lens[d]
-				if dl == 0 {
-					continue // removed
-				}
-				a.add(d, sc.score(tf, dl))
+				a.touched = cands
+				return x.top(a, k, nil)
 			}
 		}
-		for _, e := range mp {
-			a.add(e.doc, sc.score(e.tf, lens[e.doc]))
-		}
+		x.addAll(a, q)
+		rest -= q.sc.top
 	}
 	return x.top(a, k, allow)
+}
+
+// qterm is a query term found in the index.
+type qterm struct {
+	tid int       // in the segment, or -1
+	mem []posting // postings added since
+	sc  scorer
+}
+
+// addAll adds q's score to every document that has it.
+func (x *Index) addAll(a *accumulator, q qterm) {
+	lens := x.lens
+	if q.tid >= 0 {
+		p := x.seg.postings(q.tid)
+		var d uint32
+		for i := 0; i < len(p); {
+			var v, tf uint32
+			v, i = uvarint(p, i)
+			tf, i = uvarint(p, i)
+			d += v
+			if dl := lens[d]; dl != 0 { // 0: removed
+				a.add(d, q.sc.score(tf, dl))
+			}
+		}
+	}
+	for _, e := range q.mem {
+		a.add(e.doc, q.sc.score(e.tf, lens[e.doc]))
+	}
+}
+
+// uvarint decodes the unsigned varint at p[i:], inline: nearly all are
+// one byte.
+func uvarint(p []byte, i int) (uint32, int) {
+	c := p[i]
+	if c < 0x80 {
+		return uint32(c), i + 1
+	}
+	v := uint32(c & 0x7f)
+	for s := uint(7); ; s += 7 {
+		i++
+		c = p[i]
+		v |= uint32(c&0x7f) << s
+		if c < 0x80 {
+			return v, i + 1
+		}
+	}
+}
+
+// threshold returns the k-th best score among the documents found so far
+// that allow accepts; ok is false if there are fewer than k.
+func (x *Index) threshold(a *accumulator, k int, allow func(Meta) bool) (float64, bool) {
+	best := make([]float64, 0, k) // ascending
+	for _, d := range a.touched {
+		s := a.scores[d]
+		if len(best) == k && s <= best[0] {
+			continue
+		}
+		if allow != nil && !allow(x.metas[d]) {
+			continue
+		}
+		i, _ := slices.BinarySearch(best, s)
+		if len(best) == k {
+			copy(best[:i-1], best[1:i])
+			best[i-1] = s
+		} else {
+			best = slices.Insert(best, i, s)
+		}
+	}
+	if len(best) < k {
+		return 0, false
+	}
+	return best[0], true
+}
+
+// candidates returns, by number, the documents found whose score is above
+// floor and that allow accepts.
+func (a *accumulator) candidates(floor float64, metas []Meta, allow func(Meta) bool) []uint32 {
+	var out []uint32
+	for _, d := range a.touched {
+		if a.scores[d] > floor && (allow == nil || allow(metas[d])) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addSkipping adds q's score to those of cands (increasing numbers) that
+// have it, skipping postings blocks that hold none of them.
+func (x *Index) addSkipping(a *accumulator, q qterm, cands []uint32) {
+	if q.tid >= 0 {
+		p := x.seg.postings(q.tid)
+		sk := x.seg.skips(q.tid)
+		var d, tf uint32 // the last decoded posting
+		have := false
+		i, bi := 0, 0
+		for _, c := range cands {
+			if !have || d < c {
+				for bi < len(sk) && sk[bi].last < c {
+					bi++
+				}
+				if bi < len(sk) && int(sk[bi].off) > i {
+					i, have = int(sk[bi].off), false
+					d = 0
+					if bi > 0 {
+						d = sk[bi-1].last
+					}
+				}
+				for i < len(p) && (!have || d < c) {
+					var v uint32
+					v, i = uvarint(p, i)
+					tf, i = uvarint(p, i)
+					d += v
+					have = true
+				}
+				if !have || d < c {
+					break // no more postings
+				}
+			}
+			if d == c {
+				a.add(c, q.sc.score(tf, x.lens[c]))
+			}
+		}
+	}
+	j := 0
+	for _, c := range cands {
+		for j < len(q.mem) && q.mem[j].doc < c {
+			j++
+		}
+		if j == len(q.mem) {
+			break
+		}
+		if e := q.mem[j]; e.doc == c {
+			a.add(c, q.sc.score(e.tf, x.lens[c]))
+		}
+	}
 }
 
 // scorer gives one term's BM25 score, idf·tf·(k1+1) / (tf + k1·(1-b+b·dl/avg)),

@@ -28,6 +28,52 @@ type segment struct {
 	post     []byte
 	docOff   []uint32 // len n+1
 	docTerms []byte
+
+	// Skips into long postings, built on load and compaction: term i's
+	// are skip[skipOff[i]:skipOff[i+1]], one per skipEvery postings.
+	skipOff []uint32
+	skip    []skipEntry
+}
+
+// skipEntry is where a block of postings starts (off, in the term's
+// postings) and the last document number in it.
+type skipEntry struct{ last, off uint32 }
+
+// skipEvery is how many postings a skip spans; terms with fewer than two
+// blocks have none.
+var skipEvery = 64
+
+// skips returns term i's skips (nil for short postings).
+func (s *segment) skips(i int) []skipEntry {
+	if s.skipOff == nil {
+		return nil
+	}
+	return s.skip[s.skipOff[i]:s.skipOff[i+1]]
+}
+
+// buildSkips makes the skips of s.
+func (s *segment) buildSkips() {
+	s.skipOff = make([]uint32, s.terms()+1)
+	s.skip = nil
+	for t := range s.terms() {
+		if int(s.df[t]) >= 2*skipEvery {
+			p := s.postings(t)
+			var d uint32
+			start, c := 0, 0
+			for i := 0; i < len(p); {
+				var v uint32
+				v, i = uvarint(p, i)
+				_, i = uvarint(p, i)
+				d += v
+				c++
+				if c%skipEvery == 0 || i == len(p) {
+					s.skip = append(s.skip, skipEntry{d, uint32(start)})
+					start = i
+				}
+			}
+		}
+		s.skipOff[t+1] = uint32(len(s.skip))
+	}
 }
 
 func emptySegment() *segment {
@@ -221,5 +267,6 @@ func (x *Index) compacted() compaction {
 	}
 	s.post = slices.Clip(s.post)
 	s.docTerms = slices.Clip(s.docTerms)
+	s.buildSkips()
 	return compaction{s, ids, lens, metas}
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -195,6 +196,8 @@ func sameHits(got, want []Hit, m *model, q []Term) bool {
 // TestIndexMatchesBruteForce runs random puts, replacements, removals
 // and compactions against the brute-force model.
 func TestIndexMatchesBruteForce(t *testing.T) {
+	skipEvery = 2 // skips even in small postings
+	defer func() { skipEvery = 64 }()
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		x, m := NewIndex(), newModel()
@@ -224,6 +227,8 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 // TestIndexMatchesBruteForceOnDisk adds Flush, Close and Open, and
 // reopening without Close (a crash: what was not flushed is lost).
 func TestIndexMatchesBruteForceOnDisk(t *testing.T) {
+	skipEvery = 2
+	defer func() { skipEvery = 64 }()
 	for seed := range uint64(12) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		dir := t.TempDir()
@@ -298,5 +303,14 @@ func TestWeightedTerms(t *testing.T) {
 	}
 	if x.DocTerms("zz") != nil {
 		t.Fatal("DocTerms of a missing document")
+	}
+}
+
+func TestUvarint(t *testing.T) {
+	for _, v := range []uint32{0, 1, 127, 128, 300, 1 << 14, 1<<21 + 5, 1<<28 + 9, 1<<32 - 1} {
+		p := binary.AppendUvarint([]byte{9}, uint64(v))
+		if got, i := uvarint(p, 1); got != v || i != len(p) {
+			t.Errorf("uvarint(%d) = %d at %d of %d", v, got, i, len(p))
+		}
 	}
 }

@@ -151,6 +151,7 @@ func decodeSnapshot(body []byte) (*snapshot, error) {
 			return nil, errors.New("search snapshot: document shorter than its terms")
 		}
 	}
+	seg.buildSkips()
 	return s, nil
 }
 
