@@ -1,70 +1,12 @@
-// Package search is the ranked text index that the knowledge base and the
-// document memory share: BM25 over tokens that work for Chinese as for
-// English. Latin, digits and other scripts with spaces are split into
-// lower-cased words; runs of Han, kana and Hangul, which have no spaces,
-// give each character and each pair of neighbouring characters, so
-// "天气预报" is found by "天气" and by "预报" without a dictionary (the way
-// Lucene's CJK analyzer indexes them). An index lives in memory
-// (NewIndex) or also in a folder (Open, Flush, Close), so that a start
-// does not rebuild it.
+// Package search is the ranked text index that the knowledge base, the
+// document memory and graph recall share: BM25 over terms that work for
+// Chinese as for English (see Tokens: Unicode normalisation and word
+// boundaries, each character and each pair of neighbouring characters for
+// scripts without spaces, the way Lucene's CJK analyzer indexes them,
+// English stemming), with query processing and pseudo-relevance feedback
+// on top (see Index.Query). An index lives in memory (NewIndex) or also in
+// a folder (Open, Flush, Close), so that a start does not rebuild it.
 package search
-
-import (
-	"unicode"
-)
-
-// Tokens returns the index terms of text.
-func Tokens(text string) []string {
-	var out []string
-	var word []rune
-	var cjk []rune
-	flushWord := func() {
-		if len(word) > 0 {
-			out = append(out, string(word))
-			word = word[:0]
-		}
-	}
-	flushCJK := func() {
-		for i := range cjk {
-			out = append(out, string(cjk[i]))
-			if i+1 < len(cjk) {
-				out = append(out, string(cjk[i:i+2]))
-			}
-		}
-		cjk = cjk[:0]
-	}
-	for _, r := range text {
-		r = fold(r)
-		switch {
-		case isCJK(r):
-			flushWord()
-			cjk = append(cjk, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			flushCJK()
-			word = append(word, r)
-		default:
-			flushWord()
-			flushCJK()
-		}
-	}
-	flushWord()
-	flushCJK()
-	return out
-}
-
-// fold lower-cases and maps full-width ASCII forms to ASCII, so "ＡＰＩ"
-// and "api" are one term.
-func fold(r rune) rune {
-	if r >= 0xFF01 && r <= 0xFF5E {
-		r -= 0xFF01 - 0x21
-	}
-	return unicode.ToLower(r)
-}
-
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
-}
 
 // BM25 parameters, the usual ones.
 const (
