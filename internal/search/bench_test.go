@@ -73,14 +73,21 @@ func BenchmarkBuild100k(b *testing.B) {
 
 // BenchmarkQuery100k runs the corpus's queries (k = 10), one per
 // iteration, unfiltered and with a filter passing a tenth of the
-// documents, and reports the latency percentiles.
+// documents, as plain BM25 (SearchFilter) and through Query, and reports
+// the latency percentiles.
 func BenchmarkQuery100k(b *testing.B) {
 	c := benchCorpus(b)
 	x := benchIndex(b, c)
 	for _, f := range []struct {
 		name  string
 		allow func(Meta) bool
-	}{{"all", nil}, {"tenth", passTenth}} {
+		query func(string, int, func(Meta) bool) []Hit
+	}{
+		{"all", nil, x.SearchFilter},
+		{"tenth", passTenth, x.SearchFilter},
+		{"feedback", nil, x.Query}, // the owners' entry point: query processing and feedback
+		{"feedback-tenth", passTenth, x.Query},
+	} {
 		b.Run(f.name, func(b *testing.B) {
 			lat := make([]time.Duration, 0, 4096)
 			i, found := 0, 0
@@ -88,7 +95,7 @@ func BenchmarkQuery100k(b *testing.B) {
 				q := c.queries[i%len(c.queries)]
 				i++
 				start := time.Now()
-				hits := x.SearchFilter(q, 10, f.allow)
+				hits := f.query(q, 10, f.allow)
 				lat = append(lat, time.Since(start))
 				found += len(hits)
 			}
