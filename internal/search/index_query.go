@@ -196,12 +196,22 @@ func (x *Index) threshold(a *accumulator, k int, allow func(Meta) bool) (float64
 // floor and that allow accepts.
 func (a *accumulator) candidates(floor float64, metas []Meta, allow func(Meta) bool) []uint32 {
 	var out []uint32
-	for _, d := range a.touched {
-		if a.scores[d] > floor && (allow == nil || allow(metas[d])) {
+	keep := func(d uint32) bool { return a.scores[d] > floor && (allow == nil || allow(metas[d])) }
+	if len(a.touched)*16 < len(metas) {
+		for _, d := range a.touched {
+			if keep(d) {
+				out = append(out, d)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	// Many found: walking the numbers in order beats sorting them.
+	for d := range uint32(len(metas)) {
+		if a.mark[d] == a.epoch && keep(d) {
 			out = append(out, d)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 

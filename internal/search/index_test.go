@@ -316,3 +316,19 @@ func TestUvarint(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidates takes both ways to list the candidates in order.
+func TestCandidates(t *testing.T) {
+	for _, n := range []int{40, 4000} {
+		a := getAccumulator(n)
+		metas := make([]Meta, n)
+		for _, d := range []uint32{30, 5, 17, 2, 33} {
+			a.add(d, float64(d))
+			metas[d].Stamp = int64(d)
+		}
+		got := a.candidates(4, metas, func(m Meta) bool { return m.Stamp != 17 })
+		if !slices.Equal(got, []uint32{5, 30, 33}) {
+			t.Errorf("n=%d: candidates = %v", n, got)
+		}
+	}
+}
