@@ -14,6 +14,7 @@ import { t } from './i18n.js';
 import { Icon } from './icons.js';
 import { Status, Tabs, useLoad, channelName } from './ui.js';
 import { render as markdown } from './markdown.js';
+import { parseScope, scopeOrder } from './scope.js';
 
 const enc = encodeURIComponent;
 
@@ -23,14 +24,16 @@ const where = (x) => `scope=${enc(x.scope)}&writer=${enc(x.writer || '')}`;
 // scopeName is a scope in words: Global, the owner's conversations, a
 // person ("qq · 12345") or a chat ("Group qq · 678").
 export function scopeName(s) {
-  if (!s || s === 'global') return t('scope.global');
-  if (s === 'owner') return t('scope.owner');
-  const m = /^(user|chat):([^/]+)\/(.+)$/.exec(s);
-  if (!m) return s;
-  const [, kind, ch, id] = m;
-  if (kind === 'user') return `${channelName(ch)} · ${id}`;
-  if (id.startsWith('group:')) return t('scope.group', { c: `${channelName(ch)} · ${id.slice(6)}` });
-  return t('scope.chat', { c: `${channelName(ch)} · ${id}` });
+  const p = parseScope(s);
+  const c = `${channelName(p.channel)} · ${p.id}`;
+  switch (p.kind) {
+    case 'global': return t('scope.global');
+    case 'owner': return t('scope.owner');
+    case 'user': return c;
+    case 'group': return t('scope.group', { c });
+    case 'chat': return t('scope.chat', { c });
+  }
+  return p.id;
 }
 
 // writerName is a writer in words: a plugin's id, or You for the owner.
@@ -163,8 +166,7 @@ async function presentScopes() {
   const [e, r, d] = await Promise.all(['entities', 'relations', 'docs'].map((k) =>
     get(`/v1/memory/${k}?limit=500`).catch(() => ({}))));
   const seen = new Set([...(e.entities || []), ...(r.relations || []), ...(d.docs || [])].map((x) => x.scope || 'global'));
-  const rank = (s) => (s === 'global' ? 0 : s === 'owner' ? 1 : 2);
-  return [...seen].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return [...seen].sort(scopeOrder);
 }
 
 // Memory is the memory page: the graph's entities, or the documents, of
