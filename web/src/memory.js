@@ -57,11 +57,19 @@ function Entity({ entry: r, onChanged }) {
   const base = '/v1/memory/entities/' + enc(r.name);
   const q = '?' + where(r);
   const [data, error] = useLoad(() => get(base + q), [base, q]);
+  if (!data) return html`<${Status} error=${error} />`;
+  return html`<${EntityCard} entry=${r} data=${data} onChanged=${onChanged} />`;
+}
+
+// EntityCard is Entity once loaded: data is the entity and its relations.
+function EntityCard({ entry: r, data, onChanged }) {
+  const base = '/v1/memory/entities/' + enc(r.name);
+  const q = '?' + where(r);
+  const e = data.entity;
   const [into, setInto] = useState('');
   const [rename, setRename] = useState('');
+  const [kind, setKind] = useState(e.type || '');
   const [err, setErr] = useState('');
-  if (!data) return html`<${Status} error=${error} />`;
-  const e = data.entity;
   const go = (x, name, rel) => { x.preventDefault(); onChanged({ name, scope: rel.scope, writer: rel.writer }); };
   const act = async (f, next) => { setErr(''); try { await f(); onChanged(next); } catch (x) { setErr(x.message); } };
   return html`<div class="card" data-testid="entity">
@@ -83,6 +91,10 @@ function Entity({ entry: r, onChanged }) {
     <form class="row" onSubmit=${(x) => { x.preventDefault(); act(() => post(base + '/merge' + q, { into: into.trim() }), { ...r, name: into.trim() }); }}>
       <input class="grow" placeholder=${t('mem.mergeInto', { a: e.name })} value=${into} onInput=${(x) => setInto(x.target.value)} />
       <button disabled=${!into.trim()}>${t('mem.merge')}</button>
+    </form>
+    <form class="row" onSubmit=${(x) => { x.preventDefault(); act(() => patch(base + q, { type: kind.trim() }), r); }}>
+      <input class="grow" data-testid="entity-type" placeholder=${t('mem.typeOf', { a: e.name })} value=${kind} onInput=${(x) => setKind(x.target.value)} />
+      <button disabled=${kind.trim() === (e.type || '')}>${t('mem.setType')}</button>
     </form>
     <div class="row actions">
       <button class="danger" data-testid="delete-entity" onClick=${() => confirm(t('mem.purgeConfirm', { a: r.name })) && act(() => del(base + q), null)}>${t('mem.hard')}</button>

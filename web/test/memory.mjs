@@ -1,8 +1,8 @@
 // memory.mjs: an entity and a document that two scopes hold under one
 // name are both listed with their scope and writer; the scope filter
-// narrows the list; showing, renaming and deleting one work on it alone
-// (no call is answered 409 "ambiguous"); the words are Chinese in the
-// Chinese UI. Run by TestBrowserMemoryScopes
+// narrows the list; showing, renaming, typing, hiding and deleting one
+// work on it alone (no call is answered 409 "ambiguous"); the words are
+// Chinese in the Chinese UI. Run by TestBrowserMemoryScopes
 // (internal/server/ui_memory_browser_test.go).
 import { run, open, shot, api, assert } from './lib.mjs';
 
@@ -55,6 +55,17 @@ await run(async (page) => {
   await card.locator('input').first().fill('Alice Chen');
   await card.getByRole('button', { name: 'Rename' }).click();
   await card.getByRole('heading', { name: 'Alice Chen' }).waitFor();
+  // Correct what she is.
+  await card.getByTestId('entity-type').fill('person');
+  await card.getByRole('button', { name: 'Set type' }).click();
+  await items.filter({ hasText: 'Alice Chen' }).getByText('person').waitFor();
+  const chen = await api('GET', '/v1/memory/entities/' + encodeURIComponent('Alice Chen'));
+  assert(chen.entity.type === 'person' && chen.entity.scope === 'user:qq/12345', 'Alice Chen: ' + JSON.stringify(chen.entity));
+  // Hide Carol (global) until she is mentioned again.
+  await items.filter({ hasText: 'Carol' }).click();
+  await card.getByRole('heading', { name: 'Carol' }).waitFor();
+  await card.getByTestId('hide-entity').click();
+  await items.filter({ hasText: 'Carol' }).waitFor({ state: 'detached' });
 
   // Documents: two "trip"s, one per scope; delete the group's.
   await page.getByTestId('tab-docs').click();
