@@ -12,39 +12,12 @@ import { html } from 'htm/preact';
 import { get, post, del, patch } from './api.js';
 import { t } from './i18n.js';
 import { Icon } from './icons.js';
-import { Status, Tabs, useLoad, channelName } from './ui.js';
+import { Status, Tabs, useLoad } from './ui.js';
 import { render as markdown } from './markdown.js';
-import { parseScope, scopeOrder } from './scope.js';
+import { scopeOrder } from './scope.js';
+import { Who, ScopeMenu, where } from './who.js';
 
 const enc = encodeURIComponent;
-
-// where is the query naming an entry's scope and writer.
-const where = (x) => `scope=${enc(x.scope)}&writer=${enc(x.writer || '')}`;
-
-// scopeName is a scope in words: Global, the owner's conversations, a
-// person ("qq · 12345") or a chat ("Group qq · 678").
-export function scopeName(s) {
-  const p = parseScope(s);
-  const c = `${channelName(p.channel)} · ${p.id}`;
-  switch (p.kind) {
-    case 'global': return t('scope.global');
-    case 'owner': return t('scope.owner');
-    case 'user': return c;
-    case 'group': return t('scope.group', { c });
-    case 'chat': return t('scope.chat', { c });
-  }
-  return p.id;
-}
-
-// writerName is a writer in words: a plugin's id, or You for the owner.
-export function writerName(w) { return w ? w : t('writer.you'); }
-
-// Who shows an entry's scope and writer.
-function Who({ x }) {
-  return html`<span class="who" data-testid="who">
-    <span class=${'pill scope scope-' + (x.scope || 'global').replace(/:.*/, '')} title=${t('mem.scope') + ': ' + (x.scope || 'global')}>${scopeName(x.scope)}</span>
-    <span class=${'pill writer' + (x.writer ? '' : ' you')} title=${t('mem.writer')}>${writerName(x.writer)}</span></span>`;
-}
 
 // same reports whether a and b are the same entry.
 const same = (a, b) => !!a && !!b && a.name === b.name && a.scope === b.scope && (a.writer || '') === (b.writer || '');
@@ -190,18 +163,13 @@ export function Memory() {
   const narrow = scope ? '?scope=' + enc(scope) : '';
   const [stats] = useLoad(() => get('/v1/memory' + narrow), [narrow, n]);
   const [scopes] = useLoad(presentScopes, [n]);
-  const options = scopes ? (scope && !scopes.includes(scope) ? [...scopes, scope] : scopes) : (scope ? [scope] : []);
   const changed = () => setN(n + 1);
   return html`<div class="page">
     <div class="page-head"><h1>${t('nav.memory')}</h1>
       ${stats && html`<span class="muted small">${t('mem.stats', { e: stats.entities, r: stats.relations, d: stats.documents })}</span>`}</div>
     <div class="row mem-bar">
       <${Tabs} value=${tab} onChange=${setTab} tabs=${[['entities', t('mem.entities')], ['docs', t('doc.title')]]} />
-      <label class="row small mem-scope">${t('mem.scope')}
-        <select data-testid="scope-filter" value=${scope} onChange=${(e) => setScope(e.target.value)}>
-          <option value="">${t('mem.allScopes')}</option>
-          ${options.map((s) => html`<option value=${s}>${scopeName(s)}</option>`)}
-        </select></label>
+      <${ScopeMenu} value=${scope} onChange=${setScope} scopes=${scopes} />
     </div>
     ${tab === 'docs' ? html`<${Docs} key=${'d' + scope} scope=${scope} onChanged=${changed} />`
       : html`<${Entities} key=${'e' + scope} scope=${scope} onChanged=${changed} />`}
