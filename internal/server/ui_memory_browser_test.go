@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/scope"
@@ -56,5 +57,38 @@ func TestBrowserMemoryScopes(t *testing.T) {
 	}
 	if total != 1 || docs[0].ID != "trip" || docs[0].Scope != scope.User("qq", "12345") {
 		t.Fatalf("documents after the page: %d %+v", total, docs)
+	}
+}
+
+// TestBrowserKnowledgeScopes: the knowledge page lists entries under
+// their folders, the same name from the owner and from a plugin's group
+// chat apart with their scope and writer; a search ranks its hits, each
+// naming its file; deleting the group's entry leaves the owner's.
+func TestBrowserKnowledgeScopes(t *testing.T) {
+	node := browserReady(t)
+	e := startUI(t, nil, llmtest.Reply{Text: "hi"})
+	group := scope.For("notes", scope.Chat("qq", "group:678"), false)
+	for _, c := range []struct {
+		v             scope.View
+		name, content string
+	}{
+		{scope.Everything(), "recipes/红烧肉", "# 红烧肉\n\n五花肉、冰糖、酱油，小火慢炖。"},
+		{scope.Everything(), "recipes/dumplings", "# Dumplings\n\nPork and cabbage, 200 g flour."},
+		{scope.Everything(), "wifi", "# Home WiFi\n\nThe password is on the router."},
+		{group, "wifi", "# Group WiFi\n\nThe café's password is on the menu."},
+	} {
+		if err := e.app.KB.Add(c.v, c.name, c.content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	browse(t, node, e, "knowledge")
+
+	var left []string
+	for _, k := range e.app.KB.Entries(scope.Everything()) {
+		left = append(left, string(k.Scope)+" "+k.Writer+" "+k.Name)
+	}
+	slices.Sort(left)
+	if want := []string{"global  recipes/dumplings", "global  recipes/红烧肉", "global  wifi"}; !slices.Equal(left, want) {
+		t.Fatalf("entries after the page: %q, want %q", left, want)
 	}
 }
