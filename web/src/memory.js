@@ -57,15 +57,15 @@ function EntityCard({ entry: r, data, onChanged }) {
       ${(rel.scope !== e.scope || (rel.writer || '') !== (e.writer || '')) && html`<${Who} x=${rel} />`}
       <button class="ghost small" title=${t('mem.forgetRelation')} data-testid="delete-relation"
         onClick=${() => act(() => del(`/v1/memory/relations?source=${enc(rel.source)}&relation=${enc(rel.relation)}&target=${enc(rel.target)}&${where(rel)}`), r)}><${Icon} name="x" /></button></li>`)}</ul>
-    <form class="row" onSubmit=${(x) => { x.preventDefault(); act(() => patch(base + q, { name: rename.trim() }), { ...r, name: rename.trim() }); }}>
+    <form class="row mem-edit" onSubmit=${(x) => { x.preventDefault(); act(() => patch(base + q, { name: rename.trim() }), { ...r, name: rename.trim() }); }}>
       <input class="grow" placeholder=${e.name} value=${rename} onInput=${(x) => setRename(x.target.value)} />
       <button disabled=${!rename.trim()}>${t('mem.rename')}</button>
     </form>
-    <form class="row" onSubmit=${(x) => { x.preventDefault(); act(() => post(base + '/merge' + q, { into: into.trim() }), { ...r, name: into.trim() }); }}>
+    <form class="row mem-edit" onSubmit=${(x) => { x.preventDefault(); act(() => post(base + '/merge' + q, { into: into.trim() }), { ...r, name: into.trim() }); }}>
       <input class="grow" placeholder=${t('mem.mergeInto', { a: e.name })} value=${into} onInput=${(x) => setInto(x.target.value)} />
       <button disabled=${!into.trim()}>${t('mem.merge')}</button>
     </form>
-    <form class="row" onSubmit=${(x) => { x.preventDefault(); act(() => patch(base + q, { type: kind.trim() }), r); }}>
+    <form class="row mem-edit" onSubmit=${(x) => { x.preventDefault(); act(() => patch(base + q, { type: kind.trim() }), r); }}>
       <input class="grow" data-testid="entity-type" placeholder=${t('mem.typeOf', { a: e.name })} value=${kind} onInput=${(x) => setKind(x.target.value)} />
       <button disabled=${kind.trim() === (e.type || '')}>${t('mem.setType')}</button>
     </form>

@@ -59,6 +59,7 @@ await run(async (page) => {
   await card.getByTestId('entity-type').fill('person');
   await card.getByRole('button', { name: 'Set type' }).click();
   await items.filter({ hasText: 'Alice Chen' }).getByText('person').waitFor();
+  await shot(page, 'memory-entity');
   const chen = await api('GET', '/v1/memory/entities/' + encodeURIComponent('Alice Chen'));
   assert(chen.entity.type === 'person' && chen.entity.scope === 'user:qq/12345', 'Alice Chen: ' + JSON.stringify(chen.entity));
   // Hide Carol (global) until she is mentioned again.

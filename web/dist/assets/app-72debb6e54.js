@@ -263,15 +263,15 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
       ${(y.scope!==o.scope||(y.writer||"")!==(o.writer||""))&&p`<${et} x=${y} />`}
       <button class="ghost small" title=${h("mem.forgetRelation")} data-testid="delete-relation"
         onClick=${()=>w(()=>Ue(`/v1/memory/relations?source=${qe(y.source)}&relation=${qe(y.relation)}&target=${qe(y.target)}&${Dt(y)}`),e)}><${ee} name="x" /></button></li>`)}</ul>
-    <form class="row" onSubmit=${y=>{y.preventDefault(),w(()=>_s(r+s,{name:c.trim()}),{...e,name:c.trim()})}}>
+    <form class="row mem-edit" onSubmit=${y=>{y.preventDefault(),w(()=>_s(r+s,{name:c.trim()}),{...e,name:c.trim()})}}>
       <input class="grow" placeholder=${o.name} value=${c} onInput=${y=>u(y.target.value)} />
       <button disabled=${!c.trim()}>${h("mem.rename")}</button>
     </form>
-    <form class="row" onSubmit=${y=>{y.preventDefault(),w(()=>be(r+"/merge"+s,{into:a.trim()}),{...e,name:a.trim()})}}>
+    <form class="row mem-edit" onSubmit=${y=>{y.preventDefault(),w(()=>be(r+"/merge"+s,{into:a.trim()}),{...e,name:a.trim()})}}>
       <input class="grow" placeholder=${h("mem.mergeInto",{a:o.name})} value=${a} onInput=${y=>i(y.target.value)} />
       <button disabled=${!a.trim()}>${h("mem.merge")}</button>
     </form>
-    <form class="row" onSubmit=${y=>{y.preventDefault(),w(()=>_s(r+s,{type:d.trim()}),e)}}>
+    <form class="row mem-edit" onSubmit=${y=>{y.preventDefault(),w(()=>_s(r+s,{type:d.trim()}),e)}}>
       <input class="grow" data-testid="entity-type" placeholder=${h("mem.typeOf",{a:o.name})} value=${d} onInput=${y=>f(y.target.value)} />
       <button disabled=${d.trim()===(o.type||"")}>${h("mem.setType")}</button>
     </form>
