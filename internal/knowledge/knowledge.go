@@ -7,9 +7,8 @@
 // Every entry has a scope and a writer (internal/scope): the owner's
 // global entries are the visible tree, and what plugins add lives in
 // hidden folders of the same folder (see layout.go). A View decides what a
-// caller sees and may change; besides scope.View's rule, the owner's
-// entries (writer "") are the published knowledge base: every view that
-// reads their scope sees them, plugins included.
+// caller sees and may change, by scope.View's rule alone: a plugin reads
+// the owner's notes only if it declares scope.CapabilityShared.
 //
 // The folder is watched (fsnotify, a watch per subfolder), so a search
 // neither lists nor stats it: a file written, edited or removed by hand
@@ -199,10 +198,11 @@ func (k *Base) tag(sc scope.Scope, writer string) uint32 {
 }
 
 // visible reports whether v shows an entry of writer in sc: its own and,
-// with AllWriters, anyone's, in the scopes it reads; and the owner's in
-// the scopes it reads, whoever it is (the published knowledge base).
+// with AllWriters, anyone's, in the scopes it reads. The owner's notes
+// are no exception: a plugin reads them only if it declares
+// scope.CapabilityShared (the agent's own recall always does).
 func visible(v scope.View, writer string, sc scope.Scope) bool {
-	return v.Sees(writer, sc) || writer == "" && v.Sees(v.Writer, sc)
+	return v.Sees(writer, sc)
 }
 
 // stampOf is the Meta.Stamp of a file: its modification time and size.

@@ -49,10 +49,11 @@ func TestScopesAndWriters(t *testing.T) {
 		v    scope.View
 		want []string
 	}{
-		{"alpha in group 1", a1, []string{hand, "alpha@chat:tg/group:1:secret", "alpha@global:public"}},
-		{"alpha in group 2", a2, []string{hand, "alpha@chat:tg/group:2:secret", "alpha@global:public"}},
-		{"beta in group 1", b1, []string{hand, "beta@chat:tg/group:1:secret"}},
-		{"beta outside groups", scope.For("beta", scope.Global, false), []string{hand}},
+		// A plugin sees its own entries only, not even the owner's notes.
+		{"alpha in group 1", a1, []string{"alpha@chat:tg/group:1:secret", "alpha@global:public"}},
+		{"alpha in group 2", a2, []string{"alpha@chat:tg/group:2:secret", "alpha@global:public"}},
+		{"beta in group 1", b1, []string{"beta@chat:tg/group:1:secret"}},
+		{"beta outside groups", scope.For("beta", scope.Global, false), nil},
 		{"a sharing plugin in group 1", shared1, []string{hand, "alpha@chat:tg/group:1:secret", "alpha@global:public", "beta@chat:tg/group:1:secret"}},
 		{"the owner", owner, []string{hand, "alpha@chat:tg/group:1:secret", "alpha@chat:tg/group:2:secret", "alpha@global:public", "beta@chat:tg/group:1:secret"}},
 	} {
@@ -60,7 +61,7 @@ func TestScopesAndWriters(t *testing.T) {
 			t.Errorf("%s sees %q, want %q", c.who, got, c.want)
 		}
 	}
-	if got, _ := k.List(b1); !slices.Equal(got, []string{"secret", "手写/水果"}) {
+	if got, _ := k.List(b1); !slices.Equal(got, []string{"secret"}) {
 		t.Errorf("beta lists %q", got)
 	}
 	hits, _ := k.Search(b1, "apricot avocado", 10)
@@ -95,11 +96,17 @@ func TestScopesAndWriters(t *testing.T) {
 		t.Errorf("beta reading alpha's entry = %v", err)
 	}
 	handKey := Key{Scope: scope.Global, Name: "手写/水果"}
-	if text, err := k.Read(b1, handKey); err != nil || text == "" {
+	if text, err := k.Read(b1, handKey); !errors.Is(err, ErrNotFound) {
 		t.Errorf("beta reading the owner's file = %q %v", text, err)
 	}
-	if err := k.Remove(b1, handKey); !errors.Is(err, ErrDenied) {
+	if text, err := k.Read(shared1, handKey); err != nil || text == "" {
+		t.Errorf("a sharing plugin reading the owner's file = %q %v", text, err)
+	}
+	if err := k.Remove(b1, handKey); !errors.Is(err, ErrNotFound) {
 		t.Errorf("beta removing the owner's file = %v", err)
+	}
+	if err := k.Remove(shared1, handKey); !errors.Is(err, ErrDenied) {
+		t.Errorf("a sharing plugin removing the owner's file = %v", err)
 	}
 	if text, err := k.Read(a1, aKey); err != nil || text != "alpha in group one: apricot" {
 		t.Errorf("alpha reading its entry = %q %v", text, err)
@@ -123,11 +130,14 @@ func TestScopesAndWriters(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".scopes", escape(string(g2)), "规则.md")); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(k.Find(a2, "rules", 5)); !slices.Equal(got, []string{"规则"}) {
-		t.Errorf("alpha in group 2 finds %q", got)
+	if got := names(k.Find(scope.For("gamma", g2, true), "rules", 5)); !slices.Equal(got, []string{"规则"}) {
+		t.Errorf("a sharing plugin in group 2 finds %q", got)
 	}
-	if got := names(k.Find(a1, "rules", 5)); len(got) != 0 {
-		t.Errorf("alpha in group 1 finds group 2's rules: %q", got)
+	if got := names(k.Find(shared1, "rules", 5)); len(got) != 0 {
+		t.Errorf("a sharing plugin in group 1 finds group 2's rules: %q", got)
+	}
+	if got := names(k.Find(a2, "rules", 5)); len(got) != 0 {
+		t.Errorf("alpha (not sharing) finds the owner's rules: %q", got)
 	}
 }
 
