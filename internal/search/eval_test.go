@@ -14,11 +14,19 @@ import (
 // collection in testdata/eval and on a small one of its own, printing
 // nDCG@10 and recall@10 per collection and split (go test -run TestEval
 // -v), and fails if Index.Query falls behind plain BM25 on any of them.
-// Under the race detector it takes only its own collection.
+// Under the race detector it takes only its own collection. The
+// held-out collections (heldout-*) are left out unless
+// HEARTH_EVAL_HELDOUT=1: they check ranking once its tuning is done, and
+// a test that reports them at every run would invite tuning to them.
 func TestEval(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "eval", "*", "qrels.tsv"))
-	for i := range dirs {
-		dirs[i] = filepath.Dir(dirs[i])
+	found, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "eval", "*", "qrels.tsv"))
+	var dirs []string
+	for _, f := range found {
+		dir := filepath.Dir(f)
+		if strings.HasPrefix(filepath.Base(dir), "heldout-") && os.Getenv("HEARTH_EVAL_HELDOUT") != "1" {
+			continue
+		}
+		dirs = append(dirs, dir)
 	}
 	if raceEnabled {
 		dirs = nil
