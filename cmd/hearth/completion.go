@@ -103,6 +103,7 @@ var valueFlags = map[string]bool{
 	"tool": true, "limit": true, "since": true, "listen": true, "log-level": true, "tls-cert": true,
 	"tls-key": true, "grace": true, "env": true, "cwd": true, "timeout": true, "url": true, "header": true,
 	"http": true, "lang": true, "dir": true, "hearth-src": true, "n": true, "id": true,
+	"k": true, "scope": true, "writer": true,
 }
 
 // subcommandFlags are the flags of subcommands that parse their own.
@@ -114,10 +115,11 @@ var subcommandFlags = map[string][]string{
 
 // subcommands are the commands' subcommands, as completed.
 var subcommands = map[string][]string{
-	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
-	"policy":   {"set", "reset", "role", "grant"},
-	"settings": {"get", "set"},
-	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
+	"plugin":    {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
+	"policy":    {"set", "reset", "role", "grant"},
+	"settings":  {"get", "set"},
+	"knowledge": {"search", "list", "show", "add", "rm"},
+	"mcp":       {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
 }
 
 // pluginArgSubs are the plugin subcommands whose argument is a plugin id.
