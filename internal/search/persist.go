@@ -164,29 +164,16 @@ func (x *Index) replayLog() error {
 		f.Close()
 		return fmt.Errorf("reading search log: %w", err)
 	}
-	if len(data) < 16 || string(data[:4]) != logMagic || binary.LittleEndian.Uint32(data[4:]) != diskVersion ||
-		binary.LittleEndian.Uint64(data[8:]) != x.disk.gen {
+	good, err := x.applyLog(data, x.disk.gen)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if good == 0 {
 		// Left from before the snapshot (or torn while being created):
 		// the snapshot holds all it had.
 		f.Close()
 		return x.newLog()
-	}
-	good := 16
-	for rest := data[16:]; len(rest) >= 8; {
-		n := binary.LittleEndian.Uint32(rest)
-		if uint64(n) > uint64(len(rest)-8) {
-			break
-		}
-		batch := rest[8 : 8+n]
-		if crc32.Checksum(batch, castagnoli) != binary.LittleEndian.Uint32(rest[4:]) {
-			break
-		}
-		if err := x.apply(batch); err != nil {
-			f.Close()
-			return err
-		}
-		good += 8 + int(n)
-		rest = rest[8+n:]
 	}
 	if good < len(data) {
 		if err := f.Truncate(int64(good)); err != nil {
@@ -201,6 +188,67 @@ func (x *Index) replayLog() error {
 	x.disk.log, x.disk.logSize = f, int64(good)
 	x.maybeCompact()
 	return nil
+}
+
+// applyLog applies the whole batches of log data written for snapshot
+// generation gen and returns how many bytes they and the header take: 0
+// for a log of another generation (or no header), which holds nothing
+// the snapshot lacks.
+func (x *Index) applyLog(data []byte, gen uint64) (int, error) {
+	if len(data) < 16 || string(data[:4]) != logMagic || binary.LittleEndian.Uint32(data[4:]) != diskVersion ||
+		binary.LittleEndian.Uint64(data[8:]) != gen {
+		return 0, nil
+	}
+	good := 16
+	for rest := data[16:]; len(rest) >= 8; {
+		n := binary.LittleEndian.Uint32(rest)
+		if uint64(n) > uint64(len(rest)-8) {
+			break
+		}
+		batch := rest[8 : 8+n]
+		if crc32.Checksum(batch, castagnoli) != binary.LittleEndian.Uint32(rest[4:]) {
+			break
+		}
+		if err := x.apply(batch); err != nil {
+			return 0, err
+		}
+		good += 8 + int(n)
+		rest = rest[8+n:]
+	}
+	return good, nil
+}
+
+// Load reads the index kept in folder dir without changing its files,
+// for a process that does not own them (the owner, which opened them with
+// Open, writes them meanwhile). Its changes stay in memory: Flush and
+// Close do nothing. No index there gives an empty one; files that cannot
+// be used give an empty one and an error wrapping ErrRebuild. What the
+// owner has not flushed yet is missing: owners catch up by their stamps.
+func Load(dir string) (*Index, error) {
+	data, err := os.ReadFile(filepath.Join(dir, snapName))
+	if errors.Is(err, os.ErrNotExist) {
+		return NewIndex(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading search index: %w", err)
+	}
+	x := NewIndex()
+	x.disk = &store{dir: dir} // for the snapshot's generation
+	err = x.loadSnapshot(data)
+	gen := x.disk.gen
+	x.disk = nil
+	if err == nil {
+		var log []byte
+		if log, err = os.ReadFile(filepath.Join(dir, logName)); errors.Is(err, os.ErrNotExist) {
+			err = nil
+		} else if err == nil {
+			_, err = x.applyLog(log, gen)
+		}
+	}
+	if err != nil {
+		return NewIndex(), fmt.Errorf("search index in %s: %w: %w", dir, ErrRebuild, err)
+	}
+	return x, nil
 }
 
 // newLog replaces the log with an empty one for the current generation.
