@@ -65,7 +65,11 @@ func (s Scope) Valid() bool {
 // Conversation returns the scope of the conversation a turn runs in: a
 // group chat's own; the owner's private conversations share Owner;
 // another person's private conversations on a channel are theirs; any
-// other session (a plugin's, the scheduler's) is its chat's.
+// other session (a plugin's, the scheduler's) is its chat's. Chat ids
+// that could pass for a group's or for no chat ("group:…", "-", or
+// "~…") get a "~" in front, so that whoever picks a chat id (a plugin
+// injecting without the right to speak in a group) never lands in a
+// group's scope.
 func Conversation(channel, chat, userID, groupID string, owner bool) Scope {
 	switch {
 	case groupID != "":
@@ -76,6 +80,8 @@ func Conversation(channel, chat, userID, groupID string, owner bool) Scope {
 		return User(channel, userID)
 	case chat == "":
 		return Chat(channel, "-")
+	case chat == "-" || strings.HasPrefix(chat, "group:") || strings.HasPrefix(chat, "~"):
+		return Chat(channel, "~"+chat)
 	}
 	return Chat(channel, chat)
 }
