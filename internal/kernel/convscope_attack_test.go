@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/scope"
@@ -53,6 +55,35 @@ func TestGoroutineOfAHandlerStaysInItsGroup(t *testing.T) {
 	for _, en := range mem.Entries() {
 		if en.Writer == "bg" && en.Scope != scope.Chat("qq", "group:3") {
 			t.Errorf("group 3's fact written from the handler's goroutine landed in %q: %+v", en.Scope, en)
+		}
+	}
+}
+
+// TestDirectCallActsInItsRequestersScope: a tool call made outside a
+// model turn (an MCP client's tools/call, as the owner by default) acts
+// in the requester's conversation, as a turn's would: the owner's facts
+// stay in Owner (never in Global, where group turns recall them), a
+// group's in the group.
+func TestDirectCallActsInItsRequestersScope(t *testing.T) {
+	mem := &scopetest.Memory{}
+	e := scopedEnv(t, mem)
+	for _, c := range []struct {
+		req  sdk.Injection
+		fact string
+		want scope.Scope
+	}{
+		{sdk.Injection{Channel: "test"}, "owner-secret", scope.Owner},
+		{sdk.Injection{Channel: "qq", GroupID: "5", UserID: "u5"}, "group-5-fact", scope.Chat("qq", "group:5")},
+	} {
+		res, err := e.k.CallTool(context.Background(), DirectCall{Requester: c.req, Tool: "alpha__remember",
+			Arguments: json.RawMessage(`{"fact":"` + c.fact + `"}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("direct call as %+v: %v %+v", c.req, err, res)
+		}
+		for _, en := range mem.Entries() {
+			if en.Kind == "entity" && en.Key == c.fact && en.Scope != c.want {
+				t.Errorf("%s remembered by a direct call landed in %q, want %q", c.fact, en.Scope, c.want)
+			}
 		}
 	}
 }
