@@ -1,0 +1,38 @@
+package scope
+
+import "testing"
+
+// TestAgentViewInAGroupDoesNotOwnEverything: the agent's own view in a
+// group turn (writer "", every writer's entries, as its recall reads)
+// must not let that turn, which a guest drives ("forget that"),
+// overwrite or delete the owner's Global entries or other plugins'
+// entries. Only the owner (CLI, web UI) owns every writer's entries.
+func TestAgentViewInAGroupDoesNotOwnEverything(t *testing.T) {
+	agent := For("", Chat("qq", "group:1"), true)
+	if agent.Owns("", Global) {
+		t.Errorf("the agent in group 1 owns the owner's Global entries")
+	}
+	if agent.Owns("alpha", Chat("qq", "group:1")) {
+		t.Errorf("the agent in group 1 owns plugin alpha's entries")
+	}
+	if !Everything().Owns("alpha", Chat("qq", "group:1")) {
+		t.Errorf("the owner does not own alpha's entries")
+	}
+}
+
+// TestConversationChatIDsNeverPoseAsGroups: whoever picks a chat id
+// (a plugin injecting without the right to speak in a group) never gets
+// a group's scope, nor the scope of no chat.
+func TestConversationChatIDsNeverPoseAsGroups(t *testing.T) {
+	group := Conversation("qq", "any", "", "7", false)
+	none := Conversation("qq", "", "", "", false)
+	for _, chat := range []string{"group:7", "-", "~group:7", "~-"} {
+		got := Conversation("qq", chat, "", "", false)
+		if got == group || got == none {
+			t.Errorf("chat %q acts in %q", chat, got)
+		}
+		if other := Conversation("qq", "~"+chat, "", "", false); other == got {
+			t.Errorf("chats %q and %q share %q", chat, "~"+chat, got)
+		}
+	}
+}
