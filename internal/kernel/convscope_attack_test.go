@@ -47,7 +47,9 @@ func TestGoroutineOfAHandlerStaysInItsGroup(t *testing.T) {
 		return s.RegisterTool("remember", sdk.ToolDef{Description: "remember a fact"},
 			func(map[string]any) (any, error) {
 				done := make(chan error)
-				go func() { done <- s.Memory().Commit([]sdk.Triple{{Subject: "group-3-secret", Relation: "is", Object: "known"}}) }()
+				go func() {
+					done <- s.Memory().Commit([]sdk.Triple{{Subject: "group-3-secret", Relation: "is", Object: "known"}})
+				}()
 				return "ok", <-done
 			})
 	})
