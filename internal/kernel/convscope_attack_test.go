@@ -89,3 +89,18 @@ func TestDirectCallActsInItsRequestersScope(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerInAStoredSessionIsNotAGuestNamedOwner: the web UI sends the
+// owner's message into a stored session of another channel as user
+// "owner" (internal/server/sessions.go). That turn must not share the
+// private memory scope of a person on that channel whose id is "owner"
+// (any chat app where people pick their ids): each would recall what the
+// other told the agent.
+func TestOwnerInAStoredSessionIsNotAGuestNamedOwner(t *testing.T) {
+	e := newEnv(t, Options{})
+	webUI := e.k.conversation(Input{Injection: sdk.Injection{Source: "web", Channel: "matrix", ChatID: "c1", UserID: "owner"}})
+	guest := e.k.conversation(Input{Injection: sdk.Injection{Channel: "matrix", ChatID: "c2", UserID: "owner"}})
+	if webUI == guest {
+		t.Errorf("the owner's web UI turn and the guest called owner share %q", webUI)
+	}
+}
