@@ -104,3 +104,22 @@ func TestOwnerInAStoredSessionIsNotAGuestNamedOwner(t *testing.T) {
 		t.Errorf("the owner's web UI turn and the guest called owner share %q", webUI)
 	}
 }
+
+// TestOddChatIDIsNotGlobal: a chat, user or group id the scope syntax
+// cannot hold (a newline, a NUL: from a plugin's injection or a chat
+// app) must not make the turn act in Global, where what it remembers
+// surfaces in every conversation.
+func TestOddChatIDIsNotGlobal(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.k.SetCapabilities("relay", []string{sdk.CapabilityInjectUser})
+	for _, inj := range []sdk.Injection{{ChatID: "a\nb"}, {ChatID: "a\x00b"}, {UserID: "u\n"}, {GroupID: "g\x00"}} {
+		in, err := e.k.pluginInput("relay", inj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv := e.k.conversation(in)
+		if got := scope.From(scope.With(context.Background(), conv)); got == scope.Global {
+			t.Errorf("injection %+v acts in Global (conversation %q)", inj, conv)
+		}
+	}
+}

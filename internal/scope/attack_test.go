@@ -36,3 +36,35 @@ func TestConversationChatIDsNeverPoseAsGroups(t *testing.T) {
 		}
 	}
 }
+
+// FuzzConversation: whatever ids a chat app or a plugin sends, the
+// conversation is a valid scope (an invalid one acts in Global), and
+// two different chats (or users, or groups) never share one.
+func FuzzConversation(f *testing.F) {
+	f.Add("a\nb", "a\x00b", "~x610a62")
+	f.Add("group:7", "-", "~")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		for _, id := range []string{a, b, c} {
+			if id == "" {
+				continue
+			}
+			for _, s := range []Scope{Conversation("qq", id, "", "", false), Conversation("qq", "", id, "", false),
+				Conversation("qq", "", "", id, false)} {
+				if !s.Valid() {
+					t.Fatalf("id %q gives the invalid scope %q", id, s)
+				}
+			}
+		}
+		if a != b && a != "" && b != "" {
+			for _, mk := range []func(string) Scope{
+				func(id string) Scope { return Conversation("qq", id, "", "", false) },
+				func(id string) Scope { return Conversation("qq", "", id, "", false) },
+				func(id string) Scope { return Conversation("qq", "", "", id, false) },
+			} {
+				if mk(a) == mk(b) {
+					t.Fatalf("ids %q and %q share %q", a, b, mk(a))
+				}
+			}
+		}
+	})
+}
