@@ -54,8 +54,8 @@ func memoryMessage(req llmtest.Request) string {
 
 func TestRecallGoesToTheModelAndTheStages(t *testing.T) {
 	rec := &fakeRecall{facts: map[scope.Scope][]string{
-		scope.Owner:  {"Alice's birthday is May 3", "Alice likes green tea"},
-		scope.Global: {"The office wifi is called Hearth"},
+		scope.Owner:                    {"Alice's birthday is May 3", "Alice likes green tea"},
+		scope.Global:                   {"The office wifi is called Hearth"},
 		scope.Chat("test", "group:g2"): {"Alice's birthday party is a secret of group g2"},
 	}}
 	e := newEnv(t, Options{Recall: rec}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
