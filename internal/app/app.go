@@ -203,6 +203,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Logger:          a.Logger,
 
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
+		Recall:                 a.recaller(), // recall.go
+		RecallTokens:           cfg.RecallTokens(),
 		Services: func(plugin string) host.Services {
 			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
 				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
