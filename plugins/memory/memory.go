@@ -1,6 +1,7 @@
-// Package memoryplugin is Hearth's built-in "memory" plugin: the tools
-// with which the agent remembers facts, recalls and searches them, adds
-// knowledge, and forgets or corrects what it remembered. It is written
+// Package memoryplugin is Hearth's built-in memory plugin, named "memo"
+// ("memory" is a name reserved for Hearth itself): the tools with which
+// the agent remembers facts, recalls and searches them, adds knowledge,
+// and forgets or corrects what it remembered. It is written
 // only against sdk/.
 //
 // A fact is one document of the document memory (title "fact", id from
@@ -8,7 +9,7 @@
 // graph memory. Whose memory it is comes from the conversation the tool
 // is called in: the host binds the call to the conversation's scope.
 //
-// memory__remember is always offered (its schema is small); the other
+// memo__remember is always offered (its schema is small); the other
 // tools are on demand, loaded with plugins__use, so they cost nothing in
 // requests that do not use them.
 //
@@ -33,7 +34,7 @@ import (
 )
 
 // Name is the plugin's registered name.
-const Name = "memory"
+const Name = "memo"
 
 func init() { sdk.RegisterFactory(Name, New) }
 
@@ -96,7 +97,7 @@ func (p *Plugin) Start(s *sdk.PluginSDK) error {
 	return errors.Join(
 		sdk.AddTool(s, sdk.ToolDef{
 			Name: "remember", Title: "记住", Effect: sdk.EffectWrite,
-			Description: "Remember a fact for later conversations when the user asks (记住…, remember that…).",
+			Description: "Remember a fact when the user asks (记住…, remember that…).",
 		}, p.remember),
 		sdk.AddTool(s, sdk.ToolDef{
 			Name: "recall", Title: "回忆", Effect: sdk.EffectRead, OnDemand: true,

@@ -1,40 +1,20 @@
 package memoryplugin
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hearth-agent/hearth/internal/knowledge"
-	"github.com/hearth-agent/hearth/internal/memory"
-	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/internal/hosttest"
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/sdktest"
 )
 
-// start runs the plugin over Hearth's memory services on a real SQLite
-// file and knowledge folder.
+// start runs the plugin over Hearth's own memory services, on a real
+// SQLite file and knowledge folder.
 func start(t *testing.T) *sdktest.Harness {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	docs, err := memory.NewDocs(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sdktest.StartWith(t, Name, New, nil, &sdktest.Options{Services: host.Services{
-		Memory: memory.NewGraph(st), DocMemory: docs, Knowledge: kb}})
+	return sdktest.StartWith(t, Name, New, nil, &sdktest.Options{Services: hosttest.Services(t, Name)})
 }
 
 func call(t *testing.T, h *sdktest.Harness, tool string, args any) (map[string]any, sdktest.Result) {
@@ -118,7 +98,7 @@ func TestOnlyRememberIsAlwaysOffered(t *testing.T) {
 	h := start(t)
 	for _, name := range h.Tools() {
 		def, _ := h.ToolDef(name)
-		if def.OnDemand == (name == "memory__remember") {
+		if def.OnDemand == (name == "memo__remember") {
 			t.Errorf("%s: OnDemand %v", name, def.OnDemand)
 		}
 		if def.Effect != sdk.EffectRead && def.Effect != sdk.EffectWrite {

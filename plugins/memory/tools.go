@@ -10,31 +10,31 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-// RememberInput is the input of memory__remember.
+// RememberInput is the input of memo__remember.
 type RememberInput struct {
-	Fact     string `json:"fact" jsonschema:"the fact, one sentence in the user's language"`
-	Subject  string `json:"subject,omitempty" jsonschema:"optional: who or what it is about"`
-	Relation string `json:"relation,omitempty" jsonschema:"optional: the relation, e.g. lives_in"`
-	Object   string `json:"object,omitempty" jsonschema:"optional: the other side"`
+	Fact     string `json:"fact" jsonschema:"one sentence"`
+	Subject  string `json:"subject,omitempty" jsonschema:"optional triple: subject relation object"`
+	Relation string `json:"relation,omitempty"`
+	Object   string `json:"object,omitempty"`
 }
 
-// QueryInput is the input of memory__recall and memory__search.
+// QueryInput is the input of memo__recall and memo__search.
 type QueryInput struct {
 	Query string `json:"query" jsonschema:"what to look for"`
 }
 
-// KnowledgeInput is the input of memory__add_knowledge.
+// KnowledgeInput is the input of memo__add_knowledge.
 type KnowledgeInput struct {
 	Name    string `json:"name" jsonschema:"the entry's name, e.g. wifi-password"`
 	Content string `json:"content" jsonschema:"the entry, Markdown"`
 }
 
-// ForgetInput is the input of memory__forget.
+// ForgetInput is the input of memo__forget.
 type ForgetInput struct {
 	Fact string `json:"fact" jsonschema:"the fact's exact text"`
 }
 
-// CorrectInput is the input of memory__correct.
+// CorrectInput is the input of memo__correct.
 type CorrectInput struct {
 	Old string `json:"old" jsonschema:"the fact's exact text"`
 	New string `json:"new" jsonschema:"the corrected fact"`
@@ -113,7 +113,7 @@ func (p *Plugin) recall(ctx context.Context, _ *sdk.ToolContext, in QueryInput) 
 	return result(out, shown, "", ""), nil
 }
 
-// SearchHit is one hit of memory__search.
+// SearchHit is one hit of memo__search.
 type SearchHit struct {
 	Source  string  `json:"source"` // knowledge or memory
 	Name    string  `json:"name"`   // knowledge entry name or document title
@@ -177,7 +177,7 @@ func (p *Plugin) find(fact string) (string, bool) {
 func (p *Plugin) forget(ctx context.Context, _ *sdk.ToolContext, in ForgetInput) (Result, error) {
 	fact, ok := p.find(in.Fact)
 	if !ok {
-		return Result{}, fmt.Errorf("no remembered fact reads %q; use memory__recall to see the exact text", in.Fact)
+		return Result{}, fmt.Errorf("no remembered fact reads %q; use memo__recall to see the exact text", in.Fact)
 	}
 	if err := contextDone(ctx); err != nil {
 		return Result{}, err
@@ -189,7 +189,7 @@ func (p *Plugin) forget(ctx context.Context, _ *sdk.ToolContext, in ForgetInput)
 func (p *Plugin) correct(ctx context.Context, _ *sdk.ToolContext, in CorrectInput) (Result, error) {
 	old, ok := p.find(in.Old)
 	if !ok {
-		return Result{}, fmt.Errorf("no remembered fact reads %q; use memory__recall to see the exact text", in.Old)
+		return Result{}, fmt.Errorf("no remembered fact reads %q; use memo__recall to see the exact text", in.Old)
 	}
 	fixed, err := CheckFact(in.New)
 	if err != nil {
