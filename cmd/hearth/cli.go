@@ -21,7 +21,7 @@ import (
 // forwarded are the commands a running daemon runs for the CLI: they
 // work on an open app, so run by the daemon they act on the plugins it
 // runs and the policy it enforces.
-var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true}
+var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true, "memory": true}
 
 // cmdIO is where a command on an open app reads and writes, and where it
 // runs: in the terminal's process, or in the daemon for a client.
@@ -62,6 +62,8 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 		return runSettings(ctx, a, rest, cio)
 	case "mcp":
 		return runMCPConfig(ctx, a, rest, cio)
+	case "memory":
+		return runMemory(ctx, a, f, rest, cio)
 	}
 	fmt.Fprintf(cio.err, "hearth: %q is not run for a client\n", cmd)
 	return 2

@@ -102,7 +102,7 @@ var valueFlags = map[string]bool{
 	"data-dir": true, "model": true, "source": true, "session": true, "channel": true, "group": true,
 	"tool": true, "limit": true, "since": true, "listen": true, "log-level": true, "tls-cert": true,
 	"tls-key": true, "grace": true, "env": true, "cwd": true, "timeout": true, "url": true, "header": true,
-	"http": true, "lang": true, "dir": true, "hearth-src": true, "n": true, "id": true,
+	"http": true, "lang": true, "dir": true, "hearth-src": true, "n": true, "id": true, "scope": true,
 }
 
 // subcommandFlags are the flags of subcommands that parse their own.
@@ -117,6 +117,7 @@ var subcommands = map[string][]string{
 	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
 	"policy":   {"set", "reset", "role", "grant"},
 	"settings": {"get", "set"},
+	"memory":   {"list", "search", "show", "forget", "correct"},
 	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
 }
 

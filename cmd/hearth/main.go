@@ -5,6 +5,7 @@
 //	hearth ask "question"       answer once and exit, for scripts
 //	hearth tools                list the tools the model sees
 //	hearth settings             see and set plugin settings
+//	hearth memory               what the agent remembers: list, search, forget, correct
 //	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
@@ -57,6 +58,7 @@ Commands:
   plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins;
                   plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
+  memory          what the agent remembers: list, search, show, forget, correct
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
   token           print the HTTP API's token (--rotate replaces it)
@@ -75,7 +77,7 @@ Flags (before or after the command):
   --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
-While hearth serve runs, plugin, policy, settings, audit, tools and mcp are run
+While hearth serve runs, plugin, policy, settings, memory, audit, tools and mcp are run
 by it, so a change is live at once.
 
 Model provider: the first hearth (chat) on a terminal offers to set one up;
@@ -94,6 +96,7 @@ type flags struct {
 	id                              string // --id: plugin install of a HomeAgent source folder
 	yes                             bool   // --yes: plugin upgrade that asks for more rights
 	since                           time.Duration
+	scope                           string // --scope: memory
 }
 
 // commandFlags are the flags each command that parse reads uses: any
@@ -107,6 +110,7 @@ var commandFlags = map[string][]string{
 	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
 	"plugin":   {"data-dir", "v", "n", "id", "json", "yes"},
 	"settings": {"data-dir", "v", "json"},
+	"memory":   {"data-dir", "v", "json", "scope", "limit"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.
@@ -136,6 +140,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.id, "id", "", "")
 	fs.BoolVar(&f.yes, "yes", false, "")
 	fs.DurationVar(&f.since, "since", 0, "")
+	fs.StringVar(&f.scope, "scope", "", "")
 	// Flags may come before or after the message; "--" ends them.
 	var rest []string
 	for {
@@ -176,7 +181,7 @@ func flagName(name string) string {
 // commands are hearth's commands.
 var commands = map[string]bool{
 	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
-	"mcp": true, "serve": true, "token": true, "version": true, "help": true, "completion": true,
+	"mcp": true, "serve": true, "memory": true, "token": true, "version": true, "help": true, "completion": true,
 }
 
 // splitCommand finds the command in args: flags may come before it
@@ -327,7 +332,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings", "mcp":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp", "memory":
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":

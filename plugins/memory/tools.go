@@ -44,6 +44,7 @@ type CorrectInput struct {
 type Fact struct {
 	Text  string  `json:"text"`
 	Score float64 `json:"score,omitzero"`
+	id    string  // its document's id (the owner may have corrected its text)
 }
 
 func (p *Plugin) remember(ctx context.Context, _ *sdk.ToolContext, in RememberInput) (Result, error) {
@@ -75,7 +76,7 @@ func (p *Plugin) facts(query string, k int) []Fact {
 	var out []Fact
 	for _, d := range p.s.DocMemory().Query(query, k*2) {
 		if d.Title == FactTitle && len(out) < k {
-			out = append(out, Fact{Text: d.Content, Score: d.Score})
+			out = append(out, Fact{Text: d.Content, Score: d.Score, id: d.ID})
 		}
 	}
 	return out
@@ -161,17 +162,17 @@ func (p *Plugin) addKnowledge(ctx context.Context, _ *sdk.ToolContext, in Knowle
 }
 
 // find returns the remembered fact whose text is fact (spacing aside).
-func (p *Plugin) find(fact string) (string, bool) {
+func (p *Plugin) find(fact string) (Fact, bool) {
 	want := strings.Join(strings.Fields(fact), " ")
 	if want == "" {
-		return "", false
+		return Fact{}, false
 	}
 	for _, f := range p.facts(want, 10) {
 		if f.Text == want {
-			return f.Text, true
+			return f, true
 		}
 	}
-	return "", false
+	return Fact{}, false
 }
 
 func (p *Plugin) forget(ctx context.Context, _ *sdk.ToolContext, in ForgetInput) (Result, error) {
@@ -182,12 +183,13 @@ func (p *Plugin) forget(ctx context.Context, _ *sdk.ToolContext, in ForgetInput)
 	if err := contextDone(ctx); err != nil {
 		return Result{}, err
 	}
-	p.s.DocMemory().Remove(FactID(fact))
-	return result(map[string]any{"forgotten": fact}, nil, fact, ""), nil
+	p.s.DocMemory().Remove(fact.id)
+	return result(map[string]any{"forgotten": fact.Text}, nil, fact.Text, ""), nil
 }
 
 func (p *Plugin) correct(ctx context.Context, _ *sdk.ToolContext, in CorrectInput) (Result, error) {
-	old, ok := p.find(in.Old)
+	found, ok := p.find(in.Old)
+	old := found.Text
 	if !ok {
 		return Result{}, fmt.Errorf("no remembered fact reads %q; use memo__recall to see the exact text", in.Old)
 	}
@@ -204,7 +206,7 @@ func (p *Plugin) correct(ctx context.Context, _ *sdk.ToolContext, in CorrectInpu
 	if err := p.s.DocMemory().Insert(&sdk.Doc{ID: FactID(fixed), Title: FactTitle, Content: fixed}); err != nil {
 		return Result{}, fmt.Errorf("correcting: %w", err)
 	}
-	p.s.DocMemory().Remove(FactID(old))
+	p.s.DocMemory().Remove(found.id)
 	return result(map[string]any{"corrected": old, "now": fixed}, []string{fixed}, "", old+Arrow+fixed), nil
 }
 
