@@ -68,9 +68,17 @@ type ConfigDef struct {
 
 // MemoryAPI is the graph memory: entities and the relations between them.
 type MemoryAPI interface {
-	// Recall finds the entities whose names contain one of the query
-	// words, walks their relations depth steps both ways, and returns the
-	// entities reached, most mentioned first, and the relations among them.
+	// Recall finds the entities whose names match one of the query words
+	// (whole words; in Chinese, Japanese and Korean, characters and
+	// pairs of characters: "明" finds "小明"), the few that match each
+	// best, walks their relations depth steps both ways (at most 3), and
+	// returns the entities reached, most mentioned first, and the
+	// relations among them. The walk is bounded, the same in a small
+	// graph as in a large one: it follows the latest relations of each
+	// entity and stops at 64 entities. It sees the entries of the
+	// conversation the call serves and the global ones, written by this
+	// plugin (by any plugin with the capability "memory.shared"); one
+	// name can so come once per scope.
 	Recall(query []string, depth int) ([]Entity, []Relation, error)
 	// Commit records triples: both entities are mentioned once more
 	// (created if new) and the relation is added.

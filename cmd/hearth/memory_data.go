@@ -13,17 +13,18 @@ import (
 )
 
 // What `hearth memory` reads and changes, in the owner's view of the
-// whole memory (scope.Everything): the document memory (where the
-// agent's remembered facts live) and the graph memory's relations. This
-// file is the command's one seam onto internal/memory.
+// whole memory (scope.Everything, or one scope with --scope): the
+// document memory (where the agent's remembered facts live) and the
+// graph memory's relations. This file is the command's one seam onto
+// internal/memory.
 
 // memoryEntry is one entry `hearth memory` shows.
 type memoryEntry struct {
-	Kind   string   `json:"kind"`            // "doc" or "relation"
-	ID     string   `json:"id"`              // a document's id; a relation's "source|relation|target"
+	Kind   string   `json:"kind"`            // "doc", "relation" or "entity"
+	ID     string   `json:"id"`              // a document's id; a relation's "source|relation|target"; an entity's name
 	Scope  string   `json:"scope"`           // global, owner, user:..., chat:...
 	Writer string   `json:"writer"`          // the plugin that wrote it; "" for the owner and Hearth
-	Title  string   `json:"title,omitempty"` // a document's title ("fact" for a remembered fact)
+	Title  string   `json:"title,omitempty"` // a document's title ("fact" for a remembered fact); an entity's type
 	Text   string   `json:"text"`            // a document's content; a relation as "source relation target"
 	Score  float64  `json:"score,omitzero"`  // search: relevance
 	Links  []string `json:"links,omitempty"` // show of an entity: its relations
@@ -46,43 +47,40 @@ func (d memoryData) view() scope.View {
 	return scope.View{Write: d.scope, Read: []scope.Scope{d.scope}, AllWriters: true}
 }
 
-// keep reports whether an entry of scope s is in d's view. Entries the
-// memory keeps without a scope (before scoped memory) are Global's.
-func (d memoryData) keep(s scope.Scope) bool {
-	return d.view().Sees("", s)
-}
-
 func relationID(r sdk.Relation) string {
 	return r.SourceName + "|" + r.RelationType + "|" + r.TargetName
 }
 
-func relationEntry(r sdk.Relation) memoryEntry {
-	return memoryEntry{Kind: "relation", ID: relationID(r), Scope: string(scope.Global),
-		Text: r.SourceName + " " + r.RelationType + " " + r.TargetName}
+func relationText(r sdk.Relation) string {
+	return r.SourceName + " " + r.RelationType + " " + r.TargetName
 }
 
-func docEntry(doc sdk.Doc) memoryEntry {
-	return memoryEntry{Kind: "doc", ID: doc.ID, Scope: string(scope.Global), Title: doc.Title, Text: doc.Content, Score: doc.Score}
+func relationEntry(r memory.RelationEntry) memoryEntry {
+	return memoryEntry{Kind: "relation", ID: relationID(r.Relation), Scope: string(r.Scope), Writer: r.Writer, Text: relationText(r.Relation)}
+}
+
+func docEntry(doc memory.DocEntry) memoryEntry {
+	return memoryEntry{Kind: "doc", ID: doc.ID, Scope: string(doc.Scope), Writer: doc.Writer, Title: doc.Title,
+		Text: doc.Content, Score: doc.Score}
 }
 
 // list returns up to limit documents, then up to limit relations.
 func (d memoryData) list(ctx context.Context, limit int) ([]memoryEntry, error) {
-	var out []memoryEntry
-	if d.keep(scope.Global) {
-		docs, err := d.a.Docs.List(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("reading the document memory: %w", err)
-		}
-		for _, doc := range docs[:min(len(docs), limit)] {
-			out = append(out, docEntry(doc))
-		}
-		rels, _, err := d.a.Memory.Relations(ctx, "", 0, limit)
-		if err != nil {
-			return nil, fmt.Errorf("reading the graph memory: %w", err)
-		}
-		for _, r := range rels {
-			out = append(out, relationEntry(r))
-		}
+	v := d.view()
+	docs, _, err := d.a.Docs.List(ctx, v, 0, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading the document memory: %w", err)
+	}
+	out := make([]memoryEntry, 0, len(docs))
+	for _, doc := range docs {
+		out = append(out, docEntry(doc))
+	}
+	rels, _, err := d.a.Memory.Relations(ctx, v, "", 0, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading the graph memory: %w", err)
+	}
+	for _, r := range rels {
+		out = append(out, relationEntry(r))
 	}
 	return out, nil
 }
@@ -90,23 +88,26 @@ func (d memoryData) list(ctx context.Context, limit int) ([]memoryEntry, error) 
 // search returns the documents best matching q, then the relations
 // whose ends or kind contain one of its words.
 func (d memoryData) search(ctx context.Context, q string, limit int) ([]memoryEntry, error) {
-	var out []memoryEntry
-	if !d.keep(scope.Global) {
-		return nil, nil
+	v := d.view()
+	docs, err := d.a.Docs.QueryEntries(ctx, v, q, limit)
+	if err != nil {
+		return nil, fmt.Errorf("searching the document memory: %w", err)
 	}
-	for _, doc := range d.a.Docs.Query(q, limit) {
-		out = append(out, docEntry(*doc))
+	var out []memoryEntry
+	for _, doc := range docs {
+		out = append(out, docEntry(doc))
 	}
 	seen := map[string]bool{}
 	for _, w := range strings.Fields(q) {
-		rels, _, err := d.a.Memory.Relations(ctx, w, 0, limit)
+		rels, _, err := d.a.Memory.Relations(ctx, v, w, 0, limit)
 		if err != nil {
 			return nil, fmt.Errorf("reading the graph memory: %w", err)
 		}
 		for _, r := range rels {
-			if id := relationID(r); !seen[id] && len(seen) < limit {
-				seen[id] = true
-				out = append(out, relationEntry(r))
+			e := relationEntry(r)
+			if key := e.ID + "\x00" + e.Scope + "\x00" + e.Writer; !seen[key] && len(seen) < limit {
+				seen[key] = true
+				out = append(out, e)
 			}
 		}
 	}
@@ -115,80 +116,88 @@ func (d memoryData) search(ctx context.Context, q string, limit int) ([]memoryEn
 
 // show returns the document id, or the entity id with its relations.
 func (d memoryData) show(ctx context.Context, id string) (memoryEntry, error) {
-	if !d.keep(scope.Global) {
-		return memoryEntry{}, fmt.Errorf("%w: %q", errNoEntry, id)
-	}
-	doc, err := d.a.Docs.Get(ctx, id)
+	v := d.view()
+	doc, err := d.a.Docs.Get(ctx, v, id)
 	if err == nil {
 		return docEntry(doc), nil
 	}
 	if !errors.Is(err, memory.ErrNoDoc) {
-		return memoryEntry{}, err
+		return memoryEntry{}, ambiguous(err)
 	}
-	e, rels, err := d.a.Memory.Entity(ctx, id)
+	e, rels, err := d.a.Memory.Entity(ctx, v, id)
 	if errors.Is(err, memory.ErrNoEntity) {
 		return memoryEntry{}, fmt.Errorf("%w: %q (a document id or an entity name; hearth memory search finds them)", errNoEntry, id)
 	}
 	if err != nil {
-		return memoryEntry{}, err
+		return memoryEntry{}, ambiguous(err)
 	}
-	out := memoryEntry{Kind: "entity", ID: e.Name, Scope: string(scope.Global), Title: e.Type, Text: e.Name}
+	out := memoryEntry{Kind: "entity", ID: e.Name, Scope: string(e.Scope), Writer: e.Writer, Title: e.Type, Text: e.Name}
 	for _, r := range rels {
-		out.Links = append(out.Links, r.SourceName+" "+r.RelationType+" "+r.TargetName)
+		out.Links = append(out.Links, relationText(r.Relation))
 	}
 	return out, nil
+}
+
+// ambiguous adds what to do to an error naming several entries.
+func ambiguous(err error) error {
+	if errors.Is(err, memory.ErrAmbiguous) {
+		return fmt.Errorf("%w (name one with --scope)", err)
+	}
+	return err
 }
 
 // forget deletes the document id, or the relation "source|relation|target",
 // or the entity id with its relations; it returns the texts the agent may
 // have been shown and no longer is.
 func (d memoryData) forget(ctx context.Context, id string) ([]string, error) {
-	if !d.keep(scope.Global) {
-		return nil, fmt.Errorf("%w: %q", errNoEntry, id)
-	}
-	if doc, err := d.a.Docs.Get(ctx, id); err == nil {
-		if err := d.a.Docs.Delete(ctx, id); err != nil {
+	v := d.view()
+	doc, err := d.a.Docs.Get(ctx, v, id)
+	switch {
+	case err == nil:
+		if err := d.a.Docs.Delete(ctx, v, id); err != nil {
 			return nil, err
 		}
 		return []string{doc.Content}, nil
+	case !errors.Is(err, memory.ErrNoDoc):
+		return nil, ambiguous(err)
 	}
 	if parts := strings.Split(id, "|"); len(parts) == 3 {
 		r := sdk.Relation{SourceName: parts[0], RelationType: parts[1], TargetName: parts[2]}
-		ok, err := d.a.Memory.DeleteRelation(ctx, r)
+		ok, err := d.a.Memory.DeleteRelation(ctx, v, r)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			return nil, fmt.Errorf("%w: %q", errNoEntry, id)
 		}
-		return []string{relationEntry(r).Text}, nil
+		return []string{relationText(r)}, nil
 	}
 	e, err := d.show(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.a.Memory.Delete(ctx, id); err != nil {
-		return nil, err
+	if err := d.a.Memory.Delete(ctx, v, id); err != nil {
+		return nil, ambiguous(err)
 	}
 	return e.Links, nil
 }
 
-// correct replaces the text of the document id, keeping its id and
-// title; it returns the old text.
+// correct replaces the text of the document id, keeping its id, title,
+// scope and writer; it returns the old text.
 func (d memoryData) correct(ctx context.Context, id, text string) (string, error) {
-	if !d.keep(scope.Global) {
-		return "", fmt.Errorf("%w: %q", errNoEntry, id)
-	}
-	doc, err := d.a.Docs.Get(ctx, id)
+	doc, err := d.a.Docs.Get(ctx, d.view(), id)
 	if errors.Is(err, memory.ErrNoDoc) {
 		return "", fmt.Errorf("%w: %q (correct takes a document id; hearth memory search finds it)", errNoEntry, id)
 	}
 	if err != nil {
-		return "", err
+		return "", ambiguous(err)
 	}
 	old := doc.Content
-	doc.Content = text
-	if err := d.a.Docs.Insert(&doc); err != nil {
+	fixed := doc.Doc
+	fixed.Content, fixed.Score = text, 0
+	// Written back where it was: the owner's view of its scope, as its writer.
+	v := scope.View{Writer: doc.Writer, Write: doc.Scope, Read: []scope.Scope{doc.Scope}}
+	if err := d.a.Docs.Insert(v, &fixed); err != nil {
 		return "", err
 	}
 	return old, nil

@@ -24,6 +24,8 @@ import (
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
+	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
@@ -179,11 +181,18 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.Settings = settings.New(a.Store, dir)
-	a.Memory = memory.NewGraph(a.Store)
-	a.Text = memory.NewText(filepath.Join(dir, "memory", "text"))
-	if a.Docs, err = memory.NewDocs(a.Store); err != nil {
+	index := search.NewIndex() // shared by the graph and document memory
+	if a.Memory, err = memory.NewGraph(ctx, a.Store, index); err != nil {
 		a.Close()
-		return nil, fmt.Errorf("document memory: %w", err)
+		return nil, err
+	}
+	if a.Text, err = memory.NewText(filepath.Join(dir, "memory", "text")); err != nil {
+		a.Close()
+		return nil, err
+	}
+	if a.Docs, err = memory.NewDocs(ctx, a.Store, index); err != nil {
+		a.Close()
+		return nil, err
 	}
 	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge")); err != nil {
 		a.Close()
@@ -206,8 +215,9 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Recall:                 a.recaller(), // recall.go
 		RecallTokens:           cfg.RecallTokens(),
 		Services: func(plugin string) host.Services {
+			mem := a.memoryFor(scope.For(plugin, scope.Global, false))
 			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
-				Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB}
+				Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: a.KB}
 		},
 	})
 	// Plugin channel names stay their first owner's across restarts.
@@ -235,9 +245,10 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 			a.Logger.Error("built-in plugin name not kept", "plugin", name, "err", cerr)
 		}
 	}
+	childMem := a.memoryFor(scope.For("", scope.Global, false))
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
-		Memory: a.Memory, TextMemory: a.Text, DocMemory: a.Docs, Knowledge: a.KB,
+		Memory: childMem, TextMemory: childMem, DocMemory: childMem, Knowledge: a.KB,
 		MCPAuth: newMCPAuth(a), Policy: a.Policy, Widgets: widgets,
 	})
 	a.setMCPServers(cfg.MCPServers)
@@ -308,6 +319,12 @@ func (a *App) openLog(o Options) error {
 	}
 	a.Logger = slog.New(h)
 	return nil
+}
+
+// memoryFor returns the memory services bound to v. A stopgap until
+// each call's view comes from its context (the plumbing's adapters).
+func (a *App) memoryFor(v scope.View) memory.Fixed {
+	return memory.Fixed{Graph: a.Memory, Docs: a.Docs, Text: a.Text, View: v}
 }
 
 // Close stops the kernel and its plugins and closes the store and log.

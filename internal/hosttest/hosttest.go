@@ -13,6 +13,8 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk/host"
@@ -32,10 +34,20 @@ func Services(t sdktest.T, name string) host.Services {
 		t.Fatalf("hosttest: opening a store: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	docs, err := memory.NewDocs(st)
+	idx := search.NewIndex()
+	docs, err := memory.NewDocs(context.Background(), st, idx)
 	if err != nil {
 		t.Fatalf("hosttest: document memory: %v", err)
 	}
+	graph, err := memory.NewGraph(context.Background(), st, idx)
+	if err != nil {
+		t.Fatalf("hosttest: graph memory: %v", err)
+	}
+	text, err := memory.NewText(filepath.Join(dir, "memory", "text"))
+	if err != nil {
+		t.Fatalf("hosttest: text memory: %v", err)
+	}
+	mem := memory.Fixed{Graph: graph, Docs: docs, Text: text, View: scope.For(name, scope.Global, false)}
 	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"))
 	if err != nil {
 		t.Fatalf("hosttest: knowledge base: %v", err)
@@ -43,7 +55,6 @@ func Services(t sdktest.T, name string) host.Services {
 	svc := settings.New(st, dir)
 	return host.Services{
 		Settings: svc.For(name), KV: svc.KV(name),
-		Memory: memory.NewGraph(st), TextMemory: memory.NewText(filepath.Join(dir, "memory", "text")),
-		DocMemory: docs, Knowledge: kb,
+		Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: kb,
 	}
 }

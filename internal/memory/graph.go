@@ -1,18 +1,29 @@
-// Package memory is the agent's memory behind the SDK's three memory
-// APIs: the graph memory (entities and the relations between them, in the
-// store's mem_entities and mem_relations tables), the text memory (the
-// raw conversation log, JSON lines in one file a day), and the document
-// memory (short-lived documents in mem_docs, searched with the shared BM25
-// index that handles Chinese).
+// Package memory is the agent's memory behind the host's memory
+// services (scope.Graph, scope.Docs, scope.Text): the graph memory
+// (entities and the relations between them, in the store's mem_entities
+// and mem_relations tables), the text memory (the raw conversation log,
+// JSON lines in one folder per scope and one file a day), and the
+// document memory (short-lived documents in mem_docs). Every entry
+// belongs to a scope and a writer; every method takes the caller's
+// scope.View and sees, or changes, only what the view allows.
+//
+// Entity names and documents are searched through the one search.Index
+// the application shares between the document memory, the knowledge
+// base and recall: entities as "e:<id>" documents, documents as
+// "d:<rid>", each tagged with its kind, scope and writer. At start each
+// owner brings the index up to its table (only what changed is indexed
+// again).
 package memory
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
+	"sync"
 
+	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -26,50 +37,107 @@ var ErrCriteria = errors.New("invalid purge criteria")
 // GraphStore keeps the graph memory's records; *store.Store is the one
 // Hearth uses. Each write is all or none.
 type GraphStore interface {
-	// CommitTriples mentions both entities of each triple once more
-	// (creating or restoring them) and adds (or restores) the relation.
-	CommitTriples(ctx context.Context, triples []store.Triple) error
-	// SetEntityType sets an entity's type; an unknown name is ignored.
-	SetEntityType(ctx context.Context, name, typ string) error
-	// EntitiesNamedLike returns the live entities whose names contain
-	// part, without regard to case.
-	EntitiesNamedLike(ctx context.Context, part string) ([]store.Entity, error)
-	// Entity returns an entity; ok is false if there is none.
-	Entity(ctx context.Context, name string) (e store.Entity, ok bool, err error)
-	// RelationsOf returns the live relations between live entities that
-	// name is either end of.
-	RelationsOf(ctx context.Context, name string) ([]store.Relation, error)
-	// CountGraph counts the records, live and purged softly.
-	CountGraph(ctx context.Context) (store.GraphCounts, error)
-	// MergeEntities folds source into target and returns how many
-	// relations source had; store.ErrNoEntity if there is no source.
-	MergeEntities(ctx context.Context, source, target string) (int, error)
-	// PurgeEntities removes (hard) or marks purged (soft) the live
-	// entities f selects, with their relations, and returns how many.
-	PurgeEntities(ctx context.Context, f store.EntityFilter, hard bool) (int, error)
-	// EntityPage returns a page of the live entities whose names contain
-	// part, most mentioned first, and how many match.
-	EntityPage(ctx context.Context, part string, offset, limit int) ([]store.Entity, int, error)
-	// RelationPage returns a page of the live relations that contain part
-	// in their kind or either end, and how many match.
-	RelationPage(ctx context.Context, part string, offset, limit int) ([]store.Relation, int, error)
-	// DeleteRelation removes one relation; ok is false if there was none.
-	DeleteRelation(ctx context.Context, r store.Relation) (ok bool, err error)
+	CommitTriples(ctx context.Context, k store.Key, triples []store.Triple) (store.Change, error)
+	SetEntityType(ctx context.Context, k store.Key, name, typ string) error
+	EntitiesByID(ctx context.Context, ids []int64) ([]store.Entity, error)
+	EntitiesNamed(ctx context.Context, v store.Visible, names []string, purged bool) ([]store.Entity, error)
+	EachEntity(ctx context.Context, fn func(store.Entity) bool) error
+	RelationsTouching(ctx context.Context, v store.Visible, names []string, fanout int) ([]store.Relation, error)
+	RelationsOf(ctx context.Context, e store.Entity) ([]store.Relation, error)
+	CountGraph(ctx context.Context, v store.Visible) (store.GraphCounts, error)
+	MergeEntities(ctx context.Context, k store.Key, source, target string) (int, store.Change, error)
+	PurgeEntities(ctx context.Context, v store.Visible, f store.EntityFilter, hard bool) ([]store.Entity, error)
+	EntityPage(ctx context.Context, v store.Visible, part string, offset, limit int) ([]store.Entity, int, error)
+	RelationPage(ctx context.Context, v store.Visible, part string, offset, limit int) ([]store.Relation, int, error)
+	DeleteRelation(ctx context.Context, r store.Relation) (bool, error)
 }
 
 var _ GraphStore = (*store.Store)(nil)
 
-// Graph is the graph memory. It implements sdk.MemoryAPI.
-type Graph struct{ st GraphStore }
+// Graph is the graph memory. It implements scope.Graph.
+type Graph struct {
+	st   GraphStore
+	idx  *search.Index
+	tags *tags
+	mu   sync.Mutex // held across a write and its index update, so they follow in one order
+}
 
-var _ sdk.MemoryAPI = (*Graph)(nil)
+var _ scope.Graph = (*Graph)(nil)
 
-// NewGraph returns the graph memory kept in st.
-func NewGraph(st GraphStore) *Graph { return &Graph{st: st} }
+// NewGraph returns the graph memory kept in st, its entity names
+// searched in idx (the application's shared index), which it brings up
+// to date: names of entities gone are dropped, those missing added.
+func NewGraph(ctx context.Context, st GraphStore, idx *search.Index) (*Graph, error) {
+	g := &Graph{st: st, idx: idx, tags: newTags(idx, "e")}
+	if err := g.reconcile(ctx); err != nil {
+		return nil, fmt.Errorf("graph memory: indexing names: %w", err)
+	}
+	return g, nil
+}
 
-// Commit records triples: both entities are mentioned once more (created
-// if new, restored if purged softly) and the relation is added.
-func (g *Graph) Commit(triples []sdk.Triple) error {
+// reconcile makes the index's "e:" documents the live entities' names.
+// An entity's name never changes (a rename is a merge, which makes a new
+// entity), so a document present is current.
+func (g *Graph) reconcile(ctx context.Context) error {
+	have := map[int64]uint32{}
+	var stale []string
+	g.idx.Each("e:", func(id string, m search.Meta) bool {
+		if n, ok := parseID("e:", id); ok {
+			have[n] = m.Tag
+		} else {
+			stale = append(stale, id)
+		}
+		return true
+	})
+	for _, tag := range have {
+		g.tags.learn(tag)
+	}
+	err := g.st.EachEntity(ctx, func(e store.Entity) bool {
+		if tag, ok := have[e.ID]; ok {
+			delete(have, e.ID)
+			if k, ok := g.tags.key(tag); ok && k == e.Key {
+				return true
+			}
+		}
+		g.put(e)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for n := range have {
+		stale = append(stale, indexID("e:", n))
+	}
+	for _, id := range stale {
+		g.idx.Remove(id)
+	}
+	return nil
+}
+
+func (g *Graph) put(e store.Entity) {
+	g.idx.Put(indexID("e:", e.ID), e.Name, search.Meta{Tag: g.tags.of(e.Key), Stamp: 1})
+}
+
+// follow brings the index after a write that made ch.
+func (g *Graph) follow(ch store.Change) {
+	for _, id := range ch.Gone {
+		g.idx.Remove(indexID("e:", id))
+	}
+	for _, e := range ch.Live {
+		if _, ok := g.idx.Meta(indexID("e:", e.ID)); !ok {
+			g.put(e)
+		}
+	}
+}
+
+// Commit records triples in v's scope as v's writer: both entities are
+// mentioned once more (created if new, restored if purged softly) and
+// the relation is added, all or none.
+func (g *Graph) Commit(v scope.View, triples []sdk.Triple) error {
+	k, err := writes(v)
+	if err != nil {
+		return fmt.Errorf("memory: %w %q", err, v.Write)
+	}
 	recs := make([]store.Triple, len(triples))
 	for i, t := range triples {
 		s, r, o := strings.TrimSpace(t.Subject), strings.TrimSpace(t.Relation), strings.TrimSpace(t.Object)
@@ -78,95 +146,20 @@ func (g *Graph) Commit(triples []sdk.Triple) error {
 		}
 		recs[i] = store.Triple{Subject: s, Relation: r, Object: o}
 	}
-	return g.st.CommitTriples(context.Background(), recs)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ch, err := g.st.CommitTriples(context.Background(), k, recs)
+	if err != nil {
+		return fmt.Errorf("memory: committing: %w", err)
+	}
+	g.follow(ch)
+	return nil
 }
 
-// SetType sets an entity's type (Person, Location, Concept...), which
-// triples do not carry.
-func (g *Graph) SetType(name, typ string) error {
-	return g.st.SetEntityType(context.Background(), name, typ)
-}
-
-// Recall finds the entities whose names contain one of the query words
-// (case-insensitively), then walks their relations, both ways, depth steps
-// (1 if depth < 1, at most MaxDepth). It returns the entities reached,
-// most mentioned first, and the relations among them.
-func (g *Graph) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation, error) {
-	depth = min(max(depth, 1), MaxDepth)
-	ctx := context.Background()
-	found := map[string]sdk.Entity{}
-	var frontier []string
-	for _, q := range query {
-		q = strings.TrimSpace(q)
-		if q == "" {
-			continue
-		}
-		list, err := g.st.EntitiesNamedLike(ctx, q)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, e := range list {
-			if _, ok := found[e.Name]; !ok {
-				found[e.Name] = sdk.Entity{Name: e.Name, Type: e.Type, MentionCount: e.Mentions}
-				frontier = append(frontier, e.Name)
-			}
-		}
-	}
-	relations := map[sdk.Relation]bool{}
-	for step := 0; step < depth && len(frontier) > 0; step++ {
-		var next []string
-		for _, name := range frontier {
-			list, err := g.st.RelationsOf(ctx, name)
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, rel := range list {
-				r := sdk.Relation{SourceName: rel.Source, RelationType: rel.Relation, TargetName: rel.Target}
-				relations[r] = true
-				for _, other := range []string{r.SourceName, r.TargetName} {
-					if _, ok := found[other]; !ok {
-						found[other] = sdk.Entity{Name: other}
-						next = append(next, other)
-					}
-				}
-			}
-		}
-		frontier = next
-	}
-	entities := make([]sdk.Entity, 0, len(found))
-	for name, e := range found {
-		if e.MentionCount == 0 { // reached by the walk: read it
-			rec, ok, err := g.st.Entity(ctx, name)
-			if err != nil {
-				return nil, nil, err
-			}
-			if ok {
-				e.Type, e.MentionCount = rec.Type, rec.Mentions
-			}
-		}
-		entities = append(entities, e)
-	}
-	sort.Slice(entities, func(i, j int) bool {
-		if entities[i].MentionCount != entities[j].MentionCount {
-			return entities[i].MentionCount > entities[j].MentionCount
-		}
-		return entities[i].Name < entities[j].Name
-	})
-	rels := make([]sdk.Relation, 0, len(relations))
-	for r := range relations {
-		rels = append(rels, r)
-	}
-	sort.Slice(rels, func(i, j int) bool {
-		a, b := rels[i], rels[j]
-		return a.SourceName+"\x00"+a.RelationType+"\x00"+a.TargetName < b.SourceName+"\x00"+b.RelationType+"\x00"+b.TargetName
-	})
-	return entities, rels, nil
-}
-
-// Introspect returns counts: entities, relations, and those purged
-// softly.
-func (g *Graph) Introspect() (map[string]any, error) {
-	c, err := g.st.CountGraph(context.Background())
+// Introspect returns counts of what v sees: entities, relations, and
+// those purged softly.
+func (g *Graph) Introspect(v scope.View) (map[string]any, error) {
+	c, err := g.st.CountGraph(context.Background(), sees(v))
 	if err != nil {
 		return nil, err
 	}
@@ -174,26 +167,44 @@ func (g *Graph) Introspect() (map[string]any, error) {
 		"purged_entities": c.PurgedEntities, "purged_relations": c.PurgedRelations}, nil
 }
 
-// MergeEntities folds source into target (two names of one thing): its
+// MergeEntities folds source into target (two names of one thing) in
+// every scope and writer's entries v owns that have source: its
 // relations move to target, its mentions add to target's, and source is
 // removed. It returns how many of source's relations there were (now
 // target's; one target already had is kept once).
-func (g *Graph) MergeEntities(source, target string) (int, error) {
+func (g *Graph) MergeEntities(v scope.View, source, target string) (int, error) {
+	source, target = strings.TrimSpace(source), strings.TrimSpace(target)
 	if source == target || source == "" || target == "" {
 		return 0, fmt.Errorf("memory: merging %q into %q", source, target)
 	}
-	n, err := g.st.MergeEntities(context.Background(), source, target)
-	if errors.Is(err, store.ErrNoEntity) {
-		return 0, fmt.Errorf("memory: no entity %q", source)
+	ctx := context.Background()
+	list, err := g.st.EntitiesNamed(ctx, owns(v), []string{source}, false)
+	if err != nil {
+		return 0, err
 	}
-	return n, err
+	if len(list) == 0 {
+		return 0, fmt.Errorf("memory: %w: %q", ErrNoEntity, source)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	total := 0
+	for _, e := range list {
+		n, ch, err := g.st.MergeEntities(ctx, e.Key, source, target)
+		if err != nil {
+			return total, err
+		}
+		g.follow(ch)
+		total += n
+	}
+	return total, nil
 }
 
-// Purge removes the entities matching criteria ("name": exact name,
-// "type": entity type, "relation": entities in such a relation), with their
-// relations; mode "soft" marks them so Recall skips them and Commit
-// brings them back, "hard" deletes them. It returns how many entities.
-func (g *Graph) Purge(criteria map[string]string, mode string) (int, error) {
+// Purge removes the entities v owns matching criteria ("name": exact
+// name, "type": entity type, "relation": entities in such a relation),
+// with their relations; mode "soft" marks them so Recall skips them and
+// Commit brings them back, "hard" deletes them. It returns how many
+// entities.
+func (g *Graph) Purge(v scope.View, criteria map[string]string, mode string) (int, error) {
 	if mode != "soft" && mode != "hard" {
 		return 0, fmt.Errorf("%w: mode %q (want soft or hard)", ErrCriteria, mode)
 	}
@@ -201,17 +212,30 @@ func (g *Graph) Purge(criteria map[string]string, mode string) (int, error) {
 		return 0, fmt.Errorf("%w: no criteria (name, type or relation)", ErrCriteria)
 	}
 	var f store.EntityFilter
-	for k, v := range criteria {
+	for k, val := range criteria {
 		switch k {
 		case "name":
-			f.Name = &v
+			f.Name = &val
 		case "type":
-			f.Type = &v
+			f.Type = &val
 		case "relation":
-			f.Relation = &v
+			f.Relation = &val
 		default:
 			return 0, fmt.Errorf("%w: unknown criterion %q (name, type or relation)", ErrCriteria, k)
 		}
 	}
-	return g.st.PurgeEntities(context.Background(), f, mode == "hard")
+	return g.purge(context.Background(), owns(v), f, mode == "hard")
+}
+
+func (g *Graph) purge(ctx context.Context, sel store.Visible, f store.EntityFilter, hard bool) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gone, err := g.st.PurgeEntities(ctx, sel, f, hard)
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range gone {
+		g.idx.Remove(indexID("e:", e.ID))
+	}
+	return len(gone), nil
 }

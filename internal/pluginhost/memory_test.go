@@ -10,6 +10,8 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -68,16 +70,26 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 	f := newFixture(t)
 	st := openStore(t, f.data)
-	docs, err := memory.NewDocs(st)
+	idx := search.NewIndex()
+	docs, err := memory.NewDocs(context.Background(), st, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	graph, err := memory.NewGraph(context.Background(), st, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := memory.NewText(filepath.Join(f.data, "text"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.Fixed{Graph: graph, Docs: docs, Text: text, View: scope.For("", scope.Global, false)}
 	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge =
-		memory.NewGraph(st), memory.NewText(filepath.Join(f.data, "text")), docs, kb
+		mem, mem, mem, kb
 
 	p := f.start(t, "mem", "memory", "memory", "knowledge")
 	ready(t, p)

@@ -8,14 +8,19 @@ import (
 	"strings"
 
 	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
 // The agent's memory as the owner browses and corrects it: the graph
 // memory (entities, named by their name, and relations) and the document
-// memory. An entity holds a name, a type and how often it was mentioned;
-// memory keeps no record of which plugin wrote what, so a purge selects
-// by name, type or relation, or takes everything.
+// memory. Every entry belongs to a scope ("global", "owner",
+// "user:<channel>/<id>", "chat:<channel>/<chat>") and a writer (the
+// plugin that wrote it, "" for the owner and Hearth), which the answers
+// show. Every route works on the whole memory unless ?scope= narrows it
+// to one scope and ?writer= to one writer's entries. A name or id that
+// several scopes or writers have is answered 409 "ambiguous" by the
+// routes that act on one entry: name the scope and the writer.
 
 // Paging: ?offset= (default 0) and ?limit= (default 50, at most 500).
 const (
@@ -37,6 +42,8 @@ type Entity struct {
 	Name     string `json:"name"`
 	Type     string `json:"type"`
 	Mentions int    `json:"mentions"`
+	Scope    string `json:"scope"`  // whose conversations it belongs to
+	Writer   string `json:"writer"` // the plugin that wrote it; "" for the owner and Hearth
 }
 
 // Relation links two entities: source relation target.
@@ -44,6 +51,8 @@ type Relation struct {
 	Source   string `json:"source"`
 	Relation string `json:"relation"`
 	Target   string `json:"target"`
+	Scope    string `json:"scope"`
+	Writer   string `json:"writer"`
 }
 
 // EntityPage is GET /v1/memory/entities's answer.
@@ -107,6 +116,8 @@ type Doc struct {
 	Title   string  `json:"title"`
 	Content string  `json:"content"`
 	Score   float64 `json:"score,omitempty"` // a search's relevance
+	Scope   string  `json:"scope"`
+	Writer  string  `json:"writer"`
 }
 
 // DocPage is GET /v1/memory/docs's answer; a search (?q=) has no total
@@ -120,10 +131,10 @@ type DocPage struct {
 
 func (s *Server) memoryRoutes() []route {
 	return []route{
-		{method: "GET", path: "/v1/memory", summary: "Counts of the graph and document memory.", out: MemoryStats{}, h: s.memoryStats},
+		{method: "GET", path: "/v1/memory", summary: "Counts of the graph and document memory; ?scope= and ?writer= narrow every memory route.", out: MemoryStats{}, h: s.memoryStats},
 		{method: "GET", path: "/v1/memory/entities", summary: "Entities, most mentioned first; ?q= searches names; paged.",
 			out: EntityPage{}, h: s.listEntities},
-		{method: "GET", path: "/v1/memory/entities/{name}", summary: "An entity and its relations.", out: EntityDetail{}, h: s.getEntity},
+		{method: "GET", path: "/v1/memory/entities/{name}", summary: "An entity and its relations; 409 if several scopes or writers have the name.", out: EntityDetail{}, h: s.getEntity},
 		{method: "PATCH", path: "/v1/memory/entities/{name}", summary: "Rename an entity or set its type.",
 			in: EntityEdit{}, out: EntityDetail{}, h: s.editEntity},
 		{method: "DELETE", path: "/v1/memory/entities/{name}", summary: "Delete an entity and its relations.", h: s.deleteEntity},
@@ -160,14 +171,52 @@ func page(w http.ResponseWriter, r *http.Request) (offset, limit int, ok bool) {
 	return offset, limit, true
 }
 
+// memView returns the view ?scope= and ?writer= ask for (the whole
+// memory when neither is given); it has answered 400 if not ok.
+func memView(w http.ResponseWriter, r *http.Request) (scope.View, bool) {
+	v := scope.Everything()
+	q := r.URL.Query()
+	if sc := q.Get("scope"); sc != "" {
+		if !scope.Scope(sc).Valid() {
+			writeError(w, http.StatusBadRequest, "bad_scope",
+				`scope must be "global", "owner", "user:<channel>/<id>" or "chat:<channel>/<chat>"`)
+			return v, false
+		}
+		v.Write, v.Read, v.AllScopes = scope.Scope(sc), []scope.Scope{scope.Scope(sc)}, false
+	}
+	if q.Has("writer") {
+		v.Writer, v.AllWriters = q.Get("writer"), false
+	}
+	return v, true
+}
+
+// memoryError answers err of an entry named name: 404, 409 or 500.
+func (s *Server) memoryError(w http.ResponseWriter, what, name string, err error) {
+	switch {
+	case errors.Is(err, memory.ErrNoEntity):
+		writeError(w, http.StatusNotFound, "no_entity", fmt.Sprintf("no entity %q", name))
+	case errors.Is(err, memory.ErrNoDoc):
+		writeError(w, http.StatusNotFound, "no_document", fmt.Sprintf("no document %q", name))
+	case errors.Is(err, memory.ErrAmbiguous):
+		writeError(w, http.StatusConflict, "ambiguous",
+			fmt.Sprintf("%q is in several scopes or from several writers: add ?scope= and ?writer=", name))
+	default:
+		s.internalError(w, what, err)
+	}
+}
+
 func (s *Server) memoryStats(w http.ResponseWriter, r *http.Request) {
-	c, err := s.app.Memory.Introspect()
+	v, ok := memView(w, r)
+	if !ok {
+		return
+	}
+	c, err := s.app.Memory.Introspect(v)
 	if err != nil {
 		s.internalError(w, "counting memory", err)
 		return
 	}
 	n := func(k string) int { v, _ := c[k].(int); return v }
-	docs, _ := s.app.Docs.Stats()["documents"].(int)
+	docs, _ := s.app.Docs.Stats(v)["documents"].(int)
 	writeJSON(w, http.StatusOK, MemoryStats{Entities: n("entities"), Relations: n("relations"),
 		PurgedEntities: n("purged_entities"), PurgedRelations: n("purged_relations"), Documents: docs})
 }
@@ -177,7 +226,11 @@ func (s *Server) listEntities(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	list, total, err := s.app.Memory.Entities(r.Context(), r.URL.Query().Get("q"), offset, limit)
+	v, ok := memView(w, r)
+	if !ok {
+		return
+	}
+	list, total, err := s.app.Memory.Entities(r.Context(), v, r.URL.Query().Get("q"), offset, limit)
 	if err != nil {
 		s.internalError(w, "listing entities", err)
 		return
@@ -189,34 +242,46 @@ func (s *Server) listEntities(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func apiEntity(e sdk.Entity) Entity {
-	return Entity{Name: e.Name, Type: e.Type, Mentions: e.MentionCount}
+func apiEntity(e memory.EntityEntry) Entity {
+	return Entity{Name: e.Name, Type: e.Type, Mentions: e.MentionCount, Scope: string(e.Scope), Writer: e.Writer}
 }
 
-func apiRelations(list []sdk.Relation) []Relation {
+func apiRelations(list []memory.RelationEntry) []Relation {
 	out := make([]Relation, len(list))
 	for i, r := range list {
-		out[i] = Relation{Source: r.SourceName, Relation: r.RelationType, Target: r.TargetName}
+		out[i] = Relation{Source: r.SourceName, Relation: r.RelationType, Target: r.TargetName, Scope: string(r.Scope), Writer: r.Writer}
 	}
 	return out
 }
 
-// entityDetail answers an entity with its relations, or 404.
-func (s *Server) entityDetail(w http.ResponseWriter, r *http.Request, name string) (EntityDetail, bool) {
-	e, rels, err := s.app.Memory.Entity(r.Context(), name)
-	if errors.Is(err, memory.ErrNoEntity) {
-		writeError(w, http.StatusNotFound, "no_entity", fmt.Sprintf("no entity %q", name))
-		return EntityDetail{}, false
-	}
+func apiDoc(d memory.DocEntry) Doc {
+	return Doc{ID: d.ID, Title: d.Title, Content: d.Content, Score: d.Score, Scope: string(d.Scope), Writer: d.Writer}
+}
+
+// entityDetail answers an entity with its relations, or 404 or 409.
+func (s *Server) entityDetail(w http.ResponseWriter, r *http.Request, v scope.View, name string) (EntityDetail, bool) {
+	e, rels, err := s.app.Memory.Entity(r.Context(), v, name)
 	if err != nil {
-		s.internalError(w, "reading an entity", err)
+		s.memoryError(w, "reading an entity", name, err)
 		return EntityDetail{}, false
 	}
 	return EntityDetail{Entity: apiEntity(e), Relations: apiRelations(rels)}, true
 }
 
+// narrow returns v narrowed to d's entity's scope and writer.
+func narrow(v scope.View, d EntityDetail) scope.View {
+	sc := scope.Scope(d.Entity.Scope)
+	v.Write, v.Read, v.AllScopes = sc, []scope.Scope{sc}, false
+	v.Writer, v.AllWriters = d.Entity.Writer, false
+	return v
+}
+
 func (s *Server) getEntity(w http.ResponseWriter, r *http.Request) {
-	if d, ok := s.entityDetail(w, r, r.PathValue("name")); ok {
+	v, ok := memView(w, r)
+	if !ok {
+		return
+	}
+	if d, ok := s.entityDetail(w, r, v, r.PathValue("name")); ok {
 		writeJSON(w, http.StatusOK, d)
 	}
 }
@@ -231,15 +296,21 @@ func (s *Server) editEntity(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "nothing_to_change", `send "name", "type" or both`)
 		return
 	}
-	if _, ok := s.entityDetail(w, r, name); !ok {
+	v, ok := memView(w, r)
+	if !ok {
 		return
 	}
+	d, ok := s.entityDetail(w, r, v, name)
+	if !ok {
+		return
+	}
+	v = narrow(v, d)
 	if req.Name != nil {
 		if strings.TrimSpace(*req.Name) == "" {
 			writeFieldErrors(w, "invalid entity", map[string]string{"name": "may not be empty"})
 			return
 		}
-		err := s.app.Memory.Rename(r.Context(), name, *req.Name)
+		err := s.app.Memory.Rename(r.Context(), v, name, *req.Name)
 		if errors.Is(err, memory.ErrExists) {
 			writeError(w, http.StatusConflict, "entity_exists",
 				fmt.Sprintf("another entity is named %q; merge the two instead (POST /v1/memory/entities/{name}/merge)", *req.Name))
@@ -252,27 +323,27 @@ func (s *Server) editEntity(w http.ResponseWriter, r *http.Request) {
 		name = strings.TrimSpace(*req.Name)
 	}
 	if req.Type != nil {
-		if err := s.app.Memory.SetType(name, strings.TrimSpace(*req.Type)); err != nil {
-			s.internalError(w, "setting an entity's type", err)
+		if err := s.app.Memory.SetType(r.Context(), v, name, *req.Type); err != nil {
+			s.memoryError(w, "setting an entity's type", name, err)
 			return
 		}
 	}
-	if d, ok := s.entityDetail(w, r, name); ok {
+	if d, ok := s.entityDetail(w, r, v, name); ok {
 		writeJSON(w, http.StatusOK, d)
 	}
 }
 
 func (s *Server) deleteEntity(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	err := s.app.Memory.Delete(r.Context(), name)
-	switch {
-	case errors.Is(err, memory.ErrNoEntity):
-		writeError(w, http.StatusNotFound, "no_entity", fmt.Sprintf("no entity %q", name))
-	case err != nil:
-		s.internalError(w, "deleting an entity", err)
-	default:
-		w.WriteHeader(http.StatusNoContent)
+	v, ok := memView(w, r)
+	if !ok {
+		return
 	}
+	if err := s.app.Memory.Delete(r.Context(), v, name); err != nil {
+		s.memoryError(w, "deleting an entity", name, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) mergeEntity(w http.ResponseWriter, r *http.Request) {
@@ -285,18 +356,24 @@ func (s *Server) mergeEntity(w http.ResponseWriter, r *http.Request) {
 		writeFieldErrors(w, "invalid merge", map[string]string{"into": "name another entity"})
 		return
 	}
-	if _, ok := s.entityDetail(w, r, name); !ok {
+	v, ok := memView(w, r)
+	if !ok {
 		return
 	}
-	if _, ok := s.entityDetail(w, r, req.Into); !ok {
+	d, ok := s.entityDetail(w, r, v, name)
+	if !ok {
 		return
 	}
-	moved, err := s.app.Memory.MergeEntities(name, req.Into)
+	v = narrow(v, d) // both in the merged entity's scope and writer
+	if _, ok := s.entityDetail(w, r, v, req.Into); !ok {
+		return
+	}
+	moved, err := s.app.Memory.MergeEntities(v, name, req.Into)
 	if err != nil {
 		s.internalError(w, "merging entities", err)
 		return
 	}
-	if d, ok := s.entityDetail(w, r, req.Into); ok {
+	if d, ok := s.entityDetail(w, r, v, req.Into); ok {
 		writeJSON(w, http.StatusOK, MergeResult{Entity: d.Entity, Relations: d.Relations, Moved: moved})
 	}
 }
@@ -306,7 +383,11 @@ func (s *Server) listRelations(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	list, total, err := s.app.Memory.Relations(r.Context(), r.URL.Query().Get("q"), offset, limit)
+	v, ok := memView(w, r)
+	if !ok {
+		return
+	}
+	list, total, err := s.app.Memory.Relations(r.Context(), v, r.URL.Query().Get("q"), offset, limit)
 	if err != nil {
 		s.internalError(w, "listing relations", err)
 		return
@@ -321,7 +402,11 @@ func (s *Server) deleteRelation(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_relation", "name the relation: ?source=&relation=&target=")
 		return
 	}
-	ok, err := s.app.Memory.DeleteRelation(r.Context(), rel)
+	v, ok := memView(w, r)
+	if !ok {
+		return
+	}
+	ok, err := s.app.Memory.DeleteRelation(r.Context(), v, rel)
 	switch {
 	case err != nil:
 		s.internalError(w, "deleting a relation", err)
@@ -351,24 +436,28 @@ func (s *Server) purgeMemory(w http.ResponseWriter, r *http.Request) {
 		writeFieldErrors(w, "purge refused", bad)
 		return
 	}
+	v, ok := memView(w, r)
+	if !ok {
+		return
+	}
 	criteria := map[string]string{}
-	for k, v := range map[string]string{"name": req.Name, "type": req.Type, "relation": req.Relation} {
-		if v != "" {
-			criteria[k] = v
+	for k, val := range map[string]string{"name": req.Name, "type": req.Type, "relation": req.Relation} {
+		if val != "" {
+			criteria[k] = val
 		}
 	}
 	var n int
 	var err error
 	if len(criteria) == 0 {
-		n, err = s.app.Memory.PurgeAll(r.Context(), req.Mode == "hard")
+		n, err = s.app.Memory.PurgeAll(r.Context(), v, req.Mode == "hard")
 	} else {
-		n, err = s.app.Memory.Purge(criteria, req.Mode)
+		n, err = s.app.Memory.Purge(v, criteria, req.Mode)
 	}
 	if err != nil {
 		s.internalError(w, "purging memory", err)
 		return
 	}
-	s.log.Info("memory purged through the API", "entities", n, "mode", req.Mode)
+	s.log.Info("memory purged through the API", "entities", n, "mode", req.Mode, "scope", r.URL.Query().Get("scope"))
 	writeJSON(w, http.StatusOK, PurgeResult{Purged: n})
 }
 
@@ -377,48 +466,63 @@ func (s *Server) listDocs(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	v, ok := memView(w, r)
+	if !ok {
+		return
+	}
 	out := DocPage{Docs: []Doc{}, Offset: offset, Limit: limit}
 	if q := strings.TrimSpace(r.URL.Query().Get("q")); q != "" {
-		hits := s.app.Docs.Query(q, offset+limit)
+		hits, err := s.app.Docs.QueryEntries(r.Context(), v, q, offset+limit)
+		if err != nil {
+			s.internalError(w, "searching documents", err)
+			return
+		}
 		out.Total = len(hits)
 		for _, d := range hits[min(offset, len(hits)):] {
-			out.Docs = append(out.Docs, Doc{ID: d.ID, Title: d.Title, Content: d.Content, Score: d.Score})
+			out.Docs = append(out.Docs, apiDoc(d))
 		}
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	all, err := s.app.Docs.List(r.Context())
+	list, total, err := s.app.Docs.List(r.Context(), v, offset, limit)
 	if err != nil {
 		s.internalError(w, "listing documents", err)
 		return
 	}
-	out.Total = len(all)
-	for _, d := range all[min(offset, len(all)):min(offset+limit, len(all))] {
-		out.Docs = append(out.Docs, Doc{ID: d.ID, Title: d.Title, Content: d.Content})
+	out.Total = total
+	for _, d := range list {
+		out.Docs = append(out.Docs, apiDoc(d))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getDoc(w http.ResponseWriter, r *http.Request) {
-	d, err := s.app.Docs.Get(r.Context(), r.PathValue("id"))
-	switch {
-	case errors.Is(err, memory.ErrNoDoc):
-		writeError(w, http.StatusNotFound, "no_document", fmt.Sprintf("no document %q", r.PathValue("id")))
-	case err != nil:
-		s.internalError(w, "reading a document", err)
-	default:
-		writeJSON(w, http.StatusOK, Doc{ID: d.ID, Title: d.Title, Content: d.Content})
+	v, ok := memView(w, r)
+	if !ok {
+		return
 	}
+	d, err := s.app.Docs.Get(r.Context(), v, r.PathValue("id"))
+	if err != nil {
+		s.memoryError(w, "reading a document", r.PathValue("id"), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, apiDoc(d))
 }
 
 func (s *Server) deleteDoc(w http.ResponseWriter, r *http.Request) {
-	err := s.app.Docs.Delete(r.Context(), r.PathValue("id"))
-	switch {
-	case errors.Is(err, memory.ErrNoDoc):
-		writeError(w, http.StatusNotFound, "no_document", fmt.Sprintf("no document %q", r.PathValue("id")))
-	case err != nil:
-		s.internalError(w, "deleting a document", err)
-	default:
-		w.WriteHeader(http.StatusNoContent)
+	v, ok := memView(w, r)
+	if !ok {
+		return
 	}
+	d, err := s.app.Docs.Get(r.Context(), v, r.PathValue("id"))
+	if err == nil { // one document: delete just it
+		sc := d.Scope
+		v.Write, v.Read, v.AllScopes, v.Writer, v.AllWriters = sc, []scope.Scope{sc}, false, d.Writer, false
+		err = s.app.Docs.Delete(r.Context(), v, r.PathValue("id"))
+	}
+	if err != nil {
+		s.memoryError(w, "deleting a document", r.PathValue("id"), err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

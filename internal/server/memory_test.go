@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
 func TestMemoryBrowseEditMergePurge(t *testing.T) {
 	a := newTestApp(t)
-	if err := a.Memory.Commit([]sdk.Triple{
+	if err := a.Memory.Commit(scope.Everything(), []sdk.Triple{
 		{Subject: "小明", Relation: "住在", Object: "北京"},
 		{Subject: "小明", Relation: "喜欢", Object: "茶"},
 		{Subject: "Xiao Ming", Relation: "works at", Object: "ACME/R&D"},
@@ -111,7 +112,7 @@ func TestDocMemoryListSearchDelete(t *testing.T) {
 		{ID: "w1", Title: "天气预报", Content: "明天北京有雨，记得带伞。"},
 		{ID: "r1", Title: "Recipe", Content: "Boil the noodles for five minutes."},
 	} {
-		if err := a.Docs.Insert(d); err != nil {
+		if err := a.Docs.Insert(scope.Everything(), d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,5 +137,65 @@ func TestDocMemoryListSearchDelete(t *testing.T) {
 		if code, _ := adminCall(t, hs, m, "/v1/memory/docs/w1", ""); code != 404 {
 			t.Fatalf("%s deleted = %d", m, code)
 		}
+	}
+}
+
+// Entries show their scope and writer; ?scope= and ?writer= narrow every
+// route; a name two scopes or writers have is ambiguous until narrowed.
+func TestMemoryScopesAndWriters(t *testing.T) {
+	a := newTestApp(t)
+	g1, g2 := scope.Chat("qq", "group:1"), scope.Chat("qq", "group:2")
+	for _, v := range []scope.View{scope.For("plugin-a", g1, false), scope.For("plugin-b", g1, false), scope.For("plugin-a", g2, false)} {
+		if err := a.Memory.Commit(v, []sdk.Triple{{Subject: "Alice", Relation: "likes", Object: "tea"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Docs.Insert(v, &sdk.Doc{ID: "note", Title: "note", Content: "Alice likes tea, says " + v.Writer}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, hs := newTestServer(t, a)
+	must := func(want int, method, path, body string) string {
+		t.Helper()
+		code, b := adminCall(t, hs, method, path, body)
+		if code != want {
+			t.Fatalf("%s %s = %d, want %d: %s", method, path, code, want, b)
+		}
+		return b
+	}
+	sq := "scope=" + url.QueryEscape(string(g1))
+	page := decodeAs[EntityPage](t, must(200, "GET", "/v1/memory/entities?q=Alice", ""))
+	if page.Total != 3 {
+		t.Fatalf("every scope: %+v", page)
+	}
+	page = decodeAs[EntityPage](t, must(200, "GET", "/v1/memory/entities?"+sq+"&writer=plugin-b", ""))
+	if page.Total != 2 || page.Entities[0].Scope != string(g1) || page.Entities[0].Writer != "plugin-b" {
+		t.Fatalf("group 1, plugin B: %+v", page)
+	}
+	must(409, "GET", "/v1/memory/entities/Alice", "")
+	must(409, "GET", "/v1/memory/entities/Alice?"+sq, "")
+	must(400, "GET", "/v1/memory/entities?scope=nowhere", "")
+	d := decodeAs[EntityDetail](t, must(200, "GET", "/v1/memory/entities/Alice?"+sq+"&writer=plugin-a", ""))
+	if d.Entity.Writer != "plugin-a" || len(d.Relations) != 1 || d.Relations[0].Scope != string(g1) {
+		t.Fatalf("detail: %+v", d)
+	}
+	must(204, "DELETE", "/v1/memory/entities/Alice?"+sq+"&writer=plugin-a", "")
+	if st := decodeAs[MemoryStats](t, must(200, "GET", "/v1/memory", "")); st.Entities != 5 || st.Relations != 2 || st.Documents != 3 {
+		t.Fatalf("after one delete: %+v", st)
+	}
+	docs := decodeAs[DocPage](t, must(200, "GET", "/v1/memory/docs?q=tea&"+sq, ""))
+	if len(docs.Docs) != 2 || docs.Docs[0].Scope != string(g1) {
+		t.Fatalf("docs in group 1: %+v", docs)
+	}
+	must(409, "DELETE", "/v1/memory/docs/note", "")
+	must(204, "DELETE", "/v1/memory/docs/note?scope="+url.QueryEscape(string(g2)), "")
+	if st := decodeAs[MemoryStats](t, must(200, "GET", "/v1/memory", "")); st.Documents != 2 {
+		t.Fatalf("after deleting group 2's note: %+v", st)
+	}
+	p := decodeAs[PurgeResult](t, must(200, "POST", "/v1/memory/purge?"+sq, `{"confirm": "purge"}`))
+	if p.Purged != 3 { // B's Alice and tea, A's tea
+		t.Fatalf("purge group 1: %+v", p)
+	}
+	if st := decodeAs[MemoryStats](t, must(200, "GET", "/v1/memory", "")); st.Entities != 2 {
+		t.Fatalf("group 2 left: %+v", st)
 	}
 }

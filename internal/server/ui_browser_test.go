@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
@@ -233,14 +234,14 @@ func TestBrowserPages(t *testing.T) {
 	node := browserReady(t)
 	e := startUI(t, map[string]func(*sdk.PluginSDK) error{"weather": uiWeather}, llmtest.Reply{Text: "It is sunny."})
 	ctx := context.Background()
-	if err := e.app.Memory.Commit([]sdk.Triple{{Subject: "Alice", Relation: "works_at", Object: "ACME"},
+	if err := e.app.Memory.Commit(scope.Everything(), []sdk.Triple{{Subject: "Alice", Relation: "works_at", Object: "ACME"},
 		{Subject: "Alice", Relation: "lives_in", Object: "北京"},
 		{Subject: "Bob", Relation: "knows", Object: "Alice"}, {Subject: "Robert", Relation: "lives_in", Object: "北京"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []*sdk.Doc{{ID: "trip", Title: "Trip to Hangzhou", Content: "# Trip\n\nWest Lake in **April**. 西湖。"},
 		{ID: "recipe", Title: "Dumplings", Content: "Pork and cabbage, 200 g flour."}} {
-		if err := e.app.Docs.Insert(d); err != nil {
+		if err := e.app.Docs.Insert(scope.Everything(), d); err != nil {
 			t.Fatal(err)
 		}
 	}

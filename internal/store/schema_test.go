@@ -85,16 +85,22 @@ func TestSchemaV9DatabaseOpens(t *testing.T) {
 	val, ok, err = s.KVGet(ctx, "weather", "last")
 	check("kv", []any{string(val), ok, err}, []any{`{"city":"北京"}`, true, error(nil)})
 
-	ents, err := s.EntitiesNamedLike(ctx, "")
+	g := Key{Scope: "global"}
+	ents, err := s.EntitiesNamed(ctx, All, []string{"Alice", "Beijing", "Hearth"}, false)
 	check("live entities", []any{len(ents), err}, []any{2, error(nil)})
-	alice, ok, err := s.Entity(ctx, "Alice")
-	check("entity", []any{alice, ok, err}, []any{Entity{Name: "Alice", Type: "Person", Mentions: 2}, true, error(nil)})
-	rels, err := s.RelationsOf(ctx, "Alice")
-	check("relations", []any{rels, err}, []any{[]Relation{{Source: "Alice", Relation: "lives_in", Target: "Beijing"}}, error(nil)})
-	counts, err := s.CountGraph(ctx)
+	alice, err := s.EntitiesNamed(ctx, All, []string{"Alice"}, false)
+	check("entity", []any{alice, err}, []any{[]Entity{{ID: 1, Key: g, Name: "Alice", Type: "Person", Mentions: 2}}, error(nil)})
+	rels, err := s.RelationsOf(ctx, alice[0])
+	check("relations", []any{rels, err}, []any{[]Relation{{Key: g, Source: "Alice", Relation: "lives_in", Target: "Beijing"}}, error(nil)})
+	counts, err := s.CountGraph(ctx, All)
 	check("graph counts", []any{counts, err}, []any{GraphCounts{Entities: 2, Relations: 1, PurgedEntities: 1, PurgedRelations: 1}, error(nil)})
-	doc, ok, err := s.Doc(ctx, "d1")
-	check("document", []any{doc, ok, err}, []any{Doc{ID: "d1", Title: "北京天气", Content: "晴，25 度"}, true, error(nil)})
+	docs, err := s.DocsWithID(ctx, All, "d1")
+	check("document", []any{len(docs), err}, []any{1, error(nil)})
+	if len(docs) == 1 {
+		d := docs[0]
+		check("document", []any{d.Key, d.Title, d.Content, d.Version, d.Updated.UnixMilli()},
+			[]any{g, "北京天气", "晴，25 度", int64(1), int64(1796065588415)})
+	}
 
 	traces, err := s.Traces(ctx, TraceFilter{})
 	check("traces", []any{len(traces), err}, []any{0, error(nil)})

@@ -449,6 +449,65 @@ CREATE TABLE channel_names (
 	bound_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	// Memory entries belong to a scope and a writer (package scope): the
+	// same name, relation or document id from two writers or in two
+	// scopes is two entries. Existing rows go to global, written by the
+	// owner (""). SQLite cannot change a table's key, so the three tables
+	// are rebuilt. Entities and documents get a row id that is never
+	// reused (AUTOINCREMENT): the shared search index names them by it
+	// ("e:<id>", "d:<rid>"), and a document's version tells the index
+	// whether what it holds is current.
+	{12, "scoped memory", `
+ALTER TABLE mem_entities RENAME TO mem_entities_v6;
+CREATE TABLE mem_entities (
+	id            INTEGER PRIMARY KEY AUTOINCREMENT,
+	scope         TEXT NOT NULL DEFAULT 'global',
+	writer        TEXT NOT NULL DEFAULT '', -- a plugin id; '' for the owner and Hearth
+	name          TEXT NOT NULL,
+	type          TEXT NOT NULL DEFAULT '',
+	mention_count INTEGER NOT NULL DEFAULT 0,
+	deleted       INTEGER NOT NULL DEFAULT 0, -- purged softly
+	UNIQUE (scope, writer, name)
+);
+INSERT INTO mem_entities(scope, writer, name, type, mention_count, deleted)
+	SELECT 'global', '', name, type, mention_count, deleted FROM mem_entities_v6 ORDER BY name;
+DROP TABLE mem_entities_v6;
+CREATE INDEX mem_entities_by_name ON mem_entities(name);
+
+ALTER TABLE mem_relations RENAME TO mem_relations_v6;
+CREATE TABLE mem_relations (
+	id       INTEGER PRIMARY KEY,
+	scope    TEXT NOT NULL DEFAULT 'global',
+	writer   TEXT NOT NULL DEFAULT '',
+	source   TEXT NOT NULL,
+	relation TEXT NOT NULL,
+	target   TEXT NOT NULL,
+	deleted  INTEGER NOT NULL DEFAULT 0,
+	UNIQUE (scope, writer, source, relation, target)
+);
+INSERT INTO mem_relations(scope, writer, source, relation, target, deleted)
+	SELECT 'global', '', source, relation, target, deleted FROM mem_relations_v6 ORDER BY source, relation, target;
+DROP TABLE mem_relations_v6;
+CREATE INDEX mem_relations_by_source ON mem_relations(source);
+CREATE INDEX mem_relations_by_target ON mem_relations(target);
+
+ALTER TABLE mem_docs RENAME TO mem_docs_v6;
+CREATE TABLE mem_docs (
+	rid        INTEGER PRIMARY KEY AUTOINCREMENT,
+	scope      TEXT NOT NULL DEFAULT 'global',
+	writer     TEXT NOT NULL DEFAULT '',
+	id         TEXT NOT NULL,
+	title      TEXT NOT NULL,
+	content    TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
+	version    INTEGER NOT NULL DEFAULT 1, -- one more at each change
+	UNIQUE (scope, writer, id)
+);
+INSERT INTO mem_docs(scope, writer, id, title, content, created_at, updated_at)
+	SELECT 'global', '', id, title, content, created_at, created_at FROM mem_docs_v6 ORDER BY id;
+DROP TABLE mem_docs_v6;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

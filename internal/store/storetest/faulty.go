@@ -212,39 +212,56 @@ func (f *Faulty) ForgetPlugin(ctx context.Context, name string) (*store.Forgotte
 }
 
 // CommitTriples is store.Store.CommitTriples, failing on cue.
-func (f *Faulty) CommitTriples(ctx context.Context, triples []store.Triple) error {
-	return f.do("CommitTriples", func() error { return f.Store.CommitTriples(ctx, triples) })
+func (f *Faulty) CommitTriples(ctx context.Context, k store.Key, triples []store.Triple) (store.Change, error) {
+	if err := f.fault("CommitTriples"); err != nil {
+		return store.Change{}, err
+	}
+	return f.Store.CommitTriples(ctx, k, triples)
 }
 
 // SetEntityType is store.Store.SetEntityType, failing on cue.
-func (f *Faulty) SetEntityType(ctx context.Context, name, typ string) error {
-	return f.do("SetEntityType", func() error { return f.Store.SetEntityType(ctx, name, typ) })
+func (f *Faulty) SetEntityType(ctx context.Context, k store.Key, name, typ string) error {
+	return f.do("SetEntityType", func() error { return f.Store.SetEntityType(ctx, k, name, typ) })
 }
 
 // MergeEntities is store.Store.MergeEntities, failing on cue.
-func (f *Faulty) MergeEntities(ctx context.Context, source, target string) (int, error) {
+func (f *Faulty) MergeEntities(ctx context.Context, k store.Key, source, target string) (int, store.Change, error) {
 	if err := f.fault("MergeEntities"); err != nil {
-		return 0, err
+		return 0, store.Change{}, err
 	}
-	return f.Store.MergeEntities(ctx, source, target)
+	return f.Store.MergeEntities(ctx, k, source, target)
 }
 
 // PurgeEntities is store.Store.PurgeEntities, failing on cue.
-func (f *Faulty) PurgeEntities(ctx context.Context, filter store.EntityFilter, hard bool) (int, error) {
+func (f *Faulty) PurgeEntities(ctx context.Context, v store.Visible, filter store.EntityFilter, hard bool) ([]store.Entity, error) {
 	if err := f.fault("PurgeEntities"); err != nil {
-		return 0, err
+		return nil, err
 	}
-	return f.Store.PurgeEntities(ctx, filter, hard)
+	return f.Store.PurgeEntities(ctx, v, filter, hard)
+}
+
+// DeleteRelation is store.Store.DeleteRelation, failing on cue.
+func (f *Faulty) DeleteRelation(ctx context.Context, r store.Relation) (bool, error) {
+	if err := f.fault("DeleteRelation"); err != nil {
+		return false, err
+	}
+	return f.Store.DeleteRelation(ctx, r)
 }
 
 // SaveDoc is store.Store.SaveDoc, failing on cue.
-func (f *Faulty) SaveDoc(ctx context.Context, doc store.Doc) error {
-	return f.do("SaveDoc", func() error { return f.Store.SaveDoc(ctx, doc) })
+func (f *Faulty) SaveDoc(ctx context.Context, doc store.Doc) (store.Doc, error) {
+	if err := f.fault("SaveDoc"); err != nil {
+		return store.Doc{}, err
+	}
+	return f.Store.SaveDoc(ctx, doc)
 }
 
-// DeleteDoc is store.Store.DeleteDoc, failing on cue.
-func (f *Faulty) DeleteDoc(ctx context.Context, id string) error {
-	return f.do("DeleteDoc", func() error { return f.Store.DeleteDoc(ctx, id) })
+// DeleteDocs is store.Store.DeleteDocs, failing on cue.
+func (f *Faulty) DeleteDocs(ctx context.Context, v store.Visible, id string) ([]int64, error) {
+	if err := f.fault("DeleteDocs"); err != nil {
+		return nil, err
+	}
+	return f.Store.DeleteDocs(ctx, v, id)
 }
 
 // SaveTrace is store.Store.SaveTrace, failing on cue.
