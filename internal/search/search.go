@@ -1,73 +1,19 @@
-// Package search is the ranked text index that the knowledge base and the
-// document memory share: BM25 over tokens that work for Chinese as for
-// English. Latin, digits and other scripts with spaces are split into
-// lower-cased words; runs of Han, kana and Hangul, which have no spaces,
-// give each character and each pair of neighbouring characters, so
-// "天气预报" is found by "天气" and by "预报" without a dictionary (the way
-// Lucene's CJK analyzer indexes them). The index lives in memory; its
-// owners rebuild it from their storage.
+// Package search is the ranked text index that the knowledge base, the
+// document memory and graph recall share: BM25 over terms that work for
+// Chinese as for English (see Tokens: Unicode normalisation and word
+// boundaries, each character and each pair of neighbouring characters for
+// scripts without spaces, the way Lucene's CJK analyzer indexes them,
+// English stemming), with query processing and pseudo-relevance feedback
+// on top (see Index.Query).
 package search
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 )
-
-// Tokens returns the index terms of text.
-func Tokens(text string) []string {
-	var out []string
-	var word []rune
-	var cjk []rune
-	flushWord := func() {
-		if len(word) > 0 {
-			out = append(out, string(word))
-			word = word[:0]
-		}
-	}
-	flushCJK := func() {
-		for i := range cjk {
-			out = append(out, string(cjk[i]))
-			if i+1 < len(cjk) {
-				out = append(out, string(cjk[i:i+2]))
-			}
-		}
-		cjk = cjk[:0]
-	}
-	for _, r := range text {
-		r = fold(r)
-		switch {
-		case isCJK(r):
-			flushWord()
-			cjk = append(cjk, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			flushCJK()
-			word = append(word, r)
-		default:
-			flushWord()
-			flushCJK()
-		}
-	}
-	flushWord()
-	flushCJK()
-	return out
-}
-
-// fold lower-cases and maps full-width ASCII forms to ASCII, so "ＡＰＩ"
-// and "api" are one term.
-func fold(r rune) rune {
-	if r >= 0xFF01 && r <= 0xFF5E {
-		r -= 0xFF01 - 0x21
-	}
-	return unicode.ToLower(r)
-}
-
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
-}
 
 // BM25 parameters, the usual ones.
 const (
@@ -250,7 +196,26 @@ func (x *Index) Search(query string, k int) []Hit { return x.SearchFilter(query,
 // SearchFilter is Search over the documents whose Meta allow accepts (all
 // of them for a nil allow). allow must not call the index.
 func (x *Index) SearchFilter(query string, k int, allow func(Meta) bool) []Hit {
-	terms := Tokens(query)
+	toks := Tokens(query)
+	terms := make([]Term, len(toks))
+	for i, t := range toks {
+		terms[i] = Term{Text: t, Weight: 1}
+	}
+	return x.SearchTerms(terms, k, allow)
+}
+
+// Term is one term of a weighted query: an index term (as Tokens gives)
+// and the factor its BM25 score is multiplied by.
+type Term struct {
+	Text   string
+	Weight float64
+}
+
+// SearchTerms returns the k best documents whose Meta allow accepts (all
+// for a nil allow), scored by BM25 with each term's score multiplied by
+// its Weight; a term given twice counts once (its first weight). Ties go
+// by id. allow must not call the index.
+func (x *Index) SearchTerms(terms []Term, k int, allow func(Meta) bool) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := float64(len(x.num))
@@ -261,16 +226,17 @@ func (x *Index) SearchFilter(query string, k int, allow func(Meta) bool) []Hit {
 	scores := make([]float64, len(x.docs))
 	var touched []int32
 	seen := map[string]bool{}
-	for _, t := range terms {
+	for _, qt := range terms {
+		t := qt.Text
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
 		p := x.postings[t]
-		if len(p) == 0 {
+		if len(p) == 0 || qt.Weight == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(len(p))+0.5)/(float64(len(p))+0.5))
+		idf := qt.Weight * math.Log(1+(n-float64(len(p))+0.5)/(float64(len(p))+0.5))
 		for _, e := range p {
 			if allow != nil && !allow(x.docs[e.doc].meta) {
 				continue
@@ -297,4 +263,18 @@ func (x *Index) SearchFilter(query string, k int, allow func(Meta) bool) []Hit {
 		hits = hits[:k]
 	}
 	return hits
+}
+
+// DocTerms returns the distinct terms of document id, sorted; nil if id
+// is not indexed.
+func (x *Index) DocTerms(id string) []string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n, ok := x.num[id]
+	if !ok {
+		return nil
+	}
+	out := slices.Clone(x.docs[n].terms)
+	slices.Sort(out)
+	return out
 }

@@ -7,7 +7,7 @@ import (
 
 func TestTokens(t *testing.T) {
 	got := Tokens("明天北京天气？Weather API，ＡＰＩ v2")
-	want := []string{"明", "明天", "天", "天北", "北", "北京", "京", "京天", "天", "天气", "气", "weather", "api", "api", "v2"}
+	want := []string{"明", "明天", "天", "天北", "北", "北京", "京", "京天", "天", "天气", "气", "weather", "api", "api", "v2", "v", "2"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Tokens = %q\nwant %q", got, want)
 	}

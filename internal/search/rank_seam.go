@@ -1,0 +1,16 @@
+package search
+
+// The one place ranking reads the index engine's internals.
+
+// docFreqs returns the number of documents in the index and the number
+// holding each term of terms. It is a seam over the index's postings: the
+// index engine keeps it working as its internals change.
+func (x *Index) docFreqs(terms map[string]float64) (int, map[string]int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	df := make(map[string]int, len(terms))
+	for t := range terms {
+		df[t] = len(x.postings[t])
+	}
+	return len(x.num), df
+}
