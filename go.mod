@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/clipperhouse/uax29/v2 v2.2.0
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-json-experiment/json v1.27.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/kljensen/snowball v0.10.0

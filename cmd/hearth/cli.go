@@ -21,7 +21,8 @@ import (
 // forwarded are the commands a running daemon runs for the CLI: they
 // work on an open app, so run by the daemon they act on the plugins it
 // runs and the policy it enforces.
-var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true, "memory": true}
+var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true,
+	"knowledge": true, "memory": true}
 
 // cmdIO is where a command on an open app reads and writes, and where it
 // runs: in the terminal's process, or in the daemon for a client.
@@ -62,6 +63,8 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 		return runSettings(ctx, a, rest, cio)
 	case "mcp":
 		return runMCPConfig(ctx, a, rest, cio)
+	case "knowledge":
+		return runKnowledge(ctx, a, f, rest, cio)
 	case "memory":
 		return runMemory(ctx, a, f, rest, cio)
 	}
@@ -130,6 +133,20 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 			return 1, true
 		}
 		req.Stdin = v + "\n"
+	}
+	if cmd == "knowledge" && len(rest) > 0 && rest[0] == "add" {
+		// The entry is read here (a file of this user, or stdin) and
+		// sent as the daemon's stdin.
+		if len(rest) < 2 || len(rest) > 3 {
+			fmt.Fprint(stderr, knowledgeUsage)
+			return 2, true
+		}
+		text, err := knowledgeText(rest[2:], &cmdIO{in: stdin, cwd: req.Cwd})
+		if err != nil {
+			fmt.Fprintf(stderr, "hearth knowledge: %v\n", err)
+			return 1, true
+		}
+		req.Args, req.Stdin = knowledgeAddArgs(f, rest[1]), text
 	}
 	res, err := c.RunCLI(ctx, req)
 	if err != nil {

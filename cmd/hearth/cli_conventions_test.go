@@ -15,7 +15,7 @@ import (
 // text, with examples, to stdout, and exit 0, without opening anything.
 func TestHelpOnEveryCommand(t *testing.T) {
 	env := []string{"HEARTH_HOME=" + t.TempDir()}
-	for _, cmd := range []string{"chat", "ask", "tools", "policy", "audit", "plugin", "settings", "token", "serve", "version", "mcp", "completion"} {
+	for _, cmd := range []string{"chat", "ask", "tools", "policy", "audit", "plugin", "settings", "knowledge", "token", "serve", "version", "mcp", "completion"} {
 		t.Run(cmd, func(t *testing.T) {
 			want, errOut, code := hearth(t, env, "", "help", cmd)
 			if code != 0 || errOut != "" || !strings.Contains(want, "Usage") || !strings.Contains(want, "Examples:") {

@@ -102,7 +102,8 @@ var valueFlags = map[string]bool{
 	"data-dir": true, "model": true, "source": true, "session": true, "channel": true, "group": true,
 	"tool": true, "limit": true, "since": true, "listen": true, "log-level": true, "tls-cert": true,
 	"tls-key": true, "grace": true, "env": true, "cwd": true, "timeout": true, "url": true, "header": true,
-	"http": true, "lang": true, "dir": true, "hearth-src": true, "n": true, "id": true, "scope": true,
+	"http": true, "lang": true, "dir": true, "hearth-src": true, "n": true, "id": true,
+	"k": true, "scope": true, "writer": true,
 }
 
 // subcommandFlags are the flags of subcommands that parse their own.
@@ -114,11 +115,12 @@ var subcommandFlags = map[string][]string{
 
 // subcommands are the commands' subcommands, as completed.
 var subcommands = map[string][]string{
-	"plugin":   {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
-	"policy":   {"set", "reset", "role", "grant"},
-	"settings": {"get", "set"},
-	"memory":   {"list", "search", "show", "forget", "correct"},
-	"mcp":      {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
+	"plugin":    {"new", "show", "logs", "enable", "disable", "reload", "install", "upgrade", "remove", "forget"},
+	"policy":    {"set", "reset", "role", "grant"},
+	"settings":  {"get", "set"},
+	"knowledge": {"search", "list", "show", "add", "rm"},
+	"memory":    {"list", "search", "show", "forget", "correct"},
+	"mcp":       {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
 }
 
 // pluginArgSubs are the plugin subcommands whose argument is a plugin id.

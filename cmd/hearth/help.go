@@ -189,6 +189,8 @@ Examples:
   hearth plugin disable weather
   hearth plugin reload weather
 ` + globalFlagsHelp, true
+	case "knowledge":
+		return knowledgeUsage + knowledgeExamples + globalFlagsHelp, true
 	case "settings":
 		return settingsUsage + `
 Examples:

@@ -5,6 +5,7 @@
 //	hearth ask "question"       answer once and exit, for scripts
 //	hearth tools                list the tools the model sees
 //	hearth settings             see and set plugin settings
+//	hearth knowledge            search and edit the knowledge base
 //	hearth memory               what the agent remembers: list, search, forget, correct
 //	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
@@ -58,6 +59,7 @@ Commands:
   plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins;
                   plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
+  knowledge       search, list, show, add and remove knowledge base entries
   memory          what the agent remembers: list, search, show, forget, correct
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
@@ -77,7 +79,7 @@ Flags (before or after the command):
   --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
-While hearth serve runs, plugin, policy, settings, memory, audit, tools and mcp are run
+While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, tools and mcp are run
 by it, so a change is live at once.
 
 Model provider: the first hearth (chat) on a terminal offers to set one up;
@@ -96,21 +98,24 @@ type flags struct {
 	id                              string // --id: plugin install of a HomeAgent source folder
 	yes                             bool   // --yes: plugin upgrade that asks for more rights
 	since                           time.Duration
-	scope                           string // --scope: memory
+	k                               int    // -k: knowledge search
+	scope, writer                   string // --scope, --writer: knowledge, memory (--scope)
+	all                             bool   // --all: knowledge
 }
 
 // commandFlags are the flags each command that parse reads uses: any
 // other is refused, never ignored. A flag added to parse is added here
 // for the commands that use it.
 var commandFlags = map[string][]string{
-	"chat":     {"data-dir", "model", "source", "session", "reasoning", "v"},
-	"ask":      {"data-dir", "model", "source", "session", "reasoning", "v", "usage"},
-	"tools":    {"data-dir", "v", "json"},
-	"policy":   {"data-dir", "v", "channel", "group", "json"},
-	"audit":    {"data-dir", "v", "tool", "since", "limit", "json"},
-	"plugin":   {"data-dir", "v", "n", "id", "json", "yes"},
-	"settings": {"data-dir", "v", "json"},
-	"memory":   {"data-dir", "v", "json", "scope", "limit"},
+	"chat":      {"data-dir", "model", "source", "session", "reasoning", "v"},
+	"ask":       {"data-dir", "model", "source", "session", "reasoning", "v", "usage"},
+	"tools":     {"data-dir", "v", "json"},
+	"policy":    {"data-dir", "v", "channel", "group", "json"},
+	"audit":     {"data-dir", "v", "tool", "since", "limit", "json"},
+	"plugin":    {"data-dir", "v", "n", "id", "json", "yes"},
+	"settings":  {"data-dir", "v", "json"},
+	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
+	"memory":    {"data-dir", "v", "json", "scope", "limit"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.
@@ -140,7 +145,10 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.id, "id", "", "")
 	fs.BoolVar(&f.yes, "yes", false, "")
 	fs.DurationVar(&f.since, "since", 0, "")
+	fs.IntVar(&f.k, "k", 0, "")
 	fs.StringVar(&f.scope, "scope", "", "")
+	fs.StringVar(&f.writer, "writer", "", "")
+	fs.BoolVar(&f.all, "all", false, "")
 	// Flags may come before or after the message; "--" ends them.
 	var rest []string
 	for {
@@ -181,7 +189,8 @@ func flagName(name string) string {
 // commands are hearth's commands.
 var commands = map[string]bool{
 	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
-	"mcp": true, "serve": true, "memory": true, "token": true, "version": true, "help": true, "completion": true,
+	"mcp": true, "serve": true, "token": true, "version": true, "help": true, "completion": true,
+	"knowledge": true, "memory": true,
 }
 
 // splitCommand finds the command in args: flags may come before it
@@ -332,7 +341,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings", "mcp", "memory":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge":
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":

@@ -91,9 +91,12 @@ type App struct {
 	Text     *memory.Text
 	Docs     *memory.Docs
 	KB       *knowledge.Base
-	Kernel   *kernel.Kernel
-	Plugins  *pluginhost.Manager
-	Logger   *slog.Logger
+	// Index is the ranked index shared by doc memory, knowledge and
+	// recall.
+	Index   *search.Index
+	Kernel  *kernel.Kernel
+	Plugins *pluginhost.Manager
+	Logger  *slog.Logger
 	// Busy names the process that owns the plugins when Options.Plugins
 	// was PluginsIfFree and they were left off because of it.
 	Busy *datadir.LockedError
@@ -181,7 +184,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.Settings = settings.New(a.Store, dir)
-	index := search.NewIndex() // shared by the graph and document memory
+	a.Index = search.NewIndex() // shared by the graph, document memory and knowledge
+	index := a.Index
 	if a.Memory, err = memory.NewGraph(ctx, a.Store, index); err != nil {
 		a.Close()
 		return nil, err
@@ -194,7 +198,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge")); err != nil {
+	if a.KB, err = knowledge.Open(filepath.Join(dir, "knowledge"), &knowledge.Options{Index: index, Logger: a.Logger}); err != nil {
 		a.Close()
 		return nil, err
 	}
@@ -217,7 +221,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Services: func(plugin string) host.Services {
 			mem := a.memoryFor(scope.For(plugin, scope.Global, false))
 			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
-				Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: a.KB}
+				Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: a.KB.ForWriter(plugin)}
 		},
 	})
 	// Plugin channel names stay their first owner's across restarts.
@@ -248,7 +252,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	childMem := a.memoryFor(scope.For("", scope.Global, false))
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
-		Memory: childMem, TextMemory: childMem, DocMemory: childMem, Knowledge: a.KB,
+		Memory: childMem, TextMemory: childMem, DocMemory: childMem, Knowledge: a.KB.ForWriter(""),
 		MCPAuth: newMCPAuth(a), Policy: a.Policy, Widgets: widgets,
 	})
 	a.setMCPServers(cfg.MCPServers)
@@ -341,6 +345,9 @@ func (a *App) Close() error {
 	}
 	if a.Kernel != nil {
 		errs = append(errs, a.Kernel.Close())
+	}
+	if a.KB != nil {
+		errs = append(errs, a.KB.Close())
 	}
 	if a.Store != nil {
 		errs = append(errs, a.Store.Close())

@@ -48,13 +48,14 @@ func Services(t sdktest.T, name string) host.Services {
 		t.Fatalf("hosttest: text memory: %v", err)
 	}
 	mem := memory.Fixed{Graph: graph, Docs: docs, Text: text, View: scope.For(name, scope.Global, false)}
-	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"))
+	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"), &knowledge.Options{Index: idx})
 	if err != nil {
 		t.Fatalf("hosttest: knowledge base: %v", err)
 	}
+	t.Cleanup(func() { kb.Close() })
 	svc := settings.New(st, dir)
 	return host.Services{
 		Settings: svc.For(name), KV: svc.KV(name),
-		Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: kb,
+		Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: kb.ForWriter(name),
 	}
 }

@@ -1,222 +1,211 @@
-// Package knowledge is the knowledge base: plain Markdown files in one
-// folder of the data directory (<data>/knowledge/<name>.md), which users
-// may also write and edit by hand, searched with the shared BM25 index
-// (internal/search), which handles Chinese. Files changed on disk are
-// picked up at the next search.
+// Package knowledge is the knowledge base: Markdown (.md) and plain-text
+// (.txt) files in one folder of the data directory, at any depth
+// (<data>/knowledge/recipes/红烧肉.md is the entry "recipes/红烧肉"), which
+// the owner may also write and edit by hand. The files are searched with
+// the shared index (internal/search), which handles Chinese.
+//
+// Every entry has a scope and a writer (internal/scope): the owner's
+// global entries are the visible tree, and what plugins add lives in
+// hidden folders of the same folder (see layout.go). A View decides what a
+// caller sees and may change, by scope.View's rule alone: a plugin reads
+// the owner's notes only if it declares scope.CapabilityShared.
+//
+// The folder is watched (fsnotify, a watch per subfolder), so a search
+// neither lists nor stats it: a file written, edited or removed by hand
+// is picked up by the watcher, not at the next search. Where watching
+// fails (no inotify, the watch limit reached) the folder is rescanned
+// periodically instead. At Open the index is reconciled with the folder
+// in the background by modification time and size (Meta.Stamp), so a
+// persisted index is not rebuilt; searches answer from what is ready.
 package knowledge
 
 import (
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
+	"hash/maphash"
+	"log/slog"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/search"
-	"github.com/hearth-agent/hearth/sdk"
 )
 
-// Ext is the extension of knowledge files.
-const Ext = ".md"
-
-// ErrName is returned for a name that cannot be a file name.
+// ErrName is returned for a name that cannot be an entry's.
 var ErrName = errors.New("invalid knowledge name")
 
-// ErrNotFound is returned for an entry that does not exist, or whose
-// file is not a regular file inside the folder (a symbolic link leading
-// out of it).
+// ErrNotFound is returned for an entry that does not exist, that the
+// caller does not see, or whose file is not a regular file inside the
+// folder (a symbolic link leading out of it).
 var ErrNotFound = errors.New("no such knowledge entry")
 
+// ErrDenied is returned for a change to an entry the caller sees but did
+// not write.
+var ErrDenied = errors.New("knowledge entry belongs to another writer")
+
+// maxRead is the most of a file that is indexed or returned.
+const maxRead = 4 << 20
+
+// idPrefix starts the shared index's ids of knowledge entries: "k:" and
+// the file's path relative to the folder, which names its writer and
+// scope (layout.go).
+const idPrefix = "k:"
+
+// Options are Open's; nil means the defaults.
+type Options struct {
+	// Index is the shared index (internal/app's); nil gives the base an
+	// index of its own.
+	Index *search.Index
+	// Rescan is how often the folder is rescanned where it cannot be
+	// watched; default one minute.
+	Rescan time.Duration
+	// Logger logs what the watcher could not do; nil discards.
+	Logger *slog.Logger
+
+	noWatch bool // tests: act as if watching failed
+}
+
 // Base is the knowledge base in one folder. It implements
-// sdk.KnowledgeAPI.
+// scope.Knowledge.
 type Base struct {
-	dir string
-
-	mu    sync.Mutex
+	dir   string
+	root  *os.Root
 	index *search.Index
-	seen  map[string]stamp // name -> what was indexed
+	log   *slog.Logger
+
+	mu      sync.RWMutex
+	entries map[string]*entry // by file, relative and slash-separated
+	tags    map[tagKey]uint32
+	byTag   map[uint32]tagKey
+	tick    chan struct{} // closed and replaced when the index changed
+
+	stripes [64]sync.Mutex // per file: one update at a time
+	seed    maphash.Seed
+
+	ready    chan struct{} // closed when the start-up reconcile is done
+	watching atomic.Bool
+	stop     chan struct{}
+	done     chan struct{}
+	closeMu  sync.Once
 }
 
-type stamp struct {
-	mod  time.Time
-	size int64
+var _ scope.Knowledge = (*Base)(nil)
+
+type tagKey struct {
+	scope  scope.Scope
+	writer string
 }
 
-var _ sdk.KnowledgeAPI = (*Base)(nil)
+// entry is what the base keeps about one file besides the index: enough
+// to answer a search without reading it.
+type entry struct {
+	key   Key
+	rel   string
+	tag   uint32
+	size  int64
+	mod   time.Time
+	title string // "" until known
+}
 
-// Open returns the knowledge base kept in dir, creating it.
-func Open(dir string) (*Base, error) {
+// Open returns the knowledge base kept in dir, creating the folder, and
+// starts watching it and reconciling the index with it in the
+// background. Close stops that.
+func Open(dir string, o *Options) (*Base, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	if opts.Index == nil {
+		opts.Index = search.NewIndex()
+	}
+	if opts.Rescan <= 0 {
+		opts.Rescan = time.Minute
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the knowledge folder: %w", err)
 	}
-	return &Base{dir: dir, index: search.NewIndex(), seen: map[string]stamp{}}, nil
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the knowledge folder: %w", err)
+	}
+	k := &Base{
+		dir: dir, root: root, index: opts.Index, log: opts.Logger,
+		entries: map[string]*entry{}, tags: map[tagKey]uint32{}, byTag: map[uint32]tagKey{},
+		tick: make(chan struct{}), seed: maphash.MakeSeed(),
+		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go k.run(opts)
+	return k, nil
 }
 
 // Dir returns the folder.
 func (k *Base) Dir() string { return k.dir }
 
-// CheckName refuses, wrapping ErrName, a name that is not one plain file
-// name: empty, with a slash or backslash, hidden, "." or "..".
-func CheckName(name string) error { return checkName(name) }
+// Ready is closed once the index has caught up with the folder as it was
+// at Open. Searches before that answer from what is indexed so far.
+func (k *Base) Ready() <-chan struct{} { return k.ready }
 
-// checkName refuses names that are not one plain file name.
-func checkName(name string) error {
-	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, `/\`+"\x00") || name == "." || name == ".." ||
-		strings.HasPrefix(name, ".") {
-		return fmt.Errorf("%w: %q (a knowledge entry is one file: no slashes, not hidden)", ErrName, name)
-	}
-	return nil
+// Watching reports whether the folder is watched; false (after Ready)
+// means it is rescanned periodically instead.
+func (k *Base) Watching() bool {
+	<-k.ready
+	return k.watching.Load()
 }
 
-// Add writes (or replaces) the entry name.
-func (k *Base) Add(name, content string) error {
-	if err := checkName(name); err != nil {
-		return err
-	}
-	path := filepath.Join(k.dir, name+Ext)
-	tmp, err := os.CreateTemp(k.dir, ".add-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+// Close stops watching the folder and waits for the watcher to end. The
+// base answers no more after it; the shared index keeps its entries.
+func (k *Base) Close() error {
+	k.closeMu.Do(func() { close(k.stop) })
+	<-k.done
+	return k.root.Close()
 }
 
-// List returns the entries' names, sorted.
-func (k *Base) List() ([]string, error) {
-	files, err := k.files()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names, nil
-}
-
-func (k *Base) files() (map[string]stamp, error) {
-	entries, err := os.ReadDir(k.dir)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]stamp{}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, Ext) {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue // removed meanwhile
-		}
-		out[strings.TrimSuffix(name, Ext)] = stamp{info.ModTime(), info.Size()}
-	}
-	return out, nil
-}
-
-// refresh brings the index up to date with the folder; k.mu is held.
-func (k *Base) refresh() error {
-	files, err := k.files()
-	if err != nil {
-		return err
-	}
-	for name := range k.seen {
-		if _, ok := files[name]; !ok {
-			k.index.Remove(name)
-			delete(k.seen, name)
-		}
-	}
-	for name, st := range files {
-		if k.seen[name] == st {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(k.dir, name+Ext))
-		if err != nil {
-			continue
-		}
-		k.index.Add(name, name+"\n"+string(b)) // the name is searched too
-		k.seen[name] = st
-	}
-	return nil
-}
-
-// Search returns the topK entries best matching query.
-func (k *Base) Search(query string, topK int) ([]*sdk.Knowledge, error) {
-	if topK <= 0 {
-		topK = 5
-	}
+// changed wakes those waiting for the index to change.
+func (k *Base) changed() {
 	k.mu.Lock()
-	err := k.refresh()
-	hits := k.index.Search(query, topK)
+	close(k.tick)
+	k.tick = make(chan struct{})
 	k.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*sdk.Knowledge, 0, len(hits))
-	for _, h := range hits {
-		b, err := os.ReadFile(filepath.Join(k.dir, h.ID+Ext))
-		if err != nil {
-			continue // removed since
-		}
-		out = append(out, &sdk.Knowledge{Name: h.ID, Content: string(b)})
-	}
-	return out, nil
 }
 
-// Read returns the entry name's text. The file is opened inside the
-// folder only (os.Root): a symbolic link leading out of it is ErrNotFound.
-func (k *Base) Read(name string) (string, error) {
-	if err := checkName(name); err != nil {
-		return "", err
-	}
-	root, err := os.OpenRoot(k.dir)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	f, err := root.Open(name + Ext)
-	if err != nil {
-		return "", fmt.Errorf("%w: %q", ErrNotFound, name)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: %q", ErrNotFound, name)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return "", fmt.Errorf("reading knowledge entry %q: %w", name, err)
-	}
-	return string(b), nil
+// next returns a channel closed at the next change of the index: take it
+// before checking a condition, then wait on it.
+func (k *Base) next() <-chan struct{} {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.tick
 }
 
-// Remove deletes the entry name (a symbolic link itself, never what it
-// points to), or returns ErrNotFound.
-func (k *Base) Remove(name string) error {
-	if err := checkName(name); err != nil {
-		return err
+// tag returns the index tag of entries of writer in sc.
+func (k *Base) tag(sc scope.Scope, writer string) uint32 {
+	tk := tagKey{sc, writer}
+	k.mu.RLock()
+	t, ok := k.tags[tk]
+	k.mu.RUnlock()
+	if ok {
+		return t
 	}
-	err := os.Remove(filepath.Join(k.dir, name+Ext))
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: %q", ErrNotFound, name)
-	}
-	return err
+	t = k.index.Tag("k\x00" + string(sc) + "\x00" + writer)
+	k.mu.Lock()
+	k.tags[tk], k.byTag[t] = t, tk
+	k.mu.Unlock()
+	return t
+}
+
+// visible reports whether v shows an entry of writer in sc: its own and,
+// with AllWriters, anyone's, in the scopes it reads. The owner's notes
+// are no exception: a plugin reads them only if it declares
+// scope.CapabilityShared (the agent's own recall always does).
+func visible(v scope.View, writer string, sc scope.Scope) bool {
+	return v.Sees(writer, sc)
+}
+
+// stampOf is the Meta.Stamp of a file: its modification time and size.
+func stampOf(mod time.Time, size int64) int64 {
+	return mod.UnixNano()*1_000_003 + size
 }

@@ -84,12 +84,13 @@ func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem := memory.Fixed{Graph: graph, Docs: docs, Text: text, View: scope.For("", scope.Global, false)}
-	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"))
+	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"), &knowledge.Options{Index: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { kb.Close() })
 	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge =
-		mem, mem, mem, kb
+		mem, mem, mem, kb.ForWriter("")
 
 	p := f.start(t, "mem", "memory", "memory", "knowledge")
 	ready(t, p)
@@ -101,7 +102,7 @@ func TestChildPluginMemoryAndKnowledge(t *testing.T) {
 		t.Fatalf("recall:\n got %s\nwant %s", got, want)
 	}
 	// What the child wrote is the host's: in-process plugins see it too.
-	if names, _ := kb.List(); len(names) != 1 || names[0] != "猫粮" {
+	if names, _ := kb.List(scope.Everything()); len(names) != 1 || names[0] != "猫粮" {
 		t.Fatalf("knowledge on the host: %v", names)
 	}
 

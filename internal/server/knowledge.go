@@ -7,28 +7,44 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/internal/knowledge"
+	"github.com/hearth-agent/hearth/internal/scope"
 )
 
-// The knowledge base: Markdown files in <data dir>/knowledge, one per
-// entry, named by the entry (no folders). An entry's name in a URL is
-// path-escaped; a trailing .md is accepted and dropped.
+// The knowledge base, as the owner sees it: every scope and writer
+// (scope.Everything()). Entries are Markdown (or .txt) files in
+// <data dir>/knowledge at any depth, named by their path without the
+// extension ("recipes/红烧肉"); what plugins added lives in hidden folders
+// there (docs/knowledge.md). An entry's name in a URL is path-escaped; a
+// trailing .md is accepted and dropped. ?scope= and ?writer= name an
+// entry other than the owner's global one, or narrow a list or search.
 
 // excerptRunes is how much of an entry a search hit shows.
 const excerptRunes = 200
 
 // KnowledgeEntry is one entry; Content is left out of lists.
 type KnowledgeEntry struct {
-	Name    string `json:"name"`
-	Content string `json:"content,omitempty"`
-	// Excerpt is the start of the entry, in search hits.
-	Excerpt string `json:"excerpt,omitempty"`
+	Name string `json:"name"`
+	// Scope and Writer say whose entry it is: "global" and "" (the
+	// owner) for the files of the folder's visible tree.
+	Scope  string `json:"scope"`
+	Writer string `json:"writer"`
+	// File is the entry's file, relative to the knowledge folder.
+	File     string    `json:"file,omitempty"`
+	Title    string    `json:"title,omitempty"`
+	Size     int64     `json:"size,omitempty"`
+	Modified time.Time `json:"modified,omitzero"`
+	Content  string    `json:"content,omitempty"`
+	// Score and Excerpt (the start of the entry) are set in search hits.
+	Score   float64 `json:"score,omitempty"`
+	Excerpt string  `json:"excerpt,omitempty"`
 }
 
-// KnowledgePage is GET /v1/knowledge's answer: names, or with ?q= the
-// best matches first with an excerpt each.
+// KnowledgePage is GET /v1/knowledge's answer: entries by name, or with
+// ?q= the best matches first with an excerpt each.
 type KnowledgePage struct {
 	Entries []KnowledgeEntry `json:"entries"`
 	Total   int              `json:"total"`
@@ -44,13 +60,35 @@ type KnowledgeWrite struct {
 
 func (s *Server) knowledgeRoutes() []route {
 	return []route{
-		{method: "GET", path: "/v1/knowledge", summary: "Knowledge entries by name; ?q= searches (Chinese too); paged.",
+		{method: "GET", path: "/v1/knowledge", summary: "Knowledge entries by name, every scope and writer (?scope=, ?writer= narrow); ?q= searches (Chinese too); paged.",
 			out: KnowledgePage{}, h: s.listKnowledge},
-		{method: "GET", path: "/v1/knowledge/{name...}", summary: "One entry's Markdown.", out: KnowledgeEntry{}, h: s.getKnowledge},
-		{method: "PUT", path: "/v1/knowledge/{name...}", summary: "Create or replace an entry (JSON {content}, or a text/markdown body).",
+		{method: "GET", path: "/v1/knowledge/{name...}", summary: "One entry's Markdown (?scope=, ?writer= for one not the owner's global).", out: KnowledgeEntry{}, h: s.getKnowledge},
+		{method: "PUT", path: "/v1/knowledge/{name...}", summary: "Create or replace an entry (JSON {content}, or a text/markdown body); ?scope= for a scope other than global.",
 			in: KnowledgeWrite{}, out: KnowledgeEntry{}, h: s.putKnowledge},
-		{method: "DELETE", path: "/v1/knowledge/{name...}", summary: "Delete an entry.", h: s.deleteKnowledge},
+		{method: "DELETE", path: "/v1/knowledge/{name...}", summary: "Delete an entry (?scope=, ?writer= for one not the owner's global).", h: s.deleteKnowledge},
 	}
+}
+
+// knowledgeFilter reads ?scope= and ?writer=: what a list or search is
+// narrowed to; nil for everything. It has answered 400 for a bad scope.
+func knowledgeFilter(w http.ResponseWriter, r *http.Request) (func(scope.Scope, string) bool, bool) {
+	q := r.URL.Query()
+	sc, hasScope := scope.Scope(q.Get("scope")), q.Get("scope") != ""
+	writer, hasWriter := q.Get("writer"), q.Has("writer")
+	if hasScope && !sc.Valid() {
+		writeFieldErrors(w, "invalid scope", map[string]string{"scope": "global, owner, user:CHANNEL/ID or chat:CHANNEL/CHAT"})
+		return nil, false
+	}
+	if !hasScope && !hasWriter {
+		return nil, true
+	}
+	return func(s scope.Scope, wr string) bool {
+		return (!hasScope || s == sc) && (!hasWriter || wr == writer)
+	}, true
+}
+
+func entryOf(e knowledge.Entry) KnowledgeEntry {
+	return KnowledgeEntry{Name: e.Name, Scope: string(e.Scope), Writer: e.Writer, File: e.File, Title: e.Title, Size: e.Size, Modified: e.Modified}
 }
 
 func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
@@ -58,28 +96,35 @@ func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	match, ok := knowledgeFilter(w, r)
+	if !ok {
+		return
+	}
+	v := scope.Everything()
 	out := KnowledgePage{Entries: []KnowledgeEntry{}, Offset: offset, Limit: limit}
 	if q := strings.TrimSpace(r.URL.Query().Get("q")); q != "" {
-		hits, err := s.app.KB.Search(q, offset+limit)
-		if err != nil {
-			s.internalError(w, "searching the knowledge base", err)
-			return
-		}
+		hits := s.app.KB.FindMatching(v, q, offset+limit, match)
 		out.Total = len(hits)
 		for _, h := range hits[min(offset, len(hits)):] {
-			out.Entries = append(out.Entries, KnowledgeEntry{Name: h.Name, Excerpt: excerpt(h.Content)})
+			e := entryOf(h.Entry)
+			e.Score = h.Score
+			if text, err := s.app.KB.Read(v, h.Key); err == nil {
+				e.Excerpt = excerpt(text)
+			}
+			out.Entries = append(out.Entries, e)
 		}
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	names, err := s.app.KB.List()
-	if err != nil {
-		s.internalError(w, "listing the knowledge base", err)
-		return
+	var all []knowledge.Entry
+	for _, e := range s.app.KB.Entries(v) {
+		if match == nil || match(e.Scope, e.Writer) {
+			all = append(all, e)
+		}
 	}
-	out.Total = len(names)
-	for _, n := range names[min(offset, len(names)):min(offset+limit, len(names))] {
-		out.Entries = append(out.Entries, KnowledgeEntry{Name: n})
+	out.Total = len(all)
+	for _, e := range all[min(offset, len(all)):min(offset+limit, len(all))] {
+		out.Entries = append(out.Entries, entryOf(e))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -91,36 +136,44 @@ func excerpt(text string) string {
 	return string([]rune(text)[:excerptRunes]) + "…"
 }
 
-// knowledgeName returns the entry {name...} names; it has answered 400
-// for one that is not a plain file name (a folder, "..", hidden).
-func knowledgeName(w http.ResponseWriter, r *http.Request) (string, bool) {
+// knowledgeKey returns the entry {name...}, ?scope= (default global)
+// and ?writer= (default the owner) name; it has answered 400 for a name
+// that would leave the folder or hide, or a bad scope.
+func knowledgeKey(w http.ResponseWriter, r *http.Request) (knowledge.Key, bool) {
 	name := strings.TrimSuffix(r.PathValue("name"), knowledge.Ext)
 	if err := knowledge.CheckName(name); err != nil {
 		writeError(w, http.StatusBadRequest, "bad_name",
-			fmt.Sprintf("%q is not a knowledge entry's name: one file name, no slashes, not hidden, no ..", r.PathValue("name")))
-		return "", false
+			fmt.Sprintf("%q is not a knowledge entry's name: a relative path of file names, none hidden, no ..", r.PathValue("name")))
+		return knowledge.Key{}, false
 	}
-	return name, true
+	key := knowledge.Key{Scope: scope.Global, Writer: r.URL.Query().Get("writer"), Name: name}
+	if sc := r.URL.Query().Get("scope"); sc != "" {
+		if key.Scope = scope.Scope(sc); !key.Scope.Valid() {
+			writeFieldErrors(w, "invalid scope", map[string]string{"scope": "global, owner, user:CHANNEL/ID or chat:CHANNEL/CHAT"})
+			return knowledge.Key{}, false
+		}
+	}
+	return key, true
 }
 
 func (s *Server) getKnowledge(w http.ResponseWriter, r *http.Request) {
-	name, ok := knowledgeName(w, r)
+	key, ok := knowledgeKey(w, r)
 	if !ok {
 		return
 	}
-	text, err := s.app.KB.Read(name)
+	text, err := s.app.KB.Read(scope.Everything(), key)
 	switch {
 	case errors.Is(err, knowledge.ErrNotFound):
-		writeError(w, http.StatusNotFound, "no_entry", fmt.Sprintf("no knowledge entry %q", name))
+		writeError(w, http.StatusNotFound, "no_entry", fmt.Sprintf("no knowledge entry %q", key.Name))
 	case err != nil:
 		s.internalError(w, "reading a knowledge entry", err)
 	default:
-		writeJSON(w, http.StatusOK, KnowledgeEntry{Name: name, Content: text})
+		writeJSON(w, http.StatusOK, KnowledgeEntry{Name: key.Name, Scope: string(key.Scope), Writer: key.Writer, Content: text})
 	}
 }
 
 func (s *Server) putKnowledge(w http.ResponseWriter, r *http.Request) {
-	name, ok := knowledgeName(w, r)
+	key, ok := knowledgeKey(w, r)
 	if !ok {
 		return
 	}
@@ -150,28 +203,27 @@ func (s *Server) putKnowledge(w http.ResponseWriter, r *http.Request) {
 		writeFieldErrors(w, "invalid entry", map[string]string{"content": "not UTF-8 text"})
 		return
 	}
-	_, err := s.app.KB.Read(name)
-	existed := err == nil
-	if err := s.app.KB.Add(name, content); err != nil {
+	created, err := s.app.KB.Put(scope.Everything(), key, content)
+	if err != nil {
 		s.internalError(w, "writing a knowledge entry", err)
 		return
 	}
 	status := http.StatusOK
-	if !existed {
+	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, KnowledgeEntry{Name: name, Content: content})
+	writeJSON(w, status, KnowledgeEntry{Name: key.Name, Scope: string(key.Scope), Writer: key.Writer, Content: content})
 }
 
 func (s *Server) deleteKnowledge(w http.ResponseWriter, r *http.Request) {
-	name, ok := knowledgeName(w, r)
+	key, ok := knowledgeKey(w, r)
 	if !ok {
 		return
 	}
-	err := s.app.KB.Remove(name)
+	err := s.app.KB.Remove(scope.Everything(), key)
 	switch {
 	case errors.Is(err, knowledge.ErrNotFound):
-		writeError(w, http.StatusNotFound, "no_entry", fmt.Sprintf("no knowledge entry %q", name))
+		writeError(w, http.StatusNotFound, "no_entry", fmt.Sprintf("no knowledge entry %q", key.Name))
 	case err != nil:
 		s.internalError(w, "deleting a knowledge entry", err)
 	default:

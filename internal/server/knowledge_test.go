@@ -2,11 +2,15 @@ package server
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hearth-agent/hearth/internal/scope"
 )
 
 func TestKnowledgeCreateReadSearchDelete(t *testing.T) {
@@ -78,7 +82,8 @@ func TestKnowledgePathTraversal(t *testing.T) {
 		"/v1/knowledge/%2e%2e",
 		"/v1/knowledge/" + url.PathEscape(outside),
 		"/v1/knowledge//etc/passwd",
-		"/v1/knowledge/sub/entry",
+		"/v1/knowledge/sub/../../outside",
+		"/v1/knowledge/sub/.hidden",
 		"/v1/knowledge/.hidden",
 		"/v1/knowledge/..%5Coutside",
 	}
@@ -111,4 +116,62 @@ func TestKnowledgePathTraversal(t *testing.T) {
 			t.Fatalf("something was written outside: %s", e.Name())
 		}
 	}
+}
+
+// The owner sees every scope's and writer's entries, each saying whose
+// it is; ?scope= and ?writer= narrow and name them; names are paths.
+func TestKnowledgeScopes(t *testing.T) {
+	a := newTestApp(t)
+	_, hs := newTestServer(t, a)
+	g1 := scope.Chat("tg", "group:1")
+	if err := a.KB.Add(scope.For("notes", g1, false), "菜谱/汤", "# 冬瓜汤\n冬瓜 排骨"); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := adminCall(t, hs, "PUT", "/v1/knowledge/"+url.PathEscape("菜谱")+"/"+url.PathEscape("汤"), `{"content": "# 番茄汤\n番茄 鸡蛋 冬瓜"}`); code != http.StatusCreated {
+		t.Fatalf("create a nested entry = %d %s", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(a.KB.Dir(), "菜谱", "汤.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, body := adminCall(t, hs, "GET", "/v1/knowledge", "")
+	p := decodeAs[KnowledgePage](t, body)
+	var who []string
+	for _, e := range p.Entries {
+		who = append(who, e.Writer+"@"+e.Scope+":"+e.Name+":"+e.Title)
+	}
+	if want := []string{"notes@chat:tg/group:1:菜谱/汤:冬瓜汤", "@global:菜谱/汤:番茄汤"}; code != 200 || !slices.Equal(who, want) {
+		t.Fatalf("list = %d %q", code, who)
+	}
+	q := "/v1/knowledge?q=" + url.QueryEscape("冬瓜")
+	if p := decodeAs[KnowledgePage](t, mustGet(t, hs, q)); len(p.Entries) != 2 || p.Entries[0].Excerpt == "" || p.Entries[0].Score <= 0 {
+		t.Fatalf("search = %+v", p)
+	}
+	if p := decodeAs[KnowledgePage](t, mustGet(t, hs, q+"&scope="+url.QueryEscape(string(g1)))); len(p.Entries) != 1 || p.Entries[0].Writer != "notes" {
+		t.Fatalf("search in a scope = %+v", p)
+	}
+	if p := decodeAs[KnowledgePage](t, mustGet(t, hs, "/v1/knowledge?writer=")); len(p.Entries) != 1 || p.Entries[0].Writer != "" {
+		t.Fatalf("the owner's entries = %+v", p)
+	}
+	one := "/v1/knowledge/" + url.PathEscape("菜谱") + "/" + url.PathEscape("汤") + "?writer=notes&scope=" + url.QueryEscape(string(g1))
+	if e := decodeAs[KnowledgeEntry](t, mustGet(t, hs, one)); e.Content != "# 冬瓜汤\n冬瓜 排骨" {
+		t.Fatalf("a plugin's entry = %+v", e)
+	}
+	if code, _ := adminCall(t, hs, "GET", "/v1/knowledge?scope=nowhere", ""); code != http.StatusUnprocessableEntity {
+		t.Fatalf("a bad scope = %d", code)
+	}
+	if code, _ := adminCall(t, hs, "DELETE", one, ""); code != http.StatusNoContent {
+		t.Fatalf("delete a plugin's entry = %d", code)
+	}
+	if names, _ := a.KB.List(scope.For("notes", g1, false)); !slices.Equal(names, []string{"菜谱/汤"}) {
+		t.Fatalf("the plugin still sees %q (only the owner's should remain)", names)
+	}
+}
+
+func mustGet(t *testing.T, hs *httptest.Server, path string) string {
+	t.Helper()
+	code, body := adminCall(t, hs, "GET", path, "")
+	if code != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", path, code, body)
+	}
+	return body
 }

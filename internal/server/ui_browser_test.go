@@ -245,7 +245,7 @@ func TestBrowserPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.app.KB.Add("wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {
+	if err := e.app.KB.Add(scope.Everything(), "wifi", "# Home WiFi\n\nThe password is on the router."); err != nil {
 		t.Fatal(err)
 	}
 	if out := e.app.Kernel.Ask(ctx, kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: "c1", UserID: "owner", Text: "weather?"}}); out.Err != nil {

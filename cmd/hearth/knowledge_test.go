@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hearth knowledge, alone and through a running daemon: the same
+// commands, the same output.
+func TestKnowledgeCommand(t *testing.T) {
+	for _, viaDaemon := range []bool{false, true} {
+		name := "alone"
+		if viaDaemon {
+			name = "daemon"
+		}
+		t.Run(name, func(t *testing.T) {
+			home, work := t.TempDir(), t.TempDir()
+			kdir := filepath.Join(home, "knowledge")
+			write := func(rel, text string) {
+				p := filepath.Join(kdir, filepath.FromSlash(rel))
+				os.MkdirAll(filepath.Dir(p), 0o700)
+				if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("recipes/红烧肉.md", "# 红烧肉\n五花肉 冰糖 生抽 老抽")
+			write("wifi.txt", "Home WiFi\nThe router password is on the back.")
+			if viaDaemon {
+				startServe(t, home, nil)
+			}
+			env := []string{"HEARTH_HOME=" + home}
+			run := func(stdin string, args ...string) string {
+				t.Helper()
+				out, errOut, code := hearthIn(t, work, env, stdin, append([]string{"knowledge"}, args...)...)
+				if code != 0 {
+					t.Fatalf("knowledge %q: %d %s %s", args, code, out, errOut)
+				}
+				return out
+			}
+			if got := run("", "search", "五花肉", "怎么做"); !strings.HasPrefix(got, "1\t") || !strings.Contains(got, "\trecipes/红烧肉.md\t红烧肉\n") {
+				t.Fatalf("search = %q", got)
+			}
+			var hits []map[string]any
+			if err := json.Unmarshal([]byte(run("", "search", "router password", "-k", "1", "--json")), &hits); err != nil ||
+				len(hits) != 1 || hits[0]["file"] != "wifi.txt" || hits[0]["rank"] != 1.0 || hits[0]["title"] != "Home WiFi" {
+				t.Fatalf("search --json = %v %v", hits, err)
+			}
+			os.WriteFile(filepath.Join(work, "soup.md"), []byte("# Soup\nwinter melon and ribs"), 0o600)
+			if got := run("", "add", "recipes/soup", "soup.md"); got != "added recipes/soup\n" {
+				t.Fatalf("add from a file = %q", got)
+			}
+			if got := run("# Group rules\nquiet after ten", "add", "rules", "--scope", "chat:tg/group:1"); got != "added rules\n" {
+				t.Fatalf("add from stdin to a scope = %q", got)
+			}
+			if got := run("", "list"); got != "recipes/soup\nrecipes/红烧肉\nwifi\n" {
+				t.Fatalf("list = %q", got)
+			}
+			if got := run("", "list", "--all"); got != "recipes/soup\nrecipes/红烧肉\nrules\t(chat:tg/group:1)\nwifi\n" {
+				t.Fatalf("list --all = %q", got)
+			}
+			if got := run("", "search", "quiet"); got != "" {
+				t.Fatalf("a scope's entry found in global: %q", got)
+			}
+			if got := run("", "search", "quiet", "--all"); !strings.Contains(got, "\t.scopes/chat%3Atg%2Fgroup%3A1/rules.md\tGroup rules\n") {
+				t.Fatalf("search --all = %q", got)
+			}
+			if got := run("", "show", "recipes/soup"); got != "# Soup\nwinter melon and ribs" {
+				t.Fatalf("show = %q", got)
+			}
+			if got := run("", "rm", "rules", "--scope", "chat:tg/group:1"); got != "removed rules\n" {
+				t.Fatalf("rm = %q", got)
+			}
+			if _, errOut, code := hearthIn(t, work, env, "", "knowledge", "rm", "rules"); code != 1 || !strings.Contains(errOut, "no such knowledge entry") {
+				t.Fatalf("rm missing = %d %q", code, errOut)
+			}
+			if _, errOut, code := hearthIn(t, work, env, "", "knowledge", "add", "../escape", "soup.md"); code != 2 || !strings.Contains(errOut, "invalid knowledge name") {
+				t.Fatalf("add ../escape = %d %q", code, errOut)
+			}
+			if _, _, code := hearthIn(t, work, env, "", "knowledge", "search", "x", "--scope", "nowhere"); code != 2 {
+				t.Fatalf("a bad scope = %d", code)
+			}
+		})
+	}
+}
