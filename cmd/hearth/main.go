@@ -341,7 +341,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory":
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":

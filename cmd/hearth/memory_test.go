@@ -26,11 +26,14 @@ func TestMemoryCommand(t *testing.T) {
 		if code != want {
 			t.Fatalf("hearth memory %v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
-		return out + errOut
+		if want != 0 {
+			return errOut
+		}
+		return out
 	}
 	var list []memoryEntry
-	if err := json.Unmarshal([]byte(run(0, "--json")), &list); err != nil {
-		t.Fatal(err)
+	if out := run(0, "--json"); json.Unmarshal([]byte(out), &list) != nil {
+		t.Fatalf("--json: %q", out)
 	}
 	var fact memoryEntry
 	for _, e := range list {
