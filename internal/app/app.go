@@ -106,6 +106,7 @@ type App struct {
 	Warnings []string
 
 	lock      *datadir.Lock
+	stopFlush func()
 	logFile   *logfile.File
 	logMask   atomic.Pointer[redact.Secrets] // the keys the log masks, once known
 	stopWatch func()                         // stops the plugin folder watcher and waits for it
@@ -184,7 +185,17 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.Settings = settings.New(a.Store, dir)
-	a.Index = search.NewIndex() // shared by the graph, document memory and knowledge
+	// One ranked index, shared by the graph, document memory and
+	// knowledge, kept in <data>/search by the process that owns the data
+	// directory; another reads it as it is, and each owner of entries
+	// brings it up to date by their stamps, so neither rebuilds it.
+	if a.Index, err = openIndex(filepath.Join(dir, "search"), a.lock != nil); err != nil {
+		if !errors.Is(err, search.ErrRebuild) {
+			a.Close()
+			return nil, err
+		}
+		a.Logger.Warn("the search index could not be read; it is being rebuilt", "err", err)
+	}
 	index := a.Index
 	if a.Memory, err = memory.NewGraph(ctx, a.Store, index); err != nil {
 		a.Close()
@@ -204,6 +215,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 	}
 	keepTraces, traced := cfg.TraceRetention()
 	a.startPruning(keepTraces, traced)
+	a.startFlushing()
 	widgets := pluginhost.NewWidgetBoard() // compiled-in and plugin-folder plugins' web widgets
 	a.Kernel = kernel.New(a.Sources, a.Store, &kernel.Options{
 		Widgets:         widgets.SetWidgets,
@@ -348,6 +360,12 @@ func (a *App) Close() error {
 	}
 	if a.KB != nil {
 		errs = append(errs, a.KB.Close())
+	}
+	if a.stopFlush != nil {
+		a.stopFlush()
+	}
+	if a.Index != nil {
+		errs = append(errs, a.Index.Close())
 	}
 	if a.Store != nil {
 		errs = append(errs, a.Store.Close())

@@ -68,7 +68,11 @@ func (k *Base) update(rel string, key Key, info fs.FileInfo, force bool) bool {
 		return k.drop(rel)
 	}
 	e.title = titleOf(text, key.Name)
-	k.index.Put(id, key.Name+"\n"+text, search.Meta{Tag: tag, Stamp: st}) // the name is searched too
+	// The title (the first heading, which the text holds once already, or
+	// else the name) weighs search.TitleWeight times; the name is searched
+	// too.
+	indexed := strings.Repeat(e.title+"\n", search.TitleWeight-1) + key.Name + "\n" + text
+	k.index.Put(id, indexed, search.Meta{Tag: tag, Stamp: st})
 	k.mu.Lock()
 	k.entries[rel] = e
 	k.mu.Unlock()

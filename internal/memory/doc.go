@@ -103,7 +103,7 @@ func (d *Docs) reconcile(ctx context.Context) error {
 }
 
 func (d *Docs) put(doc store.Doc) {
-	d.idx.Put(indexID("d:", doc.RID), doc.Title+"\n"+doc.Content, search.Meta{Tag: d.tags.of(doc.Key), Stamp: doc.Version})
+	d.idx.Put(indexID("d:", doc.RID), search.IndexText(doc.Title, doc.Content), search.Meta{Tag: d.tags.of(doc.Key), Stamp: doc.Version})
 }
 
 // Insert stores doc in v's scope as v's writer, replacing v's document

@@ -201,7 +201,11 @@ func buildOurs(o queryOptions) func(*Collection, string) (Ranker, func(), error)
 	return func(c *Collection, _ string) (Ranker, func(), error) {
 		x := NewIndex()
 		for _, d := range c.Docs {
-			x.Add(d.ID, d.Body())
+			if o.titleWeight > 0 {
+				x.Add(d.ID, indexText(d.Title, d.Text, o.titleWeight))
+			} else {
+				x.Add(d.ID, d.Body())
+			}
 		}
 		return func(q string) []string { return hitIDs(x.query(q, 10, nil, o)) }, func() {}, nil
 	}
@@ -273,6 +277,15 @@ func EvalLevers() []EvalSystem {
 		{"fbterms10", func(o *queryOptions) { o.fbTerms = 10 }},
 		{"uni0.5", func(o *queryOptions) { o.uniWeight = 0.5 }},
 		{"part0.5", func(o *queryOptions) { o.partWeight = 0.5 }},
+		{"-title", func(o *queryOptions) { o.titleWeight = 0 }},
+		{"title3", func(o *queryOptions) { o.titleWeight = 3 }},
+		{"unicov0.6", func(o *queryOptions) { o.uniCovered = 0.6 }},
+		{"unicov0", func(o *queryOptions) { o.uniCovered = 0 }},
+		{"zhfbdocs25", func(o *queryOptions) { o.runFbDocs = 25 }},
+		{"zhfbterms40", func(o *queryOptions) { o.runFbTerms = 40 }},
+		{"zhfbweight0.3", func(o *queryOptions) { o.runFbWeight = 0.3 }},
+		{"zhinterp0.7", func(o *queryOptions) { o.runFusion, o.runLambda = "interp", 0.7 }},
+		{"cohesion0.2", func(o *queryOptions) { o.cohesion = 0.2 }},
 	}
 	var out []EvalSystem
 	for _, l := range levers {

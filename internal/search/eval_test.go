@@ -13,15 +13,15 @@ import (
 // TestEval evaluates plain BM25, SQLite FTS5 and Index.Query on every
 // collection in testdata/eval and on a small one of its own, printing
 // nDCG@10 and recall@10 per collection and split (go test -run TestEval
-// -v), and fails if Index.Query falls behind plain BM25 on any of them.
-// Under the race detector it takes only its own collection.
+// -v), and fails if Index.Query falls behind plain BM25 on any of them,
+// the held-out collections (heldout-*) included: never tune on those, but
+// a regression shows there too. Under the race detector (CI) it runs
+// only that guard: the SQLite systems take minutes there.
 func TestEval(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "eval", "*", "qrels.tsv"))
-	for i := range dirs {
-		dirs[i] = filepath.Dir(dirs[i])
-	}
-	if raceEnabled {
-		dirs = nil
+	found, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "eval", "*", "qrels.tsv"))
+	var dirs []string
+	for _, f := range found {
+		dirs = append(dirs, filepath.Dir(f))
 	}
 	dirs = append(dirs, writeMiniCollection(t))
 	tmp := t.TempDir()
@@ -31,11 +31,13 @@ func TestEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := EvaluateAll(c, EvalSystems(), tmp)
-		if err != nil {
-			t.Fatal(err)
+		if !raceEnabled {
+			res, err := EvaluateAll(c, EvalSystems(), tmp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, res...)
 		}
-		all = append(all, res...)
 		// The guard: over all the queries, ours is no worse than BM25.
 		base, _, _ := buildBaseline(c, tmp)
 		ours, _, _ := buildOurs(defaultQuery)(c, tmp)

@@ -29,6 +29,17 @@ type queryOptions struct {
 	fbNoStop   bool    // no Chinese function words or pairs holding one as expansion terms
 	fusion     string  // "rrf", "interp" or "" (the expanded query alone)
 	lambda     float64 // share of the expanded ranking in "interp"
+
+	uniCovered  float64 // factor of a single character a query pair in the index covers (1: none)
+	runFbDocs   int     // fbDocs for Chinese queries, 0: the same
+	runFbTerms  int     // fbTerms for Chinese queries, 0: the same
+	runFbWeight float64 // fbWeight for Chinese queries, 0: the same
+	runFusion   string  // fusion for Chinese queries, "": the same
+	runLambda   float64 // lambda with runFusion
+
+	cohesion float64 // weigh query pairs by their cohesion over this (see Index.cohesion), 0: off
+
+	titleWeight int // times a title is indexed (evaluation: how documents are indexed), 0: once
 }
 
 // defaultQuery are the levers that helped on the development queries of
@@ -51,6 +62,8 @@ var defaultQuery = queryOptions{
 	fbNoStop:    true,
 	fusion:      "",
 	lambda:      0.5,
+	uniCovered:  1,
+	titleWeight: TitleWeight,
 }
 
 // queryTerms returns the weighted terms of a query, each once.

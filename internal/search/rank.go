@@ -29,6 +29,13 @@ func (x *Index) query(text string, k int, allow func(Meta) bool, o queryOptions)
 	if len(terms) == 0 {
 		return nil
 	}
+	if o.uniCovered != 1 {
+		terms = x.coverUnigrams(terms, o)
+	}
+	if o.cohesion > 0 {
+		terms = x.cohesion(terms, o)
+	}
+	o = o.forQuery(terms)
 	if !o.prf {
 		return x.SearchTerms(terms, k, allow)
 	}

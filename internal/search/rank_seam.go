@@ -10,7 +10,11 @@ func (x *Index) docFreqs(terms map[string]float64) (int, map[string]int) {
 	defer x.mu.RUnlock()
 	df := make(map[string]int, len(terms))
 	for t := range terms {
-		df[t] = len(x.postings[t])
+		n := len(x.mem[t])
+		if i := x.seg.lookup(t); i >= 0 {
+			n += int(x.df[i])
+		}
+		df[t] = n
 	}
-	return len(x.num), df
+	return x.live, df
 }

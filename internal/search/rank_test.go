@@ -144,6 +144,15 @@ func FuzzQuery(f *testing.F) {
 		for _, h := range x.Query(q, 10, func(m Meta) bool { return false }) {
 			t.Fatalf("nothing allowed, found %v", h)
 		}
+		// The levers left off by default hold to the same rules.
+		o := defaultQuery
+		o.uniCovered, o.cohesion, o.runFbDocs, o.runFusion, o.runLambda = 0.5, 0.2, 5, "interp", 0.7
+		hits = x.query(q, 3, nil, o)
+		for i, h := range hits {
+			if i >= 3 || h.Score <= 0 || (i > 0 && h.Score > hits[i-1].Score) {
+				t.Fatalf("levers on: hits %v", hits)
+			}
+		}
 	})
 }
 

@@ -65,15 +65,15 @@ func FuzzIndex(f *testing.F) {
 		}
 		x.Remove("a")
 		x.Remove("b")
-		if x.Len() != 0 || len(x.postings) != 0 || x.total != 0 {
-			t.Fatalf("index not empty after removing all: %d %d %d", x.Len(), len(x.postings), x.total)
+		if x.Len() != 0 || len(x.mem) != 0 || x.total != 0 {
+			t.Fatalf("index not empty after removing all: %d %d %d", x.Len(), len(x.mem), x.total)
 		}
-		// Numbers are reused and replacing keeps one copy.
+		// Replacing keeps one copy.
 		x.Add("a", a)
 		x.Add("a", b)
 		x.Add("b", a)
-		if x.Len() != 2 || len(x.docs) > 2 {
-			t.Fatalf("after re-adding: %d live, %d numbers", x.Len(), len(x.docs))
+		if x.Len() != 2 || len(x.num) != 2 {
+			t.Fatalf("after re-adding: %d live, %d ids", x.Len(), len(x.num))
 		}
 		if hits := x.Search(b, 5); len(Tokens(b)) > 0 && (len(hits) == 0 || hits[0].Score <= 0) {
 			t.Fatalf("text of a not found: %v", hits)

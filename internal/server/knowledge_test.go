@@ -162,8 +162,11 @@ func TestKnowledgeScopes(t *testing.T) {
 	if code, _ := adminCall(t, hs, "DELETE", one, ""); code != http.StatusNoContent {
 		t.Fatalf("delete a plugin's entry = %d", code)
 	}
-	if names, _ := a.KB.List(scope.For("notes", g1, false)); !slices.Equal(names, []string{"菜谱/汤"}) {
-		t.Fatalf("the plugin still sees %q (only the owner's should remain)", names)
+	if names, _ := a.KB.List(scope.For("notes", g1, false)); len(names) != 0 {
+		t.Fatalf("the plugin still sees %q (it never sees the owner's notes)", names)
+	}
+	if names, _ := a.KB.List(scope.For("notes", g1, true)); !slices.Equal(names, []string{"菜谱/汤"}) {
+		t.Fatalf("a sharing plugin sees %q (only the owner's should remain)", names)
 	}
 }
 

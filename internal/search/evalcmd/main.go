@@ -1,6 +1,6 @@
 // Command evalcmd evaluates the search index on retrieval collections:
 //
-//	go run ./internal/search/evalcmd [-levers] DIR...
+//	go run ./internal/search/evalcmd [-levers] [-split dev|test] DIR...
 //
 // Each DIR holds docs.jsonl, queries.jsonl and qrels.tsv (see
 // search.LoadCollection). It prints nDCG@10 and recall@10 per collection,
@@ -18,8 +18,9 @@ import (
 
 func main() {
 	levers := flag.Bool("levers", false, "compare the levers of Index.Query instead of the systems")
+	split := flag.String("split", "", "print only this split (dev or test)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: evalcmd [-levers] DIR...")
+		fmt.Fprintln(os.Stderr, "usage: evalcmd [-levers] [-split dev|test] DIR...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -27,13 +28,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Args(), *levers); err != nil {
+	if err := run(flag.Args(), *levers, *split); err != nil {
 		fmt.Fprintln(os.Stderr, "evalcmd:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dirs []string, levers bool) error {
+func run(dirs []string, levers bool, split string) error {
 	tmp, err := os.MkdirTemp("", "evalcmd")
 	if err != nil {
 		return err
@@ -53,7 +54,11 @@ func run(dirs []string, levers bool) error {
 		if err != nil {
 			return err
 		}
-		all = append(all, res...)
+		for _, r := range res {
+			if split == "" || r.Split == split {
+				all = append(all, r)
+			}
+		}
 	}
 	search.FormatResults(os.Stdout, all)
 	return nil
