@@ -101,9 +101,10 @@ type Manifest struct {
 	// Requires lists what the device must provide.
 	Requires []Capability `json:"requires,omitempty"`
 	// Capabilities are the host capability groups the plugin uses beyond
-	// core. Compiled in, Hearth reads CapabilityInjectChannels and
-	// CapabilityInjectUser here; a child process declares its groups in
-	// plugin.json instead, and what it sends here is ignored.
+	// core. Compiled in, Hearth reads CapabilityInjectChannels,
+	// CapabilityInjectUser and CapabilityMemoryShared here; a child
+	// process declares its groups in plugin.json instead, and what it
+	// sends here is ignored.
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Scopes are the services or hosts the plugin reaches, shown to users.
 	Scopes []string `json:"scopes"`

@@ -75,6 +75,13 @@ const (
 	CapabilityInjectUser = "input.user"
 )
 
+// CapabilityMemoryShared (sdk.Manifest.Capabilities compiled in,
+// "capabilities" in plugin.json) lets a plugin read every plugin's and
+// the owner's memory and knowledge entries in the conversation it acts
+// in, not only its own. It never lets it change or delete another
+// writer's entries, nor see another conversation's.
+const CapabilityMemoryShared = "memory.shared"
+
 // ErrInjectRefused is returned for an injection the plugin may not make.
 var ErrInjectRefused = errors.New("injection refused")
 

@@ -1,14 +1,13 @@
 package sdk
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hearth-agent/hearth/internal/goid"
 )
 
 // WithImages returns a tool result that reads as v (its text, JSON, error
@@ -65,7 +64,7 @@ type blockSlot struct {
 // begin records a call running on this goroutine; end removes it and
 // returns the blocks set during it.
 func (t *toolBlocks) begin() *blockSlot {
-	slot := &blockSlot{goroutine: goroutineID()}
+	slot := &blockSlot{goroutine: goid.ID()}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.running == nil {
@@ -86,7 +85,7 @@ func (t *toolBlocks) end(slot *blockSlot) []ContentBlock {
 // one running call; it reports false when there is no such call (the
 // blocks are then dropped).
 func (t *toolBlocks) set(blocks []ContentBlock) bool {
-	g := goroutineID()
+	g := goid.ID()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var only, mine *blockSlot
@@ -108,27 +107,6 @@ func (t *toolBlocks) set(blocks []ContentBlock) bool {
 		return false
 	}
 	return true
-}
-
-// goroutineID returns the calling goroutine's number, from the header of
-// its stack trace ("goroutine 42 [running]:"), or 0 if it cannot be read.
-// Go offers no other way; it is used only to tell which tool call a
-// SetToolBlocks call belongs to.
-func goroutineID() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b, ok := bytes.CutPrefix(b, []byte("goroutine "))
-	if !ok {
-		return 0
-	}
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	n, err := strconv.ParseUint(string(b), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // withToolBlocks wraps h so that blocks SetToolBlocks sets during a call

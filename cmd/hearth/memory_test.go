@@ -41,11 +41,19 @@ func TestMemoryCommand(t *testing.T) {
 			fact = e
 		}
 	}
-	if fact.ID == "" || fact.Title != "fact" {
+	if fact.ID == "" || fact.Title != "fact" || fact.Scope != "owner" || fact.Writer != "memo" {
 		t.Fatalf("no fact in %+v", list)
 	}
 	if out := run(0); !strings.Contains(out, fact.ID) || !strings.Contains(out, "Bob lives_in Paris") {
 		t.Fatalf("list:\n%s", out)
+	}
+	// The owner's private conversations are the owner scope: --scope
+	// narrows to it, and global holds nothing.
+	if out := run(0, "--scope", "owner"); !strings.Contains(out, fact.ID) {
+		t.Fatalf("--scope owner:\n%s", out)
+	}
+	if out := run(0, "--scope", "global"); strings.Contains(out, fact.ID) {
+		t.Fatalf("--scope global:\n%s", out)
 	}
 	if out := run(0, "search", "Paris"); !strings.Contains(out, "Bob lives in Paris") {
 		t.Fatalf("search:\n%s", out)

@@ -24,12 +24,10 @@ import (
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
-	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/host"
 )
 
 // Options say how to start. A nil *Options means all defaults.
@@ -230,11 +228,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
 		Recall:                 a.recaller(), // recall.go
 		RecallTokens:           cfg.RecallTokens(),
-		Services: func(plugin string) host.Services {
-			mem := a.memoryFor(scope.For(plugin, scope.Global, false))
-			return host.Services{LLM: a.Sources, Settings: a.Settings.For(plugin), KV: a.Settings.KV(plugin),
-				Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: a.KB.ForWriter(plugin)}
-		},
+		Services:               a.pluginServices, // services.go
 	})
 	// Plugin channel names stay their first owner's across restarts.
 	a.Kernel.Names().SetChannelBinder(a.Store)
@@ -261,10 +255,10 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 			a.Logger.Error("built-in plugin name not kept", "plugin", name, "err", cerr)
 		}
 	}
-	childMem := a.memoryFor(scope.For("", scope.Global, false))
+	mem := a.scopedMemory() // each child's requests act in its own view (pluginhost/memory.go)
 	a.Plugins = pluginhost.NewManager(filepath.Join(dir, "plugins"), a.Store, &pluginhost.Options{
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
-		Memory: childMem, TextMemory: childMem, DocMemory: childMem, Knowledge: a.KB.ForWriter(""),
+		Memory: mem.graph, TextMemory: mem.text, DocMemory: mem.docs, Knowledge: mem.kb,
 		MCPAuth: newMCPAuth(a), Policy: a.Policy, Widgets: widgets,
 	})
 	a.setMCPServers(cfg.MCPServers)
@@ -335,12 +329,6 @@ func (a *App) openLog(o Options) error {
 	}
 	a.Logger = slog.New(h)
 	return nil
-}
-
-// memoryFor returns the memory services bound to v. A stopgap until
-// each call's view comes from its context (the plumbing's adapters).
-func (a *App) memoryFor(v scope.View) memory.Fixed {
-	return memory.Fixed{Graph: a.Memory, Docs: a.Docs, Text: a.Text, View: v}
 }
 
 // Close stops the kernel and its plugins and closes the store and log.

@@ -47,7 +47,6 @@ func Services(t sdktest.T, name string) host.Services {
 	if err != nil {
 		t.Fatalf("hosttest: text memory: %v", err)
 	}
-	mem := memory.Fixed{Graph: graph, Docs: docs, Text: text, View: scope.For(name, scope.Global, false)}
 	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"), &knowledge.Options{Index: idx})
 	if err != nil {
 		t.Fatalf("hosttest: knowledge base: %v", err)
@@ -56,6 +55,10 @@ func Services(t sdktest.T, name string) host.Services {
 	svc := settings.New(st, dir)
 	return host.Services{
 		Settings: svc.For(name), KV: svc.KV(name),
-		Memory: mem, TextMemory: mem, DocMemory: mem, Knowledge: kb.ForWriter(name),
+		// As Hearth gives them to a plugin: its own entries, in the
+		// conversation bound to the calling goroutine (none under sdktest:
+		// global).
+		Memory: scope.MemoryAPI(graph, name, false), TextMemory: scope.TextMemoryAPI(text, name, false),
+		DocMemory: scope.DocMemoryAPI(docs, name, false), Knowledge: scope.KnowledgeAPI(kb, name, false),
 	}
 }

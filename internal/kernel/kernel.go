@@ -226,7 +226,7 @@ func (k *Kernel) sink(channel string) Sink {
 
 // RegisterTool implements host.Host.
 func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
-	return k.known(k.tools.Register(plugin, def, h))
+	return k.known(k.tools.Register(plugin, def, bindScope(h)))
 }
 
 // RegisterRemoteTool is RegisterTool for a tool whose handler calls a
@@ -279,7 +279,7 @@ func (k *Kernel) RegisterDecisionHook(plugin string, h sdk.DecisionHook) {
 		k.log.Warn("decision hook ignored: no policy engine", "plugin", plugin)
 		return
 	}
-	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: h})
+	k.cfg.Policy.AddHook(policy.Hook{Plugin: plugin, Fn: bindHookScope(h)})
 }
 
 // Inject implements host.Host: it queues plugin's input without waiting.

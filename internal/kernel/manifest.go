@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/guard"
 )
@@ -158,6 +159,7 @@ func (k *Kernel) pluginContext(ctx context.Context, query string) []llm.Message 
 
 func callContext(ctx context.Context, fn func(context.Context, sdk.ContextInput) (string, error), query string) (string, error) {
 	return guard.Call(ctx, contextTimeout, func(ctx context.Context) (string, error) {
+		defer scope.BindContext(ctx)()
 		return fn(ctx, sdk.ContextInput{Query: query})
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pipeline"
@@ -196,6 +197,7 @@ func (k *Kernel) runStage(t *turnState, stage sdk.Stage, toolPlugin string) {
 // handlers changed. callID names the call of before_toolcall and
 // after_toolcall.
 func (k *Kernel) runHandlers(t *turnState, stage sdk.Stage, hs pipeline.Handlers, toolPlugin, callID string) {
+	defer scope.Bind(t.conv)() // HomeAgent's stage handlers run on this goroutine
 	if t.trace == nil || hs.Len() == 0 {
 		hs.Run(t.sc, toolPlugin)
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -23,6 +24,7 @@ type turnState struct {
 	usage   llm.Usage
 	cost    turnCost // cost.go
 	tainted bool
+	conv    scope.Scope // the conversation's memory scope
 
 	lastCalls []llm.ToolCall // the model's calls in its latest answer
 
@@ -73,6 +75,8 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	}
 	defer func() { k.endTrace(ctx, t, out) }()
 	ctx = context.WithValue(ctx, sessionCtxKey{}, s)
+	t.conv = k.conversation(in)
+	ctx = scope.With(ctx, t.conv) // what the turn's plugins call acts in its conversation
 	t.sc = &sdk.StageContext{
 		RawMessage: in.Text, UserID: in.UserID, GroupID: in.GroupID, NoMemory: in.NoMemory,
 		Channel: in.Channel, ChatID: in.ChatID, InjectedBy: in.Plugin, Extra: map[string]any{},

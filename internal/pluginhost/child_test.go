@@ -53,6 +53,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newSettingsPlugin)
 	case "memory":
 		pluginrpc.Serve(newMemoryPlugin)
+	case "scopedmem":
+		pluginrpc.Serve(newScopedPlugin)
 	case "bank":
 		pluginrpc.Serve(newBankPlugin)
 	case "guard":

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
 	"github.com/hearth-agent/hearth/sdk/wire"
@@ -45,7 +46,7 @@ func (p *Process) serveHost(conn *wire.Conn) {
 			d.DescriptionFunc = p.describer(conn, d.Name, d.Description)
 		}
 		p.noteTool(d.Name)
-		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name, progress)); err != nil {
+		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name, progress, &p.calls)); err != nil {
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil
@@ -73,7 +74,7 @@ func (p *Process) serveHost(conn *wire.Conn) {
 			return nil, err
 		}
 		p.hooked()
-		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, p.name, r.ID))
+		p.opts.Host.RegisterDecisionHook(p.name, remoteHook(conn, p.name, r.ID, &p.calls))
 		return struct{}{}, nil
 	})
 	handle(wire.MethodInject, func(_ context.Context, raw json.RawMessage) (any, error) {
@@ -169,12 +170,15 @@ func deref(s *string) (string, bool) {
 // (deadline, cancellation) travels as $/cancel.
 // A call whose tc.Progress is set gets a progress token: the plugin's
 // "tool.progress" notifications carrying it reach tc.Progress until the
-// call returns.
-func remoteTool(conn *wire.Conn, plugin, tool string, progress *progressRoutes) sdk.RawToolHandler {
+// call returns. Every call gets a call token for the conversation ctx
+// carries (calltoken.go).
+func remoteTool(conn *wire.Conn, plugin, tool string, progress *progressRoutes, calls *callTokens) sdk.RawToolHandler {
 	return func(ctx context.Context, tc *sdk.ToolContext, _ map[string]any, raw json.RawMessage) (any, error) {
 		cc := wire.FromToolContext(tc)
 		cc.PluginID, cc.Tool = plugin, tool
-		params := &wire.ToolCallParams{Tool: tool, Args: raw, Context: cc}
+		token, end := calls.open(scope.From(ctx))
+		defer end()
+		params := &wire.ToolCallParams{Tool: tool, Args: raw, Context: cc, CallToken: token}
 		if tc != nil && tc.Progress != nil {
 			token, done := progress.add(tc.Progress)
 			defer done()
@@ -230,7 +234,9 @@ func (p *Process) remoteStage(conn *wire.Conn, id int, stage sdk.Stage, guard bo
 		ctx, cancel := context.WithTimeout(context.Background(), p.opts.StageTimeout)
 		defer cancel()
 		var res wire.StageRunResult
-		if err := conn.Call(ctx, wire.MethodStageRun, wire.StageRunParams{ID: id, Context: wire.FromStage(sc)}, &res); err != nil {
+		token, end := p.calls.open(scope.Current()) // the kernel binds the turn's conversation around stage handlers
+		defer end()
+		if err := conn.Call(ctx, wire.MethodStageRun, wire.StageRunParams{ID: id, Context: wire.FromStage(sc), CallToken: token}, &res); err != nil {
 			if stage == sdk.StageBeforeToolcall && len(sc.ToolCalls) == 1 {
 				sc.ToolCalls[0].Deny = fmt.Sprintf("the before_toolcall handler of plugin %s did not answer: %v", p.m.ID, err)
 			}
@@ -258,14 +264,17 @@ const guardFailedText = "The plugin %s could not check this message, so it was n
 // it with its own deadline and fails closed; an answer that is not a
 // decision with one of the three verdicts (null, garbage, an empty or
 // unknown verdict) is an error, so it refuses too.
-func remoteHook(conn *wire.Conn, plugin string, id int) sdk.DecisionHook {
+func remoteHook(conn *wire.Conn, plugin string, id int, calls *callTokens) sdk.DecisionHook {
 	return func(ctx context.Context, tc *sdk.ToolContext, tool string, args map[string]any) (sdk.HookDecision, error) {
 		raw, err := json.Marshal(args)
 		if err != nil {
 			return sdk.HookDecision{}, err
 		}
+		token, end := calls.open(scope.From(ctx))
+		defer end()
 		var res json.RawMessage
-		if err := conn.Call(ctx, wire.MethodHookDecide, wire.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: wire.FromToolContext(tc)}, &res); err != nil {
+		params := wire.HookDecideParams{ID: id, Tool: tool, Args: raw, Context: wire.FromToolContext(tc), CallToken: token}
+		if err := conn.Call(ctx, wire.MethodHookDecide, params, &res); err != nil {
 			return sdk.HookDecision{}, callError(plugin, err)
 		}
 		return decodeDecision(res)

@@ -106,7 +106,7 @@ func owner(dir string, m *Manifest) string {
 // knownGroups are the capability groups a manifest may declare.
 var knownGroups = map[string]bool{"core": true, "llm": true, "settings": true, "settings.core": true,
 	"settings.plugins": true, "settings.plugins.write": true, "kv": true, "memory": true, "knowledge": true,
-	sdk.CapabilityInjectChannels: true, sdk.CapabilityInjectUser: true}
+	sdk.CapabilityInjectChannels: true, sdk.CapabilityInjectUser: true, sdk.CapabilityMemoryShared: true}
 
 // LoadManifest reads and checks dir/plugin.json.
 func LoadManifest(dir string) (*Manifest, error) {
@@ -153,7 +153,7 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 	}
 	for _, g := range m.Capabilities {
 		if !knownGroups[g] {
-			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, settings.core, settings.plugins, settings.plugins.write, kv, memory, knowledge, input.channels, input.user)", path, g)
+			return nil, fmt.Errorf("%s: unknown capability group %q (known: core, llm, settings, settings.core, settings.plugins, settings.plugins.write, kv, memory, memory.shared, knowledge, input.channels, input.user)", path, g)
 		}
 	}
 	for e, mode := range m.DefaultModes {

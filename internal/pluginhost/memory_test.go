@@ -4,14 +4,10 @@ package pluginhost
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hearth-agent/hearth/internal/knowledge"
-	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
-	"github.com/hearth-agent/hearth/internal/search"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -68,29 +64,8 @@ func (p *memoryPlugin) Start(s *sdk.PluginSDK) error {
 }
 
 func TestChildPluginMemoryAndKnowledge(t *testing.T) {
-	f := newFixture(t)
-	st := openStore(t, f.data)
-	idx := search.NewIndex()
-	docs, err := memory.NewDocs(context.Background(), st, idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	graph, err := memory.NewGraph(context.Background(), st, idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := memory.NewText(filepath.Join(f.data, "text"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := memory.Fixed{Graph: graph, Docs: docs, Text: text, View: scope.For("", scope.Global, false)}
-	kb, err := knowledge.Open(filepath.Join(f.data, "knowledge"), &knowledge.Options{Index: idx})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kb.Close() })
-	f.opts.Memory, f.opts.TextMemory, f.opts.DocMemory, f.opts.Knowledge =
-		mem, mem, mem, kb.ForWriter("")
+	f, _ := scopeFixture(t)
+	kb := f.opts.Knowledge
 
 	p := f.start(t, "mem", "memory", "memory", "knowledge")
 	ready(t, p)

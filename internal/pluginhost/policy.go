@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/wire"
 )
@@ -122,7 +123,9 @@ func (p *Process) applyManifest(conn *wire.Conn, w *wire.Manifest) error {
 		if w.HasContext {
 			m.Context = func(ctx context.Context, in sdk.ContextInput) (string, error) {
 				var res wire.TextResult
-				err := conn.Call(ctx, wire.MethodContext, wire.ContextParams{Query: in.Query}, &res)
+				token, end := p.calls.open(scope.From(ctx))
+				defer end()
+				err := conn.Call(ctx, wire.MethodContext, wire.ContextParams{Query: in.Query, CallToken: token}, &res)
 				return res.Text, err
 			}
 		}

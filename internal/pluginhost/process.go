@@ -16,6 +16,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/scaffold"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/settings"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/wire"
@@ -61,12 +62,15 @@ type Options struct {
 	LLM      sdk.LLMAPI        // for plugins declaring the llm group; nil refuses
 	Settings *settings.Service // settings and kv; nil refuses
 
-	// The memory and knowledge services, shared by all plugins; nil
-	// answers "unavailable".
-	Memory     sdk.MemoryAPI
-	TextMemory sdk.TextMemoryAPI
-	DocMemory  sdk.DocMemoryAPI
-	Knowledge  sdk.KnowledgeAPI
+	// The memory and knowledge services; nil answers "unavailable". A
+	// plugin's requests act in its own view (scope.For): itself as the
+	// writer, in the conversation of the call it serves (calltoken.go),
+	// reading every writer's entries when plugin.json declares
+	// "memory.shared".
+	Memory     scope.Graph
+	TextMemory scope.Text
+	DocMemory  scope.Docs
+	Knowledge  scope.Knowledge
 	// MCPAuth gives remote MCP servers their OAuth handler; nil means
 	// static headers only.
 	MCPAuth MCPAuthFunc
@@ -205,6 +209,8 @@ type Process struct {
 	runGuardStages, guardStages []sdk.Stage
 	guardGen                    atomic.Int64
 	toolNames                   []string // tools registered in this run, until applyPKU
+
+	calls callTokens // the calls running for a turn, for memory.* and knowledge.* (calltoken.go)
 
 	unanswered bool         // an xbot plugin left activate unanswered: WaitReady no longer waits
 	widgets    *xbotWidgets // an xbot script plugin's widget outputs

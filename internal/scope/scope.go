@@ -18,6 +18,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // Scope names the conversations an entry belongs to.
@@ -37,7 +39,7 @@ const (
 // CapabilityShared is the plugin capability (manifest "capabilities")
 // to read every writer's entries in the scopes the plugin sees, not only
 // its own. It never lets a plugin change another writer's entries.
-const CapabilityShared = "memory.shared"
+const CapabilityShared = sdk.CapabilityMemoryShared
 
 // User returns the scope of a person's private conversations on channel
 // (a person other than the owner).

@@ -84,7 +84,7 @@ func (p *Plugin) Stop() error { return nil }
 func (p *Plugin) Manifest() sdk.Manifest {
 	return sdk.Manifest{
 		ID: p.name, Name: "记忆", Description: "让助手记住、回忆、更正和忘记事实，并查找知识库。", Version: "1.0.0",
-		Icon: "brain", Scopes: []string{}, Capabilities: []string{"memory.shared"},
+		Icon: "brain", Scopes: []string{}, Capabilities: []string{sdk.CapabilityMemoryShared},
 		DefaultModes: map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAuto},
 		I18n: &sdk.ManifestI18n{En: &sdk.Translation{Name: "Memory",
 			Description: "Lets the agent remember, recall, correct and forget facts, and search the knowledge base."}},

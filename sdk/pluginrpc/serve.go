@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/hearth-agent/hearth/internal/goid"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
 	"github.com/hearth-agent/hearth/sdk/internal/codec"
@@ -107,6 +108,10 @@ type child struct {
 	hooks    map[int]sdk.DecisionHook
 	nextID   int
 	channels map[string]sdk.ToolHandler // output channel -> handler (channels.go)
+
+	// calls are the call tokens of the host requests being served, by
+	// the goroutine serving each (calltoken.go).
+	calls goid.Local[string]
 }
 
 var _ host.Host = (*child)(nil)
@@ -248,14 +253,14 @@ func (c *child) Services(plugin string) host.Services {
 	p := c.params
 	c.mu.Unlock()
 	log := c.log.With("plugin", plugin)
-	mem := remoteMemory{c.conn, log}
+	mem := remoteMemory{c.conn, log, c.token}
 	return host.Services{
 		Settings:   remoteSettings{conn: c.conn, dir: p.DataDir, log: log},
 		KV:         remoteKV{c.conn},
 		Memory:     mem,
 		TextMemory: mem,
 		DocMemory:  mem,
-		Knowledge:  remoteKnowledge{c.conn},
+		Knowledge:  remoteKnowledge{c.conn, c.token},
 		LLM:        remoteLLM{c.conn},
 		Logger:     log,
 	}
@@ -299,6 +304,7 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	if h == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "unknown tool " + p.Tool}
 	}
+	defer c.calls.Bind(p.CallToken)() // the handler runs on this goroutine
 	res, err := c.runTool(ctx, h, p)
 	if err != nil {
 		return nil, err
@@ -397,6 +403,7 @@ func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 	if h == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: fmt.Sprintf("unknown stage handler %d", p.ID)}
 	}
+	defer c.calls.Bind(p.CallToken)()
 	sc := &sdk.StageContext{}
 	p.Context.ApplyTo(sc)
 	sc.Phase = p.Context.Phase
@@ -433,6 +440,7 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 	if args == nil {
 		args = map[string]any{}
 	}
+	defer c.calls.Bind(p.CallToken)()
 	d, err := h(ctx, p.Context.ToolContext(), p.Tool, args)
 	if err != nil {
 		return nil, err
@@ -490,6 +498,7 @@ func (c *child) context(ctx context.Context, raw json.RawMessage) (any, error) {
 	if fn == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "the plugin has no context function"}
 	}
+	defer c.calls.Bind(p.CallToken)()
 	text, err := fn(ctx, sdk.ContextInput{Query: p.Query})
 	if err != nil {
 		return nil, err

@@ -162,10 +162,12 @@ func (r remoteKV) Delete(ctx context.Context, key string) error {
 }
 
 // remoteMemory is a child plugin's graph, text and document memory, kept
-// by the host (group "memory").
+// by the host (group "memory"). Each request carries the call token of
+// the host request being served (token).
 type remoteMemory struct {
-	conn *wire.Conn
-	log  *slog.Logger
+	conn  *wire.Conn
+	log   *slog.Logger
+	token func() string
 }
 
 var (
@@ -180,39 +182,39 @@ func (r remoteMemory) call(method string, params, result any) error {
 
 func (r remoteMemory) Recall(query []string, depth int) ([]sdk.Entity, []sdk.Relation, error) {
 	var res wire.RecallResult
-	err := r.call(wire.MethodMemoryRecall, wire.RecallParams{Query: query, Depth: depth}, &res)
+	err := r.call(wire.MethodMemoryRecall, wire.RecallParams{Query: query, Depth: depth, CallToken: r.token()}, &res)
 	return res.Entities, res.Relations, err
 }
 
 func (r remoteMemory) Commit(triples []sdk.Triple) error {
-	return r.call(wire.MethodMemoryCommit, wire.CommitParams{Triples: triples}, nil)
+	return r.call(wire.MethodMemoryCommit, wire.CommitParams{Triples: triples, CallToken: r.token()}, nil)
 }
 
 func (r remoteMemory) Introspect() (map[string]any, error) {
 	var out map[string]any
-	err := r.call(wire.MethodMemoryIntrospect, struct{}{}, &out)
+	err := r.call(wire.MethodMemoryIntrospect, wire.TokenParams{CallToken: r.token()}, &out)
 	return out, err
 }
 
 func (r remoteMemory) MergeEntities(source, target string) (int, error) {
 	var res wire.CountResult
-	err := r.call(wire.MethodMemoryMerge, wire.MergeParams{Source: source, Target: target}, &res)
+	err := r.call(wire.MethodMemoryMerge, wire.MergeParams{Source: source, Target: target, CallToken: r.token()}, &res)
 	return res.Count, err
 }
 
 func (r remoteMemory) Purge(criteria map[string]string, mode string) (int, error) {
 	var res wire.CountResult
-	err := r.call(wire.MethodMemoryPurge, wire.PurgeParams{Criteria: criteria, Mode: mode}, &res)
+	err := r.call(wire.MethodMemoryPurge, wire.PurgeParams{Criteria: criteria, Mode: mode, CallToken: r.token()}, &res)
 	return res.Count, err
 }
 
 func (r remoteMemory) Append(evt sdk.TextEvent) error {
-	return r.call(wire.MethodMemoryAppendText, evt, nil)
+	return r.call(wire.MethodMemoryAppendText, wire.AppendTextParams{TextEvent: evt, CallToken: r.token()}, nil)
 }
 
 func (r remoteMemory) Query(text string, topK int) []*sdk.Doc {
 	var out []*sdk.Doc
-	if err := r.call(wire.MethodMemoryDocQuery, wire.SearchParams{Query: text, TopK: topK}, &out); err != nil {
+	if err := r.call(wire.MethodMemoryDocQuery, wire.SearchParams{Query: text, TopK: topK, CallToken: r.token()}, &out); err != nil {
 		r.log.Error("document memory query failed", "err", err)
 	}
 	return out
@@ -220,7 +222,7 @@ func (r remoteMemory) Query(text string, topK int) []*sdk.Doc {
 
 func (r remoteMemory) Insert(doc *sdk.Doc) error {
 	var res wire.DocParams
-	if err := r.call(wire.MethodMemoryDocInsert, doc, &res); err != nil {
+	if err := r.call(wire.MethodMemoryDocInsert, wire.DocInsertParams{Doc: *doc, CallToken: r.token()}, &res); err != nil {
 		return err
 	}
 	doc.ID = res.ID
@@ -228,37 +230,40 @@ func (r remoteMemory) Insert(doc *sdk.Doc) error {
 }
 
 func (r remoteMemory) Remove(id string) {
-	if err := r.call(wire.MethodMemoryDocRemove, wire.DocParams{ID: id}, nil); err != nil {
+	if err := r.call(wire.MethodMemoryDocRemove, wire.DocParams{ID: id, CallToken: r.token()}, nil); err != nil {
 		r.log.Error("document memory remove failed", "id", id, "err", err)
 	}
 }
 
 func (r remoteMemory) Stats() map[string]any {
 	var out map[string]any
-	if err := r.call(wire.MethodMemoryDocStats, struct{}{}, &out); err != nil {
+	if err := r.call(wire.MethodMemoryDocStats, wire.TokenParams{CallToken: r.token()}, &out); err != nil {
 		r.log.Error("document memory stats failed", "err", err)
 	}
 	return out
 }
 
 // remoteKnowledge is a child plugin's view of the knowledge base (group
-// "knowledge").
-type remoteKnowledge struct{ conn *wire.Conn }
+// "knowledge"), with the call token as remoteMemory's.
+type remoteKnowledge struct {
+	conn  *wire.Conn
+	token func() string
+}
 
 var _ sdk.KnowledgeAPI = remoteKnowledge{}
 
 func (r remoteKnowledge) Search(query string, topK int) ([]*sdk.Knowledge, error) {
 	var out []*sdk.Knowledge
-	err := r.conn.Call(context.Background(), wire.MethodKnowledgeSearch, wire.SearchParams{Query: query, TopK: topK}, &out)
+	err := r.conn.Call(context.Background(), wire.MethodKnowledgeSearch, wire.SearchParams{Query: query, TopK: topK, CallToken: r.token()}, &out)
 	return out, err
 }
 
 func (r remoteKnowledge) Add(name, content string) error {
-	return r.conn.Call(context.Background(), wire.MethodKnowledgeAdd, wire.KnowledgeParams{Name: name, Content: content}, nil)
+	return r.conn.Call(context.Background(), wire.MethodKnowledgeAdd, wire.KnowledgeParams{Name: name, Content: content, CallToken: r.token()}, nil)
 }
 
 func (r remoteKnowledge) List() ([]string, error) {
 	var out []string
-	err := r.conn.Call(context.Background(), wire.MethodKnowledgeList, struct{}{}, &out)
+	err := r.conn.Call(context.Background(), wire.MethodKnowledgeList, wire.TokenParams{CallToken: r.token()}, &out)
 	return out, err
 }

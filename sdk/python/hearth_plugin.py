@@ -26,6 +26,7 @@ request's thread. Services' methods block; call them as they are.
 """
 
 import asyncio
+import contextvars
 import inspect
 import json
 import re
@@ -441,46 +442,65 @@ class Services:
     def setting_plugins(self):
         return self._conn.call("settings.plugins", {}) or []
 
+    # memory and knowledge: each request names the Hearth request being
+    # served (its call token, see _call_token), so Hearth acts in that
+    # turn's conversation; outside one, in the global scope.
+    def _memory(self, method, params):
+        token = _call_token.get()
+        if token:
+            params = dict(params, callToken=token)
+        return self._conn.call(method, params)
+
     # memory
     def recall(self, query, depth=1):
-        return self._conn.call("memory.recall", {"query": list(query), "depth": depth})
+        return self._memory("memory.recall", {"query": list(query), "depth": depth})
 
     def commit(self, triples):
-        self._conn.call("memory.commit", {"triples": triples})
+        self._memory("memory.commit", {"triples": triples})
 
     def introspect(self):
-        return self._conn.call("memory.introspect", {}) or {}
+        return self._memory("memory.introspect", {}) or {}
 
     def merge_entities(self, source, target):
-        return (self._conn.call("memory.merge", {"source": source, "target": target}) or {}).get("count", 0)
+        return (self._memory("memory.merge", {"source": source, "target": target}) or {}).get("count", 0)
 
     def purge(self, criteria, mode="soft"):
-        return (self._conn.call("memory.purge", {"criteria": criteria, "mode": mode}) or {}).get("count", 0)
+        return (self._memory("memory.purge", {"criteria": criteria, "mode": mode}) or {}).get("count", 0)
 
     def doc_stats(self):
-        return self._conn.call("memory.docStats", {}) or {}
+        return self._memory("memory.docStats", {}) or {}
 
     def append_text(self, role, content, channel="", timestamp=0):
-        self._conn.call("memory.appendText", {"role": role, "content": content, "channel": channel, "timestamp": timestamp})
+        self._memory("memory.appendText", {"role": role, "content": content, "channel": channel, "timestamp": timestamp})
 
     def query_docs(self, query, top_k=5):
-        return self._conn.call("memory.docQuery", {"query": query, "topK": top_k}) or []
+        return self._memory("memory.docQuery", {"query": query, "topK": top_k}) or []
 
     def insert_doc(self, title, content, id=""):
-        return (self._conn.call("memory.docInsert", {"id": id, "title": title, "content": content}) or {}).get("id")
+        return (self._memory("memory.docInsert", {"id": id, "title": title, "content": content}) or {}).get("id")
 
     def remove_doc(self, id):
-        self._conn.call("memory.docRemove", {"id": id})
+        self._memory("memory.docRemove", {"id": id})
 
     # knowledge
     def search_knowledge(self, query, top_k=5):
-        return self._conn.call("knowledge.search", {"query": query, "topK": top_k}) or []
+        return self._memory("knowledge.search", {"query": query, "topK": top_k}) or []
 
     def add_knowledge(self, name, content):
-        self._conn.call("knowledge.add", {"name": name, "content": content})
+        self._memory("knowledge.add", {"name": name, "content": content})
 
     def list_knowledge(self):
-        return self._conn.call("knowledge.list", {}) or []
+        return self._memory("knowledge.list", {}) or []
+
+
+# _call_token is the call token of the Hearth request this thread (or
+# task) serves: tool.call, stage.run, hook.decide and plugin.context carry
+# one, and the memory and knowledge requests made while serving it send it
+# back. A thread the plugin starts itself has none (contextvars are not
+# inherited by threads): its requests act in the global scope.
+_call_token = contextvars.ContextVar("hearth_call_token", default="")
+
+_TOKEN_METHODS = ("tool.call", "stage.run", "hook.decide", "plugin.context")
 
 
 def _settle(value):
@@ -614,8 +634,11 @@ class _Connection:
         if mid is not None:
             with self.lock:
                 self.running[json.dumps(mid)] = cancelled
+        params = msg.get("params") or {}
+        token = params.get("callToken") if msg.get("method") in _TOKEN_METHODS and isinstance(params, dict) else ""
+        reset = _call_token.set(token if isinstance(token, str) else "")
         try:
-            result = self.dispatch(msg.get("method"), msg.get("params") or {}, cancelled)
+            result = self.dispatch(msg.get("method"), params, cancelled)
             reply = {"jsonrpc": "2.0", "id": mid, "result": result}
         except RPCError as e:
             reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": e.code, "message": e.message}}
@@ -626,6 +649,7 @@ class _Connection:
             code = -32003 if msg.get("method") == "tool.call" else -32603
             reply = {"jsonrpc": "2.0", "id": mid, "error": {"code": code, "message": str(e) or type(e).__name__}}
         finally:
+            _call_token.reset(reset)
             if mid is not None:
                 with self.lock:
                     self.running.pop(json.dumps(mid), None)

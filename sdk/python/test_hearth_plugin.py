@@ -171,6 +171,20 @@ class SDKTest(unittest.TestCase):
         r = self.host.request(2, "tool.call", {"tool": "lookup", "args": {}})
         self.assertEqual(r["result"]["value"], [{"name": "wifi", "content": "密码 (wifi 密码, 2)"}])
 
+    def test_memory_requests_carry_the_call_token(self):
+        seen = []
+        orig = self.host.conn.call
+
+        def call(method, params, timeout=30):
+            seen.append((method, params.get("callToken")))
+            return orig(method, params, timeout)
+        self.host.conn.call = call
+        r = self.host.request(2, "tool.call", {"tool": "lookup", "args": {}, "callToken": "tok-1"})
+        self.assertIn("result", r)
+        self.host.request(3, "tool.call", {"tool": "lookup", "args": {}})
+        self.assertEqual(seen, [("knowledge.search", "tok-1"), ("knowledge.search", None)])
+        self.assertEqual(hp._call_token.get(), "")  # nothing leaks out of the request
+
     def test_version_mismatch(self):
         host = FakeHost(plugin())
         r = host.request(1, "initialize", {"protocolVersions": [7]})

@@ -292,7 +292,8 @@ export interface PluginDef {
   i18n?: { en?: PluginTranslation };
   legacy?: PluginLegacy;
   tools: Record<string, ToolDef<any, any>>;
-  stages?: Partial<Record<Stage, (ctx: StageContext) => StageContext | void | Promise<StageContext | void>>>;
+  /** Stage handlers; services are Hearth's, acting in the turn's conversation. */
+  stages?: Partial<Record<Stage, (ctx: StageContext, services: HostServices) => StageContext | void | Promise<StageContext | void>>>;
   /**
    * Stages whose handler may refuse the message (set `response`): when
    * Hearth cannot run it (the process died or did not answer in time), the
@@ -502,3 +503,11 @@ export function cleanTranscript(text: string): string;
 export function speechErrorMessage(status: number, body: unknown): string;
 /** The error text of what this host loads but does not run yet. */
 export const NOT_SUPPORTED: 'not supported by this host yet';
+
+/**
+ * The call token of the Hearth request being served (a tool call, a stage
+ * handler, a decision hook, the plugin's context), or undefined outside
+ * one. The SDK sends it with each memory and knowledge request so that
+ * Hearth acts in that turn's conversation; plugins need not use it.
+ */
+export function currentCallToken(): string | undefined;

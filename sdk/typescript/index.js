@@ -5,6 +5,7 @@
 // before they reach you) and parsed again here so `execute` gets typed,
 // defaulted values. serve() speaks the Hearth plugin protocol
 // (docs/protocol.md): newline-delimited JSON-RPC 2.0 on stdin/stdout.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { checkPKU, NOT_SUPPORTED, resolveDynamic, wirePreferences, wireProviders } from './pku.js';
@@ -12,6 +13,19 @@ import { checkPKU, NOT_SUPPORTED, resolveDynamic, wirePreferences, wireProviders
 /** The zod this SDK converts; use it for tool inputs. */
 export { z };
 export { CONTEXT_MARK, cleanTranscript, definePreference, NOT_SUPPORTED, openAITranscribe, resolveDynamic, speechErrorMessage } from './pku.js';
+
+// callTokens holds the call token of the Hearth request being served:
+// tool.call, stage.run, hook.decide and plugin.context carry one, and the
+// memory and knowledge requests made while serving it (in the same async
+// flow) send it back, so Hearth acts in that turn's conversation. Outside
+// any, or once the request was answered (a timer it left behind), Hearth
+// acts in the global scope. docs/protocol.md, "Memory scopes and call
+// tokens".
+const callTokens = new AsyncLocalStorage();
+const TOKEN_METHODS = ['tool.call', 'stage.run', 'hook.decide', 'plugin.context'];
+
+/** The call token of the Hearth request being served, or undefined. */
+export function currentCallToken() { return callTokens.getStore(); }
 
 export const PROTOCOL_VERSION = 1;
 export const SDK_VERSION = '0.1.0';
@@ -140,6 +154,11 @@ export class Connection {
    */
   get services() {
     const value = async (method, params) => { const r = await this.call(method, params); return r?.found ? r.value : undefined; };
+    // A memory or knowledge request names the Hearth request being served.
+    const mem = (method, params) => {
+      const callToken = callTokens.getStore();
+      return this.call(method, callToken ? { ...params, callToken } : params);
+    };
     return this._services ??= {
       settings: {
         get: (key) => value('settings.get', { key }),
@@ -147,17 +166,17 @@ export class Connection {
         list: (prefix = '') => this.call('settings.list', { prefix }),
       },
       memory: {
-        recall: (query, depth = 1) => this.call('memory.recall', { query, depth }),
-        commit: async (triples) => { await this.call('memory.commit', { triples }); },
-        appendText: async (event) => { await this.call('memory.appendText', event); },
-        queryDocs: (query, topK = 5) => this.call('memory.docQuery', { query, topK }),
-        insertDoc: async (doc) => (await this.call('memory.docInsert', doc)).id,
-        removeDoc: async (id) => { await this.call('memory.docRemove', { id }); },
+        recall: (query, depth = 1) => mem('memory.recall', { query, depth }),
+        commit: async (triples) => { await mem('memory.commit', { triples }); },
+        appendText: async (event) => { await mem('memory.appendText', event); },
+        queryDocs: (query, topK = 5) => mem('memory.docQuery', { query, topK }),
+        insertDoc: async (doc) => (await mem('memory.docInsert', doc)).id,
+        removeDoc: async (id) => { await mem('memory.docRemove', { id }); },
       },
       knowledge: {
-        search: (query, topK = 5) => this.call('knowledge.search', { query, topK }),
-        add: async (name, content) => { await this.call('knowledge.add', { name, content }); },
-        list: () => this.call('knowledge.list', {}),
+        search: (query, topK = 5) => mem('knowledge.search', { query, topK }),
+        add: async (name, content) => { await mem('knowledge.add', { name, content }); },
+        list: () => mem('knowledge.list', {}),
       },
       // Input injection: a turn in the plugin's own conversation (or, with
       // the input.channels / input.user groups, another channel's or a
@@ -215,7 +234,10 @@ export class Connection {
     if (msg.id !== undefined) this.running.set(key, ac);
     let reply;
     try {
-      reply = { jsonrpc: '2.0', id: msg.id, result: await this.dispatch(msg.method, msg.params ?? {}, ac.signal) };
+      const params = msg.params ?? {};
+      const token = TOKEN_METHODS.includes(msg.method) && typeof params.callToken === 'string' ? params.callToken : undefined;
+      const result = await callTokens.run(token, () => this.dispatch(msg.method, params, ac.signal));
+      reply = { jsonrpc: '2.0', id: msg.id, result };
     } catch (e) {
       const code = e instanceof RPCError ? e.code : msg.method === 'tool.call' ? -32003 : -32603;
       if (!(e instanceof RPCError) && !(e instanceof ToolError)) process.stderr.write(JSON.stringify({ level: 'ERROR', msg: 'request failed', method: msg.method, error: String(e?.stack ?? e) }) + '\n');
@@ -314,7 +336,7 @@ export class Connection {
         const stage = this.stageIds?.get(params.id);
         if (!stage) throw new RPCError(-32005, 'unknown stage handler');
         const ctx = params.context ?? {};
-        const out = await p.stages[stage](ctx);
+        const out = await p.stages[stage](ctx, this.services);
         return { context: out ?? ctx };
       }
       case '$/ping': return 'pong';

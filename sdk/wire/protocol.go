@@ -167,6 +167,9 @@ type ResolveEffectParams struct {
 // ContextParams asks for the manifest's per-turn context.
 type ContextParams struct {
 	Query string `json:"query"` // the user's latest message
+	// CallToken names this call in the plugin's memory.* and knowledge.*
+	// requests while it runs (see TokenParams).
+	CallToken string `json:"callToken,omitempty"`
 }
 
 // TextResult answers plugin.context and plugin.instructions.
@@ -262,6 +265,9 @@ type ToolCallParams struct {
 	// notifications carrying it. Zero (an older host, or nobody
 	// listening) leaves Progress nil.
 	ProgressToken int64 `json:"progressToken,omitzero"`
+	// CallToken names this call in the plugin's memory.* and knowledge.*
+	// requests while it runs (see TokenParams).
+	CallToken string `json:"callToken,omitempty"`
 }
 
 // ToolProgressParams is the "tool.progress" notification a plugin sends
@@ -361,6 +367,9 @@ func (w StageContext) ApplyTo(sc *sdk.StageContext) {
 type StageRunParams struct {
 	ID      int          `json:"id"`
 	Context StageContext `json:"context"`
+	// CallToken names this call in the plugin's memory.* and knowledge.*
+	// requests while it runs (see TokenParams).
+	CallToken string `json:"callToken,omitempty"`
 }
 
 // StageRunResult is the context after the handler, and its error text.
@@ -375,6 +384,9 @@ type HookDecideParams struct {
 	Tool    string          `json:"tool"`
 	Args    json.RawMessage `json:"args"`
 	Context CallContext     `json:"context"`
+	// CallToken names this call in the plugin's memory.* and knowledge.*
+	// requests while it runs (see TokenParams).
+	CallToken string `json:"callToken,omitempty"`
 }
 
 // InjectParams is an injected input.
@@ -416,8 +428,9 @@ type KVParams struct {
 
 // RecallParams asks the graph memory.
 type RecallParams struct {
-	Query []string `json:"query"`
-	Depth int      `json:"depth"`
+	Query     []string `json:"query"`
+	Depth     int      `json:"depth"`
+	CallToken string   `json:"callToken,omitempty"` // the call being served (see TokenParams)
 }
 
 // RecallResult is what the graph memory recalled.
@@ -428,19 +441,22 @@ type RecallResult struct {
 
 // CommitParams records triples.
 type CommitParams struct {
-	Triples []sdk.Triple `json:"triples"`
+	Triples   []sdk.Triple `json:"triples"`
+	CallToken string       `json:"callToken,omitempty"` // the call being served (see TokenParams)
 }
 
 // MergeParams folds one entity into another.
 type MergeParams struct {
-	Source string `json:"source"`
-	Target string `json:"target"`
+	Source    string `json:"source"`
+	Target    string `json:"target"`
+	CallToken string `json:"callToken,omitempty"` // the call being served (see TokenParams)
 }
 
 // PurgeParams removes entities.
 type PurgeParams struct {
-	Criteria map[string]string `json:"criteria"`
-	Mode     string            `json:"mode"`
+	Criteria  map[string]string `json:"criteria"`
+	Mode      string            `json:"mode"`
+	CallToken string            `json:"callToken,omitempty"` // the call being served (see TokenParams)
 }
 
 // CountResult answers memory.merge and memory.purge.
@@ -450,17 +466,50 @@ type CountResult struct {
 
 // SearchParams searches the document memory or the knowledge base.
 type SearchParams struct {
-	Query string `json:"query"`
-	TopK  int    `json:"topK"`
+	Query     string `json:"query"`
+	TopK      int    `json:"topK"`
+	CallToken string `json:"callToken,omitempty"` // the call being served (see TokenParams)
 }
 
 // DocParams names a document.
 type DocParams struct {
-	ID string `json:"id"`
+	ID        string `json:"id"`
+	CallToken string `json:"callToken,omitempty"` // the call being served (see TokenParams)
 }
 
 // KnowledgeParams adds a knowledge entry.
 type KnowledgeParams struct {
-	Name    string `json:"name"`
-	Content string `json:"content"`
+	Name      string `json:"name"`
+	Content   string `json:"content"`
+	CallToken string `json:"callToken,omitempty"` // the call being served (see TokenParams)
+}
+
+// TokenParams are the params of memory.introspect, memory.docStats and
+// knowledge.list: only the call token.
+//
+// A call token names the host request a plugin is serving: the
+// host sends a fresh, unguessable one with each request that runs the
+// plugin's code for a turn (tool.call, stage.run, hook.decide,
+// plugin.context), and the plugin's SDK sends it back in the
+// "callToken" member of each memory.* and knowledge.* request it makes
+// while serving that request. The host maps a token of a call of this
+// plugin that has not ended to the conversation the call runs in; a
+// request without one, or with any other, acts in the global scope. A
+// plugin never names a scope itself.
+type TokenParams struct {
+	CallToken string `json:"callToken,omitempty"`
+}
+
+// AppendTextParams are memory.appendText's params: the event, and the
+// call token.
+type AppendTextParams struct {
+	sdk.TextEvent
+	CallToken string `json:"callToken,omitempty"`
+}
+
+// DocInsertParams are memory.docInsert's params: the document, and the
+// call token. The answer is a DocParams with the document's id.
+type DocInsertParams struct {
+	sdk.Doc
+	CallToken string `json:"callToken,omitempty"`
 }

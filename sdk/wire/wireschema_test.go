@@ -153,7 +153,8 @@ var tsShapes = []struct {
 	{ts: "ToolAssessment", goType: reflect.TypeFor[sdk.Assessment](), dir: fromPlugin},
 	{ts: "HookDecision", goType: reflect.TypeFor[sdk.HookDecision](), dir: fromPlugin},
 	{ts: "HookCall", goType: reflect.TypeFor[wire.HookDecideParams](), dir: toPlugin, derived: map[string]string{
-		"id": "the hook's registration id; a plugin has one hook",
+		"id":        "the hook's registration id; a plugin has one hook",
+		"callToken": "kept by the SDK for the hook's memory requests (currentCallToken)",
 	}},
 	{ts: "ToolDef", goType: reflect.TypeFor[wire.ToolDef](), dir: fromPlugin, authorOnly: map[string]string{
 		"input": "sent as parameters", "resolveEffect": "sent as hasResolveEffect", "execute": "run on tool.call",

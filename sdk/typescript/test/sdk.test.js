@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { z } from 'zod';
-import { Connection, definePlugin, defineTool, inputSchema, ToolError } from '../index.js';
+import { Connection, currentCallToken, definePlugin, defineTool, inputSchema, ToolError } from '../index.js';
 
 test('zod inputs become JSON Schema', () => {
   const s = inputSchema(z.object({ city: z.string().describe('城市名称'), days: z.number().int().min(1).optional() }));
@@ -27,6 +27,7 @@ function host(plugin) {
   const waiters = [];
   const kv = new Map();
   const progress = [];
+  const searches = []; // knowledge.search params, call tokens and all
   let buf = '';
   fromPlugin.on('data', (d) => {
     buf += d;
@@ -44,6 +45,7 @@ function host(plugin) {
         continue;
       }
       if (msg.method === 'knowledge.search') { // one of Hearth's services, as the wire has it
+        searches.push(msg.params);
         toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: [{ name: 'wifi', content: `密码 (${msg.params.query}, ${msg.params.topK})` }] }) + '\n');
         continue;
       }
@@ -67,7 +69,7 @@ function host(plugin) {
     waiters.push(resolve);
     toPlugin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
   });
-  return { request, registered: lines, progress, cancel: (id) => toPlugin.write(JSON.stringify({ jsonrpc: '2.0', method: '$/cancel', params: { id } }) + '\n') };
+  return { request, registered: lines, progress, searches, cancel: (id) => toPlugin.write(JSON.stringify({ jsonrpc: '2.0', method: '$/cancel', params: { id } }) + '\n') };
 }
 
 const plugin = definePlugin({
@@ -151,6 +153,16 @@ test('Hearth services over the protocol', async () => {
   await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
   assert.deepEqual((await h.request(2, 'tool.call', { tool: 'lookup', args: {} })).result.value,
     { hits: [{ name: 'wifi', content: '密码 (wifi 密码, 2)' }], unit: 'c', missing: null });
+});
+
+test('memory and knowledge requests carry the served request\'s call token', async () => {
+  const h = host(plugin);
+  await h.request(1, 'initialize', { protocolVersions: [1], plugin: 'tsweather' });
+  await h.request(2, 'tool.call', { tool: 'lookup', args: {}, callToken: 'tok-1' });
+  await h.request(3, 'tool.call', { tool: 'lookup', args: {} });
+  await h.request(4, 'tool.resolveEffect', { tool: 'lookup', args: {}, callToken: 'not-a-turn' });
+  assert.deepEqual(h.searches.map((p) => p.callToken), ['tok-1', undefined]);
+  assert.equal(currentCallToken(), undefined);
 });
 
 const bank = definePlugin({
