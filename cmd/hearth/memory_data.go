@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
@@ -51,12 +52,8 @@ func relationID(r sdk.Relation) string {
 	return r.SourceName + "|" + r.RelationType + "|" + r.TargetName
 }
 
-func relationText(r sdk.Relation) string {
-	return r.SourceName + " " + r.RelationType + " " + r.TargetName
-}
-
 func relationEntry(r memory.RelationEntry) memoryEntry {
-	return memoryEntry{Kind: "relation", ID: relationID(r.Relation), Scope: string(r.Scope), Writer: r.Writer, Text: relationText(r.Relation)}
+	return memoryEntry{Kind: "relation", ID: relationID(r.Relation), Scope: string(r.Scope), Writer: r.Writer, Text: kernel.RelationText(r.Relation)}
 }
 
 func docEntry(doc memory.DocEntry) memoryEntry {
@@ -133,7 +130,7 @@ func (d memoryData) show(ctx context.Context, id string) (memoryEntry, error) {
 	}
 	out := memoryEntry{Kind: "entity", ID: e.Name, Scope: string(e.Scope), Writer: e.Writer, Title: e.Type, Text: e.Name}
 	for _, r := range rels {
-		out.Links = append(out.Links, relationText(r.Relation))
+		out.Links = append(out.Links, kernel.RelationText(r.Relation))
 	}
 	return out, nil
 }
@@ -170,7 +167,7 @@ func (d memoryData) forget(ctx context.Context, id string) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %q", errNoEntry, id)
 		}
-		return []string{relationText(r)}, nil
+		return []string{kernel.RelationText(r)}, nil
 	}
 	e, err := d.show(ctx, id)
 	if err != nil {

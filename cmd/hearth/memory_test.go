@@ -12,7 +12,7 @@ import (
 // list, search, show, correct, forget, --json, --scope, bad input.
 func TestMemoryCommand(t *testing.T) {
 	srv := llmtest.NewServer(t,
-		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "memo__remember",
+		llmtest.Reply{ToolCalls: []llmtest.Call{{Name: "memories__remember",
 			Arguments: `{"fact":"Bob lives in Paris","subject":"Bob","relation":"lives_in","object":"Paris"}`}}},
 		llmtest.Reply{Text: "noted"},
 	)
@@ -41,7 +41,7 @@ func TestMemoryCommand(t *testing.T) {
 			fact = e
 		}
 	}
-	if fact.ID == "" || fact.Title != "fact" || fact.Scope != "owner" || fact.Writer != "memo" {
+	if fact.ID == "" || fact.Title != "fact" || fact.Scope != "owner" || fact.Writer != "memories" {
 		t.Fatalf("no fact in %+v", list)
 	}
 	if out := run(0); !strings.Contains(out, fact.ID) || !strings.Contains(out, "Bob lives_in Paris") {

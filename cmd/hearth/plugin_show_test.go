@@ -83,7 +83,7 @@ func TestPluginIDsAreChecked(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			out, errOut, code := hearth(t, env, "", args...)
 			if code != 1 || out != "" || !strings.Contains(errOut, `no plugin "nope"`) ||
-				!strings.Contains(errOut, "broken") || !strings.Contains(errOut, "built in: memo, time") {
+				!strings.Contains(errOut, "broken") || !strings.Contains(errOut, "built in: memories, time") {
 				t.Fatalf("%d %q %q", code, out, errOut)
 			}
 		})

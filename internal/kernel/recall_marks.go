@@ -31,7 +31,7 @@ const (
 // kernel reads them only from the plugin named MemoryPlugin, a
 // built-in's name no other plugin can take.
 const (
-	MemoryPlugin      = "memo"
+	MemoryPlugin      = "memories"
 	MetaMemoryShown   = "memory.shown"
 	MetaMemoryDeleted = "memory.deleted"
 	MetaMemoryFixed   = "memory.corrected"

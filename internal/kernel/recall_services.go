@@ -74,7 +74,7 @@ func (r *MemoryRecaller) Recall(ctx context.Context, v scope.View, input string)
 			}
 			for i, rel := range rels[:min(len(rels), per)] {
 				items = append(items, sdk.MemItem{Role: "system", Score: GraphWeight / float64(1+i),
-					Content: rel.SourceName + " " + rel.RelationType + " " + rel.TargetName})
+					Content: RelationText(rel)})
 			}
 		}
 	}
@@ -162,4 +162,10 @@ func recallTerms(input string) []string {
 		flushLatin()
 	}
 	return out
+}
+
+// RelationText is how a relation reads where it is shown to the model,
+// and so the text a correction line names.
+func RelationText(r sdk.Relation) string {
+	return r.SourceName + " " + r.RelationType + " " + r.TargetName
 }

@@ -61,7 +61,7 @@ func in(group, chat, text string) kernel.Input {
 
 func TestAgentRecallsWithinItsScope(t *testing.T) {
 	a, srv := openApp(t, "",
-		toolCall("memo__remember", map[string]string{"fact": "小明最喜欢喝拿铁咖啡", "subject": "小明", "relation": "喜欢", "object": "拿铁"}),
+		toolCall("memories__remember", map[string]string{"fact": "小明最喜欢喝拿铁咖啡", "subject": "小明", "relation": "喜欢", "object": "拿铁"}),
 		llmtest.Reply{Text: "好的，记住了。"},
 		llmtest.Reply{Text: "拿铁。"},
 		llmtest.Reply{Text: "不知道。"},
@@ -90,11 +90,11 @@ func TestAgentRecallsWithinItsScope(t *testing.T) {
 
 func TestCorrectionMarkAppearsOnce(t *testing.T) {
 	a, srv := openApp(t, "",
-		toolCall("memo__remember", map[string]string{"fact": "Bob lives in Paris"}),
+		toolCall("memories__remember", map[string]string{"fact": "Bob lives in Paris"}),
 		llmtest.Reply{Text: "noted"},
 		llmtest.Reply{Text: "Paris"}, // c2 is shown the fact
-		toolCall("plugins__use", map[string]string{"plugin": "memo"}),
-		toolCall("memo__correct", map[string]string{"old": "Bob lives in Paris", "new": "Bob lives in Lyon"}),
+		toolCall("plugins__use", map[string]string{"plugin": "memories"}),
+		toolCall("memories__correct", map[string]string{"old": "Bob lives in Paris", "new": "Bob lives in Lyon"}),
 		llmtest.Reply{Text: "fixed"},
 		llmtest.Reply{Text: "ok"}, // c2: the mark
 		llmtest.Reply{Text: "ok"}, // c2: no mark
@@ -123,7 +123,7 @@ func TestRecallBudgetAndOff(t *testing.T) {
 	var many llmtest.Reply
 	for i := range 30 {
 		b, _ := json.Marshal(map[string]string{"fact": fmt.Sprintf("coffee fact %d is about beans from farm %d", i, i)})
-		many.ToolCalls = append(many.ToolCalls, llmtest.Call{Name: "memo__remember", Arguments: string(b)})
+		many.ToolCalls = append(many.ToolCalls, llmtest.Call{Name: "memories__remember", Arguments: string(b)})
 	}
 	a, srv := openApp(t, `{"memory": {"recall_tokens": 60}}`, many, llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	ctx := context.Background()
@@ -139,7 +139,7 @@ func TestRecallBudgetAndOff(t *testing.T) {
 	}
 
 	a2, srv2 := openApp(t, `{"memory": {"recall_tokens": 0}}`,
-		toolCall("memo__remember", map[string]string{"fact": "tea is green"}), llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+		toolCall("memories__remember", map[string]string{"fact": "tea is green"}), llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	a2.Kernel.Ask(ctx, in("", "c1", "remember tea is green"))
 	a2.Kernel.Ask(ctx, in("", "c2", "what colour is tea"))
 	if got := memoryLines(srv2.Requests()[2]); got != "" {
@@ -149,7 +149,7 @@ func TestRecallBudgetAndOff(t *testing.T) {
 
 func TestNoMemoryTurnRecallsNothing(t *testing.T) {
 	a, srv := openApp(t, "",
-		toolCall("memo__remember", map[string]string{"fact": "the spare key is under the mat"}), llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+		toolCall("memories__remember", map[string]string{"fact": "the spare key is under the mat"}), llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
 	ctx := context.Background()
 	a.Kernel.Ask(ctx, in("", "c1", "remember the spare key is under the mat"))
 	q := in("", "c2", "where is the spare key")

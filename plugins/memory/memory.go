@@ -1,4 +1,4 @@
-// Package memoryplugin is Hearth's built-in memory plugin, named "memo"
+// Package memoryplugin is Hearth's built-in memory plugin, named "memories"
 // ("memory" is a name reserved for Hearth itself): the tools with which
 // the agent remembers facts, recalls and searches them, adds knowledge,
 // and forgets or corrects what it remembered. It is written
@@ -9,7 +9,7 @@
 // graph memory. Whose memory it is comes from the conversation the tool
 // is called in: the host binds the call to the conversation's scope.
 //
-// memo__remember is always offered (its schema is small); the other
+// memories__remember is always offered (its schema is small); the other
 // tools are on demand, loaded with plugins__use, so they cost nothing in
 // requests that do not use them.
 //
@@ -34,7 +34,7 @@ import (
 )
 
 // Name is the plugin's registered name.
-const Name = "memo"
+const Name = "memories"
 
 func init() { sdk.RegisterFactory(Name, New) }
 

@@ -98,7 +98,7 @@ func TestOnlyRememberIsAlwaysOffered(t *testing.T) {
 	h := start(t)
 	for _, name := range h.Tools() {
 		def, _ := h.ToolDef(name)
-		if def.OnDemand == (name == "memo__remember") {
+		if def.OnDemand == (name == "memories__remember") {
 			t.Errorf("%s: OnDemand %v", name, def.OnDemand)
 		}
 		if def.Effect != sdk.EffectRead && def.Effect != sdk.EffectWrite {

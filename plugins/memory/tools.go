@@ -10,7 +10,7 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-// RememberInput is the input of memo__remember.
+// RememberInput is the input of memories__remember.
 type RememberInput struct {
 	Fact     string `json:"fact" jsonschema:"one sentence"`
 	Subject  string `json:"subject,omitempty" jsonschema:"optional triple: subject relation object"`
@@ -18,23 +18,23 @@ type RememberInput struct {
 	Object   string `json:"object,omitempty"`
 }
 
-// QueryInput is the input of memo__recall and memo__search.
+// QueryInput is the input of memories__recall and memories__search.
 type QueryInput struct {
 	Query string `json:"query" jsonschema:"what to look for"`
 }
 
-// KnowledgeInput is the input of memo__add_knowledge.
+// KnowledgeInput is the input of memories__add_knowledge.
 type KnowledgeInput struct {
 	Name    string `json:"name" jsonschema:"the entry's name, e.g. wifi-password"`
 	Content string `json:"content" jsonschema:"the entry, Markdown"`
 }
 
-// ForgetInput is the input of memo__forget.
+// ForgetInput is the input of memories__forget.
 type ForgetInput struct {
 	Fact string `json:"fact" jsonschema:"the fact's exact text"`
 }
 
-// CorrectInput is the input of memo__correct.
+// CorrectInput is the input of memories__correct.
 type CorrectInput struct {
 	Old string `json:"old" jsonschema:"the fact's exact text"`
 	New string `json:"new" jsonschema:"the corrected fact"`
@@ -114,7 +114,7 @@ func (p *Plugin) recall(ctx context.Context, _ *sdk.ToolContext, in QueryInput) 
 	return result(out, shown, "", ""), nil
 }
 
-// SearchHit is one hit of memo__search.
+// SearchHit is one hit of memories__search.
 type SearchHit struct {
 	Source  string  `json:"source"` // knowledge or memory
 	Name    string  `json:"name"`   // knowledge entry name or document title
@@ -178,7 +178,7 @@ func (p *Plugin) find(fact string) (Fact, bool) {
 func (p *Plugin) forget(ctx context.Context, _ *sdk.ToolContext, in ForgetInput) (Result, error) {
 	fact, ok := p.find(in.Fact)
 	if !ok {
-		return Result{}, fmt.Errorf("no remembered fact reads %q; use memo__recall to see the exact text", in.Fact)
+		return Result{}, fmt.Errorf("no remembered fact reads %q; use memories__recall to see the exact text", in.Fact)
 	}
 	if err := contextDone(ctx); err != nil {
 		return Result{}, err
@@ -191,7 +191,7 @@ func (p *Plugin) correct(ctx context.Context, _ *sdk.ToolContext, in CorrectInpu
 	found, ok := p.find(in.Old)
 	old := found.Text
 	if !ok {
-		return Result{}, fmt.Errorf("no remembered fact reads %q; use memo__recall to see the exact text", in.Old)
+		return Result{}, fmt.Errorf("no remembered fact reads %q; use memories__recall to see the exact text", in.Old)
 	}
 	fixed, err := CheckFact(in.New)
 	if err != nil {
