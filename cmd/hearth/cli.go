@@ -22,7 +22,7 @@ import (
 // work on an open app, so run by the daemon they act on the plugins it
 // runs and the policy it enforces.
 var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true,
-	"knowledge": true}
+	"knowledge": true, "memory": true}
 
 // cmdIO is where a command on an open app reads and writes, and where it
 // runs: in the terminal's process, or in the daemon for a client.
@@ -65,6 +65,8 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 		return runMCPConfig(ctx, a, rest, cio)
 	case "knowledge":
 		return runKnowledge(ctx, a, f, rest, cio)
+	case "memory":
+		return runMemory(ctx, a, f, rest, cio)
 	}
 	fmt.Fprintf(cio.err, "hearth: %q is not run for a client\n", cmd)
 	return 2

@@ -87,7 +87,7 @@ func TestOneProcessOwnsTheDataDirectory(t *testing.T) {
 		})
 	}
 	out, errOut, code := hearth(t, env, "", "tools")
-	if code != 0 || !strings.HasPrefix(out, "time__now\t") || !strings.Contains(errOut, want) {
+	if code != 0 || !strings.Contains("\n"+out, "\ntime__now\t") || !strings.Contains(errOut, want) {
 		t.Errorf("tools while a chat runs: exit %d, %q %q", code, out, errOut)
 	}
 

@@ -199,6 +199,8 @@ Examples:
   hearth settings set weather units '"metric"'
   hearth settings set weather api_key        (asks for the value, unechoed)
 ` + globalFlagsHelp, true
+	case "memory":
+		return memoryUsage + memoryExamples + globalFlagsHelp, true
 	case "mcp":
 		return mcpUsage, true
 	case "serve":
@@ -240,6 +242,7 @@ var helpTopics = map[string]string{
 	"audit":      "the log of tool calls",
 	"plugin":     "process plugins: list, install, enable ...",
 	"settings":   "plugin settings",
+	"memory":     "what the agent remembers: list, search, forget, correct",
 	"mcp":        "MCP servers, and serving Hearth's tools over MCP",
 	"serve":      "run as a service: the web UI and the HTTP API",
 	"token":      "the HTTP API's token",

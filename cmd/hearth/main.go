@@ -6,6 +6,7 @@
 //	hearth tools                list the tools the model sees
 //	hearth settings             see and set plugin settings
 //	hearth knowledge            search and edit the knowledge base
+//	hearth memory               what the agent remembers: list, search, forget, correct
 //	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
@@ -59,6 +60,7 @@ Commands:
                   plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
   knowledge       search, list, show, add and remove knowledge base entries
+  memory          what the agent remembers: list, search, show, forget, correct
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
   token           print the HTTP API's token (--rotate replaces it)
@@ -77,7 +79,7 @@ Flags (before or after the command):
   --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
-While hearth serve runs, plugin, policy, settings, knowledge, audit, tools and mcp are run
+While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, tools and mcp are run
 by it, so a change is live at once.
 
 Model provider: the first hearth (chat) on a terminal offers to set one up;
@@ -97,7 +99,7 @@ type flags struct {
 	yes                             bool   // --yes: plugin upgrade that asks for more rights
 	since                           time.Duration
 	k                               int    // -k: knowledge search
-	scope, writer                   string // --scope, --writer: knowledge
+	scope, writer                   string // --scope, --writer: knowledge, memory (--scope)
 	all                             bool   // --all: knowledge
 }
 
@@ -113,6 +115,7 @@ var commandFlags = map[string][]string{
 	"plugin":    {"data-dir", "v", "n", "id", "json", "yes"},
 	"settings":  {"data-dir", "v", "json"},
 	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
+	"memory":    {"data-dir", "v", "json", "scope", "limit"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.
@@ -187,7 +190,7 @@ func flagName(name string) string {
 var commands = map[string]bool{
 	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
 	"mcp": true, "serve": true, "token": true, "version": true, "help": true, "completion": true,
-	"knowledge": true,
+	"knowledge": true, "memory": true,
 }
 
 // splitCommand finds the command in args: flags may come before it
@@ -338,7 +341,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory":
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":

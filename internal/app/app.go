@@ -226,6 +226,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Logger:          a.Logger,
 
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
+		Recall:                 a.recaller(), // recall.go
+		RecallTokens:           cfg.RecallTokens(),
 		Services:               a.pluginServices, // services.go
 	})
 	// Plugin channel names stay their first owner's across restarts.

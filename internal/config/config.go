@@ -55,6 +55,8 @@ type File struct {
 	// Desktop, Cursor and Claude Code use, so an entry from a server's
 	// README can be pasted as it is.
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+	// Memory says how the agent uses its memory by itself (memory.go).
+	Memory *MemoryConfig `json:"memory,omitempty"`
 }
 
 // MCPServer is one entry of config.json's "mcpServers": a command to run

@@ -87,6 +87,12 @@ type Options struct {
 	MaxInjectionsPerMinute int
 	// NoTraces turns off turn traces (see TraceSaver).
 	NoTraces bool
+	// Recall finds what memory holds about each input (recall.go); nil
+	// recalls nothing.
+	Recall Recaller
+	// RecallTokens is the most tokens recalled memory may take in a
+	// request (default DefaultRecallTokens).
+	RecallTokens int
 }
 
 // Kernel is the running agent. It implements host.Host for plugins.
@@ -118,6 +124,7 @@ type Kernel struct {
 	caps     map[string][]string // plugin -> declared capability groups
 	claims   map[string]*names.Claim
 	quotas   map[string]*injectQuota // plugin -> injection budget
+	marks    memoryMarks             // recall_marks.go: facts shown, corrections due
 	chans    channelRegistry         // channels.go: the plugins' channels
 	closed   bool
 

@@ -100,6 +100,9 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	msgs = append(msgs, s.history...)
 	msgs = append(msgs, withImages(t.user, inputImages))
 	pluginCtx := k.pluginContext(ctx, sc.RawMessage)
+	if m, ok := k.recall(ctx, t); ok { // recall.go
+		pluginCtx = append(pluginCtx, m)
+	}
 	msgs = append(msgs, pluginCtx...)
 	// The first request's tools, worked out once: building them asks every
 	// dynamic description (a round trip to a child plugin each).

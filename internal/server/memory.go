@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
@@ -413,6 +414,7 @@ func (s *Server) deleteRelation(w http.ResponseWriter, r *http.Request) {
 	case !ok:
 		writeError(w, http.StatusNotFound, "no_relation", "no such relation")
 	default:
+		s.app.Kernel.MemoryChanged(kernel.RelationText(rel), "") // conversations shown it are told
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -524,5 +526,6 @@ func (s *Server) deleteDoc(w http.ResponseWriter, r *http.Request) {
 		s.memoryError(w, "deleting a document", r.PathValue("id"), err)
 		return
 	}
+	s.app.Kernel.MemoryChanged(d.Content, "") // conversations shown it are told
 	w.WriteHeader(http.StatusNoContent)
 }
