@@ -123,3 +123,16 @@ func TestOddChatIDIsNotGlobal(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallViewOwnsNothing: the agent's view of a group turn
+// (recallView: writer "", every writer's entries) must not own the
+// owner's Global entries nor a plugin's: scope.View.Owns treats writer
+// "" with AllWriters as the owner at the CLI, so any write or delete
+// made through this view in a turn a guest drives ("forget that")
+// could change every writer's entries in Global and the group.
+func TestRecallViewOwnsNothing(t *testing.T) {
+	v := recallView(scope.Chat("qq", "group:1"))
+	if v.Owns("", scope.Global) || v.Owns("alpha", scope.Global) || v.Owns("alpha", scope.Chat("qq", "group:1")) {
+		t.Errorf("the agent's view in group 1 owns other writers' entries: %+v", v)
+	}
+}

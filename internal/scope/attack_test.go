@@ -2,24 +2,6 @@ package scope
 
 import "testing"
 
-// TestAgentViewInAGroupDoesNotOwnEverything: the agent's own view in a
-// group turn (writer "", every writer's entries, as its recall reads)
-// must not let that turn, which a guest drives ("forget that"),
-// overwrite or delete the owner's Global entries or other plugins'
-// entries. Only the owner (CLI, web UI) owns every writer's entries.
-func TestAgentViewInAGroupDoesNotOwnEverything(t *testing.T) {
-	agent := For("", Chat("qq", "group:1"), true)
-	if agent.Owns("", Global) {
-		t.Errorf("the agent in group 1 owns the owner's Global entries")
-	}
-	if agent.Owns("alpha", Chat("qq", "group:1")) {
-		t.Errorf("the agent in group 1 owns plugin alpha's entries")
-	}
-	if !Everything().Owns("alpha", Chat("qq", "group:1")) {
-		t.Errorf("the owner does not own alpha's entries")
-	}
-}
-
 // TestConversationChatIDsNeverPoseAsGroups: whoever picks a chat id
 // (a plugin injecting without the right to speak in a group) never gets
 // a group's scope, nor the scope of no chat.
