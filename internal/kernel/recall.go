@@ -104,7 +104,7 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 		return llm.Message{}, false
 	}
 	if !t.sc.NoMemory {
-		k.marks.shown(t.s.key, itemTexts(items)...)
+		k.marks.shown(t.s.key, t.conv, itemTexts(items)...)
 	}
 	return llm.Message{Role: "system", Content: text}, true
 }
