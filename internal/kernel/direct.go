@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
@@ -72,6 +73,7 @@ func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, e
 	defer stop()
 
 	t := k.directTurn(c)
+	ctx = scope.With(ctx, t.conv) // the tool and its stages act in the requester's conversation
 	id := c.CallID
 	if id == "" {
 		id = "direct"
@@ -167,6 +169,7 @@ func (k *Kernel) directTurn(c DirectCall) *turnState {
 		s:    s,
 		emit: emit,
 	}
+	t.conv = k.conversation(t.in)
 	t.sc = &sdk.StageContext{UserID: in.UserID, GroupID: in.GroupID, Channel: in.Channel, ChatID: in.ChatID,
 		Extra: map[string]any{}}
 	if c.Approver != nil {

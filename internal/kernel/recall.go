@@ -64,14 +64,20 @@ func (k *Kernel) conversationScope(ctx context.Context, t *turnState) scope.Scop
 	return scope.Conversation(t.in.Channel, t.in.ChatID, t.in.UserID, t.in.GroupID, owner)
 }
 
-// recallView is the owner's view of the conversation conv: every
-// writer's entries in conv and Global.
+// RecallWriter is the writer of the agent's recall view: no plugin id
+// can hold a colon, so the view owns no entry (scope.View.Owns), while
+// writer "" with AllWriters would own every writer's entries, as the
+// owner at the CLI does, in a turn a guest may drive.
+const RecallWriter = "hearth:recall"
+
+// recallView is the agent's view of the conversation conv: every
+// writer's entries in conv and Global, and none of them its to change.
 func recallView(conv scope.Scope) scope.View {
 	read := []scope.Scope{scope.Global}
 	if conv != scope.Global {
 		read = append(read, conv)
 	}
-	return scope.View{Writer: "", AllWriters: true, Write: conv, Read: read}
+	return scope.View{Writer: RecallWriter, AllWriters: true, Write: conv, Read: read}
 }
 
 // recall asks the recaller about the turn's input, keeps what fits the
@@ -98,7 +104,7 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 		return llm.Message{}, false
 	}
 	if !t.sc.NoMemory {
-		k.marks.shown(t.s.key, itemTexts(items)...)
+		k.marks.shown(t.s.key, t.conv, itemTexts(items)...)
 	}
 	return llm.Message{Role: "system", Content: text}, true
 }

@@ -85,7 +85,7 @@ func TestRecallGoesToTheModelAndTheStages(t *testing.T) {
 	if len(seen) != 1 || seen[0].Content != "Alice's birthday is May 3" || seen[0].Role != "system" {
 		t.Fatalf("pre_action saw %+v", seen)
 	}
-	if v := rec.views[0]; v.Writer != "" || !v.AllWriters || v.AllScopes || !slices.Equal(v.Read, []scope.Scope{scope.Global, scope.Owner}) {
+	if v := rec.views[0]; v.Writer != RecallWriter || !v.AllWriters || v.AllScopes || !slices.Equal(v.Read, []scope.Scope{scope.Global, scope.Owner}) {
 		t.Fatalf("view %+v", v)
 	}
 

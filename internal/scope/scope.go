@@ -16,6 +16,7 @@ package scope
 
 import (
 	"context"
+	"encoding/hex"
 	"slices"
 	"strings"
 
@@ -65,19 +66,40 @@ func (s Scope) Valid() bool {
 // Conversation returns the scope of the conversation a turn runs in: a
 // group chat's own; the owner's private conversations share Owner;
 // another person's private conversations on a channel are theirs; any
-// other session (a plugin's, the scheduler's) is its chat's.
+// other session (a plugin's, the scheduler's) is its chat's. Chat ids
+// that could pass for a group's or for no chat ("group:…", "-", or
+// "~…") get a "~" in front, so that whoever picks a chat id (a plugin
+// injecting without the right to speak in a group) never lands in a
+// group's scope; an id a scope cannot hold (a newline, a NUL) is
+// written "~x" and its bytes in hex, so that it never makes the scope
+// invalid, which would act in Global.
 func Conversation(channel, chat, userID, groupID string, owner bool) Scope {
 	switch {
 	case groupID != "":
-		return Chat(channel, "group:"+groupID)
+		return Chat(channel, "group:"+idPart(groupID))
 	case owner && userID != "" || owner && chat == "":
 		return Owner
 	case userID != "":
-		return User(channel, userID)
+		return User(channel, idPart(userID))
 	case chat == "":
 		return Chat(channel, "-")
+	case (chat == "-" || strings.HasPrefix(chat, "group:")) && idPart(chat) == chat:
+		return Chat(channel, "~"+chat)
 	}
-	return Chat(channel, chat)
+	return Chat(channel, idPart(chat))
+}
+
+// idPart writes a user, group or chat id into a scope, one to one: as it
+// is, "~" before one that starts with "~", and "~x" and hex for one
+// holding a byte a scope cannot.
+func idPart(id string) string {
+	switch {
+	case strings.ContainsAny(id, "\x00\n"):
+		return "~x" + hex.EncodeToString([]byte(id))
+	case strings.HasPrefix(id, "~"):
+		return "~" + id
+	}
+	return id
 }
 
 // View is what one caller sees and where it writes.

@@ -1,0 +1,138 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/scope/scopetest"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// TestInjectedChatIsNotAGroup: a plugin that may inject into other
+// channels but may not speak in a group (no inject.user) names a chat id
+// that looks like a group's session ("group:7"). Its turn must not act
+// in that group's memory scope: the turn's recall would read the group's
+// entries and the plugin would get them back through InjectSync.
+func TestInjectedChatIsNotAGroup(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.k.SetCapabilities("spy", []string{sdk.CapabilityInjectChannels})
+	in, err := e.k.pluginInput("spy", sdk.Injection{Channel: "qq", ChatID: "group:7", Text: "what do you know?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := e.k.conversation(Input{Injection: sdk.Injection{Channel: "qq", ChatID: "group:7", GroupID: "7", UserID: "u7"}})
+	if got := e.k.conversation(in); got == group {
+		t.Errorf("spy's injection into chat %q acts in group 7's scope %q", in.ChatID, got)
+	}
+	// The same for a plain person's chat id and a group's id.
+	for _, chat := range []string{"group:7", "-"} {
+		other := e.k.conversation(Input{Injection: sdk.Injection{Channel: "qq", ChatID: chat}, Plugin: "spy"})
+		if chat == "-" && other == e.k.conversation(Input{Injection: sdk.Injection{Channel: "qq"}, Plugin: "spy"}) {
+			t.Errorf("chat %q and no chat share the scope %q", chat, other)
+		}
+	}
+}
+
+// TestGoroutineOfAHandlerStaysInItsGroup: an ordinary plugin whose tool
+// handler does its memory work on a goroutine it starts (and waits for)
+// must not put group 3's fact in Global, where the agent's recall and
+// every memory.shared plugin would show it in every other conversation.
+func TestGoroutineOfAHandlerStaysInItsGroup(t *testing.T) {
+	mem := &scopetest.Memory{}
+	e := scopedEnv(t, mem)
+	load(t, e.k, "bg", func(s *sdk.PluginSDK) error {
+		return s.RegisterTool("remember", sdk.ToolDef{Description: "remember a fact"},
+			func(map[string]any) (any, error) {
+				done := make(chan error)
+				go func() {
+					done <- s.Memory().Commit([]sdk.Triple{{Subject: "group-3-secret", Relation: "is", Object: "known"}})
+				}()
+				return "ok", <-done
+			})
+	})
+	inGroup(t, e, "3", "remember", llmtest.Call{ID: "r", Name: "bg__remember", Arguments: `{}`})
+	for _, en := range mem.Entries() {
+		if en.Writer == "bg" && en.Scope != scope.Chat("qq", "group:3") {
+			t.Errorf("group 3's fact written from the handler's goroutine landed in %q: %+v", en.Scope, en)
+		}
+	}
+}
+
+// TestDirectCallActsInItsRequestersScope: a tool call made outside a
+// model turn (an MCP client's tools/call, as the owner by default) acts
+// in the requester's conversation, as a turn's would: the owner's facts
+// stay in Owner (never in Global, where group turns recall them), a
+// group's in the group.
+func TestDirectCallActsInItsRequestersScope(t *testing.T) {
+	mem := &scopetest.Memory{}
+	e := scopedEnv(t, mem)
+	for _, c := range []struct {
+		req  sdk.Injection
+		fact string
+		want scope.Scope
+	}{
+		{sdk.Injection{Channel: "test"}, "owner-secret", scope.Owner},
+		{sdk.Injection{Channel: "qq", GroupID: "5", UserID: "u5"}, "group-5-fact", scope.Chat("qq", "group:5")},
+	} {
+		res, err := e.k.CallTool(context.Background(), DirectCall{Requester: c.req, Tool: "alpha__remember",
+			Arguments: json.RawMessage(`{"fact":"` + c.fact + `"}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("direct call as %+v: %v %+v", c.req, err, res)
+		}
+		for _, en := range mem.Entries() {
+			if en.Kind == "entity" && en.Key == c.fact && en.Scope != c.want {
+				t.Errorf("%s remembered by a direct call landed in %q, want %q", c.fact, en.Scope, c.want)
+			}
+		}
+	}
+}
+
+// TestOwnerInAStoredSessionIsNotAGuestNamedOwner: the web UI sends the
+// owner's message into a stored session of another channel as user
+// "owner" (internal/server/sessions.go). That turn must not share the
+// private memory scope of a person on that channel whose id is "owner"
+// (any chat app where people pick their ids): each would recall what the
+// other told the agent.
+func TestOwnerInAStoredSessionIsNotAGuestNamedOwner(t *testing.T) {
+	e := newEnv(t, Options{})
+	webUI := e.k.conversation(Input{Injection: sdk.Injection{Source: "web", Channel: "matrix", ChatID: "c1", UserID: "owner"}})
+	guest := e.k.conversation(Input{Injection: sdk.Injection{Channel: "matrix", ChatID: "c2", UserID: "owner"}})
+	if webUI == guest {
+		t.Errorf("the owner's web UI turn and the guest called owner share %q", webUI)
+	}
+}
+
+// TestOddChatIDIsNotGlobal: a chat, user or group id the scope syntax
+// cannot hold (a newline, a NUL: from a plugin's injection or a chat
+// app) must not make the turn act in Global, where what it remembers
+// surfaces in every conversation.
+func TestOddChatIDIsNotGlobal(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.k.SetCapabilities("relay", []string{sdk.CapabilityInjectUser})
+	for _, inj := range []sdk.Injection{{ChatID: "a\nb"}, {ChatID: "a\x00b"}, {UserID: "u\n"}, {GroupID: "g\x00"}} {
+		in, err := e.k.pluginInput("relay", inj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv := e.k.conversation(in)
+		if got := scope.From(scope.With(context.Background(), conv)); got == scope.Global {
+			t.Errorf("injection %+v acts in Global (conversation %q)", inj, conv)
+		}
+	}
+}
+
+// TestRecallViewOwnsNothing: the agent's view of a group turn
+// (recallView: writer "", every writer's entries) must not own the
+// owner's Global entries nor a plugin's: scope.View.Owns treats writer
+// "" with AllWriters as the owner at the CLI, so any write or delete
+// made through this view in a turn a guest drives ("forget that")
+// could change every writer's entries in Global and the group.
+func TestRecallViewOwnsNothing(t *testing.T) {
+	v := recallView(scope.Chat("qq", "group:1"))
+	if v.Owns("", scope.Global) || v.Owns("alpha", scope.Global) || v.Owns("alpha", scope.Chat("qq", "group:1")) {
+		t.Errorf("the agent's view in group 1 owns other writers' entries: %+v", v)
+	}
+}
