@@ -8,7 +8,6 @@ import (
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/scope/scopetest"
 	"github.com/hearth-agent/hearth/sdk"
-	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
 // TestInjectedChatIsNotAGroup: a plugin that may inject into other
@@ -32,31 +31,6 @@ func TestInjectedChatIsNotAGroup(t *testing.T) {
 		other := e.k.conversation(Input{Injection: sdk.Injection{Channel: "qq", ChatID: chat}, Plugin: "spy"})
 		if chat == "-" && other == e.k.conversation(Input{Injection: sdk.Injection{Channel: "qq"}, Plugin: "spy"}) {
 			t.Errorf("chat %q and no chat share the scope %q", chat, other)
-		}
-	}
-}
-
-// TestGoroutineOfAHandlerStaysInItsGroup: an ordinary plugin whose tool
-// handler does its memory work on a goroutine it starts (and waits for)
-// must not put group 3's fact in Global, where the agent's recall and
-// every memory.shared plugin would show it in every other conversation.
-func TestGoroutineOfAHandlerStaysInItsGroup(t *testing.T) {
-	mem := &scopetest.Memory{}
-	e := scopedEnv(t, mem)
-	load(t, e.k, "bg", func(s *sdk.PluginSDK) error {
-		return s.RegisterTool("remember", sdk.ToolDef{Description: "remember a fact"},
-			func(map[string]any) (any, error) {
-				done := make(chan error)
-				go func() {
-					done <- s.Memory().Commit([]sdk.Triple{{Subject: "group-3-secret", Relation: "is", Object: "known"}})
-				}()
-				return "ok", <-done
-			})
-	})
-	inGroup(t, e, "3", "remember", llmtest.Call{ID: "r", Name: "bg__remember", Arguments: `{}`})
-	for _, en := range mem.Entries() {
-		if en.Writer == "bg" && en.Scope != scope.Chat("qq", "group:3") {
-			t.Errorf("group 3's fact written from the handler's goroutine landed in %q: %+v", en.Scope, en)
 		}
 	}
 }
@@ -87,21 +61,6 @@ func TestDirectCallActsInItsRequestersScope(t *testing.T) {
 				t.Errorf("%s remembered by a direct call landed in %q, want %q", c.fact, en.Scope, c.want)
 			}
 		}
-	}
-}
-
-// TestOwnerInAStoredSessionIsNotAGuestNamedOwner: the web UI sends the
-// owner's message into a stored session of another channel as user
-// "owner" (internal/server/sessions.go). That turn must not share the
-// private memory scope of a person on that channel whose id is "owner"
-// (any chat app where people pick their ids): each would recall what the
-// other told the agent.
-func TestOwnerInAStoredSessionIsNotAGuestNamedOwner(t *testing.T) {
-	e := newEnv(t, Options{})
-	webUI := e.k.conversation(Input{Injection: sdk.Injection{Source: "web", Channel: "matrix", ChatID: "c1", UserID: "owner"}})
-	guest := e.k.conversation(Input{Injection: sdk.Injection{Channel: "matrix", ChatID: "c2", UserID: "owner"}})
-	if webUI == guest {
-		t.Errorf("the owner's web UI turn and the guest called owner share %q", webUI)
 	}
 }
 
