@@ -77,7 +77,7 @@ func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string,
 		if q = strings.TrimSpace(q); q == "" {
 			continue
 		}
-		hits := g.idx.SearchFilter(q, RecallSeeds, allow)
+		hits := searchAs(g.idx, v, q, RecallSeeds, allow) // the threshold below sees v's scores only
 		for _, h := range hits {
 			n, ok := parseID("e:", h.ID)
 			if !ok || h.Score < hits[0].Score/2 {
