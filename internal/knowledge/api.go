@@ -66,12 +66,20 @@ func (k *Base) FindMatching(v scope.View, query string, topK int, match func(sc 
 	if topK <= 0 {
 		topK = 5
 	}
-	hits := k.index.Query(query, topK, k.allowed(v, match))
+	allow := k.allowed(v, match)
+	var hits []search.Hit
+	if v.AllWriters {
+		hits = k.index.Query(query, topK, allow)
+	} else {
+		// A plugin's scores and order come from what it sees only: they
+		// must not tell it what others stored (see SearchWithin).
+		hits = k.index.SearchWithin(query, topK, allow)
+	}
 	out := make([]Hit, 0, len(hits))
 	for _, h := range hits {
 		e, ok := k.entry(h.ID[len(idPrefix):])
-		if !ok {
-			continue // gone since
+		if !ok || !visible(v, e.Writer, e.Scope) || (match != nil && !match(e.Scope, e.Writer)) {
+			continue // gone since, or an index out of step with the folder
 		}
 		out = append(out, Hit{Entry: e, Score: h.Score})
 	}

@@ -172,7 +172,7 @@ func (d *Docs) QueryEntries(ctx context.Context, v scope.View, text string, topK
 	if topK <= 0 {
 		topK = 5
 	}
-	hits := d.idx.SearchFilter(text, topK, d.tags.allowed(v))
+	hits := searchAs(d.idx, v, text, topK, d.tags.allowed(v))
 	rids := make([]int64, 0, len(hits))
 	for _, h := range hits {
 		if n, ok := parseID("d:", h.ID); ok {
@@ -199,6 +199,18 @@ func (d *Docs) QueryEntries(ctx context.Context, v scope.View, text string, topK
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// searchAs searches idx for v. A plugin's view (not AllWriters) is
+// scored with the statistics of the documents it sees only
+// (search.Index.SearchWithin), so that its scores and the order of its
+// hits tell it nothing about what other writers or other scopes stored;
+// the owner's and the agent's own views keep plain BM25 over the index.
+func searchAs(idx *search.Index, v scope.View, text string, k int, allow func(search.Meta) bool) []search.Hit {
+	if !v.AllWriters {
+		return idx.SearchWithin(text, k, allow)
+	}
+	return idx.SearchFilter(text, k, allow)
 }
 
 func entry(doc store.Doc) DocEntry {

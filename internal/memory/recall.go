@@ -63,7 +63,8 @@ func (g *Graph) Recall(v scope.View, query []string, depth int) ([]sdk.Entity, [
 //
 // A query word finds names through the shared index (word for word,
 // and for Chinese by its characters and their pairs: "明" finds "小明"),
-// the RecallSeeds best per word (at least half as good as the best).
+// the RecallSeeds best per word (at least half as good as the best;
+// for a plugin's view scored over what it sees only, see searchAs).
 // The walk then reads, per step, in one query, at most RecallFanout
 // relations per name and direction, goes on from the RecallFrontier
 // most relevant names a step reached, and stops at RecallReach names. A name reached stands for every
@@ -77,7 +78,7 @@ func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string,
 		if q = strings.TrimSpace(q); q == "" {
 			continue
 		}
-		hits := g.idx.SearchFilter(q, RecallSeeds, allow)
+		hits := searchAs(g.idx, v, q, RecallSeeds, allow) // the threshold below sees v's scores only
 		for _, h := range hits {
 			n, ok := parseID("e:", h.ID)
 			if !ok || h.Score < hits[0].Score/2 {

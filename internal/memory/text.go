@@ -41,6 +41,14 @@ type TextEntry struct {
 	Writer string      `json:"writer"`
 }
 
+// MaxTextEvent is the most bytes one text memory event may take as its
+// JSON line: Append refuses a larger one (ErrTextTooLarge), so that one
+// call cannot fill the disk or make a day file unreadable in one go.
+const MaxTextEvent = 64 << 10
+
+// ErrTextTooLarge is the error of an Append of an event over MaxTextEvent.
+var ErrTextTooLarge = errors.New("text memory event over 64 KiB")
+
 var dayFile = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.jsonl$`)
 
 // NewText returns the text memory kept in dir. Day files an earlier
@@ -119,7 +127,10 @@ func (t *Text) Append(v scope.View, evt sdk.TextEvent) error {
 	}
 	line, err := json.Marshal(TextEntry{TextEvent: evt, Scope: scope.Scope(k.Scope), Writer: k.Writer})
 	if err != nil {
-		return err
+		return fmt.Errorf("text memory: %w", err)
+	}
+	if len(line) > MaxTextEvent {
+		return fmt.Errorf("text memory: %w: %d bytes (content %d bytes); split it or store it as a document", ErrTextTooLarge, len(line), len(evt.Content))
 	}
 	day := time.UnixMilli(evt.Timestamp).Format("2006-01-02")
 	dir := filepath.Join(t.dir, ScopeDir(scope.Scope(k.Scope)))
