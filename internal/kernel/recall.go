@@ -88,6 +88,12 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 			k.log.Warn("memory recall failed", "session", t.s.key, "err", err)
 		}
 		items = fitRecall(got, k.recallTokens())
+		if !t.tainted && k.recalledUntrusted(ctx, conv, t.sc.RawMessage, items) {
+			// Text a plugin or a guest wrote is third party's, as an
+			// untrusted tool's result is: writes it may steer ask first.
+			t.tainted = true
+			k.log.Info("memory recall taints the turn: it shows entries the owner did not write", "session", t.s.key, "scope", conv)
+		}
 		k.log.Debug("memory recall", "session", t.s.key, "scope", conv, "found", len(got), "kept", len(items),
 			"took", time.Since(start))
 	}
@@ -101,6 +107,44 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 		k.marks.shown(t.s.key, itemTexts(items)...)
 	}
 	return llm.Message{Role: "system", Content: text}, true
+}
+
+// recalledUntrusted reports whether items, recalled with the owner's
+// view of conv, hold an entry the owner did not write: the owner's own
+// entries (writer "": the CLI, the web UI, hand-written files) in conv
+// and Global, and what the memory plugin remembered in the owner's own
+// conversations (scope Owner: the owner asked for it there), are
+// trusted; anything else (another plugin's entries, or the memory
+// plugin's in a group or another person's conversation, where a guest
+// may have asked for them) is not. It asks the recaller again with only
+// the trusted writers' views, and counts an item trusted when they
+// return its text too.
+func (k *Kernel) recalledUntrusted(ctx context.Context, conv scope.Scope, input string, items []sdk.MemItem) bool {
+	if len(items) == 0 {
+		return false
+	}
+	owner := recallView(conv)
+	owner.AllWriters = false
+	views := []scope.View{owner}
+	if conv == scope.Owner {
+		views = append(views, scope.View{Writer: MemoryPlugin, Write: scope.Owner, Read: []scope.Scope{scope.Owner}})
+	}
+	trusted := map[string]bool{}
+	for _, v := range views {
+		got, err := k.cfg.Recall.Recall(ctx, v, input)
+		if err != nil {
+			return true // unsure: count the text as third party's
+		}
+		for _, it := range got {
+			trusted[oneLine(it.Content)] = true
+		}
+	}
+	for _, it := range items {
+		if !trusted[it.Content] {
+			return true
+		}
+	}
+	return false
 }
 
 func (k *Kernel) recallTokens() int {
