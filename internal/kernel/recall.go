@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -97,16 +98,38 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 		k.log.Debug("memory recall", "session", t.s.key, "scope", conv, "found", len(got), "kept", len(items),
 			"took", time.Since(start))
 	}
+	// The marks record the facts as stored; the model and the stages get
+	// them with what looks like a key masked.
+	shown := itemTexts(items)
+	items = k.maskItems(items)
 	t.sc.Memory = items
 	marks := k.marks.take(t.s.key)
+	for i, m := range marks {
+		marks[i] = k.maskKeys(m)
+	}
 	text := recallText(items, marks)
 	if text == "" {
 		return llm.Message{}, false
 	}
 	if !t.sc.NoMemory {
-		k.marks.shown(t.s.key, itemTexts(items)...)
+		k.marks.shown(t.s.key, shown...)
 	}
 	return llm.Message{Role: "system", Content: text}, true
+}
+
+// maskKeys masks the provider's secrets and whatever looks like a key
+// in recalled text: a credential remembered once is not repeated into
+// every request that recalls it.
+func (k *Kernel) maskKeys(s string) string {
+	return redact.KeyLike(k.maskText(s))
+}
+
+// maskItems returns items with their text masked (maskKeys).
+func (k *Kernel) maskItems(items []sdk.MemItem) []sdk.MemItem {
+	for i := range items {
+		items[i].Content = k.maskKeys(items[i].Content)
+	}
+	return items
 }
 
 // recalledUntrusted reports whether items, recalled with the owner's
