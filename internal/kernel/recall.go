@@ -81,6 +81,10 @@ func recallView(conv scope.Scope) scope.View {
 // is nothing to say. A NoMemory turn recalls nothing.
 func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok bool) {
 	var items []sdk.MemItem
+	// The marks come first: they correct what the conversation already
+	// holds. They take at most half the budget (the newest kept), the
+	// recalled items the rest.
+	marks := fitMarks(k.marks.take(t.s.key), k.recallTokens()/2)
 	if k.cfg.Recall != nil && !t.sc.NoMemory && strings.TrimSpace(t.sc.RawMessage) != "" {
 		start := time.Now()
 		conv := k.conversationScope(ctx, t)
@@ -88,7 +92,7 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 		if err != nil {
 			k.log.Warn("memory recall failed", "session", t.s.key, "err", err)
 		}
-		items = fitRecall(got, k.recallTokens())
+		items = fitRecall(got, k.recallTokens()-marksTokens(marks))
 		if !t.tainted && k.recalledUntrusted(ctx, conv, t.sc.RawMessage, items) {
 			// Text a plugin or a guest wrote is third party's, as an
 			// untrusted tool's result is: writes it may steer ask first.
@@ -103,7 +107,6 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 	shown := itemTexts(items)
 	items = k.maskItems(items)
 	t.sc.Memory = items
-	marks := k.marks.take(t.s.key)
 	for i, m := range marks {
 		marks[i] = k.maskKeys(m)
 	}
@@ -168,6 +171,31 @@ func (k *Kernel) recalledUntrusted(ctx context.Context, conv scope.Scope, input 
 		}
 	}
 	return false
+}
+
+// fitMarks keeps the newest marks that fit budget tokens (at least
+// one), in their order: a fact changed many times (a loop, or someone doing it on
+// purpose) does not crowd the conversation's context.
+func fitMarks(marks []string, budget int) []string {
+	used := EstimateTokens(marksHeader)
+	first := len(marks)
+	for first > 0 {
+		n := EstimateTokens(marks[first-1] + "\n")
+		if used+n > budget && first < len(marks) {
+			break // the newest is kept whatever its size (a fact is short)
+		}
+		used += n
+		first--
+	}
+	return marks[first:]
+}
+
+// marksTokens is the size of the marks' part of the recall message.
+func marksTokens(marks []string) int {
+	if len(marks) == 0 {
+		return 0
+	}
+	return EstimateTokens(marksHeader + strings.Join(marks, "\n") + "\n")
 }
 
 func (k *Kernel) recallTokens() int {
