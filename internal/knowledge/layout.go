@@ -86,14 +86,17 @@ func CheckName(name string) error {
 }
 
 // escape makes s (a scope or a writer) one file name: bytes other than
-// ASCII letters, digits, '-' and '_' become %XX, so no name is hidden,
-// "." or "..", or holds a slash. unescape reverses it.
+// lower-case ASCII letters, digits, '-' and '_' become %XX, so no name is
+// hidden, "." or "..", or holds a slash, and two values differing only
+// by case ("Notes", "notes"; Matrix rooms "!AbC" and "!abc") stay two
+// folders on a file system that ignores case (macOS's and Windows'
+// defaults). unescape reverses it.
 func escape(s string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
 			b.WriteByte(c)
 			continue
 		}

@@ -119,7 +119,7 @@ func TestEscape(t *testing.T) {
 			t.Errorf("unescape(escape(%q)) = %q %v", s, back, ok)
 		}
 	}
-	for _, bad := range []string{"%2", "%zz", "%2e", "%41"} {
+	for _, bad := range []string{"%2", "%zz", "%2e", "%61", "A"} {
 		if _, ok := unescape(bad); ok {
 			t.Errorf("unescape(%q) accepted", bad)
 		}

@@ -85,14 +85,15 @@ func moveDay(from, to string) error {
 	return os.Remove(from)
 }
 
-// ScopeDir returns the name of s's folder: s with every byte but ASCII
-// letters, digits, '-' and '_' written %XX, and a long one cut short
-// with a hash of the whole.
+// ScopeDir returns the name of s's folder: s with every byte but
+// lower-case ASCII letters, digits, '-' and '_' written %XX (capitals
+// too, so scopes differing only by case stay apart on a disk that
+// ignores case), and a long one cut short with a hash of the whole.
 func ScopeDir(s scope.Scope) string {
 	var b []byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
 			b = append(b, c)
 		} else {
 			b = fmt.Appendf(b, "%%%02X", c)

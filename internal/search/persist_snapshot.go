@@ -114,12 +114,15 @@ func decodeSnapshot(body []byte) (*snapshot, error) {
 	seg.df = make([]uint32, 0, nt)
 	var to, po uint64
 	for range nt {
-		to += r.uvarint()
+		// Each share is checked before it is added, so a sum cannot wrap
+		// around (a share of 2^64-1 would bring it back to the start).
+		dt := r.uvarint()
 		seg.df = append(seg.df, r.uint32())
-		po += r.uvarint()
-		if to > uint64(len(seg.arena)) || po > 1<<32-1 {
+		dp := r.uvarint()
+		if dt > uint64(len(seg.arena))-to || dp > 1<<32-1-po {
 			r.fail("term offsets out of range")
 		}
+		to, po = to+dt, po+dp
 		seg.termOff = append(seg.termOff, uint32(to))
 		seg.postOff = append(seg.postOff, uint32(po))
 	}
@@ -130,10 +133,11 @@ func decodeSnapshot(body []byte) (*snapshot, error) {
 	seg.docOff = make([]uint32, 1, int(seg.n)+1)
 	var do uint64
 	for range seg.n {
-		do += r.uvarint()
-		if do > 1<<32-1 {
+		dd := r.uvarint()
+		if dd > 1<<32-1-do {
 			r.fail("document offsets out of range")
 		}
+		do += dd
 		seg.docOff = append(seg.docOff, uint32(do))
 	}
 	seg.docTerms = r.bytes()
