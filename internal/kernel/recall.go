@@ -85,9 +85,9 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 	// holds. They take at most half the budget (the newest kept), the
 	// recalled items the rest.
 	marks := fitMarks(k.marks.take(t.s.key), k.recallTokens()/2)
+	conv := k.conversationScope(ctx, t)
 	if k.cfg.Recall != nil && !t.sc.NoMemory && strings.TrimSpace(t.sc.RawMessage) != "" {
 		start := time.Now()
-		conv := k.conversationScope(ctx, t)
 		got, err := k.cfg.Recall.Recall(ctx, recallView(conv), t.sc.RawMessage)
 		if err != nil {
 			k.log.Warn("memory recall failed", "session", t.s.key, "err", err)
@@ -115,7 +115,7 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 		return llm.Message{}, false
 	}
 	if !t.sc.NoMemory {
-		k.marks.shown(t.s.key, shown...)
+		k.marks.shown(t.s.key, conv, shown...)
 	}
 	return llm.Message{Role: "system", Content: text}, true
 }

@@ -1,8 +1,11 @@
 package kernel
 
 import (
+	"context"
 	"strings"
 	"sync"
+
+	"github.com/hearth-agent/hearth/internal/scope"
 )
 
 // Correction marks (the PKU document's CONTEXT_MARK): when a fact is
@@ -45,19 +48,19 @@ const maxShownFacts = 50000
 // marks waiting for its next request.
 type memoryMarks struct {
 	mu      sync.Mutex
-	shownIn map[string]map[sessionKey]struct{} // fact -> conversations shown it
+	shownIn map[string]map[sessionKey]scope.Scope // fact -> conversations shown it, with their scopes
 	pending map[sessionKey][]string
 }
 
-// shown records that conversation key was shown facts.
-func (m *memoryMarks) shown(key sessionKey, facts ...string) {
+// shown records that conversation key, of scope conv, was shown facts.
+func (m *memoryMarks) shown(key sessionKey, conv scope.Scope, facts ...string) {
 	if len(facts) == 0 {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.shownIn == nil || len(m.shownIn) > maxShownFacts {
-		m.shownIn = make(map[string]map[sessionKey]struct{})
+		m.shownIn = make(map[string]map[sessionKey]scope.Scope)
 	}
 	for _, f := range facts {
 		f = oneLine(f)
@@ -66,18 +69,21 @@ func (m *memoryMarks) shown(key sessionKey, facts ...string) {
 		}
 		set := m.shownIn[f]
 		if set == nil {
-			set = make(map[sessionKey]struct{}, 1)
+			set = make(map[sessionKey]scope.Scope, 1)
 			m.shownIn[f] = set
 		}
-		set[key] = struct{}{}
+		set[key] = conv
 	}
 }
 
 // changed queues the mark for old in every conversation that was shown
 // it: deleted when fixed is "", else corrected to fixed. It returns how
 // many conversations get the mark. The conversation skip (which made
-// the change, and read so in the tool's result) gets none.
-func (m *memoryMarks) changed(old, fixed string, skip sessionKey) int {
+// the change, and read so in the tool's result) gets none. A change made
+// in a conversation of scope in (a tool's) marks only the conversations
+// of that scope: the same words in another scope are another entry, not
+// changed; in "" (the owner's: the CLI, the HTTP API) marks them all.
+func (m *memoryMarks) changed(old, fixed string, skip sessionKey, in scope.Scope) int {
 	old, fixed = oneLine(old), oneLine(fixed)
 	if old == "" || old == fixed {
 		return 0
@@ -89,9 +95,12 @@ func (m *memoryMarks) changed(old, fixed string, skip sessionKey) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	set := m.shownIn[old]
-	delete(m.shownIn, old)
 	n := 0
-	for key := range set {
+	for key, conv := range set {
+		if in != "" && conv != in {
+			continue // it saw another scope's entry, which stays
+		}
+		delete(set, key)
 		if key == skip {
 			continue
 		}
@@ -103,10 +112,13 @@ func (m *memoryMarks) changed(old, fixed string, skip sessionKey) int {
 		if fixed != "" {
 			// The mark shows the new fact: a later change of it is marked too.
 			if m.shownIn[fixed] == nil {
-				m.shownIn[fixed] = make(map[sessionKey]struct{}, 1)
+				m.shownIn[fixed] = make(map[sessionKey]scope.Scope, 1)
 			}
-			m.shownIn[fixed][key] = struct{}{}
+			m.shownIn[fixed][key] = conv
 		}
+	}
+	if len(set) == 0 {
+		delete(m.shownIn, old)
 	}
 	return n
 }
@@ -125,27 +137,28 @@ func (m *memoryMarks) take(key sessionKey) []string {
 // tool. Every conversation that was shown old gets the mark line in its
 // next request, once. It returns how many conversations will.
 func (k *Kernel) MemoryChanged(old, fixed string) int {
-	return k.marks.changed(old, fixed, sessionKey{})
+	return k.marks.changed(old, fixed, sessionKey{}, "")
 }
 
 // noteMemoryResult reads what a memory tool's result says it showed the
 // model and what it changed (see MetaMemoryShown).
-func (k *Kernel) noteMemoryResult(t *turnState, p *preparedCall) {
+func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *preparedCall) {
 	if p.tool == nil || p.tool.Def.Plugin != MemoryPlugin || p.result.IsError || len(p.result.Metadata) == 0 {
 		return
 	}
 	md := p.result.Metadata
+	conv := k.conversationScope(ctx, t)
 	for _, f := range lines(md[MetaMemoryDeleted]) {
-		k.marks.changed(f, "", t.s.key)
+		k.marks.changed(f, "", t.s.key, conv)
 	}
 	for _, c := range lines(md[MetaMemoryFixed]) {
 		if old, fixed, ok := strings.Cut(c, MarkArrow); ok {
-			k.marks.changed(old, fixed, t.s.key)
+			k.marks.changed(old, fixed, t.s.key, conv)
 		}
 	}
 	if !t.sc.NoMemory {
 		// After the changes: this conversation reads the result itself.
-		k.marks.shown(t.s.key, lines(md[MetaMemoryShown])...)
+		k.marks.shown(t.s.key, conv, lines(md[MetaMemoryShown])...)
 	}
 }
 
