@@ -220,6 +220,11 @@ func knowledgeText(args []string, cio *cmdIO) (string, error) {
 	if !utf8.Valid(b) {
 		return "", errors.New("the entry is not UTF-8 text")
 	}
+	if strings.TrimSpace(string(b)) == "" {
+		// Nothing on stdin (a forgotten file argument) must not empty an
+		// entry; rm deletes one.
+		return "", errors.New("the entry is empty (give a FILE or text on stdin; hearth knowledge rm NAME deletes an entry)")
+	}
 	return string(b), nil
 }
 

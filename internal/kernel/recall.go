@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
-	"github.com/hearth-agent/hearth/internal/policy"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -53,17 +53,6 @@ const recallHeader = "Memory: what you remember that may bear on this message (f
 // marksHeader opens the lines that withdraw facts shown earlier.
 const marksHeader = "Changes to what you were shown before in this conversation:\n"
 
-// conversationScope returns the scope of the conversation t runs in:
-// the one the context carries (the kernel's caller may set it), else
-// the one the input names.
-func (k *Kernel) conversationScope(ctx context.Context, t *turnState) scope.Scope {
-	if s := scope.From(ctx); s != scope.Global {
-		return s
-	}
-	owner := k.cfg.Policy == nil || k.cfg.Policy.RoleOf(t.requester()) == policy.Owner
-	return scope.Conversation(t.in.Channel, t.in.ChatID, t.in.UserID, t.in.GroupID, owner)
-}
-
 // RecallWriter is the writer of the agent's recall view: no plugin id
 // can hold a colon, so the view owns no entry (scope.View.Owns), while
 // writer "" with AllWriters would own every writer's entries, as the
@@ -86,27 +75,121 @@ func recallView(conv scope.Scope) scope.View {
 // is nothing to say. A NoMemory turn recalls nothing.
 func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok bool) {
 	var items []sdk.MemItem
+	// The marks come first: they correct what the conversation already
+	// holds. They take at most half the budget (the newest kept), the
+	// recalled items the rest.
+	marks := fitMarks(k.marks.take(t.s.key), k.recallTokens()/2)
+	conv := t.conv
 	if k.cfg.Recall != nil && !t.sc.NoMemory && strings.TrimSpace(t.sc.RawMessage) != "" {
 		start := time.Now()
-		conv := k.conversationScope(ctx, t)
 		got, err := k.cfg.Recall.Recall(ctx, recallView(conv), t.sc.RawMessage)
 		if err != nil {
 			k.log.Warn("memory recall failed", "session", t.s.key, "err", err)
 		}
-		items = fitRecall(got, k.recallTokens())
+		items = fitRecall(got, k.recallTokens()-marksTokens(marks))
+		if !t.tainted && k.recalledUntrusted(ctx, conv, t.sc.RawMessage, items) {
+			// Text a plugin or a guest wrote is third party's, as an
+			// untrusted tool's result is: writes it may steer ask first.
+			t.tainted = true
+			k.log.Info("memory recall taints the turn: it shows entries the owner did not write", "session", t.s.key, "scope", conv)
+		}
 		k.log.Debug("memory recall", "session", t.s.key, "scope", conv, "found", len(got), "kept", len(items),
 			"took", time.Since(start))
 	}
+	// The marks record the facts as stored; the model and the stages get
+	// them with what looks like a key masked.
+	shown := itemTexts(items)
+	items = k.maskItems(items)
 	t.sc.Memory = items
-	marks := k.marks.take(t.s.key)
+	for i, m := range marks {
+		marks[i] = k.maskKeys(m)
+	}
 	text := recallText(items, marks)
 	if text == "" {
 		return llm.Message{}, false
 	}
 	if !t.sc.NoMemory {
-		k.marks.shown(t.s.key, t.conv, itemTexts(items)...)
+		k.marks.shown(t.s.key, conv, shown...)
 	}
 	return llm.Message{Role: "system", Content: text}, true
+}
+
+// maskKeys masks the provider's secrets and whatever looks like a key
+// in recalled text: a credential remembered once is not repeated into
+// every request that recalls it.
+func (k *Kernel) maskKeys(s string) string {
+	return redact.KeyLike(k.maskText(s))
+}
+
+// maskItems returns items with their text masked (maskKeys).
+func (k *Kernel) maskItems(items []sdk.MemItem) []sdk.MemItem {
+	for i := range items {
+		items[i].Content = k.maskKeys(items[i].Content)
+	}
+	return items
+}
+
+// recalledUntrusted reports whether items, recalled with the owner's
+// view of conv, hold an entry the owner did not write: the owner's own
+// entries (writer "": the CLI, the web UI, hand-written files) in conv
+// and Global, and what the memory plugin remembered in the owner's own
+// conversations (scope Owner: the owner asked for it there), are
+// trusted; anything else (another plugin's entries, or the memory
+// plugin's in a group or another person's conversation, where a guest
+// may have asked for them) is not. It asks the recaller again with only
+// the trusted writers' views, and counts an item trusted when they
+// return its text too.
+func (k *Kernel) recalledUntrusted(ctx context.Context, conv scope.Scope, input string, items []sdk.MemItem) bool {
+	if len(items) == 0 {
+		return false
+	}
+	owner := recallView(conv)
+	owner.Writer, owner.AllWriters = "", false // the owner's entries only (a read: it owns nothing here)
+	views := []scope.View{owner}
+	if conv == scope.Owner {
+		views = append(views, scope.View{Writer: MemoryPlugin, Write: scope.Owner, Read: []scope.Scope{scope.Owner}})
+	}
+	trusted := map[string]bool{}
+	for _, v := range views {
+		got, err := k.cfg.Recall.Recall(ctx, v, input)
+		if err != nil {
+			return true // unsure: count the text as third party's
+		}
+		for _, it := range got {
+			trusted[oneLine(it.Content)] = true
+		}
+	}
+	for _, it := range items {
+		if !trusted[it.Content] {
+			return true
+		}
+	}
+	return false
+}
+
+// fitMarks keeps the newest marks that fit budget tokens (at least
+// one), in their order: a fact changed many times (a loop, or someone doing it on
+// purpose) does not crowd the conversation's context.
+func fitMarks(marks []string, budget int) []string {
+	used := EstimateTokens(marksHeader)
+	first := len(marks)
+	for first > 0 {
+		n := EstimateTokens(marks[first-1] + "\n")
+		if used+n > budget && first < len(marks) {
+			break // the newest is kept whatever its size (a fact is short)
+		}
+		used += n
+		first--
+	}
+	return marks[first:]
+}
+
+// marksTokens is the size of the marks' part of the recall message.
+func marksTokens(marks []string) int {
+	if len(marks) == 0 {
+		return 0
+	}
+	return EstimateTokens(marksHeader + strings.Join(marks, "\n") + "\n")
 }
 
 func (k *Kernel) recallTokens() int {

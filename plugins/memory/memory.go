@@ -100,11 +100,14 @@ func (p *Plugin) Start(s *sdk.PluginSDK) error {
 			Description: "Remember a fact when the user asks (记住…, remember that…).",
 		}, p.remember),
 		sdk.AddTool(s, sdk.ToolDef{
-			Name: "recall", Title: "回忆", Effect: sdk.EffectRead, OnDemand: true,
+			// Untrusted: recall and search return every writer's entries
+			// of the conversation (memory.shared), other plugins' and, in a
+			// group, what guests had remembered: a write after them asks.
+			Name: "recall", Title: "回忆", Effect: sdk.EffectRead, OnDemand: true, Untrusted: true,
 			Description: "Recall remembered facts about a topic. 回忆记住的事实。",
 		}, p.recall),
 		sdk.AddTool(s, sdk.ToolDef{
-			Name: "search", Title: "搜索记忆和知识库", Effect: sdk.EffectRead, OnDemand: true,
+			Name: "search", Title: "搜索记忆和知识库", Effect: sdk.EffectRead, OnDemand: true, Untrusted: true,
 			Description: "Search the knowledge base and document memory. 搜索知识库和文档记忆。",
 		}, p.search),
 		sdk.AddTool(s, sdk.ToolDef{

@@ -183,7 +183,9 @@ func (p *Plugin) forget(ctx context.Context, _ *sdk.ToolContext, in ForgetInput)
 	if err := contextDone(ctx); err != nil {
 		return Result{}, err
 	}
-	p.s.DocMemory().Remove(fact.id)
+	if err := p.removeFact(fact); err != nil {
+		return Result{}, err
+	}
 	return result(map[string]any{"forgotten": fact.Text}, nil, fact.Text, ""), nil
 }
 
@@ -203,11 +205,31 @@ func (p *Plugin) correct(ctx context.Context, _ *sdk.ToolContext, in CorrectInpu
 	if err := contextDone(ctx); err != nil {
 		return Result{}, err
 	}
+	if err := p.removeFact(found); err != nil {
+		return Result{}, err
+	}
 	if err := p.s.DocMemory().Insert(&sdk.Doc{ID: FactID(fixed), Title: FactTitle, Content: fixed}); err != nil {
+		// Put the old fact back: a failed correction changes nothing.
+		if err2 := p.s.DocMemory().Insert(&sdk.Doc{ID: found.id, Title: FactTitle, Content: old}); err2 != nil {
+			err = errors.Join(err, fmt.Errorf("restoring the old fact: %w", err2))
+		}
 		return Result{}, fmt.Errorf("correcting: %w", err)
 	}
-	p.s.DocMemory().Remove(found.id)
 	return result(map[string]any{"corrected": old, "now": fixed}, []string{fixed}, "", old+Arrow+fixed), nil
+}
+
+// removeFact removes fact's document, and fails when it is still there
+// afterwards: the plugin may remove only what it wrote in this
+// conversation's scope, and the owner's facts (added from the CLI, the
+// web UI, or global) stay, so the model must not be told, nor other
+// conversations marked, that they changed.
+func (p *Plugin) removeFact(fact Fact) error {
+	p.s.DocMemory().Remove(fact.id)
+	if still, ok := p.find(fact.Text); ok && still.id == fact.id {
+		return fmt.Errorf("%q is not this assistant's to forget or correct here (the owner wrote it, "+
+			"or it belongs to another conversation); the owner can change it with `hearth memory`", fact.Text)
+	}
+	return nil
 }
 
 // clip shortens s to n runes.
