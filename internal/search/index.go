@@ -71,6 +71,7 @@ func (x *Index) Put(id, text string, m Meta) {
 	for _, t := range terms {
 		tf[t]++
 	}
+	tf = ownTerms(tf)
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	x.mu.Lock()
@@ -80,6 +81,30 @@ func (x *Index) Put(id, text string, m Meta) {
 	}
 	x.mu.Unlock()
 	x.maybeCompact()
+}
+
+// ownTerms returns tf keyed by copies of its terms, made in one
+// allocation: Tokens's terms may be substrings of the text, and a term
+// the index keeps must not keep the whole text alive.
+func ownTerms(tf map[string]uint32) map[string]uint32 {
+	keys := make([]string, 0, len(tf))
+	size := 0
+	for t := range tf {
+		keys = append(keys, t)
+		size += len(t)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, t := range keys {
+		b.WriteString(t)
+	}
+	all := b.String()
+	out := make(map[string]uint32, len(tf))
+	for _, t := range keys {
+		out[all[:len(t)]] = tf[t]
+		all = all[len(t):]
+	}
+	return out
 }
 
 // put indexes a document of length terms with the term frequencies tf.

@@ -414,17 +414,29 @@ func (d *store) trim() {
 	}
 }
 
+// The log* methods add one change to the pending batch; once the batch
+// overran (trim), the next Flush writes a snapshot, so they add nothing.
+
 func (d *store) logTag(label string) {
+	if d.overrun {
+		return
+	}
 	d.pending = append(d.pending, opTag)
 	d.pending = appendString(d.pending, label)
 }
 
 func (d *store) logRemove(id string) {
+	if d.overrun {
+		return
+	}
 	d.pending = append(d.pending, opRemove)
 	d.pending = appendString(d.pending, id)
 }
 
 func (d *store) logPut(id string, length uint32, m Meta, tf map[string]uint32) {
+	if d.overrun {
+		return
+	}
 	p := append(d.pending, opPut)
 	p = appendString(p, id)
 	p = binary.AppendUvarint(p, uint64(length))
