@@ -89,6 +89,13 @@ func (l *Local[T]) drop(g, id uint64) {
 // Get returns the calling goroutine's innermost value, and whether it has
 // one.
 func (l *Local[T]) Get() (T, bool) {
+	l.mu.Lock()
+	bound := len(l.stack) > 0
+	l.mu.Unlock()
+	if !bound { // nothing bound anywhere: spare the stack read
+		var zero T
+		return zero, false
+	}
 	g := ID()
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -37,14 +37,6 @@ type Recaller interface {
 	Recall(ctx context.Context, v scope.View, input string) ([]sdk.MemItem, error)
 }
 
-// RecallFunc is a Recaller made of a function.
-type RecallFunc func(ctx context.Context, v scope.View, input string) ([]sdk.MemItem, error)
-
-// Recall calls f.
-func (f RecallFunc) Recall(ctx context.Context, v scope.View, input string) ([]sdk.MemItem, error) {
-	return f(ctx, v, input)
-}
-
 // recallHeader opens the recall message. It is fixed text so that the
 // message is the same for the same items.
 const recallHeader = "Memory: what you remember that may bear on this message (from earlier conversations; " +
@@ -62,11 +54,7 @@ const RecallWriter = "hearth:recall"
 // recallView is the agent's view of the conversation conv: every
 // writer's entries in conv and Global, and none of them its to change.
 func recallView(conv scope.Scope) scope.View {
-	read := []scope.Scope{scope.Global}
-	if conv != scope.Global {
-		read = append(read, conv)
-	}
-	return scope.View{Writer: RecallWriter, AllWriters: true, Write: conv, Read: read}
+	return scope.For(RecallWriter, conv, true)
 }
 
 // recall asks the recaller about the turn's input, keeps what fits the

@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -181,8 +183,9 @@ func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string,
 }
 
 func sortRelations(rels []RelationEntry) {
-	key := func(r RelationEntry) string {
-		return r.SourceName + "\x00" + r.RelationType + "\x00" + r.TargetName + "\x00" + string(r.Scope) + "\x00" + r.Writer
-	}
-	sort.Slice(rels, func(i, j int) bool { return key(rels[i]) < key(rels[j]) })
+	slices.SortFunc(rels, func(a, b RelationEntry) int {
+		return cmp.Or(strings.Compare(a.SourceName, b.SourceName), strings.Compare(a.RelationType, b.RelationType),
+			strings.Compare(a.TargetName, b.TargetName), strings.Compare(string(a.Scope), string(b.Scope)),
+			strings.Compare(a.Writer, b.Writer))
+	})
 }
