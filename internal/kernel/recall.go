@@ -135,7 +135,7 @@ func (k *Kernel) recalledUntrusted(ctx context.Context, conv scope.Scope, input 
 	owner.Writer, owner.AllWriters = "", false // the owner's entries only (a read: it owns nothing here)
 	views := []scope.View{owner}
 	if conv == scope.Owner {
-		views = append(views, scope.View{Writer: MemoryPlugin, Write: scope.Owner, Read: []scope.Scope{scope.Owner}})
+		views = append(views, scope.View{Writer: sdk.MemoryPluginName, Write: scope.Owner, Read: []scope.Scope{scope.Owner}})
 	}
 	trusted := map[string]bool{}
 	for _, v := range views {

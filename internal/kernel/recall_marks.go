@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // Correction marks (the PKU document's CONTEXT_MARK): when a fact is
@@ -19,25 +20,12 @@ import (
 // bounded (maxShownFacts); a restart forgets them, and so does a fact
 // past the bound, which then gets no mark.
 
-// The CONTEXT_MARK strings. A fact containing MarkArrow is refused by
-// the memory plugin: the line would not read back.
-const (
-	MarkDeleted   = "[已删除]"
-	MarkCorrected = "[更正]"
-	MarkArrow     = " → "
-)
-
-// The tool result metadata (sdk's ResultMetadata) with which the
-// built-in memory plugin tells the kernel what it showed and changed;
-// each value is facts one per line, a correction as "old → new". The
-// kernel reads them only from the plugin named MemoryPlugin, a
-// built-in's name no other plugin can take.
-const (
-	MemoryPlugin      = "memories"
-	MetaMemoryShown   = "memory.shown"
-	MetaMemoryDeleted = "memory.deleted"
-	MetaMemoryFixed   = "memory.corrected"
-)
+// The strings of the marks and the metadata keys with which the
+// built-in memory plugin tells the kernel what it showed and changed
+// are sdk's (sdk.MarkDeleted, sdk.MetaMemoryShown...): the plugin may
+// import only sdk/. The kernel reads the metadata only from the plugin
+// named sdk.MemoryPluginName, a built-in's name no other plugin can
+// take.
 
 // maxShownFacts bounds the facts remembered as shown; past it the
 // record starts again empty.
@@ -88,9 +76,9 @@ func (m *memoryMarks) changed(old, fixed string, skip sessionKey, in scope.Scope
 	if old == "" || old == fixed {
 		return 0
 	}
-	line := "- " + MarkDeleted + " " + old
+	line := "- " + sdk.MarkDeleted + " " + old
 	if fixed != "" {
-		line = "- " + MarkCorrected + " " + old + MarkArrow + fixed
+		line = "- " + sdk.MarkCorrected + " " + old + sdk.MarkArrow + fixed
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -141,23 +129,23 @@ func (k *Kernel) MemoryChanged(old, fixed string) int {
 }
 
 // noteMemoryResult reads what a memory tool's result says it showed the
-// model and what it changed (see MetaMemoryShown).
+// model and what it changed (see sdk.MetaMemoryShown).
 func (k *Kernel) noteMemoryResult(t *turnState, p *preparedCall) {
-	if p.tool == nil || p.tool.Def.Plugin != MemoryPlugin || p.result.IsError || len(p.result.Metadata) == 0 {
+	if p.tool == nil || p.tool.Def.Plugin != sdk.MemoryPluginName || p.result.IsError || len(p.result.Metadata) == 0 {
 		return
 	}
 	md := p.result.Metadata
-	for _, f := range lines(md[MetaMemoryDeleted]) {
+	for _, f := range lines(md[sdk.MetaMemoryDeleted]) {
 		k.marks.changed(f, "", t.s.key, t.conv)
 	}
-	for _, c := range lines(md[MetaMemoryFixed]) {
-		if old, fixed, ok := strings.Cut(c, MarkArrow); ok {
+	for _, c := range lines(md[sdk.MetaMemoryCorrected]) {
+		if old, fixed, ok := strings.Cut(c, sdk.MarkArrow); ok {
 			k.marks.changed(old, fixed, t.s.key, t.conv)
 		}
 	}
 	if !t.sc.NoMemory {
 		// After the changes: this conversation reads the result itself.
-		k.marks.shown(t.s.key, t.conv, lines(md[MetaMemoryShown])...)
+		k.marks.shown(t.s.key, t.conv, lines(md[sdk.MetaMemoryShown])...)
 	}
 }
 

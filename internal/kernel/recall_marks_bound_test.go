@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -25,7 +26,7 @@ func TestCorrectionMarksStayWithinTheBudget(t *testing.T) {
 		t.Fatalf("the turn after the marks: %v", out.Err)
 	}
 	msg := memoryMessage(e.srv.Requests()[1])
-	if !strings.Contains(msg, MarkCorrected) {
+	if !strings.Contains(msg, sdk.MarkCorrected) {
 		t.Fatalf("no mark: %q", msg)
 	}
 	if n := EstimateTokens(msg); n > 200 {
