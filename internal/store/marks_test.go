@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// openAt writes a database at schema version upTo, as the Hearth that
+// stopped there did, and returns its path.
+func openAt(t *testing.T, upTo int) string {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL DEFAULT (unixepoch()))`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations {
+		if m.Version > upTo {
+			break
+		}
+		if _, err := raw.ExecContext(ctx, m.SQL); err != nil {
+			t.Fatalf("migration %d: %v", m.Version, err)
+		}
+		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations(version, name) VALUES (?, ?)`, m.Version, m.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.ExecContext(ctx, `INSERT INTO mem_docs(scope, writer, id, title, content, created_at, updated_at)
+		VALUES ('owner', '', 'fact-1', 'fact', 'Bob lives in Paris', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A database of the schema before the marks (12) opens, keeps its
+// memory, and keeps marks from then on: a change queued by one open of
+// the database is taken by the next, once.
+func TestMarksMigrationFromSchema12(t *testing.T) {
+	ctx := context.Background()
+	path := openAt(t, 12)
+	s, err := OpenFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 13 {
+		t.Fatalf("schema version %d, %v", v, err)
+	}
+	if docs, err := s.DocsWithID(ctx, All, "fact-1"); err != nil || len(docs) != 1 || docs[0].Content != "Bob lives in Paris" {
+		t.Fatalf("the old fact: %+v, %v", docs, err)
+	}
+	a, b, g := Chat{"web", "a"}, Chat{"web", "b"}, Chat{"qq", "group:g"}
+	for _, c := range []struct {
+		chat Chat
+		conv string
+	}{{a, "owner"}, {b, "owner"}, {g, "chat:qq/group:g"}} {
+		if err := s.NoteShown(ctx, c.chat, c.conv, []string{"Bob lives in Paris"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An owner's entry changed: the owner's conversations shown it, not
+	// the group's; b made the change itself.
+	n, err := s.FactChanged(ctx, "Bob lives in Paris", "owner", b, "- mark", "Bob lives in Lyon")
+	if err != nil || n != 1 {
+		t.Fatalf("FactChanged: %d, %v", n, err)
+	}
+	s.Close()
+
+	s, err = OpenFile(ctx, path) // another process, later
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct {
+		chat Chat
+		want []string
+	}{{a, []string{"- mark"}}, {a, nil}, {b, nil}, {g, nil}} {
+		if got, err := s.TakeMarks(ctx, tc.chat); err != nil || !slices.Equal(got, tc.want) {
+			t.Fatalf("TakeMarks(%v) = %q, %v; want %q", tc.chat, got, err, tc.want)
+		}
+	}
+	// a now counts as shown the new text, b not (it was told in its
+	// tool's result, and is no longer recorded as shown the old one).
+	if n, err := s.FactChanged(ctx, "Bob lives in Lyon", "global", Chat{}, "- again", ""); err != nil || n != 1 {
+		t.Fatalf("the corrected text: %d, %v", n, err)
+	}
+	// The group's copy of the old text changes in its scope only.
+	if n, err := s.FactChanged(ctx, "Bob lives in Paris", "chat:qq/group:g", Chat{}, "- group", ""); err != nil || n != 1 {
+		t.Fatalf("the group's fact: %d, %v", n, err)
+	}
+	if got, _ := s.TakeMarks(ctx, g); !slices.Equal(got, []string{"- group"}) {
+		t.Fatalf("group marks %q", got)
+	}
+}
+
+// What a conversation was shown, and the marks waiting for it, stay
+// within their bounds: the oldest go first.
+func TestMarksAreBounded(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenFile(ctx, filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := Chat{"web", "c"}
+	var facts []string
+	for i := range MaxShownPerChat + 10 {
+		facts = append(facts, fmt.Sprintf("fact %d", i))
+	}
+	if err := s.NoteShown(ctx, c, "owner", facts); err != nil {
+		t.Fatal(err)
+	}
+	var kept int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_shown WHERE channel = ? AND chat = ?`, c.Channel, c.Chat).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept != MaxShownPerChat {
+		t.Fatalf("%d facts kept as shown, want %d", kept, MaxShownPerChat)
+	}
+	if n, _ := s.FactChanged(ctx, "fact 0", "", Chat{}, "- old", ""); n != 0 {
+		t.Fatalf("the oldest fact, past the bound, still marked %d", n)
+	}
+	for i := range MaxPendingMarks + 5 {
+		if err := s.NoteShown(ctx, c, "owner", []string{"x"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FactChanged(ctx, "x", "", Chat{}, fmt.Sprintf("- %d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.TakeMarks(ctx, c)
+	if err != nil || len(got) != MaxPendingMarks || got[len(got)-1] != fmt.Sprintf("- %d", MaxPendingMarks+4) {
+		t.Fatalf("%d marks (last %q), %v", len(got), got[len(got)-1:], err)
+	}
+}
