@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -19,7 +20,9 @@ func TestCorrectionMarksStayWithinTheBudget(t *testing.T) {
 	e.ask(t, "where does Carol live?")
 	a, b := "Carol lives in Paris", "Carol lives in Lyon"
 	for range 1000 {
-		e.k.MemoryChanged(a, b)
+		if _, err := e.k.MemoryChanged(context.Background(), a, b, scope.Owner); err != nil {
+			t.Fatal(err)
+		}
 		a, b = b, a
 	}
 	if out := e.ask(t, "thanks"); out.Err != nil {
