@@ -48,21 +48,23 @@ func (s *Store) NoteShown(ctx context.Context, chat Chat, conv string, facts []s
 			return err
 		}
 	}
-	if err := trimShown(ctx, tx, chat); err != nil {
+	if err := trimShown(ctx, tx, chat, seq); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// trimShown applies the bounds of the shown facts.
-func trimShown(ctx context.Context, tx *sql.Tx, chat Chat) error {
+// trimShown applies the bounds of the shown facts; top is the newest
+// seq. Every row has its own seq, none above top, so those above
+// top-MaxShownFacts are at most MaxShownFacts: deleting the rest is a
+// range of the index, not a count of the table.
+func trimShown(ctx context.Context, tx *sql.Tx, chat Chat, top int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_shown WHERE channel = ? AND chat = ? AND seq <= (
 		SELECT seq FROM memory_shown WHERE channel = ? AND chat = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
 		chat.Channel, chat.Chat, chat.Channel, chat.Chat, MaxShownPerChat); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM memory_shown WHERE seq <= (
-		SELECT seq FROM memory_shown ORDER BY seq DESC LIMIT 1 OFFSET ?)`, MaxShownFacts)
+	_, err := tx.ExecContext(ctx, `DELETE FROM memory_shown WHERE seq <= ?`, top-MaxShownFacts)
 	return err
 }
 

@@ -142,3 +142,73 @@ func TestMarksAreBounded(t *testing.T) {
 		t.Fatalf("%d marks (last %q), %v", len(got), got[len(got)-1:], err)
 	}
 }
+
+// BenchmarkMarksPerTurn is what the marks add to a recalling turn: take
+// the marks due (none: one read) and record the facts shown (8, in a
+// conversation already holding its bound of shown facts).
+func BenchmarkMarksPerTurn(b *testing.B) {
+	ctx := context.Background()
+	s, err := OpenFile(ctx, filepath.Join(b.TempDir(), FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	c := Chat{"web", "c"}
+	var facts []string
+	for i := range MaxShownPerChat {
+		facts = append(facts, fmt.Sprintf("person%d likes drink%d", i, i))
+	}
+	if err := s.NoteShown(ctx, c, "owner", facts); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := s.TakeMarks(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+		j := i % (MaxShownPerChat - 8)
+		if err := s.NoteShown(ctx, c, "owner", facts[j:j+8]); err != nil {
+			b.Fatal(err)
+		}
+		i += 8
+	}
+}
+
+// Past MaxShownFacts recorded in all, the oldest go, whichever
+// conversation they belong to.
+func TestShownFactsBoundInAll(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenFile(ctx, filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	old, other := Chat{"web", "old"}, Chat{"web", "new"}
+	if err := s.NoteShown(ctx, old, "owner", []string{"an old fact"}); err != nil {
+		t.Fatal(err)
+	}
+	// As if MaxShownFacts facts had been shown since.
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO memory_shown(fact, channel, chat, conv, seq) VALUES ('x', 'web', 'mid', 'owner', ?)`,
+		MaxShownFacts); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.FactChanged(ctx, "an old fact", "", Chat{}, "- l", ""); n != 1 {
+		t.Fatal("the old fact is not recorded to begin with")
+	}
+	if err := s.NoteShown(ctx, old, "owner", []string{"an old fact"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.ExecContext(ctx, `UPDATE memory_shown SET seq = 1 WHERE fact = 'an old fact'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NoteShown(ctx, other, "owner", []string{"a new fact"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.FactChanged(ctx, "an old fact", "", Chat{}, "- l", ""); n != 0 {
+		t.Fatal("a fact past the bound in all is still recorded as shown")
+	}
+	if n, _ := s.FactChanged(ctx, "a new fact", "", Chat{}, "- l", ""); n != 1 {
+		t.Fatal("the newest fact was dropped")
+	}
+}
