@@ -37,12 +37,12 @@ func (s *Store) NoteShown(ctx context.Context, chat Chat, conv string, facts []s
 	}
 	defer tx.Rollback()
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM memory_shown`).Scan(&seq); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM marks_shown`).Scan(&seq); err != nil {
 		return err
 	}
 	for _, f := range facts {
 		seq++
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_shown(fact, channel, chat, conv, seq) VALUES (?, ?, ?, ?, ?)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_shown(fact, channel, chat, conv, seq) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT(fact, channel, chat) DO UPDATE SET conv = excluded.conv, seq = excluded.seq`,
 			f, chat.Channel, chat.Chat, conv, seq); err != nil {
 			return err
@@ -59,12 +59,12 @@ func (s *Store) NoteShown(ctx context.Context, chat Chat, conv string, facts []s
 // top-MaxShownFacts are at most MaxShownFacts: deleting the rest is a
 // range of the index, not a count of the table.
 func trimShown(ctx context.Context, tx *sql.Tx, chat Chat, top int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_shown WHERE channel = ? AND chat = ? AND seq <= (
-		SELECT seq FROM memory_shown WHERE channel = ? AND chat = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+	if _, err := tx.ExecContext(ctx, `DELETE FROM marks_shown WHERE channel = ? AND chat = ? AND seq <= (
+		SELECT seq FROM marks_shown WHERE channel = ? AND chat = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
 		chat.Channel, chat.Chat, chat.Channel, chat.Chat, MaxShownPerChat); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM memory_shown WHERE seq <= ?`, top-MaxShownFacts)
+	_, err := tx.ExecContext(ctx, `DELETE FROM marks_shown WHERE seq <= ?`, top-MaxShownFacts)
 	return err
 }
 
@@ -81,7 +81,7 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 		return 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT channel, chat, conv FROM memory_shown
+	rows, err := tx.QueryContext(ctx, `SELECT channel, chat, conv FROM marks_shown
 		WHERE fact = ? AND (? IN ('', 'global') OR conv = ?) ORDER BY seq`, fact, in, in)
 	if err != nil {
 		return 0, err
@@ -104,12 +104,12 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 		return 0, err
 	}
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM memory_shown`).Scan(&seq); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM marks_shown`).Scan(&seq); err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, sh := range hit {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_shown WHERE fact = ? AND channel = ? AND chat = ?`,
+		if _, err := tx.ExecContext(ctx, `DELETE FROM marks_shown WHERE fact = ? AND channel = ? AND chat = ?`,
 			fact, sh.chat.Channel, sh.chat.Chat); err != nil {
 			return 0, err
 		}
@@ -117,18 +117,18 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 			continue
 		}
 		n++
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_marks(channel, chat, line) VALUES (?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, line) VALUES (?, ?, ?)`,
 			sh.chat.Channel, sh.chat.Chat, line); err != nil {
 			return 0, err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_marks WHERE channel = ? AND chat = ? AND id <= (
-			SELECT id FROM memory_marks WHERE channel = ? AND chat = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+		if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND id <= (
+			SELECT id FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
 			sh.chat.Channel, sh.chat.Chat, sh.chat.Channel, sh.chat.Chat, MaxPendingMarks); err != nil {
 			return 0, err
 		}
 		if then != "" {
 			seq++
-			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_shown(fact, channel, chat, conv, seq) VALUES (?, ?, ?, ?, ?)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO marks_shown(fact, channel, chat, conv, seq) VALUES (?, ?, ?, ?, ?)
 				ON CONFLICT(fact, channel, chat) DO UPDATE SET conv = excluded.conv, seq = excluded.seq`,
 				then, sh.chat.Channel, sh.chat.Chat, sh.conv, seq); err != nil {
 				return 0, err
@@ -143,7 +143,7 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 // nothing.
 func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]string, error) {
 	var any bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM memory_marks WHERE channel = ? AND chat = ?)`,
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM marks_due WHERE channel = ? AND chat = ?)`,
 		chat.Channel, chat.Chat).Scan(&any); err != nil || !any {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]string, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT line FROM memory_marks WHERE channel = ? AND chat = ? ORDER BY id`,
+	rows, err := tx.QueryContext(ctx, `SELECT line FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id`,
 		chat.Channel, chat.Chat)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]string, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_marks WHERE channel = ? AND chat = ?`, chat.Channel, chat.Chat); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ?`, chat.Channel, chat.Chat); err != nil {
 		return nil, err
 	}
 	return lines, tx.Commit()

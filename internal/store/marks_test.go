@@ -120,7 +120,7 @@ func TestMarksAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kept int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_shown WHERE channel = ? AND chat = ?`, c.Channel, c.Chat).Scan(&kept); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM marks_shown WHERE channel = ? AND chat = ?`, c.Channel, c.Chat).Scan(&kept); err != nil {
 		t.Fatal(err)
 	}
 	if kept != MaxShownPerChat {
@@ -189,7 +189,7 @@ func TestShownFactsBoundInAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As if MaxShownFacts facts had been shown since.
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO memory_shown(fact, channel, chat, conv, seq) VALUES ('x', 'web', 'mid', 'owner', ?)`,
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO marks_shown(fact, channel, chat, conv, seq) VALUES ('x', 'web', 'mid', 'owner', ?)`,
 		MaxShownFacts); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestShownFactsBoundInAll(t *testing.T) {
 	if err := s.NoteShown(ctx, old, "owner", []string{"an old fact"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.w.ExecContext(ctx, `UPDATE memory_shown SET seq = 1 WHERE fact = 'an old fact'`); err != nil {
+	if _, err := s.w.ExecContext(ctx, `UPDATE marks_shown SET seq = 1 WHERE fact = 'an old fact'`); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.NoteShown(ctx, other, "owner", []string{"a new fact"}); err != nil {

@@ -509,7 +509,7 @@ INSERT INTO mem_docs(scope, writer, id, title, content, created_at, updated_at)
 DROP TABLE mem_docs_v6;
 `},
 	{13, "memory marks", `
-CREATE TABLE memory_shown (
+CREATE TABLE marks_shown (
 	channel TEXT NOT NULL,
 	chat    TEXT NOT NULL,
 	fact    TEXT NOT NULL,
@@ -517,15 +517,15 @@ CREATE TABLE memory_shown (
 	seq     INTEGER NOT NULL, -- newer is larger: the oldest go past the bounds
 	PRIMARY KEY (fact, channel, chat)
 ) WITHOUT ROWID;
-CREATE INDEX memory_shown_by_chat ON memory_shown(channel, chat, seq);
-CREATE INDEX memory_shown_by_seq ON memory_shown(seq);
-CREATE TABLE memory_marks (
+CREATE INDEX marks_shown_by_chat ON marks_shown(channel, chat, seq);
+CREATE INDEX marks_shown_by_seq ON marks_shown(seq);
+CREATE TABLE marks_due (
 	id      INTEGER PRIMARY KEY AUTOINCREMENT,
 	channel TEXT NOT NULL,
 	chat    TEXT NOT NULL,
 	line    TEXT NOT NULL
 );
-CREATE INDEX memory_marks_by_chat ON memory_marks(channel, chat, id);
+CREATE INDEX marks_due_by_chat ON marks_due(channel, chat, id);
 `},
 }
 
