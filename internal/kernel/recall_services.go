@@ -60,6 +60,13 @@ type (
 	}
 )
 
+// Hearth's own services say whose each entry is.
+var (
+	_ docEntries       = (*memory.Docs)(nil)
+	_ graphEntries     = (*memory.Graph)(nil)
+	_ knowledgeEntries = (*knowledge.Base)(nil)
+)
+
 // Recall implements Recaller.
 func (r *MemoryRecaller) Recall(ctx context.Context, v scope.View, input string) ([]Recalled, error) {
 	per := r.PerSource
