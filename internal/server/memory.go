@@ -348,9 +348,17 @@ func (s *Server) deleteEntity(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.app.Memory.Delete(r.Context(), v, name); err != nil {
+	// Its relations, read first: the conversations shown them are told.
+	e, rels, err := s.app.Memory.Entity(r.Context(), v, name)
+	if err == nil {
+		err = s.app.Memory.Delete(r.Context(), v, name)
+	}
+	if err != nil {
 		s.memoryError(w, "deleting an entity", name, err)
 		return
+	}
+	for _, rel := range rels {
+		s.memoryChanged(r, kernel.RelationText(rel.Relation), e.Scope)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
