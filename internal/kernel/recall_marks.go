@@ -25,8 +25,8 @@ import (
 // run with no serve among them, reaches the conversation's next request
 // once, across restarts. The store bounds them (store.MaxShownPerChat
 // facts a conversation, store.MaxShownFacts in all); a fact past the
-// bounds gets no mark. With no MarkStore the kernel keeps them in
-// memory, bounded (maxShownFacts), and a restart forgets them.
+// bounds gets no mark. A kernel whose History is not a MarkStore (none,
+// or a test's fake) marks nothing.
 
 // MarkStore keeps the correction marks; *store.Store is one. The
 // kernel's History may implement it.
@@ -102,7 +102,10 @@ func (k *Kernel) takeMarks(ctx context.Context, key sessionKey) []string {
 	return lines
 }
 
-// factChanged queues the mark of old changed to fixed (see changed).
+// factChanged queues the mark of old deleted (fixed "") or corrected to
+// fixed for the conversations of scope in that were shown old, except
+// skip (which made the change and read so in its tool's result); they
+// count as shown fixed from then on. It returns how many get the mark.
 func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessionKey, in scope.Scope) (int, error) {
 	old, fixed = oneLine(old), oneLine(fixed)
 	if old == "" || old == fixed {
