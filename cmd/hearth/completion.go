@@ -119,7 +119,7 @@ var subcommands = map[string][]string{
 	"policy":    {"set", "reset", "role", "grant"},
 	"settings":  {"get", "set"},
 	"knowledge": {"search", "list", "show", "add", "rm"},
-	"memory":    {"list", "search", "show", "forget", "correct"},
+	"memory":    {"list", "search", "show", "add", "forget", "correct"},
 	"mcp":       {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
 }
 

@@ -242,7 +242,7 @@ var helpTopics = map[string]string{
 	"audit":      "the log of tool calls",
 	"plugin":     "process plugins: list, install, enable ...",
 	"settings":   "plugin settings",
-	"memory":     "what the agent remembers: list, search, forget, correct",
+	"memory":     "what the agent remembers: list, search, add, forget, correct",
 	"mcp":        "MCP servers, and serving Hearth's tools over MCP",
 	"serve":      "run as a service: the web UI and the HTTP API",
 	"token":      "the HTTP API's token",

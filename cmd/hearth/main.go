@@ -6,7 +6,7 @@
 //	hearth tools                list the tools the model sees
 //	hearth settings             see and set plugin settings
 //	hearth knowledge            search and edit the knowledge base
-//	hearth memory               what the agent remembers: list, search, forget, correct
+//	hearth memory               what the agent remembers: list, search, add, forget, correct
 //	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
@@ -60,7 +60,7 @@ Commands:
                   plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
   knowledge       search, list, show, add and remove knowledge base entries
-  memory          what the agent remembers: list, search, show, forget, correct
+  memory          what the agent remembers: list, search, show, add, forget, correct
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
   token           print the HTTP API's token (--rotate replaces it)
@@ -101,6 +101,7 @@ type flags struct {
 	k                               int    // -k: knowledge search
 	scope, writer                   string // --scope, --writer: knowledge, memory (--scope)
 	all                             bool   // --all: knowledge
+	reveal                          bool   // --reveal: memory
 }
 
 // commandFlags are the flags each command that parse reads uses: any
@@ -115,7 +116,7 @@ var commandFlags = map[string][]string{
 	"plugin":    {"data-dir", "v", "n", "id", "json", "yes"},
 	"settings":  {"data-dir", "v", "json"},
 	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
-	"memory":    {"data-dir", "v", "json", "scope", "limit"},
+	"memory":    {"data-dir", "v", "json", "scope", "limit", "reveal"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.
@@ -149,6 +150,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.StringVar(&f.scope, "scope", "", "")
 	fs.StringVar(&f.writer, "writer", "", "")
 	fs.BoolVar(&f.all, "all", false, "")
+	fs.BoolVar(&f.reveal, "reveal", false, "")
 	// Flags may come before or after the message; "--" ends them.
 	var rest []string
 	for {

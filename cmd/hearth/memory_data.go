@@ -10,6 +10,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
+	memoryplugin "github.com/hearth-agent/hearth/plugins/memory"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -145,49 +146,52 @@ func ambiguous(err error) error {
 
 // forget deletes the document id, or the relation "source|relation|target",
 // or the entity id with its relations; it returns the texts the agent may
-// have been shown and no longer is.
-func (d memoryData) forget(ctx context.Context, id string) ([]string, error) {
+// have been shown and no longer is, and their scope ("" when it is not
+// known: a relation found in every scope).
+func (d memoryData) forget(ctx context.Context, id string) ([]string, scope.Scope, error) {
 	v := d.view()
 	doc, err := d.a.Docs.Get(ctx, v, id)
 	switch {
 	case err == nil:
-		if err := d.a.Docs.Delete(ctx, v, id); err != nil {
-			return nil, err
+		// Just it: the one document Get found, in its scope, of its writer.
+		one := scope.View{Writer: doc.Writer, Write: doc.Scope, Read: []scope.Scope{doc.Scope}}
+		if err := d.a.Docs.Delete(ctx, one, id); err != nil {
+			return nil, "", err
 		}
-		return []string{doc.Content}, nil
+		return []string{doc.Content}, doc.Scope, nil
 	case !errors.Is(err, memory.ErrNoDoc):
-		return nil, ambiguous(err)
+		return nil, "", ambiguous(err)
 	}
 	if parts := strings.Split(id, "|"); len(parts) == 3 {
 		r := sdk.Relation{SourceName: parts[0], RelationType: parts[1], TargetName: parts[2]}
 		ok, err := d.a.Memory.DeleteRelation(ctx, v, r)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: %q", errNoEntry, id)
+			return nil, "", fmt.Errorf("%w: %q", errNoEntry, id)
 		}
-		return []string{kernel.RelationText(r)}, nil
+		return []string{kernel.RelationText(r)}, d.scope, nil
 	}
 	e, err := d.show(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := d.a.Memory.Delete(ctx, v, id); err != nil {
-		return nil, ambiguous(err)
+		return nil, "", ambiguous(err)
 	}
-	return e.Links, nil
+	return e.Links, scope.Scope(e.Scope), nil
 }
 
 // correct replaces the text of the document id, keeping its id, title,
-// scope and writer; it returns the old text.
-func (d memoryData) correct(ctx context.Context, id, text string) (string, error) {
+// scope and writer; it returns the old text and the scope.
+func (d memoryData) correct(ctx context.Context, id, text string) (string, scope.Scope, error) {
 	doc, err := d.a.Docs.Get(ctx, d.view(), id)
 	if errors.Is(err, memory.ErrNoDoc) {
-		return "", fmt.Errorf("%w: %q (correct takes a document id; hearth memory search finds it)", errNoEntry, id)
+		return "", "", fmt.Errorf("%w: %q (correct takes a document id; hearth memory search finds it)", errNoEntry, id)
 	}
 	if err != nil {
-		return "", ambiguous(err)
+		return "", "", ambiguous(err)
 	}
 	old := doc.Content
 	fixed := doc.Doc
@@ -195,7 +199,29 @@ func (d memoryData) correct(ctx context.Context, id, text string) (string, error
 	// Written back where it was: the owner's view of its scope, as its writer.
 	v := scope.View{Writer: doc.Writer, Write: doc.Scope, Read: []scope.Scope{doc.Scope}}
 	if err := d.a.Docs.Insert(v, &fixed); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return old, nil
+	return old, doc.Scope, nil
+}
+
+// add remembers fact as the memories plugin's remember tool does (a
+// document titled "fact", its id from its text), as the owner's (writer
+// ""), in scope sc; with a triple, the relation too. It returns the
+// fact's entry.
+func (d memoryData) add(ctx context.Context, sc scope.Scope, fact string, triple *sdk.Triple) (memoryEntry, error) {
+	v := scope.View{Write: sc, Read: []scope.Scope{sc}}
+	doc := sdk.Doc{ID: memoryplugin.FactID(fact), Title: memoryplugin.FactTitle, Content: fact}
+	if err := d.a.Docs.Insert(v, &doc); err != nil {
+		return memoryEntry{}, fmt.Errorf("remembering: %w", err)
+	}
+	if triple != nil {
+		if err := d.a.Memory.Commit(v, []sdk.Triple{*triple}); err != nil {
+			// A fact half remembered is not remembered: take the document back.
+			if err2 := d.a.Docs.Delete(ctx, v, doc.ID); err2 != nil {
+				err = errors.Join(err, fmt.Errorf("taking the fact back: %w", err2))
+			}
+			return memoryEntry{}, fmt.Errorf("remembering the relation: %w", err)
+		}
+	}
+	return memoryEntry{Kind: "doc", ID: doc.ID, Scope: string(sc), Title: doc.Title, Text: fact}, nil
 }

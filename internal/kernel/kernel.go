@@ -124,7 +124,6 @@ type Kernel struct {
 	caps     map[string][]string // plugin -> declared capability groups
 	claims   map[string]*names.Claim
 	quotas   map[string]*injectQuota // plugin -> injection budget
-	marks    memoryMarks             // recall_marks.go: facts shown, corrections due
 	chans    channelRegistry         // channels.go: the plugins' channels
 	closed   bool
 

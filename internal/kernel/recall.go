@@ -33,8 +33,23 @@ const DefaultRecallTokens = 400
 type Recaller interface {
 	// Recall returns the items of memory v sees that bear on input, best
 	// first, each with a score (higher is better, comparable across
-	// sources). No match is an empty result, not an error.
-	Recall(ctx context.Context, v scope.View, input string) ([]sdk.MemItem, error)
+	// sources) and whose entry it is. No match is an empty result, not
+	// an error.
+	Recall(ctx context.Context, v scope.View, input string) ([]Recalled, error)
+}
+
+// Recalled is one recalled item with the writer and scope of the entry
+// it comes from: the kernel judges by them whether recalling it taints
+// the turn. They stay in the kernel: stages and the model get the
+// sdk.MemItem only (HomeAgent's MemItem has no writer).
+type Recalled struct {
+	sdk.MemItem
+	// Writer is the plugin that wrote the entry; "" for the owner and
+	// Hearth (the CLI, the web UI, hand-written files).
+	Writer string
+	// Scope is the entry's scope; "" when the source cannot say whose
+	// the entry is, which counts as a third party's.
+	Scope scope.Scope
 }
 
 // recallHeader opens the recall message. It is fixed text so that the
@@ -62,11 +77,11 @@ func recallView(conv scope.Scope) scope.View {
 // (with the session's pending correction marks); ok is false when there
 // is nothing to say. A NoMemory turn recalls nothing.
 func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok bool) {
-	var items []sdk.MemItem
+	var items []Recalled
 	// The marks come first: they correct what the conversation already
 	// holds. They take at most half the budget (the newest kept), the
 	// recalled items the rest.
-	marks := fitMarks(k.marks.take(t.s.key), k.recallTokens()/2)
+	marks := fitMarks(k.takeMarks(ctx, t.s.key), k.recallTokens()/2)
 	conv := t.conv
 	if k.cfg.Recall != nil && !t.sc.NoMemory && strings.TrimSpace(t.sc.RawMessage) != "" {
 		start := time.Now()
@@ -75,7 +90,7 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 			k.log.Warn("memory recall failed", "session", t.s.key, "err", err)
 		}
 		items = fitRecall(got, k.recallTokens()-marksTokens(marks))
-		if !t.tainted && k.recalledUntrusted(ctx, conv, t.sc.RawMessage, items) {
+		if !t.tainted && recalledUntrusted(conv, got, items) {
 			// Text a plugin or a guest wrote is third party's, as an
 			// untrusted tool's result is: writes it may steer ask first.
 			t.tainted = true
@@ -87,17 +102,21 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 	// The marks record the facts as stored; the model and the stages get
 	// them with what looks like a key masked.
 	shown := itemTexts(items)
-	items = k.maskItems(items)
-	t.sc.Memory = items
+	mem := make([]sdk.MemItem, len(items))
+	for i, it := range items {
+		mem[i] = it.MemItem
+	}
+	mem = k.maskItems(mem)
+	t.sc.Memory = mem
 	for i, m := range marks {
 		marks[i] = k.maskKeys(m)
 	}
-	text := recallText(items, marks)
+	text := recallText(mem, marks)
 	if text == "" {
 		return llm.Message{}, false
 	}
 	if !t.sc.NoMemory {
-		k.marks.shown(t.s.key, conv, shown...)
+		k.noteShown(ctx, t.s.key, conv, shown...)
 	}
 	return llm.Message{Role: "system", Content: text}, true
 }
@@ -117,37 +136,47 @@ func (k *Kernel) maskItems(items []sdk.MemItem) []sdk.MemItem {
 	return items
 }
 
-// recalledUntrusted reports whether items, recalled with the owner's
-// view of conv, hold an entry the owner did not write: the owner's own
-// entries (writer "": the CLI, the web UI, hand-written files) in conv
-// and Global, and what the memory plugin remembered in the owner's own
-// conversations (scope Owner: the owner asked for it there), are
-// trusted; anything else (another plugin's entries, or the memory
-// plugin's in a group or another person's conversation, where a guest
-// may have asked for them) is not. It asks the recaller again with only
-// the trusted writers' views, and counts an item trusted when they
-// return its text too.
-func (k *Kernel) recalledUntrusted(ctx context.Context, conv scope.Scope, input string, items []sdk.MemItem) bool {
-	if len(items) == 0 {
+// trustedEntry reports whether an entry of writer in sc, recalled in a
+// conversation of scope conv, is the owner's: the owner's own entries
+// (writer "": the CLI, the web UI, hand-written files), and what the
+// memory plugin remembered in the owner's own conversations (scope
+// Owner: the owner asked for it there). Anything else (another plugin's
+// entries, the memory plugin's in a group or another person's
+// conversation, where a guest may have asked for them, or an entry
+// whose owner the source could not say) is not.
+func trustedEntry(conv scope.Scope, writer string, sc scope.Scope) bool {
+	switch {
+	case sc == "":
+		return false
+	case writer == "":
+		return true
+	case writer == sdk.MemoryPluginName:
+		return sc == scope.Owner && conv == scope.Owner
+	}
+	return false
+}
+
+// recalledUntrusted reports whether kept, recalled as got in a
+// conversation of scope conv, shows text the owner did not write. A
+// text kept once (fitRecall drops repeats) is the owner's when any
+// entry of got reading so is.
+func recalledUntrusted(conv scope.Scope, got, kept []Recalled) bool {
+	if len(kept) == 0 {
 		return false
 	}
-	owner := recallView(conv)
-	owner.Writer, owner.AllWriters = "", false // the owner's entries only (a read: it owns nothing here)
-	views := []scope.View{owner}
-	if conv == scope.Owner {
-		views = append(views, scope.View{Writer: MemoryPlugin, Write: scope.Owner, Read: []scope.Scope{scope.Owner}})
-	}
-	trusted := map[string]bool{}
-	for _, v := range views {
-		got, err := k.cfg.Recall.Recall(ctx, v, input)
-		if err != nil {
-			return true // unsure: count the text as third party's
+	var trusted map[string]bool
+	for _, it := range kept {
+		if trustedEntry(conv, it.Writer, it.Scope) {
+			continue
 		}
-		for _, it := range got {
-			trusted[oneLine(it.Content)] = true
+		if trusted == nil {
+			trusted = make(map[string]bool, len(got))
+			for _, g := range got {
+				if trustedEntry(conv, g.Writer, g.Scope) {
+					trusted[oneLine(g.Content)] = true
+				}
+			}
 		}
-	}
-	for _, it := range items {
 		if !trusted[it.Content] {
 			return true
 		}
@@ -190,12 +219,12 @@ func (k *Kernel) recallTokens() int {
 // fitRecall orders items best first (ties by text, so the order is
 // stable), drops empty and repeated ones, and keeps those that fit
 // budget tokens as lines of the recall message.
-func fitRecall(items []sdk.MemItem, budget int) []sdk.MemItem {
+func fitRecall(items []Recalled, budget int) []Recalled {
 	if len(items) == 0 {
 		return nil
 	}
 	sorted := slices.Clone(items)
-	slices.SortStableFunc(sorted, func(a, b sdk.MemItem) int {
+	slices.SortStableFunc(sorted, func(a, b Recalled) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
@@ -203,7 +232,7 @@ func fitRecall(items []sdk.MemItem, budget int) []sdk.MemItem {
 	})
 	used := EstimateTokens(recallHeader)
 	seen := make(map[string]bool, len(sorted))
-	var out []sdk.MemItem
+	var out []Recalled
 	for _, it := range sorted {
 		it.Content = oneLine(it.Content)
 		if it.Content == "" || seen[it.Content] {
@@ -229,7 +258,7 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func itemTexts(items []sdk.MemItem) []string {
+func itemTexts(items []Recalled) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.Content

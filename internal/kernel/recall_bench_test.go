@@ -3,10 +3,15 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/hosttest"
+	"github.com/hearth-agent/hearth/internal/knowledge"
+	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/search"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -92,8 +97,77 @@ func BenchmarkRecall(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				_ = recallText(fitRecall(items, DefaultRecallTokens), nil)
+				_ = fitRecall(items, DefaultRecallTokens)
 			}
 		})
+	}
+}
+
+// scopedServices are Hearth's own memory services on a real SQLite file
+// and folder, as the app gives them to recall.
+func scopedServices(b testing.TB) (*memory.Docs, *memory.Graph, *knowledge.Base) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	idx := search.NewIndex()
+	docs, err := memory.NewDocs(ctx, st, idx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	graph, err := memory.NewGraph(ctx, st, idx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kb, err := knowledge.Open(filepath.Join(dir, "knowledge"), &knowledge.Options{Index: idx})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { kb.Close() })
+	return docs, graph, kb
+}
+
+// BenchmarkRecallTaint is the host time of a recalling turn's lookup
+// and its taint check (whether the items kept were written by the
+// owner), over the scoped services with the entries' owners: the owner's
+// facts, relations and notes in the owner's scope (2,000, 2,000 and
+// 200; HEARTH_BENCH_FULL=1 is not needed, the sizes are small).
+func BenchmarkRecallTaint(b *testing.B) {
+	docs, graph, kb := scopedServices(b)
+	owner := scope.View{Write: scope.Owner, Read: []scope.Scope{scope.Owner}}
+	for i := range 2000 {
+		if err := docs.Insert(owner, &sdk.Doc{ID: fmt.Sprintf("fact-%d", i), Title: "fact",
+			Content: fmt.Sprintf("person%d likes drink%d and lives in city%d 住在城市%d", i, i%97, i%211, i%53)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var triples []sdk.Triple
+	for i := range 2000 {
+		triples = append(triples, sdk.Triple{Subject: fmt.Sprintf("person%d", i), Relation: "likes", Object: fmt.Sprintf("drink%d", i%97)})
+	}
+	if err := graph.Commit(owner, triples); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 200 {
+		if err := kb.Add(owner, fmt.Sprintf("note-%d", i), fmt.Sprintf("# Note %d\n\ncity%d has a river and a market.", i, i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := &MemoryRecaller{Graph: graph, Docs: docs, Knowledge: kb}
+	ctx := context.Background()
+	const input = "what does person42 like to drink in city42?"
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := r.Recall(ctx, recallView(scope.Owner), input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kept := fitRecall(got, DefaultRecallTokens)
+		if len(kept) == 0 || recalledUntrusted(scope.Owner, got, kept) {
+			b.Fatalf("the owner's entries: kept %d, counted untrusted", len(kept))
+		}
 	}
 }

@@ -1,10 +1,12 @@
 package kernel
 
 import (
+	"context"
 	"strings"
-	"sync"
 
 	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/store"
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // Correction marks (the PKU document's CONTEXT_MARK): when a fact is
@@ -15,149 +17,158 @@ import (
 //	- [已删除] old
 //	- [更正] old → new
 //
-// The kernel keeps which conversation was shown which fact in memory,
-// bounded (maxShownFacts); a restart forgets them, and so does a fact
-// past the bound, which then gets no mark.
+// A change reaches the conversations whose scope could see the changed
+// entry: those of its scope, or every one for an entry of Global. What
+// each conversation was shown, and the marks waiting, are kept in the
+// store when the kernel's History is a MarkStore (the SQLite store is):
+// a change made by any process on the data directory, `hearth memory`
+// run with no serve among them, reaches the conversation's next request
+// once, across restarts. The store bounds them (store.MaxShownPerChat
+// facts a conversation, store.MaxShownFacts in all); a fact past the
+// bounds gets no mark. A kernel whose History is not a MarkStore (none,
+// or a test's fake) marks nothing.
 
-// The CONTEXT_MARK strings. A fact containing MarkArrow is refused by
-// the memory plugin: the line would not read back.
-const (
-	MarkDeleted   = "[已删除]"
-	MarkCorrected = "[更正]"
-	MarkArrow     = " → "
-)
-
-// The tool result metadata (sdk's ResultMetadata) with which the
-// built-in memory plugin tells the kernel what it showed and changed;
-// each value is facts one per line, a correction as "old → new". The
-// kernel reads them only from the plugin named MemoryPlugin, a
-// built-in's name no other plugin can take.
-const (
-	MemoryPlugin      = "memories"
-	MetaMemoryShown   = "memory.shown"
-	MetaMemoryDeleted = "memory.deleted"
-	MetaMemoryFixed   = "memory.corrected"
-)
-
-// maxShownFacts bounds the facts remembered as shown; past it the
-// record starts again empty.
-const maxShownFacts = 50000
-
-// memoryMarks records the facts each conversation was shown and the
-// marks waiting for its next request.
-type memoryMarks struct {
-	mu      sync.Mutex
-	shownIn map[string]map[sessionKey]scope.Scope // fact -> conversations shown it, with their scope
-	pending map[sessionKey][]string
+// MarkStore keeps the correction marks; *store.Store is one. The
+// kernel's History may implement it.
+type MarkStore interface {
+	// NoteShown records that chat, of scope conv, was shown facts.
+	NoteShown(ctx context.Context, chat store.Chat, conv string, facts []string) error
+	// FactChanged queues line for the conversations of scope in (every
+	// one for "" or Global) shown fact, except skip; then, if not "",
+	// counts as shown in them. It returns how many get the line.
+	FactChanged(ctx context.Context, fact, in string, skip store.Chat, line, then string) (int, error)
+	// TakeMarks returns and deletes the lines waiting for chat.
+	TakeMarks(ctx context.Context, chat store.Chat) ([]string, error)
 }
 
-// shown records that conversation key, of scope conv, was shown facts.
-func (m *memoryMarks) shown(key sessionKey, conv scope.Scope, facts ...string) {
-	if len(facts) == 0 {
+var _ MarkStore = (*store.Store)(nil)
+
+// The strings of the marks and the metadata keys with which the
+// built-in memory plugin tells the kernel what it showed and changed
+// are sdk's (sdk.MarkDeleted, sdk.MetaMemoryShown...): the plugin may
+// import only sdk/. The kernel reads the metadata only from the plugin
+// named sdk.MemoryPluginName, a built-in's name no other plugin can
+// take.
+
+// markLine is the mark of old deleted (fixed "") or corrected to fixed.
+func markLine(old, fixed string) string {
+	if fixed == "" {
+		return "- " + sdk.MarkDeleted + " " + old
+	}
+	return "- " + sdk.MarkCorrected + " " + old + sdk.MarkArrow + fixed
+}
+
+// markStore is the store that keeps the marks, nil for none.
+func (k *Kernel) markStore() MarkStore {
+	ms, _ := k.store.(MarkStore)
+	return ms
+}
+
+func chatOf(key sessionKey) store.Chat { return store.Chat{Channel: key.channel, Chat: key.chat} }
+
+// noteShown records that the conversation key, of scope conv, was shown
+// facts.
+func (k *Kernel) noteShown(ctx context.Context, key sessionKey, conv scope.Scope, facts ...string) {
+	var clean []string
+	for _, f := range facts {
+		if f = oneLine(f); f != "" {
+			clean = append(clean, f)
+		}
+	}
+	if len(clean) == 0 {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.shownIn == nil || len(m.shownIn) > maxShownFacts {
-		m.shownIn = make(map[string]map[sessionKey]scope.Scope)
+	ms := k.markStore()
+	if ms == nil {
+		return
 	}
-	for _, f := range facts {
-		f = oneLine(f)
-		if f == "" {
-			continue
-		}
-		set := m.shownIn[f]
-		if set == nil {
-			set = make(map[sessionKey]scope.Scope, 1)
-			m.shownIn[f] = set
-		}
-		set[key] = conv
+	if err := ms.NoteShown(context.WithoutCancel(ctx), chatOf(key), string(conv), clean); err != nil {
+		k.log.Warn("memory marks: recording the facts shown failed; a change of them will not be marked",
+			"session", key, "err", err)
 	}
 }
 
-// changed queues the mark for old in every conversation of scope in
-// (any scope when in is "": the owner's change) that was shown it:
-// deleted when fixed is "", else corrected to fixed. Marks are keyed by
-// the fact's text, so a change made in one conversation never reaches
-// another scope's conversations, which may have been shown the same
-// text from their own entries. It returns how many conversations get
-// the mark. The conversation skip (which made the change, and read so
-// in the tool's result) gets none.
-func (m *memoryMarks) changed(old, fixed string, skip sessionKey, in scope.Scope) int {
-	old, fixed = oneLine(old), oneLine(fixed)
-	if old == "" || old == fixed {
-		return 0
+// takeMarks returns the marks waiting for the conversation key, and
+// forgets them.
+func (k *Kernel) takeMarks(ctx context.Context, key sessionKey) []string {
+	ms := k.markStore()
+	if ms == nil {
+		return nil
 	}
-	line := "- " + MarkDeleted + " " + old
-	if fixed != "" {
-		line = "- " + MarkCorrected + " " + old + MarkArrow + fixed
+	lines, err := ms.TakeMarks(ctx, chatOf(key))
+	if err != nil {
+		k.log.Warn("memory marks: reading the marks due failed", "session", key, "err", err)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	set := m.shownIn[old]
-	n := 0
-	for key, conv := range set {
-		if in != "" && conv != in {
-			continue
-		}
-		delete(set, key)
-		if key == skip {
-			continue
-		}
-		n++
-		if m.pending == nil {
-			m.pending = make(map[sessionKey][]string)
-		}
-		m.pending[key] = append(m.pending[key], line)
-		if fixed != "" {
-			// The mark shows the new fact: a later change of it is marked too.
-			if m.shownIn[fixed] == nil {
-				m.shownIn[fixed] = make(map[sessionKey]scope.Scope, 1)
-			}
-			m.shownIn[fixed][key] = conv
-		}
-	}
-	if len(set) == 0 {
-		delete(m.shownIn, old)
-	}
-	return n
-}
-
-// take returns and forgets the marks waiting for key.
-func (m *memoryMarks) take(key sessionKey) []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	lines := m.pending[key]
-	delete(m.pending, key)
 	return lines
 }
 
-// MemoryChanged tells the kernel that the fact old was deleted (fixed
-// "") or corrected to fixed, by the owner (the CLI, the HTTP API) or a
-// tool. Every conversation that was shown old gets the mark line in its
-// next request, once. It returns how many conversations will.
-func (k *Kernel) MemoryChanged(old, fixed string) int {
-	return k.marks.changed(old, fixed, sessionKey{}, "")
+// factChanged queues the mark of old deleted (fixed "") or corrected to
+// fixed for the conversations of scope in that were shown old, except
+// skip (which made the change and read so in its tool's result); they
+// count as shown fixed from then on. It returns how many get the mark.
+func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessionKey, in scope.Scope) (int, error) {
+	old, fixed = oneLine(old), oneLine(fixed)
+	if old == "" || old == fixed {
+		return 0, nil
+	}
+	ms := k.markStore()
+	if ms == nil {
+		return 0, nil
+	}
+	return ms.FactChanged(context.WithoutCancel(ctx), old, string(in), chatOf(skip), markLine(old, fixed), fixed)
+}
+
+// MemoryChanged tells the kernel that the fact old, an entry of scope in
+// ("" when the caller cannot say, which reaches every scope), was
+// deleted (fixed "") or corrected to fixed by the owner (the CLI, the
+// HTTP API). Every conversation that was shown old and could see the
+// entry (its scope's, or every one for Global) gets the mark line in
+// its next request, once, whichever process serves it next. It returns
+// how many conversations will.
+func (k *Kernel) MemoryChanged(ctx context.Context, old, fixed string, in scope.Scope) (int, error) {
+	return k.factChanged(ctx, old, fixed, sessionKey{}, in)
 }
 
 // noteMemoryResult reads what a memory tool's result says it showed the
-// model and what it changed (see MetaMemoryShown).
-func (k *Kernel) noteMemoryResult(t *turnState, p *preparedCall) {
-	if p.tool == nil || p.tool.Def.Plugin != MemoryPlugin || p.result.IsError || len(p.result.Metadata) == 0 {
+// model and what it changed (see sdk.MetaMemoryShown). The plugin
+// changes entries of the conversation's scope only.
+func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *preparedCall) {
+	if p.tool == nil || p.tool.Def.Plugin != sdk.MemoryPluginName || p.result.IsError || len(p.result.Metadata) == 0 {
 		return
 	}
 	md := p.result.Metadata
-	for _, f := range lines(md[MetaMemoryDeleted]) {
-		k.marks.changed(f, "", t.s.key, t.conv)
+	for _, f := range lines(md[sdk.MetaMemoryDeleted]) {
+		if _, err := k.factChanged(ctx, f, "", t.s.key, t.conv); err != nil {
+			k.log.Warn("memory marks: queueing a mark failed", "session", t.s.key, "err", err)
+		}
 	}
-	for _, c := range lines(md[MetaMemoryFixed]) {
-		if old, fixed, ok := strings.Cut(c, MarkArrow); ok {
-			k.marks.changed(old, fixed, t.s.key, t.conv)
+	for _, c := range lines(md[sdk.MetaMemoryCorrected]) {
+		if old, fixed, ok := strings.Cut(c, sdk.MarkArrow); ok {
+			if _, err := k.factChanged(ctx, old, fixed, t.s.key, t.conv); err != nil {
+				k.log.Warn("memory marks: queueing a mark failed", "session", t.s.key, "err", err)
+			}
 		}
 	}
 	if !t.sc.NoMemory {
 		// After the changes: this conversation reads the result itself.
-		k.marks.shown(t.s.key, t.conv, lines(md[MetaMemoryShown])...)
+		k.noteShown(ctx, t.s.key, t.conv, lines(md[sdk.MetaMemoryShown])...)
+	}
+}
+
+// maskMemoryResult masks what looks like a key in a result of the
+// built-in memory plugin before the model, the stages, the events and
+// the history get it, as recall does: a credential remembered once is
+// not repeated into the conversation by memories__recall or
+// memories__search. Its metadata keeps the facts as stored, for the
+// marks. The masking is the kernel's, so it holds however the plugin
+// runs.
+func (k *Kernel) maskMemoryResult(p *preparedCall) {
+	if p.tool == nil || p.tool.Def.Plugin != sdk.MemoryPluginName {
+		return
+	}
+	p.result.Content = k.maskKeys(p.result.Content)
+	if s, ok := p.result.Value.(string); ok {
+		p.result.Value = k.maskKeys(s)
 	}
 }
 

@@ -1,10 +1,12 @@
 package kernel
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
@@ -18,14 +20,16 @@ func TestCorrectionMarksStayWithinTheBudget(t *testing.T) {
 	e.ask(t, "where does Carol live?")
 	a, b := "Carol lives in Paris", "Carol lives in Lyon"
 	for range 1000 {
-		e.k.MemoryChanged(a, b)
+		if _, err := e.k.MemoryChanged(context.Background(), a, b, scope.Owner); err != nil {
+			t.Fatal(err)
+		}
 		a, b = b, a
 	}
 	if out := e.ask(t, "thanks"); out.Err != nil {
 		t.Fatalf("the turn after the marks: %v", out.Err)
 	}
 	msg := memoryMessage(e.srv.Requests()[1])
-	if !strings.Contains(msg, MarkCorrected) {
+	if !strings.Contains(msg, sdk.MarkCorrected) {
 		t.Fatalf("no mark: %q", msg)
 	}
 	if n := EstimateTokens(msg); n > 200 {

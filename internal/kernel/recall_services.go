@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hearth-agent/hearth/internal/knowledge"
+	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -41,16 +43,43 @@ const (
 // message; a fact is a sentence and is never cut.
 const maxItemRunes = 300
 
+// The services' optional methods that say whose each entry is
+// (*memory.Docs, *memory.Graph and *knowledge.Base have them). A service
+// without them is still recalled from, its items with no owner
+// (Recalled.Scope ""), which taints the turn that recalls them.
+type (
+	docEntries interface {
+		QueryEntries(ctx context.Context, v scope.View, text string, topK int) ([]memory.DocEntry, error)
+	}
+	graphEntries interface {
+		RecallEntries(ctx context.Context, v scope.View, query []string, depth int) ([]memory.EntityEntry, []memory.RelationEntry, error)
+	}
+	knowledgeEntries interface {
+		Find(v scope.View, query string, topK int) []knowledge.Hit
+		Read(v scope.View, key knowledge.Key) (string, error)
+	}
+)
+
+// Hearth's own services say whose each entry is.
+var (
+	_ docEntries       = (*memory.Docs)(nil)
+	_ graphEntries     = (*memory.Graph)(nil)
+	_ knowledgeEntries = (*knowledge.Base)(nil)
+)
+
 // Recall implements Recaller.
-func (r *MemoryRecaller) Recall(ctx context.Context, v scope.View, input string) ([]sdk.MemItem, error) {
+func (r *MemoryRecaller) Recall(ctx context.Context, v scope.View, input string) ([]Recalled, error) {
 	per := r.PerSource
 	if per <= 0 {
 		per = 8
 	}
-	var items []sdk.MemItem
+	var items []Recalled
 	var errs []error
 	if r.Docs != nil {
-		docs := r.Docs.Query(v, input, per)
+		docs, err := r.docs(ctx, v, input, per)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("document memory: %w", err))
+		}
 		best := 0.0
 		for _, d := range docs {
 			best = max(best, d.Score)
@@ -63,35 +92,92 @@ func (r *MemoryRecaller) Recall(ctx context.Context, v scope.View, input string)
 			if score <= 0 {
 				continue
 			}
-			items = append(items, sdk.MemItem{Role: "system", Content: cutItem(d.Content), Score: score})
+			items = append(items, Recalled{MemItem: sdk.MemItem{Role: "system", Content: cutItem(d.Content), Score: score},
+				Writer: d.Writer, Scope: d.Scope})
 		}
 	}
 	if r.Graph != nil {
 		if terms := recallTerms(input); len(terms) > 0 {
-			_, rels, err := r.Graph.Recall(v, terms, 1)
+			rels, err := r.relations(ctx, v, terms)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("graph memory: %w", err))
 			}
 			for i, rel := range rels[:min(len(rels), per)] {
-				items = append(items, sdk.MemItem{Role: "system", Score: GraphWeight / float64(1+i),
-					Content: RelationText(rel)})
+				items = append(items, Recalled{MemItem: sdk.MemItem{Role: "system", Score: GraphWeight / float64(1+i),
+					Content: RelationText(rel.Relation)}, Writer: rel.Writer, Scope: rel.Scope})
 			}
 		}
 	}
 	if r.Knowledge != nil {
-		hits, err := r.Knowledge.Search(v, input, min(per, 3))
+		hits, err := r.knowledge(ctx, v, input, min(per, 3))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("knowledge: %w", err))
 		}
 		for i, h := range hits {
-			items = append(items, sdk.MemItem{Role: "system", Score: KnowledgeWeight / float64(1+i),
-				Content: cutItem(h.Name + ": " + h.Content)})
+			items = append(items, Recalled{MemItem: sdk.MemItem{Role: "system", Score: KnowledgeWeight / float64(1+i),
+				Content: cutItem(h.name + ": " + h.content)}, Writer: h.writer, Scope: h.scope})
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		errs = append(errs, err)
 	}
 	return items, errors.Join(errs...)
+}
+
+// docs are the documents v sees best matching input, with their owners
+// when the service can say them.
+func (r *MemoryRecaller) docs(ctx context.Context, v scope.View, input string, k int) ([]memory.DocEntry, error) {
+	if d, ok := r.Docs.(docEntries); ok {
+		return d.QueryEntries(ctx, v, input, k)
+	}
+	docs := r.Docs.Query(v, input, k)
+	out := make([]memory.DocEntry, len(docs))
+	for i, d := range docs {
+		out[i].Doc = *d
+	}
+	return out, nil
+}
+
+// relations are the relations among the entities terms name, with their
+// owners when the service can say them.
+func (r *MemoryRecaller) relations(ctx context.Context, v scope.View, terms []string) ([]memory.RelationEntry, error) {
+	if g, ok := r.Graph.(graphEntries); ok {
+		_, rels, err := g.RecallEntries(ctx, v, terms, 1)
+		return rels, err
+	}
+	_, rels, err := r.Graph.Recall(v, terms, 1)
+	out := make([]memory.RelationEntry, len(rels))
+	for i, rel := range rels {
+		out[i].Relation = rel
+	}
+	return out, err
+}
+
+type knowledgeHit struct {
+	name, content, writer string
+	scope                 scope.Scope
+}
+
+// knowledge is the knowledge entries v sees best matching input, with
+// their owners when the service can say them.
+func (r *MemoryRecaller) knowledge(_ context.Context, v scope.View, input string, k int) ([]knowledgeHit, error) {
+	if kb, ok := r.Knowledge.(knowledgeEntries); ok {
+		var out []knowledgeHit
+		for _, h := range kb.Find(v, input, k) {
+			text, err := kb.Read(v, h.Key)
+			if err != nil {
+				continue // removed since
+			}
+			out = append(out, knowledgeHit{name: h.Name, content: text, writer: h.Writer, scope: h.Scope})
+		}
+		return out, nil
+	}
+	hits, err := r.Knowledge.Search(v, input, k)
+	out := make([]knowledgeHit, len(hits))
+	for i, h := range hits {
+		out[i] = knowledgeHit{name: h.Name, content: h.Content}
+	}
+	return out, err
 }
 
 // cutItem shortens s to maxItemRunes, on one line.

@@ -21,11 +21,11 @@ type fakeRecall struct {
 	views []scope.View
 }
 
-func (f *fakeRecall) Recall(_ context.Context, v scope.View, input string) ([]sdk.MemItem, error) {
+func (f *fakeRecall) Recall(_ context.Context, v scope.View, input string) ([]Recalled, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.views = append(f.views, v)
-	var out []sdk.MemItem
+	var out []Recalled
 	for s, facts := range f.facts {
 		if !v.Sees("", s) {
 			continue
@@ -33,7 +33,7 @@ func (f *fakeRecall) Recall(_ context.Context, v scope.View, input string) ([]sd
 		for i, fact := range facts {
 			for _, w := range strings.Fields(strings.ToLower(input)) {
 				if len(w) > 3 && strings.Contains(strings.ToLower(fact), w) {
-					out = append(out, sdk.MemItem{Content: fact, Score: 1 / float64(1+i)})
+					out = append(out, Recalled{MemItem: sdk.MemItem{Content: fact, Score: 1 / float64(1+i)}, Scope: s})
 					break
 				}
 			}
@@ -150,8 +150,8 @@ func TestCorrectionMarkOnceWhereShown(t *testing.T) {
 	rec.mu.Lock()
 	rec.facts[scope.Global] = []string{"Bob lives in Lyon"}
 	rec.mu.Unlock()
-	if n := e.k.MemoryChanged("Bob lives in Paris", "Bob lives in Lyon"); n != 1 {
-		t.Fatalf("%d conversations to mark, want 1", n)
+	if n, err := e.k.MemoryChanged(ctx, "Bob lives in Paris", "Bob lives in Lyon", scope.Global); n != 1 || err != nil {
+		t.Fatalf("%d conversations to mark (%v), want 1", n, err)
 	}
 	a.Text, b.Text = "thanks", "thanks"
 	e.k.Ask(ctx, a)
@@ -168,8 +168,8 @@ func TestCorrectionMarkOnceWhereShown(t *testing.T) {
 		}
 	}
 	// The mark showed the new fact: deleting it marks a again.
-	if n := e.k.MemoryChanged("Bob lives in Lyon", ""); n != 1 {
-		t.Fatalf("%d conversations to mark, want 1", n)
+	if n, err := e.k.MemoryChanged(ctx, "Bob lives in Lyon", "", scope.Global); n != 1 || err != nil {
+		t.Fatalf("%d conversations to mark (%v), want 1", n, err)
 	}
 	e.k.Ask(ctx, a)
 	if got := memoryMessage(e.srv.Requests()[5]); got != marksHeader+"- [已删除] Bob lives in Lyon" {
@@ -196,8 +196,12 @@ func TestRecallTerms(t *testing.T) {
 func FuzzRecallText(f *testing.F) {
 	f.Add("Alice likes tea", 1.0, "x\ny", 400)
 	f.Fuzz(func(t *testing.T, content string, score float64, mark string, budget int) {
-		items := fitRecall([]sdk.MemItem{{Content: content, Score: score}, {Content: content + " again", Score: score / 2}}, budget%2000)
-		text := recallText(items, lines(mark))
+		items := fitRecall([]Recalled{{MemItem: sdk.MemItem{Content: content, Score: score}}, {MemItem: sdk.MemItem{Content: content + " again", Score: score / 2}}}, budget%2000)
+		mem := make([]sdk.MemItem, len(items))
+		for i, it := range items {
+			mem[i] = it.MemItem
+		}
+		text := recallText(mem, lines(mark))
 		if len(items) > 0 && EstimateTokens(recallHeader+"- "+items[0].Content) > budget%2000 {
 			t.Fatalf("over budget: %q", text)
 		}

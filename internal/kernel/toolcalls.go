@@ -195,7 +195,8 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 		}
 	}
 	done := func(p *preparedCall) {
-		p.progress.close() // its latest report goes before its end event
+		p.progress.close()    // its latest report goes before its end event
+		k.maskMemoryResult(p) // recall_marks.go
 		if !later {
 			k.storeMessages(ctx, t, p.message())
 		}
@@ -235,7 +236,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			Metadata: p.result.Metadata})
 		msgs[i] = p.message()
 		t.images = append(t.images, p.result.Images...)
-		k.noteMemoryResult(t, p) // recall_marks.go
+		k.noteMemoryResult(ctx, t, p) // recall_marks.go
 	}
 	t.traceToolCalls(prepared)
 	k.remember(t, append([]llm.Message{assistant}, msgs...)...)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/memory"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -243,20 +244,27 @@ func (s *Server) listEntities(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// The answers mask what looks like a key or a password in an entry's
+// text and names (redact.KeyLike), as the model's context does: the web
+// UI reads them, and secrets never reach it unmasked. An entity or a
+// relation whose name looks like a key is addressed by its masked name
+// in vain; the owner changes it with `hearth memory --reveal`.
+
 func apiEntity(e memory.EntityEntry) Entity {
-	return Entity{Name: e.Name, Type: e.Type, Mentions: e.MentionCount, Scope: string(e.Scope), Writer: e.Writer}
+	return Entity{Name: redact.KeyLike(e.Name), Type: redact.KeyLike(e.Type), Mentions: e.MentionCount, Scope: string(e.Scope), Writer: e.Writer}
 }
 
 func apiRelations(list []memory.RelationEntry) []Relation {
 	out := make([]Relation, len(list))
 	for i, r := range list {
-		out[i] = Relation{Source: r.SourceName, Relation: r.RelationType, Target: r.TargetName, Scope: string(r.Scope), Writer: r.Writer}
+		out[i] = Relation{Source: redact.KeyLike(r.SourceName), Relation: redact.KeyLike(r.RelationType), Target: redact.KeyLike(r.TargetName),
+			Scope: string(r.Scope), Writer: r.Writer}
 	}
 	return out
 }
 
 func apiDoc(d memory.DocEntry) Doc {
-	return Doc{ID: d.ID, Title: d.Title, Content: d.Content, Score: d.Score, Scope: string(d.Scope), Writer: d.Writer}
+	return Doc{ID: d.ID, Title: redact.KeyLike(d.Title), Content: redact.KeyLike(d.Content), Score: d.Score, Scope: string(d.Scope), Writer: d.Writer}
 }
 
 // entityDetail answers an entity with its relations, or 404 or 409.
@@ -340,9 +348,17 @@ func (s *Server) deleteEntity(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.app.Memory.Delete(r.Context(), v, name); err != nil {
+	// Its relations, read first: the conversations shown them are told.
+	e, rels, err := s.app.Memory.Entity(r.Context(), v, name)
+	if err == nil {
+		err = s.app.Memory.Delete(r.Context(), v, name)
+	}
+	if err != nil {
 		s.memoryError(w, "deleting an entity", name, err)
 		return
+	}
+	for _, rel := range rels {
+		s.memoryChanged(r, kernel.RelationText(rel.Relation), e.Scope)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -414,7 +430,11 @@ func (s *Server) deleteRelation(w http.ResponseWriter, r *http.Request) {
 	case !ok:
 		writeError(w, http.StatusNotFound, "no_relation", "no such relation")
 	default:
-		s.app.Kernel.MemoryChanged(kernel.RelationText(rel), "") // conversations shown it are told
+		in := scope.Scope("") // a relation of any scope the view sees
+		if !v.AllScopes {
+			in = v.Write
+		}
+		s.memoryChanged(r, kernel.RelationText(rel), in) // conversations shown it are told
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -526,6 +546,15 @@ func (s *Server) deleteDoc(w http.ResponseWriter, r *http.Request) {
 		s.memoryError(w, "deleting a document", r.PathValue("id"), err)
 		return
 	}
-	s.app.Kernel.MemoryChanged(d.Content, "") // conversations shown it are told
+	s.memoryChanged(r, d.Content, d.Scope) // conversations shown it are told
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// memoryChanged tells the conversations of scope in that were shown the
+// text old, deleted, so in their next request (kernel.MemoryChanged).
+// The deletion stands when that fails; the log says so.
+func (s *Server) memoryChanged(r *http.Request, old string, in scope.Scope) {
+	if _, err := s.app.Kernel.MemoryChanged(r.Context(), old, "", in); err != nil {
+		s.log.Warn("memory: the conversations shown a deleted entry could not be told", "scope", in, "err", err)
+	}
 }

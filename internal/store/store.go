@@ -508,6 +508,25 @@ INSERT INTO mem_docs(scope, writer, id, title, content, created_at, updated_at)
 	SELECT 'global', '', id, title, content, created_at, created_at FROM mem_docs_v6 ORDER BY id;
 DROP TABLE mem_docs_v6;
 `},
+	{13, "memory marks", `
+CREATE TABLE marks_shown (
+	channel TEXT NOT NULL,
+	chat    TEXT NOT NULL,
+	fact    TEXT NOT NULL,
+	conv    TEXT NOT NULL, -- the conversation's scope
+	seq     INTEGER NOT NULL, -- newer is larger: the oldest go past the bounds
+	PRIMARY KEY (fact, channel, chat)
+) WITHOUT ROWID;
+CREATE INDEX marks_shown_by_chat ON marks_shown(channel, chat, seq);
+CREATE INDEX marks_shown_by_seq ON marks_shown(seq);
+CREATE TABLE marks_due (
+	id      INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel TEXT NOT NULL,
+	chat    TEXT NOT NULL,
+	line    TEXT NOT NULL
+);
+CREATE INDEX marks_due_by_chat ON marks_due(channel, chat, id);
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

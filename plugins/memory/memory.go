@@ -14,8 +14,8 @@
 // requests that do not use them.
 //
 // The results tell the host, in their metadata, which facts the model
-// was shown and which it deleted or corrected ("memory.shown",
-// "memory.deleted", "memory.corrected"), so that conversations shown a
+// was shown and which it deleted or corrected (sdk.MetaMemoryShown,
+// sdk.MetaMemoryDeleted, sdk.MetaMemoryCorrected), so that conversations shown a
 // fact since changed get a correction line (the PKU document's
 // CONTEXT_MARK).
 package memoryplugin
@@ -33,27 +33,17 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 )
 
-// Name is the plugin's registered name.
-const Name = "memories"
+// Name is the plugin's registered name (sdk.MemoryPluginName: the host
+// reads the correction metadata from this plugin only).
+const Name = sdk.MemoryPluginName
 
 func init() { sdk.RegisterFactory(Name, New) }
 
 // FactTitle is the title of the document memory's fact documents.
 const FactTitle = "fact"
 
-// Arrow is the PKU document's CONTEXT_MARK arrow: a correction line
-// reads "- [更正] old → new", so a fact may not contain it.
-const Arrow = " → "
-
 // MaxFactRunes bounds a fact: a fact is a sentence, not a document.
 const MaxFactRunes = 500
-
-// The metadata keys of the results (read by the host).
-const (
-	metaShown     = "memory.shown"
-	metaDeleted   = "memory.deleted"
-	metaCorrected = "memory.corrected"
-)
 
 // Plugin is the memory plugin.
 type Plugin struct {
@@ -138,8 +128,8 @@ func CheckFact(fact string) (string, error) {
 	switch {
 	case fact == "":
 		return "", errors.New("the fact is empty")
-	case strings.Contains(fact, strings.TrimSpace(Arrow)):
-		return "", fmt.Errorf("a fact may not contain %q (it marks corrections); rephrase it", strings.TrimSpace(Arrow))
+	case strings.Contains(fact, strings.TrimSpace(sdk.MarkArrow)):
+		return "", fmt.Errorf("a fact may not contain %q (it marks corrections); rephrase it", strings.TrimSpace(sdk.MarkArrow))
 	case utf8.RuneCountInString(fact) > MaxFactRunes:
 		return "", fmt.Errorf("the fact is longer than %d characters; remember one short sentence", MaxFactRunes)
 	}
@@ -175,13 +165,13 @@ func (r Result) MarshalJSON() ([]byte, error) { return json.Marshal(r.value) }
 func result(v any, shown []string, deleted, corrected string) Result {
 	meta := map[string]string{}
 	if len(shown) > 0 {
-		meta[metaShown] = strings.Join(shown, "\n")
+		meta[sdk.MetaMemoryShown] = strings.Join(shown, "\n")
 	}
 	if deleted != "" {
-		meta[metaDeleted] = deleted
+		meta[sdk.MetaMemoryDeleted] = deleted
 	}
 	if corrected != "" {
-		meta[metaCorrected] = corrected
+		meta[sdk.MetaMemoryCorrected] = corrected
 	}
 	return Result{value: v, meta: meta}
 }

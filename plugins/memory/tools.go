@@ -215,7 +215,7 @@ func (p *Plugin) correct(ctx context.Context, _ *sdk.ToolContext, in CorrectInpu
 		}
 		return Result{}, fmt.Errorf("correcting: %w", err)
 	}
-	return result(map[string]any{"corrected": old, "now": fixed}, []string{fixed}, "", old+Arrow+fixed), nil
+	return result(map[string]any{"corrected": old, "now": fixed}, []string{fixed}, "", old+sdk.MarkArrow+fixed), nil
 }
 
 // removeFact removes fact's document, and fails when it is still there
