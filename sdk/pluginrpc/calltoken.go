@@ -1,12 +1,20 @@
 package pluginrpc
 
+import "github.com/hearth-agent/hearth/internal/goid"
+
 // token returns the call token of the host request the calling goroutine
 // serves ("" outside any): the memory and knowledge proxies send it with
 // each request, so the host acts in that request's conversation
 // (wire.TokenParams). HomeAgent's memory API takes no context, so the
-// request is told by the goroutine: a handler's own goroutines send no
-// token, and act in the global scope.
+// request is told by the goroutine: a goroutine a handler starts inherits
+// its token (goid.Local), and keeps sending it after the handler has
+// returned, when the host refuses its writes ("call ended") instead of
+// writing them in the global scope. A plugin's own goroutines, started
+// outside any request (in Start), send no token and act in global.
 func (c *child) token() string {
-	t, _ := c.calls.Get()
+	t, st := c.calls.Lookup()
+	if st == goid.None {
+		return ""
+	}
 	return t
 }
