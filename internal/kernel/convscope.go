@@ -11,12 +11,13 @@ import (
 )
 
 // conversation returns the memory scope of the conversation in answers
-// (scope.Conversation): the owner's own when the requester is a person
-// whose role is the owner. A plugin's injection is never the owner's,
-// and without a policy engine nobody is.
+// (scope.Conversation): the owner's own when the input is marked as the
+// owner's (Input.Owner: the web UI, the HTTP API) or the requester is a
+// person whose role is the owner. A plugin's injection is never the
+// owner's, and without a policy engine nobody is but a marked input.
 func (k *Kernel) conversation(in Input) scope.Scope {
-	owner := in.Plugin == "" && k.cfg.Policy != nil &&
-		k.cfg.Policy.RoleOf(policy.Requester{Channel: in.Channel, Group: in.GroupID, User: in.UserID}) == policy.Owner
+	owner := in.Plugin == "" && (in.Owner || k.cfg.Policy != nil &&
+		k.cfg.Policy.RoleOf(policy.Requester{Channel: in.Channel, Group: in.GroupID, User: in.UserID}) == policy.Owner)
 	return scope.Conversation(in.Channel, in.ChatID, in.UserID, in.GroupID, owner)
 }
 
