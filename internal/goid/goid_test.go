@@ -199,3 +199,42 @@ func BenchmarkLookup(b *testing.B) {
 		}
 	})
 }
+
+// TestLocalRun: Run binds a goroutine of its own, so a goroutine started
+// by one call never sees the next call's value, and one the caller
+// starts between calls sees none.
+func TestLocalRun(t *testing.T) {
+	var l Local[string]
+	release := make(chan struct{})
+	resumed := make(chan struct{})
+	l.Run("A", func() {
+		go func() {
+			defer close(resumed)
+			<-release // while call B runs
+			if v, s := l.Lookup(); v != "A" || s != Ended {
+				t.Errorf("call A's goroutine during call B: %q, %v", v, s)
+			}
+		}()
+	})
+	l.Run("B", func() {
+		close(release)
+		<-resumed
+		if v, s := l.Lookup(); v != "B" || s != Live {
+			t.Errorf("call B sees %q, %v", v, s)
+		}
+	})
+	on(func() {
+		if v, s := l.Lookup(); s != None {
+			t.Errorf("a goroutine started between calls sees %q, %v", v, s)
+		}
+	})
+	defer func() {
+		if p := recover(); p != "boom" {
+			t.Errorf("recovered %v, want the handler's panic", p)
+		}
+		if l.Len() != 0 {
+			t.Errorf("%d bound after a panic", l.Len())
+		}
+	}()
+	l.Run("C", func() { panic("boom") })
+}

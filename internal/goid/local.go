@@ -47,7 +47,9 @@ const tidyAt = 1024
 // Limits: a goroutine whose creator has ended and whose grandcreator
 // had the value inherits nothing (the chain is lost with the middle
 // goroutine); and a goroutine that binds again hands its new value to
-// the goroutines it started under its earlier one.
+// the goroutines it started under its earlier one, and an ended value to
+// those it starts between two bindings. Run, which binds on a goroutine
+// that serves one call and ends, has neither of the last two.
 type Local[T any] struct {
 	mu        sync.Mutex
 	next      uint64
@@ -153,6 +155,27 @@ func (l *Local[T]) tidy() {
 		}
 	}
 	l.limit = max(l.least, 2*(len(l.ended)+len(l.ancestors)))
+}
+
+// Run runs fn with v bound on a goroutine of its own, and waits for it:
+// the goroutines fn starts inherit v, and no goroutine started before or
+// after fn runs does, which Bind on a goroutine that serves one call
+// after another cannot promise (see Local's limits). A panic in fn is
+// raised again on the calling goroutine (with the value, not the stack).
+func (l *Local[T]) Run(v T, fn func()) {
+	done := make(chan any, 1)
+	go func() {
+		unbind := l.Bind(v)
+		defer func() {
+			p := recover()
+			unbind()
+			done <- p
+		}()
+		fn()
+	}()
+	if p := <-done; p != nil {
+		panic(p)
+	}
 }
 
 // Get returns the calling goroutine's value, its own or inherited, and

@@ -25,7 +25,9 @@ var ErrCallEnded = errors.New("call ended: a write outside the call that started
 // that turn's conversation. Bindings nest. A goroutine the handler starts
 // inherits the binding (goid.Local): it acts in the same conversation
 // while the handler runs; once the handler has returned, its writes are
-// refused (ErrCallEnded) and its reads act in Global.
+// refused (ErrCallEnded) and its reads act in Global. Bind only a
+// goroutine that serves one call and ends (Run does that), or one whose
+// calls all share one conversation.
 func Bind(conv Scope) (unbind func()) {
 	return bound.Bind(conv)
 }
@@ -50,6 +52,15 @@ func current() (conv Scope, ended bool) {
 	}
 	return Global, false
 }
+
+// Run runs fn on a goroutine of its own bound to conv (Bind), and waits
+// for it: what the kernel runs a plugin's handler with, so that the
+// goroutines the handler starts, and no others, act in conv while it
+// runs (and are refused writes after). Binding the goroutine that serves
+// one turn after another instead would hand a goroutine one turn's
+// handler left behind the next turn's conversation. A panic in fn is
+// raised again on the calling goroutine.
+func Run(conv Scope, fn func()) { bound.Run(conv, fn) }
 
 // BindContext binds the conversation scope ctx carries (From; Global
 // if none) to the calling goroutine, hiding any outer binding: around a

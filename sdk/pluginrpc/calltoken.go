@@ -6,11 +6,14 @@ import "github.com/hearth-agent/hearth/internal/goid"
 // serves ("" outside any): the memory and knowledge proxies send it with
 // each request, so the host acts in that request's conversation
 // (wire.TokenParams). HomeAgent's memory API takes no context, so the
-// request is told by the goroutine: a goroutine a handler starts inherits
-// its token (goid.Local), and keeps sending it after the handler has
-// returned, when the host refuses its writes ("call ended") instead of
-// writing them in the global scope. A plugin's own goroutines, started
-// outside any request (in Start), send no token and act in global.
+// request is told by the goroutine: each handler of a request that
+// carries a token runs on a goroutine of its own bound to it (Local.Run:
+// not the connection's reader, which goes on to serve other requests), a
+// goroutine the handler starts inherits the token, and keeps sending it
+// after the handler has returned, when the host refuses its writes ("call
+// ended") instead of writing them in the global scope. A plugin's own
+// goroutines, started outside any request (in Start), send no token and
+// act in global.
 func (c *child) token() string {
 	t, st := c.calls.Lookup()
 	if st == goid.None {
