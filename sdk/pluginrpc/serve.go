@@ -18,6 +18,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hearth-agent/hearth/internal/goid"
 	"github.com/hearth-agent/hearth/sdk"
@@ -111,7 +112,8 @@ type child struct {
 
 	// calls are the call tokens of the host requests being served, by
 	// the goroutine running each handler (calltoken.go).
-	calls goid.Local[string]
+	calls  goid.Local[string]
+	scoped atomic.Bool // the plugin may use memory or knowledge, which send call tokens
 }
 
 var _ host.Host = (*child)(nil)
@@ -136,6 +138,7 @@ func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error
 	c.mu.Lock()
 	c.name, c.params, c.plugin = p.Plugin, p, p2
 	c.mu.Unlock()
+	c.scoped.Store(slices.Contains(p.Capabilities, "memory") || slices.Contains(p.Capabilities, "knowledge"))
 	s := host.New(p.Plugin, c)
 	c.mu.Lock()
 	c.sdk = s
@@ -306,7 +309,7 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	}
 	var res *wire.ToolCallResult
 	var err error
-	c.calls.Run(p.CallToken, func() { res, err = c.runTool(ctx, h, p) }) // calltoken.go
+	c.inCall(p.CallToken, func() { res, err = c.runTool(ctx, h, p) }) // calltoken.go
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +411,7 @@ func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 	p.Context.ApplyTo(sc)
 	sc.Phase = p.Context.Phase
 	var res wire.StageRunResult
-	c.calls.Run(p.CallToken, func() {
+	c.inCall(p.CallToken, func() {
 		defer func() {
 			if r := recover(); r != nil {
 				res.Error = fmt.Sprintf("panic: %v", r)
@@ -442,7 +445,7 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 	}
 	var d sdk.HookDecision
 	var err error
-	c.calls.Run(p.CallToken, func() { d, err = h(ctx, p.Context.ToolContext(), p.Tool, args) })
+	c.inCall(p.CallToken, func() { d, err = h(ctx, p.Context.ToolContext(), p.Tool, args) })
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +504,7 @@ func (c *child) context(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	var text string
 	var err error
-	c.calls.Run(p.CallToken, func() { text, err = fn(ctx, sdk.ContextInput{Query: p.Query}) })
+	c.inCall(p.CallToken, func() { text, err = fn(ctx, sdk.ContextInput{Query: p.Query}) })
 	if err != nil {
 		return nil, err
 	}
