@@ -1,6 +1,9 @@
 package goid
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // State says where the value Local.Lookup returns comes from.
 type State int
@@ -213,7 +216,7 @@ func (l *Local[T]) Lookup() (T, State) {
 	}
 	// Find the ancestry: the creator from this goroutine's own trace, the
 	// rest from every goroutine's, read only when needed.
-	chain := known
+	chain := slices.Clone(known)
 	var creators map[uint64]uint64
 	for len(chain) < MaxDepth {
 		var p uint64
