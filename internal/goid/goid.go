@@ -1,9 +1,10 @@
 // Package goid tells goroutines apart, for the APIs Hearth implements
 // that name no call: HomeAgent's SetToolBlocks and its memory services
 // take no context, so the call they belong to is the one whose handler
-// runs on the calling goroutine. Go offers no goroutine identity of its
-// own; ID reads it from the stack header, and Local keeps a value per
-// goroutine for as long as a handler runs. Use them only where no
+// runs on the calling goroutine, or on a goroutine that handler started.
+// Go offers no goroutine identity of its own; ID reads it from the stack
+// header, and Local keeps a value per goroutine for as long as a handler
+// runs, inherited by the goroutines it starts. Use them only where no
 // context can be passed.
 package goid
 
@@ -11,7 +12,6 @@ import (
 	"bytes"
 	"runtime"
 	"strconv"
-	"sync"
 )
 
 // ID returns the calling goroutine's number, from the header of its stack
@@ -24,93 +24,86 @@ func ID() uint64 {
 	if !ok {
 		return 0
 	}
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	n, err := strconv.ParseUint(string(b), 10, 64)
-	if err != nil {
-		return 0
-	}
+	n, _ := number(b)
 	return n
 }
 
-// Local holds a value per goroutine: Bind sets the calling goroutine's
-// until the returned function is called, Get reads it. Bindings nest: an
-// inner Bind hides an outer one until it is undone, in any order. The
-// zero Local is empty and ready to use.
-type Local[T any] struct {
-	mu    sync.Mutex
-	next  uint64
-	stack map[uint64][]binding[T] // by goroutine, innermost last
-}
-
-type binding[T any] struct {
-	id uint64
-	v  T
-}
-
-// Bind gives the calling goroutine the value v and returns the function
-// that takes it back (idempotent; it may run on any goroutine). Where the
-// goroutine cannot be told (ID is 0), nothing is bound.
-func (l *Local[T]) Bind(v T) (unbind func()) {
-	g := ID()
-	if g == 0 {
-		return func() {}
+// number reads the decimal number b starts with, and what follows it.
+func number(b []byte) (uint64, []byte) {
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
 	}
-	l.mu.Lock()
-	if l.stack == nil {
-		l.stack = map[uint64][]binding[T]{}
+	n, err := strconv.ParseUint(string(b[:i]), 10, 64)
+	if err != nil {
+		return 0, b
 	}
-	l.next++
-	id := l.next
-	l.stack[g] = append(l.stack[g], binding[T]{id: id, v: v})
-	l.mu.Unlock()
-	var once sync.Once
-	return func() { once.Do(func() { l.drop(g, id) }) }
+	return n, b[i:]
 }
 
-func (l *Local[T]) drop(g, id uint64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.stack[g]
-	for i := range s {
-		if s[i].id == id {
-			s = append(s[:i:i], s[i+1:]...)
-			break
+// maxStack bounds the stack traces read to find creators: past it a
+// goroutine's creator is not known.
+const maxStack = 64 << 20
+
+// stack returns the calling goroutine's stack trace, or every
+// goroutine's; nil if it would be larger than maxStack.
+func stack(all bool) []byte {
+	for size := 4 << 10; size <= maxStack; size *= 2 {
+		buf := make([]byte, size)
+		if n := runtime.Stack(buf, all); n < size {
+			return buf[:n]
 		}
 	}
-	if len(s) == 0 {
-		delete(l.stack, g)
-		return
-	}
-	l.stack[g] = s
+	return nil
 }
 
-// Get returns the calling goroutine's innermost value, and whether it has
-// one.
-func (l *Local[T]) Get() (T, bool) {
-	l.mu.Lock()
-	bound := len(l.stack) > 0
-	l.mu.Unlock()
-	if !bound { // nothing bound anywhere: spare the stack read
-		var zero T
-		return zero, false
+var createdIn = []byte(" in goroutine ")
+
+// creatorIn returns the number of the goroutine that created the one
+// whose trace is tr (from its "created by f in goroutine N" line), 0 if
+// none is named.
+func creatorIn(tr []byte) uint64 {
+	i := bytes.LastIndex(tr, []byte("\ncreated by "))
+	if i < 0 {
+		return 0
 	}
-	g := ID()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.stack[g]
-	if len(s) == 0 || g == 0 {
-		var zero T
-		return zero, false
+	line := tr[i+1:]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
 	}
-	return s[len(s)-1].v, true
+	j := bytes.LastIndex(line, createdIn)
+	if j < 0 {
+		return 0
+	}
+	n, _ := number(line[j+len(createdIn):])
+	return n
 }
 
-// Len returns how many goroutines have a value bound (for tests: a
-// handler that returned left nothing behind).
-func (l *Local[T]) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.stack)
+// Creator returns the number of the goroutine that started the calling
+// one, 0 for the main goroutine, a runtime one, or when the trace is too
+// large to read.
+func Creator() uint64 { return creatorIn(stack(false)) }
+
+// Creators returns the creator of every goroutine alive (goroutines of
+// the runtime itself and main have none). It reads every goroutine's
+// stack, briefly stopping the world: use it sparingly.
+func Creators() map[uint64]uint64 {
+	all := stack(true)
+	out := map[uint64]uint64{}
+	for len(all) > 0 {
+		tr := all
+		if i := bytes.Index(all, []byte("\n\n")); i >= 0 {
+			tr, all = all[:i], all[i+2:]
+		} else {
+			all = nil
+		}
+		rest, ok := bytes.CutPrefix(tr, []byte("goroutine "))
+		if !ok {
+			continue
+		}
+		if g, _ := number(rest); g != 0 {
+			out[g] = creatorIn(tr)
+		}
+	}
+	return out
 }

@@ -95,3 +95,31 @@ func TestRecallViewOwnsNothing(t *testing.T) {
 		t.Errorf("the agent's view in group 1 owns other writers' entries: %+v", v)
 	}
 }
+
+// TestOwnerIsMarkedNotNamed: the owner's words typed into a stored
+// session of a chat app (the web UI, the API) act in the owner's scope
+// because the input is marked, and a person on that chat app who picks
+// the user id "owner", relayed by its channel plugin or not, is not the
+// owner and does not share the owner's conversation.
+func TestOwnerIsMarkedNotNamed(t *testing.T) {
+	e := newEnv(t, Options{})
+	owner := e.k.conversation(Input{Injection: sdk.Injection{Channel: "wechat", ChatID: "c1", UserID: "owner"}, Owner: true})
+	if owner != scope.Owner {
+		t.Fatalf("the owner's marked input acts in %q, want %q", owner, scope.Owner)
+	}
+	e.k.SetCapabilities("qqbot", []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser})
+	relayed, err := e.k.pluginInput("qqbot", sdk.Injection{Channel: "wechat", ChatID: "c1", UserID: "owner", Text: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	relayed.Owner = true // ignored: a plugin's input is never the owner's
+	for _, in := range []Input{
+		{Injection: sdk.Injection{Channel: "wechat", ChatID: "c1", UserID: "owner"}},
+		{Injection: sdk.Injection{Channel: "wechat", ChatID: "owner", UserID: "owner"}},
+		relayed,
+	} {
+		if got := e.k.conversation(in); got == owner {
+			t.Errorf("guest %q on %s (plugin %q) acts in the owner's scope %q", in.UserID, in.Channel, in.Plugin, got)
+		}
+	}
+}

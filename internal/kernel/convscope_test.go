@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -76,11 +77,18 @@ func scopedEnv(t *testing.T, mem *scopetest.Memory) *env {
 // returns the tool results the model read, by call id.
 func inGroup(t *testing.T, e *env, g, text string, calls ...llmtest.Call) map[string]string {
 	t.Helper()
+	return askWith(t, e, Input{Injection: sdk.Injection{Channel: "qq", ChatID: "group:" + g, GroupID: g, UserID: "u" + g, Text: text}}, calls...)
+}
+
+// askWith asks with in, the model making calls in one step, and returns
+// the tool results the model read, by call id.
+func askWith(t *testing.T, e *env, in Input, calls ...llmtest.Call) map[string]string {
+	t.Helper()
 	n := len(e.srv.Requests())
 	e.srv.Push(llmtest.Reply{ToolCalls: calls}, llmtest.Reply{Text: "done"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out := e.k.Ask(ctx, Input{Injection: sdk.Injection{Channel: "qq", ChatID: "group:" + g, GroupID: g, UserID: "u" + g, Text: text}})
+	out := e.k.Ask(ctx, in)
 	if out.Err != nil {
 		t.Fatal(out.Err)
 	}
@@ -208,4 +216,104 @@ type watchPlugin struct {
 func (p *watchPlugin) Manifest() sdk.Manifest {
 	return sdk.Manifest{ID: "watch", Name: "watch", Version: "1.0.0",
 		Context: func(context.Context, sdk.ContextInput) (string, error) { p.context(); return "", nil }}
+}
+
+// goPlugin writes from goroutines its handlers start: tool "spawn"
+// waits for its goroutine; the on_input stage handler, on a message
+// "later", leaves one behind that writes when a message "fire" comes,
+// and sends how its writes went on fired (buffered).
+func goPlugin(fired chan<- string) func(s *sdk.PluginSDK) error {
+	return func(s *sdk.PluginSDK) error {
+		if err := s.RegisterTool("spawn", sdk.ToolDef{}, func(map[string]any) (any, error) {
+			done := make(chan error)
+			go func() {
+				inner := make(chan error)
+				go func() {
+					inner <- s.Memory().Commit([]sdk.Triple{{Subject: "spawned", Relation: "is", Object: "known"}})
+				}()
+				done <- <-inner
+			}()
+			return "ok", <-done
+		}); err != nil {
+			return err
+		}
+		fire, wrote := make(chan struct{}), make(chan struct{})
+		s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
+			switch sc.RawMessage {
+			case "later":
+				go func() {
+					<-fire
+					var errs []string
+					for _, err := range []error{
+						s.Memory().Commit([]sdk.Triple{{Subject: "late", Relation: "is", Object: "known"}}),
+						s.DocMemory().Insert(&sdk.Doc{ID: "late", Content: "late"}),
+						s.TextMemory().Append(sdk.TextEvent{Role: "user", Content: "late"}),
+						s.Knowledge().Add("late", "late"),
+					} {
+						errs = append(errs, fmt.Sprint(err))
+					}
+					fired <- strings.Join(errs, "\n")
+					close(wrote)
+				}()
+			case "fire":
+				fire <- struct{}{}
+				<-wrote // the writes are made while this stage handler runs
+			}
+			return nil
+		})
+		return nil
+	}
+}
+
+// TestHandlerGoroutinesCompiledIn: a goroutine a compiled-in tool
+// handler starts (and one that goroutine starts) writes in the turn's
+// conversation while the handler runs. One a stage handler leaves
+// running is refused its writes once the handler returned, even while
+// the next turn of the same session, in another conversation (the
+// owner's words typed into a chat app's session, then that app's user),
+// runs its stage handlers: it never writes in global nor in the later
+// turn's conversation.
+func TestHandlerGoroutinesCompiledIn(t *testing.T) {
+	mem := &scopetest.Memory{}
+	e := scopedEnv(t, mem)
+	fired := make(chan string, 1)
+	load(t, e.k, "gos", goPlugin(fired))
+	if got := inGroup(t, e, "1", "spawn", llmtest.Call{ID: "s", Name: "gos__spawn", Arguments: `{}`}); got["s"] != "ok" {
+		t.Fatalf("spawn: %q", got["s"])
+	}
+	// Both turns queued at once, so that one worker serves them in turn.
+	owner := Input{Injection: sdk.Injection{Channel: "wechat", ChatID: "friend", UserID: "owner", Text: "later"}, Owner: true}
+	guest := Input{Injection: sdk.Injection{Channel: "wechat", ChatID: "friend", UserID: "friend", Text: "fire"}}
+	e.srv.Push(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
+	first, second := e.k.Submit(owner), e.k.Submit(guest)
+	for _, done := range []<-chan Outcome{first, second} {
+		if out := <-done; out.Err != nil {
+			t.Fatal(out.Err)
+		}
+	}
+	report := <-fired
+	errs := strings.Split(report, "\n")
+	if len(errs) != 4 {
+		t.Fatalf("the late goroutine's writes: %q", report)
+	}
+	for _, err := range errs {
+		if !strings.HasPrefix(err, "call ended:") {
+			t.Errorf("a write after the handler returned: %q, want %q", err, scope.ErrCallEnded)
+		}
+	}
+	found := false
+	for _, en := range mem.Entries() {
+		switch {
+		case en.Key == "spawned":
+			found = true
+			if want := scope.Chat("qq", "group:1"); en.Scope != want {
+				t.Errorf("the handler's goroutine wrote in %q, want %q", en.Scope, want)
+			}
+		case en.Key == "late" || en.Text == "late":
+			t.Errorf("a write after the handler returned was stored: %+v", en)
+		}
+	}
+	if !found {
+		t.Error("the handler's goroutine's write was not stored")
+	}
 }

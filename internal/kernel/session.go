@@ -82,6 +82,13 @@ type Input struct {
 	// Kernel.Inject); empty for a channel's own input. A plugin's input
 	// gets the plugin's rights, never the owner's.
 	Plugin string
+	// Owner marks the input as the owner's own, typed in the web UI or
+	// sent through the HTTP API into a stored session of any channel: its
+	// conversation is the owner's (scope.Owner), whatever the channel and
+	// the user id. Only Hearth's own server sets it; it never comes from
+	// an injection or a user id, so a person on a chat app who picks the
+	// id "owner" is not the owner. It is ignored when Plugin is set.
+	Owner bool
 	// Untrusted, when set, says the text is third party's and names where
 	// it came from ("mcp-x prompt review": a prompt of an MCP server, sent
 	// as the user's message): the turn is tainted from its start, as if

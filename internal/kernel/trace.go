@@ -197,9 +197,14 @@ func (k *Kernel) runStage(t *turnState, stage sdk.Stage, toolPlugin string) {
 // handlers changed. callID names the call of before_toolcall and
 // after_toolcall.
 func (k *Kernel) runHandlers(t *turnState, stage sdk.Stage, hs pipeline.Handlers, toolPlugin, callID string) {
-	defer scope.Bind(t.conv)() // HomeAgent's stage handlers run on this goroutine
-	if t.trace == nil || hs.Len() == 0 {
-		hs.Run(t.sc, toolPlugin)
+	if hs.Len() == 0 {
+		return
+	}
+	if t.trace == nil {
+		// HomeAgent's stage handlers take no context: they run on a
+		// goroutine bound to the turn's conversation, their own so that
+		// what they leave running never sees a later turn's.
+		scope.Run(t.conv, func() { hs.Run(t.sc, toolPlugin) })
 		return
 	}
 	sc := t.sc
@@ -207,7 +212,7 @@ func (k *Kernel) runHandlers(t *turnState, stage sdk.Stage, hs pipeline.Handlers
 		ctxMsgs: len(sc.ContextMsgs), calls: append([]sdk.ToolCall(nil), sc.ToolCalls...),
 		results: append([]sdk.ToolResult(nil), sc.ToolResults...)}
 	start := time.Now()
-	hs.Run(sc, toolPlugin)
+	scope.Run(t.conv, func() { hs.Run(sc, toolPlugin) })
 	t.trace.tr.Stages = append(t.trace.tr.Stages, store.TraceStage{Stage: string(stage), ToolPlugin: toolPlugin,
 		CallID: callID, Handlers: hs.Len(), DurationMS: ms(time.Since(start)), Changed: before.changed(sc)})
 }

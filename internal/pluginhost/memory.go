@@ -10,28 +10,42 @@ import (
 	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
+// writes are the memory.* and knowledge.* methods that change data.
+var writes = map[string]bool{
+	wire.MethodMemoryCommit: true, wire.MethodMemoryMerge: true, wire.MethodMemoryPurge: true,
+	wire.MethodMemoryAppendText: true, wire.MethodMemoryDocInsert: true, wire.MethodMemoryDocRemove: true,
+	wire.MethodKnowledgeAdd: true,
+}
+
 // serveMemory answers memory.* (group "memory": graph, text and document
 // memory) and knowledge.* (group "knowledge") with the host's services,
 // each request in the plugin's own view: the plugin as the writer, in
-// the conversation of the call its "callToken" names (Global for none,
-// an ended one, or another plugin's), reading every writer's entries
-// only when plugin.json declares "memory.shared".
+// the conversation of the call its "callToken" names, reading every
+// writer's entries only when plugin.json declares "memory.shared". A
+// request without a token acts in Global. A write with a token that
+// names no live call of the plugin (ended, another plugin's, made up) is
+// refused (wire.CodeCallEnded); a read with one acts in Global.
 func (p *Process) serveMemory(handle func(string, wire.Handler)) {
 	o := p.opts
 	shared := slices.Contains(p.m.Capabilities, sdk.CapabilityMemoryShared)
 	type call func(v scope.View, raw json.RawMessage) (any, error)
-	with := func(available bool, what string, fn call) wire.Handler {
+	with := func(method string, available bool, what string, fn call) wire.Handler {
+		write := writes[method]
 		return func(_ context.Context, raw json.RawMessage) (any, error) {
 			if !available {
 				return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "this host has no " + what}
 			}
-			return fn(scope.For(p.name, p.calls.scope(tokenOf(raw)), shared), raw)
+			conv, st := p.calls.lookup(tokenOf(raw))
+			if err := refusal(method, st); write && err != nil {
+				return nil, err
+			}
+			return fn(scope.For(p.name, conv, shared), raw)
 		}
 	}
 	decode := func(raw json.RawMessage, v any) error {
 		return wire.DecodeParams(raw, v)
 	}
-	graph := func(m string, fn call) { handle(m, with(o.Memory != nil, "graph memory", fn)) }
+	graph := func(m string, fn call) { handle(m, with(m, o.Memory != nil, "graph memory", fn)) }
 	graph(wire.MethodMemoryRecall, func(v scope.View, raw json.RawMessage) (any, error) {
 		var rp wire.RecallParams
 		if err := decode(raw, &rp); err != nil {
@@ -64,14 +78,14 @@ func (p *Process) serveMemory(handle func(string, wire.Handler)) {
 		n, err := o.Memory.Purge(v, pp.Criteria, pp.Mode)
 		return wire.CountResult{Count: n}, err
 	})
-	handle(wire.MethodMemoryAppendText, with(o.TextMemory != nil, "text memory", func(v scope.View, raw json.RawMessage) (any, error) {
+	handle(wire.MethodMemoryAppendText, with(wire.MethodMemoryAppendText, o.TextMemory != nil, "text memory", func(v scope.View, raw json.RawMessage) (any, error) {
 		var e wire.AppendTextParams
 		if err := decode(raw, &e); err != nil {
 			return nil, err
 		}
 		return struct{}{}, o.TextMemory.Append(v, e.TextEvent)
 	}))
-	docs := func(m string, fn call) { handle(m, with(o.DocMemory != nil, "document memory", fn)) }
+	docs := func(m string, fn call) { handle(m, with(m, o.DocMemory != nil, "document memory", fn)) }
 	docs(wire.MethodMemoryDocQuery, func(v scope.View, raw json.RawMessage) (any, error) {
 		var sp wire.SearchParams
 		if err := decode(raw, &sp); err != nil {
@@ -96,7 +110,7 @@ func (p *Process) serveMemory(handle func(string, wire.Handler)) {
 		return struct{}{}, nil
 	})
 	docs(wire.MethodMemoryDocStats, func(v scope.View, _ json.RawMessage) (any, error) { return o.DocMemory.Stats(v), nil })
-	kb := func(m string, fn call) { handle(m, with(o.Knowledge != nil, "knowledge base", fn)) }
+	kb := func(m string, fn call) { handle(m, with(m, o.Knowledge != nil, "knowledge base", fn)) }
 	kb(wire.MethodKnowledgeSearch, func(v scope.View, raw json.RawMessage) (any, error) {
 		var sp wire.SearchParams
 		if err := decode(raw, &sp); err != nil {

@@ -5,6 +5,8 @@ package pluginhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,10 +29,14 @@ import (
 // scopedPlugin remembers and recalls through HomeAgent's context-free
 // memory APIs from a child process: the same tools the Python and
 // TypeScript plugins below have.
-type scopedPlugin struct{ name string }
+type scopedPlugin struct {
+	name  string
+	fire  chan struct{} // "fire" lets the goroutine "later" started write
+	fired chan string   // and hears how its writes went
+}
 
 func newScopedPlugin(name string, _ map[string]any) (sdk.Plugin, error) {
-	return &scopedPlugin{name}, nil
+	return &scopedPlugin{name: name, fire: make(chan struct{}, 1), fired: make(chan string, 1)}, nil
 }
 
 func (p *scopedPlugin) Name() string { return p.name }
@@ -55,6 +61,34 @@ func (p *scopedPlugin) Start(s *sdk.PluginSDK) error {
 	s.RegisterStage(sdk.StageOnInput, func(sc *sdk.StageContext) error {
 		return s.TextMemory().Append(sdk.TextEvent{Role: "user", Content: sc.RawMessage})
 	})
+	// "later" starts a goroutine that writes once "fire" says so: during
+	// a later turn, after "later"'s call has returned.
+	err = s.RegisterTool("later", sdk.ToolDef{}, func(map[string]any) (any, error) {
+		go func() {
+			<-p.fire
+			var errs []string
+			for _, err := range []error{
+				s.Memory().Commit([]sdk.Triple{{Subject: "late", Relation: "is", Object: "known"}}),
+				s.DocMemory().Insert(&sdk.Doc{ID: "late", Content: "late"}),
+				s.TextMemory().Append(sdk.TextEvent{Role: "user", Content: "late"}),
+				s.Knowledge().Add("late", "late"),
+			} {
+				errs = append(errs, fmt.Sprint(err))
+			}
+			p.fired <- strings.Join(errs, "\n")
+		}()
+		return "started", nil
+	})
+	if err != nil {
+		return err
+	}
+	err = s.RegisterTool("fire", sdk.ToolDef{}, func(map[string]any) (any, error) {
+		p.fire <- struct{}{}
+		return <-p.fired, nil
+	})
+	if err != nil {
+		return err
+	}
 	return s.RegisterTool("recall", sdk.ToolDef{}, func(map[string]any) (any, error) {
 		var found []string
 		ents, _, err := s.Memory().Recall([]string{"fact"}, 1)
@@ -80,8 +114,9 @@ func (p *scopedPlugin) Start(s *sdk.PluginSDK) error {
 // "replay" commits with a token it is given, as a plugin trying to act
 // in a conversation it is not serving would.
 const scopedPython = `
+import queue
 import threading
-from hearth_plugin import define_plugin, define_tool, serve, _call_token
+from hearth_plugin import define_plugin, define_tool, serve, _call_token, in_call, CallEnded
 
 def remember(args, ctx):
     fact = args["fact"]
@@ -101,9 +136,38 @@ def stash(args, ctx):
     return _call_token.get()
 
 def replay(args, ctx):
-    ctx.services._conn.call("memory.commit", {"triples": [{"subject": args["fact"], "relation": "is", "object": "known"}],
-                                               "callToken": args["token"]})
+    try:
+        ctx.services._conn.call("memory.commit", {"triples": [{"subject": args["fact"], "relation": "is", "object": "known"}],
+                                                   "callToken": args["token"]})
+    except CallEnded as e:
+        return "refused: " + e.message
     return "ok"
+
+FIRE = threading.Event()
+FIRED = queue.Queue()
+
+def later(args, ctx):
+    # Work left behind in the call's context (a thread through in_call)
+    # writes once "fire" says so, after this call has returned.
+    def work(s):
+        FIRE.wait(30)
+        errs = []
+        for w in (lambda: s.commit([{"subject": "late", "relation": "is", "object": "known"}]),
+                  lambda: s.insert_doc("", "late", id="late"),
+                  lambda: s.append_text("user", "late"),
+                  lambda: s.add_knowledge("late", "late")):
+            try:
+                w()
+                errs.append("None")
+            except CallEnded as e:
+                errs.append(e.message)
+        FIRED.put("\n".join(errs))
+    threading.Thread(target=in_call(work), args=(ctx.services,), daemon=True).start()
+    return "started"
+
+def fire(args, ctx):
+    FIRE.set()
+    return FIRED.get(timeout=30)
 
 def hold(args, ctx):
     # Hands this call's live token to another plugin through a FIFO and
@@ -117,11 +181,15 @@ def hold(args, ctx):
 def grab(args, ctx):
     with open(args["out"]) as f:
         token = f.read()
-    ctx.services._conn.call("memory.commit", {"triples": [{"subject": "foreign-live", "relation": "is", "object": "known"}],
-                                               "callToken": token})
-    with open(args["back"], "w") as f:
-        f.write("done")
-    return "ok"
+    try:
+        ctx.services._conn.call("memory.commit", {"triples": [{"subject": "foreign-live", "relation": "is", "object": "known"}],
+                                                   "callToken": token})
+        return "ok"
+    except CallEnded as e:
+        return "refused: " + e.message
+    finally:
+        with open(args["back"], "w") as f:
+            f.write("done")
 
 FIFOS = {"type": "object", "properties": {"out": {"type": "string"}, "back": {"type": "string"}}}
 
@@ -140,6 +208,8 @@ serve(define_plugin(id=ID, name=ID, version="1.0.0", start=start,
     tools={"remember": define_tool(description="remember", input={"type": "object", "properties": {"fact": {"type": "string"}}}, execute=remember),
            "recall": define_tool(description="recall", execute=recall),
            "stash": define_tool(description="stash", execute=stash),
+           "later": define_tool(description="later", execute=later),
+           "fire": define_tool(description="fire", execute=fire),
            "hold": define_tool(description="hold", input=FIFOS, execute=hold),
            "grab": define_tool(description="grab", input=FIFOS, execute=grab),
            "replay": define_tool(description="replay", input={"type": "object", "properties": {"fact": {"type": "string"}, "token": {"type": "string"}}}, execute=replay)},
@@ -148,7 +218,12 @@ serve(define_plugin(id=ID, name=ID, version="1.0.0", start=start,
 
 // The same plugin in TypeScript.
 const scopedTypeScript = `
-import { definePlugin, defineTool, serve, currentCallToken, z } from '@hearth-agent/plugin-sdk';
+import { definePlugin, defineTool, serve, currentCallToken, CallEnded, z } from '@hearth-agent/plugin-sdk';
+// "later" leaves a promise behind that writes once "fire" says so, after
+// its call has returned.
+let fire;
+const fired = new Promise((resolve) => { fire = resolve; });
+let late;
 serve(definePlugin({
   id: ID, name: ID, version: '1.0.0',
   tools: {
@@ -168,6 +243,20 @@ serve(definePlugin({
       return found.sort().join(' ') || 'none';
     } }),
     stash: defineTool({ description: 'stash', execute: () => currentCallToken() ?? '' }),
+    later: defineTool({ description: 'later', execute: (_args, ctx) => {
+      const m = ctx.services.memory;
+      late = fired.then(async () => {
+        const errs = [];
+        for (const w of [() => m.commit([{ subject: 'late', relation: 'is', object: 'known' }]),
+          () => m.insertDoc({ id: 'late', content: 'late' }), () => m.appendText({ role: 'user', content: 'late' }),
+          () => ctx.services.knowledge.add('late', 'late')]) {
+          try { await w(); errs.push('None'); } catch (e) { errs.push(e instanceof CallEnded ? e.message : 'not CallEnded: ' + e); }
+        }
+        return errs.join('\n');
+      });
+      return 'started';
+    } }),
+    fire: defineTool({ description: 'fire', execute: async () => { fire(); return await late; } }),
   },
   stages: {
     on_input: async (sc, services) => { await services.memory.appendText({ role: 'user', content: sc.rawMessage }); return sc; },
@@ -344,6 +433,34 @@ func TestTwoGroupsTwoPluginsGoChild(t *testing.T) {
 	ready(t, f.start(t, "alpha", "scopedmem", "memory", "knowledge"))
 	ready(t, f.start(t, "beta", "scopedmem", "memory", "knowledge"))
 	twoGroupsTwoPlugins(t, f, entries, "alpha", "beta")
+	writeAfterReturn(t, f, entries, "alpha")
+}
+
+// writeAfterReturn: plugin's tool "later" leaves work behind (a
+// goroutine, an asyncio task or a thread in the call's context, a
+// promise) that writes to every memory once its call has returned, when
+// "fire" lets it; the writes are refused with the named error and
+// nothing is stored anywhere.
+func writeAfterReturn(t *testing.T, f *fixture, entries func() []scopetest.Entry, plugin string) {
+	t.Helper()
+	if got := askIn(t, f, "1", llmtest.Call{ID: "l", Name: plugin + "__later", Arguments: `{}`}); got["l"] != "started" {
+		t.Fatalf("later: %q", got["l"])
+	}
+	got := askIn(t, f, "1", llmtest.Call{ID: "f", Name: plugin + "__fire", Arguments: `{}`})
+	errs := strings.Split(got["f"], "\n")
+	if len(errs) != 4 {
+		t.Fatalf("fire: %q", got["f"])
+	}
+	for _, e := range errs {
+		if !strings.Contains(e, "call ended") || !strings.Contains(e, "a write outside the call that started it is refused") {
+			t.Errorf("a write after the call returned: %q, want the call-ended error", e)
+		}
+	}
+	for _, e := range entries() {
+		if e.Key == "late" || e.Text == "late" {
+			t.Errorf("a write after the call returned was stored: %+v", e)
+		}
+	}
 }
 
 func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
@@ -359,16 +476,22 @@ func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
 	}
 	twoGroupsTwoPlugins(t, f, entries, "pyalpha", "pybeta")
 
-	// A token replayed after its call ended acts in Global; so does
-	// another plugin's, and a made-up one.
+	writeAfterReturn(t, f, entries, "pyalpha")
+
+	// A write with a token replayed after its call ended is refused; so
+	// is one with another plugin's, and with a made-up one.
 	got := askIn(t, f, "1", llmtest.Call{ID: "s", Name: "pyalpha__stash", Arguments: `{}`})
 	token := got["s"]
 	if len(token) < 20 {
 		t.Fatalf("call token %q", token)
 	}
-	for _, c := range []struct{ plugin, fact string }{{"pyalpha", "replayed"}, {"pybeta", "foreign"}} {
-		args, _ := json.Marshal(map[string]string{"fact": c.fact, "token": token})
-		askIn(t, f, "1", llmtest.Call{ID: "r", Name: c.plugin + "__replay", Arguments: string(args)})
+	for _, c := range []struct{ plugin, fact, token string }{{"pyalpha", "replayed", token}, {"pybeta", "foreign", token},
+		{"pyalpha", "made-up", "7" + token}} {
+		args, _ := json.Marshal(map[string]string{"fact": c.fact, "token": c.token})
+		got := askIn(t, f, "1", llmtest.Call{ID: "r", Name: c.plugin + "__replay", Arguments: string(args)})
+		if !strings.HasPrefix(got["r"], "refused: call ended: memory.commit") {
+			t.Errorf("%s's write with %s's token: %q", c.plugin, c.fact, got["r"])
+		}
 	}
 	// Another plugin's token while its call still runs: pyalpha holds
 	// its call open until pybeta has used its token.
@@ -382,20 +505,13 @@ func TestTwoGroupsTwoPluginsPythonChild(t *testing.T) {
 	fifos, _ := json.Marshal(map[string]string{"out": out, "back": back})
 	got = askIn(t, f, "1", llmtest.Call{ID: "h", Name: "pyalpha__hold", Arguments: string(fifos)},
 		llmtest.Call{ID: "g", Name: "pybeta__grab", Arguments: string(fifos)})
-	if got["h"] != "held" || got["g"] != "ok" {
+	if got["h"] != "held" || !strings.HasPrefix(got["g"], "refused: call ended") {
 		t.Fatalf("hold and grab: %q", got)
 	}
-	stored := 0
 	for _, e := range entries() {
-		if e.Kind == "entity" && (e.Key == "replayed" || e.Key == "foreign" || e.Key == "foreign-live") {
-			stored++
-			if e.Scope != scope.Global {
-				t.Errorf("%s stored in %s with a dead or foreign token", e.Key, e.Scope)
-			}
+		if e.Kind == "entity" && (e.Key == "replayed" || e.Key == "foreign" || e.Key == "foreign-live" || e.Key == "made-up") {
+			t.Errorf("%s stored in %s with a dead or foreign token", e.Key, e.Scope)
 		}
-	}
-	if stored != 3 {
-		t.Errorf("%d of the replayed entities stored, want 3", stored)
 	}
 }
 
@@ -411,14 +527,16 @@ func TestTwoGroupsTwoPluginsTypeScriptChild(t *testing.T) {
 		ready(t, p)
 	}
 	twoGroupsTwoPlugins(t, f, entries, "tsalpha", "tsbeta")
+	writeAfterReturn(t, f, entries, "tsalpha")
 	if got := askIn(t, f, "1", llmtest.Call{ID: "s", Name: "tsalpha__stash", Arguments: `{}`}); len(got["s"]) < 20 {
 		t.Fatalf("call token %q", got["s"])
 	}
 }
 
 // TestCallTokens checks the host's mapping itself: a live token of the
-// plugin's own call is its conversation; the same token sent by another
-// plugin, after the call ended, or made up, is Global.
+// plugin's own call is its conversation; no token is Global; a write
+// with the same token sent by another plugin, after the call ended, or
+// made up, is refused, and a read with one acts in Global.
 func TestCallTokens(t *testing.T) {
 	mem := &scopetest.Memory{}
 	serve := func(id string) (*Process, map[string]wire.Handler) {
@@ -431,25 +549,71 @@ func TestCallTokens(t *testing.T) {
 	_, hb := serve("beta")
 	g := scope.Chat("qq", "group:1")
 	token, end := a.calls.open(g)
-	commit := func(hs map[string]wire.Handler, fact, token string) {
+	commit := func(hs map[string]wire.Handler, fact, token string) error {
 		raw, _ := json.Marshal(wire.CommitParams{Triples: []sdk.Triple{{Subject: fact, Relation: "is", Object: "x"}}, CallToken: token})
-		if _, err := hs[wire.MethodMemoryCommit](context.Background(), raw); err != nil {
-			t.Fatal(err)
+		_, err := hs[wire.MethodMemoryCommit](context.Background(), raw)
+		return err
+	}
+	refused := func(err error, what, want string) {
+		t.Helper()
+		var we *wire.Error
+		if !errors.As(err, &we) || we.Code != wire.CodeCallEnded || !strings.Contains(we.Message, want) {
+			t.Errorf("%s: %v, want error %d saying %q", what, err, wire.CodeCallEnded, want)
 		}
 	}
-	commit(ha, "own-live", token)
-	commit(hb, "foreign-live", token)
-	commit(ha, "made-up", "x"+token)
+	if err := commit(ha, "own-live", token); err != nil {
+		t.Fatal(err)
+	}
+	if err := commit(ha, "no-token", ""); err != nil {
+		t.Fatal(err)
+	}
+	refused(commit(hb, "foreign-live", token), "another plugin's live token", "call ended: memory.commit")
+	refused(commit(ha, "made-up", "x"+token), "a made-up token", "never given")
+	refused(commit(ha, "made-up", "99."+token[2:]), "a token not issued yet", "never given")
 	end()
-	commit(ha, "own-ended", token)
+	refused(commit(ha, "own-ended", token), "an ended token", "a write outside the call that started it is refused")
+	for m, params := range map[string]any{
+		wire.MethodMemoryMerge:      wire.MergeParams{Source: "own-live", Target: "no-token", CallToken: token},
+		wire.MethodMemoryPurge:      wire.PurgeParams{Criteria: map[string]string{"name": "own-live"}, Mode: "hard", CallToken: token},
+		wire.MethodMemoryAppendText: wire.AppendTextParams{TextEvent: sdk.TextEvent{Role: "user", Content: "own-ended"}, CallToken: token},
+		wire.MethodMemoryDocInsert:  wire.DocInsertParams{Doc: sdk.Doc{ID: "own-ended", Content: "own-ended"}, CallToken: token},
+		wire.MethodMemoryDocRemove:  wire.DocParams{ID: "own-ended", CallToken: token},
+		wire.MethodKnowledgeAdd:     wire.KnowledgeParams{Name: "own-ended", Content: "own-ended", CallToken: token},
+	} {
+		raw, _ := json.Marshal(params)
+		_, err := ha[m](context.Background(), raw)
+		refused(err, m+" with an ended token", "call ended: "+m)
+	}
 	if a.calls.count() != 0 {
 		t.Fatalf("%d calls left", a.calls.count())
 	}
-	want := map[string]scope.Scope{"own-live": g, "foreign-live": scope.Global, "made-up": scope.Global, "own-ended": scope.Global}
+	want := map[string]scope.Scope{"own-live": g, "no-token": scope.Global}
 	for _, e := range mem.Entries() {
-		if w, ok := want[e.Key]; ok && e.Kind == "entity" && e.Scope != w {
-			t.Errorf("%s (by %s) stored in %s, want %s", e.Key, e.Writer, e.Scope, w)
+		if w, ok := want[e.Key]; ok && e.Kind == "entity" {
+			if e.Scope != w {
+				t.Errorf("%s (by %s) stored in %s, want %s", e.Key, e.Writer, e.Scope, w)
+			}
+			delete(want, e.Key)
+		} else if e.Key != "x" && e.Key != "own-live|is|x" && e.Key != "no-token|is|x" {
+			t.Errorf("a refused write was stored: %+v", e)
 		}
+	}
+	if len(want) != 0 {
+		t.Errorf("not stored: %v", want)
+	}
+	// A read with an ended token acts in Global: it sees no-token, not
+	// own-live.
+	raw, _ := json.Marshal(wire.RecallParams{Query: []string{"own-live", "no-token"}, Depth: 1, CallToken: token})
+	res, err := ha[wire.MethodMemoryRecall](context.Background(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, e := range res.(wire.RecallResult).Entities {
+		seen = append(seen, e.Name)
+	}
+	if slices.Contains(seen, "own-live") || !slices.Contains(seen, "no-token") {
+		t.Errorf("a read with an ended token sees %v", seen)
 	}
 	// A shared plugin reads every writer's entries in its scopes.
 	s := &Process{name: "reader", m: &Manifest{ID: "reader", Capabilities: []string{"memory", sdk.CapabilityMemoryShared}},
@@ -458,8 +622,8 @@ func TestCallTokens(t *testing.T) {
 	s.serveMemory(func(m string, h wire.Handler) { hs[m] = h })
 	tok, end2 := s.calls.open(g)
 	defer end2()
-	raw, _ := json.Marshal(wire.RecallParams{Query: []string{"-"}, Depth: 1, CallToken: tok})
-	res, err := hs[wire.MethodMemoryRecall](context.Background(), raw)
+	raw, _ = json.Marshal(wire.RecallParams{Query: []string{"-"}, Depth: 1, CallToken: tok})
+	res, err = hs[wire.MethodMemoryRecall](context.Background(), raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +632,7 @@ func TestCallTokens(t *testing.T) {
 		names = append(names, e.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"foreign-live", "made-up", "own-ended", "own-live"}; !slices.Equal(names, want) {
+	if want := []string{"no-token", "own-live"}; !slices.Equal(names, want) {
 		t.Errorf("shared reader recalls %v, want %v", names, want)
 	}
 }
@@ -482,12 +646,15 @@ func FuzzTokenOf(f *testing.F) {
 	defer end()
 	f.Add([]byte(`{"callToken":"` + tok + `"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		got := c.scope(tokenOf(raw))
-		if got != scope.Global && got != scope.Owner {
-			t.Fatalf("scope %q", got)
+		got, st := c.lookup(tokenOf(raw))
+		if got != scope.Global && got != scope.Owner || (got == scope.Owner) != (st == tokenLive) {
+			t.Fatalf("scope %q, state %d", got, st)
 		}
 		if got == scope.Owner && !strings.Contains(string(raw), tok) && !strings.Contains(string(raw), `\u`) {
 			t.Fatalf("%s maps to the live call", raw)
+		}
+		if (st == tokenNone) != (tokenOf(raw) == "") || (refusal("m", st) == nil) != (st == tokenNone || st == tokenLive) {
+			t.Fatalf("%s: state %d, refusal %v", raw, st, refusal("m", st))
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package scope_test
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -139,5 +140,81 @@ func TestAdaptersNil(t *testing.T) {
 	if scope.MemoryAPI(nil, "p", false) != nil || scope.DocMemoryAPI(nil, "p", false) != nil ||
 		scope.TextMemoryAPI(nil, "p", false) != nil || scope.KnowledgeAPI(nil, "p", false) != nil {
 		t.Fatal("a nil service gives an API")
+	}
+}
+
+// TestAdaptersGoroutines: a goroutine a handler starts acts in the
+// handler's conversation while the handler runs, and once it has
+// returned its writes are refused, never written in Global, and its
+// reads act in Global.
+func TestAdaptersGoroutines(t *testing.T) {
+	m := &scopetest.Memory{}
+	a := pluginAPIs(m, "plugA", false)
+	g1 := scope.Chat("qq", "group:1")
+	a.remember(t, "factGlobal")
+	late := make(chan struct{})
+	lateDone := make(chan []error)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the handler of a turn in group 1
+		defer wg.Done()
+		defer scope.Bind(g1)()
+		var inner sync.WaitGroup
+		inner.Add(1)
+		go func() { // started by the handler, done before it returns
+			defer inner.Done()
+			var deeper sync.WaitGroup
+			deeper.Add(1)
+			go func() { defer deeper.Done(); a.remember(t, "factDeeper") }()
+			deeper.Wait()
+			a.remember(t, "factChild")
+		}()
+		inner.Wait()
+		go func() { // runs on after the handler returned
+			<-late
+			var errs []error
+			errs = append(errs, a.graph.Commit([]sdk.Triple{{Subject: "factLate", Relation: "is", Object: "x"}}))
+			errs = append(errs, a.docs.Insert(&sdk.Doc{ID: "late", Content: "factLate"}))
+			errs = append(errs, a.text.Append(sdk.TextEvent{Role: "user", Content: "factLate"}))
+			errs = append(errs, a.kb.Add("late", "factLate"))
+			_, err := a.graph.Purge(map[string]string{"name": "factChild"}, "hard")
+			errs = append(errs, err)
+			_, err = a.graph.MergeEntities("factChild", "factDeeper")
+			errs = append(errs, err)
+			a.docs.Remove("same-id")
+			got := a.recall(t) // reads Global only
+			if want := []string{"d:factGlobal", "g:factGlobal", "k:factGlobal"}; !slices.Equal(got, want) {
+				t.Errorf("late goroutine recalls %q, want %q", got, want)
+			}
+			lateDone <- errs
+		}()
+	}()
+	wg.Wait()
+	close(late)
+	for i, err := range <-lateDone {
+		if !errors.Is(err, scope.ErrCallEnded) {
+			t.Errorf("late write %d: %v, want ErrCallEnded", i, err)
+		}
+	}
+	scopes := map[string]scope.Scope{}
+	docs := 0
+	for _, e := range m.Entries() {
+		if e.Kind == "entity" {
+			scopes[e.Key] = e.Scope
+		}
+		if e.Kind == "doc" && e.Scope == g1 {
+			docs++
+		}
+		if e.Text == "factLate" || e.Key == "factLate" || e.Key == "late" {
+			t.Errorf("a late write was stored: %+v", e)
+		}
+	}
+	for _, fact := range []string{"factChild", "factDeeper"} {
+		if scopes[fact] != g1 {
+			t.Errorf("%s written by a goroutine of the handler in %q, want %q", fact, scopes[fact], g1)
+		}
+	}
+	if docs != 1 { // factChild over factDeeper (same id); the late Remove did nothing
+		t.Errorf("%d documents in group 1, want 1", docs)
 	}
 }

@@ -17,10 +17,10 @@ func TestBind(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { // a goroutine of its own acts in Global
+	go func() { // a goroutine started here inherits the binding
 		defer wg.Done()
-		if c := Current(); c != Global {
-			t.Errorf("new goroutine Current = %q", c)
+		if c := Current(); c != g1 {
+			t.Errorf("new goroutine Current = %q, want %q", c, g1)
 		}
 		defer Bind(g2)()
 		if c := Current(); c != g2 {

@@ -10,8 +10,10 @@
 // HomeAgent's memory API names no conversation, so the scope of a call
 // comes from its context: the conversation the kernel gave the call
 // (With, From; and for calls that carry no context, the goroutine the
-// kernel runs the plugin's handler on). A call made outside any
-// conversation acts in Global.
+// kernel runs the plugin's handler on, and the goroutines the handler
+// starts: Run, Bind). A call made outside any conversation acts in
+// Global; a write made for a call that has returned is refused
+// (ErrCallEnded).
 package scope
 
 import (

@@ -287,6 +287,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	done := s.app.Kernel.Submit(kernel.Input{
 		Injection: sdk.Injection{Source: source, Channel: si.Channel, ChatID: si.ChatID, UserID: "owner", Text: in.Text, Interrupt: in.Interrupt},
+		Owner:     true, // the owner's own words, in any channel's session: the owner's memory scope, not user "owner" of that channel
 		Approver:  s.coreState().broker.Approver(nil),
 		Untrusted: in.Untrusted,
 	})

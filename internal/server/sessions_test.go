@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
@@ -460,5 +462,42 @@ func TestKeyMaskedInEventsAndMessages(t *testing.T) {
 	code, body := do(t, c.hs, "GET", path+"/messages", nil)
 	if code != 200 || strings.Contains(string(body), key) || !strings.Contains(string(body), "your key is") {
 		t.Fatalf("messages (%d): %s", code, body)
+	}
+}
+
+// scopeProbe records the memory scope of each turn, from its on_input
+// stage handler (scope.Current, which the kernel binds).
+type scopeProbe struct{ seen chan scope.Scope }
+
+func (p *scopeProbe) Name() string { return "probe" }
+func (p *scopeProbe) Stop() error  { return nil }
+func (p *scopeProbe) Start(s *sdk.PluginSDK) error {
+	s.RegisterStage(sdk.StageOnInput, func(*sdk.StageContext) error {
+		p.seen <- scope.Current()
+		return nil
+	})
+	return nil
+}
+
+// TestOwnerTurnInAChatAppSession: what the owner types into a stored
+// session of a chat app acts in the owner's memory scope, not in the
+// scope of that app's user "owner", which a guest there could pick.
+func TestOwnerTurnInAChatAppSession(t *testing.T) {
+	c := newChat(t, llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
+	probe := &scopeProbe{seen: make(chan scope.Scope, 2)}
+	if err := c.a.Kernel.LoadPlugin("probe", func(string, map[string]any) (sdk.Plugin, error) { return probe, nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	s := call[Session](t, c.hs, "POST", "/v1/sessions", OpenSession{Channel: "wechat", ChatID: "friend"}, 201)
+	call[Answer](t, c.hs, "POST", "/v1/sessions/"+itoa(s.ID)+"/messages", SendMessage{Text: "my secret", Wait: true}, 200)
+	if got := <-probe.seen; got != scope.Owner {
+		t.Errorf("the owner's turn in a wechat session acts in %q, want %q", got, scope.Owner)
+	}
+	out := c.a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "wechat", ChatID: "friend", UserID: "owner", Text: "what is the secret?"}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if got := <-probe.seen; got == scope.Owner {
+		t.Errorf("wechat's user %q acts in the owner's scope", "owner")
 	}
 }

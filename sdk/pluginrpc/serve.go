@@ -18,6 +18,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hearth-agent/hearth/internal/goid"
 	"github.com/hearth-agent/hearth/sdk"
@@ -110,8 +111,9 @@ type child struct {
 	channels map[string]sdk.ToolHandler // output channel -> handler (channels.go)
 
 	// calls are the call tokens of the host requests being served, by
-	// the goroutine serving each (calltoken.go).
-	calls goid.Local[string]
+	// the goroutine running each handler (calltoken.go).
+	calls  goid.Local[string]
+	scoped atomic.Bool // the plugin may use memory or knowledge, which send call tokens
 }
 
 var _ host.Host = (*child)(nil)
@@ -136,6 +138,7 @@ func (c *child) initialize(ctx context.Context, raw json.RawMessage) (any, error
 	c.mu.Lock()
 	c.name, c.params, c.plugin = p.Plugin, p, p2
 	c.mu.Unlock()
+	c.scoped.Store(slices.Contains(p.Capabilities, "memory") || slices.Contains(p.Capabilities, "knowledge"))
 	s := host.New(p.Plugin, c)
 	c.mu.Lock()
 	c.sdk = s
@@ -304,8 +307,9 @@ func (c *child) toolCall(ctx context.Context, raw json.RawMessage) (any, error) 
 	if h == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "unknown tool " + p.Tool}
 	}
-	defer c.calls.Bind(p.CallToken)() // the handler runs on this goroutine
-	res, err := c.runTool(ctx, h, p)
+	var res *wire.ToolCallResult
+	var err error
+	c.inCall(p.CallToken, func() { res, err = c.runTool(ctx, h, p) }) // calltoken.go
 	if err != nil {
 		return nil, err
 	}
@@ -403,12 +407,11 @@ func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 	if h == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: fmt.Sprintf("unknown stage handler %d", p.ID)}
 	}
-	defer c.calls.Bind(p.CallToken)()
 	sc := &sdk.StageContext{}
 	p.Context.ApplyTo(sc)
 	sc.Phase = p.Context.Phase
 	var res wire.StageRunResult
-	func() {
+	c.inCall(p.CallToken, func() {
 		defer func() {
 			if r := recover(); r != nil {
 				res.Error = fmt.Sprintf("panic: %v", r)
@@ -417,7 +420,7 @@ func (c *child) stageRun(_ context.Context, raw json.RawMessage) (any, error) {
 		if err := h(sc); err != nil {
 			res.Error = err.Error()
 		}
-	}()
+	})
 	res.Context = wire.FromStage(sc)
 	return res, nil
 }
@@ -440,8 +443,9 @@ func (c *child) hookDecide(ctx context.Context, raw json.RawMessage) (any, error
 	if args == nil {
 		args = map[string]any{}
 	}
-	defer c.calls.Bind(p.CallToken)()
-	d, err := h(ctx, p.Context.ToolContext(), p.Tool, args)
+	var d sdk.HookDecision
+	var err error
+	c.inCall(p.CallToken, func() { d, err = h(ctx, p.Context.ToolContext(), p.Tool, args) })
 	if err != nil {
 		return nil, err
 	}
@@ -498,8 +502,9 @@ func (c *child) context(ctx context.Context, raw json.RawMessage) (any, error) {
 	if fn == nil {
 		return nil, &wire.Error{Code: wire.CodeNotRegistered, Message: "the plugin has no context function"}
 	}
-	defer c.calls.Bind(p.CallToken)()
-	text, err := fn(ctx, sdk.ContextInput{Query: p.Query})
+	var text string
+	var err error
+	c.inCall(p.CallToken, func() { text, err = fn(ctx, sdk.ContextInput{Query: p.Query}) })
 	if err != nil {
 		return nil, err
 	}

@@ -497,8 +497,26 @@ class Services:
 # task) serves: tool.call, stage.run, hook.decide and plugin.context carry
 # one, and the memory and knowledge requests made while serving it send it
 # back. A thread the plugin starts itself has none (contextvars are not
-# inherited by threads): its requests act in the global scope.
+# inherited by threads): its requests act in the global scope, unless it
+# runs a function in_call made.
 _call_token = contextvars.ContextVar("hearth_call_token", default="")
+
+
+def in_call(fn):
+    """Return fn bound to the Hearth request being served: run where the
+    call's context does not follow (a threading.Thread, an executor), it
+    reads and writes memory and knowledge in that request's conversation
+    while the request runs. Once the request is answered its writes raise
+    CallEnded and its reads act in the global scope, instead of writing in
+    global where every conversation would read them.
+
+        threading.Thread(target=in_call(work), args=(x,)).start()
+    """
+    ctx = contextvars.copy_context()
+
+    def run(*args, **kwargs):
+        return ctx.copy().run(fn, *args, **kwargs)
+    return run
 
 _TOKEN_METHODS = ("tool.call", "stage.run", "hook.decide", "plugin.context")
 
@@ -582,6 +600,17 @@ class RPCError(Exception):
         self.message = message
 
 
+CALL_ENDED = -32007
+
+
+class CallEnded(RPCError):
+    """A memory or knowledge write refused because the request it was made
+    for has been answered (or its token is not this plugin's): work a call
+    left behind (a task, a thread run through in_call) may not write once
+    the call returned. Work outside any call (start, a thread of the
+    plugin's own) sends no token and writes in the global scope."""
+
+
 def log(msg, **fields):
     """Write a structured log line to stderr; Hearth re-emits it."""
     rec = {"level": fields.pop("level", "INFO"), "msg": msg}
@@ -623,7 +652,8 @@ class _Connection:
         if not done.wait(timeout):
             raise RPCError(-32800, "%s: no answer" % method)
         if "error" in slot:
-            raise RPCError(slot["error"].get("code", -32603), slot["error"].get("message", ""))
+            code = slot["error"].get("code", -32603)
+            raise (CallEnded if code == CALL_ENDED else RPCError)(code, slot["error"].get("message", ""))
         return slot.get("result")
 
     # Requests from Hearth.

@@ -393,5 +393,29 @@ class _Recorder:
         return None
 
 
+class InCallTest(unittest.TestCase):
+    def test_thread_gets_the_call_token_only_through_in_call(self):
+        import threading
+        import hearth_plugin as hp
+        seen = {}
+        reset = hp._call_token.set("7.token")
+        try:
+            wrapped = hp.in_call(lambda key: seen.__setitem__(key, hp._call_token.get()))
+            threads = [threading.Thread(target=wrapped, args=("a",)), threading.Thread(target=wrapped, args=("b",)),
+                       threading.Thread(target=lambda: seen.__setitem__("plain", hp._call_token.get()))]
+        finally:
+            hp._call_token.reset(reset)
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(seen, {"a": "7.token", "b": "7.token", "plain": ""})
+
+    def test_call_ended_is_an_rpc_error(self):
+        import hearth_plugin as hp
+        self.assertTrue(issubclass(hp.CallEnded, hp.RPCError))
+        self.assertEqual(hp.CALL_ENDED, -32007)
+
+
 if __name__ == "__main__":
     unittest.main()

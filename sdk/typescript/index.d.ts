@@ -508,6 +508,22 @@ export const NOT_SUPPORTED: 'not supported by this host yet';
  * The call token of the Hearth request being served (a tool call, a stage
  * handler, a decision hook, the plugin's context), or undefined outside
  * one. The SDK sends it with each memory and knowledge request so that
- * Hearth acts in that turn's conversation; plugins need not use it.
+ * Hearth acts in that turn's conversation; plugins need not use it. Work
+ * the request leaves behind (a timer, a promise still pending when it
+ * answers) keeps the token: its writes then fail with CallEnded.
  */
 export function currentCallToken(): string | undefined;
+
+/** The JSON-RPC error code of CallEnded (-32007). */
+export const CALL_ENDED: -32007;
+
+/**
+ * The error of a memory or knowledge write made for a Hearth request that
+ * has been answered (or with a token that is not this plugin's): refused,
+ * rather than written in the global scope where every conversation would
+ * read it. Work outside any request (start, the plugin's own timers)
+ * sends no token and writes in the global scope.
+ */
+export class CallEnded extends Error {
+  readonly code: -32007;
+}

@@ -18,9 +18,10 @@ export { CONTEXT_MARK, cleanTranscript, definePreference, NOT_SUPPORTED, openAIT
 // tool.call, stage.run, hook.decide and plugin.context carry one, and the
 // memory and knowledge requests made while serving it (in the same async
 // flow) send it back, so Hearth acts in that turn's conversation. Outside
-// any, or once the request was answered (a timer it left behind), Hearth
-// acts in the global scope. docs/protocol.md, "Memory scopes and call
-// tokens".
+// any Hearth acts in the global scope; once the request was answered,
+// work it left behind (a timer, a promise) still sends the token, and
+// Hearth refuses its writes (CallEnded) and reads in the global scope.
+// docs/protocol.md, "Memory scopes and call tokens".
 const callTokens = new AsyncLocalStorage();
 const TOKEN_METHODS = ['tool.call', 'stage.run', 'hook.decide', 'plugin.context'];
 
@@ -135,6 +136,16 @@ class RPCError extends Error {
   constructor(code, message) { super(message); this.code = code; }
 }
 
+/** The error code of CallEnded. */
+export const CALL_ENDED = -32007;
+
+/**
+ * A memory or knowledge write refused because the request it was made for
+ * has been answered (or its token is not this plugin's): work a call left
+ * behind may not write once the call returned.
+ */
+export class CallEnded extends RPCError {}
+
 /** One side of a plugin connection over two streams. */
 export class Connection {
   constructor(plugin, input, output) {
@@ -222,7 +233,7 @@ export class Connection {
       } else if (msg.id !== undefined && this.pending.has(msg.id)) {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
-        if (msg.error) p.reject(new RPCError(msg.error.code, msg.error.message)); else p.resolve(msg.result);
+        if (msg.error) p.reject(new (msg.error.code === CALL_ENDED ? CallEnded : RPCError)(msg.error.code, msg.error.message)); else p.resolve(msg.result);
       }
     }
     for (const p of this.pending.values()) p.reject(new Error('connection closed'));

@@ -33,6 +33,7 @@ const (
 	CodeUnavailable     = -32004 // the host does not provide the service
 	CodeNotRegistered   = -32005 // unknown tool, stage handler or hook id
 	CodeRegisterRefused = -32006 // the host refused a registration
+	CodeCallEnded       = -32007 // a memory or knowledge write carried the token of an ended call, or one never given to this plugin
 )
 
 // Error is a JSON-RPC error.

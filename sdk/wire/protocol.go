@@ -493,9 +493,13 @@ type KnowledgeParams struct {
 // plugin.context), and the plugin's SDK sends it back in the
 // "callToken" member of each memory.* and knowledge.* request it makes
 // while serving that request. The host maps a token of a call of this
-// plugin that has not ended to the conversation the call runs in; a
-// request without one, or with any other, acts in the global scope. A
-// plugin never names a scope itself.
+// plugin that has not ended to the conversation the call runs in. A
+// request without one acts in the global scope (the plugin's own work,
+// outside any call). A write (memory.commit, memory.merge, memory.purge,
+// memory.appendText, memory.docInsert, memory.docRemove, knowledge.add)
+// with any other token, of an ended call, another plugin's or made up,
+// is refused with CodeCallEnded; a read with one acts in the global
+// scope. A plugin never names a scope itself.
 type TokenParams struct {
 	CallToken string `json:"callToken,omitempty"`
 }
