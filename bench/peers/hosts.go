@@ -22,6 +22,8 @@ type host struct {
 	configure func(h *host, providerURL, self string, extra int) error
 	// oneShot is the command line of a one-shot turn in a fresh session.
 	oneShot func(msg, session string) []string
+	// oneShotEnv, if set, is added to the environment of a one-shot turn.
+	oneShotEnv func(h *host, session string) []string
 	// interactive is the command line of a multi-turn process that reads
 	// one message a line on stdin; nil if the host has none usable here.
 	interactive func(session string) []string
@@ -65,6 +67,7 @@ func hearthHost(bin, rev string) *host {
 			return err
 		},
 		oneShot:     func(msg, session string) []string { return []string{"ask", "--session", session, msg} },
+		oneShotEnv:  func(*host, string) []string { return nil },
 		interactive: func(session string) []string { return []string{"chat", "--session", session} },
 	}
 }
@@ -97,9 +100,52 @@ func picoclawHost(bin, rev string) *host {
 			})
 		},
 		oneShot:     func(msg, session string) []string { return []string{"agent", "-s", session, "-m", msg} },
+		oneShotEnv:  func(*host, string) []string { return nil },
 		interactive: func(session string) []string { return []string{"agent", "-s", session} },
 	}
 }
 
-// xbotHost is filled in below once its configuration is known.
-func xbotHost(bin, rev string) *host { return nil }
+// xbotHost configures xbot-cli by its environment (LLM_*, XBOT_HOME) and
+// adds the extra tools as an xbot stdio plugin in XBOT_HOME/plugins:
+// xbot offers the tools of MCP servers only through its search_tools and
+// load_tools, not in every request, while a plugin's tools are offered
+// like its built-in ones. xbot-cli's session is keyed by its working
+// directory (WORK_DIR), so each one-shot turn gets a fresh one. Its
+// interactive mode is a full-screen terminal UI, which this harness does
+// not drive: its answer-only turn and idle memory are not measured.
+func xbotHost(bin, rev string) *host {
+	return &host{
+		name: "xbot", bin: bin, rev: rev,
+		configure: func(h *host, url, self string, extra int) error {
+			xh := filepath.Join(h.home, ".xbot")
+			h.env = []string{"HOME=" + h.home, "XBOT_HOME=" + xh, "LLM_PROVIDER=openai", "LLM_BASE_URL=" + url,
+				"LLM_API_KEY=sk-bench", "LLM_MODEL=" + model}
+			if err := os.MkdirAll(xh, 0o755); err != nil {
+				return err
+			}
+			if extra == 0 {
+				return nil
+			}
+			dir := filepath.Join(xh, "plugins", "bench")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			run := filepath.Join(dir, "run.sh")
+			script := fmt.Sprintf("#!/bin/sh\n%s=xbot:%d exec %q\n", serveEnv, extra, self)
+			if err := os.WriteFile(run, []byte(script), 0o755); err != nil {
+				return err
+			}
+			return writeJSON(filepath.Join(dir, "plugin.json"), map[string]any{
+				"id": "bench", "name": "bench", "version": "1.0.0", "description": "the harness's extra tools",
+				"runtime": "stdio", "executable": run, "activationEvents": []string{"onStart"},
+				"permissions": []string{"tools.register"},
+			})
+		},
+		oneShot: func(msg, session string) []string { return []string{"-p", msg} },
+		oneShotEnv: func(h *host, session string) []string {
+			dir := filepath.Join(h.home, "sessions", session)
+			os.MkdirAll(dir, 0o755) // if it fails, xbot says so
+			return []string{"WORK_DIR=" + dir}
+		},
+	}
+}

@@ -35,9 +35,15 @@ func command(ctx context.Context, h *host, args ...string) *exec.Cmd {
 // runOnce runs a one-shot command and returns its wall time from start
 // to exit and what it printed.
 func runOnce(h *host, args ...string) (time.Duration, string, error) {
+	return runOnceEnv(h, nil, args...)
+}
+
+// runOnceEnv is runOnce with env added to the host's environment.
+func runOnceEnv(h *host, env []string, args ...string) (time.Duration, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
 	defer cancel()
 	cmd := command(ctx, h, args...)
+	cmd.Env = append(cmd.Env, env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()

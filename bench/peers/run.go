@@ -82,7 +82,7 @@ func run(cfg config) (*result, error) {
 		}
 		start := time.Now()
 		marker := m.marker()
-		if _, out, err := runOnce(h, h.oneShot("Just say hello. "+marker, "calibrate")...); err != nil {
+		if _, out, err := runOnceEnv(h, h.oneShotEnv(h, "calibrate"), h.oneShot("Just say hello. "+marker, "calibrate")...); err != nil {
 			return nil, err
 		} else if !strings.Contains(out, "answer "+marker) {
 			return nil, fmt.Errorf("%s: calibration turn did not print the answer:\n%s", h.name, tail(out))
@@ -175,8 +175,9 @@ func (m *measurer) round(h *host, r int) error {
 	k := min(7, m.extra[h.name]-1)
 	marker := m.marker()
 	start := time.Now()
-	wall, out, err := runOnce(h, h.oneShot(fmt.Sprintf("Please call tool%d once and tell me what it returns. %s", k, marker),
-		fmt.Sprintf("oneshot%d", r))...)
+	session := fmt.Sprintf("oneshot%d", r)
+	wall, out, err := runOnceEnv(h, h.oneShotEnv(h, session),
+		h.oneShot(fmt.Sprintf("Please call tool%d once and tell me what it returns. %s", k, marker), session)...)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,8 +17,9 @@ import (
 // serveEnv, when set in this program's environment, makes it a tool
 // server instead of the harness: "hearth:<n>" serves a Hearth child
 // plugin of n tools over Hearth's plugin protocol, "mcp:<n>" an MCP
-// stdio server of the same n tools (for picoclaw and xbot). Both describe
-// each tool alike, so every host sends the model the same extra tools.
+// stdio server of the same n tools (for picoclaw), "xbot:<n>" an xbot
+// stdio plugin of them. All describe each tool alike, so every host sends
+// the model the same extra tools.
 const serveEnv = "HEARTH_PEERS_SERVE"
 
 func init() {
@@ -28,7 +30,7 @@ func init() {
 	kind, num, _ := strings.Cut(v, ":")
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 0 {
-		fmt.Fprintf(os.Stderr, "%s=%q: want hearth:<n> or mcp:<n>\n", serveEnv, v)
+		fmt.Fprintf(os.Stderr, "%s=%q: want hearth:<n>, mcp:<n> or xbot:<n>\n", serveEnv, v)
 		os.Exit(2)
 	}
 	switch kind {
@@ -37,8 +39,11 @@ func init() {
 	case "mcp":
 		serveMCP(n)
 		os.Exit(0)
+	case "xbot":
+		serveXbot(n)
+		os.Exit(0)
 	default:
-		fmt.Fprintf(os.Stderr, "%s=%q: want hearth:<n> or mcp:<n>\n", serveEnv, v)
+		fmt.Fprintf(os.Stderr, "%s=%q: want hearth:<n>, mcp:<n> or xbot:<n>\n", serveEnv, v)
 		os.Exit(2)
 	}
 }
@@ -98,5 +103,46 @@ func serveMCP(n int) {
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp:", err)
 		os.Exit(1)
+	}
+}
+
+// serveXbot serves the same n tools as an xbot stdio plugin: one JSON
+// request a line on stdin, one response a line on stdout.
+func serveXbot(n int) {
+	schema := toolSchema()
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 64<<10), 1<<20)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			Method string `json:"method"`
+			Params struct {
+				ToolName string `json:"toolName"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			out.Encode(map[string]string{"error": "bad request: " + err.Error()})
+			continue
+		}
+		switch req.Method {
+		case "activate":
+			tools := make([]map[string]any, n)
+			for i := range n {
+				tools[i] = map[string]any{"name": fmt.Sprintf("tool%d", i), "description": toolDescription(i), "inputSchema": schema}
+			}
+			out.Encode(map[string]any{"tools": tools})
+		case "execute_tool":
+			var i int
+			if _, err := fmt.Sscanf(req.Params.ToolName, "tool%d", &i); err != nil || i < 0 || i >= n {
+				out.Encode(map[string]string{"error": "no tool " + req.Params.ToolName})
+				continue
+			}
+			out.Encode(map[string]string{"result": toolOutput(i)})
+		case "deactivate":
+			out.Encode(map[string]string{"result": "ok"})
+			return
+		default:
+			out.Encode(map[string]string{"result": ""})
+		}
 	}
 }
