@@ -25,8 +25,13 @@ type host struct {
 	// oneShotEnv, if set, is added to the environment of a one-shot turn.
 	oneShotEnv func(h *host, session string) []string
 	// interactive is the command line of a multi-turn process that reads
-	// one message a line on stdin; nil if the host has none usable here.
+	// one message a line on stdin.
 	interactive func(session string) []string
+	// tty: the interactive process is a full-screen terminal UI, started
+	// on a pseudo-terminal; the harness measures its idle memory but does
+	// not drive its turns (its screen is redrawn by differences, so an
+	// answer is not a string in its output).
+	tty bool
 }
 
 func writeJSON(path string, v any) error {
@@ -111,8 +116,8 @@ func picoclawHost(bin, rev string) *host {
 // load_tools, not in every request, while a plugin's tools are offered
 // like its built-in ones. xbot-cli's session is keyed by its working
 // directory (WORK_DIR), so each one-shot turn gets a fresh one. Its
-// interactive mode is a full-screen terminal UI, which this harness does
-// not drive: its answer-only turn and idle memory are not measured.
+// interactive mode is a full-screen terminal UI: the harness reads its
+// idle memory on a pseudo-terminal but does not drive its turns.
 func xbotHost(bin, rev string) *host {
 	return &host{
 		name: "xbot", bin: bin, rev: rev,
@@ -141,7 +146,9 @@ func xbotHost(bin, rev string) *host {
 				"permissions": []string{"tools.register"},
 			})
 		},
-		oneShot: func(msg, session string) []string { return []string{"-p", msg} },
+		oneShot:     func(msg, session string) []string { return []string{"-p", msg} },
+		interactive: func(string) []string { return []string{"--new"} },
+		tty:         true,
 		oneShotEnv: func(h *host, session string) []string {
 			dir := filepath.Join(h.home, "sessions", session)
 			os.MkdirAll(dir, 0o755) // if it fails, xbot says so

@@ -47,6 +47,9 @@ func TestHearthAlone(t *testing.T) {
 			}
 		}
 		for _, metric := range metricOrder {
+			if h.tty && (metric == mAnswer || metric == mRSS || metric == mRSSTree) {
+				continue // a terminal UI's turns are not driven
+			}
 			if v := res.values[h.name][metric]; len(v) != 1 || v[0] <= 0 {
 				t.Errorf("%s: %s = %v", h.name, metric, v)
 			}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // turnTimeout bounds one turn of a host (a hung host fails the run with
@@ -86,18 +88,38 @@ func (s *session) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// startSession starts h's interactive process with args, on pipes, or
+// on a pseudo-terminal if h.tty.
 func startSession(h *host, args ...string) (*session, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &session{h: h, cancel: cancel, changed: make(chan struct{}), done: make(chan struct{})}
 	s.cmd = command(ctx, h, args...)
-	s.cmd.Stdout, s.cmd.Stderr = s, s
-	var err error
-	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
-		cancel()
-		return nil, err
+	var tty *os.File
+	if h.tty {
+		ptmx, pts, err := openPTY()
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		tty = pts
+		defer pts.Close()
+		s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = pts, pts, pts
+		s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+		s.stdin = ptmx
+		go func() { io.Copy(s, ptmx) }()
+	} else {
+		s.cmd.Stdout, s.cmd.Stderr = s, s
+		var err error
+		if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+			cancel()
+			return nil, err
+		}
 	}
 	if err := s.cmd.Start(); err != nil {
 		cancel()
+		if tty != nil {
+			s.stdin.Close()
+		}
 		return nil, fmt.Errorf("%s: %w", h.name, err)
 	}
 	go func() {
@@ -166,6 +188,31 @@ func (s *session) close() {
 	}
 	s.cancel()
 	<-s.done
+}
+
+// openPTY opens a pseudo-terminal pair of 50 rows and 160 columns.
+func openPTY() (ptmx, pts *os.File, err error) {
+	ptmx, err = os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
+	}
+	fd := int(ptmx.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		ptmx.Close()
+		return nil, nil, fmt.Errorf("unlocking the pseudo-terminal: %w", err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		ptmx.Close()
+		return nil, nil, fmt.Errorf("naming the pseudo-terminal: %w", err)
+	}
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		ptmx.Close()
+		return nil, nil, fmt.Errorf("opening the pseudo-terminal: %w", err)
+	}
+	unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 50, Col: 160})
+	return ptmx, pts, nil
 }
 
 // vmRSS reads VmRSS from /proc/<pid>/status.

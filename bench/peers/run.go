@@ -26,14 +26,16 @@ const (
 	mOneShot   = "one-shot tool turn, wall (ms)"
 	mOneShotH  = "  of it host time (ms)"
 	mAnswer    = "host time per answer-only turn (ms)"
-	mRSS       = "idle RSS, host process (MiB)"
-	mRSSTree   = "idle RSS, with tool servers (MiB)"
+	mRSS0      = "idle RSS at start, host process (MiB)"
+	mRSSTree0  = "idle RSS at start, with tool servers (MiB)"
+	mRSS       = "idle RSS after the turns, host process (MiB)"
+	mRSSTree   = "idle RSS after the turns, with tool servers (MiB)"
 	mReqBytes  = "first request of a turn (KiB)"
 	mToolBytes = "  of it the tool list (KiB)"
 	mReqTokens = "  ≈ tokens (bytes / 4)"
 )
 
-var metricOrder = []string{mOneShot, mOneShotH, mAnswer, mRSS, mRSSTree, mReqBytes, mToolBytes, mReqTokens}
+var metricOrder = []string{mOneShot, mOneShotH, mAnswer, mRSS0, mRSSTree0, mRSS, mRSSTree, mReqBytes, mToolBytes, mReqTokens}
 
 // result is what run measured: per host, per metric, one value a round.
 type result struct {
@@ -208,6 +210,19 @@ func (m *measurer) round(h *host, r int) error {
 		return err
 	}
 	defer s.close()
+	// Idle at start: two seconds after the process started, before any
+	// turn (a terminal UI is still started by then; a host's tool servers
+	// may not be).
+	time.Sleep(2 * time.Second)
+	self, tree, err := s.rss()
+	if err != nil {
+		return err
+	}
+	m.res.add(h.name, mRSS0, float64(self)/(1<<20))
+	m.res.add(h.name, mRSSTree0, float64(tree)/(1<<20))
+	if h.tty {
+		return nil
+	}
 	turn := func() (time.Duration, []request, error) {
 		marker := m.marker()
 		start := time.Now()
@@ -257,7 +272,7 @@ func (m *measurer) round(h *host, r int) error {
 	}
 	m.res.add(h.name, mAnswer, median(hostTimes))
 	time.Sleep(time.Second) // idle
-	self, tree, err := s.rss()
+	self, tree, err = s.rss()
 	if err != nil {
 		return err
 	}
