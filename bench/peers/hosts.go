@@ -142,7 +142,7 @@ func xbotHost(bin, rev string) *host {
 			}
 			return writeJSON(filepath.Join(dir, "plugin.json"), map[string]any{
 				"id": "bench", "name": "bench", "version": "1.0.0", "description": "the harness's extra tools",
-				"runtime": "stdio", "executable": run, "activationEvents": []string{"onStart"},
+				"runtime": "stdio", "entry": run, "activationEvents": []string{"onStart"},
 				"permissions": []string{"tools.register"},
 			})
 		},

@@ -20,9 +20,10 @@ import (
 //
 // The script: the user's last message carries a marker ("M123"). If the
 // request ends with a tool result, the answer is "answer M123". If the
-// user asked to "call tool<k>" and no tool result follows, the answer is
-// a call of the offered tool whose name ends in "tool<k>" (each host
-// prefixes names its own way). Otherwise the answer is "answer M123".
+// user asked to "call tool<k>", no tool result follows and the request
+// offers a tool whose name ends in "tool<k>" (each host prefixes names its
+// own way), the answer is a call of it. Otherwise the answer is
+// "answer M123".
 type provider struct {
 	ln  net.Listener
 	srv *http.Server
@@ -40,6 +41,7 @@ type request struct {
 	Tools      []string  // offered function names
 	Marker     string
 	ToolCall   string // the tool the answer called, if any
+	Wanted     string // the tool the user asked for, if any
 	ToolResult string // the content of the last message when it is a tool result
 	Err        string // what was wrong with the request, if anything
 }
@@ -169,9 +171,9 @@ func (p *provider) handle(w http.ResponseWriter, r *http.Request) {
 				break
 			}
 		}
-		if rec.ToolCall == "" {
-			rec.Err = "no offered tool ends in " + m[1]
-		}
+		// A request without the tool (a host's side request: a title, a
+		// summary) gets a plain answer; the harness checks the turn.
+		rec.Wanted = m[1]
 	}
 	answer := "answer " + rec.Marker
 	if !req.Stream {

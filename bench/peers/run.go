@@ -33,9 +33,11 @@ const (
 	mReqBytes  = "first request of a turn (KiB)"
 	mToolBytes = "  of it the tool list (KiB)"
 	mReqTokens = "  ≈ tokens (bytes / 4)"
+	mTurnReqs  = "requests in the one-shot tool turn"
+	mTurnBytes = "bytes sent in the one-shot tool turn (KiB)"
 )
 
-var metricOrder = []string{mOneShot, mOneShotH, mAnswer, mRSS0, mRSSTree0, mRSS, mRSSTree, mReqBytes, mToolBytes, mReqTokens}
+var metricOrder = []string{mOneShot, mOneShotH, mAnswer, mRSS0, mRSSTree0, mRSS, mRSSTree, mReqBytes, mToolBytes, mReqTokens, mTurnReqs, mTurnBytes}
 
 // result is what run measured: per host, per metric, one value a round.
 type result struct {
@@ -43,6 +45,9 @@ type result struct {
 	hosts    []*host
 	builtins map[string]int   // built-in tools counted per host
 	offered  map[string][]int // tool counts seen in every measured request
+	// side is the tool count of each side request (one that did not
+	// offer the tool list: a title, a summary).
+	side map[string][]int
 	// warmTurns is how many warm-up turns each interactive process took
 	// to offer all its tools.
 	warmTurns map[string][]int
@@ -73,7 +78,7 @@ func run(cfg config) (*result, error) {
 		return nil, err
 	}
 	defer p.Close()
-	res := &result{cfg: cfg, hosts: hosts, builtins: map[string]int{}, offered: map[string][]int{}, warmTurns: map[string][]int{},
+	res := &result{cfg: cfg, hosts: hosts, builtins: map[string]int{}, offered: map[string][]int{}, warmTurns: map[string][]int{}, side: map[string][]int{},
 		values: map[string]map[string][]float64{}}
 	m := &measurer{p: p, res: res, cfg: cfg, extra: map[string]int{}}
 
@@ -143,18 +148,29 @@ func (m *measurer) setup(h *host, what string, extra int) error {
 	return nil
 }
 
-// check records the tool counts of a measured turn's requests and fails
-// on a request the provider found wrong or that did not offer all the
-// tools.
+// check records the tool counts of a measured turn's requests. Each
+// request must offer all the tools, except a host's side requests (a
+// title, a summary: they offer another list, or none), which are counted
+// apart; at least one must offer all.
 func (m *measurer) check(h *host, reqs []request) error {
-	for i, q := range reqs {
+	full := 0
+	for _, q := range reqs {
 		if q.Err != "" {
 			return fmt.Errorf("%s: bad request: %s", h.name, q.Err)
 		}
-		if len(q.Tools) != m.cfg.tools {
-			return fmt.Errorf("%s: request %d of %d of the turn offered %d tools, not %d: %v", h.name, i+1, len(reqs), len(q.Tools), m.cfg.tools, q.Tools)
+		if len(q.Tools) == m.cfg.tools {
+			full++
+			m.res.offered[h.name] = append(m.res.offered[h.name], len(q.Tools))
+		} else {
+			m.res.side[h.name] = append(m.res.side[h.name], len(q.Tools))
 		}
-		m.res.offered[h.name] = append(m.res.offered[h.name], len(q.Tools))
+	}
+	if full == 0 {
+		counts := make([]int, len(reqs))
+		for i, q := range reqs {
+			counts[i] = len(q.Tools)
+		}
+		return fmt.Errorf("%s: no request of the turn offered %d tools (tools per request: %v)", h.name, m.cfg.tools, counts)
 	}
 	return nil
 }
@@ -198,9 +214,16 @@ func (m *measurer) round(h *host, r int) error {
 	}
 	m.res.add(h.name, mOneShot, ms(wall))
 	m.res.add(h.name, mOneShotH, ms(wall-providerTime(reqs)))
-	m.res.add(h.name, mReqBytes, float64(reqs[0].Bytes)/1024)
-	m.res.add(h.name, mToolBytes, float64(reqs[0].ToolBytes)/1024)
-	m.res.add(h.name, mReqTokens, float64(reqs[0].Bytes)/4)
+	first := reqs[slices.IndexFunc(reqs, func(q request) bool { return len(q.Tools) == m.cfg.tools })]
+	m.res.add(h.name, mReqBytes, float64(first.Bytes)/1024)
+	m.res.add(h.name, mToolBytes, float64(first.ToolBytes)/1024)
+	m.res.add(h.name, mReqTokens, float64(first.Bytes)/4)
+	sent := 0
+	for _, q := range reqs {
+		sent += q.Bytes
+	}
+	m.res.add(h.name, mTurnReqs, float64(len(reqs)))
+	m.res.add(h.name, mTurnBytes, float64(sent)/1024)
 
 	if h.interactive == nil {
 		return nil
@@ -250,11 +273,11 @@ func (m *measurer) round(h *host, r int) error {
 			return err
 		}
 		warm++
-		if len(reqs[0].Tools) == m.cfg.tools {
+		if slices.ContainsFunc(reqs, func(q request) bool { return len(q.Tools) == m.cfg.tools }) {
 			break
 		}
 		if warm == 100 {
-			return fmt.Errorf("%s: still %d tools offered after %d turns", h.name, len(reqs[0].Tools), warm)
+			return fmt.Errorf("%s: still not %d tools offered after %d turns", h.name, m.cfg.tools, warm)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -299,8 +322,8 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "%d tools offered by each host, %d rounds, %d answer-only turns a round\n\n", r.cfg.tools, r.cfg.rounds, r.cfg.turns)
 	for _, h := range r.hosts {
 		seen := slices.Compact(slices.Sorted(slices.Values(r.offered[h.name])))
-		fmt.Fprintf(w, "%-9s %s; %d built-in tools + %d added; tools per measured request: %v (%d requests); warm-up turns a round: %v\n",
-			h.name, h.rev, r.builtins[h.name], r.cfg.tools-r.builtins[h.name], seen, len(r.offered[h.name]), r.warmTurns[h.name])
+		fmt.Fprintf(w, "%-9s %s; %d built-in tools + %d added; tools per measured request: %v (%d requests); side requests (tools offered): %v; warm-up turns a round: %v\n",
+			h.name, h.rev, r.builtins[h.name], r.cfg.tools-r.builtins[h.name], seen, len(r.offered[h.name]), r.side[h.name], r.warmTurns[h.name])
 	}
 	fmt.Fprintf(w, "\n| %s |", "median (min–max) of the rounds")
 	for _, h := range r.hosts {
