@@ -32,6 +32,7 @@ type host struct {
 	// not drive its turns (its screen is redrawn by differences, so an
 	// answer is not a string in its output).
 	tty bool
+	tui *host // a tty host's copy, in a home of its own, for its terminal UI
 }
 
 func writeJSON(path string, v any) error {

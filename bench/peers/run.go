@@ -24,7 +24,7 @@ type config struct {
 // metric names, in the table's order.
 const (
 	mOneShot   = "one-shot tool turn, wall (ms)"
-	mOneShotH  = "  of it host time (ms)"
+	mOneShotH  = "  of it host time (ms; less the provider's time and the tool's 5 ms)"
 	mAnswer    = "host time per answer-only turn (ms)"
 	mRSS0      = "idle RSS at start, host process (MiB)"
 	mRSSTree0  = "idle RSS at start, with tool servers (MiB)"
@@ -105,6 +105,16 @@ func run(cfg config) (*result, error) {
 			return nil, fmt.Errorf("%s offers %d built-in tools, not fewer than -tools %d", h.name, builtin, cfg.tools)
 		}
 		fmt.Fprintf(cfg.log, "%s: %d built-in tools, adding %d\n", h.name, builtin, extra)
+		if h.tty {
+			// A terminal UI gets a home of its own, so what it leaves
+			// behind (it is killed, not quit) does not reach the one-shot
+			// turns.
+			tui := *h
+			if err := m.setup(&tui, "tui", extra); err != nil {
+				return nil, err
+			}
+			h.tui = &tui
+		}
 		if err := m.setup(h, "measure", extra); err != nil {
 			return nil, err
 		}
@@ -204,16 +214,20 @@ func (m *measurer) round(h *host, r int) error {
 		return err
 	}
 	called, answered := false, false
+	var results []string
 	for _, q := range reqs {
 		called = called || q.ToolCall != ""
 		answered = answered || strings.Contains(q.ToolResult, toolOutput(k))
+		if q.ToolResult != "" {
+			results = append(results, q.ToolResult)
+		}
 	}
 	if !called || !answered || !strings.Contains(out, "answer "+marker) {
-		return fmt.Errorf("%s: the one-shot tool turn did not complete (tool called %v, its result sent %v):\n%s",
-			h.name, called, answered, tail(out))
+		return fmt.Errorf("%s: the one-shot tool turn did not complete (tool called %v, tool results sent %q):\n%s",
+			h.name, called, results, tail(out))
 	}
 	m.res.add(h.name, mOneShot, ms(wall))
-	m.res.add(h.name, mOneShotH, ms(wall-providerTime(reqs)))
+	m.res.add(h.name, mOneShotH, ms(wall-providerTime(reqs)-toolDelay))
 	first := reqs[slices.IndexFunc(reqs, func(q request) bool { return len(q.Tools) == m.cfg.tools })]
 	m.res.add(h.name, mReqBytes, float64(first.Bytes)/1024)
 	m.res.add(h.name, mToolBytes, float64(first.ToolBytes)/1024)
@@ -228,7 +242,11 @@ func (m *measurer) round(h *host, r int) error {
 	if h.interactive == nil {
 		return nil
 	}
-	s, err := startSession(h, h.interactive(fmt.Sprintf("chat%d", r))...)
+	ih := h
+	if h.tui != nil {
+		ih = h.tui
+	}
+	s, err := startSession(ih, h.interactive(fmt.Sprintf("chat%d", r))...)
 	if err != nil {
 		return err
 	}

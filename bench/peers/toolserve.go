@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
@@ -67,6 +68,13 @@ func toolSchema() map[string]any {
 // the provider.
 func toolOutput(i int) string { return fmt.Sprintf("tool %d ran", i) }
 
+// toolDelay is how long every tool takes, in every host alike; the
+// harness subtracts it from the host's time. xbot registers its wait for
+// a plugin's answer only after writing the request, so an answer that
+// comes sooner is dropped and the call times out after 30 s (seen here
+// in about one one-shot turn in five with an instant answer).
+const toolDelay = 5 * time.Millisecond
+
 // benchTools is the Hearth plugin of n tools, tool0 … tool<n-1>.
 type benchTools struct {
 	name string
@@ -82,7 +90,10 @@ func (p *benchTools) Start(s *sdk.PluginSDK) error {
 	for i := range p.n {
 		def := sdk.ToolDef{Description: toolDescription(i), Parameters: toolSchema(), Effect: sdk.EffectRead}
 		out := toolOutput(i)
-		if err := s.RegisterTool(fmt.Sprintf("tool%d", i), def, func(map[string]any) (any, error) { return out, nil }); err != nil {
+		if err := s.RegisterTool(fmt.Sprintf("tool%d", i), def, func(map[string]any) (any, error) {
+			time.Sleep(toolDelay)
+			return out, nil
+		}); err != nil {
 			return err
 		}
 	}
@@ -97,6 +108,7 @@ func serveMCP(n int) {
 		out := toolOutput(i)
 		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool%d", i), Description: toolDescription(i), InputSchema: json.RawMessage(schema)},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				time.Sleep(toolDelay)
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out}}}, nil
 			})
 	}
@@ -137,6 +149,7 @@ func serveXbot(n int) {
 				out.Encode(map[string]string{"error": "no tool " + req.Params.ToolName})
 				continue
 			}
+			time.Sleep(toolDelay)
 			out.Encode(map[string]string{"result": toolOutput(i)})
 		case "deactivate":
 			out.Encode(map[string]string{"result": "ok"})
