@@ -340,8 +340,10 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "%d tools offered by each host, %d rounds, %d answer-only turns a round\n\n", r.cfg.tools, r.cfg.rounds, r.cfg.turns)
 	for _, h := range r.hosts {
 		seen := slices.Compact(slices.Sorted(slices.Values(r.offered[h.name])))
-		fmt.Fprintf(w, "%-9s %s; %d built-in tools + %d added; tools per measured request: %v (%d requests); side requests (tools offered): %v; warm-up turns a round: %v\n",
-			h.name, h.rev, r.builtins[h.name], r.cfg.tools-r.builtins[h.name], seen, len(r.offered[h.name]), r.side[h.name], r.warmTurns[h.name])
+		side := slices.Compact(slices.Sorted(slices.Values(r.side[h.name])))
+		fmt.Fprintf(w, "%-9s %s; %d built-in tools + %d added; tools per measured request: %v (%d requests); %d side requests (tools offered: %v); warm-up turns a round: %v\n",
+			h.name, h.rev, r.builtins[h.name], r.cfg.tools-r.builtins[h.name], seen, len(r.offered[h.name]),
+			len(r.side[h.name]), side, r.warmTurns[h.name])
 	}
 	fmt.Fprintf(w, "\n| %s |", "median (min–max) of the rounds")
 	for _, h := range r.hosts {
