@@ -40,6 +40,7 @@ import (
 func main() {
 	var cfg config
 	flag.StringVar(&cfg.hearth, "hearth", "", "hearth binary (default: built from ../cmd/hearth)")
+	flag.StringVar(&cfg.hearthRev, "hearth-rev", "", "Hearth's source revision, for the table (default: the built tree's)")
 	flag.StringVar(&cfg.picoclaw, "picoclaw", os.Getenv("HEARTH_PEERS_PICOCLAW"), "picoclaw binary (optional)")
 	flag.StringVar(&cfg.picoclawRev, "picoclaw-rev", os.Getenv("HEARTH_PEERS_PICOCLAW_REV"), "picoclaw's source revision, for the table")
 	flag.StringVar(&cfg.xbot, "xbot", os.Getenv("HEARTH_PEERS_XBOT"), "xbot-cli binary (optional)")
@@ -56,8 +57,12 @@ func main() {
 	defer os.RemoveAll(dir)
 	if cfg.hearth == "" {
 		cfg.hearth = filepath.Join(dir, "hearth")
-		if err := buildHearth(cfg.hearth); err != nil {
+		rev, err := buildHearth(cfg.hearth)
+		if err != nil {
 			fatal(err)
+		}
+		if cfg.hearthRev == "" {
+			cfg.hearthRev = rev
 		}
 	}
 	self, err := os.Executable()
@@ -73,18 +78,21 @@ func main() {
 }
 
 // buildHearth builds Hearth's binary from the tree bench/go.mod points
-// at, in Hearth's own module (its go.sum has Hearth's dependencies).
-func buildHearth(bin string) error {
+// at, in Hearth's own module (its go.sum has Hearth's dependencies), and
+// returns the tree's git revision ("" if it has none).
+func buildHearth(bin string) (string, error) {
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/hearth-agent/hearth").Output()
 	if err != nil {
-		return fmt.Errorf("finding Hearth's source: %w", err)
+		return "", fmt.Errorf("finding Hearth's source: %w", err)
 	}
+	dir := strings.TrimSpace(string(root))
 	build := exec.Command("go", "build", "-o", bin, "./cmd/hearth")
-	build.Dir = strings.TrimSpace(string(root))
+	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("building hearth: %w\n%s", err, out)
+		return "", fmt.Errorf("building hearth: %w\n%s", err, out)
 	}
-	return nil
+	rev, _ := exec.Command("git", "-C", dir, "describe", "--always", "--dirty").Output()
+	return strings.TrimSpace(string(rev)), nil
 }
 
 func fatal(err error) {

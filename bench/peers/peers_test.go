@@ -15,7 +15,7 @@ import (
 func hearthBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "hearth")
-	if err := buildHearth(bin); err != nil {
+	if _, err := buildHearth(bin); err != nil {
 		t.Fatal(err)
 	}
 	return bin

@@ -12,7 +12,7 @@ import (
 
 // config is one run of the harness.
 type config struct {
-	hearth, picoclaw, picoclawRev, xbot, xbotRev string
+	hearth, hearthRev, picoclaw, picoclawRev, xbot, xbotRev string
 
 	tools, rounds, turns int
 
@@ -66,7 +66,7 @@ func run(cfg config) (*result, error) {
 	if cfg.rounds < 1 || cfg.turns < 1 || cfg.tools < 1 {
 		return nil, fmt.Errorf("rounds, turns and tools must be at least 1")
 	}
-	hosts := []*host{hearthHost(cfg.hearth, "this tree")}
+	hosts := []*host{hearthHost(cfg.hearth, cfg.hearthRev)}
 	if cfg.picoclaw != "" {
 		hosts = append(hosts, picoclawHost(cfg.picoclaw, cfg.picoclawRev))
 	}
@@ -94,11 +94,10 @@ func run(cfg config) (*result, error) {
 		} else if !strings.Contains(out, "answer "+marker) {
 			return nil, fmt.Errorf("%s: calibration turn did not print the answer:\n%s", h.name, tail(out))
 		}
-		reqs, _ := p.since(start)
-		if len(reqs) == 0 {
-			return nil, fmt.Errorf("%s made no request", h.name)
+		builtin := 0
+		for _, q := range m.settled(start) {
+			builtin = max(builtin, len(q.Tools))
 		}
-		builtin := len(reqs[0].Tools)
 		res.builtins[h.name] = builtin
 		extra := cfg.tools - builtin
 		if extra < 1 {
@@ -139,6 +138,19 @@ type measurer struct {
 	cfg   config
 	n     int
 	extra map[string]int
+}
+
+// settled returns the requests of a turn that started at start, once
+// the provider has recorded them all: a host may print its answer, or
+// even exit, before the provider's handler has returned. A turn that
+// printed its answer made at least one request.
+func (m *measurer) settled(start time.Time) []request {
+	reqs, idle := m.p.since(start)
+	for len(reqs) == 0 || !idle {
+		time.Sleep(100 * time.Microsecond)
+		reqs, idle = m.p.since(start)
+	}
+	return reqs
 }
 
 func (m *measurer) marker() string {
@@ -209,7 +221,7 @@ func (m *measurer) round(h *host, r int) error {
 	if err != nil {
 		return err
 	}
-	reqs, _ := m.p.since(start)
+	reqs := m.settled(start)
 	if err := m.check(h, reqs); err != nil {
 		return err
 	}
@@ -271,14 +283,7 @@ func (m *measurer) round(h *host, r int) error {
 		if err != nil {
 			return 0, nil, err
 		}
-		// The answer may be printed before the provider's handler returns:
-		// wait for its record.
-		reqs, idle := m.p.since(start)
-		for len(reqs) == 0 || !idle {
-			time.Sleep(100 * time.Microsecond)
-			reqs, idle = m.p.since(start)
-		}
-		return wall, reqs, nil
+		return wall, m.settled(start), nil
 	}
 	// Warm-up turns, not measured, until the host offers all its tools: a
 	// host may answer before its tool servers have registered (Hearth's
