@@ -126,7 +126,13 @@ func xbotHost(bin, rev string) *host {
 			xh := filepath.Join(h.home, ".xbot")
 			h.env = []string{"HOME=" + h.home, "XBOT_HOME=" + xh, "LLM_PROVIDER=openai", "LLM_BASE_URL=" + url,
 				"LLM_API_KEY=sk-bench", "LLM_MODEL=" + model}
-			if err := os.MkdirAll(xh, 0o755); err != nil {
+			// A config.json that names the model too: without one the
+			// terminal UI opens its first-run setup panel instead of the
+			// chat, whatever the environment says.
+			if err := writeJSON(filepath.Join(xh, "config.json"), map[string]any{
+				"cli_setup_completed": true,
+				"llm":                 map[string]any{"provider": "openai", "base_url": url, "api_key": "sk-bench", "model": model},
+			}); err != nil {
 				return err
 			}
 			if extra == 0 {

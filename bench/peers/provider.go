@@ -102,6 +102,13 @@ func (m chatMessage) text() string {
 }
 
 func (p *provider) handle(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		// A model list (xbot asks for one) or anything else a host may
+		// probe: answered plainly, not recorded as a turn's request.
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"gpt-4o","object":"model"}]}`)
+		return
+	}
 	rec := request{Start: time.Now()}
 	p.mu.Lock()
 	p.inflight++
@@ -113,13 +120,6 @@ func (p *provider) handle(w http.ResponseWriter, r *http.Request) {
 		p.inflight--
 		p.mu.Unlock()
 	}()
-	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		// A model list or anything else a host may probe: answer plainly.
-		rec.Err = "unexpected path " + r.URL.Path
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"object":"list","data":[{"id":"gpt-4o","object":"model"}]}`)
-		return
-	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		rec.Err = err.Error()
