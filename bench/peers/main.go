@@ -49,17 +49,25 @@ func main() {
 	flag.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds")
 	flag.IntVar(&cfg.turns, "turns", 20, "answer-only turns per host and round")
 	flag.Parse()
+	if err := measure(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(1)
+	}
+}
 
+// measure builds Hearth if no binary was given, runs the harness in a
+// scratch directory it removes afterwards, and prints the table.
+func measure(cfg config) error {
 	dir, err := os.MkdirTemp("", "hearth-peers-")
 	if err != nil {
-		fatal(err)
+		return err
 	}
 	defer os.RemoveAll(dir)
 	if cfg.hearth == "" {
 		cfg.hearth = filepath.Join(dir, "hearth")
 		rev, err := buildHearth(cfg.hearth)
 		if err != nil {
-			fatal(err)
+			return err
 		}
 		if cfg.hearthRev == "" {
 			cfg.hearthRev = rev
@@ -67,14 +75,15 @@ func main() {
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fatal(err)
+		return err
 	}
 	cfg.self, cfg.dir, cfg.log = self, dir, os.Stderr
 	res, err := run(cfg)
 	if err != nil {
-		fatal(err)
+		return err
 	}
 	res.print(os.Stdout)
+	return nil
 }
 
 // buildHearth builds Hearth's binary from the tree bench/go.mod points
@@ -93,9 +102,4 @@ func buildHearth(bin string) (string, error) {
 	}
 	rev, _ := exec.Command("git", "-C", dir, "describe", "--always", "--dirty").Output()
 	return strings.TrimSpace(string(rev)), nil
-}
-
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "peers:", err)
-	os.Exit(1)
 }
