@@ -20,11 +20,11 @@
 //
 // Usage (see docs/benchmarks.md):
 //
-//	cd bench && go run ./peers -rounds 5 \
+//	go run ./internal/peers -rounds 5 \
 //	    -picoclaw /path/to/picoclaw -picoclaw-rev <commit> \
 //	    -xbot /path/to/xbot-cli -xbot-rev <commit>
 //
-// Without -hearth it builds ../cmd/hearth. Peers are optional; their
+// Without -hearth it builds ./cmd/hearth. Peers are optional; their
 // paths may also come from HEARTH_PEERS_PICOCLAW and HEARTH_PEERS_XBOT.
 package main
 
@@ -39,7 +39,7 @@ import (
 
 func main() {
 	var cfg config
-	flag.StringVar(&cfg.hearth, "hearth", "", "hearth binary (default: built from ../cmd/hearth)")
+	flag.StringVar(&cfg.hearth, "hearth", "", "hearth binary (default: built from ./cmd/hearth)")
 	flag.StringVar(&cfg.hearthRev, "hearth-rev", "", "Hearth's source revision, for the table (default: the built tree's)")
 	flag.StringVar(&cfg.picoclaw, "picoclaw", os.Getenv("HEARTH_PEERS_PICOCLAW"), "picoclaw binary (optional)")
 	flag.StringVar(&cfg.picoclawRev, "picoclaw-rev", os.Getenv("HEARTH_PEERS_PICOCLAW_REV"), "picoclaw's source revision, for the table")
@@ -86,9 +86,8 @@ func measure(cfg config) error {
 	return nil
 }
 
-// buildHearth builds Hearth's binary from the tree bench/go.mod points
-// at, in Hearth's own module (its go.sum has Hearth's dependencies), and
-// returns the tree's git revision ("" if it has none).
+// buildHearth builds Hearth's binary from this module's tree and returns
+// the tree's git revision ("" if it has none).
 func buildHearth(bin string) (string, error) {
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/hearth-agent/hearth").Output()
 	if err != nil {
