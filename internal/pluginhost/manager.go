@@ -127,6 +127,7 @@ type found struct {
 	dir      string
 	man      *Manifest
 	disabled bool // keeps its name, but does not run
+	so       bool // a .so folder: man is made up (soManifest)
 }
 
 // assign decides which folders may run. A plugin name belongs to the
@@ -237,8 +238,8 @@ func belongs(name, dir string) string {
 // folders reads the plugins folder: the folders with a valid plugin.json
 // in folder order, and why the others cannot be used. A .so folder
 // (<name>/<name>.so, or HomeAgent's plg.json and plugin.so) runs the .so
-// loader, which loader returns; it is asked only for an enabled one.
-func (m *Manager) folders(states map[string]store.PluginState, loader func() (string, error)) ([]found, map[string]string, error) {
+// loader (see soFolder).
+func (m *Manager) folders(states map[string]store.PluginState) ([]found, map[string]string, error) {
 	entries, err := os.ReadDir(m.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
@@ -252,7 +253,7 @@ func (m *Manager) folders(states map[string]store.PluginState, loader func() (st
 		dir := filepath.Join(m.dir, e.Name())
 		man, err := LoadManifest(dir)
 		if errors.Is(err, fs.ErrNotExist) {
-			f, msg := soFolder(e.Name(), dir, states, loader)
+			f, msg := soFolder(e.Name(), dir, states, m.knownLoader())
 			if msg != "" {
 				bad[dir] = msg
 			} else if f != nil {
@@ -283,7 +284,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	list, bad, err := m.folders(states, func() (string, error) { return m.soLoader(ctx) })
+	list, bad, err := m.folders(states)
 	if err != nil {
 		return err
 	}
@@ -343,7 +344,15 @@ func (m *Manager) Scan(ctx context.Context) error {
 		if _, running := m.procs[name]; running {
 			continue
 		}
-		p, err := start(f.dir, f.man, &m.opts)
+		man, err := m.soResolve(ctx, f)
+		if err != nil {
+			if prevBad[f.dir] != err.Error() {
+				errs = append(errs, fmt.Errorf("%s: %w", f.dir, err))
+			}
+			m.bad[f.dir] = err.Error()
+			continue
+		}
+		p, err := start(f.dir, man, &m.opts)
 		if err != nil {
 			if !errors.Is(err, names.ErrTaken) && !errors.Is(err, names.ErrReserved) {
 				m.opts.Host.Withdraw(f.man.PluginName()) // a guard stopped for a restart
@@ -354,7 +363,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 			m.bad[f.dir] = err.Error()
 			continue
 		}
-		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, f.man), reloadAt: states[f.man.ID].ReloadAt}
+		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, man), reloadAt: states[f.man.ID].ReloadAt}
 	}
 	m.mu.Unlock()
 	err = m.scanMCP(states)
@@ -421,7 +430,7 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The loader is not built for a list: the made-up manifest
 			// only says which name the folder asks for.
-			f, why := soFolder(e.Name(), dir, nil, func() (string, error) { return SOLoaderName, nil })
+			f, why := soFolder(e.Name(), dir, nil, "")
 			if f == nil {
 				if why != "" {
 					out = append(out, Info{ID: e.Name(), Dir: dir, Kind: "homeagent", Error: why})

@@ -134,9 +134,11 @@ func isFile(path string) bool {
 }
 
 // soFolder returns the plugin of a folder without plugin.json that holds
-// a .so, nil for another folder, or why it cannot run. A disabled one
-// gets no loader (nor a build of one).
-func soFolder(name, dir string, states map[string]store.PluginState, loader func() (string, error)) (*found, string) {
+// a .so, nil for another folder, or why it cannot run. Its command is
+// loader, or SOLoaderName until one is known (see soResolve): finding or
+// building one waits until the folder is to run, so a folder refused
+// (its name taken, disabled) never costs a build.
+func soFolder(name, dir string, states map[string]store.PluginState, loader string) (*found, string) {
 	so, why := soFile(dir, name)
 	if so == "" {
 		return nil, why
@@ -144,12 +146,29 @@ func soFolder(name, dir string, states map[string]store.PluginState, loader func
 	if !names.ValidID(name) {
 		return nil, fmt.Sprintf("not loaded: the folder name %q of a .so plugin is its id, which must be %s", name, names.IDRule)
 	}
-	if st, ok := states[name]; ok && !st.Enabled {
-		return &found{dir: dir, man: soManifest(name, so, SOLoaderName), disabled: true}, ""
+	if loader == "" {
+		loader = SOLoaderName
 	}
-	path, err := loader()
+	st, ok := states[name]
+	return &found{dir: dir, man: soManifest(name, so, loader), disabled: ok && !st.Enabled, so: true}, ""
+}
+
+// knownLoader returns the loader once found, or "".
+func (m *Manager) knownLoader() string {
+	m.soMu.Lock()
+	defer m.soMu.Unlock()
+	return m.loader
+}
+
+// soResolve returns the manifest f runs under: for a .so folder whose
+// loader is not known yet, with the loader found or built now.
+func (m *Manager) soResolve(ctx context.Context, f found) (*Manifest, error) {
+	if !f.so || f.man.Command[0] != SOLoaderName {
+		return f.man, nil
+	}
+	loader, err := m.soLoader(ctx)
 	if err != nil {
-		return nil, "not loaded: " + err.Error()
+		return nil, fmt.Errorf("not loaded: %w", err)
 	}
-	return &found{dir: dir, man: soManifest(name, so, path)}, ""
+	return soManifest(f.man.ID, f.man.Command[1], loader), nil
 }

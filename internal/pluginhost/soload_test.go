@@ -301,3 +301,37 @@ func TestSOLoaderBuiltOnFirstNeed(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestSOWithoutLoader: a disabled .so folder builds no loader; enabled,
+// without a loader to find or build, it is listed as not loaded with why,
+// and Hearth goes on.
+func TestSOWithoutLoader(t *testing.T) {
+	f := newFixture(t)
+	plugins := t.TempDir()
+	os.MkdirAll(filepath.Join(plugins, "lone"), 0o755)
+	os.WriteFile(filepath.Join(plugins, "lone", "lone.so"), []byte("never opened"), 0o644)
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.SetPluginEnabled(context.Background(), "lone", false); err != nil {
+		t.Fatal(err)
+	}
+	o := f.opts
+	o.HearthSrc = t.TempDir() // no checkout: a build would fail
+	m := NewManager(plugins, st, &o)
+	defer m.Close()
+	if err := m.Scan(context.Background()); err != nil {
+		t.Fatalf("a disabled .so: %v", err)
+	}
+	if list, _ := m.List(context.Background()); len(list) != 1 || list[0].Kind != "so" || list[0].Enabled || list[0].Error != "" {
+		t.Fatalf("list %+v", list)
+	}
+	if err := m.SetEnabled(context.Background(), "lone", true); !errors.Is(err, ErrNoSOLoader) {
+		t.Fatalf("enabled without a loader: %v", err)
+	}
+	if list, _ := m.List(context.Background()); len(list) != 1 || !strings.Contains(list[0].Error, "no .so loader") || list[0].Status != nil {
+		t.Fatalf("list %+v", list)
+	}
+}
