@@ -18,7 +18,7 @@ func (a *App) scopedMemory() scoped {
 	return scoped{graph: a.Memory, text: a.Text, docs: a.Docs, kb: a.KB}
 }
 
-// pluginServices are the host services of the compiled-in (or .so)
+// pluginServices are the host services of the compiled-in
 // plugin named plugin: its settings and storage, and memory APIs that
 // act as plugin, in the conversation of the turn whose handler makes
 // the call (scope.Current, bound by the kernel), seeing other writers'

@@ -104,10 +104,10 @@ var haPkgRows = []haPkgRow{
 			}
 		}},
 	{"plg.json + plugin.so; func NewPluginFactory only", "ha_so_factory",
-		"loaded in process from HomeAgent's folder layout; the model calls its tool",
+		"run by the .so loader child from HomeAgent's folder layout; the model calls its tool",
 		func(t *testing.T, h *haHearth) {
-			if !pluginhost.SOSupported {
-				t.Skip("this build of Hearth cannot load .so plugins (needs cgo on Linux or macOS)")
+			if !pluginhost.SOSupported || os.Getenv("CGO_ENABLED") == "0" {
+				t.Skip(".so plugins need Linux or macOS, and cgo to build")
 			}
 			dir := filepath.Join(h.home, "plugins", "ha_so_factory")
 			os.MkdirAll(dir, 0o755)

@@ -14,7 +14,6 @@ import (
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/store"
-	"github.com/hearth-agent/hearth/sdk"
 )
 
 // StateStore keeps enable/disable and reload requests, and which folder
@@ -43,7 +42,8 @@ type Info struct {
 	ID  string
 	Dir string // empty for an MCP server
 	// Kind is how the plugin runs: "process" (the Hearth protocol),
-	// "xbot" (xbot's stdio protocol), "so" (loaded in process), "mcp"
+	// "xbot" (xbot's stdio protocol), "so" (a .so run by the loader
+	// program, which speaks the Hearth protocol), "mcp"
 	// (an MCP server of config.json), or "homeagent" for a HomeAgent
 	// folder (plg.json) Hearth cannot load, Error saying why.
 	Kind string
@@ -70,15 +70,11 @@ type Manager struct {
 	mu      sync.Mutex
 	procs   map[string]*managed         // by plugin name
 	bad     map[string]string           // folder -> error
-	sos     map[string]string           // .so plugins tried in this process: "" or why it failed
 	mcp     map[string]config.MCPServer // config.json's MCP servers, by name
 	started time.Time
-}
 
-// soLoader is what .so plugins are loaded into; *kernel.Kernel has it.
-// It claims the name from the same registry as the manager.
-type soLoader interface {
-	LoadPluginFrom(name, origin string, factory sdk.NewPlugin, config map[string]any) error
+	soMu   sync.Mutex // held while the .so loader is found or built
+	loader string     // the .so loader, once found
 }
 
 type managed struct {
@@ -101,7 +97,7 @@ func NewManager(dir string, st StateStore, opts *Options) *Manager {
 	if o.NameOwners == nil && st != nil {
 		o.NameOwners = st
 	}
-	return &Manager{dir: dir, opts: o, st: st, procs: map[string]*managed{}, bad: map[string]string{}, sos: map[string]string{}, started: time.Now()}
+	return &Manager{dir: dir, opts: o, st: st, procs: map[string]*managed{}, bad: map[string]string{}, started: time.Now()}
 }
 
 // Dir returns the plugins folder.
@@ -131,6 +127,7 @@ type found struct {
 	dir      string
 	man      *Manifest
 	disabled bool // keeps its name, but does not run
+	so       bool // a .so folder: man is made up (soManifest)
 }
 
 // assign decides which folders may run. A plugin name belongs to the
@@ -239,9 +236,10 @@ func belongs(name, dir string) string {
 }
 
 // folders reads the plugins folder: the folders with a valid plugin.json
-// in folder order, and why the others cannot be used. .so folders are
-// passed to so.
-func (m *Manager) folders(states map[string]store.PluginState, so func(name, dir string) string) ([]found, map[string]string, error) {
+// in folder order, and why the others cannot be used. A .so folder
+// (<name>/<name>.so, or HomeAgent's plg.json and plugin.so) runs the .so
+// loader (see soFolder).
+func (m *Manager) folders(states map[string]store.PluginState) ([]found, map[string]string, error) {
 	entries, err := os.ReadDir(m.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
@@ -255,8 +253,11 @@ func (m *Manager) folders(states map[string]store.PluginState, so func(name, dir
 		dir := filepath.Join(m.dir, e.Name())
 		man, err := LoadManifest(dir)
 		if errors.Is(err, fs.ErrNotExist) {
-			if msg := so(e.Name(), dir); msg != "" {
+			f, msg := soFolder(e.Name(), dir, states, m.knownLoader())
+			if msg != "" {
 				bad[dir] = msg
+			} else if f != nil {
+				list = append(list, *f)
 			}
 			continue
 		}
@@ -283,7 +284,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	list, bad, err := m.folders(states, func(name, dir string) string { return m.loadSO(ctx, name, dir, states, owners) })
+	list, bad, err := m.folders(states)
 	if err != nil {
 		return err
 	}
@@ -343,7 +344,15 @@ func (m *Manager) Scan(ctx context.Context) error {
 		if _, running := m.procs[name]; running {
 			continue
 		}
-		p, err := Start(f.dir, &m.opts)
+		man, err := m.soResolve(ctx, f)
+		if err != nil {
+			if prevBad[f.dir] != err.Error() {
+				errs = append(errs, fmt.Errorf("%s: %w", f.dir, err))
+			}
+			m.bad[f.dir] = err.Error()
+			continue
+		}
+		p, err := start(f.dir, man, &m.opts)
 		if err != nil {
 			if !errors.Is(err, names.ErrTaken) && !errors.Is(err, names.ErrReserved) {
 				m.opts.Host.Withdraw(f.man.PluginName()) // a guard stopped for a restart
@@ -354,64 +363,12 @@ func (m *Manager) Scan(ctx context.Context) error {
 			m.bad[f.dir] = err.Error()
 			continue
 		}
-		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, f.man), reloadAt: states[f.man.ID].ReloadAt}
+		m.procs[name] = &managed{proc: p, id: f.man.ID, dir: f.dir, print: fingerprint(f.dir, man), reloadAt: states[f.man.ID].ReloadAt}
 	}
 	m.mu.Unlock()
 	err = m.scanMCP(states)
 	m.mu.Lock()
 	return errors.Join(append(errs, err)...)
-}
-
-// loadSO loads <dir>/<name>.so, or HomeAgent's layout of plg.json and
-// plugin.so (see soFile), HomeAgent's dynamic plugin format, once:
-// a Go plugin cannot be unloaded, so disabling or replacing it takes effect
-// at the next start. It returns why it could not, or "".
-func (m *Manager) loadSO(ctx context.Context, name, dir string, states map[string]store.PluginState, owners map[string]string) string {
-	so, why := soFile(dir, name)
-	if so == "" {
-		return why
-	}
-	m.mu.Lock()
-	msg, done := m.sos[name]
-	m.mu.Unlock()
-	if done {
-		return msg
-	}
-	if st, ok := states[name]; ok && !st.Enabled {
-		return ""
-	}
-	l, ok := m.opts.Host.(soLoader)
-	if !ok {
-		return "this host cannot load .so plugins"
-	}
-	// Checked before plugin.Open, which runs the library's code.
-	if folder, bound := owners[names.Key(name)]; bound && folder != filepath.Base(dir) {
-		return "not loaded: " + belongs(name, filepath.Join(m.dir, folder))
-	}
-	if err := m.opts.Names.Check(name); err != nil {
-		return "not loaded: " + err.Error()
-	}
-	if by, err := m.st.BindPluginName(ctx, name, filepath.Base(dir)); err != nil {
-		return "not loaded: " + err.Error() // tried again at the next scan
-	} else if by != filepath.Base(dir) {
-		return "not loaded: " + belongs(name, filepath.Join(m.dir, by))
-	}
-	factory, err := LoadSO(so)
-	if err == nil {
-		err = l.LoadPluginFrom(name, fmt.Sprintf("the .so plugin in %s", dir), factory, nil)
-	}
-	msg = ""
-	if err != nil {
-		msg = err.Error()
-	}
-	m.mu.Lock()
-	m.sos[name] = msg // never retried: a failed plugin.Open cannot be undone either
-	m.mu.Unlock()
-	if err != nil {
-		return msg
-	}
-	m.opts.Log.Info("loaded .so plugin (compatibility mode; it runs inside Hearth and cannot be unloaded)", "plugin", name)
-	return ""
 }
 
 // Watch scans every interval until ctx ends, logging failures.
@@ -469,35 +426,24 @@ func (m *Manager) List(ctx context.Context) ([]Info, error) {
 		}
 		dir := filepath.Join(m.dir, e.Name())
 		man, err := LoadManifest(dir)
+		kind := "process"
 		if errors.Is(err, fs.ErrNotExist) {
-			so, why := soFile(dir, e.Name())
-			if so == "" && why != "" {
-				out = append(out, Info{ID: e.Name(), Dir: dir, Kind: "homeagent", Error: why})
-			}
-			if so != "" {
-				info := Info{ID: e.Name(), Dir: dir, Kind: "so", Enabled: true, Error: m.bad[dir]}
-				if st, ok := states[e.Name()]; ok {
-					info.Enabled = st.Enabled
+			// The loader is not built for a list: the made-up manifest
+			// only says which name the folder asks for.
+			f, why := soFolder(e.Name(), dir, nil, "")
+			if f == nil {
+				if why != "" {
+					out = append(out, Info{ID: e.Name(), Dir: dir, Kind: "homeagent", Error: why})
 				}
-				msg, tried := m.sos[e.Name()]
-				if tried && msg == "" {
-					info.Status = &Status{ID: e.Name(), State: "loaded in process (.so)"}
-				} else if !tried && info.Enabled && info.Error == "" {
-					if folder, bound := owners[names.Key(e.Name())]; bound && folder != e.Name() {
-						info.Error = "not loaded: " + belongs(e.Name(), filepath.Join(m.dir, folder))
-					} else if err := m.opts.Names.Check(e.Name()); err != nil {
-						info.Error = "not loaded: " + err.Error()
-					}
-				}
-				out = append(out, info)
+				continue
 			}
-			continue
+			man, err, kind = f.man, nil, "so"
 		}
 		if err != nil {
 			out = append(out, Info{ID: e.Name(), Dir: dir, Error: err.Error()})
 			continue
 		}
-		info := Info{ID: man.ID, Dir: dir, Kind: "process", Enabled: true, Capabilities: man.Capabilities}
+		info := Info{ID: man.ID, Dir: dir, Kind: kind, Enabled: true, Capabilities: man.Capabilities}
 		if man.Xbot() || man.Script() {
 			info.Kind = "xbot"
 		}

@@ -233,7 +233,7 @@ func TestForgetFreesNameClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Scan(ctx)
-	if got := info(t, m, so); !strings.Contains(got.Error, "not loaded: the plugin name \"victim\" belongs to the plugin in "+zz) {
+	if got := info(t, m, so); !strings.Contains(got.Error, "the plugin name \"victim\" belongs to the plugin in "+zz) {
 		t.Fatalf(".so: %q", got.Error)
 	}
 	if err := os.RemoveAll(so); err != nil {

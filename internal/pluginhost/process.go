@@ -100,6 +100,12 @@ type Options struct {
 	// Widgets holds the plugins' web widgets (webuiboard.go); nil means
 	// a board of these options' own.
 	Widgets *WidgetBoard
+	// SOLoader is the program .so plugins run in (cmd/hearth-soload);
+	// empty means the one next to hearth, or else one built from
+	// HearthSrc (empty: the checkout hearth was built from) on first
+	// need; see soload.go.
+	SOLoader  string
+	HearthSrc string
 }
 
 // withDefaults returns a copy of o (the zero Options for nil) with the
@@ -228,6 +234,11 @@ func Start(dir string, opts *Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	return start(dir, m, opts)
+}
+
+// start is Start with the manifest read (or made, for a .so folder).
+func start(dir string, m *Manifest, opts *Options) (*Process, error) {
 	o := opts.withDefaults()
 	if o.Host == nil {
 		return nil, errors.New("pluginhost: Options.Host is nil")

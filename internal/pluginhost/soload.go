@@ -1,63 +1,174 @@
-//go:build (linux || darwin) && cgo
-
 package pluginhost
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
-	"plugin"
-	"reflect"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 
-	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/internal/names"
+	"github.com/hearth-agent/hearth/internal/scaffold"
+	"github.com/hearth-agent/hearth/internal/store"
 )
 
-// SOSupported reports whether this build can load .so plugins.
-const SOSupported = true
+// SOLoaderName is the file name of the .so loader program
+// (cmd/hearth-soload), which opens one .so and serves it over Hearth's
+// plugin protocol: Hearth itself never links Go's plugin package.
+const SOLoaderName = "hearth-soload"
 
-// LoadSO opens a HomeAgent-style Go plugin and returns its factory: the
-// exported NewPlugin, or NewPluginFactory when there is no NewPlugin. The compatibility mode has the Go runtime's real limits: the
-// .so must be built with exactly this Go version and the same versions of
-// every package it shares with Hearth (the sdk among them), with cgo, on
-// Linux or macOS; it runs inside Hearth's process, so a crash in it takes
-// Hearth down; and it can never be unloaded (disabling it takes effect at
-// the next start). Prefer a child-process plugin (pluginrpc.Serve).
-func LoadSO(path string) (sdk.NewPlugin, error) {
-	p, err := plugin.Open(path)
-	if err != nil {
-		msg := err.Error()
-		if strings.Contains(msg, "different version") || strings.Contains(msg, "built with") {
-			return nil, fmt.Errorf("%s was built with another Go version or other package versions than this Hearth; rebuild it against the same Go (and hearth module) version: %w", path, err)
-		}
-		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
-	for _, export := range []string{"NewPlugin", "NewPluginFactory"} {
-		sym, err := p.Lookup(export)
-		if err != nil {
-			continue
-		}
-		switch f := sym.(type) {
-		case func(string, map[string]any) (sdk.Plugin, error):
-			return f, nil
-		case *sdk.NewPlugin:
-			return *f, nil
-		}
-		if foreignSDK(sym) {
-			return nil, fmt.Errorf("%s was built against HomeAgent's own SDK, whose types are not Hearth's: install the plugin's Go source folder instead (`hearth plugin install SOURCE`), and Hearth builds it against its own", path)
-		}
-		return nil, fmt.Errorf("%s: %s has type %T, want func(name string, config map[string]any) (sdk.Plugin, error)", path, export, sym)
-	}
-	return nil, fmt.Errorf("%s exports neither NewPlugin nor NewPluginFactory", path)
+// SOSupported reports whether this system can run .so plugins (through
+// the loader, which needs cgo there).
+const SOSupported = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
+
+// ErrNoSOLoader means there is no loader for .so plugins: none next to
+// hearth, and no Hearth checkout and Go toolchain to build one.
+var ErrNoSOLoader = errors.New("no .so loader")
+
+// soCapabilities are the groups a .so plugin gets: what HomeAgent's
+// PluginSDK offers (the LLM, settings and storage, memory, knowledge). It
+// gets no injection into other channels or in users' names, which
+// plugin.json would have to declare.
+var soCapabilities = []string{"llm", "settings", "kv", "memory", "knowledge"}
+
+// soManifest is the manifest a .so folder runs under: the loader, given
+// the .so's path, as the program.
+func soManifest(name, so, loader string) *Manifest {
+	return &Manifest{ID: name, Command: []string{loader, so}, Capabilities: soCapabilities}
 }
 
-// foreignSDK reports whether sym is a factory returning another SDK's
-// Plugin: a .so built against HomeAgent's sdk package.
-func foreignSDK(sym any) bool {
-	t := reflect.TypeOf(sym)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// soLoader returns the loader program, found or built once per manager
+// (see findSOLoader); a failure is tried again at the next scan.
+func (m *Manager) soLoader(ctx context.Context) (string, error) {
+	m.soMu.Lock()
+	defer m.soMu.Unlock()
+	if m.loader != "" {
+		return m.loader, nil
 	}
-	if t.Kind() != reflect.Func || t.NumOut() == 0 {
-		return false
+	path, err := findSOLoader(ctx, &m.opts)
+	if err != nil {
+		return "", err
 	}
-	return strings.Contains(t.Out(0).PkgPath(), "homeagent")
+	m.loader = path
+	return path, nil
+}
+
+// findSOLoader returns, in this order, Options.SOLoader; hearth-soload
+// next to the running program; or one built with the go command from the
+// Hearth checkout this program comes from, into the data directory's
+// cache/soload/<hash of the checkout's path>/. The build runs once per
+// process (the go command's cache makes it quick when nothing changed),
+// so the loader always matches the checkout the user builds .so files
+// against.
+func findSOLoader(ctx context.Context, o *Options) (string, error) {
+	if o.SOLoader != "" {
+		return o.SOLoader, nil
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		if p := filepath.Join(filepath.Dir(exe), SOLoaderName); isFile(p) {
+			return p, nil
+		}
+	}
+	src := o.HearthSrc
+	if src == "" && exe != "" {
+		src = scaffold.FindHearthSrc(filepath.Dir(exe), scaffold.BuiltFrom())
+	}
+	if src == "" {
+		return "", fmt.Errorf("%w: put %s (go build ./cmd/%s in the Hearth checkout the .so is built against) next to hearth, "+
+			"or run a hearth built from that checkout, which builds it", ErrNoSOLoader, SOLoaderName, SOLoaderName)
+	}
+	cache := o.DataDir
+	if cache == "" {
+		if cache, err = os.UserCacheDir(); err != nil {
+			return "", fmt.Errorf("%w: %v", ErrNoSOLoader, err)
+		}
+		cache = filepath.Join(cache, "hearth")
+	}
+	sum := sha256.Sum256([]byte(src))
+	out := filepath.Join(cache, "cache", "soload", hex.EncodeToString(sum[:8]), SOLoaderName)
+	if err := BuildSOLoader(ctx, src, out); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// BuildSOLoader builds the .so loader from the Hearth checkout src into
+// out, with the go command on PATH and the caller's environment (its
+// GOFLAGS too: a .so loads only into a loader built with the same flags),
+// cgo on. The file is replaced whole, so a running loader is unaffected.
+func BuildSOLoader(ctx context.Context, src, out string) error {
+	if _, err := exec.LookPath("go"); err != nil {
+		return fmt.Errorf("%w: building it needs the go command on PATH (a .so plugin is built with Go anyway): %v", ErrNoSOLoader, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
+	}
+	tmp := out + ".tmp"
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./cmd/"+SOLoaderName)
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%w: building it in %s: %v\n%s", ErrNoSOLoader, src, err, strings.TrimSpace(buf.String()))
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
+	}
+	return nil
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// soFolder returns the plugin of a folder without plugin.json that holds
+// a .so, nil for another folder, or why it cannot run. Its command is
+// loader, or SOLoaderName until one is known (see soResolve): finding or
+// building one waits until the folder is to run, so a folder refused
+// (its name taken, disabled) never costs a build.
+func soFolder(name, dir string, states map[string]store.PluginState, loader string) (*found, string) {
+	so, why := soFile(dir, name)
+	if so == "" {
+		return nil, why
+	}
+	if !names.ValidID(name) {
+		return nil, fmt.Sprintf("not loaded: the folder name %q of a .so plugin is its id, which must be %s", name, names.IDRule)
+	}
+	if loader == "" {
+		loader = SOLoaderName
+	}
+	st, ok := states[name]
+	return &found{dir: dir, man: soManifest(name, so, loader), disabled: ok && !st.Enabled, so: true}, ""
+}
+
+// knownLoader returns the loader once found, or "".
+func (m *Manager) knownLoader() string {
+	m.soMu.Lock()
+	defer m.soMu.Unlock()
+	return m.loader
+}
+
+// soResolve returns the manifest f runs under: for a .so folder whose
+// loader is not known yet, with the loader found or built now.
+func (m *Manager) soResolve(ctx context.Context, f found) (*Manifest, error) {
+	if !f.so || f.man.Command[0] != SOLoaderName {
+		return f.man, nil
+	}
+	loader, err := m.soLoader(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("not loaded: %w", err)
+	}
+	return soManifest(f.man.ID, f.man.Command[1], loader), nil
 }

@@ -2,7 +2,6 @@ package scaffold
 
 import (
 	"bufio"
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"text/template"
 
 	"github.com/hearth-agent/hearth/internal/names"
 	pysdk "github.com/hearth-agent/hearth/sdk/python"
@@ -97,12 +95,8 @@ func New(o Options) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		t, err := template.New(p).Delims("[[", "]]").Option("missingkey=error").Parse(string(body))
+		out, err := expand(body, data)
 		if err != nil {
-			return fmt.Errorf("template %s: %w", p, err)
-		}
-		var out bytes.Buffer
-		if err := t.Execute(&out, data); err != nil {
 			return fmt.Errorf("template %s: %w", p, err)
 		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".tmpl")
@@ -110,7 +104,7 @@ func New(o Options) ([]string, error) {
 			rel = ".gitignore" // embed leaves out dot files
 		}
 		written = append(written, rel)
-		return writeFile(filepath.Join(o.Dir, filepath.FromSlash(rel)), out.Bytes(), public)
+		return writeFile(filepath.Join(o.Dir, filepath.FromSlash(rel)), out, public)
 	})
 	if err != nil {
 		return nil, err

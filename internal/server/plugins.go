@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -22,7 +19,7 @@ const (
 	KindBuiltin = "builtin" // compiled into Hearth
 	KindProcess = "process" // a child process speaking Hearth's protocol
 	KindXbot    = "xbot"    // xbot's stdio protocol, or an xbot script plugin
-	KindSO      = "so"      // a HomeAgent .so loaded into Hearth
+	KindSO      = "so"      // a HomeAgent .so, run by the .so loader child
 )
 
 // The plugin states of Plugin.State.
@@ -174,10 +171,6 @@ func (s *Server) togglePlugin(w http.ResponseWriter, r *http.Request, on bool) {
 		return
 	}
 	act := PluginAction{Plugin: after, Applied: true, Message: p.ID + " " + verb}
-	if p.Kind == KindSO {
-		act.Applied, act.RestartRequired = p.Enabled == on, p.Enabled != on
-		act.Message = p.ID + " " + verb + "; a .so plugin cannot be loaded or unloaded while Hearth runs: it takes effect at the next start"
-	}
 	writeJSON(w, http.StatusOK, act)
 }
 
@@ -186,7 +179,7 @@ func (s *Server) reloadPlugin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if info == nil || p.Kind == KindSO {
+	if info == nil {
 		writeError(w, http.StatusConflict, "restart_required",
 			p.ID+" runs inside Hearth and cannot be restarted alone; restart Hearth to reload it")
 		return
@@ -301,8 +294,8 @@ func folderPlugin(info *pluginhost.Info, hidden map[string]string) Plugin {
 		if man.Xbot() || man.Script() {
 			p.Kind = KindXbot
 		}
-	} else if _, serr := os.Stat(filepath.Join(info.Dir, filepath.Base(info.Dir)+".so")); errors.Is(err, fs.ErrNotExist) && serr == nil {
-		p.Kind, p.LiveToggle = KindSO, false
+	} else if info.Kind == KindSO {
+		p.Kind = KindSO
 	}
 	st := info.Status
 	reason, isHidden := hidden[p.ID]

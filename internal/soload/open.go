@@ -1,0 +1,62 @@
+//go:build (linux || darwin) && cgo
+
+package soload
+
+import (
+	"fmt"
+	"plugin"
+	"reflect"
+	"strings"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
+
+// Supported reports whether this build can open .so plugins.
+const Supported = true
+
+// Open opens a HomeAgent-style Go plugin and returns its factory: the
+// exported NewPlugin, or NewPluginFactory when there is no NewPlugin.
+// The .so must be built with exactly the Go version, build flags and
+// versions of every shared package (the sdk among them) that built this
+// program, with cgo, on Linux or macOS; a Go plugin can never be closed.
+func Open(path string) (sdk.NewPlugin, error) {
+	p, err := plugin.Open(path)
+	if err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "different version") || strings.Contains(msg, "built with") {
+			return nil, fmt.Errorf("%s was built with another Go version or other package versions than Hearth's .so loader; "+
+				"rebuild it with the Go and the Hearth checkout the loader is built from (plain go build -buildmode=plugin): %w", path, err)
+		}
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	for _, export := range []string{"NewPlugin", "NewPluginFactory"} {
+		sym, err := p.Lookup(export)
+		if err != nil {
+			continue
+		}
+		switch f := sym.(type) {
+		case func(string, map[string]any) (sdk.Plugin, error):
+			return f, nil
+		case *sdk.NewPlugin:
+			return *f, nil
+		}
+		if foreignSDK(sym) {
+			return nil, fmt.Errorf("%s was built against HomeAgent's own SDK, whose types are not Hearth's: install the plugin's Go source folder instead (`hearth plugin install SOURCE`), and Hearth builds it against its own", path)
+		}
+		return nil, fmt.Errorf("%s: %s has type %T, want func(name string, config map[string]any) (sdk.Plugin, error)", path, export, sym)
+	}
+	return nil, fmt.Errorf("%s exports neither NewPlugin nor NewPluginFactory", path)
+}
+
+// foreignSDK reports whether sym is a factory returning another SDK's
+// Plugin: a .so built against HomeAgent's sdk package.
+func foreignSDK(sym any) bool {
+	t := reflect.TypeOf(sym)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Func || t.NumOut() == 0 {
+		return false
+	}
+	return strings.Contains(t.Out(0).PkgPath(), "homeagent")
+}
