@@ -100,7 +100,9 @@ func aimockClient(url string) *Client {
 
 func TestAimockAnthropic(t *testing.T) {
 	url := startAimock(t)
-	user := func(text string) []Message { return []Message{{Role: "system", Content: "You are Hearth."}, {Role: "user", Content: text}} }
+	user := func(text string) []Message {
+		return []Message{{Role: "system", Content: "You are Hearth."}, {Role: "user", Content: text}}
+	}
 
 	t.Run("text", func(t *testing.T) {
 		var streamed strings.Builder
