@@ -1,12 +1,14 @@
 package llm
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -407,5 +409,66 @@ func TestCheckAPI(t *testing.T) {
 	}
 	if err := CheckAPI("Anthropic"); err == nil || !strings.Contains(err.Error(), `"anthropic"`) {
 		t.Errorf("err %v", err)
+	}
+}
+
+func FuzzDecodeAnthropicStream(f *testing.F) {
+	f.Add([]byte(`data: {"type":"message_start","message":{"model":"m","usage":{"input_tokens":1}}}` + "\n\n" +
+		`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
+		`data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}` + "\n\n" +
+		`data: {"type":"message_stop"}` + "\n\n"))
+	f.Add([]byte(`data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"x","input":{}}}` + "\n\n" +
+		`data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}}` + "\n\n"))
+	f.Add([]byte("event: ping\r\ndata: {\"type\":\"ping\"}\r\n\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := decoder{limit: DefaultMaxResponseBytes, maxLine: lineLimit(DefaultMaxResponseBytes), onDelta: func(Delta) {},
+			redact: func(s string) string { return s }}
+		resp, err := d.anthropicStream(bufio.NewReader(bytes.NewReader(data)))
+		if err == nil && (resp == nil || checkEmpty(resp) != nil) {
+			t.Fatalf("no error for %+v", resp)
+		}
+	})
+}
+
+// anthropicAnswer is a streamed answer of n text deltas and a tool call.
+func anthropicAnswer(n int) []byte {
+	var b bytes.Buffer
+	ev := func(v string) { b.WriteString("event: x\ndata: " + v + "\n\n") }
+	ev(`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],` +
+		`"usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":2000,"cache_creation_input_tokens":50}}}`)
+	ev(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	for i := range n {
+		ev(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"word ` + strconv.Itoa(i) + ` "}}`)
+	}
+	ev(`{"type":"content_block_stop","index":0}`)
+	ev(`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"weather__now","input":{}}}`)
+	for _, p := range []string{`{\"city\":`, `\"Paris\",`, `\"days\":[1,2,3]}`} {
+		ev(`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"` + p + `"}}`)
+	}
+	ev(`{"type":"content_block_stop","index":1}`)
+	ev(`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":300}}`)
+	ev(`{"type":"message_stop"}`)
+	return b.Bytes()
+}
+
+// BenchmarkAnthropicStream is one streamed answer (200 text deltas and a
+// tool call) over loopback HTTP: the request encoded, the stream read and
+// assembled. docs/benchmarks.md compares it with the official SDK.
+func BenchmarkAnthropicStream(b *testing.B) {
+	body := anthropicAnswer(200)
+	srv := llmtest.NewRawServer(b, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(body)
+	})
+	c := anthClient(srv.URL)
+	tools := []ToolSpec{weatherTool}
+	msgs := []Message{{Role: "system", Content: "You are Hearth."}, {Role: "user", Content: "weather?"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		resp, err := c.Chat(context.Background(), &Request{Messages: msgs, Tools: tools}, func(d Delta) { n += len(d.Content) })
+		if err != nil || len(resp.ToolCalls) != 1 || n == 0 {
+			b.Fatal(resp, err)
+		}
 	}
 }
