@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -122,22 +123,32 @@ func (c *Client) encodeAnthropic(req *Request, model string) ([]byte, error) {
 	if thinking {
 		body = fmt.Appendf(body, `,"thinking":{"type":"enabled","budget_tokens":%d}`, c.ThinkingBudget)
 	}
-	if len(req.Tools) > 0 {
+	tools := make([][]byte, len(req.Tools))
+	for j := range req.Tools {
+		if tools[j], err = req.Tools[j].anthropicJSON(); err != nil {
+			return nil, err
+		}
+	}
+	forbid := false
+	if len(tools) == 0 {
+		tools = usedTools(req.Messages)
+		forbid = len(tools) > 0
+	}
+	if len(tools) > 0 {
 		body = append(body, `,"tools":[`...)
-		for j := range req.Tools {
+		for j, spec := range tools {
 			if j > 0 {
 				body = append(body, ',')
 			}
-			spec, err := req.Tools[j].anthropicJSON()
-			if err != nil {
-				return nil, err
-			}
-			if j == len(req.Tools)-1 {
+			if j == len(tools)-1 {
 				spec = withCacheControl(spec)
 			}
 			body = append(body, spec...)
 		}
 		body = append(body, ']')
+		if forbid {
+			body = append(body, `,"tool_choice":{"type":"none"}`...)
+		}
 	}
 	if len(system) > 0 {
 		body = append(body, `,"system":[`...)
@@ -206,9 +217,16 @@ func thinkingAllowed(msgs []Message) bool {
 	return true
 }
 
-// anthropicMessages converts messages after the system prompt.
+// anthropicMessages converts messages after the system prompt. The wire
+// pairs calls and results strictly: every tool_use must be answered by a
+// tool_result at the start of the next message, and every tool_result
+// must answer a tool_use of the message before. A history that breaks a
+// pair (a call whose result was never recorded, a result whose call was
+// cut away) is repaired rather than refused: the call gets a result
+// saying so, the stray result goes as text. The first message is a
+// user's, as the wire requires.
 func anthropicMessages(in []Message) ([]anthMsg, error) {
-	out := make([]anthMsg, 0, len(in))
+	out := make([]anthMsg, 0, len(in)+1)
 	add := func(role string, blocks ...[]byte) {
 		if len(blocks) == 0 {
 			return
@@ -219,10 +237,25 @@ func anthropicMessages(in []Message) ([]anthMsg, error) {
 		}
 		out = append(out, anthMsg{role: role, blocks: blocks})
 	}
+	// The calls of the last assistant message not answered yet, in
+	// order, and stray results to pass as text once they are.
+	var open []string
+	var stray [][]byte
+	closeCalls := func() {
+		for _, id := range open {
+			b := []byte(`{"type":"tool_result","tool_use_id":`)
+			b = appendJSONString(b, id)
+			add("user", append(b, `,"content":"(no result: the call was not completed)","is_error":true}`...))
+		}
+		open = open[:0]
+		add("user", stray...)
+		stray = nil
+	}
 	for _, m := range in {
 		var blocks [][]byte
 		switch m.Role {
 		case "assistant":
+			closeCalls()
 			if len(m.ThinkingBlocks) > 0 {
 				var raw []json.RawMessage
 				if err := json.Unmarshal(m.ThinkingBlocks, &raw); err != nil {
@@ -237,9 +270,16 @@ func anthropicMessages(in []Message) ([]anthMsg, error) {
 			}
 			for _, tc := range m.ToolCalls {
 				blocks = append(blocks, toolUseBlock(tc))
+				open = append(open, tc.ID)
 			}
 			add("assistant", blocks...)
 		case "tool":
+			i := slices.Index(open, m.ToolCallID)
+			if i < 0 {
+				stray = append(stray, textBlock("[a tool result whose call is not in the conversation] "+m.Content))
+				continue
+			}
+			open = slices.Delete(open, i, i+1)
 			b := []byte(`{"type":"tool_result","tool_use_id":`)
 			b = appendJSONString(b, m.ToolCallID)
 			if m.Content != "" {
@@ -248,6 +288,7 @@ func anthropicMessages(in []Message) ([]anthMsg, error) {
 			}
 			add("user", append(b, '}'))
 		default: // user, and a system message within the conversation
+			closeCalls()
 			text := m.Content
 			if m.Role == "system" && text != "" {
 				text = "[system] " + text
@@ -264,7 +305,31 @@ func anthropicMessages(in []Message) ([]anthMsg, error) {
 			add("user", blocks...)
 		}
 	}
+	closeCalls()
+	if len(out) > 0 && out[0].role != "user" {
+		out = append([]anthMsg{{role: "user", blocks: [][]byte{textBlock("(the conversation before this point was left out)")}}}, out...)
+	}
 	return out, nil
+}
+
+// usedTools declares the tools that msgs called, for a request that
+// offers none (a turn's last step): Anthropic refuses tool_use blocks in
+// a request without tools. They are declared with no schema, and
+// tool_choice none forbids calling them.
+func usedTools(msgs []Message) [][]byte {
+	var names []string
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if !slices.Contains(names, tc.Function.Name) {
+				names = append(names, tc.Function.Name)
+			}
+		}
+	}
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		out[i] = append(appendJSONString([]byte(`{"name":`), n), `,"input_schema":{"type":"object"}}`...)
+	}
+	return out
 }
 
 func appendJSONString(dst []byte, s string) []byte {

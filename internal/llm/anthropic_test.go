@@ -472,3 +472,60 @@ func BenchmarkAnthropicStream(b *testing.B) {
 		}
 	}
 }
+
+// A history that breaks the wire's strict pairing is repaired, not sent
+// to be refused: a call without a recorded result gets one saying so, a
+// result without its call goes as text after the results, and a history
+// cut to begin with the model's message gets a user message first.
+func TestAnthropicPairsRepaired(t *testing.T) {
+	msgs, err := anthropicMessages([]Message{
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "a", Function: FunctionCall{Name: "f", Arguments: "{}"}}, {ID: "b", Function: FunctionCall{Name: "g"}}}},
+		{Role: "tool", ToolCallID: "zz", Content: "stray"},
+		{Role: "tool", ToolCallID: "b", Content: "B"},
+		{Role: "user", Content: "next"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "c", Function: FunctionCall{Name: "f"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.role+":"+string(bytes.Join(m.blocks, []byte(","))))
+	}
+	want := []string{
+		`user:{"type":"text","text":"(the conversation before this point was left out)"}`,
+		`assistant:{"type":"tool_use","id":"a","name":"f","input":{}},{"type":"tool_use","id":"b","name":"g","input":{}}`,
+		`user:{"type":"tool_result","tool_use_id":"b","content":"B"},` +
+			`{"type":"tool_result","tool_use_id":"a","content":"(no result: the call was not completed)","is_error":true},` +
+			`{"type":"text","text":"[a tool result whose call is not in the conversation] stray"},{"type":"text","text":"next"}`,
+		`assistant:{"type":"tool_use","id":"c","name":"f","input":{}}`,
+		`user:{"type":"tool_result","tool_use_id":"c","content":"(no result: the call was not completed)","is_error":true}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A request that offers no tools (a turn's last step) over a history with
+// tool calls declares the tools called, and forbids calling them.
+func TestAnthropicNoToolsDeclaresTheUsedOnes(t *testing.T) {
+	srv := anthropictest.NewServer(t, anthropictest.Reply{Text: "done"}, anthropictest.Reply{Text: "plain"})
+	c := anthClient(srv.URL)
+	msgs := []Message{{Role: "user", Content: "go"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "t1", Function: FunctionCall{Name: "weather__now", Arguments: `{"city":"Oslo"}`}}}},
+		{Role: "tool", ToolCallID: "t1", Content: "cold"}}
+	if _, err := c.Chat(context.Background(), &Request{Messages: msgs}, nil); err != nil {
+		t.Fatal(err)
+	}
+	body := srv.Requests()[0].Body
+	if got := jsonOf(t, body["tools"]); got != `[{"cache_control":{"type":"ephemeral"},"input_schema":{"type":"object"},"name":"weather__now"}]` ||
+		jsonOf(t, body["tool_choice"]) != `{"type":"none"}` {
+		t.Fatalf("tools %s, tool_choice %v", got, body["tool_choice"])
+	}
+	if _, err := c.Chat(context.Background(), &Request{Messages: msgs[:1]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if body := srv.Requests()[1].Body; body["tools"] != nil || body["tool_choice"] != nil {
+		t.Fatalf("a request without tool calls declares tools: %s", srv.Requests()[1].Raw)
+	}
+}
