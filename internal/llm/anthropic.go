@@ -306,7 +306,10 @@ func anthropicMessages(in []Message) ([]anthMsg, error) {
 		}
 	}
 	closeCalls()
-	if len(out) > 0 && out[0].role != "user" {
+	if len(out) == 0 {
+		out = append(out, anthMsg{role: "user", blocks: [][]byte{textBlock("(empty message)")}})
+	}
+	if out[0].role != "user" {
 		out = append([]anthMsg{{role: "user", blocks: [][]byte{textBlock("(the conversation before this point was left out)")}}}, out...)
 	}
 	return out, nil

@@ -529,3 +529,19 @@ func TestAnthropicNoToolsDeclaresTheUsedOnes(t *testing.T) {
 		t.Fatalf("a request without tool calls declares tools: %s", srv.Requests()[1].Raw)
 	}
 }
+
+// A request of system messages alone still has the one user message the
+// wire requires.
+func TestAnthropicSystemOnly(t *testing.T) {
+	c := anthClient("http://127.0.0.1:1")
+	body, err := c.encodeAnthropic(&Request{Messages: []Message{{Role: "system", Content: "s"}}}, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil || len(got.Messages) != 1 || got.Messages[0]["role"] != "user" {
+		t.Fatalf("body %s, err %v", body, err)
+	}
+}
