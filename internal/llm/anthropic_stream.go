@@ -23,7 +23,9 @@ type anthEvent struct {
 		Usage *anthUsage `json:"usage"`
 	} `json:"message"`
 	ContentBlock *anthBlock `json:"content_block"`
-	Delta        *struct {
+	// Delta is a value, not a pointer: it is in most events, and a
+	// pointer would cost an allocation each.
+	Delta struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		PartialJSON string `json:"partial_json"`
@@ -259,14 +261,14 @@ func (a *anthAssembler) add(ev *anthEvent) (Delta, error) {
 		}
 		return a.start(ev.Index, ev.ContentBlock)
 	case "content_block_delta":
-		if ev.Delta == nil {
+		if ev.Delta.Type == "" {
 			return Delta{}, fmt.Errorf("%w: content_block_delta without a delta", ErrMalformed)
 		}
 		return a.delta(ev)
 	case "content_block_stop":
 		return Delta{}, a.stop(ev.Index)
 	case "message_delta":
-		if ev.Delta != nil && ev.Delta.StopReason != "" {
+		if ev.Delta.StopReason != "" {
 			a.resp.FinishReason = finishReason(ev.Delta.StopReason)
 		}
 		a.usage.merge(ev.Usage)
@@ -297,9 +299,10 @@ func (d *decoder) anthError(e *wireError) *APIError {
 func (d *decoder) anthropicStream(br *bufio.Reader) (*Response, error) {
 	a := newAnthAssembler(d.limit)
 	events := 0
+	var ev anthEvent // one for all events: not an allocation each
 	err := readSSE(br, d.maxLine, func(data []byte) error {
 		events++
-		var ev anthEvent
+		ev = anthEvent{}
 		if err := json.Unmarshal(data, &ev); err != nil {
 			return fmt.Errorf("%w: stream event %q: %v", ErrMalformed, truncate([]byte(d.redact(string(data))), 200), err)
 		}
