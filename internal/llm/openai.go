@@ -122,8 +122,9 @@ const (
 	DefaultMaxResponseBytes = 4 << 20
 )
 
-// Client is an OpenAI-compatible chat completions client. The zero value is
-// not usable; fill BaseURL at least.
+// Client is a chat client of one source: OpenAI-compatible chat
+// completions, or Anthropic's Messages API when API says so. The zero
+// value is not usable; fill BaseURL at least.
 type Client struct {
 	BaseURL string // e.g. https://api.deepseek.com/v1
 	APIKey  string // sent as a bearer token; never logged
