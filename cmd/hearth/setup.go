@@ -104,7 +104,7 @@ func (r *firstRun) run(ctx context.Context) (llm.Source, error) {
 		switch step {
 		case stepPick:
 			p, err = r.pick()
-			src, haveKey = llm.Source{Name: p.Name, BaseURL: p.BaseURL}, false
+			src, haveKey = llm.Source{Name: p.Name, BaseURL: p.BaseURL, API: p.API}, false
 			step = stepModel
 			if p.BaseURL == "" {
 				step = stepAddress
@@ -293,7 +293,7 @@ func (r *firstRun) probe(ctx context.Context, src llm.Source) error {
 // save writes src to config.json (mode 0600, replaced at once) as the
 // source to start with.
 func (r *firstRun) save(src llm.Source) error {
-	sc := config.SourceConfig{BaseURL: src.BaseURL, Model: src.Model, APIKey: src.APIKey}
+	sc := config.SourceConfig{BaseURL: src.BaseURL, Model: src.Model, APIKey: src.APIKey, API: src.API}
 	if err := config.PutSource(r.dataDir, src.Name, sc); err != nil {
 		return err
 	}

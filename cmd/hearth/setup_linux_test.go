@@ -69,15 +69,15 @@ func TestFirstRunSetsUpAProvider(t *testing.T) {
 	env := []string{"HOME=" + home, "HEARTH_HOME=" + home}
 	cmd, ptmx, scr, copied := startPTY(t, env, "chat")
 	send := typer(t, ptmx)
-	scr.waitFor(t, "Provider, 1-9")
+	scr.waitFor(t, "Provider, 1-10")
 	for _, want := range []string{"DeepSeek", "Ollama (local)", "Another OpenAI-compatible address"} {
 		if !strings.Contains(scr.String(), want) {
 			t.Fatalf("%q not offered:\n%s", want, scr.String())
 		}
 	}
 	send("12\r")
-	scr.waitFor(t, "Type a number from 1 to 9")
-	send("9\r")
+	scr.waitFor(t, "Type a number from 1 to 10")
+	send("10\r")
 	scr.waitFor(t, "Address, usually ending in /v1")
 	send("ftp://x\r")
 	scr.waitFor(t, "an http:// or https:// address")
@@ -144,13 +144,13 @@ func TestFirstRunLeft(t *testing.T) {
 	}})
 	t.Cleanup(func() { close(release) }) // before the server closes
 	for name, keys := range map[string][]string{
-		"q": {"q\r"}, "Ctrl-C": {"9\r\x03"}, "Ctrl-D": {"\x04"},
-		"Ctrl-C while testing": {"9\r" + srv.URL + "\rm\r\r", "\x03"},
+		"q": {"q\r"}, "Ctrl-C": {"10\r\x03"}, "Ctrl-D": {"\x04"},
+		"Ctrl-C while testing": {"10\r" + srv.URL + "\rm\r\r", "\x03"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			home := t.TempDir()
 			cmd, ptmx, scr, copied := startPTY(t, []string{"HOME=" + home, "HEARTH_HOME=" + home}, "chat")
-			scr.waitFor(t, "Provider, 1-9")
+			scr.waitFor(t, "Provider, 1-10")
 			typer(t, ptmx)(keys[0])
 			if len(keys) > 1 {
 				<-called

@@ -137,6 +137,15 @@ type SourceConfig struct {
 	// images are then passed to it); unset means Hearth decides from the
 	// model's name (llm.ModelAcceptsImages).
 	Images *bool `json:"images,omitempty"`
+	// API is the wire format the source speaks: "openai" (chat
+	// completions, the default) or "anthropic" (the Messages API).
+	API string `json:"api,omitempty"`
+	// MaxTokens caps one answer on the Anthropic wire, which needs a cap
+	// (default 8192, on top of the thinking budget).
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// ThinkingBudget turns on Anthropic's extended thinking with that
+	// many tokens (at least 1024); unset leaves it off.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 
 	// How long to wait for the provider; zero means the default.
 	ConnectTimeout   Duration `json:"connect_timeout,omitempty"`    // connecting, TLS included (10s)
@@ -222,7 +231,17 @@ func Parse(path string, b []byte) (*File, error) {
 		if s.MaxResponseBytes < 0 {
 			return nil, fmt.Errorf("%s: source %q: max_response_bytes is negative", path, name)
 		}
-		if p := s.Price; p != nil && (p.Input < 0 || p.Output < 0 || p.CachedInput < 0) {
+		if err := llm.CheckAPI(s.API); err != nil {
+			return nil, fmt.Errorf("%s: source %q: %w", path, name, err)
+		}
+		if s.MaxTokens < 0 {
+			return nil, fmt.Errorf("%s: source %q: max_tokens is negative", path, name)
+		}
+		if s.ThinkingBudget != 0 && (s.ThinkingBudget < llm.MinThinkingBudget || s.API != llm.APIAnthropic) {
+			return nil, fmt.Errorf("%s: source %q: thinking_budget is for \"api\": \"anthropic\" sources, at least %d tokens",
+				path, name, llm.MinThinkingBudget)
+		}
+		if p := s.Price; p != nil && (p.Input < 0 || p.Output < 0 || p.CachedInput < 0 || p.CacheWrite < 0) {
 			return nil, fmt.Errorf("%s: source %q: a price is negative", path, name)
 		}
 	}
@@ -294,6 +313,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 			key = getenv(sc.APIKeyEnv)
 		}
 		list = append(list, llm.Source{Name: n, BaseURL: sc.BaseURL, APIKey: key, Model: sc.Model, ContextWindow: sc.ContextWindow, Price: sc.Price, Images: sc.Images,
+			API: sc.API, MaxTokens: sc.MaxTokens, ThinkingBudget: sc.ThinkingBudget,
 			ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
 			IdleTimeout: time.Duration(sc.IdleTimeout), AnswerTimeout: time.Duration(sc.AnswerTimeout),
 			MaxResponseBytes: sc.MaxResponseBytes})
@@ -318,6 +338,7 @@ func (f *File) ResolveSources(o Overrides) ([]llm.Source, string, error) {
 					env.ConnectTimeout, env.FirstByteTimeout, env.IdleTimeout = s.ConnectTimeout, s.FirstByteTimeout, s.IdleTimeout
 					env.AnswerTimeout = s.AnswerTimeout
 					env.MaxResponseBytes = s.MaxResponseBytes
+					env.API, env.MaxTokens, env.ThinkingBudget = s.API, s.MaxTokens, s.ThinkingBudget
 				}
 			}
 		}
@@ -403,6 +424,7 @@ var knownModels = map[string]string{
 	"api.moonshot.ai":             "moonshot-v1-8k",
 	"open.bigmodel.cn":            "glm-4-flash",
 	"api.siliconflow.cn":          "Qwen/Qwen2.5-7B-Instruct",
+	"api.anthropic.com":           "claude-sonnet-4-5",
 }
 
 // GuessModel returns the default model for a provider's base URL, or ""

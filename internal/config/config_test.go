@@ -238,3 +238,41 @@ func TestSourceWithoutModelIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceAPI(t *testing.T) {
+	f, err := Parse("config.json", []byte(`{"source":"claude","sources":{
+		"claude": {"base_url":"https://api.anthropic.com","api":"anthropic","max_tokens":4096,"thinking_budget":2048,
+			"price":{"input":3,"output":15,"cached_input":0.3,"cache_write":3.75}},
+		"deepseek": {"base_url":"https://api.deepseek.com/v1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, current, err := f.ResolveSources(Overrides{Env: envOf(map[string]string{"OPENAI_API_KEY": "sk-ant-env"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]llm.Source{}
+	for _, s := range list {
+		got[s.Name] = s
+	}
+	c := got["claude"]
+	if c.API != llm.APIAnthropic || c.MaxTokens != 4096 || c.ThinkingBudget != 2048 || c.Model != "claude-sonnet-4-5" || c.Price.CacheWrite != 3.75 {
+		t.Errorf("claude: %+v", c)
+	}
+	if d := got["deepseek"]; d.API != "" || d.MaxTokens != 0 || d.ThinkingBudget != 0 {
+		t.Errorf("deepseek: %+v", d)
+	}
+	// A key from the environment for the current source's address speaks
+	// that source's wire.
+	if e := got[EnvSource]; current != EnvSource || e.API != llm.APIAnthropic || e.BaseURL != c.BaseURL || e.ThinkingBudget != 2048 {
+		t.Errorf("env (current %q): %+v", current, e)
+	}
+	for _, bad := range []string{`"api":"claude"`, `"api":"anthropic","thinking_budget":100`, `"thinking_budget":2048`,
+		`"api":"anthropic","max_tokens":-1`, `"price":{"input":1,"output":1,"cache_write":-1}`} {
+		t.Run(bad, func(t *testing.T) {
+			if _, err := Parse("config.json", []byte(`{"sources":{"a":{"base_url":"http://h/v1",`+bad+`}}}`)); err == nil {
+				t.Errorf("%s accepted", bad)
+			}
+		})
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/hearth-agent/hearth/internal/llm"
 )
 
-// Preset is a well-known OpenAI-compatible provider that the onboarding
-// offers, in the web UI and in the terminal: what to fill in for it, and
+// Preset is a well-known provider that the onboarding offers, in the web
+// UI and in the terminal: what to fill in for it, its wire format, and
 // where its keys are made.
 type Preset struct {
 	// Name is the source name suggested for it.
@@ -24,6 +26,9 @@ type Preset struct {
 	NeedsKey bool
 	// KeyURL is the page where the provider's API keys are made.
 	KeyURL string
+	// API is the wire format (SourceConfig.API): "" for OpenAI's chat
+	// completions, "anthropic" for Anthropic's Messages API.
+	API string
 }
 
 // Presets returns the well-known providers, in the order they are
@@ -38,9 +43,35 @@ func Presets() []Preset {
 		hosted("glm", "GLM (Zhipu AI)", "智谱 GLM", "https://open.bigmodel.cn/api/paas/v4", "https://open.bigmodel.cn/usercenter/apikeys"),
 		hosted("siliconflow", "SiliconFlow", "硅基流动 SiliconFlow", "https://api.siliconflow.cn/v1", "https://cloud.siliconflow.cn/account/ak"),
 		hosted("openai", "OpenAI", "OpenAI", DefaultBaseURL, "https://platform.openai.com/api-keys"),
+		anthropic(),
 		{Name: "ollama", Label: "Ollama (local)", LabelZH: "Ollama（本机）", BaseURL: "http://127.0.0.1:11434/v1", ModelHint: "qwen3:8b"},
 		{Name: "vllm", Label: "vLLM (local)", LabelZH: "vLLM（本机）", BaseURL: "http://127.0.0.1:8000/v1", ModelHint: "Qwen/Qwen3-8B"},
 	}
+}
+
+// PresetAPI returns the wire format of the preset whose base URL has
+// baseURL's host, "" (OpenAI's) when none has: a new source saved with
+// a preset's address and no "api" speaks the preset's wire.
+func PresetAPI(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	for _, p := range Presets() {
+		if pu, err := url.Parse(p.BaseURL); err == nil && strings.EqualFold(pu.Host, u.Host) {
+			return p.API
+		}
+	}
+	return ""
+}
+
+// AnthropicBaseURL is the root of Anthropic's API.
+const AnthropicBaseURL = "https://api.anthropic.com"
+
+func anthropic() Preset {
+	p := hosted("anthropic", "Anthropic (Claude)", "Anthropic（Claude）", AnthropicBaseURL, "https://console.anthropic.com/settings/keys")
+	p.API = llm.APIAnthropic
+	return p
 }
 
 func hosted(name, label, labelZH, baseURL, keyURL string) Preset {

@@ -185,6 +185,11 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		}
 		text, reasoning := sc.LLMText, sc.ReasoningContent
 		assistant, results := k.runToolCalls(ctx, t, sc.ToolCalls, text, reasoning)
+		if reasoning == resp.Reasoning {
+			// The provider's own record of that reasoning (Anthropic's
+			// signed thinking), which its next call of the turn needs.
+			assistant.ThinkingBlocks = resp.ThinkingBlocks
+		}
 		if ctx.Err() != nil {
 			return k.fail(ctx, t, context.Cause(ctx))
 		}
@@ -319,6 +324,7 @@ func addUsage(total *llm.Usage, u llm.Usage) {
 	total.CompletionTokens += u.CompletionTokens
 	total.TotalTokens += u.TotalTokens
 	total.CachedTokens += u.CachedTokens
+	total.CacheWriteTokens += u.CacheWriteTokens
 }
 
 // toMaps converts messages to the map form StageContext.ContextMsgs uses.

@@ -1,6 +1,7 @@
-// Package llm talks to model providers. The one wire format is OpenAI's
-// chat completions, which DeepSeek, Qwen, Kimi, GLM, SiliconFlow, OpenAI,
-// Ollama and vLLM all speak; Sources switches between named endpoints live.
+// Package llm talks to model providers in two wire formats: OpenAI's chat
+// completions, which DeepSeek, Qwen, Kimi, GLM, SiliconFlow, OpenAI,
+// Ollama and vLLM all speak, and Anthropic's Messages API (Source.API);
+// Sources switches between named endpoints live.
 package llm
 
 import (
@@ -23,6 +24,13 @@ type Message struct {
 	// the kernel adds them, for a model that accepts images; they are
 	// never stored (see docs/architecture.md).
 	Images []Image `json:"-"`
+	// ThinkingBlocks are the Anthropic wire's thinking blocks of an
+	// assistant message, as a JSON array of the blocks the provider sent
+	// (thinking with its signature, redacted_thinking), sent back as they
+	// came: Anthropic needs them when the model thought before calling
+	// tools. Kept only within a turn, never stored; nil on the OpenAI
+	// wire.
+	ThinkingBlocks json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes content as null for an assistant message that only
@@ -94,6 +102,11 @@ type Usage struct {
 	// ReasoningTokens counts completion tokens spent reasoning, when the
 	// provider reports them (completion_tokens_details.reasoning_tokens).
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CacheWriteTokens counts prompt tokens written to the provider's
+	// cache by this call (Anthropic's cache_creation_input_tokens), which
+	// some providers bill above the input price (Price.CacheWrite). They
+	// are among PromptTokens, and never among CachedTokens.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // Map returns the usage as StageContext.TokenUsage carries it.
@@ -108,12 +121,16 @@ func (u Usage) Map() map[string]int {
 
 // Response is a complete model answer.
 type Response struct {
-	Content      string
-	Reasoning    string
-	ToolCalls    []ToolCall
-	Usage        Usage
-	FinishReason string
-	Model        string
+	Content   string
+	Reasoning string
+	// ThinkingBlocks are the Anthropic wire's thinking blocks, for
+	// Message.ThinkingBlocks of the assistant message that carries
+	// ToolCalls; nil on the OpenAI wire.
+	ThinkingBlocks json.RawMessage
+	ToolCalls      []ToolCall
+	Usage          Usage
+	FinishReason   string
+	Model          string
 }
 
 // Delta is a piece of a streamed answer.

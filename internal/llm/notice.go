@@ -42,8 +42,11 @@ func retryReason(err error) string {
 	var nerr *netError
 	switch {
 	case errors.As(err, &apiErr):
-		if apiErr.Status == http.StatusTooManyRequests {
+		switch apiErr.Status {
+		case http.StatusTooManyRequests:
 			return "429 rate limited"
+		case StatusOverloaded:
+			return "529 overloaded"
 		}
 		return fmt.Sprintf("%d %s", apiErr.Status, strings.ToLower(http.StatusText(apiErr.Status)))
 	case errors.As(err, &nerr):

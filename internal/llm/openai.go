@@ -107,7 +107,7 @@ func (e *APIError) Unwrap() error {
 func (e *APIError) retryable() bool {
 	switch e.Status {
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout, StatusOverloaded:
 		return true
 	}
 	return false
@@ -122,8 +122,9 @@ const (
 	DefaultMaxResponseBytes = 4 << 20
 )
 
-// Client is an OpenAI-compatible chat completions client. The zero value is
-// not usable; fill BaseURL at least.
+// Client is a chat client of one source: OpenAI-compatible chat
+// completions, or Anthropic's Messages API when API says so. The zero
+// value is not usable; fill BaseURL at least.
 type Client struct {
 	BaseURL string // e.g. https://api.deepseek.com/v1
 	APIKey  string // sent as a bearer token; never logged
@@ -171,6 +172,12 @@ type Client struct {
 	// nil means slog.Default().
 	Logger *slog.Logger
 
+	// API is the wire format: APIOpenAI (also "") or APIAnthropic
+	// (anthropic.go), with its MaxTokens and ThinkingBudget.
+	API            string
+	MaxTokens      int
+	ThinkingBudget int
+
 	once sync.Once
 	own  *http.Client
 }
@@ -199,7 +206,13 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 	wr.StreamOptions = &struct {
 		IncludeUsage bool `json:"include_usage"`
 	}{true}
-	body, err := encodeRequest(wr)
+	var body []byte
+	var err error
+	if c.anthropic() {
+		body, err = c.encodeAnthropic(req, wr.Model)
+	} else {
+		body, err = encodeRequest(wr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encoding request: %w", err)
 	}
@@ -317,9 +330,17 @@ func (c *Client) attempt(ctx context.Context, body []byte, onDelta func(Delta)) 
 		// progress.
 		wd.arm(idle, "idle")
 		wb.progress = true
-		out, err = d.whole(br)
+		if c.anthropic() {
+			out, err = d.anthropicWhole(br)
+		} else {
+			out, err = d.whole(br)
+		}
 	case "stream":
-		out, err = d.stream(br)
+		if c.anthropic() {
+			out, err = d.anthropicStream(br)
+		} else {
+			out, err = d.stream(br)
+		}
 	default:
 		return nil, status, fmt.Errorf("%w: %s answered with %s (status %d); "+
 			"check the base URL (OpenAI-compatible APIs usually end in /v1)", ErrNotAPI, c.endpoint(), kind, resp.StatusCode)
@@ -355,7 +376,12 @@ func sniff(mediaType string, br *bufio.Reader) string {
 	}
 }
 
-func (c *Client) endpoint() string { return strings.TrimRight(c.BaseURL, "/") + "/chat/completions" }
+func (c *Client) endpoint() string {
+	if c.anthropic() {
+		return anthropicEndpoint(c.BaseURL)
+	}
+	return strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
+}
 
 func (c *Client) redact(s string) string {
 	if c.Redact != nil {
@@ -395,9 +421,7 @@ func (c *Client) do(ctx context.Context, body []byte) (*http.Response, error) {
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
-	if c.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
-	}
+	c.setAuth(hreq.Header)
 	resp, err := c.httpClient().Do(hreq)
 	if err != nil {
 		return nil, &netError{err: err, msg: c.redact(err.Error())}

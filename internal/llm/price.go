@@ -11,21 +11,34 @@ type Price struct {
 	// CachedInput is the price of prompt tokens served from the
 	// provider's cache; zero means the same as Input.
 	CachedInput float64 `json:"cached_input,omitempty"`
+	// CacheWrite is the price of prompt tokens written to the provider's
+	// cache (Usage.CacheWriteTokens); zero means the same as Input.
+	// Anthropic bills them at 1.25 times its input price (a five-minute
+	// cache entry).
+	CacheWrite float64 `json:"cache_write,omitempty"`
 	// Currency is an ISO 4217 code; empty means USD.
 	Currency string `json:"currency,omitempty"`
 }
 
 // Cost is what u costs at p, in p's currency: cached prompt tokens at the
-// cached price, the other prompt tokens at the input price, completion
-// tokens (reasoning tokens are among them) at the output price.
+// cached price, prompt tokens written to the cache at the cache write
+// price, the other prompt tokens at the input price, completion tokens
+// (reasoning tokens are among them) at the output price.
 func (p Price) Cost(u Usage) float64 {
-	cached := min(max(u.CachedTokens, 0), max(u.PromptTokens, 0))
-	fresh := max(u.PromptTokens, 0) - cached
+	prompt := max(u.PromptTokens, 0)
+	cached := min(max(u.CachedTokens, 0), prompt)
+	written := min(max(u.CacheWriteTokens, 0), prompt-cached)
+	fresh := prompt - cached - written
 	cachedPrice := p.CachedInput
 	if cachedPrice == 0 {
 		cachedPrice = p.Input
 	}
-	return (float64(fresh)*p.Input + float64(cached)*cachedPrice + float64(max(u.CompletionTokens, 0))*p.Output) / 1e6
+	writePrice := p.CacheWrite
+	if writePrice == 0 {
+		writePrice = p.Input
+	}
+	return (float64(fresh)*p.Input + float64(cached)*cachedPrice + float64(written)*writePrice +
+		float64(max(u.CompletionTokens, 0))*p.Output) / 1e6
 }
 
 // CurrencyCode is p's currency, USD when none is named.
@@ -40,7 +53,8 @@ func (p Price) CurrencyCode() string {
 // tokens, as their makers published them in November 2025 (DeepSeek's
 // V3.2 prices of 29 September 2025, OpenAI's API pricing page, Alibaba
 // Cloud Model Studio's mainland China prices for qwen-plus without
-// thinking, input up to 128K tokens). They are used only when the
+// thinking, input up to 128K tokens, Anthropic's pricing page for
+// prompts up to 200K tokens). They are used only when the
 // source's configuration gives no price, and go stale: config.json's
 // "price" is the way to be exact.
 var knownPrices = map[string]Price{
@@ -52,6 +66,11 @@ var knownPrices = map[string]Price{
 	"gpt-4.1-mini":      {Input: 0.40, Output: 1.60, CachedInput: 0.10},
 	"gpt-4.1-nano":      {Input: 0.10, Output: 0.40, CachedInput: 0.025},
 	"qwen-plus":         {Input: 0.8, Output: 2, CachedInput: 0.16, Currency: "CNY"},
+	// Anthropic's pricing page, November 2025: cache reads at 0.1 times
+	// the input price, five-minute cache writes at 1.25 times.
+	"claude-opus-4-5":   {Input: 5, Output: 25, CachedInput: 0.50, CacheWrite: 6.25},
+	"claude-sonnet-4-5": {Input: 3, Output: 15, CachedInput: 0.30, CacheWrite: 3.75},
+	"claude-haiku-4-5":  {Input: 1, Output: 5, CachedInput: 0.10, CacheWrite: 1.25},
 }
 
 // KnownPrice returns the built-in price of model, matched without case,

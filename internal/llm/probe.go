@@ -20,7 +20,8 @@ func Probe(ctx context.Context, src Source, hc *http.Client, redact func(string)
 	defer cancel()
 	c := &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: hc, MaxRetries: -1,
 		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
-		AnswerTimeout: ProbeTimeout, MaxResponseBytes: 64 << 10, Redact: redact}
+		AnswerTimeout: ProbeTimeout, MaxResponseBytes: 64 << 10, Redact: redact,
+		API: src.API, MaxTokens: 64}
 	_, err := c.Chat(ctx, &Request{Messages: []Message{{Role: "user", Content: "Reply with the word OK."}}}, nil)
 	return err
 }

@@ -29,6 +29,15 @@ type Source struct {
 	// Images says whether the model accepts images in its input; nil
 	// means Hearth decides from the model's name (ModelAcceptsImages).
 	Images *bool
+	// API is the wire format the source speaks: APIOpenAI (also "") or
+	// APIAnthropic.
+	API string
+	// MaxTokens caps one answer's tokens where the wire needs a cap
+	// (Anthropic's max_tokens); zero means DefaultAnthropicMaxTokens.
+	MaxTokens int
+	// ThinkingBudget, at least MinThinkingBudget, turns on Anthropic's
+	// extended thinking with that many tokens; zero leaves it off.
+	ThinkingBudget int
 
 	// Limits of the source's client; zero means the Client's default.
 	ConnectTimeout   time.Duration
@@ -91,7 +100,7 @@ func (s *Sources) put(src Source) {
 	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP,
 		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
 		AnswerTimeout: src.AnswerTimeout, MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All,
-		Logger: s.log}
+		Logger: s.log, API: src.API, MaxTokens: src.MaxTokens, ThinkingBudget: src.ThinkingBudget}
 }
 
 // SetLogger makes every source log its requests to l at debug level (see

@@ -13,6 +13,8 @@ type encodedSpec struct {
 	name, desc string
 	params     json.RawMessage
 	typ        string
+
+	anthOnceFields // the Anthropic wire's encoding, made on first use
 }
 
 // NewToolSpec returns the spec of a function tool with its JSON encoded

@@ -34,7 +34,9 @@ type Provider struct {
 	BaseURL       string `json:"base_url"`
 	Model         string `json:"model"`
 	ContextWindow int    `json:"context_window"` // 0: the default known for the model
-	Current       bool   `json:"current"`
+	// API is the wire format: "openai" or "anthropic".
+	API     string `json:"api"`
+	Current bool   `json:"current"`
 	// KeySet says whether the source has an API key; the key itself is
 	// never shown.
 	KeySet bool `json:"key_set"`
@@ -71,6 +73,9 @@ type ProviderUpdate struct {
 	// sent to a new address.
 	APIKeyEnv     *string `json:"api_key_env,omitempty"`
 	ContextWindow *int    `json:"context_window,omitempty"`
+	// API is the wire format: "openai" (or "") for chat completions,
+	// "anthropic" for Anthropic's Messages API.
+	API *string `json:"api,omitempty"`
 }
 
 // ProviderTest is POST /v1/providers/{name}/test's answer: the result of
@@ -145,7 +150,11 @@ func (st sourceState) provider(name string) (Provider, bool) {
 	if !ok {
 		return Provider{}, false
 	}
-	p := Provider{Name: name, BaseURL: src.BaseURL, Model: src.Model, ContextWindow: src.ContextWindow,
+	api := src.API
+	if api == "" {
+		api = llm.APIOpenAI
+	}
+	p := Provider{Name: name, BaseURL: src.BaseURL, Model: src.Model, ContextWindow: src.ContextWindow, API: api,
 		Current: name == st.current.Name, KeySet: src.APIKey != "", FromEnv: name == config.EnvSource}
 	if sc, inFile := st.file.Sources[name]; inFile && !p.FromEnv {
 		p.APIKeyEnv = sc.APIKeyEnv
@@ -193,7 +202,7 @@ func liveSource(f *config.File, name string, sc config.SourceConfig, secrets *re
 	return llm.Source{Name: name, BaseURL: sc.BaseURL, APIKey: key, Model: model, ContextWindow: sc.ContextWindow, Images: sc.Images,
 		ConnectTimeout: time.Duration(sc.ConnectTimeout), FirstByteTimeout: time.Duration(sc.FirstByteTimeout),
 		IdleTimeout: time.Duration(sc.IdleTimeout), AnswerTimeout: time.Duration(sc.AnswerTimeout),
-		MaxResponseBytes: sc.MaxResponseBytes}
+		MaxResponseBytes: sc.MaxResponseBytes, API: sc.API, MaxTokens: sc.MaxTokens, ThinkingBudget: sc.ThinkingBudget}
 }
 
 // loadConfig reads config.json; a file that is there but does not parse

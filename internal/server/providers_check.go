@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/internal/llm"
 )
 
 // Limits of PUT /v1/providers/{name}'s fields.
@@ -98,6 +99,20 @@ func checkProviderUpdate(name string, exists bool, old config.SourceConfig, u Pr
 	if exists && !given && (sc.APIKey != "" || sc.APIKeyEnv != "") && !sameProviderOrigin(old.BaseURL, sc.BaseURL) {
 		if _, bad := fields["base_url"]; !bad {
 			fields["api_key"] = msgKeyForNewOrigin
+		}
+	}
+	if u.API == nil && !exists {
+		sc.API = config.PresetAPI(sc.BaseURL)
+	}
+	if u.API != nil {
+		sc.API = strings.TrimSpace(*u.API)
+		if sc.API == llm.APIOpenAI {
+			sc.API = ""
+		}
+		if err := llm.CheckAPI(sc.API); err != nil {
+			fields["api"] = err.Error()
+		} else if sc.API != llm.APIAnthropic {
+			sc.ThinkingBudget = 0 // Anthropic's alone; the file would be refused
 		}
 	}
 	if u.ContextWindow != nil {

@@ -6,8 +6,8 @@ import (
 	"github.com/hearth-agent/hearth/internal/config"
 )
 
-// ProviderPreset is a well-known OpenAI-compatible provider the onboarding
-// offers: what to fill in for it, and where its keys are made. The list
+// ProviderPreset is a well-known provider the onboarding offers: what to
+// fill in for it, its wire format, and where its keys are made. The list
 // is config.Presets, which hearth's first run in a terminal offers too.
 type ProviderPreset struct {
 	// Name is the source name suggested for it (PUT /v1/providers/{name}).
@@ -23,6 +23,10 @@ type ProviderPreset struct {
 	NeedsKey bool `json:"needs_key"`
 	// KeyURL is the page where the provider's API keys are made.
 	KeyURL string `json:"key_url,omitempty"`
+	// API is the wire format to save with the source (PUT's "api"):
+	// absent for OpenAI's chat completions, "anthropic" for Anthropic's
+	// Messages API.
+	API string `json:"api,omitempty"`
 }
 
 // PresetList is GET /v1/providers/presets' answer.
