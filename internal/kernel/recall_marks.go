@@ -35,10 +35,11 @@ type MarkStore interface {
 	NoteShown(ctx context.Context, chat store.Chat, conv string, facts []string) error
 	// FactChanged queues line for the conversations of scope in (every
 	// one for "" or Global) shown fact, except skip; then, if not "",
-	// counts as shown in them. It returns how many get the line.
-	FactChanged(ctx context.Context, fact, in string, skip store.Chat, line, then string) (int, error)
+	// counts as shown in them; untrusted says the line holds text the
+	// owner did not write. It returns how many get the line.
+	FactChanged(ctx context.Context, fact, in string, skip store.Chat, line, then string, untrusted bool) (int, error)
 	// TakeMarks returns and deletes the lines waiting for chat.
-	TakeMarks(ctx context.Context, chat store.Chat) ([]string, error)
+	TakeMarks(ctx context.Context, chat store.Chat) ([]store.Mark, error)
 }
 
 var _ MarkStore = (*store.Store)(nil)
@@ -90,23 +91,26 @@ func (k *Kernel) noteShown(ctx context.Context, key sessionKey, conv scope.Scope
 
 // takeMarks returns the marks waiting for the conversation key, and
 // forgets them.
-func (k *Kernel) takeMarks(ctx context.Context, key sessionKey) []string {
+func (k *Kernel) takeMarks(ctx context.Context, key sessionKey) []store.Mark {
 	ms := k.markStore()
 	if ms == nil {
 		return nil
 	}
-	lines, err := ms.TakeMarks(ctx, chatOf(key))
+	marks, err := ms.TakeMarks(ctx, chatOf(key))
 	if err != nil {
 		k.log.Warn("memory marks: reading the marks due failed", "session", key, "err", err)
 	}
-	return lines
+	return marks
 }
 
 // factChanged queues the mark of old deleted (fixed "") or corrected to
 // fixed for the conversations of scope in that were shown old, except
 // skip (which made the change and read so in its tool's result); they
-// count as shown fixed from then on. It returns how many get the mark.
-func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessionKey, in scope.Scope) (int, error) {
+// count as shown fixed from then on. untrusted says the owner did not
+// write the change (the memory plugin made it where a guest may have
+// asked): the turn that shows the mark is tainted. It returns how many
+// get the mark.
+func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessionKey, in scope.Scope, untrusted bool) (int, error) {
 	old, fixed = oneLine(old), oneLine(fixed)
 	if old == "" || old == fixed {
 		return 0, nil
@@ -115,7 +119,7 @@ func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessio
 	if ms == nil {
 		return 0, nil
 	}
-	return ms.FactChanged(context.WithoutCancel(ctx), old, string(in), chatOf(skip), markLine(old, fixed), fixed)
+	return ms.FactChanged(context.WithoutCancel(ctx), old, string(in), chatOf(skip), markLine(old, fixed), fixed, untrusted)
 }
 
 // MemoryChanged tells the kernel that the fact old, an entry of scope in
@@ -126,7 +130,7 @@ func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessio
 // its next request, once, whichever process serves it next. It returns
 // how many conversations will.
 func (k *Kernel) MemoryChanged(ctx context.Context, old, fixed string, in scope.Scope) (int, error) {
-	return k.factChanged(ctx, old, fixed, sessionKey{}, in)
+	return k.factChanged(ctx, old, fixed, sessionKey{}, in, false)
 }
 
 // noteMemoryResult reads what a memory tool's result says it showed the
@@ -137,14 +141,18 @@ func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *prepared
 		return
 	}
 	md := p.result.Metadata
+	// The plugin's entries are the owner's in the owner's conversations
+	// only (trustedEntry): a change made elsewhere (a group, a guest's
+	// conversation) carries text the owner did not write.
+	untrusted := !trustedEntry(t.conv, sdk.MemoryPluginName, t.conv)
 	for _, f := range lines(md[sdk.MetaMemoryDeleted]) {
-		if _, err := k.factChanged(ctx, f, "", t.s.key, t.conv); err != nil {
+		if _, err := k.factChanged(ctx, f, "", t.s.key, t.conv, untrusted); err != nil {
 			k.log.Warn("memory marks: queueing a mark failed", "session", t.s.key, "err", err)
 		}
 	}
 	for _, c := range lines(md[sdk.MetaMemoryCorrected]) {
 		if old, fixed, ok := strings.Cut(c, sdk.MarkArrow); ok {
-			if _, err := k.factChanged(ctx, old, fixed, t.s.key, t.conv); err != nil {
+			if _, err := k.factChanged(ctx, old, fixed, t.s.key, t.conv, untrusted); err != nil {
 				k.log.Warn("memory marks: queueing a mark failed", "session", t.s.key, "err", err)
 			}
 		}

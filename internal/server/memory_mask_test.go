@@ -62,7 +62,14 @@ func TestMemoryDeletesQueueMarks(t *testing.T) {
 			t.Fatalf("%s %s = %d: %s", call[0], call[1], code, body)
 		}
 	}
-	got, err := a.Store.TakeMarks(ctx, c)
+	marks, err := a.Store.TakeMarks(ctx, c)
+	var got []string
+	for _, m := range marks {
+		got = append(got, m.Line)
+		if m.Untrusted {
+			t.Errorf("the owner's deletion is marked untrusted: %q", m.Line)
+		}
+	}
 	want := []string{"- [已删除] Fay likes plums", "- [已删除] Fay owns a boat", "- [已删除] Gus rides a bike"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("marks %q, %v; want %q", got, err, want)
@@ -79,6 +86,6 @@ func TestMemoryDeletesQueueMarks(t *testing.T) {
 		t.Fatalf("delete d2 = %d: %s", code, body)
 	}
 	if got, _ := a.Store.TakeMarks(ctx, group); len(got) != 0 {
-		t.Fatalf("the group was told of the owner's entry: %q", got)
+		t.Fatalf("the group was told of the owner's entry: %+v", got)
 	}
 }

@@ -73,9 +73,10 @@ func trimShown(ctx context.Context, tx *sql.Tx, chat Chat, top int64) error {
 // is seen everywhere), and forgets that they were shown fact. The
 // conversation skip (which made the change and read so itself) gets no
 // line. When then is not "" (a correction), those conversations count
-// as shown then, so a later change of it is marked too. It returns how
-// many conversations get the line.
-func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, line, then string) (int, error) {
+// as shown then, so a later change of it is marked too. untrusted says
+// the line holds text the owner did not write (TakeMarks tells it). It
+// returns how many conversations get the line.
+func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, line, then string, untrusted bool) (int, error) {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -117,8 +118,8 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 			continue
 		}
 		n++
-		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, line) VALUES (?, ?, ?)`,
-			sh.chat.Channel, sh.chat.Chat, line); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, line, untrusted) VALUES (?, ?, ?, ?)`,
+			sh.chat.Channel, sh.chat.Chat, line, untrusted); err != nil {
 			return 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND id <= (
@@ -138,10 +139,17 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 	return n, tx.Commit()
 }
 
+// Mark is a line waiting for a conversation.
+type Mark struct {
+	Line string
+	// Untrusted says the line holds text the owner did not write.
+	Untrusted bool
+}
+
 // TakeMarks returns the lines waiting for chat, oldest first, and
 // deletes them: each is given once. With none waiting it writes
 // nothing.
-func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]string, error) {
+func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]Mark, error) {
 	var any bool
 	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM marks_due WHERE channel = ? AND chat = ?)`,
 		chat.Channel, chat.Chat).Scan(&any); err != nil || !any {
@@ -152,19 +160,19 @@ func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]string, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT line FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id`,
+	rows, err := tx.QueryContext(ctx, `SELECT line, untrusted FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id`,
 		chat.Channel, chat.Chat)
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
+	var marks []Mark
 	for rows.Next() {
-		var l string
-		if err := rows.Scan(&l); err != nil {
+		var m Mark
+		if err := rows.Scan(&m.Line, &m.Untrusted); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		lines = append(lines, l)
+		marks = append(marks, m)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -173,5 +181,5 @@ func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]string, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ?`, chat.Channel, chat.Chat); err != nil {
 		return nil, err
 	}
-	return lines, tx.Commit()
+	return marks, tx.Commit()
 }

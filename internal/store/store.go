@@ -527,6 +527,11 @@ CREATE TABLE marks_due (
 );
 CREATE INDEX marks_due_by_chat ON marks_due(channel, chat, id);
 `},
+	// A mark whose text a plugin or a guest wrote (a correction made in
+	// a group) taints the turn that shows it, as the entry itself does.
+	{14, "untrusted memory marks", `
+ALTER TABLE marks_due ADD COLUMN untrusted INTEGER NOT NULL DEFAULT 0;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.
