@@ -2,11 +2,13 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 // Correction marks (the PKU document's CONTEXT_MARK): when a fact is
@@ -137,10 +139,10 @@ func (k *Kernel) MemoryChanged(ctx context.Context, old, fixed string, in scope.
 // model and what it changed (see sdk.MetaMemoryShown). The plugin
 // changes entries of the conversation's scope only.
 func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *preparedCall) {
-	if p.tool == nil || p.tool.Def.Plugin != sdk.MemoryPluginName || p.result.IsError || len(p.result.Metadata) == 0 {
+	if p.tool == nil || p.tool.Def.Plugin != sdk.MemoryPluginName || p.result.IsError || len(p.memMeta) == 0 {
 		return
 	}
-	md := p.result.Metadata
+	md := p.memMeta // as stored: p.result's is masked (maskMemoryResult)
 	// The plugin's entries are the owner's in the owner's conversations
 	// only (trustedEntry): a change made elsewhere (a group, a guest's
 	// conversation) carries text the owner did not write.
@@ -167,16 +169,34 @@ func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *prepared
 // built-in memory plugin before the model, the stages, the events and
 // the history get it, as recall does: a credential remembered once is
 // not repeated into the conversation by memories__recall or
-// memories__search. Its metadata keeps the facts as stored, for the
-// marks. The masking is the kernel's, so it holds however the plugin
-// runs.
+// memories__search, nor handed to another plugin's after_toolcall
+// handler. The value the stages get is the masked text (the plugin's
+// own value would marshal the facts as stored). The metadata as it came
+// is kept in p.memMeta, for the marks only; the result's is masked. The
+// masking is the kernel's, so it holds however the plugin runs.
 func (k *Kernel) maskMemoryResult(p *preparedCall) {
 	if p.tool == nil || p.tool.Def.Plugin != sdk.MemoryPluginName {
 		return
 	}
 	p.result.Content = k.maskKeys(p.result.Content)
-	if s, ok := p.result.Value.(string); ok {
-		p.result.Value = k.maskKeys(s)
+	switch {
+	case p.result.Value == nil:
+	case json.Valid([]byte(p.result.Content)):
+		p.result.Value = toolcall.ValidJSON(p.result.Content)
+	default:
+		p.result.Value = p.result.Content
+	}
+	if p.result.MemoryText != nil {
+		text := k.maskKeys(*p.result.MemoryText)
+		p.result.MemoryText = &text
+	}
+	p.memMeta = p.result.Metadata
+	if len(p.memMeta) > 0 {
+		md := make(map[string]string, len(p.memMeta))
+		for key, v := range p.memMeta {
+			md[key] = k.maskKeys(v)
+		}
+		p.result.Metadata = md
 	}
 }
 

@@ -128,6 +128,10 @@ type preparedCall struct {
 
 	approval *store.TraceApproval // the approval asked, for the trace
 
+	// memMeta is the built-in memory plugin's result metadata as it came,
+	// unmasked, for the correction marks only (recall_marks.go).
+	memMeta map[string]string
+
 	// for the audit log
 	auth    policy.Result
 	outcome string // denied, invalid, not-run; ok or error once run
