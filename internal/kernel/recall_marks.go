@@ -61,6 +61,11 @@ func markLine(old, fixed string) string {
 	return "- " + sdk.MarkCorrected + " " + old + sdk.MarkArrow + fixed
 }
 
+// markText is a fact as the marks know it: on one line, and cut as
+// recall shows it (cutItem), so that a long fact recall showed is
+// found again when it changes, and a mark is never longer than an item.
+func markText(s string) string { return cutItem(s) }
+
 // markStore is the store that keeps the marks, nil for none.
 func (k *Kernel) markStore() MarkStore {
 	ms, _ := k.store.(MarkStore)
@@ -74,7 +79,7 @@ func chatOf(key sessionKey) store.Chat { return store.Chat{Channel: key.channel,
 func (k *Kernel) noteShown(ctx context.Context, key sessionKey, conv scope.Scope, facts ...string) {
 	var clean []string
 	for _, f := range facts {
-		if f = oneLine(f); f != "" {
+		if f = markText(f); f != "" {
 			clean = append(clean, f)
 		}
 	}
@@ -113,7 +118,7 @@ func (k *Kernel) takeMarks(ctx context.Context, key sessionKey) []store.Mark {
 // asked): the turn that shows the mark is tainted. It returns how many
 // get the mark.
 func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessionKey, in scope.Scope, untrusted bool) (int, error) {
-	old, fixed = oneLine(old), oneLine(fixed)
+	old, fixed = markText(old), markText(fixed)
 	if old == "" || old == fixed {
 		return 0, nil
 	}
