@@ -211,12 +211,23 @@ func (d memoryData) correct(ctx context.Context, id, text string) (string, scope
 func (d memoryData) add(ctx context.Context, sc scope.Scope, fact string, triple *sdk.Triple) (memoryEntry, error) {
 	v := scope.View{Write: sc, Read: []scope.Scope{sc}}
 	doc := sdk.Doc{ID: memoryplugin.FactID(fact), Title: memoryplugin.FactTitle, Content: fact}
+	// The same words remembered before are the same document: it is not
+	// this add's to take back.
+	_, err := d.a.Docs.Get(ctx, v, doc.ID)
+	existed := err == nil
+	if err != nil && !errors.Is(err, memory.ErrNoDoc) {
+		return memoryEntry{}, fmt.Errorf("remembering: %w", err)
+	}
 	if err := d.a.Docs.Insert(v, &doc); err != nil {
 		return memoryEntry{}, fmt.Errorf("remembering: %w", err)
 	}
 	if triple != nil {
 		if err := d.a.Memory.Commit(v, []sdk.Triple{*triple}); err != nil {
-			// A fact half remembered is not remembered: take the document back.
+			// A fact half remembered is not remembered: take the document
+			// back, unless it was there before.
+			if existed {
+				return memoryEntry{}, fmt.Errorf("remembering the relation: %w", err)
+			}
 			if err2 := d.a.Docs.Delete(ctx, v, doc.ID); err2 != nil {
 				err = errors.Join(err, fmt.Errorf("taking the fact back: %w", err2))
 			}
