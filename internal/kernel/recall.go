@@ -82,7 +82,7 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 	// The marks come first: they correct what the conversation already
 	// holds. They take at most half the budget (the newest kept), the
 	// recalled items the rest.
-	marks, untrustedMarks := fitMarks(k.takeMarks(ctx, t.s.key), k.recallTokens()/2)
+	marks, untrustedMarks := fitMarks(k.takeMarks(ctx, t), k.recallTokens()/2)
 	if !t.tainted && untrustedMarks {
 		// A correction made where a guest may have asked for it: its text
 		// is third party's, as the corrected entry's is.

@@ -40,8 +40,10 @@ type MarkStore interface {
 	// counts as shown in them; untrusted says the line holds text the
 	// owner did not write. It returns how many get the line.
 	FactChanged(ctx context.Context, fact, in string, skip store.Chat, line, then string, untrusted bool) (int, error)
-	// TakeMarks returns and deletes the lines waiting for chat.
-	TakeMarks(ctx context.Context, chat store.Chat) ([]store.Mark, error)
+	// Marks returns the lines waiting for chat, oldest first.
+	Marks(ctx context.Context, chat store.Chat) ([]store.Mark, error)
+	// MarksGiven deletes the lines of chat up to the mark upTo.
+	MarksGiven(ctx context.Context, chat store.Chat, upTo int64) error
 }
 
 var _ MarkStore = (*store.Store)(nil)
@@ -96,18 +98,38 @@ func (k *Kernel) noteShown(ctx context.Context, key sessionKey, conv scope.Scope
 	}
 }
 
-// takeMarks returns the marks waiting for the conversation key, and
-// forgets them.
-func (k *Kernel) takeMarks(ctx context.Context, key sessionKey) []store.Mark {
+// takeMarks returns the marks waiting for t's conversation; they are
+// forgotten once a model answers the request that holds them
+// (marksGiven): a request that fails, or a process that dies before
+// sending it, tells the model nothing, and the next request has them.
+func (k *Kernel) takeMarks(ctx context.Context, t *turnState) []store.Mark {
 	ms := k.markStore()
 	if ms == nil {
 		return nil
 	}
-	marks, err := ms.TakeMarks(ctx, chatOf(key))
+	marks, err := ms.Marks(ctx, chatOf(t.s.key))
 	if err != nil {
-		k.log.Warn("memory marks: reading the marks due failed", "session", key, "err", err)
+		k.log.Warn("memory marks: reading the marks due failed", "session", t.s.key, "err", err)
+	}
+	if len(marks) > 0 {
+		t.marksUpTo = marks[len(marks)-1].ID
 	}
 	return marks
+}
+
+// marksGiven forgets the marks t's request held, once a model answered
+// it (the older ones left out for the budget with them).
+func (k *Kernel) marksGiven(ctx context.Context, t *turnState) {
+	if t.marksUpTo == 0 {
+		return
+	}
+	upTo := t.marksUpTo
+	t.marksUpTo = 0
+	if ms := k.markStore(); ms != nil {
+		if err := ms.MarksGiven(context.WithoutCancel(ctx), chatOf(t.s.key), upTo); err != nil {
+			k.log.Warn("memory marks: forgetting the marks given failed; they may come again", "session", t.s.key, "err", err)
+		}
+	}
 }
 
 // factChanged queues the mark of old deleted (fixed "") or corrected to

@@ -141,45 +141,47 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 
 // Mark is a line waiting for a conversation.
 type Mark struct {
+	ID   int64 // newer is larger (MarksGiven takes it)
 	Line string
 	// Untrusted says the line holds text the owner did not write.
 	Untrusted bool
 }
 
-// TakeMarks returns the lines waiting for chat, oldest first, and
-// deletes them: each is given once. With none waiting it writes
-// nothing.
-func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]Mark, error) {
-	var any bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM marks_due WHERE channel = ? AND chat = ?)`,
-		chat.Channel, chat.Chat).Scan(&any); err != nil || !any {
-		return nil, err
-	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT line, untrusted FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id`,
+// Marks returns the lines waiting for chat, oldest first. They wait
+// until MarksGiven says the model was given them: a request that failed,
+// or a process that died before sending it, told the model nothing.
+func (s *Store) Marks(ctx context.Context, chat Chat) ([]Mark, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, line, untrusted FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id`,
 		chat.Channel, chat.Chat)
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	var marks []Mark
 	for rows.Next() {
 		var m Mark
-		if err := rows.Scan(&m.Line, &m.Untrusted); err != nil {
-			rows.Close()
+		if err := rows.Scan(&m.ID, &m.Line, &m.Untrusted); err != nil {
 			return nil, err
 		}
 		marks = append(marks, m)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	return marks, rows.Err()
+}
+
+// MarksGiven deletes the lines of chat up to the mark id upTo: each is
+// given once.
+func (s *Store) MarksGiven(ctx context.Context, chat Chat, upTo int64) error {
+	_, err := s.w.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND id <= ?`,
+		chat.Channel, chat.Chat, upTo)
+	return err
+}
+
+// TakeMarks returns the lines waiting for chat, oldest first, and
+// deletes them (Marks, then MarksGiven).
+func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]Mark, error) {
+	marks, err := s.Marks(ctx, chat)
+	if err != nil || len(marks) == 0 {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ?`, chat.Channel, chat.Chat); err != nil {
-		return nil, err
-	}
-	return marks, tx.Commit()
+	return marks, s.MarksGiven(ctx, chat, marks[len(marks)-1].ID)
 }

@@ -250,6 +250,9 @@ func TestMarksMigrationFromSchema13KeepsWaitingMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := s.TakeMarks(ctx, c)
+	for i := range got {
+		got[i].ID = 0
+	}
 	want := []Mark{{Line: "- [已删除] Bob lives in Paris"}, {Line: "- [已删除] Ann likes tea", Untrusted: true}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("marks %+v, %v; want %+v", got, err, want)
