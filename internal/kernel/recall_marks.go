@@ -163,9 +163,11 @@ func (k *Kernel) MemoryChanged(ctx context.Context, old, fixed string, in scope.
 }
 
 // noteMemoryResult reads what a memory tool's result says it showed the
-// model and what it changed (see sdk.MetaMemoryShown). The plugin
-// changes entries of the conversation's scope only.
-func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *preparedCall) {
+// model and what it changed (see sdk.MetaMemoryShown); the facts shown
+// are recorded when shown is true (a turn's call: a direct call's
+// caller has no next request to tell). The plugin changes entries of
+// the conversation's scope only.
+func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *preparedCall, shown bool) {
 	if p.tool == nil || p.tool.Def.Plugin != sdk.MemoryPluginName || p.result.IsError || len(p.memMeta) == 0 {
 		return
 	}
@@ -186,7 +188,7 @@ func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *prepared
 			}
 		}
 	}
-	if !t.sc.NoMemory {
+	if shown && !t.sc.NoMemory {
 		// After the changes: this conversation reads the result itself.
 		k.noteShown(ctx, t.s.key, t.conv, lines(md[sdk.MetaMemoryShown])...)
 	}

@@ -240,7 +240,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			Metadata: p.result.Metadata})
 		msgs[i] = p.message()
 		t.images = append(t.images, p.result.Images...)
-		k.noteMemoryResult(ctx, t, p) // recall_marks.go
+		k.noteMemoryResult(ctx, t, p, true) // recall_marks.go
 	}
 	t.traceToolCalls(prepared)
 	k.remember(t, append([]llm.Message{assistant}, msgs...)...)
