@@ -40,10 +40,11 @@ type MarkStore interface {
 	// counts as shown in them; untrusted says the line holds text the
 	// owner did not write. It returns how many get the line.
 	FactChanged(ctx context.Context, fact, in string, skip store.Chat, line, then string, untrusted bool) (int, error)
-	// Marks returns the lines waiting for chat, oldest first.
-	Marks(ctx context.Context, chat store.Chat) ([]store.Mark, error)
-	// MarksGiven deletes the lines of chat up to the mark upTo.
-	MarksGiven(ctx context.Context, chat store.Chat, upTo int64) error
+	// Marks returns the lines waiting for chat in a turn of scope conv,
+	// oldest first.
+	Marks(ctx context.Context, chat store.Chat, conv string) ([]store.Mark, error)
+	// MarksGiven deletes those lines up to the mark upTo.
+	MarksGiven(ctx context.Context, chat store.Chat, conv string, upTo int64) error
 }
 
 var _ MarkStore = (*store.Store)(nil)
@@ -107,7 +108,7 @@ func (k *Kernel) takeMarks(ctx context.Context, t *turnState) []store.Mark {
 	if ms == nil {
 		return nil
 	}
-	marks, err := ms.Marks(ctx, chatOf(t.s.key))
+	marks, err := ms.Marks(ctx, chatOf(t.s.key), string(t.conv))
 	if err != nil {
 		k.log.Warn("memory marks: reading the marks due failed", "session", t.s.key, "err", err)
 	}
@@ -126,7 +127,7 @@ func (k *Kernel) marksGiven(ctx context.Context, t *turnState) {
 	upTo := t.marksUpTo
 	t.marksUpTo = 0
 	if ms := k.markStore(); ms != nil {
-		if err := ms.MarksGiven(context.WithoutCancel(ctx), chatOf(t.s.key), upTo); err != nil {
+		if err := ms.MarksGiven(context.WithoutCancel(ctx), chatOf(t.s.key), string(t.conv), upTo); err != nil {
 			k.log.Warn("memory marks: forgetting the marks given failed; they may come again", "session", t.s.key, "err", err)
 		}
 	}

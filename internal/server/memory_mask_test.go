@@ -62,7 +62,7 @@ func TestMemoryDeletesQueueMarks(t *testing.T) {
 			t.Fatalf("%s %s = %d: %s", call[0], call[1], code, body)
 		}
 	}
-	marks, err := a.Store.TakeMarks(ctx, c)
+	marks, err := a.Store.TakeMarks(ctx, c, "owner")
 	var got []string
 	for _, m := range marks {
 		got = append(got, m.Line)
@@ -85,7 +85,7 @@ func TestMemoryDeletesQueueMarks(t *testing.T) {
 	if code, body := adminCall(t, hs, "DELETE", "/v1/memory/docs/d2", ""); code != 204 {
 		t.Fatalf("delete d2 = %d: %s", code, body)
 	}
-	if got, _ := a.Store.TakeMarks(ctx, group); len(got) != 0 {
+	if got, _ := a.Store.TakeMarks(ctx, group, "chat:qq/group:g"); len(got) != 0 {
 		t.Fatalf("the group was told of the owner's entry: %+v", got)
 	}
 }

@@ -118,8 +118,8 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 			continue
 		}
 		n++
-		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, line, untrusted) VALUES (?, ?, ?, ?)`,
-			sh.chat.Channel, sh.chat.Chat, line, untrusted); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, conv, line, untrusted) VALUES (?, ?, ?, ?, ?)`,
+			sh.chat.Channel, sh.chat.Chat, sh.conv, line, untrusted); err != nil {
 			return 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND id <= (
@@ -147,12 +147,15 @@ type Mark struct {
 	Untrusted bool
 }
 
-// Marks returns the lines waiting for chat, oldest first. They wait
-// until MarksGiven says the model was given them: a request that failed,
-// or a process that died before sending it, told the model nothing.
-func (s *Store) Marks(ctx context.Context, chat Chat) ([]Mark, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, line, untrusted FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id`,
-		chat.Channel, chat.Chat)
+// Marks returns the lines waiting for chat in a turn of scope conv,
+// oldest first: those queued for conversations of that scope (a chat
+// whose turns are of several scopes, the owner's and a guest's, gives
+// each its own). They wait until MarksGiven says the model was given
+// them: a request that failed, or a process that died before sending
+// it, told the model nothing.
+func (s *Store) Marks(ctx context.Context, chat Chat, conv string) ([]Mark, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, line, untrusted FROM marks_due
+		WHERE channel = ? AND chat = ? AND conv IN (?, '') ORDER BY id`, chat.Channel, chat.Chat, conv)
 	if err != nil {
 		return nil, err
 	}
@@ -168,20 +171,20 @@ func (s *Store) Marks(ctx context.Context, chat Chat) ([]Mark, error) {
 	return marks, rows.Err()
 }
 
-// MarksGiven deletes the lines of chat up to the mark id upTo: each is
-// given once.
-func (s *Store) MarksGiven(ctx context.Context, chat Chat, upTo int64) error {
-	_, err := s.w.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND id <= ?`,
-		chat.Channel, chat.Chat, upTo)
+// MarksGiven deletes the lines Marks(chat, conv) returns up to the mark
+// id upTo: each is given once.
+func (s *Store) MarksGiven(ctx context.Context, chat Chat, conv string, upTo int64) error {
+	_, err := s.w.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND conv IN (?, '') AND id <= ?`,
+		chat.Channel, chat.Chat, conv, upTo)
 	return err
 }
 
-// TakeMarks returns the lines waiting for chat, oldest first, and
-// deletes them (Marks, then MarksGiven).
-func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]Mark, error) {
-	marks, err := s.Marks(ctx, chat)
+// TakeMarks returns the lines waiting for chat in a turn of scope conv,
+// oldest first, and deletes them (Marks, then MarksGiven).
+func (s *Store) TakeMarks(ctx context.Context, chat Chat, conv string) ([]Mark, error) {
+	marks, err := s.Marks(ctx, chat, conv)
 	if err != nil || len(marks) == 0 {
 		return nil, err
 	}
-	return marks, s.MarksGiven(ctx, chat, marks[len(marks)-1].ID)
+	return marks, s.MarksGiven(ctx, chat, conv, marks[len(marks)-1].ID)
 }

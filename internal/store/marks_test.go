@@ -82,9 +82,10 @@ func TestMarksMigrationFromSchema12(t *testing.T) {
 	defer s.Close()
 	for _, tc := range []struct {
 		chat Chat
+		conv string
 		want []string
-	}{{a, []string{"- mark"}}, {a, nil}, {b, nil}, {g, nil}} {
-		if got, err := takeLines(s, ctx, tc.chat); err != nil || !slices.Equal(got, tc.want) {
+	}{{a, "owner", []string{"- mark"}}, {a, "owner", nil}, {b, "owner", nil}, {g, "chat:qq/group:g", nil}} {
+		if got, err := takeLines(s, ctx, tc.chat, tc.conv); err != nil || !slices.Equal(got, tc.want) {
 			t.Fatalf("TakeMarks(%v) = %q, %v; want %q", tc.chat, got, err, tc.want)
 		}
 	}
@@ -97,7 +98,7 @@ func TestMarksMigrationFromSchema12(t *testing.T) {
 	if n, err := s.FactChanged(ctx, "Bob lives in Paris", "chat:qq/group:g", Chat{}, "- group", "", false); err != nil || n != 1 {
 		t.Fatalf("the group's fact: %d, %v", n, err)
 	}
-	if got, _ := takeLines(s, ctx, g); !slices.Equal(got, []string{"- group"}) {
+	if got, _ := takeLines(s, ctx, g, "chat:qq/group:g"); !slices.Equal(got, []string{"- group"}) {
 		t.Fatalf("group marks %q", got)
 	}
 }
@@ -137,7 +138,7 @@ func TestMarksAreBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := takeLines(s, ctx, c)
+	got, err := takeLines(s, ctx, c, "owner")
 	if err != nil || len(got) != MaxPendingMarks || got[len(got)-1] != fmt.Sprintf("- %d", MaxPendingMarks+4) {
 		t.Fatalf("%d marks (last %q), %v", len(got), got[len(got)-1:], err)
 	}
@@ -164,7 +165,7 @@ func BenchmarkMarksPerTurn(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if _, err := s.TakeMarks(ctx, c); err != nil {
+		if _, err := s.TakeMarks(ctx, c, "owner"); err != nil {
 			b.Fatal(err)
 		}
 		j := i % (MaxShownPerChat - 8)
@@ -214,8 +215,8 @@ func TestShownFactsBoundInAll(t *testing.T) {
 }
 
 // takeLines is TakeMarks' lines.
-func takeLines(s *Store, ctx context.Context, chat Chat) ([]string, error) {
-	marks, err := s.TakeMarks(ctx, chat)
+func takeLines(s *Store, ctx context.Context, chat Chat, conv string) ([]string, error) {
+	marks, err := s.TakeMarks(ctx, chat, conv)
 	var lines []string
 	for _, m := range marks {
 		lines = append(lines, m.Line)
@@ -225,7 +226,8 @@ func takeLines(s *Store, ctx context.Context, chat Chat) ([]string, error) {
 
 // A database of schema 13 with a mark waiting keeps it through
 // migration 14, as the owner's (its change was not said to be anyone
-// else's); a mark queued untrusted after it is taken as such.
+// else's) and for a turn of any scope (it was not said whose); a mark
+// queued untrusted after it is taken as such.
 func TestMarksMigrationFromSchema13KeepsWaitingMarks(t *testing.T) {
 	ctx := context.Background()
 	path := openAt(t, 13)
@@ -249,12 +251,37 @@ func TestMarksMigrationFromSchema13KeepsWaitingMarks(t *testing.T) {
 	if _, err := s.FactChanged(ctx, "Ann likes tea", "chat:qq/group:g", Chat{}, "- [已删除] Ann likes tea", "", true); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.TakeMarks(ctx, c)
+	got, err := s.TakeMarks(ctx, c, "chat:qq/group:g")
 	for i := range got {
 		got[i].ID = 0
 	}
 	want := []Mark{{Line: "- [已删除] Bob lives in Paris"}, {Line: "- [已删除] Ann likes tea", Untrusted: true}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("marks %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// A chat whose turns are of two scopes (the owner's, and a guest's
+// writing in the same chat) gives each the marks of what it was shown:
+// a correction of the owner's fact never reaches the guest's turn.
+func TestMarksGoToTheScopeShownTheFact(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenFile(ctx, filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := Chat{"web", "c1"}
+	if err := s.NoteShown(ctx, c, "owner", []string{"Bob lives in Paris"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.FactChanged(ctx, "Bob lives in Paris", "owner", Chat{}, "- [更正] Bob lives in Paris → Bob lives in Lyon", "", false); err != nil || n != 1 {
+		t.Fatalf("FactChanged: %d, %v", n, err)
+	}
+	if got, err := takeLines(s, ctx, c, "user:web/stranger"); err != nil || len(got) != 0 {
+		t.Fatalf("the guest's turn got %q, %v", got, err)
+	}
+	if got, err := takeLines(s, ctx, c, "owner"); err != nil || len(got) != 1 {
+		t.Fatalf("the owner's turn got %q, %v", got, err)
 	}
 }
