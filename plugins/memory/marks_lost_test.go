@@ -21,7 +21,7 @@ func TestCorrectionLineSurvivesAFailedRequest(t *testing.T) {
 		toolCall("memories__correct", map[string]string{"old": "Bob lives in Paris", "new": "Bob lives in Lyon"}),
 		llmtest.Reply{Text: "fixed"},
 		llmtest.Reply{Status: 400, ErrorMessage: "bad request"}, // c2: the request fails
-		llmtest.Reply{Text: "ok"},                                 // c2 again
+		llmtest.Reply{Text: "ok"},                               // c2 again
 	)
 	ctx := context.Background()
 	a.Kernel.Ask(ctx, in("", "c1", "remember that Bob lives in Paris"))
