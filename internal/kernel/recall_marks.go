@@ -177,14 +177,20 @@ func (k *Kernel) noteMemoryResult(ctx context.Context, t *turnState, p *prepared
 	// only (trustedEntry): a change made elsewhere (a group, a guest's
 	// conversation) carries text the owner did not write.
 	untrusted := !trustedEntry(t.conv, sdk.MemoryPluginName, t.conv)
+	// The conversation whose model read the result is not told again; a
+	// direct call's caller is no conversation's model.
+	skip := t.s.key
+	if !shown {
+		skip = sessionKey{}
+	}
 	for _, f := range lines(md[sdk.MetaMemoryDeleted]) {
-		if _, err := k.factChanged(ctx, f, "", t.s.key, t.conv, untrusted); err != nil {
+		if _, err := k.factChanged(ctx, f, "", skip, t.conv, untrusted); err != nil {
 			k.log.Warn("memory marks: queueing a mark failed", "session", t.s.key, "err", err)
 		}
 	}
 	for _, c := range lines(md[sdk.MetaMemoryCorrected]) {
 		if old, fixed, ok := strings.Cut(c, sdk.MarkArrow); ok {
-			if _, err := k.factChanged(ctx, old, fixed, t.s.key, t.conv, untrusted); err != nil {
+			if _, err := k.factChanged(ctx, old, fixed, skip, t.conv, untrusted); err != nil {
 				k.log.Warn("memory marks: queueing a mark failed", "session", t.s.key, "err", err)
 			}
 		}

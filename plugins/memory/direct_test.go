@@ -29,21 +29,22 @@ func TestDirectMemoryCallsMaskAndMark(t *testing.T) {
 	a.Kernel.Ask(ctx, in("", "c1", "remember the billing account key"))
 	a.Kernel.Ask(ctx, in("", "c1", "remember that Bob lives in Paris"))
 	a.Kernel.Ask(ctx, in("", "c2", "where does Bob live?"))
-	call := func(tool string, args any) string {
+	call := func(chat, tool string, args any) string {
 		t.Helper()
 		b, _ := json.Marshal(args)
 		res, err := a.Kernel.CallTool(ctx, kernel.DirectCall{
-			Requester: sdk.Injection{Channel: "web", ChatID: "mcp", UserID: "owner"},
+			Requester: sdk.Injection{Channel: "web", ChatID: chat, UserID: "owner"},
 			Tool:      tool, Arguments: b})
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %+v, %v", tool, res, err)
 		}
 		return res.Content
 	}
-	if got := call("memories__recall", map[string]string{"query": "billing account key"}); !strings.Contains(got, "billing account key is") || strings.Contains(got, key) {
+	if got := call("mcp", "memories__recall", map[string]string{"query": "billing account key"}); !strings.Contains(got, "billing account key is") || strings.Contains(got, key) {
 		t.Errorf("memories__recall's result to the client: %q", got)
 	}
-	call("memories__correct", map[string]string{"old": "Bob lives in Paris", "new": "Bob lives in Lyon"})
+	// The client names c2's chat: its call is still not c2's model's.
+	call("c2", "memories__correct", map[string]string{"old": "Bob lives in Paris", "new": "Bob lives in Lyon"})
 	a.Kernel.Ask(ctx, in("", "c2", "thanks"))
 	reqs := srv.Requests()
 	if got := memoryLines(reqs[4]); !strings.Contains(got, "- Bob lives in Paris") {
