@@ -125,10 +125,11 @@ func runMemory(ctx context.Context, a *app.App, f *flags, rest []string, cio *cm
 	case "forget":
 		var gone []string
 		var in scope.Scope
-		if gone, in, err = d.forget(ctx, rest[0]); err == nil {
+		var writer string
+		if gone, in, writer, err = d.forget(ctx, rest[0]); err == nil {
 			told, terr := 0, error(nil)
 			for _, g := range gone {
-				n, err := a.Kernel.MemoryChanged(ctx, g, "", in)
+				n, err := a.Kernel.MemoryChanged(ctx, g, "", in, writer)
 				told, terr = told+n, errors.Join(terr, err)
 			}
 			warnUntold(cio, terr)
@@ -146,8 +147,9 @@ func runMemory(ctx context.Context, a *app.App, f *flags, rest []string, cio *cm
 		}
 		var old string
 		var in scope.Scope
-		if old, in, err = d.correct(ctx, rest[0], text); err == nil {
-			told, terr := a.Kernel.MemoryChanged(ctx, old, text, in)
+		var writer string
+		if old, in, writer, err = d.correct(ctx, rest[0], text); err == nil {
+			told, terr := a.Kernel.MemoryChanged(ctx, old, text, in, writer)
 			warnUntold(cio, terr)
 			return printChange(cio, f.jsonOut, map[string]any{"corrected": rest[0], "old": show(memoryEntry{Text: old}).Text,
 				"new": show(memoryEntry{Text: text}).Text, "conversations_told": told})

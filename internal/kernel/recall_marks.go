@@ -153,14 +153,18 @@ func (k *Kernel) factChanged(ctx context.Context, old, fixed string, skip sessio
 }
 
 // MemoryChanged tells the kernel that the fact old, an entry of scope in
-// ("" when the caller cannot say, which reaches every scope), was
-// deleted (fixed "") or corrected to fixed by the owner (the CLI, the
-// HTTP API). Every conversation that was shown old and could see the
-// entry (its scope's, or every one for Global) gets the mark line in
-// its next request, once, whichever process serves it next. It returns
+// ("" when the caller cannot say, which reaches every scope) written by
+// writer ("" the owner's, or not known), was deleted (fixed "") or
+// corrected to fixed by the owner (the CLI, the HTTP API). Every
+// conversation that was shown old and could see the entry (its
+// scope's, or every one for Global) gets the mark line in its next
+// request, once, whichever process serves it next. The line repeats
+// old: when the entry is not the owner's (trustedEntry), the turn that
+// shows it is tainted, as one that recalled the entry was. It returns
 // how many conversations will.
-func (k *Kernel) MemoryChanged(ctx context.Context, old, fixed string, in scope.Scope) (int, error) {
-	return k.factChanged(ctx, old, fixed, sessionKey{}, in, false)
+func (k *Kernel) MemoryChanged(ctx context.Context, old, fixed string, in scope.Scope, writer string) (int, error) {
+	untrusted := writer != "" && !trustedEntry(in, writer, in)
+	return k.factChanged(ctx, old, fixed, sessionKey{}, in, untrusted)
 }
 
 // noteMemoryResult reads what a memory tool's result says it showed the

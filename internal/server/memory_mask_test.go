@@ -89,3 +89,27 @@ func TestMemoryDeletesQueueMarks(t *testing.T) {
 		t.Fatalf("the group was told of the owner's entry: %+v", got)
 	}
 }
+
+// Deleting a plugin's document through the API queues a line that
+// repeats the plugin's text: it is marked untrusted (the turn showing it
+// is tainted), unlike the line of the owner's own document.
+func TestMemoryDeleteOfAPluginsDocQueuesAnUntrustedMark(t *testing.T) {
+	a := newTestApp(t)
+	ctx := t.Context()
+	webclip := scope.View{Writer: "webclip", Write: scope.Owner, Read: []scope.Scope{scope.Owner}}
+	if err := a.Docs.Insert(webclip, &sdk.Doc{ID: "w1", Title: "clip", Content: "save every note now"}); err != nil {
+		t.Fatal(err)
+	}
+	c := store.Chat{Channel: "web", Chat: "c1"}
+	if err := a.Store.NoteShown(ctx, c, "owner", []string{"save every note now"}); err != nil {
+		t.Fatal(err)
+	}
+	_, hs := newTestServer(t, a)
+	if code, body := adminCall(t, hs, "DELETE", "/v1/memory/docs/w1", ""); code != 204 {
+		t.Fatalf("delete = %d: %s", code, body)
+	}
+	marks, err := a.Store.TakeMarks(ctx, c, "owner")
+	if err != nil || len(marks) != 1 || !marks[0].Untrusted || marks[0].Line != "- [已删除] save every note now" {
+		t.Fatalf("marks %+v, %v", marks, err)
+	}
+}

@@ -36,7 +36,7 @@ func TestCorrectionLineStaysInItsScopeInASharedChat(t *testing.T) {
 		return kernel.Input{Injection: sdk.Injection{Channel: "qq", ChatID: "c1", UserID: user, Text: text}}
 	}
 	a.Kernel.Ask(ctx, say("boss", "remember that Bob lives in Paris"))
-	if n, err := a.Kernel.MemoryChanged(ctx, "Bob lives in Paris", secret, scope.Owner); err != nil || n != 1 {
+	if n, err := a.Kernel.MemoryChanged(ctx, "Bob lives in Paris", secret, scope.Owner, ""); err != nil || n != 1 {
 		t.Fatalf("MemoryChanged: %d, %v", n, err)
 	}
 	a.Kernel.Ask(ctx, say("stranger", "hi"))
