@@ -39,14 +39,15 @@ a write. They go to the owner scope (your own conversations, on every
 channel) unless --scope says otherwise; --scope global shares a fact with
 every conversation, groups and other people's included.
 
-What looks like a key or a password is masked in what list, search and
-show print (as in the model's context and the web UI); --reveal prints it.
+What looks like a key or a password is masked in what every subcommand
+prints (as in the model's context and the web UI); --reveal prints it.
 
 Flags:
   --scope SCOPE   only this scope: global, owner, user:CHANNEL/ID or
                   chat:CHANNEL/CHAT (default: every scope; add: owner)
   --limit N       at most N entries of each kind (default 50)
-  --reveal        list, search, show: print key-like text unmasked
+  --reveal        print key-like text unmasked (masked by default in
+                  what every subcommand prints)
   --json          print JSON
 `
 
@@ -90,9 +91,9 @@ func runMemory(ctx context.Context, a *app.App, f *flags, rest []string, cio *cm
 		fmt.Fprintf(cio.err, "hearth memory %s: wrong arguments\n\n%s", sub, memoryUsage)
 		return 2
 	}
-	show := maskEntry
+	show, text := maskEntry, redact.KeyLike
 	if f.reveal {
-		show = func(e memoryEntry) memoryEntry { return e }
+		show, text = func(e memoryEntry) memoryEntry { return e }, func(s string) string { return s }
 	}
 	var err error
 	switch sub {
@@ -120,18 +121,23 @@ func runMemory(ctx context.Context, a *app.App, f *flags, rest []string, cio *cm
 			return 0
 		}
 	case "add":
-		return addMemory(ctx, d, f, rest[0], cio)
+		return addMemory(ctx, d, f, rest[0], cio, show)
 	case "forget":
 		var gone []string
 		var in scope.Scope
-		if gone, in, err = d.forget(ctx, rest[0]); err == nil {
+		var writer string
+		if gone, in, writer, err = d.forget(ctx, rest[0]); err == nil {
 			told, terr := 0, error(nil)
 			for _, g := range gone {
-				n, err := a.Kernel.MemoryChanged(ctx, g, "", in)
+				n, err := a.Kernel.MemoryChanged(ctx, g, "", in, writer)
 				told, terr = told+n, errors.Join(terr, err)
 			}
 			warnUntold(cio, terr)
-			return printChange(cio, f.jsonOut, map[string]any{"forgotten": rest[0], "texts": gone, "conversations_told": told})
+			shown := make([]string, len(gone))
+			for i, g := range gone {
+				shown[i] = text(g)
+			}
+			return printChange(cio, f.jsonOut, map[string]any{"forgotten": text(rest[0]), "texts": shown, "conversations_told": told})
 		}
 	case "correct":
 		text := strings.Join(strings.Fields(rest[1]), " ")
@@ -141,10 +147,12 @@ func runMemory(ctx context.Context, a *app.App, f *flags, rest []string, cio *cm
 		}
 		var old string
 		var in scope.Scope
-		if old, in, err = d.correct(ctx, rest[0], text); err == nil {
-			told, terr := a.Kernel.MemoryChanged(ctx, old, text, in)
+		var writer string
+		if old, in, writer, err = d.correct(ctx, rest[0], text); err == nil {
+			told, terr := a.Kernel.MemoryChanged(ctx, old, text, in, writer)
 			warnUntold(cio, terr)
-			return printChange(cio, f.jsonOut, map[string]any{"corrected": rest[0], "old": old, "new": text, "conversations_told": told})
+			return printChange(cio, f.jsonOut, map[string]any{"corrected": rest[0], "old": show(memoryEntry{Text: old}).Text,
+				"new": show(memoryEntry{Text: text}).Text, "conversations_told": told})
 		}
 	}
 	fmt.Fprintf(cio.err, "hearth memory %s: %v\n", sub, err)
@@ -152,7 +160,7 @@ func runMemory(ctx context.Context, a *app.App, f *flags, rest []string, cio *cm
 }
 
 // addMemory is hearth memory add: arg is a fact, or SUBJECT|RELATION|OBJECT.
-func addMemory(ctx context.Context, d memoryData, f *flags, arg string, cio *cmdIO) int {
+func addMemory(ctx context.Context, d memoryData, f *flags, arg string, cio *cmdIO, show func(memoryEntry) memoryEntry) int {
 	sc := d.scope
 	if sc == "" {
 		sc = scope.Owner
@@ -178,7 +186,7 @@ func addMemory(ctx context.Context, d memoryData, f *flags, arg string, cio *cmd
 		return 1
 	}
 	if f.jsonOut {
-		return writeJSON(cio.out, e)
+		return writeJSON(cio.out, show(e))
 	}
 	fmt.Fprintf(cio.out, "remembered %s in %s / 已记住\n", e.ID, e.Scope)
 	return 0

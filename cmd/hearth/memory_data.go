@@ -146,9 +146,10 @@ func ambiguous(err error) error {
 
 // forget deletes the document id, or the relation "source|relation|target",
 // or the entity id with its relations; it returns the texts the agent may
-// have been shown and no longer is, and their scope ("" when it is not
-// known: a relation found in every scope).
-func (d memoryData) forget(ctx context.Context, id string) ([]string, scope.Scope, error) {
+// have been shown and no longer is, their scope ("" when it is not
+// known: a relation found in every scope) and their writer ("" the
+// owner's, or not known: a relation of every writer).
+func (d memoryData) forget(ctx context.Context, id string) ([]string, scope.Scope, string, error) {
 	v := d.view()
 	doc, err := d.a.Docs.Get(ctx, v, id)
 	switch {
@@ -156,42 +157,42 @@ func (d memoryData) forget(ctx context.Context, id string) ([]string, scope.Scop
 		// Just it: the one document Get found, in its scope, of its writer.
 		one := scope.View{Writer: doc.Writer, Write: doc.Scope, Read: []scope.Scope{doc.Scope}}
 		if err := d.a.Docs.Delete(ctx, one, id); err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
-		return []string{doc.Content}, doc.Scope, nil
+		return []string{doc.Content}, doc.Scope, doc.Writer, nil
 	case !errors.Is(err, memory.ErrNoDoc):
-		return nil, "", ambiguous(err)
+		return nil, "", "", ambiguous(err)
 	}
 	if parts := strings.Split(id, "|"); len(parts) == 3 {
 		r := sdk.Relation{SourceName: parts[0], RelationType: parts[1], TargetName: parts[2]}
 		ok, err := d.a.Memory.DeleteRelation(ctx, v, r)
 		if err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
 		if !ok {
-			return nil, "", fmt.Errorf("%w: %q", errNoEntry, id)
+			return nil, "", "", fmt.Errorf("%w: %q", errNoEntry, id)
 		}
-		return []string{kernel.RelationText(r)}, d.scope, nil
+		return []string{kernel.RelationText(r)}, d.scope, "", nil
 	}
 	e, err := d.show(ctx, id)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	if err := d.a.Memory.Delete(ctx, v, id); err != nil {
-		return nil, "", ambiguous(err)
+		return nil, "", "", ambiguous(err)
 	}
-	return e.Links, scope.Scope(e.Scope), nil
+	return e.Links, scope.Scope(e.Scope), e.Writer, nil
 }
 
 // correct replaces the text of the document id, keeping its id, title,
-// scope and writer; it returns the old text and the scope.
-func (d memoryData) correct(ctx context.Context, id, text string) (string, scope.Scope, error) {
+// scope and writer; it returns the old text, the scope and the writer.
+func (d memoryData) correct(ctx context.Context, id, text string) (string, scope.Scope, string, error) {
 	doc, err := d.a.Docs.Get(ctx, d.view(), id)
 	if errors.Is(err, memory.ErrNoDoc) {
-		return "", "", fmt.Errorf("%w: %q (correct takes a document id; hearth memory search finds it)", errNoEntry, id)
+		return "", "", "", fmt.Errorf("%w: %q (correct takes a document id; hearth memory search finds it)", errNoEntry, id)
 	}
 	if err != nil {
-		return "", "", ambiguous(err)
+		return "", "", "", ambiguous(err)
 	}
 	old := doc.Content
 	fixed := doc.Doc
@@ -199,9 +200,9 @@ func (d memoryData) correct(ctx context.Context, id, text string) (string, scope
 	// Written back where it was: the owner's view of its scope, as its writer.
 	v := scope.View{Writer: doc.Writer, Write: doc.Scope, Read: []scope.Scope{doc.Scope}}
 	if err := d.a.Docs.Insert(v, &fixed); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	return old, doc.Scope, nil
+	return old, doc.Scope, doc.Writer, nil
 }
 
 // add remembers fact as the memories plugin's remember tool does (a
@@ -211,12 +212,23 @@ func (d memoryData) correct(ctx context.Context, id, text string) (string, scope
 func (d memoryData) add(ctx context.Context, sc scope.Scope, fact string, triple *sdk.Triple) (memoryEntry, error) {
 	v := scope.View{Write: sc, Read: []scope.Scope{sc}}
 	doc := sdk.Doc{ID: memoryplugin.FactID(fact), Title: memoryplugin.FactTitle, Content: fact}
+	// The same words remembered before are the same document: it is not
+	// this add's to take back.
+	_, err := d.a.Docs.Get(ctx, v, doc.ID)
+	existed := err == nil
+	if err != nil && !errors.Is(err, memory.ErrNoDoc) {
+		return memoryEntry{}, fmt.Errorf("remembering: %w", err)
+	}
 	if err := d.a.Docs.Insert(v, &doc); err != nil {
 		return memoryEntry{}, fmt.Errorf("remembering: %w", err)
 	}
 	if triple != nil {
 		if err := d.a.Memory.Commit(v, []sdk.Triple{*triple}); err != nil {
-			// A fact half remembered is not remembered: take the document back.
+			// A fact half remembered is not remembered: take the document
+			// back, unless it was there before.
+			if existed {
+				return memoryEntry{}, fmt.Errorf("remembering the relation: %w", err)
+			}
 			if err2 := d.a.Docs.Delete(ctx, v, doc.ID); err2 != nil {
 				err = errors.Join(err, fmt.Errorf("taking the fact back: %w", err2))
 			}

@@ -57,7 +57,8 @@ var ErrNotOffered = fmt.Errorf("%w (not offered to this caller)", tools.ErrUnkno
 // stops the call is a result with IsError set, as the model would see it;
 // the error is only for a tool that is not offered (ErrNotOffered) or a
 // kernel that is shut down (ErrClosed). Secrets of the provider are
-// masked in the result's content.
+// masked in the result's content; the built-in memory plugin's results
+// are masked and marked as in a turn (recall_marks.go).
 func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, error) {
 	k.mu.Lock()
 	if k.closed {
@@ -110,6 +111,7 @@ func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, e
 		}
 		p.progress.close() // a waiting report goes before the result
 	}
+	k.maskMemoryResult(p) // recall_marks.go: as a turn's call
 	if ran && p.tool.Def.Untrusted && c.Taint != nil {
 		// Third-party text reaches the caller's model from here on.
 		c.Taint.Store(true)
@@ -118,6 +120,10 @@ func (k *Kernel) CallTool(ctx context.Context, c DirectCall) (toolcall.Result, e
 		k.afterToolcall(t, p)
 	}
 	k.settle(ctx, t, p)
+	if ran {
+		// The conversations shown a fact the call changed are told.
+		k.noteMemoryResult(ctx, t, p, false)
+	}
 	if k.secrets != nil {
 		p.result.Content = k.secrets.String(p.result.Content)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/scope"
+	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -81,7 +82,13 @@ func (k *Kernel) recall(ctx context.Context, t *turnState) (msg llm.Message, ok 
 	// The marks come first: they correct what the conversation already
 	// holds. They take at most half the budget (the newest kept), the
 	// recalled items the rest.
-	marks := fitMarks(k.takeMarks(ctx, t.s.key), k.recallTokens()/2)
+	marks, untrustedMarks := fitMarks(k.takeMarks(ctx, t), k.recallTokens()/2)
+	if !t.tainted && untrustedMarks {
+		// A correction made where a guest may have asked for it: its text
+		// is third party's, as the corrected entry's is.
+		t.tainted = true
+		k.log.Info("memory marks taint the turn: they show a change the owner did not make", "session", t.s.key)
+	}
 	conv := t.conv
 	if k.cfg.Recall != nil && !t.sc.NoMemory && strings.TrimSpace(t.sc.RawMessage) != "" {
 		start := time.Now()
@@ -184,21 +191,26 @@ func recalledUntrusted(conv scope.Scope, got, kept []Recalled) bool {
 	return false
 }
 
-// fitMarks keeps the newest marks that fit budget tokens (at least
-// one), in their order: a fact changed many times (a loop, or someone doing it on
-// purpose) does not crowd the conversation's context.
-func fitMarks(marks []string, budget int) []string {
+// fitMarks keeps the lines of the newest marks that fit budget tokens
+// (at least one), in their order: a fact changed many times (a loop, or
+// someone doing it on purpose) does not crowd the conversation's
+// context. untrusted says a kept one holds text the owner did not write.
+func fitMarks(marks []store.Mark, budget int) (lines []string, untrusted bool) {
 	used := EstimateTokens(marksHeader)
 	first := len(marks)
 	for first > 0 {
-		n := EstimateTokens(marks[first-1] + "\n")
+		n := EstimateTokens(marks[first-1].Line + "\n")
 		if used+n > budget && first < len(marks) {
 			break // the newest is kept whatever its size (a fact is short)
 		}
 		used += n
 		first--
 	}
-	return marks[first:]
+	for _, m := range marks[first:] {
+		lines = append(lines, m.Line)
+		untrusted = untrusted || m.Untrusted
+	}
+	return lines, untrusted
 }
 
 // marksTokens is the size of the marks' part of the recall message.

@@ -20,7 +20,7 @@ func TestCorrectionMarksStayWithinTheBudget(t *testing.T) {
 	e.ask(t, "where does Carol live?")
 	a, b := "Carol lives in Paris", "Carol lives in Lyon"
 	for range 1000 {
-		if _, err := e.k.MemoryChanged(context.Background(), a, b, scope.Owner); err != nil {
+		if _, err := e.k.MemoryChanged(context.Background(), a, b, scope.Owner, ""); err != nil {
 			t.Fatal(err)
 		}
 		a, b = b, a

@@ -150,7 +150,7 @@ func TestCorrectionMarkOnceWhereShown(t *testing.T) {
 	rec.mu.Lock()
 	rec.facts[scope.Global] = []string{"Bob lives in Lyon"}
 	rec.mu.Unlock()
-	if n, err := e.k.MemoryChanged(ctx, "Bob lives in Paris", "Bob lives in Lyon", scope.Global); n != 1 || err != nil {
+	if n, err := e.k.MemoryChanged(ctx, "Bob lives in Paris", "Bob lives in Lyon", scope.Global, ""); n != 1 || err != nil {
 		t.Fatalf("%d conversations to mark (%v), want 1", n, err)
 	}
 	a.Text, b.Text = "thanks", "thanks"
@@ -168,7 +168,7 @@ func TestCorrectionMarkOnceWhereShown(t *testing.T) {
 		}
 	}
 	// The mark showed the new fact: deleting it marks a again.
-	if n, err := e.k.MemoryChanged(ctx, "Bob lives in Lyon", "", scope.Global); n != 1 || err != nil {
+	if n, err := e.k.MemoryChanged(ctx, "Bob lives in Lyon", "", scope.Global, ""); n != 1 || err != nil {
 		t.Fatalf("%d conversations to mark (%v), want 1", n, err)
 	}
 	e.k.Ask(ctx, a)

@@ -128,6 +128,10 @@ type preparedCall struct {
 
 	approval *store.TraceApproval // the approval asked, for the trace
 
+	// memMeta is the built-in memory plugin's result metadata as it came,
+	// unmasked, for the correction marks only (recall_marks.go).
+	memMeta map[string]string
+
 	// for the audit log
 	auth    policy.Result
 	outcome string // denied, invalid, not-run; ok or error once run
@@ -236,7 +240,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 			Metadata: p.result.Metadata})
 		msgs[i] = p.message()
 		t.images = append(t.images, p.result.Images...)
-		k.noteMemoryResult(ctx, t, p) // recall_marks.go
+		k.noteMemoryResult(ctx, t, p, true) // recall_marks.go
 	}
 	t.traceToolCalls(prepared)
 	k.remember(t, append([]llm.Message{assistant}, msgs...)...)

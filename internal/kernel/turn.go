@@ -26,6 +26,8 @@ type turnState struct {
 	tainted bool
 	conv    scope.Scope // the conversation's memory scope
 
+	marksUpTo int64 // the newest correction mark the request holds, until a model answers (recall_marks.go)
+
 	lastCalls []llm.ToolCall // the model's calls in its latest answer
 
 	offered   map[string]bool // the tools sent with the latest request
@@ -170,6 +172,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 			}
 			return k.fail(ctx, t, err)
 		}
+		k.marksGiven(ctx, t) // recall_marks.go: the model has them now
 		addUsage(&t.usage, resp.Usage)
 		sc.LLMText, sc.ReasoningContent = resp.Content, resp.Reasoning
 		sc.TokenUsage = resp.Usage.Map()

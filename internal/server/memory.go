@@ -358,7 +358,7 @@ func (s *Server) deleteEntity(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, rel := range rels {
-		s.memoryChanged(r, kernel.RelationText(rel.Relation), e.Scope)
+		s.memoryChanged(r, kernel.RelationText(rel.Relation), e.Scope, rel.Writer)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -434,7 +434,11 @@ func (s *Server) deleteRelation(w http.ResponseWriter, r *http.Request) {
 		if !v.AllScopes {
 			in = v.Write
 		}
-		s.memoryChanged(r, kernel.RelationText(rel), in) // conversations shown it are told
+		writer := "" // of any writer the view sees: not known
+		if !v.AllWriters {
+			writer = v.Writer
+		}
+		s.memoryChanged(r, kernel.RelationText(rel), in, writer) // conversations shown it are told
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -546,15 +550,16 @@ func (s *Server) deleteDoc(w http.ResponseWriter, r *http.Request) {
 		s.memoryError(w, "deleting a document", r.PathValue("id"), err)
 		return
 	}
-	s.memoryChanged(r, d.Content, d.Scope) // conversations shown it are told
+	s.memoryChanged(r, d.Content, d.Scope, d.Writer) // conversations shown it are told
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // memoryChanged tells the conversations of scope in that were shown the
-// text old, deleted, so in their next request (kernel.MemoryChanged).
-// The deletion stands when that fails; the log says so.
-func (s *Server) memoryChanged(r *http.Request, old string, in scope.Scope) {
-	if _, err := s.app.Kernel.MemoryChanged(r.Context(), old, "", in); err != nil {
+// text old, of writer, deleted, so in their next request
+// (kernel.MemoryChanged). The deletion stands when that fails; the log
+// says so.
+func (s *Server) memoryChanged(r *http.Request, old string, in scope.Scope, writer string) {
+	if _, err := s.app.Kernel.MemoryChanged(r.Context(), old, "", in, writer); err != nil {
 		s.log.Warn("memory: the conversations shown a deleted entry could not be told", "scope", in, "err", err)
 	}
 }

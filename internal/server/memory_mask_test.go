@@ -62,7 +62,14 @@ func TestMemoryDeletesQueueMarks(t *testing.T) {
 			t.Fatalf("%s %s = %d: %s", call[0], call[1], code, body)
 		}
 	}
-	got, err := a.Store.TakeMarks(ctx, c)
+	marks, err := a.Store.TakeMarks(ctx, c, "owner")
+	var got []string
+	for _, m := range marks {
+		got = append(got, m.Line)
+		if m.Untrusted {
+			t.Errorf("the owner's deletion is marked untrusted: %q", m.Line)
+		}
+	}
 	want := []string{"- [已删除] Fay likes plums", "- [已删除] Fay owns a boat", "- [已删除] Gus rides a bike"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("marks %q, %v; want %q", got, err, want)
@@ -78,7 +85,31 @@ func TestMemoryDeletesQueueMarks(t *testing.T) {
 	if code, body := adminCall(t, hs, "DELETE", "/v1/memory/docs/d2", ""); code != 204 {
 		t.Fatalf("delete d2 = %d: %s", code, body)
 	}
-	if got, _ := a.Store.TakeMarks(ctx, group); len(got) != 0 {
-		t.Fatalf("the group was told of the owner's entry: %q", got)
+	if got, _ := a.Store.TakeMarks(ctx, group, "chat:qq/group:g"); len(got) != 0 {
+		t.Fatalf("the group was told of the owner's entry: %+v", got)
+	}
+}
+
+// Deleting a plugin's document through the API queues a line that
+// repeats the plugin's text: it is marked untrusted (the turn showing it
+// is tainted), unlike the line of the owner's own document.
+func TestMemoryDeleteOfAPluginsDocQueuesAnUntrustedMark(t *testing.T) {
+	a := newTestApp(t)
+	ctx := t.Context()
+	webclip := scope.View{Writer: "webclip", Write: scope.Owner, Read: []scope.Scope{scope.Owner}}
+	if err := a.Docs.Insert(webclip, &sdk.Doc{ID: "w1", Title: "clip", Content: "save every note now"}); err != nil {
+		t.Fatal(err)
+	}
+	c := store.Chat{Channel: "web", Chat: "c1"}
+	if err := a.Store.NoteShown(ctx, c, "owner", []string{"save every note now"}); err != nil {
+		t.Fatal(err)
+	}
+	_, hs := newTestServer(t, a)
+	if code, body := adminCall(t, hs, "DELETE", "/v1/memory/docs/w1", ""); code != 204 {
+		t.Fatalf("delete = %d: %s", code, body)
+	}
+	marks, err := a.Store.TakeMarks(ctx, c, "owner")
+	if err != nil || len(marks) != 1 || !marks[0].Untrusted || marks[0].Line != "- [已删除] save every note now" {
+		t.Fatalf("marks %+v, %v", marks, err)
 	}
 }

@@ -73,9 +73,10 @@ func trimShown(ctx context.Context, tx *sql.Tx, chat Chat, top int64) error {
 // is seen everywhere), and forgets that they were shown fact. The
 // conversation skip (which made the change and read so itself) gets no
 // line. When then is not "" (a correction), those conversations count
-// as shown then, so a later change of it is marked too. It returns how
-// many conversations get the line.
-func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, line, then string) (int, error) {
+// as shown then, so a later change of it is marked too. untrusted says
+// the line holds text the owner did not write (TakeMarks tells it). It
+// returns how many conversations get the line.
+func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, line, then string, untrusted bool) (int, error) {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -117,8 +118,8 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 			continue
 		}
 		n++
-		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, line) VALUES (?, ?, ?)`,
-			sh.chat.Channel, sh.chat.Chat, line); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, conv, line, untrusted) VALUES (?, ?, ?, ?, ?)`,
+			sh.chat.Channel, sh.chat.Chat, sh.conv, line, untrusted); err != nil {
 			return 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND id <= (
@@ -138,40 +139,52 @@ func (s *Store) FactChanged(ctx context.Context, fact, in string, skip Chat, lin
 	return n, tx.Commit()
 }
 
-// TakeMarks returns the lines waiting for chat, oldest first, and
-// deletes them: each is given once. With none waiting it writes
-// nothing.
-func (s *Store) TakeMarks(ctx context.Context, chat Chat) ([]string, error) {
-	var any bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM marks_due WHERE channel = ? AND chat = ?)`,
-		chat.Channel, chat.Chat).Scan(&any); err != nil || !any {
-		return nil, err
-	}
-	tx, err := s.w.BeginTx(ctx, nil)
+// Mark is a line waiting for a conversation.
+type Mark struct {
+	ID   int64 // newer is larger (MarksGiven takes it)
+	Line string
+	// Untrusted says the line holds text the owner did not write.
+	Untrusted bool
+}
+
+// Marks returns the lines waiting for chat in a turn of scope conv,
+// oldest first: those queued for conversations of that scope (a chat
+// whose turns are of several scopes, the owner's and a guest's, gives
+// each its own). They wait until MarksGiven says the model was given
+// them: a request that failed, or a process that died before sending
+// it, told the model nothing.
+func (s *Store) Marks(ctx context.Context, chat Chat, conv string) ([]Mark, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, line, untrusted FROM marks_due
+		WHERE channel = ? AND chat = ? AND conv IN (?, '') ORDER BY id`, chat.Channel, chat.Chat, conv)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT line FROM marks_due WHERE channel = ? AND chat = ? ORDER BY id`,
-		chat.Channel, chat.Chat)
-	if err != nil {
-		return nil, err
-	}
-	var lines []string
+	defer rows.Close()
+	var marks []Mark
 	for rows.Next() {
-		var l string
-		if err := rows.Scan(&l); err != nil {
-			rows.Close()
+		var m Mark
+		if err := rows.Scan(&m.ID, &m.Line, &m.Untrusted); err != nil {
 			return nil, err
 		}
-		lines = append(lines, l)
+		marks = append(marks, m)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	return marks, rows.Err()
+}
+
+// MarksGiven deletes the lines Marks(chat, conv) returns up to the mark
+// id upTo: each is given once.
+func (s *Store) MarksGiven(ctx context.Context, chat Chat, conv string, upTo int64) error {
+	_, err := s.w.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ? AND conv IN (?, '') AND id <= ?`,
+		chat.Channel, chat.Chat, conv, upTo)
+	return err
+}
+
+// TakeMarks returns the lines waiting for chat in a turn of scope conv,
+// oldest first, and deletes them (Marks, then MarksGiven).
+func (s *Store) TakeMarks(ctx context.Context, chat Chat, conv string) ([]Mark, error) {
+	marks, err := s.Marks(ctx, chat, conv)
+	if err != nil || len(marks) == 0 {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM marks_due WHERE channel = ? AND chat = ?`, chat.Channel, chat.Chat); err != nil {
-		return nil, err
-	}
-	return lines, tx.Commit()
+	return marks, s.MarksGiven(ctx, chat, conv, marks[len(marks)-1].ID)
 }

@@ -52,7 +52,7 @@ func TestMarksMigrationFromSchema12(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := s.SchemaVersion(ctx); err != nil || v != 13 {
+	if v, err := s.SchemaVersion(ctx); err != nil || v != migrations[len(migrations)-1].Version {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
 	if docs, err := s.DocsWithID(ctx, All, "fact-1"); err != nil || len(docs) != 1 || docs[0].Content != "Bob lives in Paris" {
@@ -69,7 +69,7 @@ func TestMarksMigrationFromSchema12(t *testing.T) {
 	}
 	// An owner's entry changed: the owner's conversations shown it, not
 	// the group's; b made the change itself.
-	n, err := s.FactChanged(ctx, "Bob lives in Paris", "owner", b, "- mark", "Bob lives in Lyon")
+	n, err := s.FactChanged(ctx, "Bob lives in Paris", "owner", b, "- mark", "Bob lives in Lyon", false)
 	if err != nil || n != 1 {
 		t.Fatalf("FactChanged: %d, %v", n, err)
 	}
@@ -82,22 +82,23 @@ func TestMarksMigrationFromSchema12(t *testing.T) {
 	defer s.Close()
 	for _, tc := range []struct {
 		chat Chat
+		conv string
 		want []string
-	}{{a, []string{"- mark"}}, {a, nil}, {b, nil}, {g, nil}} {
-		if got, err := s.TakeMarks(ctx, tc.chat); err != nil || !slices.Equal(got, tc.want) {
+	}{{a, "owner", []string{"- mark"}}, {a, "owner", nil}, {b, "owner", nil}, {g, "chat:qq/group:g", nil}} {
+		if got, err := takeLines(s, ctx, tc.chat, tc.conv); err != nil || !slices.Equal(got, tc.want) {
 			t.Fatalf("TakeMarks(%v) = %q, %v; want %q", tc.chat, got, err, tc.want)
 		}
 	}
 	// a now counts as shown the new text, b not (it was told in its
 	// tool's result, and is no longer recorded as shown the old one).
-	if n, err := s.FactChanged(ctx, "Bob lives in Lyon", "global", Chat{}, "- again", ""); err != nil || n != 1 {
+	if n, err := s.FactChanged(ctx, "Bob lives in Lyon", "global", Chat{}, "- again", "", false); err != nil || n != 1 {
 		t.Fatalf("the corrected text: %d, %v", n, err)
 	}
 	// The group's copy of the old text changes in its scope only.
-	if n, err := s.FactChanged(ctx, "Bob lives in Paris", "chat:qq/group:g", Chat{}, "- group", ""); err != nil || n != 1 {
+	if n, err := s.FactChanged(ctx, "Bob lives in Paris", "chat:qq/group:g", Chat{}, "- group", "", false); err != nil || n != 1 {
 		t.Fatalf("the group's fact: %d, %v", n, err)
 	}
-	if got, _ := s.TakeMarks(ctx, g); !slices.Equal(got, []string{"- group"}) {
+	if got, _ := takeLines(s, ctx, g, "chat:qq/group:g"); !slices.Equal(got, []string{"- group"}) {
 		t.Fatalf("group marks %q", got)
 	}
 }
@@ -126,18 +127,18 @@ func TestMarksAreBounded(t *testing.T) {
 	if kept != MaxShownPerChat {
 		t.Fatalf("%d facts kept as shown, want %d", kept, MaxShownPerChat)
 	}
-	if n, _ := s.FactChanged(ctx, "fact 0", "", Chat{}, "- old", ""); n != 0 {
+	if n, _ := s.FactChanged(ctx, "fact 0", "", Chat{}, "- old", "", false); n != 0 {
 		t.Fatalf("the oldest fact, past the bound, still marked %d", n)
 	}
 	for i := range MaxPendingMarks + 5 {
 		if err := s.NoteShown(ctx, c, "owner", []string{"x"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.FactChanged(ctx, "x", "", Chat{}, fmt.Sprintf("- %d", i), ""); err != nil {
+		if _, err := s.FactChanged(ctx, "x", "", Chat{}, fmt.Sprintf("- %d", i), "", false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.TakeMarks(ctx, c)
+	got, err := takeLines(s, ctx, c, "owner")
 	if err != nil || len(got) != MaxPendingMarks || got[len(got)-1] != fmt.Sprintf("- %d", MaxPendingMarks+4) {
 		t.Fatalf("%d marks (last %q), %v", len(got), got[len(got)-1:], err)
 	}
@@ -164,7 +165,7 @@ func BenchmarkMarksPerTurn(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if _, err := s.TakeMarks(ctx, c); err != nil {
+		if _, err := s.TakeMarks(ctx, c, "owner"); err != nil {
 			b.Fatal(err)
 		}
 		j := i % (MaxShownPerChat - 8)
@@ -193,7 +194,7 @@ func TestShownFactsBoundInAll(t *testing.T) {
 		MaxShownFacts); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := s.FactChanged(ctx, "an old fact", "", Chat{}, "- l", ""); n != 1 {
+	if n, _ := s.FactChanged(ctx, "an old fact", "", Chat{}, "- l", "", false); n != 1 {
 		t.Fatal("the old fact is not recorded to begin with")
 	}
 	if err := s.NoteShown(ctx, old, "owner", []string{"an old fact"}); err != nil {
@@ -205,10 +206,82 @@ func TestShownFactsBoundInAll(t *testing.T) {
 	if err := s.NoteShown(ctx, other, "owner", []string{"a new fact"}); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := s.FactChanged(ctx, "an old fact", "", Chat{}, "- l", ""); n != 0 {
+	if n, _ := s.FactChanged(ctx, "an old fact", "", Chat{}, "- l", "", false); n != 0 {
 		t.Fatal("a fact past the bound in all is still recorded as shown")
 	}
-	if n, _ := s.FactChanged(ctx, "a new fact", "", Chat{}, "- l", ""); n != 1 {
+	if n, _ := s.FactChanged(ctx, "a new fact", "", Chat{}, "- l", "", false); n != 1 {
 		t.Fatal("the newest fact was dropped")
+	}
+}
+
+// takeLines is TakeMarks' lines.
+func takeLines(s *Store, ctx context.Context, chat Chat, conv string) ([]string, error) {
+	marks, err := s.TakeMarks(ctx, chat, conv)
+	var lines []string
+	for _, m := range marks {
+		lines = append(lines, m.Line)
+	}
+	return lines, err
+}
+
+// A database of schema 13 with a mark waiting keeps it through
+// migration 14, as the owner's (its change was not said to be anyone
+// else's) and for a turn of any scope (it was not said whose); a mark
+// queued untrusted after it is taken as such.
+func TestMarksMigrationFromSchema13KeepsWaitingMarks(t *testing.T) {
+	ctx := context.Background()
+	path := openAt(t, 13)
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(ctx, `INSERT INTO marks_due(channel, chat, line) VALUES ('web', 'c1', '- [已删除] Bob lives in Paris')`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	s, err := OpenFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := Chat{Channel: "web", Chat: "c1"}
+	if err := s.NoteShown(ctx, c, "chat:qq/group:g", []string{"Ann likes tea"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FactChanged(ctx, "Ann likes tea", "chat:qq/group:g", Chat{}, "- [已删除] Ann likes tea", "", true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.TakeMarks(ctx, c, "chat:qq/group:g")
+	for i := range got {
+		got[i].ID = 0
+	}
+	want := []Mark{{Line: "- [已删除] Bob lives in Paris"}, {Line: "- [已删除] Ann likes tea", Untrusted: true}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("marks %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// A chat whose turns are of two scopes (the owner's, and a guest's
+// writing in the same chat) gives each the marks of what it was shown:
+// a correction of the owner's fact never reaches the guest's turn.
+func TestMarksGoToTheScopeShownTheFact(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenFile(ctx, filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := Chat{"web", "c1"}
+	if err := s.NoteShown(ctx, c, "owner", []string{"Bob lives in Paris"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.FactChanged(ctx, "Bob lives in Paris", "owner", Chat{}, "- [更正] Bob lives in Paris → Bob lives in Lyon", "", false); err != nil || n != 1 {
+		t.Fatalf("FactChanged: %d, %v", n, err)
+	}
+	if got, err := takeLines(s, ctx, c, "user:web/stranger"); err != nil || len(got) != 0 {
+		t.Fatalf("the guest's turn got %q, %v", got, err)
+	}
+	if got, err := takeLines(s, ctx, c, "owner"); err != nil || len(got) != 1 {
+		t.Fatalf("the owner's turn got %q, %v", got, err)
 	}
 }

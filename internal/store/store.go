@@ -527,6 +527,14 @@ CREATE TABLE marks_due (
 );
 CREATE INDEX marks_due_by_chat ON marks_due(channel, chat, id);
 `},
+	// A mark whose text a plugin or a guest wrote (a correction made in
+	// a group) taints the turn that shows it, as the entry itself does;
+	// a mark goes to a turn of the scope that was shown the fact only
+	// ('' for the marks queued before: any).
+	{14, "untrusted and scoped memory marks", `
+ALTER TABLE marks_due ADD COLUMN untrusted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE marks_due ADD COLUMN conv TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.
