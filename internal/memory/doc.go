@@ -201,16 +201,19 @@ func (d *Docs) QueryEntries(ctx context.Context, v scope.View, text string, topK
 	return out, nil
 }
 
-// searchAs searches idx for v. A plugin's view (not AllWriters) is
-// scored with the statistics of the documents it sees only
-// (search.Index.SearchWithin), so that its scores and the order of its
-// hits tell it nothing about what other writers or other scopes stored;
-// the owner's and the agent's own views keep plain BM25 over the index.
+// searchAs searches idx for v, with the query processing every owner of
+// the shared index uses (the knowledge base too): stop words and Chinese
+// question words dropped. The owner's and the agent's own views rank
+// with search.Index.Query (BM25 over the whole index, then feedback); a
+// plugin's view (not AllWriters) is scored with the statistics of the
+// documents it sees only (search.Index.SearchWithin), so that its scores
+// and the order of its hits tell it nothing about what other writers or
+// other scopes stored.
 func searchAs(idx *search.Index, v scope.View, text string, k int, allow func(search.Meta) bool) []search.Hit {
 	if !v.AllWriters {
 		return idx.SearchWithin(text, k, allow)
 	}
-	return idx.SearchFilter(text, k, allow)
+	return idx.Query(text, k, allow)
 }
 
 func entry(doc store.Doc) DocEntry {
