@@ -108,8 +108,8 @@ func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
 		for _, h := range hits[min(offset, len(hits)):] {
 			e := entryOf(h.Entry)
 			e.Score = h.Score
-			if text, err := s.app.KB.Read(v, h.Key); err == nil {
-				e.Excerpt = excerpt(text)
+			if text, err := s.app.KB.Excerpt(v, h.Key, excerptRunes); err == nil {
+				e.Excerpt = text
 			}
 			out.Entries = append(out.Entries, e)
 		}
@@ -127,13 +127,6 @@ func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
 		out.Entries = append(out.Entries, entryOf(e))
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-func excerpt(text string) string {
-	if utf8.RuneCountInString(text) <= excerptRunes {
-		return text
-	}
-	return string([]rune(text)[:excerptRunes]) + "…"
 }
 
 // knowledgeKey returns the entry {name...}, ?scope= (default global)
