@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/hearth-agent/hearth/internal/atomicfile"
 	"github.com/hearth-agent/hearth/internal/datadir"
 )
 
@@ -117,6 +118,11 @@ func Open(dir string) (*Index, error) {
 // open is Open once the folder is locked; the lock goes with the index
 // it returns.
 func open(dir string, lock *os.File) (*Index, error) {
+	for _, name := range []string{snapName, logName} {
+		for _, tmp := range atomicfile.Stale(filepath.Join(dir, name)) {
+			os.Remove(tmp) // a write a crash cut short
+		}
+	}
 	x := NewIndex()
 	x.disk = &store{dir: dir, lock: lock}
 	data, err := os.ReadFile(filepath.Join(dir, snapName))
@@ -292,7 +298,7 @@ func (x *Index) newLog() error {
 	binary.LittleEndian.PutUint32(hdr[4:], diskVersion)
 	binary.LittleEndian.PutUint64(hdr[8:], d.gen)
 	p := filepath.Join(d.dir, logName)
-	if err := writeAtomic(p, hdr[:]); err != nil {
+	if err := atomicfile.WriteFile(p, hdr[:]); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
@@ -300,43 +306,6 @@ func (x *Index) newLog() error {
 		return fmt.Errorf("opening search log: %w", err)
 	}
 	d.log, d.logSize = f, int64(len(hdr))
-	return nil
-}
-
-// writeAtomic writes data to path through a synced temporary file renamed
-// over it, then syncs the folder.
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
 	return nil
 }
 
@@ -378,7 +347,7 @@ func (x *Index) Flush() error {
 	}
 	x.wmu.Unlock()
 	data := img.encode()
-	if err := writeAtomic(filepath.Join(d.dir, snapName), data); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(d.dir, snapName), data); err != nil {
 		x.mu.Lock()
 		d.resnap = true // the changes are in memory; the next Flush retries
 		d.pending = nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -108,4 +109,22 @@ func TestOpenIsExclusive(t *testing.T) {
 		t.Fatalf("Open after the writer was killed: %v", err)
 	}
 	x.Close()
+}
+
+// TestOpenRemovesStaleTemporaryFiles: a snapshot whose writing a crash
+// cut short leaves a temporary file, which the next Open removes.
+func TestOpenRemovesStaleTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "."+snapName+".123.tmp")
+	if err := os.WriteFile(stale, []byte("half a snapshot"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale temporary file: %v", err)
+	}
 }
