@@ -41,17 +41,10 @@ type Hit struct {
 // allowed returns the index filter of what v sees among the entries
 // (and match accepts, unless nil).
 func (k *Base) allowed(v scope.View, match func(scope.Scope, string) bool) func(search.Meta) bool {
-	k.mu.RLock()
-	top := uint32(0)
-	for t := range k.byTag {
-		top = max(top, t)
-	}
-	see := make([]bool, top+1)
-	for t, tk := range k.byTag {
-		see[t] = visible(v, tk.writer, tk.scope) && (match == nil || match(tk.scope, tk.writer))
-	}
-	k.mu.RUnlock()
-	return func(m search.Meta) bool { return int(m.Tag) < len(see) && see[m.Tag] }
+	return k.tags.Allowed(func(o search.Owner) bool {
+		sc := scope.Scope(o.Scope)
+		return visible(v, o.Writer, sc) && (match == nil || match(sc, o.Writer))
+	})
 }
 
 // Find returns the topK entries v sees best matching query, without

@@ -75,7 +75,7 @@ func (g *Graph) Recall(v scope.View, query []string, depth int) ([]sdk.Entity, [
 // entity of that name v sees.
 func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string, depth int) ([]EntityEntry, []RelationEntry, error) {
 	depth = min(max(depth, 1), MaxDepth)
-	allow := g.tags.allowed(v)
+	allow := allowed(g.tags, v)
 	score := map[int64]float64{}
 	var ids []int64
 	for _, q := range query {
