@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/atomicfile"
+	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -171,25 +172,17 @@ func finishMerges(dir, global string) error {
 	return nil
 }
 
-// ScopeDir returns the name of s's folder: s with every byte but
-// lower-case ASCII letters, digits, '-' and '_' written %XX (capitals
-// too, so scopes differing only by case stay apart on a disk that
-// ignores case), and a long one cut short with a hash of the whole.
+// ScopeDir returns the name of s's folder: datadir.FileName(s) (every
+// byte but lower-case ASCII letters, digits, '-' and '_' written %XX,
+// capitals too, so scopes differing only by case stay apart on a disk
+// that ignores case), and a long one cut short with a hash of the whole.
 func ScopeDir(s scope.Scope) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
-			b = append(b, c)
-		} else {
-			b = fmt.Appendf(b, "%%%02X", c)
-		}
-	}
-	if len(b) > 120 {
+	name := datadir.FileName(string(s))
+	if len(name) > 120 {
 		sum := sha256.Sum256([]byte(s))
-		b = append(b[:80], "~"+hex.EncodeToString(sum[:16])...)
+		name = name[:80] + "~" + hex.EncodeToString(sum[:16])
 	}
-	return string(b)
+	return name
 }
 
 // Append adds evt to the day's file of v's scope, recording v's writer;
