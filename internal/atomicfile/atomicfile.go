@@ -27,10 +27,13 @@ func WriteFile(path string, data []byte) (err error) {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	renamed := false
 	defer func() {
-		if err != nil {
+		if err != nil && !renamed {
 			f.Close()
 			os.Remove(f.Name())
+		}
+		if err != nil {
 			err = fmt.Errorf("writing %s: %w", path, err)
 		}
 	}()
@@ -49,7 +52,8 @@ func WriteFile(path string, data []byte) (err error) {
 	if err = os.Rename(f.Name(), path); err != nil {
 		return err
 	}
-	return SyncDir(dir)
+	renamed = true
+	return SyncDir(dir) // on failure: written, not yet lasting
 }
 
 // SyncDir syncs the folder dir, so that the files created, renamed or
