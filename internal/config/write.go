@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/hearth-agent/hearth/internal/atomicfile"
 )
 
 // Writing config.json: the daemon changes the model sources for the user
@@ -125,42 +127,5 @@ func editSection(dir, key string, fn func(top, section map[string]json.RawMessag
 	if _, err := Parse(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("the changed config would not load, so it was not written: %w", err)
 	}
-	return writeFileAtomic(path, buf.Bytes())
-}
-
-// writeFileAtomic replaces path with data: written to a temporary file in
-// the same directory with mode 0600, synced, renamed over path, and the
-// directory synced so the rename lasts.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: the file is complete either way
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, buf.Bytes())
 }

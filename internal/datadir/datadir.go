@@ -1,7 +1,9 @@
 // Package datadir guards Hearth's data directory: it keeps the directory
 // and the files at its top (the database and its WAL and SHM files, the
-// config, the log) private to the user, and it holds the lock that makes
-// one process the owner of the directory's plugins.
+// config, the log) private to the user, it holds the lock that makes
+// one process the owner of the directory's plugins (and locks any other
+// file one process must write alone, Exclusive), and it names the
+// folders inside it that are named after a value (FileName).
 package datadir
 
 import (

@@ -76,6 +76,26 @@ func Acquire(dir string) (*Lock, error) {
 	return l, nil
 }
 
+// Exclusive takes, without waiting, an exclusive lock of the file at
+// path, creating it (0600), the way Acquire locks hearth.lock: flock on
+// Unix, LockFileEx on Windows, none elsewhere (there it always succeeds).
+// It returns the open file, whose Close releases the lock (as does the
+// end of the process, however it ends), or held false when another open
+// of the file has it: another process, or another Exclusive in this one.
+// Other owners of files that one process must write alone (the search
+// index's folder) take their lock with it.
+func Exclusive(path string) (f *os.File, held bool, err error) {
+	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	if held, err = tryLock(f); err != nil || !held {
+		f.Close()
+		return nil, false, err
+	}
+	return f, true, nil
+}
+
 // openLockFile opens (creating it) the file that holds the pid.
 func openLockFile(dir string) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)

@@ -3,6 +3,7 @@ package datadir
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,4 +32,25 @@ func TestLockIsExclusiveAndReleased(t *testing.T) {
 		t.Fatalf("after Release: %v", err)
 	}
 	l.Release()
+}
+
+func TestExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	f, held, err := Exclusive(path)
+	if err != nil || !held {
+		t.Fatalf("Exclusive = %v %v", held, err)
+	}
+	// A second open file description conflicts even in this process.
+	if g, held, err := Exclusive(path); err != nil || held || g != nil {
+		t.Fatalf("second Exclusive = %v %v %v", g, held, err)
+	}
+	f.Close()
+	g, held, err := Exclusive(path)
+	if err != nil || !held {
+		t.Fatalf("after Close: %v %v", held, err)
+	}
+	g.Close()
+	if _, _, err := Exclusive(filepath.Join(t.TempDir(), "missing", "x.lock")); err == nil {
+		t.Fatal("Exclusive in a missing folder succeeded")
+	}
 }

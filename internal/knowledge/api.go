@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/search"
@@ -40,17 +41,10 @@ type Hit struct {
 // allowed returns the index filter of what v sees among the entries
 // (and match accepts, unless nil).
 func (k *Base) allowed(v scope.View, match func(scope.Scope, string) bool) func(search.Meta) bool {
-	k.mu.RLock()
-	top := uint32(0)
-	for t := range k.byTag {
-		top = max(top, t)
-	}
-	see := make([]bool, top+1)
-	for t, tk := range k.byTag {
-		see[t] = visible(v, tk.writer, tk.scope) && (match == nil || match(tk.scope, tk.writer))
-	}
-	k.mu.RUnlock()
-	return func(m search.Meta) bool { return int(m.Tag) < len(see) && see[m.Tag] }
+	return k.tags.Allowed(func(o search.Owner) bool {
+		sc := scope.Scope(o.Scope)
+		return visible(v, o.Writer, sc) && (match == nil || match(sc, o.Writer))
+	})
 }
 
 // Find returns the topK entries v sees best matching query, without
@@ -242,6 +236,41 @@ func (k *Base) write(rel, content string) error {
 
 // Read returns the text of the entry key, which v must see.
 func (k *Base) Read(v scope.View, key Key) (string, error) {
+	return k.read(v, key, maxRead)
+}
+
+// Excerpt returns the first n runes of the entry key, which v must see,
+// followed by "…" if there is more: what a search hit shows. It reads at
+// most n·4+1 bytes of the file, whatever its size.
+func (k *Base) Excerpt(v scope.View, key Key, n int) (string, error) {
+	n = max(n, 0)
+	limit := int64(n*utf8.UTFMax + 1)
+	text, err := k.read(v, key, limit)
+	if err != nil {
+		return "", err
+	}
+	more := int64(len(text)) == limit
+	i, runes := 0, 0
+	for i < len(text) && runes < n {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		if more && size == 1 && !utf8.FullRuneInString(text[i:]) {
+			break // a rune cut by the limit
+		}
+		i += size
+		runes++
+	}
+	if i < len(text) {
+		more = true
+	}
+	text = strings.ToValidUTF8(text[:i], "\uFFFD")
+	if more {
+		text += "…"
+	}
+	return text, nil
+}
+
+// read returns up to limit bytes of the entry key, which v must see.
+func (k *Base) read(v scope.View, key Key, limit int64) (string, error) {
 	if err := CheckName(key.Name); err != nil {
 		return "", err
 	}
@@ -253,7 +282,7 @@ func (k *Base) Read(v scope.View, key Key) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		text, err := k.readFile(rel, maxRead)
+		text, err := k.readFile(rel, limit)
 		if err == nil {
 			return text, nil
 		}

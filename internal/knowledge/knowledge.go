@@ -77,8 +77,7 @@ type Base struct {
 
 	mu      sync.RWMutex
 	entries map[string]*entry // by file, relative and slash-separated
-	tags    map[tagKey]uint32
-	byTag   map[uint32]tagKey
+	tags    *search.Owners
 	tick    chan struct{} // closed and replaced when the index changed
 
 	stripes [64]sync.Mutex // per file: one update at a time
@@ -92,11 +91,6 @@ type Base struct {
 }
 
 var _ scope.Knowledge = (*Base)(nil)
-
-type tagKey struct {
-	scope  scope.Scope
-	writer string
-}
 
 // entry is what the base keeps about one file besides the index: enough
 // to answer a search without reading it.
@@ -135,7 +129,7 @@ func Open(dir string, o *Options) (*Base, error) {
 	}
 	k := &Base{
 		dir: dir, root: root, index: opts.Index, log: opts.Logger,
-		entries: map[string]*entry{}, tags: map[tagKey]uint32{}, byTag: map[uint32]tagKey{},
+		entries: map[string]*entry{}, tags: search.NewOwners(opts.Index, "k"),
 		tick: make(chan struct{}), seed: maphash.MakeSeed(),
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -183,18 +177,7 @@ func (k *Base) next() <-chan struct{} {
 
 // tag returns the index tag of entries of writer in sc.
 func (k *Base) tag(sc scope.Scope, writer string) uint32 {
-	tk := tagKey{sc, writer}
-	k.mu.RLock()
-	t, ok := k.tags[tk]
-	k.mu.RUnlock()
-	if ok {
-		return t
-	}
-	t = k.index.Tag("k\x00" + string(sc) + "\x00" + writer)
-	k.mu.Lock()
-	k.tags[tk], k.byTag[t] = t, tk
-	k.mu.Unlock()
-	return t
+	return k.tags.Tag(search.Owner{Scope: string(sc), Writer: writer})
 }
 
 // visible reports whether v shows an entry of writer in sc: its own and,

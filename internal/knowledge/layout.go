@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/scope"
 )
 
@@ -19,7 +20,8 @@ import (
 //	<dir>/.plugins/<writer>/<scope>/<name>.md  what a plugin added
 //	<dir>/.scopes/<scope>/<name>.md            what the owner added to a scope other than global
 //
-// <writer> and <scope> are escaped to one file name each (see escape).
+// <writer> and <scope> are one file name each (datadir.FileName, the rule
+// of the text memory's scope folders too).
 // Any other hidden file or folder (.git, an editor's) is ignored.
 const (
 	pluginsDir = ".plugins"
@@ -85,68 +87,14 @@ func CheckName(name string) error {
 	return nil
 }
 
-// escape makes s (a scope or a writer) one file name: bytes other than
-// lower-case ASCII letters, digits, '-' and '_' become %XX, so no name is
-// hidden, "." or "..", or holds a slash, and two values differing only
-// by case ("Notes", "notes"; Matrix rooms "!AbC" and "!abc") stay two
-// folders on a file system that ignores case (macOS's and Windows'
-// defaults). unescape reverses it.
-func escape(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
-
-func unescape(s string) (string, bool) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '%' {
-			b.WriteByte(c)
-			continue
-		}
-		if i+2 >= len(s) {
-			return "", false
-		}
-		hi, lo := unhex(s[i+1]), unhex(s[i+2])
-		if hi < 0 || lo < 0 {
-			return "", false
-		}
-		b.WriteByte(byte(hi<<4 | lo))
-		i += 2
-	}
-	out := b.String()
-	return out, escape(out) == s // one spelling per value
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
-}
-
 // dirOf returns the folder, relative and slash-separated, holding the
 // entries of writer in sc ("" for the visible tree).
 func dirOf(sc scope.Scope, writer string) string {
 	switch {
 	case writer != "":
-		return pluginsDir + "/" + escape(writer) + "/" + escape(string(sc))
+		return pluginsDir + "/" + datadir.FileName(writer) + "/" + datadir.FileName(string(sc))
 	case sc != scope.Global:
-		return scopesDir + "/" + escape(string(sc))
+		return scopesDir + "/" + datadir.FileName(string(sc))
 	}
 	return ""
 }
@@ -178,11 +126,11 @@ func locate(rel string) (Key, bool) {
 		if len(parts) < 4 {
 			return Key{}, false
 		}
-		w, ok := unescape(parts[1])
+		w, ok := datadir.ParseFileName(parts[1])
 		if !ok || w == "" {
 			return Key{}, false
 		}
-		s, ok := unescape(parts[2])
+		s, ok := datadir.ParseFileName(parts[2])
 		if !ok || !scope.Scope(s).Valid() {
 			return Key{}, false
 		}
@@ -191,7 +139,7 @@ func locate(rel string) (Key, bool) {
 		if len(parts) < 3 {
 			return Key{}, false
 		}
-		s, ok := unescape(parts[1])
+		s, ok := datadir.ParseFileName(parts[1])
 		if !ok || !scope.Scope(s).Valid() || scope.Scope(s) == scope.Global {
 			return Key{}, false
 		}

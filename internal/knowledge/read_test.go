@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,19 +110,45 @@ func FuzzLocate(f *testing.F) {
 	})
 }
 
-func TestEscape(t *testing.T) {
-	for _, s := range []string{"global", "chat:tg/group:1", "user:微信/张三", "a.b", "%", ""} {
-		e := escape(s)
-		if strings.ContainsAny(e, "/.:") {
-			t.Errorf("escape(%q) = %q", s, e)
+// Folders an earlier Hearth named keep working: entries under the
+// literal names its escaping gave are found, read and written in place.
+func TestExistingFoldersKeepTheirNames(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]Key{
+		".plugins/%4Eotes/chat%3Aqq%2Fgroup%3A1/菜谱.md":                {Scope: "chat:qq/group:1", Writer: "Notes", Name: "菜谱"},
+		".plugins/notes/global/a/b.md":                                {Scope: scope.Global, Writer: "notes", Name: "a/b"},
+		".scopes/chat%3Atg%2F%21%41b%43/规则.md":                        {Scope: "chat:tg/!AbC", Name: "规则"},
+		".scopes/user%3A%E5%BE%AE%E4%BF%A1%2F%E5%BC%A0%E4%B8%89/x.md": {Scope: "user:微信/张三", Name: "x"},
+	}
+	for rel := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
 		}
-		if back, ok := unescape(e); !ok || back != s {
-			t.Errorf("unescape(escape(%q)) = %q %v", s, back, ok)
+		if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
-	for _, bad := range []string{"%2", "%zz", "%2e", "%61", "A"} {
-		if _, ok := unescape(bad); ok {
-			t.Errorf("unescape(%q) accepted", bad)
+	k := open(t, dir, nil)
+	got := map[string]Key{}
+	for _, e := range k.Entries(owner) {
+		got[e.File] = e.Key
+	}
+	if !maps.Equal(got, files) {
+		t.Fatalf("entries %v, want %v", got, files)
+	}
+	for rel, key := range files {
+		if text, err := k.Read(owner, key); err != nil || text != "old" {
+			t.Errorf("Read(%+v) = %q %v", key, text, err)
 		}
+		if _, err := k.Put(owner, key, "new"); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || string(b) != "new" {
+			t.Errorf("Put(%+v) did not write %s: %q %v", key, rel, b, err)
+		}
+	}
+	if n := len(k.Entries(owner)); n != len(files) {
+		t.Fatalf("%d entries after writing, want %d", n, len(files))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/scope"
 )
 
@@ -127,7 +128,7 @@ func TestScopesAndWriters(t *testing.T) {
 	if err := k.Add(ownerG2, "规则", "group two rules: cherry"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".scopes", escape(string(g2)), "规则.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, ".scopes", datadir.FileName(string(g2)), "规则.md")); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(k.Find(scope.For("gamma", g2, true), "rules", 5)); !slices.Equal(got, []string{"规则"}) {

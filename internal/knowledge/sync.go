@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"bufio"
 	"hash/maphash"
 	"io"
 	"io/fs"
@@ -68,11 +67,7 @@ func (k *Base) update(rel string, key Key, info fs.FileInfo, force bool) bool {
 		return k.drop(rel)
 	}
 	e.title = titleOf(text, key.Name)
-	// The title (the first heading, which the text holds once already, or
-	// else the name) weighs search.TitleWeight times; the name is searched
-	// too.
-	indexed := strings.Repeat(e.title+"\n", search.TitleWeight-1) + key.Name + "\n" + text
-	k.index.Put(id, indexed, search.Meta{Tag: tag, Stamp: st})
+	k.index.Put(id, indexText(key.Name, text), search.Meta{Tag: tag, Stamp: st})
 	k.mu.Lock()
 	k.entries[rel] = e
 	k.mu.Unlock()
@@ -237,28 +232,55 @@ func (k *Base) readFile(rel string, limit int64) (string, error) {
 const titleRunes = 80
 
 // titleOf is an entry's title: its first Markdown heading, else its
-// first non-empty line, else the last part of its name; at most
-// titleRunes runes, on one line.
+// first non-empty line (see titleLine), else the last part of its name;
+// at most titleRunes runes, on one line.
 func titleOf(text, name string) string {
-	first := ""
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	for n := 0; sc.Scan() && n < 40; n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line == "---" {
-			continue
-		}
-		if h := strings.TrimLeft(line, "#"); h != line && strings.HasPrefix(h, " ") && len(line)-len(h) <= 6 {
-			return clip(strings.TrimSpace(h))
-		}
-		if first == "" {
-			first = line
-		}
+	if t, _, _, ok := titleLine(text); ok {
+		return clip(t)
 	}
-	if first == "" {
-		first = path.Base(name)
+	return clip(path.Base(name))
+}
+
+// titleLine finds an entry's title in text: its first Markdown heading
+// ("# ..." to "###### ...") among its first 40 lines, else its first
+// non-empty line but "---" (a line over 64 KiB ends the search). It
+// returns the title, whole and trimmed, and the bounds of its line in
+// text (end past its newline); ok is false if there is none.
+func titleLine(text string) (title string, start, end int, ok bool) {
+	for n, off := 0, 0; n < 40 && off < len(text); n++ {
+		next := len(text)
+		if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		raw := strings.TrimSuffix(text[off:next], "\n")
+		if len(raw) > 64<<10 {
+			break
+		}
+		line := strings.TrimSpace(raw)
+		if line != "" && line != "---" {
+			if h := strings.TrimLeft(line, "#"); h != line && strings.HasPrefix(h, " ") && len(line)-len(h) <= 6 {
+				return strings.TrimSpace(h), off, next, true
+			}
+			if !ok {
+				title, start, end, ok = line, off, next, true
+			}
+		}
+		off = next
 	}
-	return clip(first)
+	return title, start, end, ok
+}
+
+// indexText is the text an entry is indexed by: search.IndexText of its
+// title and of the rest, its name (searched too) and its text without
+// the title's line, so that the title counts search.TitleWeight times,
+// as a document memory's title does. A title taken from the name (its
+// last part) leaves the rest of the name to the body.
+func indexText(name, text string) string {
+	title, start, end, ok := titleLine(text)
+	if !ok {
+		return search.IndexText(path.Base(name), strings.TrimPrefix(path.Dir(name), ".")+"\n"+text)
+	}
+	return search.IndexText(title, name+"\n"+text[:start]+text[end:])
 }
 
 func clip(s string) string {

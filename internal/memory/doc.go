@@ -35,7 +35,7 @@ var _ DocStore = (*store.Store)(nil)
 type Docs struct {
 	st   DocStore
 	idx  *search.Index
-	tags *tags
+	tags *search.Owners
 	mu   sync.Mutex // held across a write and its index update, so they follow in one order
 }
 
@@ -46,7 +46,7 @@ var _ scope.Docs = (*Docs)(nil)
 // documents whose version the index does not hold are read and indexed
 // again, and those gone are dropped.
 func NewDocs(ctx context.Context, st DocStore, idx *search.Index) (*Docs, error) {
-	d := &Docs{st: st, idx: idx, tags: newTags(idx, "d")}
+	d := &Docs{st: st, idx: idx, tags: search.NewOwners(idx, "d")}
 	if err := d.reconcile(ctx); err != nil {
 		return nil, fmt.Errorf("document memory: indexing: %w", err)
 	}
@@ -68,7 +68,7 @@ func (d *Docs) reconcile(ctx context.Context) error {
 		return true
 	})
 	for _, m := range have {
-		d.tags.learn(m.Tag)
+		d.tags.Learn(m.Tag)
 	}
 	versions, err := d.st.DocVersions(ctx)
 	if err != nil {
@@ -103,7 +103,7 @@ func (d *Docs) reconcile(ctx context.Context) error {
 }
 
 func (d *Docs) put(doc store.Doc) {
-	d.idx.Put(indexID("d:", doc.RID), search.IndexText(doc.Title, doc.Content), search.Meta{Tag: d.tags.of(doc.Key), Stamp: doc.Version})
+	d.idx.Put(indexID("d:", doc.RID), search.IndexText(doc.Title, doc.Content), search.Meta{Tag: d.tags.Tag(search.Owner(doc.Key)), Stamp: doc.Version})
 }
 
 // Insert stores doc in v's scope as v's writer, replacing v's document
@@ -172,7 +172,7 @@ func (d *Docs) QueryEntries(ctx context.Context, v scope.View, text string, topK
 	if topK <= 0 {
 		topK = 5
 	}
-	hits := searchAs(d.idx, v, text, topK, d.tags.allowed(v))
+	hits := searchAs(d.idx, v, text, topK, allowed(d.tags, v))
 	rids := make([]int64, 0, len(hits))
 	for _, h := range hits {
 		if n, ok := parseID("d:", h.ID); ok {
@@ -201,16 +201,19 @@ func (d *Docs) QueryEntries(ctx context.Context, v scope.View, text string, topK
 	return out, nil
 }
 
-// searchAs searches idx for v. A plugin's view (not AllWriters) is
-// scored with the statistics of the documents it sees only
-// (search.Index.SearchWithin), so that its scores and the order of its
-// hits tell it nothing about what other writers or other scopes stored;
-// the owner's and the agent's own views keep plain BM25 over the index.
+// searchAs searches idx for v, with the query processing every owner of
+// the shared index uses (the knowledge base too): stop words and Chinese
+// question words dropped. The owner's and the agent's own views rank
+// with search.Index.Query (BM25 over the whole index, then feedback); a
+// plugin's view (not AllWriters) is scored with the statistics of the
+// documents it sees only (search.Index.SearchWithin), so that its scores
+// and the order of its hits tell it nothing about what other writers or
+// other scopes stored.
 func searchAs(idx *search.Index, v scope.View, text string, k int, allow func(search.Meta) bool) []search.Hit {
 	if !v.AllWriters {
 		return idx.SearchWithin(text, k, allow)
 	}
-	return idx.SearchFilter(text, k, allow)
+	return idx.Query(text, k, allow)
 }
 
 func entry(doc store.Doc) DocEntry {

@@ -58,7 +58,7 @@ var _ GraphStore = (*store.Store)(nil)
 type Graph struct {
 	st   GraphStore
 	idx  *search.Index
-	tags *tags
+	tags *search.Owners
 	mu   sync.Mutex // held across a write and its index update, so they follow in one order
 }
 
@@ -68,7 +68,7 @@ var _ scope.Graph = (*Graph)(nil)
 // searched in idx (the application's shared index), which it brings up
 // to date: names of entities gone are dropped, those missing added.
 func NewGraph(ctx context.Context, st GraphStore, idx *search.Index) (*Graph, error) {
-	g := &Graph{st: st, idx: idx, tags: newTags(idx, "e")}
+	g := &Graph{st: st, idx: idx, tags: search.NewOwners(idx, "e")}
 	if err := g.reconcile(ctx); err != nil {
 		return nil, fmt.Errorf("graph memory: indexing names: %w", err)
 	}
@@ -90,12 +90,12 @@ func (g *Graph) reconcile(ctx context.Context) error {
 		return true
 	})
 	for _, tag := range have {
-		g.tags.learn(tag)
+		g.tags.Learn(tag)
 	}
 	err := g.st.EachEntity(ctx, func(e store.Entity) bool {
 		if tag, ok := have[e.ID]; ok {
 			delete(have, e.ID)
-			if k, ok := g.tags.key(tag); ok && k == e.Key {
+			if o, ok := g.tags.Of(tag); ok && o == search.Owner(e.Key) {
 				return true
 			}
 		}
@@ -115,7 +115,7 @@ func (g *Graph) reconcile(ctx context.Context) error {
 }
 
 func (g *Graph) put(e store.Entity) {
-	g.idx.Put(indexID("e:", e.ID), e.Name, search.Meta{Tag: g.tags.of(e.Key), Stamp: 1})
+	g.idx.Put(indexID("e:", e.ID), e.Name, search.Meta{Tag: g.tags.Tag(search.Owner(e.Key)), Stamp: 1})
 }
 
 // follow brings the index after a write that made ch.

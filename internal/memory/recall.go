@@ -63,17 +63,19 @@ func (g *Graph) Recall(v scope.View, query []string, depth int) ([]sdk.Entity, [
 // RecallEntries is Recall with each entry's owner, relevance and
 // distance, best first (by Score, then mentions, name, scope, writer).
 //
-// A query word finds names through the shared index (word for word,
-// and for Chinese by its characters and their pairs: "明" finds "小明"),
+// A query word finds names through the shared index, ranked as the
+// knowledge base and the document memory rank (see searchAs: stop words
+// and Chinese question words dropped, so "小明是谁" looks for "小明";
+// Chinese matched by its characters and their pairs: "明" finds "小明"),
 // the RecallSeeds best per word (at least half as good as the best;
-// for a plugin's view scored over what it sees only, see searchAs).
+// for a plugin's view scored over what it sees only).
 // The walk then reads, per step, in one query, at most RecallFanout
 // relations per name and direction, goes on from the RecallFrontier
 // most relevant names a step reached, and stops at RecallReach names. A name reached stands for every
 // entity of that name v sees.
 func (g *Graph) RecallEntries(ctx context.Context, v scope.View, query []string, depth int) ([]EntityEntry, []RelationEntry, error) {
 	depth = min(max(depth, 1), MaxDepth)
-	allow := g.tags.allowed(v)
+	allow := allowed(g.tags, v)
 	score := map[int64]float64{}
 	var ids []int64
 	for _, q := range query {

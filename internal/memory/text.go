@@ -12,9 +12,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/atomicfile"
+	"github.com/hearth-agent/hearth/internal/datadir"
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/sdk"
 )
@@ -56,6 +59,10 @@ var dayFile = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.jsonl$`)
 // the global scope's folder.
 func NewText(dir string) (*Text, error) {
 	t := &Text{dir: dir}
+	global := filepath.Join(dir, ScopeDir(scope.Global))
+	if err := finishMerges(dir, global); err != nil {
+		return nil, fmt.Errorf("text memory: %w", err)
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return t, nil
@@ -63,7 +70,6 @@ func NewText(dir string) (*Text, error) {
 	if err != nil {
 		return nil, fmt.Errorf("text memory: %w", err)
 	}
-	global := filepath.Join(dir, ScopeDir(scope.Global))
 	for _, e := range entries {
 		if e.IsDir() || !dayFile.MatchString(e.Name()) {
 			continue
@@ -78,40 +84,105 @@ func NewText(dir string) (*Text, error) {
 	return t, nil
 }
 
-// moveDay moves the day file from to to, appending it to one there.
+// mergedSuffix names a day file merged from an old day file and the
+// global scope's one of that day (moveDay): complete, waiting to replace
+// the global one once the old one is gone.
+const mergedSuffix = ".merged"
+
+// inMove, if set (tests), is called after each step of a merge.
+var inMove func(step string)
+
+// moveDay moves the old day file from to the global scope's to. If to
+// exists, the two are merged in three steps, each atomic, so that a
+// process killed at any point loses no line and doubles none: to's lines
+// then from's are written whole to to+".merged" (a temporary file
+// renamed), from is removed, and the merged file is renamed over to. A
+// start finishes a merge a crash cut short (finishMerges) before it moves
+// anything.
 func moveDay(from, to string) error {
 	if _, err := os.Stat(to); errors.Is(err, os.ErrNotExist) {
 		return os.Rename(from, to)
 	}
-	data, err := os.ReadFile(from)
+	have, err := os.ReadFile(to)
 	if err != nil {
 		return err
 	}
-	if err := appendWhole(to, data); err != nil {
+	add, err := os.ReadFile(from)
+	if err != nil {
 		return err
 	}
-	return os.Remove(from)
+	if len(have) > 0 && have[len(have)-1] != '\n' {
+		have = append(have, '\n') // a line cut short stays a line of its own
+	}
+	if err := atomicfile.WriteFile(to+mergedSuffix, append(have, add...)); err != nil {
+		return err
+	}
+	if inMove != nil {
+		inMove("merged")
+	}
+	return finishMerge(from, to)
 }
 
-// ScopeDir returns the name of s's folder: s with every byte but
-// lower-case ASCII letters, digits, '-' and '_' written %XX (capitals
-// too, so scopes differing only by case stay apart on a disk that
-// ignores case), and a long one cut short with a hash of the whole.
-func ScopeDir(s scope.Scope) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
-			b = append(b, c)
-		} else {
-			b = fmt.Appendf(b, "%%%02X", c)
+// finishMerge ends a merge whose merged file is complete: from is
+// removed, then the merged file renamed over to.
+func finishMerge(from, to string) error {
+	if err := os.Remove(from); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(from)); err != nil {
+		return err
+	}
+	if inMove != nil {
+		inMove("removed")
+	}
+	if err := os.Rename(to+mergedSuffix, to); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(to))
+}
+
+// finishMerges ends the merges into the folder global that a crash cut
+// short, and removes the temporary files of merged files it cut short
+// while they were written (their old day files are still in dir, and are
+// merged again).
+func finishMerges(dir, global string) error {
+	entries, err := os.ReadDir(global)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		day, ok := strings.CutSuffix(e.Name(), mergedSuffix)
+		if !ok || !dayFile.MatchString(day) {
+			continue
+		}
+		if err := finishMerge(filepath.Join(dir, day), filepath.Join(global, day)); err != nil {
+			return fmt.Errorf("finishing the move of %s to the global scope: %w", day, err)
 		}
 	}
-	if len(b) > 120 {
-		sum := sha256.Sum256([]byte(s))
-		b = append(b[:80], "~"+hex.EncodeToString(sum[:16])...)
+	for _, e := range entries {
+		if dayFile.MatchString(e.Name()) {
+			for _, tmp := range atomicfile.Stale(filepath.Join(global, e.Name()+mergedSuffix)) {
+				os.Remove(tmp)
+			}
+		}
 	}
-	return string(b)
+	return nil
+}
+
+// ScopeDir returns the name of s's folder: datadir.FileName(s) (every
+// byte but lower-case ASCII letters, digits, '-' and '_' written %XX,
+// capitals too, so scopes differing only by case stay apart on a disk
+// that ignores case), and a long one cut short with a hash of the whole.
+func ScopeDir(s scope.Scope) string {
+	name := datadir.FileName(string(s))
+	if len(name) > 120 {
+		sum := sha256.Sum256([]byte(s))
+		name = name[:80] + "~" + hex.EncodeToString(sum[:16])
+	}
+	return name
 }
 
 // Append adds evt to the day's file of v's scope, recording v's writer;

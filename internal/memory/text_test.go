@@ -2,9 +2,11 @@ package memory
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,6 +143,50 @@ func TestScopeDirIsAFileName(t *testing.T) {
 	}
 	if ScopeDir(scope.Chat("qq", "a")) == ScopeDir(scope.Chat("qq", "A")) || ScopeDir(long) == ScopeDir(long+"x") {
 		t.Error("two scopes share a folder")
+	}
+}
+
+// Folders an earlier Hearth named keep working: the lines in a folder
+// under the literal name its escaping gave (a long one cut short with a
+// hash) are read, and new lines go into the same folder.
+func TestTextFoldersKeepTheirNames(t *testing.T) {
+	long := scope.Scope("chat:qq/" + strings.Repeat("长", 50))
+	folders := map[scope.Scope]string{
+		scope.Global:                   "global",
+		"chat:qq/group:1":              "chat%3Aqq%2Fgroup%3A1",
+		"chat:matrix/!AbC:example.org": "chat%3Amatrix%2F%21%41b%43%3Aexample%2Eorg",
+		long:                           "chat%3Aqq%2F%E9%95%BF%E9%95%BF%E9%95%BF%E9%95%BF%E9%95%BF%E9%95%BF%E9%95%BF%E9%9~4fcf0664123b4d0f3517cb93435f2cc6",
+	}
+	dir := t.TempDir()
+	for s, name := range folders {
+		if got := ScopeDir(s); got != name {
+			t.Errorf("ScopeDir(%q) = %q, want %q", s, got, name)
+		}
+		line := fmt.Sprintf(`{"role":"user","content":"old","timestamp":1,"scope":%q,"writer":""}`+"\n", s)
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "2026-11-30.jsonl"), []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := NewText(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local).UnixMilli()
+	for s := range folders {
+		v := scope.For("", s, false)
+		if err := m.Append(v, sdk.TextEvent{Role: "user", Content: "new", Timestamp: ts}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Read(scope.View{Write: s, Read: []scope.Scope{s}}, "2026-11-30")
+		if err != nil || !slices.Equal(contents(got), []string{"old", "new"}) {
+			t.Errorf("%s: %q %v", s, contents(got), err)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != len(folders) {
+		t.Fatalf("folders %v, want the %d there were", left, len(folders))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/search"
@@ -107,78 +106,10 @@ func writes(v scope.View) (store.Key, error) {
 	return store.Key{Scope: string(v.Write), Writer: v.Writer}, nil
 }
 
-// tags keeps the shared index's tags of one kind of entry ("e" for
-// entities, "d" for documents): a tag stands for "kind\x00scope\x00writer".
-// A search snapshots the tags a view may see before it asks the index, so
-// the index's filter reads only that snapshot.
-type tags struct {
-	idx   *search.Index
-	kind  string
-	mu    sync.RWMutex
-	byTag map[uint32]store.Key
-	byKey map[store.Key]uint32
-}
-
-func newTags(idx *search.Index, kind string) *tags {
-	return &tags{idx: idx, kind: kind, byTag: map[uint32]store.Key{}, byKey: map[store.Key]uint32{}}
-}
-
-// of returns k's tag. It never holds t.mu while it calls the index.
-func (t *tags) of(k store.Key) uint32 {
-	t.mu.RLock()
-	tag, ok := t.byKey[k]
-	t.mu.RUnlock()
-	if ok {
-		return tag
-	}
-	tag = t.idx.Tag(t.kind + "\x00" + k.Scope + "\x00" + k.Writer)
-	t.mu.Lock()
-	t.byKey[k], t.byTag[tag] = tag, k
-	t.mu.Unlock()
-	return tag
-}
-
-// learn records what tag stands for, read from the index's labels (tags
-// a persisted index had before this process); false if it is not of
-// t's kind.
-func (t *tags) learn(tag uint32) bool {
-	t.mu.RLock()
-	_, ok := t.byTag[tag]
-	t.mu.RUnlock()
-	if ok {
-		return true
-	}
-	kind, rest, ok1 := strings.Cut(t.idx.Label(tag), "\x00")
-	sc, wr, ok2 := strings.Cut(rest, "\x00")
-	if !ok1 || !ok2 || kind != t.kind {
-		return false
-	}
-	k := store.Key{Scope: sc, Writer: wr}
-	t.mu.Lock()
-	t.byKey[k], t.byTag[tag] = tag, k
-	t.mu.Unlock()
-	return true
-}
-
-// allowed returns the filter of the index documents of t's kind v sees.
-func (t *tags) allowed(v scope.View) func(search.Meta) bool {
-	ok := map[uint32]bool{}
-	t.mu.RLock()
-	for tag, k := range t.byTag {
-		if v.Sees(k.Writer, scope.Scope(k.Scope)) {
-			ok[tag] = true
-		}
-	}
-	t.mu.RUnlock()
-	return func(m search.Meta) bool { return ok[m.Tag] }
-}
-
-// key returns the owner tag stands for.
-func (t *tags) key(tag uint32) (store.Key, bool) {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	k, ok := t.byTag[tag]
-	return k, ok
+// allowed returns the filter of the index documents of tags' kind v
+// sees.
+func allowed(tags *search.Owners, v scope.View) func(search.Meta) bool {
+	return tags.Allowed(func(o search.Owner) bool { return v.Sees(o.Writer, scope.Scope(o.Scope)) })
 }
 
 // ids of the shared index: "e:<entity id>", "d:<document rid>".

@@ -131,15 +131,13 @@ type qterm struct {
 func (x *Index) addAll(a *accumulator, q qterm) {
 	lens := x.lens
 	if q.tid >= 0 {
-		p := x.seg.postings(q.tid)
-		var d uint32
-		for i := 0; i < len(p); {
-			var v, tf uint32
-			v, i = uvarint(p, i)
-			tf, i = uvarint(p, i)
-			d += v
-			if dl := lens[d]; dl != 0 { // 0: removed
-				a.add(d, q.sc.score(tf, dl))
+		var buf [postingBlock]posting
+		it := postingIter{p: x.seg.postings(q.tid)}
+		for block := it.next(buf[:0]); len(block) > 0; block = it.next(buf[:0]) {
+			for _, e := range block {
+				if dl := lens[e.doc]; dl != 0 { // 0: removed
+					a.add(e.doc, q.sc.score(e.tf, dl))
+				}
 			}
 		}
 	}

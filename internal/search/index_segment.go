@@ -55,21 +55,17 @@ func (s *segment) skips(i int) []skipEntry {
 func (s *segment) buildSkips() {
 	s.skipOff = make([]uint32, s.terms()+1)
 	s.skip = nil
+	buf := make([]posting, 0, skipEvery)
 	for t := range s.terms() {
 		if int(s.df[t]) >= 2*skipEvery {
+			// A skip entry per block of skipEvery postings: its last
+			// document and where it starts.
 			p := s.postings(t)
-			var d uint32
-			start, c := 0, 0
-			for i := 0; i < len(p); {
-				var v uint32
-				v, i = uvarint(p, i)
-				_, i = uvarint(p, i)
-				d += v
-				c++
-				if c%skipEvery == 0 || i == len(p) {
-					s.skip = append(s.skip, skipEntry{d, uint32(start)})
-					start = i
-				}
+			it := postingIter{p: p}
+			start := 0
+			for block := it.next(buf[:0]); len(block) > 0; block = it.next(buf[:0]) {
+				s.skip = append(s.skip, skipEntry{block[len(block)-1].doc, uint32(start)})
+				start = len(p) - len(it.p)
 			}
 		}
 		s.skipOff[t+1] = uint32(len(s.skip))
@@ -95,6 +91,41 @@ func (s *segment) lookup(t string) int {
 
 // postings returns the encoded postings of term i.
 func (s *segment) postings(i int) []byte { return s.post[s.postOff[i]:s.postOff[i+1]] }
+
+// postingIter decodes encoded postings, in order: each a document
+// number, as the gap from the one before, and its term frequency, both
+// unsigned varints. Every walk of a segment's postings goes through it,
+// a block at a time (a call per posting would cost more than the rest
+// of a search's work on it):
+//
+//	var buf [postingBlock]posting
+//	it := postingIter{p: p}
+//	for block := it.next(buf[:0]); len(block) > 0; block = it.next(buf[:0]) {
+//		for _, e := range block { use(e.doc, e.tf) }
+//	}
+type postingIter struct {
+	p []byte // the postings not decoded yet
+	d uint32 // the document number decoded last
+}
+
+// postingBlock is how many postings a walk decodes at a time.
+const postingBlock = 128
+
+// next appends to buf the next postings, as many as its capacity holds,
+// and returns it; empty past the last.
+func (it *postingIter) next(buf []posting) []posting {
+	p, d := it.p, it.d
+	i := 0
+	for i < len(p) && len(buf) < cap(buf) {
+		var v, tf uint32
+		v, i = uvarint(p, i)
+		tf, i = uvarint(p, i)
+		d += v
+		buf = append(buf, posting{d, tf})
+	}
+	it.p, it.d = p[i:], d
+	return buf
+}
 
 // eachDocTerm calls fn with each term number of document d.
 func (s *segment) eachDocTerm(d uint32, fn func(tid uint32)) {

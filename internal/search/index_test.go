@@ -269,9 +269,7 @@ func TestIndexMatchesBruteForceOnDisk(t *testing.T) {
 				flushed = m.clone()
 			case op < 13:
 				// Crash: the files are as of the last Flush.
-				if x.disk.log != nil {
-					x.disk.log.Close()
-				}
+				crash(x)
 				if x, err = Open(dir); err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/hearth-agent/hearth/internal/atomicfile"
+	"github.com/hearth-agent/hearth/internal/datadir"
 )
 
 // An index opened on a folder keeps two files there: a snapshot
@@ -25,6 +28,7 @@ import (
 const (
 	snapName = "index.snap"
 	logName  = "index.log"
+	lockName = "index.lock"
 
 	snapMagic   = "HSIX"
 	logMagic    = "HSLG"
@@ -47,6 +51,11 @@ var maxPending = 32 << 20
 // for its owners to fill again from their storage.
 var ErrRebuild = errors.New("search index must be rebuilt")
 
+// ErrInUse is wrapped by Open's error when another Open, in this process
+// or another, has the folder: one writer at a time, or each would
+// overwrite the other's snapshot and log.
+var ErrInUse = errors.New("search index is open for writing elsewhere")
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // store is the on-disk side of an index.
@@ -60,6 +69,7 @@ type store struct {
 	overrun  bool   // pending grew past maxPending and was dropped
 	resnap   bool   // the next Flush writes a snapshot
 	flushMu  sync.Mutex
+	lock     *os.File // index.lock, held from Open to Close
 }
 
 // Log operations.
@@ -83,13 +93,38 @@ func analyzerPrint() uint64 {
 // Open opens the index kept in folder dir, creating the folder and an
 // empty index if there is none. Changes reach the disk on Flush and Close.
 // If the files cannot be used, Open returns an empty index and an error
-// wrapping ErrRebuild.
+// wrapping ErrRebuild. One Open at a time writes a folder: Open holds an
+// exclusive lock of it (index.lock, see datadir.Exclusive) until Close, and
+// returns an error wrapping ErrInUse while another process, or another
+// Open in this one, holds it; Load reads the folder meanwhile.
 func Open(dir string) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("opening search index: %w", err)
 	}
+	lock, held, err := datadir.Exclusive(filepath.Join(dir, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("locking search index: %w", err)
+	}
+	if !held {
+		return nil, fmt.Errorf("%w: %s", ErrInUse, dir)
+	}
+	x, err := open(dir, lock)
+	if x == nil {
+		lock.Close()
+	}
+	return x, err
+}
+
+// open is Open once the folder is locked; the lock goes with the index
+// it returns.
+func open(dir string, lock *os.File) (*Index, error) {
+	for _, name := range []string{snapName, logName} {
+		for _, tmp := range atomicfile.Stale(filepath.Join(dir, name)) {
+			os.Remove(tmp) // a write a crash cut short
+		}
+	}
 	x := NewIndex()
-	x.disk = &store{dir: dir}
+	x.disk = &store{dir: dir, lock: lock}
 	data, err := os.ReadFile(filepath.Join(dir, snapName))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -125,7 +160,7 @@ func (x *Index) rebuild(cause error) (*Index, error) {
 		}
 	}
 	y := NewIndex()
-	y.disk = &store{dir: dir, resnap: true}
+	y.disk = &store{dir: dir, resnap: true, lock: x.disk.lock}
 	if err := y.Flush(); err != nil {
 		return nil, err
 	}
@@ -263,7 +298,7 @@ func (x *Index) newLog() error {
 	binary.LittleEndian.PutUint32(hdr[4:], diskVersion)
 	binary.LittleEndian.PutUint64(hdr[8:], d.gen)
 	p := filepath.Join(d.dir, logName)
-	if err := writeAtomic(p, hdr[:]); err != nil {
+	if err := atomicfile.WriteFile(p, hdr[:]); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
@@ -271,43 +306,6 @@ func (x *Index) newLog() error {
 		return fmt.Errorf("opening search log: %w", err)
 	}
 	d.log, d.logSize = f, int64(len(hdr))
-	return nil
-}
-
-// writeAtomic writes data to path through a synced temporary file renamed
-// over it, then syncs the folder.
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
 	return nil
 }
 
@@ -349,7 +347,7 @@ func (x *Index) Flush() error {
 	}
 	x.wmu.Unlock()
 	data := img.encode()
-	if err := writeAtomic(filepath.Join(d.dir, snapName), data); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(d.dir, snapName), data); err != nil {
 		x.mu.Lock()
 		d.resnap = true // the changes are in memory; the next Flush retries
 		d.pending = nil
@@ -403,6 +401,10 @@ func (x *Index) Close() error {
 			err = fmt.Errorf("closing search log: %w", cerr)
 		}
 		x.disk.log = nil
+	}
+	if x.disk.lock != nil {
+		x.disk.lock.Close() // releases the folder
+		x.disk.lock = nil
 	}
 	return err
 }

@@ -84,15 +84,13 @@ func (x *Index) allowed(ok []bool, allow func(Meta) bool) (n int, total int64) {
 // marked in ok, in no particular order. The caller holds a read lock.
 func (x *Index) allowedPostings(out []posting, t string, ok []bool) []posting {
 	if tid := x.seg.lookup(t); tid >= 0 {
-		p := x.seg.postings(tid)
-		var d uint32
-		for i := 0; i < len(p); {
-			var v, tf uint32
-			v, i = uvarint(p, i)
-			tf, i = uvarint(p, i)
-			d += v
-			if ok[d] { // false for a removed document
-				out = append(out, posting{d, tf})
+		var buf [postingBlock]posting
+		it := postingIter{p: x.seg.postings(tid)}
+		for block := it.next(buf[:0]); len(block) > 0; block = it.next(buf[:0]) {
+			for _, e := range block {
+				if ok[e.doc] { // false for a removed document
+					out = append(out, e)
+				}
 			}
 		}
 	}

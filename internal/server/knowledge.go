@@ -69,22 +69,19 @@ func (s *Server) knowledgeRoutes() []route {
 	}
 }
 
-// knowledgeFilter reads ?scope= and ?writer=: what a list or search is
-// narrowed to; nil for everything. It has answered 400 for a bad scope.
+// knowledgeFilter reads ?scope= and ?writer= (see narrowed): what a
+// list or search is narrowed to; nil for everything. It has answered 422
+// for a bad scope.
 func knowledgeFilter(w http.ResponseWriter, r *http.Request) (func(scope.Scope, string) bool, bool) {
-	q := r.URL.Query()
-	sc, hasScope := scope.Scope(q.Get("scope")), q.Get("scope") != ""
-	writer, hasWriter := q.Get("writer"), q.Has("writer")
-	if hasScope && !sc.Valid() {
+	v, ok := narrowed(r)
+	if !ok {
 		writeFieldErrors(w, "invalid scope", map[string]string{"scope": "global, owner, user:CHANNEL/ID or chat:CHANNEL/CHAT"})
 		return nil, false
 	}
-	if !hasScope && !hasWriter {
+	if v.AllScopes && v.AllWriters {
 		return nil, true
 	}
-	return func(s scope.Scope, wr string) bool {
-		return (!hasScope || s == sc) && (!hasWriter || wr == writer)
-	}, true
+	return func(s scope.Scope, wr string) bool { return v.Sees(wr, s) }, true
 }
 
 func entryOf(e knowledge.Entry) KnowledgeEntry {
@@ -108,8 +105,8 @@ func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
 		for _, h := range hits[min(offset, len(hits)):] {
 			e := entryOf(h.Entry)
 			e.Score = h.Score
-			if text, err := s.app.KB.Read(v, h.Key); err == nil {
-				e.Excerpt = excerpt(text)
+			if text, err := s.app.KB.Excerpt(v, h.Key, excerptRunes); err == nil {
+				e.Excerpt = text
 			}
 			out.Entries = append(out.Entries, e)
 		}
@@ -127,13 +124,6 @@ func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
 		out.Entries = append(out.Entries, entryOf(e))
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-func excerpt(text string) string {
-	if utf8.RuneCountInString(text) <= excerptRunes {
-		return text
-	}
-	return string([]rune(text)[:excerptRunes]) + "…"
 }
 
 // knowledgeKey returns the entry {name...}, ?scope= (default global)

@@ -178,3 +178,23 @@ func mustGet(t *testing.T, hs *httptest.Server, path string) string {
 	}
 	return body
 }
+
+// A search hit's excerpt is the start of its entry, 200 runes and "…",
+// however large the file (TestExcerpt checks that only a prefix is read).
+func TestKnowledgeSearchExcerptOfALargeFile(t *testing.T) {
+	a := newTestApp(t)
+	_, hs := newTestServer(t, a)
+	text := "# 大文件\n" + strings.Repeat("红烧肉的做法：五花肉焯水。", 300_000) // 4 MiB
+	if err := a.KB.Add(scope.Everything(), "big", text); err != nil {
+		t.Fatal(err)
+	}
+	code, body := adminCall(t, hs, "GET", "/v1/knowledge?q="+url.QueryEscape("五花肉"), "")
+	p := decodeAs[KnowledgePage](t, body)
+	if code != 200 || len(p.Entries) != 1 {
+		t.Fatalf("search = %d, %d entries", code, len(p.Entries))
+	}
+	want := string([]rune(text)[:excerptRunes]) + "…"
+	if got := p.Entries[0].Excerpt; got != want {
+		t.Fatalf("excerpt = %q, want %q", got, want)
+	}
+}

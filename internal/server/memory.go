@@ -176,12 +176,23 @@ func page(w http.ResponseWriter, r *http.Request) (offset, limit int, ok bool) {
 // memView returns the view ?scope= and ?writer= ask for (the whole
 // memory when neither is given); it has answered 400 if not ok.
 func memView(w http.ResponseWriter, r *http.Request) (scope.View, bool) {
+	v, ok := narrowed(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "bad_scope",
+			`scope must be "global", "owner", "user:<channel>/<id>" or "chat:<channel>/<chat>"`)
+	}
+	return v, ok
+}
+
+// narrowed returns the owner's view narrowed to the scope ?scope= and
+// the writer ?writer= name (scope.Everything() when neither is given),
+// for the memory's and the knowledge base's routes alike; false for a
+// scope that is not valid.
+func narrowed(r *http.Request) (scope.View, bool) {
 	v := scope.Everything()
 	q := r.URL.Query()
 	if sc := q.Get("scope"); sc != "" {
 		if !scope.Scope(sc).Valid() {
-			writeError(w, http.StatusBadRequest, "bad_scope",
-				`scope must be "global", "owner", "user:<channel>/<id>" or "chat:<channel>/<chat>"`)
 			return v, false
 		}
 		v.Write, v.Read, v.AllScopes = scope.Scope(sc), []scope.Scope{scope.Scope(sc)}, false
