@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type checkpointResult struct {
+	frames, done int
+	err          error
+}
+
+// openCheckpointed opens a store whose background checkpoints run at once
+// after a write and are reported on the channel.
+func openCheckpointed(t *testing.T) (*Store, <-chan checkpointResult) {
+	t.Helper()
+	got := make(chan checkpointResult, 100)
+	delay, hook := checkpointDelay, checkpointHook
+	checkpointDelay, checkpointHook = 0, func(frames, done int, err error) {
+		select {
+		case got <- checkpointResult{frames, done, err}:
+		default:
+		}
+	}
+	t.Cleanup(func() { checkpointDelay, checkpointHook = delay, hook })
+	s, err := OpenFile(context.Background(), filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, got
+}
+
+// The turn's writes leave checkpoints to the background: the write
+// connection does not checkpoint at SQLite's 1,000 pages, and the
+// checkpointer copies every frame into the database after writes.
+func TestCheckpointsInTheBackground(t *testing.T) {
+	s, got := openCheckpointed(t)
+	ctx := context.Background()
+	var pages int
+	if err := s.w.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if pages != backstopPages {
+		t.Fatalf("the write connection checkpoints at %d pages, want %d", pages, backstopPages)
+	}
+	sess, err := s.Session(ctx, "web", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if err := s.AppendMessages(ctx, sess.ID, []Message{{Role: "user", Content: strings.Repeat("words ", 1000)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The checkpointer runs after writes, by itself...
+	for r := range got {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.frames > 0 {
+			break
+		}
+	}
+	// ...and a checkpoint with the writes done moves all of them.
+	frames, done, err := s.ckpt.checkpoint(ctx)
+	if err != nil || frames == 0 || done != frames {
+		t.Fatalf("checkpoint: %d of %d frames, %v", done, frames, err)
+	}
+	// What the checkpoint moved is in the database file itself: a copy of
+	// the file alone, without its WAL, has the messages.
+	db, err := os.ReadFile(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(copyPath, db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenFile(ctx, copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	msgs, err := c.Messages(ctx, sess.ID, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 20 {
+		t.Fatalf("the database file holds %d messages, want 20", len(msgs))
+	}
+}
+
+// Closing the store stops its checkpointer, also while one waits for its
+// delay.
+func TestCloseStopsTheCheckpointer(t *testing.T) {
+	delay := checkpointDelay
+	checkpointDelay = time.Hour
+	t.Cleanup(func() { checkpointDelay = delay })
+	s, err := OpenFile(context.Background(), filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Session(context.Background(), "web", "x"); err != nil { // a write: the checkpointer waits its hour
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-s.ckpt.done
+}
