@@ -436,8 +436,9 @@ func (s *Server) approvalEvent(c *core, ev approvals.Event) {
 // serveEvents streams session's events (0: all) as server-sent events
 // until the client goes, the stream falls behind, the server closes, or
 // the token the stream was opened with stops being the token (rotated):
-// it is checked again before each event and at each keep-alive, and a
-// stream whose token is no longer good ends with a final "error" event.
+// it is checked again before each batch of events (those queued while the
+// last were written), after they were queued, and at each keep-alive, and
+// a stream whose token is no longer good ends with a final "error" event.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int64) {
 	c := s.coreState()
 	flusher, ok := w.(http.Flusher)
@@ -466,11 +467,13 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int
 		case <-st.wake:
 			var ended, overflow bool
 			batch, ended, overflow = st.take(batch)
+			// The token is checked after the events were taken: every
+			// one of them was published before a check that passed.
+			if len(batch) > 0 && !s.tokenOK(r) {
+				s.endRevoked(w, flusher, session)
+				return
+			}
 			for _, m := range batch {
-				if !s.tokenOK(r) {
-					s.endRevoked(w, flusher, session)
-					return
-				}
 				if writeSSE(w, m) != nil {
 					return
 				}
