@@ -13,8 +13,9 @@ import (
 // profileChild profiles this test binary run as the hearth command when
 // dir is set (HEARTH_TEST_PROFILE, which BenchmarkServeSSE passes on with
 // HEARTH_BENCH_PROFILE): the CPU from start to the returned stop, which
-// also writes the allocations (allocs.pprof), and the heap in use each time
-// the process gets SIGUSR1 (heap-N.pprof). The production binary has no
+// also writes the allocations (allocs.pprof), and the heap in use, the
+// goroutines and the runtime's memory statistics each time the process
+// gets SIGUSR1 (heap-N.pprof, goroutine-N.pprof, memstats-N.txt). The production binary has no
 // profiling endpoint; this is how the daemon's own costs are looked at.
 func profileChild(dir string) (stop func()) {
 	if dir == "" {
@@ -38,6 +39,11 @@ func profileChild(dir string) (stop func()) {
 			runtime.GC()
 			writeProfile(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", i)), "heap")
 			writeProfile(filepath.Join(dir, fmt.Sprintf("goroutine-%d.pprof", i)), "goroutine")
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("memstats-%d.txt", i)), fmt.Appendf(nil,
+				"HeapInuse %d\nHeapAlloc %d\nHeapIdle %d\nHeapReleased %d\nStackInuse %d\nStackSys %d\nMSpanInuse %d\nGCSys %d\nOtherSys %d\nSys %d\nNumGoroutine %d\n",
+				ms.HeapInuse, ms.HeapAlloc, ms.HeapIdle, ms.HeapReleased, ms.StackInuse, ms.StackSys, ms.MSpanInuse, ms.GCSys, ms.OtherSys, ms.Sys, runtime.NumGoroutine()), 0o644)
 		}
 	}()
 	return func() {
