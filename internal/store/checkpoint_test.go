@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,4 +113,56 @@ func TestCloseStopsTheCheckpointer(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-s.ckpt.done
+}
+
+// BenchmarkAppendTail is the latency of storing one message, as a turn
+// does, with the checkpoints in the background (as the store runs) and in
+// the committing connection (SQLite's default, at 1,000 pages): p50, p99,
+// p99.9 and the worst of b.N writes. Run it with -benchtime 3000x or more,
+// so that checkpoints happen.
+func BenchmarkAppendTail(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		inCommit bool
+	}{{"background", false}, {"in-commit", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			delay := checkpointDelay
+			defer func() { checkpointDelay = delay }()
+			if bc.inCommit {
+				checkpointDelay = time.Hour // the checkpointer never gets to run
+			}
+			ctx := context.Background()
+			s, err := OpenFile(ctx, filepath.Join(b.TempDir(), FileName))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			if bc.inCommit {
+				if _, err := s.w.ExecContext(ctx, "PRAGMA wal_autocheckpoint=1000"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			sess, err := s.Session(ctx, "web", "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			msg := []Message{{Role: "user", Content: strings.Repeat("hello world ", 40)}}
+			var took []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if err := s.AppendMessages(ctx, sess.ID, msg); err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+			}
+			slices.Sort(took)
+			at := func(p float64) float64 {
+				return float64(took[min(len(took)-1, int(p*float64(len(took))))].Microseconds())
+			}
+			b.ReportMetric(at(0.5), "p50-µs")
+			b.ReportMetric(at(0.99), "p99-µs")
+			b.ReportMetric(at(0.999), "p99.9-µs")
+			b.ReportMetric(float64(took[len(took)-1].Microseconds()), "max-µs")
+		})
+	}
 }
