@@ -4,29 +4,29 @@ import (
 	"context"
 	"database/sql"
 	"sync"
-	"time"
+	"sync/atomic"
 )
 
 // Checkpoints. In WAL mode a commit appends to the -wal file, and a
 // checkpoint copies those pages back into the database and syncs it.
 // SQLite runs one by itself in the committing connection each time the
 // WAL passes 1,000 pages: that commit, on the one write connection every
-// turn queues for, then takes the checkpoint's writes and syncs (7 to 18
-// ms against 15 µs for a plain commit), and every turn waiting to store its
-// user message waits too. So the write connection leaves checkpoints to a
-// connection of their own, which runs a passive checkpoint (one that never
-// waits for, or blocks, readers and the writer) checkpointDelay after the
-// first write since the last one, and again until one finds nothing new. The write connection keeps a far
+// turn queues for, then takes the checkpoint's writes and syncs, and every
+// turn waiting to store its user message waits too. So the write
+// connection leaves checkpoints to a connection of their own, which runs a
+// passive checkpoint (one that never waits for, or blocks, readers and the
+// writer) after every checkpointEvery writes, about as often as SQLite
+// would (a turn's write is a few pages). The write connection keeps a far
 // threshold (backstopPages) in case that one cannot keep up.
 //
 // Nothing about durability changes: a commit is in the WAL either way
 // (synchronous=NORMAL: it survives the process being killed, and a power
 // loss can take the last commits, as before), and a checkpoint only moves
-// it into the main file.
+// it into the main file; closing the store checkpoints what is left.
 
-// checkpointDelay gathers a second's writes into one checkpoint; a
-// variable so tests can shorten it.
-var checkpointDelay = time.Second
+// checkpointEvery is how many writes (statements or transactions on the
+// write connection) a background checkpoint follows; a variable for tests.
+var checkpointEvery int64 = 256
 
 // backstopPages is the write connection's wal_autocheckpoint: far past
 // SQLite's 1,000, reached only when the checkpointer falls behind (a
@@ -35,11 +35,13 @@ const backstopPages = 8000
 
 // checkpointer runs the background checkpoints of one store.
 type checkpointer struct {
-	db    *sql.DB       // its own connection
-	nudge chan struct{} // a write happened; one token
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	db     *sql.DB // its own connection
+	every  int64
+	writes atomic.Int64
+	due    chan struct{} // a checkpoint is due; one token
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
 
 	after func(walFrames, checkpointed int, err error) // checkpointHook's, for tests
 }
@@ -51,54 +53,41 @@ var checkpointHook func(walFrames, checkpointed int, err error)
 
 func newCheckpointer(db *sql.DB) *checkpointer {
 	db.SetMaxOpenConns(1)
-	c := &checkpointer{db: db, nudge: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		after: checkpointHook}
+	c := &checkpointer{db: db, every: max(checkpointEvery, 1), due: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{}), after: checkpointHook}
 	go c.run()
 	return c
 }
 
-// wrote tells the checkpointer that a write happened. It never blocks.
+// wrote counts a write, and makes a checkpoint due every c.every. It
+// never blocks.
 func (c *checkpointer) wrote() {
+	if c.writes.Add(1)%c.every != 0 {
+		return
+	}
 	select {
-	case c.nudge <- struct{}{}:
-	default:
+	case c.due <- struct{}{}:
+	default: // one is due already
 	}
 }
 
 func (c *checkpointer) run() {
 	defer close(c.done)
-	lastFrames, lastDone := -1, -1
 	for {
 		select {
 		case <-c.stop:
 			return
-		case <-c.nudge:
-		}
-		t := time.NewTimer(checkpointDelay)
-		select {
-		case <-c.stop:
-			t.Stop()
-			return
-		case <-t.C:
+		case <-c.due:
 		}
 		frames, done, err := c.checkpoint(context.Background())
 		if c.after != nil {
 			c.after(frames, done, err)
 		}
-		// A write is noted when it begins: one that committed after this
-		// checkpoint began is found by the next. So after a checkpoint
-		// that found anything new, there is one more; one that found the
-		// WAL as the last left it ends the round until the next write.
-		settled := err == nil && frames == done && frames == lastFrames && done == lastDone
-		lastFrames, lastDone = frames, done
-		if !settled {
-			c.wrote()
-		}
 	}
 }
 
-// checkpoint runs one passive checkpoint. A failure is not kept: the
-// next write brings another try, and the backstop remains.
+// checkpoint runs one passive checkpoint. A failure is not kept: the next
+// is due after as many writes again, and the backstop remains.
 func (c *checkpointer) checkpoint(ctx context.Context) (walFrames, checkpointed int, err error) {
 	var busy int
 	err = c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &walFrames, &checkpointed)

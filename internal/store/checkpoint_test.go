@@ -15,19 +15,19 @@ type checkpointResult struct {
 	err          error
 }
 
-// openCheckpointed opens a store whose background checkpoints run at once
-// after a write and are reported on the channel.
+// openCheckpointed opens a store whose background checkpoints follow
+// every 5 writes and are reported on the channel.
 func openCheckpointed(t *testing.T) (*Store, <-chan checkpointResult) {
 	t.Helper()
 	got := make(chan checkpointResult, 100)
-	delay, hook := checkpointDelay, checkpointHook
-	checkpointDelay, checkpointHook = 0, func(frames, done int, err error) {
+	every, hook := checkpointEvery, checkpointHook
+	checkpointEvery, checkpointHook = 5, func(frames, done int, err error) {
 		select {
 		case got <- checkpointResult{frames, done, err}:
 		default:
 		}
 	}
-	t.Cleanup(func() { checkpointDelay, checkpointHook = delay, hook })
+	t.Cleanup(func() { checkpointEvery, checkpointHook = every, hook })
 	s, err := OpenFile(context.Background(), filepath.Join(t.TempDir(), FileName))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func openCheckpointed(t *testing.T) (*Store, <-chan checkpointResult) {
 
 // The turn's writes leave checkpoints to the background: the write
 // connection does not checkpoint at SQLite's 1,000 pages, and the
-// checkpointer copies every frame into the database after writes.
+// checkpointer copies the frames into the database after writes.
 func TestCheckpointsInTheBackground(t *testing.T) {
 	s, got := openCheckpointed(t)
 	ctx := context.Background()
@@ -96,18 +96,14 @@ func TestCheckpointsInTheBackground(t *testing.T) {
 	}
 }
 
-// Closing the store stops its checkpointer, also while one waits for its
-// delay.
+// Closing the store stops its checkpointer, also with a checkpoint due.
 func TestCloseStopsTheCheckpointer(t *testing.T) {
-	delay := checkpointDelay
-	checkpointDelay = time.Hour
-	t.Cleanup(func() { checkpointDelay = delay })
 	s, err := OpenFile(context.Background(), filepath.Join(t.TempDir(), FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Session(context.Background(), "web", "x"); err != nil { // a write: the checkpointer waits its hour
-		t.Fatal(err)
+	for range checkpointEvery {
+		s.ckpt.wrote()
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -126,10 +122,10 @@ func BenchmarkAppendTail(b *testing.B) {
 		inCommit bool
 	}{{"background", false}, {"in-commit", true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			delay := checkpointDelay
-			defer func() { checkpointDelay = delay }()
+			every := checkpointEvery
+			defer func() { checkpointEvery = every }()
 			if bc.inCommit {
-				checkpointDelay = time.Hour // the checkpointer never gets to run
+				checkpointEvery = 1 << 62 // the checkpointer never gets to run
 			}
 			ctx := context.Background()
 			s, err := OpenFile(ctx, filepath.Join(b.TempDir(), FileName))
