@@ -38,7 +38,10 @@ import (
 //     UI and the API each served once, before any turn;
 //   - rss-open-MiB: its resident memory with every session's stream open,
 //     before the first message;
-//   - rss-peak-MiB: its peak resident memory (VmHWM) after the load.
+//   - rss-peak-MiB: its peak resident memory (VmHWM) after the load;
+//   - anon-idle-MiB, anon-open-MiB: the anonymous part of rss-idle and
+//     rss-open (RssAnon: the heap, stacks and SQLite's memory, without the
+//     binary's code, whose resident share varies from build to build).
 //
 // The daemon is this test binary unless HEARTH_BENCH_BINARY names a built
 // hearth (go build -o /tmp/hearth ./cmd/hearth), which is what to quote:
@@ -103,13 +106,15 @@ func BenchmarkServeSSE(b *testing.B) {
 	}
 	time.Sleep(time.Second) // let the start-up settle before reading memory
 	idle := procKiB(b, cmd.Process.Pid, "VmRSS")
+	idleAnon := procKiB(b, cmd.Process.Pid, "RssAnon")
 
 	b.ResetTimer()
 	var added []time.Duration
 	var elapsed time.Duration
-	var open int // the most resident memory with every stream open, before the messages
+	var open, openAnon int // the most resident memory with every stream open, before the messages
 	c.opened = func() {
 		open = max(open, procKiB(b, cmd.Process.Pid, "VmRSS"))
+		openAnon = max(openAnon, procKiB(b, cmd.Process.Pid, "RssAnon"))
 		if env != nil && os.Getenv("HEARTH_BENCH_PROFILE") != "" {
 			cmd.Process.Signal(syscall.SIGUSR1) // the heap with every session open
 		}
@@ -133,6 +138,8 @@ func BenchmarkServeSSE(b *testing.B) {
 	b.ReportMetric(pct(0.99), "added-ttft-p99-ms")
 	b.ReportMetric(float64(idle)/1024, "rss-idle-MiB")
 	b.ReportMetric(float64(open)/1024, "rss-open-MiB")
+	b.ReportMetric(float64(idleAnon)/1024, "anon-idle-MiB")
+	b.ReportMetric(float64(openAnon)/1024, "anon-open-MiB")
 	b.ReportMetric(float64(procKiB(b, cmd.Process.Pid, "VmHWM"))/1024, "rss-peak-MiB")
 	b.ReportMetric(0, "ns/op")
 }
