@@ -45,7 +45,10 @@ func TestMain(m *testing.M) {
 		if d := os.Getenv("HEARTH_TEST_SLOW_DIR"); d != "" {
 			sdk.RegisterFactory("slow", slowPlugin(d))
 		}
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		stop := profileChild(os.Getenv("HEARTH_TEST_PROFILE"))
+		code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

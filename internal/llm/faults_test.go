@@ -504,3 +504,26 @@ func TestAnswerTimeout(t *testing.T) {
 		t.Fatalf("err = %v, want an answer timeout", err)
 	}
 }
+
+// An event longer than the pooled read buffer is read whole, and a buffer
+// given back after one answer reads the next from its start: answers of
+// every length in turn, each exactly as sent.
+func TestEventsLongerThanTheReadBuffer(t *testing.T) {
+	sizes := []int{readerSize * 3, 10, readerSize - 40, readerSize*2 + 7, 1}
+	var n atomic.Int64
+	srv := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		text := strings.Repeat(strconv.Itoa(int(n.Load())%10), sizes[n.Load()])
+		llmtest.SSE(w, `{"choices":[{"delta":{"content":"`+text+`"}}]}`, finishChunk, "[DONE]")
+	})
+	c := rawClient(srv.URL)
+	for i, size := range sizes {
+		n.Store(int64(i))
+		resp, err := c.Chat(context.Background(), &Request{}, nil)
+		if err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+		if want := strings.Repeat(strconv.Itoa(i%10), size); resp.Content != want {
+			t.Fatalf("answer %d: %d bytes, want %d of %q", i, len(resp.Content), size, want[:1])
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -118,30 +119,83 @@ type Usage struct {
 	Currency         string   `json:"currency,omitempty"`
 }
 
-// message is one event on the bus, encoded once for every stream.
+// message is one event on the bus, encoded once for every stream: frame
+// is the whole server-sent event as written (see frameSSE).
 type message struct {
-	id      uint64
-	name    string
 	session int64
-	data    []byte
+	frame   []byte
 }
 
-// stream is one subscriber of the bus.
+// stream is one subscriber of the bus. Its queue grows as events come
+// and is emptied by each take, so an idle stream (most of a thousand
+// open ones) holds no buffer.
 type stream struct {
-	session  int64 // 0: every session
-	ch       chan *message
-	overflow bool // set, under bus.mu, when ch was closed for falling behind
+	session int64         // 0: every session
+	wake    chan struct{} // one token: the queue has events, or the stream ended
+
+	mu       sync.Mutex
+	queue    []*message
+	ended    bool
+	overflow bool // it ended for falling behind
 }
 
-// bus fans events out to the streams.
+// push queues m; false when st is already streamBuffer events behind,
+// which ends it as overflowed.
+func (st *stream) push(m *message) bool {
+	st.mu.Lock()
+	ok := !st.ended
+	switch {
+	case !ok:
+	case len(st.queue) >= streamBuffer:
+		st.ended, st.overflow, ok = true, true, false
+	default:
+		st.queue = append(st.queue, m)
+	}
+	st.mu.Unlock()
+	st.signal()
+	return ok
+}
+
+// end ends st; the events queued are still taken.
+func (st *stream) end() {
+	st.mu.Lock()
+	st.ended = true
+	st.mu.Unlock()
+	st.signal()
+}
+
+func (st *stream) signal() {
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the events queued, in order, appended to buf (which it
+// may keep: pass the previous batch to reuse its array), whether the
+// stream has ended, and whether for falling behind. Called when wake
+// fires.
+func (st *stream) take(buf []*message) (msgs []*message, ended, overflow bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	clear(buf)
+	msgs, st.queue = st.queue, buf[:0]
+	return msgs, st.ended, st.overflow
+}
+
+// bus fans events out to the streams: those of the event's session and
+// the global ones, never walking the streams of other sessions.
 type bus struct {
-	mu      sync.Mutex
-	seq     uint64
-	streams map[*stream]struct{}
-	closed  bool
+	mu        sync.Mutex
+	seq       uint64
+	all       map[*stream]struct{}           // every session's events
+	bySession map[int64]map[*stream]struct{} // one session's
+	closed    bool
 }
 
-func newBus() *bus { return &bus{streams: map[*stream]struct{}{}} }
+func newBus() *bus {
+	return &bus{all: map[*stream]struct{}{}, bySession: map[int64]map[*stream]struct{}{}}
+}
 
 // subscribe opens a stream of session's events (0: all); nil once the bus
 // is closed.
@@ -151,8 +205,16 @@ func (b *bus) subscribe(session int64) *stream {
 	if b.closed {
 		return nil
 	}
-	st := &stream{session: session, ch: make(chan *message, streamBuffer)}
-	b.streams[st] = struct{}{}
+	st := &stream{session: session, wake: make(chan struct{}, 1)}
+	set := b.all
+	if session != 0 {
+		set = b.bySession[session]
+		if set == nil {
+			set = map[*stream]struct{}{}
+			b.bySession[session] = set
+		}
+	}
+	set[st] = struct{}{}
 	return st
 }
 
@@ -160,14 +222,24 @@ func (b *bus) subscribe(session int64) *stream {
 func (b *bus) unsubscribe(st *stream) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.streams[st]; ok {
-		delete(b.streams, st)
-		close(st.ch)
+	b.remove(st)
+}
+
+// remove takes st off the bus and ends it; b.mu is held.
+func (b *bus) remove(st *stream) {
+	if st.session == 0 {
+		delete(b.all, st)
+	} else if set := b.bySession[st.session]; set != nil {
+		delete(set, st)
+		if len(set) == 0 {
+			delete(b.bySession, st.session)
+		}
 	}
+	st.end()
 }
 
 // publish hands ev to every stream that wants it, never waiting: a stream
-// whose buffer is full is closed as overflowed.
+// whose queue is full is ended as overflowed.
 func (b *bus) publish(name string, ev Event) {
 	data, err := json.Marshal(ev)
 	if err != nil {
@@ -176,17 +248,15 @@ func (b *bus) publish(name string, ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.seq++
-	m := &message{id: b.seq, name: name, session: ev.SessionID, data: data}
-	for st := range b.streams {
-		if st.session != 0 && st.session != m.session {
-			continue
+	m := &message{session: ev.SessionID, frame: frameSSE(b.seq, name, data)}
+	for st := range b.bySession[m.session] {
+		if !st.push(m) {
+			b.remove(st)
 		}
-		select {
-		case st.ch <- m:
-		default:
-			st.overflow = true
-			delete(b.streams, st)
-			close(st.ch)
+	}
+	for st := range b.all {
+		if !st.push(m) {
+			b.remove(st)
 		}
 	}
 }
@@ -196,16 +266,14 @@ func (b *bus) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true
-	for st := range b.streams {
-		delete(b.streams, st)
-		close(st.ch)
+	for st := range b.all {
+		b.remove(st)
 	}
-}
-
-func (b *bus) overflowed(st *stream) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return st.overflow
+	for _, set := range b.bySession {
+		for st := range set {
+			b.remove(st)
+		}
+	}
 }
 
 // core is the state of the sessions, events and approvals routes.
@@ -271,13 +339,22 @@ func (s *Server) sessionID(c *core, channel, chat string) int64 {
 		s.log.Warn("finding the session of an event", "channel", channel, "err", err)
 		return 0
 	}
+	c.rememberID(channel, chat, sess.ID)
+	return sess.ID
+}
+
+// rememberID notes that channel/chat is the stored session id.
+func (c *core) rememberID(channel, chat string, id int64) {
+	key := [2]string{channel, chat}
 	c.idMu.Lock()
+	defer c.idMu.Unlock()
+	if old, ok := c.ids[key]; ok && old == id {
+		return
+	}
 	if len(c.ids) >= sessionIDCacheSize {
 		clear(c.ids)
 	}
-	c.ids[key] = sess.ID
-	c.idMu.Unlock()
-	return sess.ID
+	c.ids[key] = id
 }
 
 // kernelEvent turns a kernel event into a stream event. It runs on the
@@ -359,8 +436,9 @@ func (s *Server) approvalEvent(c *core, ev approvals.Event) {
 // serveEvents streams session's events (0: all) as server-sent events
 // until the client goes, the stream falls behind, the server closes, or
 // the token the stream was opened with stops being the token (rotated):
-// it is checked again before each event and at each keep-alive, and a
-// stream whose token is no longer good ends with a final "error" event.
+// it is checked again before each batch of events (those queued while the
+// last were written), after they were queued, and at each keep-alive, and
+// a stream whose token is no longer good ends with a final "error" event.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int64) {
 	c := s.coreState()
 	flusher, ok := w.(http.Flusher)
@@ -383,24 +461,32 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int
 	flusher.Flush()
 	tick := time.NewTicker(eventsKeepAlive)
 	defer tick.Stop()
+	var batch []*message
 	for {
 		select {
-		case m, ok := <-st.ch:
-			if !ok {
-				if c.bus.overflowed(st) {
-					writeSSE(w, &message{name: EvError, data: overflowData(session)})
-					flusher.Flush()
-				}
-				return
-			}
-			if !s.tokenOK(r) {
+		case <-st.wake:
+			var ended, overflow bool
+			batch, ended, overflow = st.take(batch)
+			// The token is checked after the events were taken: every
+			// one of them was published before a check that passed.
+			if len(batch) > 0 && !s.tokenOK(r) {
 				s.endRevoked(w, flusher, session)
 				return
 			}
-			if writeSSE(w, m) != nil {
+			for _, m := range batch {
+				if writeSSE(w, m) != nil {
+					return
+				}
+			}
+			if ended && overflow {
+				writeSSE(w, &message{frame: frameSSE(0, EvError, overflowData(session))})
+			}
+			// One flush for what came together: a turn's events often
+			// do, and each flush is a system call.
+			flusher.Flush()
+			if ended {
 				return
 			}
-			flusher.Flush()
 		case <-tick.C:
 			if !s.tokenOK(r) {
 				s.endRevoked(w, flusher, session)
@@ -420,7 +506,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, session int
 func (s *Server) endRevoked(w http.ResponseWriter, flusher http.Flusher, session int64) {
 	data, _ := json.Marshal(Event{SessionID: session,
 		Message: "the API token changed (hearth token --rotate): this stream is closed; reconnect with the new token"})
-	_ = writeSSE(w, &message{name: EvError, data: data})
+	_ = writeSSE(w, &message{frame: frameSSE(0, EvError, data)})
 	flusher.Flush()
 }
 
@@ -430,20 +516,25 @@ func overflowData(session int64) []byte {
 	return data
 }
 
-// writeSSE writes one event: id, event and data lines, and the blank line
-// that ends it. Data is one line of JSON (JSON never holds a raw newline).
-func writeSSE(w http.ResponseWriter, m *message) error {
-	buf := make([]byte, 0, len(m.data)+len(m.name)+32)
-	if m.id != 0 {
+// frameSSE is one event as written: id (unless 0), event and data lines,
+// and the blank line that ends it. Data is one line of JSON (JSON never
+// holds a raw newline).
+func frameSSE(id uint64, name string, data []byte) []byte {
+	buf := make([]byte, 0, len(data)+len(name)+40)
+	if id != 0 {
 		buf = append(buf, "id: "...)
-		buf = strconv.AppendUint(buf, m.id, 10)
+		buf = strconv.AppendUint(buf, id, 10)
 		buf = append(buf, '\n')
 	}
 	buf = append(buf, "event: "...)
-	buf = append(buf, m.name...)
+	buf = append(buf, name...)
 	buf = append(buf, "\ndata: "...)
-	buf = append(buf, m.data...)
-	buf = append(buf, "\n\n"...)
-	_, err := w.Write(buf)
+	buf = append(buf, data...)
+	return append(buf, "\n\n"...)
+}
+
+// writeSSE writes one event.
+func writeSSE(w io.Writer, m *message) error {
+	_, err := w.Write(m.frame)
 	return err
 }

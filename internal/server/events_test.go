@@ -22,35 +22,67 @@ import (
 func TestSlowStreamDropped(t *testing.T) {
 	b := newBus()
 	slow, fast, other := b.subscribe(1), b.subscribe(0), b.subscribe(2)
+	var batch []*message
 	for i := range streamBuffer + 1 {
 		b.publish(EvContentDelta, Event{SessionID: 1, Text: "x"})
 		if i < streamBuffer {
-			<-fast.ch // the fast one keeps up
+			<-fast.wake // the fast one keeps up
+			if batch, _, _ = fast.take(batch); len(batch) != 1 {
+				t.Fatalf("the fast stream took %d events, want 1", len(batch))
+			}
 		}
 	}
-	if !b.overflowed(slow) {
-		t.Fatal("the slow stream was not dropped")
+	msgs, ended, overflow := slow.take(nil)
+	if !ended || !overflow {
+		t.Fatalf("the slow stream was not dropped: ended %v, overflowed %v", ended, overflow)
 	}
-	n := 0
-	for range slow.ch {
-		n++
+	if len(msgs) != streamBuffer {
+		t.Fatalf("slow stream had %d events, want %d", len(msgs), streamBuffer)
 	}
-	if n != streamBuffer {
-		t.Fatalf("slow stream had %d events, want %d", n, streamBuffer)
+	if msgs, ended, overflow := fast.take(nil); ended || overflow || len(msgs) != 1 {
+		t.Fatalf("the fast stream: ended %v, overflowed %v, %d waiting", ended, overflow, len(msgs))
 	}
-	if b.overflowed(fast) || len(fast.ch) != 1 {
-		t.Fatalf("the fast stream: overflowed %v, %d waiting", b.overflowed(fast), len(fast.ch))
+	if msgs, ended, _ := other.take(nil); len(msgs) != 0 || ended {
+		t.Fatalf("another session's stream got %d events, ended %v", len(msgs), ended)
 	}
-	if len(other.ch) != 0 {
-		t.Fatal("another session's stream got events")
+	b.publish(EvContentDelta, Event{SessionID: 1, Text: "after"})
+	if msgs, _, _ := slow.take(nil); len(msgs) != 0 {
+		t.Fatal("a dropped stream got an event")
 	}
 	b.unsubscribe(slow) // after the bus dropped it: nothing to do
 	b.close()
-	if _, ok := <-other.ch; ok {
-		t.Fatal("close left a stream open")
+	<-other.wake
+	if _, ended, overflow := other.take(nil); !ended || overflow {
+		t.Fatalf("close left a stream open (ended %v) or called it overflowed (%v)", ended, overflow)
 	}
 	if b.subscribe(0) != nil {
 		t.Fatal("subscribed after close")
+	}
+	if len(b.all) != 0 || len(b.bySession) != 0 {
+		t.Fatalf("the closed bus keeps %d global and %d sessions' streams", len(b.all), len(b.bySession))
+	}
+}
+
+// A stream that ends leaves no trace on the bus: a thousand sessions that
+// came and went cost nothing.
+func TestUnsubscribeForgetsTheSession(t *testing.T) {
+	b := newBus()
+	a1, a2, g := b.subscribe(5), b.subscribe(5), b.subscribe(0)
+	b.unsubscribe(a1)
+	if len(b.bySession[5]) != 1 {
+		t.Fatalf("session 5 has %d streams, want 1", len(b.bySession[5]))
+	}
+	b.publish(EvTurnStarted, Event{SessionID: 5})
+	if msgs, _, _ := a2.take(nil); len(msgs) != 1 {
+		t.Fatalf("the stream left got %d events, want 1", len(msgs))
+	}
+	if msgs, ended, _ := a1.take(nil); len(msgs) != 0 || !ended {
+		t.Fatalf("the stream unsubscribed got %d events, ended %v", len(msgs), ended)
+	}
+	b.unsubscribe(a2)
+	b.unsubscribe(g)
+	if len(b.bySession) != 0 || len(b.all) != 0 {
+		t.Fatalf("the bus keeps %d sessions and %d global streams", len(b.bySession), len(b.all))
 	}
 }
 
@@ -61,8 +93,9 @@ func TestWriteSSE(t *testing.T) {
 	b.publish(EvContentDelta, Event{SessionID: 3, Text: "two\nlines"})
 	b.publish(EvTurnFinished, Event{SessionID: 3})
 	rec := &recorder{h: http.Header{}}
-	for range 2 {
-		if err := writeSSE(rec, <-st.ch); err != nil {
+	msgs, _, _ := st.take(nil)
+	for _, m := range msgs {
+		if err := writeSSE(rec, m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,7 +160,8 @@ func BenchmarkPublish(b *testing.B) {
 		bus.publish(EvContentDelta, Event{SessionID: int64(i%200 + 1), Text: "a piece of the answer"})
 		for _, st := range streams {
 			select {
-			case <-st.ch:
+			case <-st.wake:
+				st.take(nil)
 			default:
 			}
 		}

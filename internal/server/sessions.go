@@ -285,10 +285,14 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 	if sameOriginBrowser(r) {
 		source = "web"
 	}
+	// The turn's events name the session by this id: told here, the
+	// first of them does not have to look it up.
+	c := s.coreState()
+	c.rememberID(si.Channel, si.ChatID, si.ID)
 	done := s.app.Kernel.Submit(kernel.Input{
 		Injection: sdk.Injection{Source: source, Channel: si.Channel, ChatID: si.ChatID, UserID: "owner", Text: in.Text, Interrupt: in.Interrupt},
 		Owner:     true, // the owner's own words, in any channel's session: the owner's memory scope, not user "owner" of that channel
-		Approver:  s.coreState().broker.Approver(nil),
+		Approver:  c.broker.Approver(nil),
 		Untrusted: in.Untrusted,
 	})
 	if !in.Wait {

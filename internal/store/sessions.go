@@ -18,9 +18,19 @@ type Session struct {
 
 // Session returns the session of channel and chatID, creating it if needed.
 func (s *Store) Session(ctx context.Context, channel, chatID string) (Session, error) {
-	now := time.Now().UnixMilli()
+	// Most sessions exist already: a read finds them without queueing for
+	// the one write connection (a turn's first step, and the event
+	// stream's, would otherwise wait behind every other turn's writes).
 	var id int64
-	err := s.w.QueryRowContext(ctx, `
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE channel = ? AND chat_id = ?`, channel, chatID).Scan(&id)
+	switch {
+	case err == nil:
+		return Session{ID: id, Channel: channel, ChatID: chatID}, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Session{}, fmt.Errorf("opening session %s/%s: %w", channel, chatID, err)
+	}
+	now := time.Now().UnixMilli()
+	err = s.w.QueryRowContext(ctx, `
 		INSERT INTO sessions(channel, chat_id, created_at, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(channel, chat_id) DO UPDATE SET updated_at = updated_at
 		RETURNING id`, channel, chatID, now, now).Scan(&id)

@@ -61,3 +61,30 @@ func TestListSessionsAndMessages(t *testing.T) {
 		t.Fatalf("last message %+v", msgs)
 	}
 }
+
+// Finding a session that exists is a read: it does not queue for the one
+// write connection, which the turns' writes hold in turn.
+func TestSessionFoundWithoutWriting(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	writes := 0
+	s.w.wrote = func() { writes++ }
+	first, err := s.Session(ctx, "web", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if writes != 1 {
+		t.Fatalf("opening a new session wrote %d times, want 1", writes)
+	}
+	again, err := s.Session(ctx, "web", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if writes != 1 || again != first {
+		t.Fatalf("finding it again: %+v, want %+v, and %d writes, want still 1", again, first, writes)
+	}
+	other, err := s.Session(ctx, "web", "b")
+	if err != nil || other.ID == first.ID || writes != 2 {
+		t.Fatalf("another chat: %+v, %v, %d writes; want a new session and 2 writes", other, err, writes)
+	}
+}

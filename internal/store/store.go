@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -42,6 +43,7 @@ const FileName = "hearth.db"
 type Store struct {
 	db   *pool // reads
 	w    *pool // writes, and transactions
+	ckpt *checkpointer
 	path string
 }
 
@@ -54,6 +56,7 @@ type pool struct {
 	*sql.DB
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
+	wrote func() // the write pool's: tells the checkpointer (checkpoint.go)
 }
 
 const maxStmts = 256
@@ -103,6 +106,7 @@ func (p *pool) inTx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, e
 
 // ExecContext runs query through its kept statement.
 func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	p.noteWrite()
 	st, err := p.stmt(ctx, query)
 	if err != nil || st == nil {
 		return p.DB.ExecContext(ctx, query, args...)
@@ -112,6 +116,7 @@ func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.
 
 // QueryContext runs query through its kept statement.
 func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	p.noteWrite()
 	st, err := p.stmt(ctx, query)
 	if err != nil || st == nil {
 		return p.DB.QueryContext(ctx, query, args...)
@@ -121,11 +126,24 @@ func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sq
 
 // QueryRowContext runs query through its kept statement.
 func (p *pool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	p.noteWrite()
 	st, err := p.stmt(ctx, query)
 	if err != nil || st == nil {
 		return p.DB.QueryRowContext(ctx, query, args...) // says what is wrong with it
 	}
 	return st.QueryRowContext(ctx, args...)
+}
+
+// BeginTx begins a transaction (database/sql's), noting the write.
+func (p *pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error) {
+	p.noteWrite()
+	return p.DB.BeginTx(ctx, opts)
+}
+
+func (p *pool) noteWrite() {
+	if p.wrote != nil {
+		p.wrote()
+	}
 }
 
 // readConns bounds the read pool: SQLite reads are short, and each
@@ -155,7 +173,8 @@ func OpenFile(ctx context.Context, path string) (*Store, error) {
 	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(ON)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate"+
+		"&_pragma=wal_autocheckpoint("+strconv.Itoa(backstopPages)+")") // see checkpoint.go
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -167,7 +186,15 @@ func OpenFile(ctx context.Context, path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(readConns)
 	db.SetMaxIdleConns(readConns)
-	s := &Store{db: newPool(db), w: newPool(w), path: path}
+	cdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		w.Close()
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	ckpt := newCheckpointer(cdb)
+	s := &Store{db: newPool(db), w: newPool(w), path: path, ckpt: ckpt}
+	s.w.wrote = ckpt.wrote
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("migrating %s: %w", path, err)
@@ -247,7 +274,13 @@ func (s *Store) Shared() bool { return true }
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return errors.Join(s.w.Close(), s.db.Close()) }
+func (s *Store) Close() error {
+	var err error
+	if s.ckpt != nil {
+		err = s.ckpt.close()
+	}
+	return errors.Join(err, s.w.Close(), s.db.Close())
+}
 
 // Migration is one schema change. Versions are applied in order, each in
 // its own transaction, and recorded in schema_migrations.
