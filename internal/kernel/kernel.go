@@ -241,12 +241,23 @@ func (k *Kernel) RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToo
 // one change of the registry: no request in between sees a part of either
 // set. Tools that cannot be registered are left out, one error each.
 func (k *Kernel) ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error {
+	return k.replaceRemote(plugin, defs, handlers, false)
+}
+
+// OfferRemoteTools is ReplaceRemoteTools for definitions whose schemas
+// compiled at an earlier registration (a child plugin's tools kept from
+// its last start): each is compiled at its tool's first call.
+func (k *Kernel) OfferRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error {
+	return k.replaceRemote(plugin, defs, handlers, true)
+}
+
+func (k *Kernel) replaceRemote(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler, deferred bool) []error {
 	if len(defs) != len(handlers) {
 		return []error{fmt.Errorf("plugin %q: %d tools and %d handlers", plugin, len(defs), len(handlers))}
 	}
 	entries := make([]tools.Entry, len(defs))
 	for i := range defs {
-		entries[i] = tools.Entry{Def: defs[i], Handler: handlers[i], Prompt: true}
+		entries[i] = tools.Entry{Def: defs[i], Handler: handlers[i], Prompt: true, Deferred: deferred}
 	}
 	added, errs := k.tools.Replace(plugin, entries)
 	for _, t := range added {

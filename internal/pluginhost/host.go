@@ -50,10 +50,12 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		}
 		p.noteTool(d.Name)
 		h := remoteTool(conn, p.name, d.Name, progress, &p.calls)
-		if p.runRecord().tool(def, d, h) {
+		rec := p.runRecord()
+		if rec.tool(def, d, h) {
 			return struct{}{}, nil // replaces the offered tools at the end of the handshake (offer.go)
 		}
 		if err := p.opts.Host.RegisterRemoteTool(p.name, d, h); err != nil {
+			rec.refused(d.Name)
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil

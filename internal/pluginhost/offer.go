@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -99,7 +100,8 @@ func offerPrint(dir string, m *Manifest) string {
 type runRecord struct {
 	mu    sync.Mutex
 	tools []json.RawMessage
-	other bool // registered something besides tools
+	names []string // tools[i]'s name
+	other bool     // registered something besides tools
 	// collect, while an offer stands, keeps the tools registered to
 	// replace the offered ones at the end of the handshake.
 	collect bool
@@ -117,11 +119,21 @@ func (r *runRecord) tool(def wire.ToolDef, d sdk.ToolDef, h sdk.RawToolHandler) 
 	if err != nil || def.HasResolveEffect || def.DynamicDescription {
 		r.other = true
 	}
-	r.tools = append(r.tools, raw)
+	r.tools, r.names = append(r.tools, raw), append(r.names, d.Name)
 	if r.collect {
 		r.defs, r.hs = append(r.defs, d), append(r.hs, h)
 	}
 	return r.collect
+}
+
+// refused forgets a tool the host refused to register: it is not
+// offered at the next start.
+func (r *runRecord) refused(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.Index(r.names, name); i >= 0 && !r.collect {
+		r.tools, r.names = slices.Delete(r.tools, i, i+1), slices.Delete(r.names, i, i+1)
+	}
 }
 
 // taint records a registration that makes the plugin needed before a
@@ -269,7 +281,7 @@ func (p *Process) applyOffer() bool {
 	if err := p.opts.Host.SetManifest(p.name, p.manifestOf(w)); err != nil {
 		return false
 	}
-	if errs := p.opts.Host.ReplaceRemoteTools(p.name, defs, hs); len(errs) > 0 {
+	if errs := p.opts.Host.OfferRemoteTools(p.name, defs, hs); len(errs) > 0 {
 		p.opts.Host.ReplaceRemoteTools(p.name, nil, nil)
 		return false
 	}

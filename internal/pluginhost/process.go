@@ -31,6 +31,10 @@ type Host interface {
 	// ReplaceRemoteTools swaps all of plugin's tools for defs (handlers[i]
 	// runs defs[i]) at once: no call in between finds neither.
 	ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error
+	// OfferRemoteTools is ReplaceRemoteTools for tools kept from an
+	// earlier run, whose schemas compiled then: each compiles at its
+	// first call (offer.go).
+	OfferRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	// Inject and InjectSync take the plugin's name from the host side,

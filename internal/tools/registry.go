@@ -79,7 +79,7 @@ func (r *Registry) RegisterPrompt(plugin string, def sdk.ToolDef, h sdk.RawToolH
 }
 
 func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
-	t, err := newTool(plugin, def, h, prompt)
+	t, err := newTool(plugin, Entry{Def: def, Handler: h, Prompt: prompt})
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,8 @@ func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 }
 
 // newTool checks def and builds its Tool.
-func newTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
+func newTool(plugin string, e Entry) (*Tool, error) {
+	def, h, prompt := e.Def, e.Handler, e.Prompt
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
@@ -102,7 +103,11 @@ func newTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) 
 	if err != nil {
 		return nil, err
 	}
-	schema, err := toolcall.Compile(def.Parameters)
+	compile := toolcall.Compile
+	if e.Deferred {
+		compile = toolcall.Deferred
+	}
+	schema, err := compile(def.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrBadSchema, name, err)
 	}
@@ -131,6 +136,10 @@ type Entry struct {
 	Def     sdk.ToolDef
 	Handler sdk.RawToolHandler
 	Prompt  bool // see RegisterPrompt
+	// Deferred says Def's schema compiled at an earlier registration (a
+	// plugin's tools kept from its last start): it is compiled at the
+	// tool's first call instead of now (toolcall.Deferred).
+	Deferred bool
 }
 
 // Replace swaps plugin's tools for entries in one change: a caller that
@@ -143,7 +152,7 @@ func (r *Registry) Replace(plugin string, entries []Entry) ([]*Tool, []error) {
 	var errs []error
 	fresh := make([]*Tool, 0, len(entries))
 	for _, e := range entries {
-		t, err := newTool(plugin, e.Def, e.Handler, e.Prompt)
+		t, err := newTool(plugin, e)
 		if err != nil {
 			errs = append(errs, err)
 			continue
