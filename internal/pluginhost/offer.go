@@ -64,6 +64,16 @@ type offerRecord struct {
 	Tools    []json.RawMessage `json:"tools,omitempty"`    // each wire.ToolDef, as re-encoded by Hearth
 }
 
+// offerRead is an offerRecord as read back: its tools decoded in the
+// same pass.
+type offerRead struct {
+	Version  int             `json:"version"`
+	Print    string          `json:"print"`
+	Plain    bool            `json:"plain"`
+	Manifest json.RawMessage `json:"manifest,omitempty"`
+	Tools    []wire.ToolDef  `json:"tools,omitempty"`
+}
+
 // offerPath is where the record of plugin name is kept.
 func offerPath(dataDir, name string) string {
 	return filepath.Join(dataDir, "plugin_cache", url.PathEscape(name)+".json")
@@ -163,9 +173,9 @@ func plainManifest(w *wire.Manifest) bool {
 
 // offer is a plugin's cached registration, offered while it starts.
 type offer struct {
-	rec     *offerRecord
-	settled chan struct{} // closed when the first handshake ended, either way
-	once    sync.Once
+	manifest json.RawMessage // the cached manifest, as sent at initialize
+	settled  chan struct{}   // closed when the first handshake ended, either way
+	once     sync.Once
 	// Set before settled is closed: whether the handshake registered the
 	// same manifest and nothing but tools, and its tools by name.
 	same bool
@@ -233,7 +243,7 @@ func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 }
 
 // loadOffer returns the plugin's usable cache record, or nil.
-func (p *Process) loadOffer() *offerRecord {
+func (p *Process) loadOffer() *offerRead {
 	if !p.opts.OfferCached || p.m.Xbot() || p.m.Script() || p.m.declaresHook() {
 		return nil
 	}
@@ -241,7 +251,7 @@ func (p *Process) loadOffer() *offerRecord {
 	if err != nil {
 		return nil
 	}
-	var rec offerRecord
+	var rec offerRead
 	if json.Unmarshal(b, &rec) != nil || rec.Version != offerVersion || !rec.Plain {
 		return nil
 	}
@@ -265,18 +275,14 @@ func (p *Process) applyOffer() bool {
 	}
 	defs := make([]sdk.ToolDef, 0, len(rec.Tools))
 	hs := make([]sdk.RawToolHandler, 0, len(rec.Tools))
-	o := &offer{rec: rec, settled: make(chan struct{})}
-	for _, raw := range rec.Tools {
-		var def wire.ToolDef
-		if json.Unmarshal(raw, &def) != nil {
-			return false
-		}
+	o := &offer{manifest: rec.Manifest, settled: make(chan struct{})}
+	for _, def := range rec.Tools {
 		d := def.Definition()
 		if d.Timeout == 0 {
 			d.Timeout = p.m.ToolTimeout()
 		}
 		defs = append(defs, d)
-		hs = append(hs, p.offeredTool(o, d.Name, raw))
+		hs = append(hs, p.offeredTool(o, def))
 	}
 	if err := p.opts.Host.SetManifest(p.name, p.manifestOf(w)); err != nil {
 		return false
@@ -303,13 +309,15 @@ func (p *Process) manifestOf(w *wire.Manifest) sdk.Manifest {
 // offeredTool is the handler of a cached tool: it waits for the
 // handshake, then runs the plugin's tool if the handshake registered it
 // as it was offered.
-func (p *Process) offeredTool(o *offer, name string, raw json.RawMessage) sdk.RawToolHandler {
+func (p *Process) offeredTool(o *offer, cached wire.ToolDef) sdk.RawToolHandler {
+	name := cached.Name
 	return func(ctx context.Context, tc *sdk.ToolContext, args map[string]any, in json.RawMessage) (any, error) {
 		if err := o.wait(ctx); err != nil {
 			return nil, fmt.Errorf("plugin %s did not start in time: %w", p.m.ID, err)
 		}
 		rt, ok := o.real[name]
-		if !o.same || !ok || !bytes.Equal(rt.raw, raw) {
+		raw, err := json.Marshal(cached) // as the handshake's was (runRecord.tool)
+		if !o.same || !ok || err != nil || !bytes.Equal(rt.raw, raw) {
 			return nil, fmt.Errorf("not run: plugin %s changed since its tools were listed (%s is not what it offered); its current tools are listed from the next request on", p.m.ID, name)
 		}
 		return rt.h(ctx, tc, args, in)
@@ -358,7 +366,7 @@ func (p *Process) saveOffer(rec *runRecord, w *wire.Manifest) {
 // the same manifest, and nothing beyond tools.
 func (o *offer) sameOffer(rec *runRecord, w *wire.Manifest) bool {
 	man, err := json.Marshal(w)
-	if err != nil || !bytes.Equal(man, o.rec.Manifest) {
+	if err != nil || !bytes.Equal(man, o.manifest) {
 		return false
 	}
 	rec.mu.Lock()
