@@ -57,20 +57,10 @@ const maxPrintFiles = 2000
 
 // offerRecord is what a handshake registered, as kept in the cache.
 type offerRecord struct {
-	Version  int               `json:"version"`
-	Print    string            `json:"print"`
-	Plain    bool              `json:"plain"`              // tools and nothing else
-	Manifest json.RawMessage   `json:"manifest,omitempty"` // the wire.Manifest sent at initialize
-	Tools    []json.RawMessage `json:"tools,omitempty"`    // each wire.ToolDef, as re-encoded by Hearth
-}
-
-// offerRead is an offerRecord as read back: its tools decoded in the
-// same pass.
-type offerRead struct {
 	Version  int             `json:"version"`
 	Print    string          `json:"print"`
-	Plain    bool            `json:"plain"`
-	Manifest json.RawMessage `json:"manifest,omitempty"`
+	Plain    bool            `json:"plain"`              // tools and nothing else
+	Manifest json.RawMessage `json:"manifest,omitempty"` // the wire.Manifest sent at initialize
 	Tools    []wire.ToolDef  `json:"tools,omitempty"`
 }
 
@@ -109,9 +99,8 @@ func offerPrint(dir string, m *Manifest) string {
 // runRecord collects what one handshake registers.
 type runRecord struct {
 	mu    sync.Mutex
-	tools []json.RawMessage
-	names []string // tools[i]'s name
-	other bool     // registered something besides tools
+	tools []wire.ToolDef // encoded once the plugin runs (saveOffer)
+	other bool           // registered something besides tools
 	// collect, while an offer stands, keeps the tools registered to
 	// replace the offered ones at the end of the handshake.
 	collect bool
@@ -123,13 +112,12 @@ type runRecord struct {
 // kept for the end of the handshake (collect) rather than to register
 // now.
 func (r *runRecord) tool(def wire.ToolDef, d sdk.ToolDef, h sdk.RawToolHandler) (kept bool) {
-	raw, err := json.Marshal(def)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err != nil || def.HasResolveEffect || def.DynamicDescription {
+	if def.HasResolveEffect || def.DynamicDescription {
 		r.other = true
 	}
-	r.tools, r.names = append(r.tools, raw), append(r.names, d.Name)
+	r.tools = append(r.tools, def)
 	if r.collect {
 		r.defs, r.hs = append(r.defs, d), append(r.hs, h)
 	}
@@ -141,8 +129,9 @@ func (r *runRecord) tool(def wire.ToolDef, d sdk.ToolDef, h sdk.RawToolHandler) 
 func (r *runRecord) refused(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if i := slices.Index(r.names, name); i >= 0 && !r.collect {
-		r.tools, r.names = slices.Delete(r.tools, i, i+1), slices.Delete(r.names, i, i+1)
+	i := slices.IndexFunc(r.tools, func(d wire.ToolDef) bool { return d.Name == name })
+	if i >= 0 && !r.collect {
+		r.tools = slices.Delete(r.tools, i, i+1)
 	}
 }
 
@@ -184,7 +173,7 @@ type offer struct {
 
 // realTool is a tool registered by the handshake.
 type realTool struct {
-	raw json.RawMessage
+	def wire.ToolDef
 	h   sdk.RawToolHandler
 }
 
@@ -230,11 +219,11 @@ func (p *Process) offered() bool { return p.offer != nil }
 func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 	rec.mu.Lock()
 	rec.collect = false
-	defs, hs, raws := rec.defs, rec.hs, rec.tools
+	defs, hs, wdefs := rec.defs, rec.hs, rec.tools
 	rec.mu.Unlock()
 	real := make(map[string]realTool, len(defs))
 	for i, d := range defs {
-		real[d.Name] = realTool{raw: raws[i], h: hs[i]}
+		real[d.Name] = realTool{def: wdefs[i], h: hs[i]}
 	}
 	for _, err := range p.opts.Host.ReplaceRemoteTools(p.name, defs, hs) {
 		p.log.Warn("plugin tool not registered", "err", err)
@@ -243,7 +232,7 @@ func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 }
 
 // loadOffer returns the plugin's usable cache record, or nil.
-func (p *Process) loadOffer() *offerRead {
+func (p *Process) loadOffer() *offerRecord {
 	if !p.opts.OfferCached || p.m.Xbot() || p.m.Script() || p.m.declaresHook() {
 		return nil
 	}
@@ -251,7 +240,7 @@ func (p *Process) loadOffer() *offerRead {
 	if err != nil {
 		return nil
 	}
-	var rec offerRead
+	var rec offerRecord
 	if json.Unmarshal(b, &rec) != nil || rec.Version != offerVersion || !rec.Plain {
 		return nil
 	}
@@ -316,12 +305,18 @@ func (p *Process) offeredTool(o *offer, cached wire.ToolDef) sdk.RawToolHandler 
 			return nil, fmt.Errorf("plugin %s did not start in time: %w", p.m.ID, err)
 		}
 		rt, ok := o.real[name]
-		raw, err := json.Marshal(cached) // as the handshake's was (runRecord.tool)
-		if !o.same || !ok || err != nil || !bytes.Equal(rt.raw, raw) {
+		if !o.same || !ok || !sameDef(rt.def, cached) {
 			return nil, fmt.Errorf("not run: plugin %s changed since its tools were listed (%s is not what it offered); its current tools are listed from the next request on", p.m.ID, name)
 		}
 		return rt.h(ctx, tc, args, in)
 	}
+}
+
+// sameDef reports whether two definitions encode alike.
+func sameDef(a, b wire.ToolDef) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
 }
 
 // saveOffer keeps what the handshake registered, for the next start.

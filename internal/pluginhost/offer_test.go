@@ -72,8 +72,7 @@ func (f *fixture) forgeOffer(t *testing.T, dir string, defs ...sdk.ToolDef) {
 	}
 	rec := offerRecord{Version: offerVersion, Print: offerPrint(dir, m), Plain: true, Manifest: json.RawMessage("null")}
 	for _, d := range defs {
-		raw, _ := json.Marshal(wire.ToolDef{ToolDef: d})
-		rec.Tools = append(rec.Tools, raw)
+		rec.Tools = append(rec.Tools, wire.ToolDef{ToolDef: d})
 	}
 	b, _ := json.Marshal(rec)
 	if err := os.MkdirAll(filepath.Dir(offerPath(f.data, m.PluginName())), 0o700); err != nil {
@@ -156,6 +155,7 @@ func TestOfferStaleCacheReconciles(t *testing.T) {
 	if r := callTool(f.k, "stale__echo", `{"text":"now"}`); r.IsError || !strings.Contains(r.Content, "now") {
 		t.Fatalf("the real tool: %+v", r)
 	}
+	p.Stop() // the record is written once the plugin runs, before it serves
 	if rec := f.readOffer(t, "stale"); len(rec.Tools) != 1 || !rec.Plain {
 		t.Fatalf("the cache was not rewritten from the handshake: %+v", rec)
 	}
@@ -186,6 +186,7 @@ func TestOfferStaleCacheKeepsGuards(t *testing.T) {
 				t.Fatalf("a guard offered from a stale cache let %d call(s) run before it was up", n)
 			}
 			ready(t, p)
+			p.Stop()
 			if rec := f.readOffer(t, mode); rec.Plain {
 				t.Fatal("a guard was recorded as tools only")
 			}

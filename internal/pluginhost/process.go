@@ -666,13 +666,13 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	if offering {
 		p.confirmOffer(rec, res.Manifest)
 	}
-	p.saveOffer(rec, res.Manifest)
 	p.guarded()
 	p.opts.Host.ResumeHooks(p.name)
 	p.guardStagesReady()
 	p.conn.Store(conn)
 	defer p.conn.Store(nil)
 	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
+	p.saveOffer(rec, res.Manifest) // once it runs: nothing waits for it
 
 	pingFailed := make(chan error, 1)
 	stopPing := make(chan struct{})
