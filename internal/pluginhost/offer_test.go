@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -218,5 +219,23 @@ func TestOfferOnlyWhenPlainAndUnchanged(t *testing.T) {
 	}
 	if p := f.startOffered(t, dir); p.offered() {
 		t.Fatal("offered although a file of the plugin changed")
+	}
+}
+
+// A plugin stopped during its handshake (hearth ask done before a plugin
+// it did not need was up) is stopped at once, not after the handshake's
+// deadline: with an hour's deadline, Stop returning at all shows it.
+func TestStopDuringHandshake(t *testing.T) {
+	f := newFixture(t)
+	f.opts.HandshakeTimeout = time.Hour
+	p := f.start(t, "mute", "silent")
+	waitStatus(t, p, "a started process", func(s Status) bool { return s.PID != 0 })
+	pid := p.Status().PID
+	p.Stop()
+	if got := p.Status(); got.State != Stopped {
+		t.Fatalf("state after Stop: %s", got.State)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Fatalf("process %d still runs after Stop", pid)
 	}
 }
