@@ -245,23 +245,30 @@ func (k *Kernel) RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToo
 // one change of the registry: no request in between sees a part of either
 // set. Tools that cannot be registered are left out, one error each.
 func (k *Kernel) ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error {
-	return k.replaceRemote(plugin, defs, handlers, false)
+	return k.replaceRemote(plugin, defs, nil, handlers)
 }
 
-// OfferRemoteTools is ReplaceRemoteTools for definitions whose schemas
-// compiled at an earlier registration (a child plugin's tools kept from
-// its last start): each is compiled at its tool's first call.
-func (k *Kernel) OfferRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error {
-	return k.replaceRemote(plugin, defs, handlers, true)
+// OfferRemoteTools is ReplaceRemoteTools for tools kept from an earlier
+// registration (a child plugin's, from its last start): schemas[i] is
+// the JSON of defs[i]'s schema as it compiled then (whose Parameters are
+// not read); each is compiled at its tool's first call.
+func (k *Kernel) OfferRemoteTools(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error {
+	if len(schemas) != len(defs) {
+		return []error{fmt.Errorf("plugin %q: %d tools and %d schemas", plugin, len(defs), len(schemas))}
+	}
+	return k.replaceRemote(plugin, defs, schemas, handlers)
 }
 
-func (k *Kernel) replaceRemote(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler, deferred bool) []error {
+func (k *Kernel) replaceRemote(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error {
 	if len(defs) != len(handlers) {
 		return []error{fmt.Errorf("plugin %q: %d tools and %d handlers", plugin, len(defs), len(handlers))}
 	}
 	entries := make([]tools.Entry, len(defs))
 	for i := range defs {
-		entries[i] = tools.Entry{Def: defs[i], Handler: handlers[i], Prompt: true, Deferred: deferred}
+		entries[i] = tools.Entry{Def: defs[i], Handler: handlers[i], Prompt: true}
+		if schemas != nil {
+			entries[i].Schema = schemas[i]
+		}
 	}
 	added, errs := k.tools.Replace(plugin, entries)
 	for _, t := range added {

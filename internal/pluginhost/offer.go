@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
@@ -49,7 +50,7 @@ import (
 // one, misses the first turn's stages of those kinds until its handshake.
 
 // offerVersion changes when the record's meaning does.
-const offerVersion = 1
+const offerVersion = 2
 
 // maxPrintFiles bounds the folder walk of offerPrint: a bigger folder is
 // never offered from the cache (its print would cost more than it saves).
@@ -61,7 +62,33 @@ type offerRecord struct {
 	Print    string          `json:"print"`
 	Plain    bool            `json:"plain"`              // tools and nothing else
 	Manifest json.RawMessage `json:"manifest,omitempty"` // the wire.Manifest sent at initialize
-	Tools    []wire.ToolDef  `json:"tools,omitempty"`
+	Tools    []cachedTool    `json:"tools,omitempty"`
+}
+
+// cachedTool is a tool of the record: its definition, whose parameters
+// are its schema's JSON as the host compiled it (toolcall.SchemaJSON),
+// read back without decoding it (Parameters shadows the definition's).
+type cachedTool struct {
+	wire.ToolDef
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// cached returns def as the record keeps it.
+func cached(def wire.ToolDef) (cachedTool, error) {
+	raw, err := toolcall.SchemaJSON(def.Parameters)
+	def.Parameters = nil
+	return cachedTool{ToolDef: def, Parameters: raw}, err
+}
+
+// same reports whether def is what c records.
+func (c cachedTool) same(def wire.ToolDef) bool {
+	d, err := cached(def)
+	if err != nil {
+		return false
+	}
+	a, erra := json.Marshal(c)
+	b, errb := json.Marshal(d)
+	return erra == nil && errb == nil && bytes.Equal(a, b)
 }
 
 // offerPath is where the record of plugin name is kept.
@@ -263,9 +290,11 @@ func (p *Process) applyOffer() bool {
 		return false
 	}
 	defs := make([]sdk.ToolDef, 0, len(rec.Tools))
+	schemas := make([]json.RawMessage, 0, len(rec.Tools))
 	hs := make([]sdk.RawToolHandler, 0, len(rec.Tools))
 	o := &offer{manifest: rec.Manifest, settled: make(chan struct{})}
 	for _, def := range rec.Tools {
+		schemas = append(schemas, def.Parameters)
 		d := def.Definition()
 		if d.Timeout == 0 {
 			d.Timeout = p.m.ToolTimeout()
@@ -276,7 +305,7 @@ func (p *Process) applyOffer() bool {
 	if err := p.opts.Host.SetManifest(p.name, p.manifestOf(w)); err != nil {
 		return false
 	}
-	if errs := p.opts.Host.OfferRemoteTools(p.name, defs, hs); len(errs) > 0 {
+	if errs := p.opts.Host.OfferRemoteTools(p.name, defs, schemas, hs); len(errs) > 0 {
 		p.opts.Host.ReplaceRemoteTools(p.name, nil, nil)
 		return false
 	}
@@ -298,25 +327,18 @@ func (p *Process) manifestOf(w *wire.Manifest) sdk.Manifest {
 // offeredTool is the handler of a cached tool: it waits for the
 // handshake, then runs the plugin's tool if the handshake registered it
 // as it was offered.
-func (p *Process) offeredTool(o *offer, cached wire.ToolDef) sdk.RawToolHandler {
-	name := cached.Name
+func (p *Process) offeredTool(o *offer, c cachedTool) sdk.RawToolHandler {
+	name := c.Name
 	return func(ctx context.Context, tc *sdk.ToolContext, args map[string]any, in json.RawMessage) (any, error) {
 		if err := o.wait(ctx); err != nil {
 			return nil, fmt.Errorf("plugin %s did not start in time: %w", p.m.ID, err)
 		}
 		rt, ok := o.real[name]
-		if !o.same || !ok || !sameDef(rt.def, cached) {
+		if !o.same || !ok || !c.same(rt.def) {
 			return nil, fmt.Errorf("not run: plugin %s changed since its tools were listed (%s is not what it offered); its current tools are listed from the next request on", p.m.ID, name)
 		}
 		return rt.h(ctx, tc, args, in)
 	}
-}
-
-// sameDef reports whether two definitions encode alike.
-func sameDef(a, b wire.ToolDef) bool {
-	ja, erra := json.Marshal(a)
-	jb, errb := json.Marshal(b)
-	return erra == nil && errb == nil && bytes.Equal(ja, jb)
 }
 
 // saveOffer keeps what the handshake registered, for the next start.
@@ -330,7 +352,14 @@ func (p *Process) saveOffer(rec *runRecord, w *wire.Manifest) {
 	}
 	rec.mu.Lock()
 	out := offerRecord{Version: offerVersion, Print: p.print, Plain: !rec.other && plainManifest(w) && !p.m.declaresHook(),
-		Manifest: man, Tools: rec.tools}
+		Manifest: man, Tools: make([]cachedTool, 0, len(rec.tools))}
+	for _, def := range rec.tools {
+		c, err := cached(def)
+		if err != nil {
+			continue // refused at registration
+		}
+		out.Tools = append(out.Tools, c)
+	}
 	rec.mu.Unlock()
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -73,7 +73,11 @@ func (f *fixture) forgeOffer(t *testing.T, dir string, defs ...sdk.ToolDef) {
 	}
 	rec := offerRecord{Version: offerVersion, Print: offerPrint(dir, m), Plain: true, Manifest: json.RawMessage("null")}
 	for _, d := range defs {
-		rec.Tools = append(rec.Tools, wire.ToolDef{ToolDef: d})
+		c, err := cached(wire.ToolDef{ToolDef: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Tools = append(rec.Tools, c)
 	}
 	b, _ := json.Marshal(rec)
 	if err := os.MkdirAll(filepath.Dir(offerPath(f.data, m.PluginName())), 0o700); err != nil {

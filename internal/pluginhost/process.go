@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,9 +33,10 @@ type Host interface {
 	// runs defs[i]) at once: no call in between finds neither.
 	ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error
 	// OfferRemoteTools is ReplaceRemoteTools for tools kept from an
-	// earlier run, whose schemas compiled then: each compiles at its
+	// earlier run: schemas[i] is defs[i]'s schema as it compiled then
+	// (defs[i].Parameters is not read), compiled again at its tool's
 	// first call (offer.go).
-	OfferRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error
+	OfferRemoteTools(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	// Inject and InjectSync take the plugin's name from the host side,

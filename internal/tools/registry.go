@@ -103,11 +103,12 @@ func newTool(plugin string, e Entry) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	compile := toolcall.Compile
-	if e.Deferred {
-		compile = toolcall.Deferred
+	var schema *toolcall.Schema
+	if e.Schema != nil {
+		schema, err = toolcall.Deferred(e.Schema)
+	} else {
+		schema, err = toolcall.Compile(def.Parameters)
 	}
-	schema, err := compile(def.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrBadSchema, name, err)
 	}
@@ -136,10 +137,11 @@ type Entry struct {
 	Def     sdk.ToolDef
 	Handler sdk.RawToolHandler
 	Prompt  bool // see RegisterPrompt
-	// Deferred says Def's schema compiled at an earlier registration (a
-	// plugin's tools kept from its last start): it is compiled at the
-	// tool's first call instead of now (toolcall.Deferred).
-	Deferred bool
+	// Schema, when set, is the JSON of Def's schema as an earlier
+	// registration compiled it (Tool.Schema of a plugin's tool kept from
+	// its last start): it is compiled at the tool's first call instead of
+	// now (toolcall.Deferred), and Def.Parameters is not read.
+	Schema json.RawMessage
 }
 
 // Replace swaps plugin's tools for entries in one change: a caller that

@@ -113,7 +113,11 @@ func TestDeferredSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	later, err := Deferred(params)
+	js, err := SchemaJSON(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := Deferred(js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +129,7 @@ func TestDeferredSchema(t *testing.T) {
 			t.Fatalf("%v: compiled %v, deferred %v", args, a, b)
 		}
 	}
-	bad, err := Deferred(map[string]any{"properties": map[string]any{"n": map[string]any{"type": 7}}})
+	bad, err := Deferred(json.RawMessage(`{"properties":{"n":{"type":7}},"type":"object"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +141,12 @@ func TestDeferredSchema(t *testing.T) {
 			t.Fatalf("a deferred schema that does not compile: %v", err)
 		}
 	}
-	if _, err := Deferred(map[string]any{"type": "string"}); err == nil {
-		t.Fatal("deferred accepts a schema that is not an object's")
+	for _, raw := range []string{``, `[]`, `{"type":`, `"x"`} {
+		if _, err := Deferred(json.RawMessage(raw)); err == nil {
+			t.Fatalf("deferred accepts %q", raw)
+		}
+	}
+	if _, err := SchemaJSON(map[string]any{"type": "string"}); err == nil {
+		t.Fatal("a schema that is not an object's")
 	}
 }

@@ -52,7 +52,7 @@ type Schema struct {
 // Compile compiles params, a JSON Schema for an object: nil means no
 // parameters, and a schema without "type" is taken as type "object".
 func Compile(params map[string]any) (*Schema, error) {
-	raw, err := schemaJSON(params)
+	raw, err := SchemaJSON(params)
 	if err != nil {
 		return nil, err
 	}
@@ -63,17 +63,16 @@ func Compile(params map[string]any) (*Schema, error) {
 	return s, nil
 }
 
-// Deferred is Compile for a schema that compiled before (a registration
-// kept from an earlier run of the same plugin): only its JSON is made
-// now, the same bytes Compile makes, and the rest of the compilation,
-// most of its cost, is done at its first Validate. If it no longer
-// compiles then, every Validate fails with the reason, so no call runs
-// unchecked. The error is that of a schema that is not JSON or not an
-// object's.
-func Deferred(params map[string]any) (*Schema, error) {
-	raw, err := schemaJSON(params)
-	if err != nil {
-		return nil, err
+// Deferred is Compile for a schema that compiled before, given as the
+// JSON that compilation made (Schema.JSON, or SchemaJSON of the same
+// parameters; a registration kept from an earlier run of the same
+// plugin): the compilation, most of a registration's cost, is done at
+// its first Validate. If it does not compile then, every Validate fails
+// with the reason, so no call runs unchecked. The error is that of raw
+// that is not a JSON object.
+func Deferred(raw json.RawMessage) (*Schema, error) {
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return nil, errors.New("a deferred schema must be a JSON object")
 	}
 	return &Schema{raw: raw, lazy: true}, nil
 }
@@ -92,8 +91,10 @@ func (s *Schema) compile() error {
 	return nil
 }
 
-// schemaJSON is the JSON of params as sent to the model.
-func schemaJSON(params map[string]any) (json.RawMessage, error) {
+// SchemaJSON is the JSON of params as Compile makes it and the model is
+// sent it: nil is an object without properties, a missing "type" is
+// "object", and any other type is an error.
+func SchemaJSON(params map[string]any) (json.RawMessage, error) {
 	if params == nil {
 		params = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
