@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
@@ -51,6 +52,10 @@ import (
 
 // offerVersion changes when the record's meaning does.
 const offerVersion = 2
+
+// saveOfferAfter is how long after a handshake its record is written,
+// unless the plugin is stopped before.
+const saveOfferAfter = 2 * time.Second
 
 // maxPrintFiles bounds the folder walk of offerPrint: a bigger folder is
 // never offered from the cache (its print would cost more than it saves).

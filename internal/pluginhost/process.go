@@ -674,16 +674,27 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	p.conn.Store(conn)
 	defer p.conn.Store(nil)
 	p.markRunning(cmd.Process.Pid, "hearth/1, sdk "+res.SDKVersion)
-	p.saveOffer(rec, res.Manifest) // once it runs: nothing waits for it
 
 	pingFailed := make(chan error, 1)
 	stopPing := make(chan struct{})
 	go p.ping(conn, pingFailed, stopPing)
 	defer close(stopPing)
 
+	// The record of this handshake (offer.go) is written a moment after
+	// it, or when the plugin is stopped first (hearth ask), so that its
+	// writing does not compete with the turn the handshake let start.
+	save := time.After(saveOfferAfter)
+	saveOnce := func() {
+		if save != nil {
+			save = nil
+			p.saveOffer(rec, res.Manifest)
+		}
+	}
 	done := conn.Done()
 	for {
 		select {
+		case <-save:
+			saveOnce()
 		case werr := <-exited:
 			err := fmt.Errorf("exited: %v", exitText(werr))
 			cleanup(err)
@@ -693,6 +704,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 			<-exited
 			return res.AutoRestart, perr
 		case <-p.stop:
+			saveOnce()
 			p.shutdown(conn, cmd, stdin, exited)
 			cleanup(errors.New("plugin stopped"))
 			return false, nil
