@@ -320,7 +320,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "chat":
 		opts.Plugins = app.PluginsStart
 	case "ask":
-		opts.Plugins = app.PluginsWait
+		opts.Plugins = app.PluginsOffer // a plugin it may not need is not waited for
 	}
 	if f.verbose {
 		opts.LogTo, opts.LogLevel = stderr, slog.LevelDebug

@@ -75,6 +75,12 @@ const (
 	// with App.Busy set when another process holds it: for commands that
 	// show the plugins' tools but can do without them.
 	PluginsIfFree
+	// PluginsOffer is PluginsWait, except that a plugin whose last
+	// handshake registered only tools, and whose files did not change
+	// since, is not waited for: its tools are offered from that
+	// handshake's record at once and wait for it when called (see
+	// pluginhost.Options.OfferCached). For one-shot turns.
+	PluginsOffer
 )
 
 // App is a started Hearth.
@@ -260,6 +266,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Host: a.Kernel, LLM: a.Sources, Settings: a.Settings, Log: a.Logger, DataDir: dir,
 		Memory: mem.graph, TextMemory: mem.text, DocMemory: mem.docs, Knowledge: mem.kb,
 		MCPAuth: newMCPAuth(a), Policy: a.Policy, Widgets: widgets,
+		OfferCached: o.Plugins == PluginsOffer,
 	})
 	a.setMCPServers(cfg.MCPServers)
 	if a.lock != nil {
@@ -274,7 +281,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		if err := a.Plugins.Scan(ctx); err != nil {
 			a.Logger.Warn("some plugins could not start", "err", err)
 		}
-		if o.Plugins == PluginsWait || o.Plugins == PluginsIfFree {
+		if o.Plugins == PluginsWait || o.Plugins == PluginsIfFree || o.Plugins == PluginsOffer {
 			wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			a.Plugins.WaitReady(wctx)
 			cancel()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -34,14 +35,15 @@ const benchArgs = `{"city":"北京","days":3,"units":"c"}`
 var benchResult = map[string]any{"city": "北京", "temp": 25, "weather": "晴", "days": []any{"晴", "多云", "小雨"}}
 
 func benchKernel(b *testing.B, provider llm.Provider, st History, nTools int) *Kernel {
-	k := New(provider, st, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// A window that takes every tool (1,000 take about 60k tokens).
+	k := New(provider, st, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ContextWindow: 1 << 20})
 	b.Cleanup(func() { k.Close() })
 	err := k.LoadPlugin("weather", func(n string, _ map[string]any) (sdk.Plugin, error) {
 		return pluginFunc{n, func(s *sdk.PluginSDK) error {
 			for i := 0; i < nTools; i++ {
 				name := "query"
 				if i > 0 {
-					name = fmt.Sprintf("tool_%02d", i)
+					name = fmt.Sprintf("tool_%04d", i)
 				}
 				err := s.RegisterTool(name, sdk.ToolDef{Description: "查询天气", Parameters: benchSchema},
 					func(map[string]any) (any, error) { return benchResult, nil })
@@ -158,17 +160,17 @@ func weatherTurn(req llmtest.Request) llmtest.Reply {
 }
 
 // benchTurns runs b.N full turns (on_input to memory, one tool call, two
-// model calls, 50 registered tools, history in SQLite) and reports the
+// model calls, nTools registered tools, history in SQLite) and reports the
 // host's own time per turn, excluding the time spent inside the provider,
 // as p50 and p99.
-func benchTurns(b *testing.B, provider llm.Provider) {
+func benchTurns(b *testing.B, provider llm.Provider, nTools int) {
 	st, err := store.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
 	tp := &timedProvider{inner: provider}
-	k := benchKernel(b, tp, st, 50)
+	k := benchKernel(b, tp, st, nTools)
 	ctx := context.Background()
 	in := Input{Injection: sdk.Injection{Channel: "bench", Text: "北京天气怎么样？"}}
 	var host []time.Duration
@@ -191,11 +193,34 @@ func benchTurns(b *testing.B, provider llm.Provider) {
 func BenchmarkTurnLoopback(b *testing.B) {
 	srv := llmtest.NewServer(b)
 	srv.SetFallback(llmtest.Reply{Func: weatherTurn})
-	benchTurns(b, &llm.Client{BaseURL: srv.URL, Model: "bench"})
+	benchTurns(b, &llm.Client{BaseURL: srv.URL, Model: "bench"}, 50)
+}
+
+// bigTools is the tool count of the *1000 benchmarks: 1,000 with
+// HEARTH_BENCH_FULL=1, else 100 (CI runs them once under -race).
+func bigTools() int {
+	if os.Getenv("HEARTH_BENCH_FULL") == "1" {
+		return 1000
+	}
+	return 100
+}
+
+// BenchmarkTurnLoopback1000 is BenchmarkTurnLoopback with 1,000 tools
+// (see bigTools), all sent with each request.
+func BenchmarkTurnLoopback1000(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	srv.SetFallback(llmtest.Reply{Func: weatherTurn})
+	benchTurns(b, &llm.Client{BaseURL: srv.URL, Model: "bench"}, bigTools())
+}
+
+// BenchmarkTurnInProcess1000 is BenchmarkTurnInProcess with 1,000 tools
+// (see bigTools).
+func BenchmarkTurnInProcess1000(b *testing.B) {
+	benchTurns(b, instantProvider{}, bigTools())
 }
 
 // BenchmarkTurnInProcess uses a provider that answers from memory, so all
 // measured time is the host's.
 func BenchmarkTurnInProcess(b *testing.B) {
-	benchTurns(b, instantProvider{})
+	benchTurns(b, instantProvider{}, 50)
 }

@@ -132,7 +132,11 @@ type Kernel struct {
 	specMu      sync.Mutex
 	specVersion []*tools.Tool
 	specs       []llm.ToolSpec
-	room        toolRoom // toolroom.go: plugins offered on demand for room
+	specTokens  []int         // toolsTokens of each of specs
+	offerMask   []bool        // which of specVersion the last toolSpecs offered
+	offerSet    toolSet       // what it offered (names shared, never changed)
+	offerList   []*tools.Tool // the tools of offerSet.specs
+	room        toolRoom      // toolroom.go: plugins offered on demand for room
 
 	kvs sync.Map // plugin -> sdk.KV, for the ToolContext of its tools
 }
@@ -240,12 +244,30 @@ func (k *Kernel) RegisterRemoteTool(plugin string, def sdk.ToolDef, h sdk.RawToo
 // one change of the registry: no request in between sees a part of either
 // set. Tools that cannot be registered are left out, one error each.
 func (k *Kernel) ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error {
+	return k.replaceRemote(plugin, defs, nil, handlers)
+}
+
+// OfferRemoteTools is ReplaceRemoteTools for tools kept from an earlier
+// registration (a child plugin's, from its last start): schemas[i] is
+// the JSON of defs[i]'s schema as it compiled then (whose Parameters are
+// not read); each is compiled at its tool's first call.
+func (k *Kernel) OfferRemoteTools(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error {
+	if len(schemas) != len(defs) {
+		return []error{fmt.Errorf("plugin %q: %d tools and %d schemas", plugin, len(defs), len(schemas))}
+	}
+	return k.replaceRemote(plugin, defs, schemas, handlers)
+}
+
+func (k *Kernel) replaceRemote(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error {
 	if len(defs) != len(handlers) {
 		return []error{fmt.Errorf("plugin %q: %d tools and %d handlers", plugin, len(defs), len(handlers))}
 	}
 	entries := make([]tools.Entry, len(defs))
 	for i := range defs {
 		entries[i] = tools.Entry{Def: defs[i], Handler: handlers[i], Prompt: true}
+		if schemas != nil {
+			entries[i].Schema = schemas[i]
+		}
 	}
 	added, errs := k.tools.Replace(plugin, entries)
 	for _, t := range added {
@@ -403,41 +425,60 @@ func (k *Kernel) kv(plugin string) sdk.KV {
 	return kv
 }
 
+// toolSet is a request's tool list with what the turn needs of it,
+// worked out once per registry change and set of offered tools.
+type toolSet struct {
+	specs  []llm.ToolSpec
+	tokens int             // toolsTokens(specs)
+	names  map[string]bool // the names in specs; shared by turns, never changed
+}
+
 // toolSpecs returns the tool list for the model in this turn: the
-// registered tools (specs rebuilt only when the registry changed), less
-// those the policy does not offer to this requester and on-demand tools of
-// plugins the session has not loaded.
-func (k *Kernel) toolSpecs(t *turnState) []llm.ToolSpec {
+// registered tools (specs and their token estimates rebuilt only when the
+// registry changed), less those the policy does not offer to this
+// requester and on-demand tools of plugins the session has not loaded.
+// The list, its estimate and its names are reused while the same tools
+// are offered, so a turn costs one check per tool and no copies.
+func (k *Kernel) toolSpecs(t *turnState) toolSet {
 	list, callNames := k.tools.ListNamed()
+	mask := make([]bool, len(list))
+	for i, tool := range list {
+		mask[i] = k.offered(t, tool)
+	}
 	k.specMu.Lock()
 	if !sameTools(list, k.specVersion) {
 		specs := make([]llm.ToolSpec, len(list))
+		toks := make([]int, len(list))
 		for i, t := range list {
 			specs[i] = llm.NewToolSpec(callNames[i], t.Def.Description, json.RawMessage(t.Schema))
+			toks[i] = toolsTokens(specs[i : i+1])
 		}
-		k.specVersion, k.specs = list, specs
+		k.specVersion, k.specs, k.specTokens, k.offerMask = list, specs, toks, nil
 	}
-	specs := k.specs
-	k.specMu.Unlock()
-
-	var out []llm.ToolSpec
-	var outList []*tools.Tool
-	for i, tool := range list {
-		if !k.offered(t, tool) {
-			if out == nil {
-				out = append(make([]llm.ToolSpec, 0, len(specs)), specs[:i]...)
-				outList = append(make([]*tools.Tool, 0, len(list)), list[:i]...)
+	if k.offerMask == nil || !slices.Equal(mask, k.offerMask) {
+		set := toolSet{specs: make([]llm.ToolSpec, 0, len(list)), names: make(map[string]bool, len(list))}
+		outList := make([]*tools.Tool, 0, len(list))
+		for i, tool := range list {
+			if mask[i] {
+				set.specs, outList = append(set.specs, k.specs[i]), append(outList, tool)
+				set.tokens += k.specTokens[i]
+				set.names[callNames[i]] = true
 			}
-			continue
 		}
-		if out != nil {
-			out, outList = append(out, specs[i]), append(outList, tool)
-		}
+		k.offerMask, k.offerSet, k.offerList = mask, set, outList
 	}
-	if out == nil {
-		out, outList = specs, list
+	set, outList := k.offerSet, k.offerList
+	k.specMu.Unlock()
+	// Only the offered tools' descriptions are asked for.
+	if described := k.describe(outList, set.specs); !sameSpecs(described, set.specs) {
+		set.specs, set.tokens = described, toolsTokens(described) // the names stay
 	}
-	return k.describe(outList, out) // only the offered tools' descriptions are asked for
+	return set
+}
+
+// sameSpecs reports whether a and b are the same slice.
+func sameSpecs(a, b []llm.ToolSpec) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // offered reports whether tool is in this turn's tool list.

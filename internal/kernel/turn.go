@@ -30,7 +30,7 @@ type turnState struct {
 
 	lastCalls []llm.ToolCall // the model's calls in its latest answer
 
-	offered   map[string]bool // the tools sent with the latest request
+	offered   map[string]bool // the tools sent with the latest request; never changed (toolSet.names)
 	toolCalls int             // tool calls the model asked for in this turn
 
 	trace *tracer // nil when turns are not traced
@@ -109,7 +109,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	// The first request's tools, worked out once: building them asks every
 	// dynamic description (a round trip to a child plugin each).
 	firstTools := k.toolSpecs(t)
-	tools := toolsTokens(firstTools)
+	tools := firstTools.tokens
 	if need := messagesTokens(withoutHistory(msgs)) + tools; need > budget {
 		// Refused before it is stored: it would fail every later turn.
 		room := inputRoom{instructions: messageTokens(msgs[0]) + messagesTokens(pluginCtx), message: messageTokens(t.user),
@@ -146,16 +146,18 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	for step := 1; ; step++ {
 		last := step >= k.cfg.MaxSteps || t.toolCalls >= k.cfg.MaxToolCalls
 		req := &llm.Request{Model: k.cfg.Model}
+		var set toolSet
 		switch {
 		case last:
 		case step == 1:
-			req.Tools = firstTools
+			set = firstTools
 		default:
-			req.Tools = k.toolSpecs(t)
+			set = k.toolSpecs(t)
 		}
-		t.offered = offeredNames(t.offered, req.Tools)
+		req.Tools = set.specs
+		t.offered = set.names
 		// The turn's own exchanges grow; older history makes room.
-		msgs = fitRequest(msgs, messagesTokens(t.steps)+toolsTokens(req.Tools), budget)
+		msgs = fitRequest(msgs, messagesTokens(t.steps)+set.tokens, budget)
 		req.Messages = append(msgs[:len(msgs):len(msgs)], t.steps...)
 		resp, err := k.chat(ctx, t, req, onDelta)
 		if err != nil && !retried && isContextError(err) && ctx.Err() == nil {
@@ -213,18 +215,6 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 			return k.stopAtLimit(ctx, t, text)
 		}
 	}
-}
-
-// offeredNames returns the names of the tools in specs, reusing m.
-func offeredNames(m map[string]bool, specs []llm.ToolSpec) map[string]bool {
-	if m == nil {
-		m = make(map[string]bool, len(specs))
-	}
-	clear(m)
-	for _, s := range specs {
-		m[s.Function.Name] = true
-	}
-	return m
 }
 
 // stopAtLimit ends a turn whose model kept calling tools past the limits,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 )
@@ -105,12 +106,16 @@ func (k *Kernel) window(req *llm.Request) (int, string) {
 func EstimateTokens(s string) int {
 	cjk, other := 0, 0
 	for _, r := range s {
-		if r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
-			(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF)) {
+		if r < 0x2E80 {
+			other += utf8.RuneLen(r) // len(string(r))
+			continue
+		}
+		if unicode.Is(unicode.Han, r) || unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+			(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF) {
 			cjk++
 			continue
 		}
-		other += len(string(r))
+		other += utf8.RuneLen(r)
 	}
 	return cjk + (other+3)/4
 }

@@ -77,6 +77,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newOwnerGuard)
 	case "channel":
 		pluginrpc.Serve(newChannelPlugin)
+	case "holdtools":
+		pluginrpc.Serve(newHoldTools)
 	}
 	os.Exit(9)
 }

@@ -24,6 +24,9 @@ func (p *Process) serveHost(conn *wire.Conn) {
 				return nil, &wire.Error{Code: wire.CodeCapability, Message: fmt.Sprintf(
 					"plugin %s may not call %s: add %q to \"capabilities\" in its plugin.json", p.m.ID, method, g)}
 			}
+			if registersBeyondTools[method] {
+				p.runRecord().taint()
+			}
 			return h(ctx, params)
 		})
 	}
@@ -46,7 +49,13 @@ func (p *Process) serveHost(conn *wire.Conn) {
 			d.DescriptionFunc = p.describer(conn, d.Name, d.Description)
 		}
 		p.noteTool(d.Name)
-		if err := p.opts.Host.RegisterRemoteTool(p.name, d, remoteTool(conn, p.name, d.Name, progress, &p.calls)); err != nil {
+		h := remoteTool(conn, p.name, d.Name, progress, &p.calls)
+		rec := p.runRecord()
+		if rec.tool(def, d, h) {
+			return struct{}{}, nil // replaces the offered tools at the end of the handshake (offer.go)
+		}
+		if err := p.opts.Host.RegisterRemoteTool(p.name, d, h); err != nil {
+			rec.refused(d.Name)
 			return nil, &wire.Error{Code: wire.CodeRegisterRefused, Message: err.Error()}
 		}
 		return struct{}{}, nil

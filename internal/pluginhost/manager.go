@@ -388,12 +388,15 @@ func (m *Manager) Watch(ctx context.Context, interval time.Duration) {
 }
 
 // WaitReady waits until every running plugin has finished its handshake
-// (or failed), or ctx ends.
+// (or failed), or ctx ends. A plugin whose tools were offered from the
+// cache (Options.OfferCached) is not waited for: its tools wait for it.
 func (m *Manager) WaitReady(ctx context.Context) {
 	m.mu.Lock()
 	procs := make([]*Process, 0, len(m.procs))
 	for _, mp := range m.procs {
-		procs = append(procs, mp.proc)
+		if !mp.proc.offered() {
+			procs = append(procs, mp.proc)
+		}
 	}
 	m.mu.Unlock()
 	for _, p := range procs {

@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,11 @@ type Host interface {
 	// ReplaceRemoteTools swaps all of plugin's tools for defs (handlers[i]
 	// runs defs[i]) at once: no call in between finds neither.
 	ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers []sdk.RawToolHandler) []error
+	// OfferRemoteTools is ReplaceRemoteTools for tools kept from an
+	// earlier run: schemas[i] is defs[i]'s schema as it compiled then
+	// (defs[i].Parameters is not read), compiled again at its tool's
+	// first call (offer.go).
+	OfferRemoteTools(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)
 	// Inject and InjectSync take the plugin's name from the host side,
@@ -97,6 +103,11 @@ type Options struct {
 	BackoffMin       time.Duration // [500ms] first restart delay, doubled per crash
 	BackoffMax       time.Duration // [30s]
 	HostVersion      string
+	// OfferCached offers a plugin's tools from the cache of its last
+	// handshake while it starts, when its files did not change and it
+	// registered nothing but tools (offer.go); WaitReady then does not
+	// wait for it. Off: every start waits for the handshake's own tools.
+	OfferCached bool
 	// Widgets holds the plugins' web widgets (webuiboard.go); nil means
 	// a board of these options' own.
 	Widgets *WidgetBoard
@@ -219,6 +230,9 @@ type Process struct {
 	calls callTokens // the calls running for a turn, for memory.* and knowledge.* (calltoken.go)
 
 	unanswered bool         // an xbot plugin left activate unanswered: WaitReady no longer waits
+	print      string       // offerPrint of the folder at Start; "" keeps no cache
+	offer      *offer       // the cached tools offered while the first run starts (offer.go)
+	rec        *runRecord   // what this run's handshake registers; p.mu
 	widgets    *xbotWidgets // an xbot script plugin's widget outputs
 }
 
@@ -251,12 +265,13 @@ func start(dir string, m *Manifest, opts *Options) (*Process, error) {
 		m: m, name: m.PluginName(), claim: claim, dir: dir, opts: o, log: o.Log.With("plugin", m.PluginName()),
 		stderr: newRing(50), state: Starting,
 		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
-		autoStart: true, guards: m.declaresHook(),
+		autoStart: true, guards: m.declaresHook(), print: offerPrint(dir, m),
 	}
 	// Until its first handshake says whether it guards calls, any plugin
 	// may be a guard: calls are held (then refused) until it ends. A
 	// plugin that fails before it, and declares no hook, is released.
 	o.Host.SuspendHooks(p.name, "it is starting", true)
+	p.applyOffer() // after the suspension: a stale cache cannot hide a guard
 	p.rememberUnanswered()
 	if m.Xbot() || m.Script() {
 		p.refuseXbotUI()
@@ -567,12 +582,20 @@ func (p *Process) handshakeExit(sp *spawned, werr error) error {
 // runHearth serves a plugin speaking the Hearth protocol.
 func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
-	// No tool of the plugin runs before its manifest is in force.
-	if err := p.opts.Host.SetManifest(p.name, p.pendingManifest()); err != nil {
+	offering := p.offering()
+	if offering {
+		defer p.offer.settle(false, nil) // a handshake that failed confirms nothing
+	} else if err := p.opts.Host.SetManifest(p.name, p.pendingManifest()); err != nil {
+		// No tool of the plugin runs before its manifest is in force
+		// (an offered one's cached manifest is).
 		sp.kill()
 		<-exited
 		return false, err
 	}
+	rec := &runRecord{collect: offering}
+	p.mu.Lock()
+	p.rec = rec
+	p.mu.Unlock()
 	conn := wire.NewConn(sp.stdout, stdin, p.log)
 	p.opts.Host.SetCapabilities(p.name, p.m.Capabilities)
 	p.serveHost(conn)
@@ -600,6 +623,14 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		err := p.handshakeExit(sp, werr)
 		cleanup(err)
 		return true, err
+	case <-p.stop:
+		// Stopped before it ever ran (hearth ask done before a plugin
+		// it did not need was up): not waited for.
+		cancel()
+		killGroup(cmd) // the shim too: it may not have set up its signals yet
+		cleanup(errors.New("plugin stopped during its handshake"))
+		<-exited
+		return false, nil
 	}
 	cancel()
 	if handshake == nil && res.ProtocolVersion != wire.ProtocolVersion {
@@ -645,6 +676,9 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 		<-exited
 		return false, err
 	}
+	if offering {
+		p.confirmOffer(rec, res.Manifest)
+	}
 	p.guarded()
 	p.opts.Host.ResumeHooks(p.name)
 	p.guardStagesReady()
@@ -657,9 +691,21 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	go p.ping(conn, pingFailed, stopPing)
 	defer close(stopPing)
 
+	// The record of this handshake (offer.go) is written a moment after
+	// it, or when the plugin is stopped first (hearth ask), so that its
+	// writing does not compete with the turn the handshake let start.
+	save := time.After(saveOfferAfter)
+	saveOnce := func() {
+		if save != nil {
+			save = nil
+			p.saveOffer(rec, res.Manifest)
+		}
+	}
 	done := conn.Done()
 	for {
 		select {
+		case <-save:
+			saveOnce()
 		case werr := <-exited:
 			err := fmt.Errorf("exited: %v", exitText(werr))
 			cleanup(err)
@@ -669,6 +715,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 			<-exited
 			return res.AutoRestart, perr
 		case <-p.stop:
+			saveOnce()
 			p.shutdown(conn, cmd, stdin, exited)
 			cleanup(errors.New("plugin stopped"))
 			return false, nil

@@ -13,7 +13,7 @@ func (r *Registry) Patch(plugin string, drop []string, entries []Entry) ([]*Tool
 	var errs []error
 	fresh := make([]*Tool, 0, len(entries))
 	for _, e := range entries {
-		t, err := newTool(plugin, e.Def, e.Handler, e.Prompt)
+		t, err := newTool(plugin, e)
 		if err != nil {
 			errs = append(errs, err)
 			continue

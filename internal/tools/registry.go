@@ -79,7 +79,7 @@ func (r *Registry) RegisterPrompt(plugin string, def sdk.ToolDef, h sdk.RawToolH
 }
 
 func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
-	t, err := newTool(plugin, def, h, prompt)
+	t, err := newTool(plugin, Entry{Def: def, Handler: h, Prompt: prompt})
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,8 @@ func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 }
 
 // newTool checks def and builds its Tool.
-func newTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
+func newTool(plugin string, e Entry) (*Tool, error) {
+	def, h, prompt := e.Def, e.Handler, e.Prompt
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
@@ -102,7 +103,12 @@ func newTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) 
 	if err != nil {
 		return nil, err
 	}
-	schema, err := toolcall.Compile(def.Parameters)
+	var schema *toolcall.Schema
+	if e.Schema != nil {
+		schema, err = toolcall.Deferred(e.Schema)
+	} else {
+		schema, err = toolcall.Compile(def.Parameters)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrBadSchema, name, err)
 	}
@@ -131,6 +137,11 @@ type Entry struct {
 	Def     sdk.ToolDef
 	Handler sdk.RawToolHandler
 	Prompt  bool // see RegisterPrompt
+	// Schema, when set, is the JSON of Def's schema as an earlier
+	// registration compiled it (Tool.Schema of a plugin's tool kept from
+	// its last start): it is compiled at the tool's first call instead of
+	// now (toolcall.Deferred), and Def.Parameters is not read.
+	Schema json.RawMessage
 }
 
 // Replace swaps plugin's tools for entries in one change: a caller that
@@ -143,7 +154,7 @@ func (r *Registry) Replace(plugin string, entries []Entry) ([]*Tool, []error) {
 	var errs []error
 	fresh := make([]*Tool, 0, len(entries))
 	for _, e := range entries {
-		t, err := newTool(plugin, e.Def, e.Handler, e.Prompt)
+		t, err := newTool(plugin, e)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -115,3 +115,36 @@ func TestReplaceIsOneChange(t *testing.T) {
 		t.Fatal("nothing was listed")
 	}
 }
+
+// A tool kept from an earlier registration (Entry.Schema) is listed with
+// that schema at once and checks its arguments at its first call; a
+// schema that does not compile then refuses the call, never runs it.
+func TestReplaceWithKeptSchemas(t *testing.T) {
+	r := NewRegistry()
+	good := []byte(`{"properties":{"n":{"minimum":1,"type":"integer"}},"required":["n"],"type":"object"}`)
+	bad := []byte(`{"properties":{"n":{"type":7}},"type":"object"}`)
+	_, errs := r.Replace("p", []Entry{
+		{Def: sdk.ToolDef{Name: "good"}, Handler: echo, Prompt: true, Schema: good},
+		{Def: sdk.ToolDef{Name: "bad"}, Handler: echo, Prompt: true, Schema: bad},
+	})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	g, _ := r.Lookup("p__good")
+	if string(g.Schema) != string(good) {
+		t.Fatalf("listed schema %s", g.Schema)
+	}
+	if err := g.Validate(map[string]any{"n": 0.0}); err == nil {
+		t.Fatal("an argument the kept schema forbids passed")
+	}
+	if err := g.Validate(map[string]any{"n": 2.0}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := r.Lookup("p__bad")
+	if err := b.Validate(map[string]any{"n": 2.0}); err == nil {
+		t.Fatal("a kept schema that does not compile let a call through")
+	}
+	if _, errs := r.Replace("p", []Entry{{Def: sdk.ToolDef{Name: "x"}, Handler: echo, Schema: []byte(`not json`)}}); len(errs) != 1 {
+		t.Fatalf("a kept schema that is not JSON: %v", errs)
+	}
+}

@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -100,5 +101,52 @@ func TestFastSchemaTakesInferredSchemas(t *testing.T) {
 	if s.fast == nil {
 		raw, _ := json.Marshal(params)
 		t.Fatalf("an AddTool schema is not handled by the fast checker: %s", raw)
+	}
+}
+
+// A deferred schema sends the same bytes as a compiled one and checks
+// the same way, compiling at its first Validate; one that does not
+// compile then refuses every call.
+func TestDeferredSchema(t *testing.T) {
+	params := map[string]any{"properties": map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}}, "required": []any{"n"}}
+	now, err := Compile(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := SchemaJSON(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := Deferred(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(now.JSON()) != string(later.JSON()) {
+		t.Fatalf("deferred JSON %s, compiled %s", later.JSON(), now.JSON())
+	}
+	for _, args := range []map[string]any{{"n": 2.0}, {"n": 0.0}, {}, {"n": "x"}} {
+		if a, b := now.Validate(args), later.Validate(args); (a == nil) != (b == nil) || (a != nil && a.Error() != b.Error()) {
+			t.Fatalf("%v: compiled %v, deferred %v", args, a, b)
+		}
+	}
+	bad, err := Deferred(json.RawMessage(`{"properties":{"n":{"type":7}},"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compile(map[string]any{"properties": map[string]any{"n": map[string]any{"type": 7}}}); err == nil {
+		t.Fatal("the bad schema compiles")
+	}
+	for range 2 {
+		if err := bad.Validate(map[string]any{"n": 1.0}); err == nil || !strings.Contains(err.Error(), "does not compile") {
+			t.Fatalf("a deferred schema that does not compile: %v", err)
+		}
+	}
+	for _, raw := range []string{``, `[]`, `{"type":`, `"x"`} {
+		if _, err := Deferred(json.RawMessage(raw)); err == nil {
+			t.Fatalf("deferred accepts %q", raw)
+		}
+	}
+	if _, err := SchemaJSON(map[string]any{"type": "string"}); err == nil {
+		t.Fatal("a schema that is not an object's")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -42,11 +43,58 @@ type Schema struct {
 	raw      json.RawMessage
 	resolved *jsonschema.Resolved
 	fast     *fastSchema // nil when the schema needs jsonschema-go
+	// A Deferred schema compiles at its first Validate.
+	once  sync.Once
+	lazy  bool
+	later error // why a deferred schema did not compile
 }
 
 // Compile compiles params, a JSON Schema for an object: nil means no
 // parameters, and a schema without "type" is taken as type "object".
 func Compile(params map[string]any) (*Schema, error) {
+	raw, err := SchemaJSON(params)
+	if err != nil {
+		return nil, err
+	}
+	s := &Schema{raw: raw}
+	if err := s.compile(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Deferred is Compile for a schema that compiled before, given as the
+// JSON that compilation made (Schema.JSON, or SchemaJSON of the same
+// parameters; a registration kept from an earlier run of the same
+// plugin): the compilation, most of a registration's cost, is done at
+// its first Validate. If it does not compile then, every Validate fails
+// with the reason, so no call runs unchecked. The error is that of raw
+// that is not a JSON object.
+func Deferred(raw json.RawMessage) (*Schema, error) {
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return nil, errors.New("a deferred schema must be a JSON object")
+	}
+	return &Schema{raw: raw, lazy: true}, nil
+}
+
+// compile parses and resolves s.raw.
+func (s *Schema) compile() error {
+	var js jsonschema.Schema
+	if err := json.Unmarshal(s.raw, &js); err != nil {
+		return err
+	}
+	resolved, err := js.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	s.resolved, s.fast = resolved, compileFast(&js)
+	return nil
+}
+
+// SchemaJSON is the JSON of params as Compile makes it and the model is
+// sent it: nil is an object without properties, a missing "type" is
+// "object", and any other type is an error.
+func SchemaJSON(params map[string]any) (json.RawMessage, error) {
 	if params == nil {
 		params = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
@@ -57,19 +105,7 @@ func Compile(params map[string]any) (*Schema, error) {
 	if params["type"] != "object" {
 		return nil, fmt.Errorf("top-level type must be \"object\", got %v", params["type"])
 	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, err
-	}
-	return &Schema{raw: raw, resolved: resolved, fast: compileFast(&s)}, nil
+	return json.Marshal(params)
 }
 
 // JSON returns the schema as sent to the model.
@@ -78,6 +114,16 @@ func (s *Schema) JSON() json.RawMessage { return s.raw }
 // Validate checks args; the error names the offending field
 // (`field "a.b": minimum: ...`).
 func (s *Schema) Validate(args map[string]any) error {
+	if s.lazy {
+		s.once.Do(func() {
+			if err := s.compile(); err != nil {
+				s.later = fmt.Errorf("the tool's parameter schema does not compile: %w", err)
+			}
+		})
+		if s.later != nil {
+			return s.later
+		}
+	}
 	if s.fast != nil && s.fast.valid(args) {
 		return nil
 	}

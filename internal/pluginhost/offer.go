@@ -1,0 +1,414 @@
+package pluginhost
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
+	"github.com/hearth-agent/hearth/sdk/wire"
+)
+
+// Offers from the cache (Options.OfferCached, what `hearth ask` uses).
+//
+// After each handshake of a plugin speaking the Hearth protocol, what it
+// registered is kept in <data dir>/plugin_cache/<name>.json, keyed by a
+// print of its folder (every file's path, size and modification time)
+// and its plugin.json. A plugin whose last handshake registered tools and
+// nothing else (no stage handler, decision hook, channel, widget or
+// injection; no dynamic instructions, context, resolveEffect, dynamic
+// description or PKU parts; plugin.json declares no decision hook) can
+// then be offered from the cache at once: its manifest is put in force
+// and its tools registered with handlers that wait for the child's
+// handshake, while the child starts. The first turn does not wait for it.
+//
+// Safety:
+//   - The plugin is still suspended as a possible guard until its
+//     handshake (Start): every tool call of the turn, whoever's, is held
+//     until then; its decision hooks, if it now has any, decide, and a
+//     call its new before_toolcall handler never saw is refused (the
+//     policy engine's stand-in hook), never run unguarded.
+//   - When the handshake ends its real tools replace the cached ones in
+//     one change of the registry. A call of a cached tool runs only when
+//     the plugin registered the same definition under the same manifest;
+//     otherwise it fails with an error the model reads and the real
+//     tools are offered from the next request on.
+//
+// What a stale cache cannot undo: a plugin whose files did not change but
+// which now registers an on_input or pre_action handler, or a before_output
+// one, misses the first turn's stages of those kinds until its handshake.
+
+// offerVersion changes when the record's meaning does.
+const offerVersion = 2
+
+// saveOfferAfter is how long after a handshake its record is written,
+// unless the plugin is stopped before.
+const saveOfferAfter = 2 * time.Second
+
+// maxPrintFiles bounds the folder walk of offerPrint: a bigger folder is
+// never offered from the cache (its print would cost more than it saves).
+const maxPrintFiles = 2000
+
+// offerRecord is what a handshake registered, as kept in the cache.
+type offerRecord struct {
+	Version  int             `json:"version"`
+	Print    string          `json:"print"`
+	Plain    bool            `json:"plain"`              // tools and nothing else
+	Manifest json.RawMessage `json:"manifest,omitempty"` // the wire.Manifest sent at initialize
+	Tools    []cachedTool    `json:"tools,omitempty"`
+}
+
+// cachedTool is a tool of the record: its definition, whose parameters
+// are its schema's JSON as the host compiled it (toolcall.SchemaJSON),
+// read back without decoding it (Parameters shadows the definition's).
+type cachedTool struct {
+	wire.ToolDef
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// cached returns def as the record keeps it.
+func cached(def wire.ToolDef) (cachedTool, error) {
+	raw, err := toolcall.SchemaJSON(def.Parameters)
+	def.Parameters = nil
+	return cachedTool{ToolDef: def, Parameters: raw}, err
+}
+
+// same reports whether def is what c records.
+func (c cachedTool) same(def wire.ToolDef) bool {
+	d, err := cached(def)
+	if err != nil {
+		return false
+	}
+	a, erra := json.Marshal(c)
+	b, errb := json.Marshal(d)
+	return erra == nil && errb == nil && bytes.Equal(a, b)
+}
+
+// offerPath is where the record of plugin name is kept.
+func offerPath(dataDir, name string) string {
+	return filepath.Join(dataDir, "plugin_cache", url.PathEscape(name)+".json")
+}
+
+// offerPrint is the print of the plugin folder and plugin.json (and the
+// program plugin.json names, when outside the folder): "" when the folder
+// is too big or cannot be read.
+func offerPrint(dir string, m *Manifest) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "v%d\n%s\n", offerVersion, fingerprint(dir, m))
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxPrintFiles {
+			return errors.New("too many files")
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%o\n", path, info.Size(), info.ModTime().UnixNano(), info.Mode())
+		return nil
+	})
+	if err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// runRecord collects what one handshake registers.
+type runRecord struct {
+	mu    sync.Mutex
+	tools []wire.ToolDef // encoded once the plugin runs (saveOffer)
+	other bool           // registered something besides tools
+	// collect, while an offer stands, keeps the tools registered to
+	// replace the offered ones at the end of the handshake.
+	collect bool
+	defs    []sdk.ToolDef
+	hs      []sdk.RawToolHandler
+}
+
+// tool records a tool registration. It reports whether the tool was
+// kept for the end of the handshake (collect) rather than to register
+// now.
+func (r *runRecord) tool(def wire.ToolDef, d sdk.ToolDef, h sdk.RawToolHandler) (kept bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if def.HasResolveEffect || def.DynamicDescription {
+		r.other = true
+	}
+	r.tools = append(r.tools, def)
+	if r.collect {
+		r.defs, r.hs = append(r.defs, d), append(r.hs, h)
+	}
+	return r.collect
+}
+
+// refused forgets a tool the host refused to register: it is not
+// offered at the next start.
+func (r *runRecord) refused(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.IndexFunc(r.tools, func(d wire.ToolDef) bool { return d.Name == name })
+	if i >= 0 && !r.collect {
+		r.tools = slices.Delete(r.tools, i, i+1)
+	}
+}
+
+// taint records a registration that makes the plugin needed before a
+// turn (a stage handler, a hook, a channel...).
+func (r *runRecord) taint() {
+	r.mu.Lock()
+	r.other = true
+	r.mu.Unlock()
+}
+
+// registersBeyondTools lists the host methods that make a plugin more
+// than a set of tools.
+var registersBeyondTools = map[string]bool{
+	wire.MethodStagesRegister: true, wire.MethodHooksRegister: true, wire.MethodChannelsRegister: true,
+	wire.MethodInject: true, wire.MethodInjectSync: true, wire.MethodWidgetsSet: true,
+}
+
+// plainManifest reports whether the manifest sent at initialize needs the
+// plugin before a turn (dynamic instructions or context, PKU parts).
+func plainManifest(w *wire.Manifest) bool {
+	if w == nil {
+		return true
+	}
+	pku, err := json.Marshal(w.PKUManifest)
+	return err == nil && !w.HasContext && !w.DynamicInstructions && string(pku) == "{}"
+}
+
+// offer is a plugin's cached registration, offered while it starts.
+type offer struct {
+	manifest json.RawMessage // the cached manifest, as sent at initialize
+	settled  chan struct{}   // closed when the first handshake ended, either way
+	once     sync.Once
+	// Set before settled is closed: whether the handshake registered the
+	// same manifest and nothing but tools, and its tools by name.
+	same bool
+	real map[string]realTool
+}
+
+// realTool is a tool registered by the handshake.
+type realTool struct {
+	def wire.ToolDef
+	h   sdk.RawToolHandler
+}
+
+// settle ends the wait of the calls of the cached tools.
+func (o *offer) settle(same bool, real map[string]realTool) {
+	o.once.Do(func() {
+		o.same, o.real = same, real
+		close(o.settled)
+	})
+}
+
+// wait waits for the handshake; it reports whether it ended in time.
+func (o *offer) wait(ctx context.Context) error {
+	select {
+	case <-o.settled:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// offering reports whether the plugin's cached tools are offered and
+// its first handshake has not ended yet.
+func (p *Process) offering() bool {
+	if p.offer == nil {
+		return false
+	}
+	select {
+	case <-p.offer.settled:
+		return false
+	default:
+		return true
+	}
+}
+
+// offered reports whether Start offered the plugin's cached tools:
+// WaitReady need not wait for it.
+func (p *Process) offered() bool { return p.offer != nil }
+
+// confirmOffer ends an offer at the end of a handshake: the tools the
+// handshake registered replace the offered ones in one change, and the
+// calls waiting for it go on.
+func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
+	rec.mu.Lock()
+	rec.collect = false
+	defs, hs, wdefs := rec.defs, rec.hs, rec.tools
+	rec.mu.Unlock()
+	real := make(map[string]realTool, len(defs))
+	for i, d := range defs {
+		real[d.Name] = realTool{def: wdefs[i], h: hs[i]}
+	}
+	for _, err := range p.opts.Host.ReplaceRemoteTools(p.name, defs, hs) {
+		p.log.Warn("plugin tool not registered", "err", err)
+	}
+	p.offer.settle(p.offer.sameOffer(rec, w), real)
+}
+
+// loadOffer returns the plugin's usable cache record, or nil.
+func (p *Process) loadOffer() *offerRecord {
+	if !p.opts.OfferCached || p.m.Xbot() || p.m.Script() || p.m.declaresHook() {
+		return nil
+	}
+	b, err := os.ReadFile(offerPath(p.opts.DataDir, p.name))
+	if err != nil {
+		return nil
+	}
+	var rec offerRecord
+	if json.Unmarshal(b, &rec) != nil || rec.Version != offerVersion || !rec.Plain {
+		return nil
+	}
+	if rec.Print == "" || rec.Print != p.print {
+		return nil
+	}
+	return &rec
+}
+
+// applyOffer offers the plugin's cached tools, when it has a usable
+// record: its manifest in force, and its tools registered with handlers
+// that wait for the handshake. It reports whether it did.
+func (p *Process) applyOffer() bool {
+	rec := p.loadOffer()
+	if rec == nil {
+		return false
+	}
+	var w *wire.Manifest
+	if len(rec.Manifest) > 0 && json.Unmarshal(rec.Manifest, &w) != nil {
+		return false
+	}
+	defs := make([]sdk.ToolDef, 0, len(rec.Tools))
+	schemas := make([]json.RawMessage, 0, len(rec.Tools))
+	hs := make([]sdk.RawToolHandler, 0, len(rec.Tools))
+	o := &offer{manifest: rec.Manifest, settled: make(chan struct{})}
+	for _, def := range rec.Tools {
+		schemas = append(schemas, def.Parameters)
+		d := def.Definition()
+		if d.Timeout == 0 {
+			d.Timeout = p.m.ToolTimeout()
+		}
+		defs = append(defs, d)
+		hs = append(hs, p.offeredTool(o, def))
+	}
+	if err := p.opts.Host.SetManifest(p.name, p.manifestOf(w)); err != nil {
+		return false
+	}
+	if errs := p.opts.Host.OfferRemoteTools(p.name, defs, schemas, hs); len(errs) > 0 {
+		p.opts.Host.ReplaceRemoteTools(p.name, nil, nil)
+		return false
+	}
+	p.offer = o
+	return true
+}
+
+// manifestOf is the manifest applyManifest puts in force for a plain w.
+func (p *Process) manifestOf(w *wire.Manifest) sdk.Manifest {
+	m := sdk.Manifest{ID: p.name, Name: p.name, Version: "0.0.0"}
+	if w != nil {
+		m = w.Manifest
+		m.InstructionsFunc, m.Context = nil, nil
+	}
+	m.DefaultModes = stricterModes(m.DefaultModes, p.m.DefaultModes)
+	return m
+}
+
+// offeredTool is the handler of a cached tool: it waits for the
+// handshake, then runs the plugin's tool if the handshake registered it
+// as it was offered.
+func (p *Process) offeredTool(o *offer, c cachedTool) sdk.RawToolHandler {
+	name := c.Name
+	return func(ctx context.Context, tc *sdk.ToolContext, args map[string]any, in json.RawMessage) (any, error) {
+		if err := o.wait(ctx); err != nil {
+			return nil, fmt.Errorf("plugin %s did not start in time: %w", p.m.ID, err)
+		}
+		rt, ok := o.real[name]
+		if !o.same || !ok || !c.same(rt.def) {
+			return nil, fmt.Errorf("not run: plugin %s changed since its tools were listed (%s is not what it offered); its current tools are listed from the next request on", p.m.ID, name)
+		}
+		return rt.h(ctx, tc, args, in)
+	}
+}
+
+// saveOffer keeps what the handshake registered, for the next start.
+func (p *Process) saveOffer(rec *runRecord, w *wire.Manifest) {
+	if p.print == "" {
+		return
+	}
+	man, err := json.Marshal(w)
+	if err != nil {
+		return
+	}
+	rec.mu.Lock()
+	out := offerRecord{Version: offerVersion, Print: p.print, Plain: !rec.other && plainManifest(w) && !p.m.declaresHook(),
+		Manifest: man, Tools: make([]cachedTool, 0, len(rec.tools))}
+	for _, def := range rec.tools {
+		c, err := cached(def)
+		if err != nil {
+			continue // refused at registration
+		}
+		out.Tools = append(out.Tools, c)
+	}
+	rec.mu.Unlock()
+	b, err := json.Marshal(out)
+	if err != nil {
+		return
+	}
+	path := offerPath(p.opts.DataDir, p.name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		p.log.Debug("plugin cache not written", "err", err)
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".offer-*")
+	if err != nil {
+		p.log.Debug("plugin cache not written", "err", err)
+		return
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// sameOffer reports whether the handshake registered what was offered:
+// the same manifest, and nothing beyond tools.
+func (o *offer) sameOffer(rec *runRecord, w *wire.Manifest) bool {
+	man, err := json.Marshal(w)
+	if err != nil || !bytes.Equal(man, o.manifest) {
+		return false
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return !rec.other && plainManifest(w)
+}
+
+// runRecord returns the record of the current run's handshake.
+func (p *Process) runRecord() *runRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rec == nil {
+		p.rec = &runRecord{}
+	}
+	return p.rec
+}
