@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 )
 
 // ID returns the calling goroutine's number, from the header of its stack
@@ -42,19 +43,35 @@ func number(b []byte) (uint64, []byte) {
 }
 
 // maxStack bounds the stack traces read to find creators: past it a
-// goroutine's creator is not known.
-const maxStack = 64 << 20
+// goroutine's creator is not known (a variable so tests can lower it).
+var maxStack = 64 << 20
+
+// allSize is where the next read of every goroutine's trace starts: a
+// bit more than the last one took, or 1 KiB a goroutine alive if that is
+// more. Each read stops the world and walks every goroutine however
+// small the buffer, so growing it from 4 KiB by doubling would stop the
+// world a dozen times at 10,000 goroutines.
+var allSize atomic.Int64
 
 // stack returns the calling goroutine's stack trace, or every
 // goroutine's; nil if it would be larger than maxStack.
 func stack(all bool) []byte {
-	for size := 4 << 10; size <= maxStack; size *= 2 {
+	size := 4 << 10
+	if all {
+		size = max(size, int(allSize.Load()), runtime.NumGoroutine()<<10)
+	}
+	for size = min(size, maxStack); ; size = min(2*size, maxStack) {
 		buf := make([]byte, size)
 		if n := runtime.Stack(buf, all); n < size {
+			if all {
+				allSize.Store(int64(n + n/4))
+			}
 			return buf[:n]
 		}
+		if size == maxStack {
+			return nil
+		}
 	}
-	return nil
 }
 
 var createdIn = []byte(" in goroutine ")
@@ -85,10 +102,15 @@ func creatorIn(tr []byte) uint64 {
 func Creator() uint64 { return creatorIn(stack(false)) }
 
 // Creators returns the creator of every goroutine alive (goroutines of
-// the runtime itself and main have none). It reads every goroutine's
-// stack, briefly stopping the world: use it sparingly.
+// the runtime itself and main have none); nil when the traces are too
+// large to read. It reads every goroutine's stack, stopping the world
+// for as long as that takes (70 to 180 ms at 10,000 goroutines on a
+// loaded 2-core machine): use it sparingly.
 func Creators() map[uint64]uint64 {
 	all := stack(true)
+	if all == nil {
+		return nil
+	}
 	out := map[uint64]uint64{}
 	for len(all) > 0 {
 		tr := all

@@ -134,6 +134,10 @@ func (l *Local[T]) tidy() {
 	creators := Creators()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if creators == nil { // unreadable: forget nothing (an ended value forgotten would let its goroutines write as if outside any call)
+		l.limit = 2 * (len(l.ended) + len(l.ancestors))
+		return
+	}
 	keep := map[uint64]bool{}
 	for g := range creators {
 		p := g
@@ -225,7 +229,9 @@ func (l *Local[T]) Lookup() (T, State) {
 			p = Creator()
 		default:
 			if creators == nil {
-				creators = Creators()
+				if creators = Creators(); creators == nil {
+					return v, st // unreadable: nothing more is known, and nothing is kept
+				}
 			}
 			p = creators[chain[len(chain)-1]]
 		}
