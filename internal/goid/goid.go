@@ -53,11 +53,15 @@ var maxStack = 64 << 20
 // world a dozen times at 10,000 goroutines.
 var allSize atomic.Int64
 
+// allReads counts the reads of every goroutine's trace (for tests).
+var allReads atomic.Int64
+
 // stack returns the calling goroutine's stack trace, or every
 // goroutine's; nil if it would be larger than maxStack.
 func stack(all bool) []byte {
 	size := 4 << 10
 	if all {
+		allReads.Add(1)
 		size = max(size, int(allSize.Load()), runtime.NumGoroutine()<<10)
 	}
 	for size = min(size, maxStack); ; size = min(2*size, maxStack) {

@@ -42,8 +42,8 @@ const tidyAt = 1024
 // Otherwise it reads the goroutine's number (a short stack read) and,
 // the first time a goroutine without a value of its own looks, its
 // whole trace to find its creator, and every goroutine's trace when the
-// creator has no value either (see Creators); ancestries once found are
-// kept. Ended values and ancestries are kept while some live goroutine
+// creator has no value either and its own ancestry is not known yet
+// (see Creators); ancestries once found are kept, the creator's too. Ended values and ancestries are kept while some live goroutine
 // may inherit them: once more than tidyAt of them are kept, a look at
 // every goroutine forgets the rest.
 //
@@ -242,8 +242,13 @@ func (l *Local[T]) Lookup() (T, State) {
 		l.mu.Lock()
 		_, bound := l.stack[p]
 		_, ended := l.ended[p]
+		above, knownAbove := l.ancestors[p]
 		l.mu.Unlock()
 		if bound || ended {
+			break
+		}
+		if knownAbove { // p looked before, or started one that did: no need to read every goroutine
+			chain = append(chain, above[:min(len(above), MaxDepth-len(chain))]...)
 			break
 		}
 	}
@@ -252,6 +257,12 @@ func (l *Local[T]) Lookup() (T, State) {
 		l.ancestors = map[uint64][]uint64{}
 	}
 	l.ancestors[g] = chain
+	if _, alive := creators[chain[0]]; alive && len(chain) > 1 && l.ancestors[chain[0]] == nil {
+		// The creator's own ancestry, read with every goroutine's: the
+		// next goroutine it starts finds it here (a goroutine that
+		// starts one per event would otherwise stop the world for each).
+		l.ancestors[chain[0]] = chain[1:len(chain):len(chain)]
+	}
 	v, st, _ = l.inherited(chain)
 	full := l.full()
 	l.mu.Unlock()

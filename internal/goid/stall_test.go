@@ -88,3 +88,28 @@ func TestLocalTidyUnreadable(t *testing.T) {
 	close(release)
 	<-resumed
 }
+
+// TestLookupSpawnerOnce: a goroutine with no value that starts one
+// goroutine per event, each looking while a handler elsewhere has a
+// value bound, reads every goroutine's trace (a stop of the world) for
+// the first event only.
+func TestLookupSpawnerOnce(t *testing.T) {
+	var l Local[int]
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() { defer l.Bind(1)(); close(ready); <-done }() // a turn's handler
+	<-ready
+	defer close(done)
+	on(func() { // the spawner, started outside any call
+		before := allReads.Load()
+		for i := range 50 {
+			on(func() {
+				if v, s := l.Lookup(); s != None {
+					t.Errorf("event %d: Lookup = %d, %v; want None", i, v, s)
+				}
+			})
+		}
+		if n := allReads.Load() - before; n > 1 {
+			t.Errorf("%d reads of every goroutine for 50 events of one spawner, want at most 1", n)
+		}
+	})
+}
