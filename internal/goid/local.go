@@ -49,7 +49,9 @@ const tidyAt = 1024
 //
 // Limits: a goroutine whose creator has ended and whose grandcreator
 // had the value inherits nothing (the chain is lost with the middle
-// goroutine); and a goroutine that binds again hands its new value to
+// goroutine), unless the process was started with GODEBUG=
+// tracebackancestors=N (N ≥ MaxDepth), when the runtime records each
+// goroutine's ancestors as it starts it and the trace names them; and a goroutine that binds again hands its new value to
 // the goroutines it started under its earlier one, and an ended value to
 // those it starts between two bindings. Run, which binds on a goroutine
 // that serves one call and ends, has neither of the last two.
@@ -131,21 +133,28 @@ func (l *Local[T]) full() bool {
 // tidy forgets the ended values and ancestries no live goroutine can
 // inherit or use.
 func (l *Local[T]) tidy() {
-	creators := Creators()
+	lines := lineages()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if creators == nil { // unreadable: forget nothing (an ended value forgotten would let its goroutines write as if outside any call)
+	if lines == nil { // unreadable: forget nothing (an ended value forgotten would let its goroutines write as if outside any call)
 		l.limit = 2 * (len(l.ended) + len(l.ancestors))
 		return
 	}
+	creators := make(map[uint64]uint64, len(lines))
+	for g, line := range lines {
+		creators[g] = line[0]
+	}
 	keep := map[uint64]bool{}
-	for g := range creators {
+	for g, line := range lines {
 		p := g
 		for range MaxDepth {
 			if p = creators[p]; p == 0 {
 				break
 			}
 			keep[p] = true
+		}
+		for _, a := range line { // exited ones too (GODEBUG=tracebackancestors)
+			keep[a] = true
 		}
 		for _, a := range l.ancestors[g] {
 			keep[a] = true
@@ -218,27 +227,18 @@ func (l *Local[T]) Lookup() (T, State) {
 	if found || len(known) == MaxDepth || len(known) > 0 && known[len(known)-1] == 0 {
 		return v, st
 	}
-	// Find the ancestry: the creator from this goroutine's own trace, the
-	// rest from every goroutine's, read only when needed.
+	// Find the ancestry: the creator (and, with GODEBUG=
+	// tracebackancestors, the ancestors the runtime recorded) from this
+	// goroutine's own trace, the rest from every goroutine's, read only
+	// when needed.
 	chain := slices.Clone(known)
+	if len(chain) == 0 {
+		chain = lineage()
+		chain = chain[:min(len(chain), MaxDepth)]
+	}
 	var creators map[uint64]uint64
-	for len(chain) < MaxDepth {
-		var p uint64
-		switch {
-		case len(chain) == 0:
-			p = Creator()
-		default:
-			if creators == nil {
-				if creators = Creators(); creators == nil {
-					return v, st // unreadable: nothing more is known, and nothing is kept
-				}
-			}
-			p = creators[chain[len(chain)-1]]
-		}
-		chain = append(chain, p)
-		if p == 0 {
-			break
-		}
+	for len(chain) < MaxDepth && chain[len(chain)-1] != 0 {
+		p := chain[len(chain)-1]
 		l.mu.Lock()
 		_, bound := l.stack[p]
 		_, ended := l.ended[p]
@@ -251,6 +251,12 @@ func (l *Local[T]) Lookup() (T, State) {
 			chain = append(chain, above[:min(len(above), MaxDepth-len(chain))]...)
 			break
 		}
+		if creators == nil {
+			if creators = Creators(); creators == nil {
+				return v, st // unreadable: nothing more is known, and nothing is kept
+			}
+		}
+		chain = append(chain, creators[p])
 	}
 	l.mu.Lock()
 	if l.ancestors == nil {
