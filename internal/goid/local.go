@@ -1,6 +1,7 @@
 package goid
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -43,9 +44,11 @@ const tidyAt = 1024
 // the first time a goroutine without a value of its own looks, its
 // whole trace to find its creator, and every goroutine's trace when the
 // creator has no value either and its own ancestry is not known yet
-// (see Creators); ancestries once found are kept, the creator's too. Ended values and ancestries are kept while some live goroutine
-// may inherit them: once more than tidyAt of them are kept, a look at
-// every goroutine forgets the rest.
+// (see Creators); ancestries once found are kept, the creator's too.
+// Ended values and ancestries are kept while some live goroutine may
+// inherit them: once more than tidyAt of them, and more than there are
+// goroutines alive, are kept, a look at every goroutine forgets the
+// rest.
 //
 // Limits: a goroutine whose creator has ended and whose grandcreator
 // had the value inherits nothing (the chain is lost with the middle
@@ -127,7 +130,11 @@ func (l *Local[T]) full() bool {
 	if l.limit == 0 {
 		l.limit = l.least
 	}
-	return len(l.ended)+len(l.ancestors) > l.limit
+	// Tidying reads every goroutine's trace, which takes as long as there
+	// are goroutines: waiting for as many entries as goroutines keeps its
+	// cost per binding the same however many there are (and what is kept
+	// small beside the goroutines' own stacks).
+	return len(l.ended)+len(l.ancestors) > max(l.limit, runtime.NumGoroutine())
 }
 
 // tidy forgets the ended values and ancestries no live goroutine can

@@ -113,3 +113,30 @@ func TestLookupSpawnerOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestTidyAmortized: a call binds and ends (Run) while thousands of
+// goroutines are alive, as in a busy host. Tidying reads every
+// goroutine's trace, a stop of the world as long as there are
+// goroutines; it waits until at least as many ended values and
+// ancestries are kept as goroutines are alive, so that its cost per
+// call stays the same however many there are.
+func TestTidyAmortized(t *testing.T) {
+	const alive, calls = 3000, 600
+	stop := parked(alive)
+	defer stop()
+	var l Local[int]
+	l.least = 8
+	before := allReads.Load()
+	for i := range calls {
+		l.Run(i, func() {})
+	}
+	if n := allReads.Load() - before; n > 1 {
+		t.Errorf("%d reads of every goroutine for %d calls with %d goroutines alive, want at most 1", n, calls, alive)
+	}
+	l.mu.Lock()
+	kept := len(l.ended) + len(l.ancestors)
+	l.mu.Unlock()
+	if kept > calls {
+		t.Errorf("%d kept after %d calls", kept, calls)
+	}
+}
