@@ -31,8 +31,10 @@ func parked(n int) (stop func()) {
 // a stop of the world) with many goroutines alive, and of the first
 // Lookup of a goroutine that a goroutine with no value started while
 // another goroutine has one bound: a plugin's background goroutine per
-// memory call during a turn. 10,000 goroutines with HEARTH_BENCH_FULL=1,
-// 200 without (CI runs it once, under -race).
+// memory call during a turn (and through a fresh goroutine between,
+// which stops the world for each event unless the process runs with
+// GODEBUG=tracebackancestors=16). 10,000 goroutines with
+// HEARTH_BENCH_FULL=1, 200 without (CI runs it once, under -race).
 func BenchmarkStall(b *testing.B) {
 	n := 200
 	if os.Getenv("HEARTH_BENCH_FULL") == "1" {
@@ -53,6 +55,16 @@ func BenchmarkStall(b *testing.B) {
 		defer close(done)
 		for b.Loop() {
 			on(func() { l.Lookup() }) // started by the benchmark's goroutine, which has no value
+		}
+	})
+	b.Run(fmt.Sprintf("unbound-two-levels/goroutines=%d", n), func(b *testing.B) {
+		var l Local[int]
+		ready, done := make(chan struct{}), make(chan struct{})
+		go func() { defer l.Bind(1)(); close(ready); <-done }()
+		<-ready
+		defer close(done)
+		for b.Loop() {
+			on(func() { on(func() { l.Lookup() }) }) // a fresh goroutine between: its ancestry is not known yet
 		}
 	})
 }
