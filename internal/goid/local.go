@@ -1,6 +1,7 @@
 package goid
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -42,14 +43,18 @@ const tidyAt = 1024
 // Otherwise it reads the goroutine's number (a short stack read) and,
 // the first time a goroutine without a value of its own looks, its
 // whole trace to find its creator, and every goroutine's trace when the
-// creator has no value either (see Creators); ancestries once found are
-// kept. Ended values and ancestries are kept while some live goroutine
-// may inherit them: once more than tidyAt of them are kept, a look at
-// every goroutine forgets the rest.
+// creator has no value either and its own ancestry is not known yet
+// (see Creators); ancestries once found are kept, the creator's too.
+// Ended values and ancestries are kept while some live goroutine may
+// inherit them: once more than tidyAt of them, and more than there are
+// goroutines alive, are kept, a look at every goroutine forgets the
+// rest.
 //
 // Limits: a goroutine whose creator has ended and whose grandcreator
 // had the value inherits nothing (the chain is lost with the middle
-// goroutine); and a goroutine that binds again hands its new value to
+// goroutine), unless the process was started with GODEBUG=
+// tracebackancestors=N (N ≥ MaxDepth), when the runtime records each
+// goroutine's ancestors as it starts it and the trace names them; and a goroutine that binds again hands its new value to
 // the goroutines it started under its earlier one, and an ended value to
 // those it starts between two bindings. Run, which binds on a goroutine
 // that serves one call and ends, has neither of the last two.
@@ -125,23 +130,38 @@ func (l *Local[T]) full() bool {
 	if l.limit == 0 {
 		l.limit = l.least
 	}
-	return len(l.ended)+len(l.ancestors) > l.limit
+	// Tidying reads every goroutine's trace, which takes as long as there
+	// are goroutines: waiting for as many entries as goroutines keeps its
+	// cost per binding the same however many there are (and what is kept
+	// small beside the goroutines' own stacks).
+	return len(l.ended)+len(l.ancestors) > max(l.limit, runtime.NumGoroutine())
 }
 
 // tidy forgets the ended values and ancestries no live goroutine can
 // inherit or use.
 func (l *Local[T]) tidy() {
-	creators := Creators()
+	lines := lineages()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if lines == nil { // unreadable: forget nothing (an ended value forgotten would let its goroutines write as if outside any call)
+		l.limit = 2 * (len(l.ended) + len(l.ancestors))
+		return
+	}
+	creators := make(map[uint64]uint64, len(lines))
+	for g, line := range lines {
+		creators[g] = line[0]
+	}
 	keep := map[uint64]bool{}
-	for g := range creators {
+	for g, line := range lines {
 		p := g
 		for range MaxDepth {
 			if p = creators[p]; p == 0 {
 				break
 			}
 			keep[p] = true
+		}
+		for _, a := range line { // exited ones too (GODEBUG=tracebackancestors)
+			keep[a] = true
 		}
 		for _, a := range l.ancestors[g] {
 			keep[a] = true
@@ -214,38 +234,48 @@ func (l *Local[T]) Lookup() (T, State) {
 	if found || len(known) == MaxDepth || len(known) > 0 && known[len(known)-1] == 0 {
 		return v, st
 	}
-	// Find the ancestry: the creator from this goroutine's own trace, the
-	// rest from every goroutine's, read only when needed.
+	// Find the ancestry: the creator (and, with GODEBUG=
+	// tracebackancestors, the ancestors the runtime recorded) from this
+	// goroutine's own trace, the rest from every goroutine's, read only
+	// when needed.
 	chain := slices.Clone(known)
+	if len(chain) == 0 {
+		chain = lineage()
+		chain = chain[:min(len(chain), MaxDepth)]
+	}
 	var creators map[uint64]uint64
-	for len(chain) < MaxDepth {
-		var p uint64
-		switch {
-		case len(chain) == 0:
-			p = Creator()
-		default:
-			if creators == nil {
-				creators = Creators()
-			}
-			p = creators[chain[len(chain)-1]]
-		}
-		chain = append(chain, p)
-		if p == 0 {
-			break
-		}
+	for len(chain) < MaxDepth && chain[len(chain)-1] != 0 {
+		p := chain[len(chain)-1]
 		l.mu.Lock()
 		_, bound := l.stack[p]
 		_, ended := l.ended[p]
+		above, knownAbove := l.ancestors[p]
 		l.mu.Unlock()
 		if bound || ended {
 			break
 		}
+		if knownAbove { // p looked before, or started one that did: no need to read every goroutine
+			chain = append(chain, above[:min(len(above), MaxDepth-len(chain))]...)
+			break
+		}
+		if creators == nil {
+			if creators = Creators(); creators == nil {
+				return v, st // unreadable: nothing more is known, and nothing is kept
+			}
+		}
+		chain = append(chain, creators[p])
 	}
 	l.mu.Lock()
 	if l.ancestors == nil {
 		l.ancestors = map[uint64][]uint64{}
 	}
 	l.ancestors[g] = chain
+	if _, alive := creators[chain[0]]; alive && len(chain) > 1 && l.ancestors[chain[0]] == nil {
+		// The creator's own ancestry, read with every goroutine's: the
+		// next goroutine it starts finds it here (a goroutine that
+		// starts one per event would otherwise stop the world for each).
+		l.ancestors[chain[0]] = chain[1:len(chain):len(chain)]
+	}
 	v, st, _ = l.inherited(chain)
 	full := l.full()
 	l.mu.Unlock()

@@ -368,5 +368,21 @@ export async function serve(plugin) {
   const out = process.stdout;
   // Stray console.log output must not corrupt the protocol.
   console.log = (...args) => process.stderr.write(args.map(String).join(' ') + '\n');
+  process.on('unhandledRejection', leftBehind);
   await new Connection(plugin, process.stdin, out).run();
+}
+
+// leftBehind hears the rejections nobody handles. A write refused because
+// its call has returned (CallEnded), made by work the call left behind
+// that nobody awaits (a fire-and-forget memory.commit), is logged, not the
+// end of the plugin, which Node makes of an unhandled rejection: the other
+// SDKs report it and go on. Any other one ends the process as Node would,
+// unless the plugin listens for them itself.
+function leftBehind(reason) {
+  if (reason instanceof CallEnded) {
+    process.stderr.write(JSON.stringify({ level: 'WARN', msg: 'a write nobody awaited was refused: its call had returned', error: reason.message }) + '\n');
+    return;
+  }
+  if (process.listenerCount('unhandledRejection') > 1) return;
+  throw reason;
 }
