@@ -5,7 +5,7 @@
 // The supervisor runs from this package's init, not from main: a Go
 // program initializes its packages in dependency order, and among those
 // ready, in the order of their import paths. This package imports only
-// errors, os, os/signal, strconv, syscall and time, so it is ready, and
+// os, os/signal, strconv, syscall and time, so it is ready, and
 // runs, before almost every other package of Hearth is initialized (the
 // SQLite driver, the MCP SDK, net/http, the JSON and schema libraries,
 // Hearth's own tables). A shim therefore neither spends their init time
