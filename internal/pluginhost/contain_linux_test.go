@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
+	shimpkg "github.com/hearth-agent/hearth/internal/pluginhost/shim"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
 )
 
@@ -74,12 +75,12 @@ func runContainChild(mode string) {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		data := os.Getenv("HEARTH_PLUGIN_DATA")
 		shim, _ := strconv.Atoi(os.Getenv("HEARTH_TEST_SHIM"))
-		st, ok := readStat(shim)
+		st, ok := shimpkg.ReadProc(shim)
 		if !ok {
 			os.Exit(1)
 		}
 		joined := "joined"
-		if group, err := syscall.Getpgid(st.ppid); err != nil {
+		if group, err := syscall.Getpgid(st.PPid); err != nil {
 			joined = err.Error()
 		} else if err := syscall.Setpgid(0, group); err != nil {
 			joined = err.Error()
@@ -316,28 +317,4 @@ func TestPluginKillingItsShimLeavesNothingBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	allGone(t, "after the shim was killed", pids)
-}
-
-func TestParseStat(t *testing.T) {
-	tests := []struct {
-		in   string
-		want procStat
-		ok   bool
-	}{
-		{"42 (sleep) S 7 42 7 0 -1", procStat{ppid: 7, sid: 7, state: 'S'}, true},
-		{"43 (a) Z (b) R 1 9 9 0", procStat{ppid: 1, sid: 9, state: 'R'}, true},
-		{"44 (x) Z 3", procStat{}, false},
-		{"46 (x) S 3 4", procStat{}, false},
-		{"47 (x) S 3 4 s", procStat{}, false},
-		{"45 (broken", procStat{}, false},
-		{"", procStat{}, false},
-	}
-	for _, tt := range tests {
-		t.Run(strconv.Quote(tt.in), func(t *testing.T) {
-			got, ok := parseStat([]byte(tt.in))
-			if ok != tt.ok || (ok && got != tt.want) {
-				t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
-			}
-		})
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/names"
@@ -68,10 +69,17 @@ type Manifest struct {
 	Web json.RawMessage `json:"web,omitempty"`
 }
 
+// Compiled on first use, not in every start of hearth (and its shim).
 var (
-	xbotIDPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$`)
-	notNameChar   = regexp.MustCompile(`[^a-z0-9-]+`)
+	xbotIDPattern = lazyRegexp(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$`)
+	notNameChar   = lazyRegexp(`[^a-z0-9-]+`)
 )
+
+// lazyRegexp returns a function that compiles expr on its first call and
+// returns the same *regexp.Regexp after.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Xbot reports whether the plugin speaks xbot's stdio protocol.
 func (m *Manifest) Xbot() bool { return m.Runtime == "stdio" || m.Runtime == "grpc" }
@@ -90,7 +98,7 @@ func (m *Manifest) PluginName() string {
 	if !m.Xbot() && !m.Script() {
 		return m.ID
 	}
-	n := strings.Trim(notNameChar.ReplaceAllString(strings.ToLower(m.ID), "-"), "-")
+	n := strings.Trim(notNameChar().ReplaceAllString(strings.ToLower(m.ID), "-"), "-")
 	if len(n) > 40 {
 		n = strings.Trim(n[len(n)-40:], "-")
 	}
@@ -130,8 +138,8 @@ func ParseManifest(path string, b []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: id %q must be %s", path, m.ID, names.IDRule)
 		}
 	case "stdio", "grpc", "script":
-		if !xbotIDPattern.MatchString(m.ID) || len(m.PluginName()) < 2 {
-			return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, xbotIDPattern)
+		if !xbotIDPattern().MatchString(m.ID) || len(m.PluginName()) < 2 {
+			return nil, fmt.Errorf("%s: id %q must match %s", path, m.ID, xbotIDPattern())
 		}
 	default:
 		return nil, fmt.Errorf("%s: runtime %q is not supported (use \"process\", or \"stdio\" or \"script\" for xbot plugins)", path, m.Runtime)

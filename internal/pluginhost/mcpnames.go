@@ -3,7 +3,6 @@ package pluginhost
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"sort"
 
 	"github.com/hearth-agent/hearth/sdk/toolcall"
@@ -12,7 +11,7 @@ import (
 // mcpMaxName is the longest name a model may see (plugin__tool).
 const mcpMaxName = 64
 
-var notToolChar = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var notToolChar = lazyRegexp(`[^a-zA-Z0-9_-]`)
 
 // mcpToolNames maps the tool names an MCP server gives to Hearth's local
 // tool names under plugin, so that plugin__local fits the provider limit
@@ -34,7 +33,7 @@ func mcpToolNames(plugin string, tools []string) (local map[string]string, skipp
 	first := map[string]string{} // original -> sanitized
 	count := map[string]int{}
 	for _, t := range sorted {
-		s := notToolChar.ReplaceAllString(t, "_")
+		s := notToolChar().ReplaceAllString(t, "_")
 		if s == "" {
 			s = "tool"
 		}

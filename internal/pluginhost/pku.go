@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -30,7 +29,7 @@ const describeDeadline = 5 * time.Second
 
 // secretLike are preference names the seed forbids: preferences are read
 // and changed by the assistant, so keys and passwords never are one.
-var secretLike = regexp.MustCompile(`(?i)token|passw|secret|api[_-]?key|credential`)
+var secretLike = lazyRegexp(`(?i)token|passw|secret|api[_-]?key|credential`)
 
 // preferenceKinds maps a preference's kind to the settings type Hearth
 // declares it with.
@@ -79,7 +78,7 @@ func checkPKU(m *wire.PKUManifest, tools []string) error {
 		if _, ok := preferenceKinds[pref.Kind]; !ok {
 			return fmt.Errorf("preference %s: kind %q, want choice, boolean, text or list", name, pref.Kind)
 		}
-		if secretLike.MatchString(name) {
+		if secretLike().MatchString(name) {
 			return fmt.Errorf("preference %s: preferences are not secret (the assistant reads and changes each one); keep keys and passwords out of them", name)
 		}
 	}

@@ -1,24 +1,26 @@
 package pluginhost
 
 import (
-	"os"
 	"sync/atomic"
+
+	"github.com/hearth-agent/hearth/internal/pluginhost/shim"
 )
 
 // shimArg is the hidden first argument that makes a Hearth binary a
 // plugin's supervisor instead of Hearth.
-const shimArg = "__hearth-plugin-shim"
+const shimArg = shim.Arg
 
 // shimEnabled is set by ShimMain: the program can run the supervisor, so
 // plugins start under it.
 var shimEnabled atomic.Bool
 
-// ShimMain runs the plugin supervisor ("shim") and exits, when this
-// process was started as one; otherwise it returns at once, and process
-// plugins started from then on run under the supervisor. Call it first
-// thing in main, before anything else, and in TestMain of every test
-// binary that starts process plugins (the shim is this same binary,
-// re-executed).
+// ShimMain enables the plugin supervisor ("shim"): process plugins started
+// from then on run under it. Call it first thing in main, and in TestMain
+// of every test binary that starts process plugins (the shim is this same
+// binary, re-executed). A process started as a shim never reaches it: the
+// supervisor runs, and exits, from the init of package
+// internal/pluginhost/shim, which pluginhost imports, before most other
+// packages are initialized (see that package's doc).
 //
 // On Linux the shim is the plugin's parent: a child subreaper, so every
 // process the plugin starts (setsid, double fork and all) stays below it;
@@ -30,8 +32,5 @@ var shimEnabled atomic.Bool
 // leave the plugin's process group, or that outlive Hearth, are not
 // contained there.
 func ShimMain() {
-	if len(os.Args) > 1 && os.Args[1] == shimArg {
-		os.Exit(runShim(os.Args[2:]))
-	}
-	shimEnabled.Store(shimUsable())
+	shimEnabled.Store(shim.Usable())
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -51,8 +50,8 @@ var codeWidgetTypes = []string{"html", "code", "script", "iframe", "js", "jsx", 
 var widgetTones = []string{"success", "failed", "error", "warning", "running", "info", "neutral"}
 
 var (
-	widgetIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	colorPattern    = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	widgetIDPattern = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	colorPattern    = lazyRegexp(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 )
 
 // WebWidget is one plugin widget as the web UI shows it.
@@ -161,7 +160,7 @@ var errCodeWidget = errors.New("free-form code components are refused: plugin ma
 	"owner's browser with the owner's API token; only sparkline, table, badge and text are rendered")
 
 func parseWidget(plugin string, e xbotWebUIEntry) (WebWidget, error) {
-	if !widgetIDPattern.MatchString(e.WidgetID) {
+	if !widgetIDPattern().MatchString(e.WidgetID) {
 		return WebWidget{}, errors.New("widget_id must be 1-64 letters, digits, '.', '_' or '-'")
 	}
 	if len(e.Component.Props) > maxWidgetPropsBytes {
@@ -209,7 +208,7 @@ func sparklineProps(raw json.RawMessage) (WidgetProps, error) {
 	if len(p.Data) > maxSparkPoints {
 		p.Data = p.Data[len(p.Data)-maxSparkPoints:]
 	}
-	if !colorPattern.MatchString(p.Color) {
+	if !colorPattern().MatchString(p.Color) {
 		p.Color = ""
 	}
 	return WidgetProps{Data: p.Data, Color: p.Color}, nil

@@ -150,6 +150,14 @@ func (p *pool) noteWrite() {
 // connection keeps its own page cache.
 const readConns = 4
 
+// readCacheKiB is the page cache of each read connection, in KiB:
+// SQLite's default is 2,000 KiB a connection, which the pool's four
+// caches would fill to 8 MB resident for as long as the process lives
+// once reads have touched that much of a large database. Pages a
+// connection's cache does not hold are read again from the OS page
+// cache. The write connection keeps the default.
+const readCacheKiB = 512
+
 // Open opens (creating if needed) the database in dir and brings its
 // schema up to date.
 func Open(ctx context.Context, dir string) (*Store, error) {
@@ -179,7 +187,8 @@ func OpenFile(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
-	db, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	db, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)"+
+		"&_pragma=cache_size("+strconv.Itoa(-readCacheKiB)+")")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
