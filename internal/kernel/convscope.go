@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/scope"
@@ -12,13 +13,34 @@ import (
 
 // conversation returns the memory scope of the conversation in answers
 // (scope.Conversation): the owner's own when the input is marked as the
-// owner's (Input.Owner: the web UI, the HTTP API) or the requester is a
-// person whose role is the owner. A plugin's injection is never the
+// owner's (Input.Owner: the web UI, the HTTP API) in a session of one of
+// the owner's own channels (the policy's LocalChannels), or the requester
+// is a person whose role is the owner. A plugin's injection is never the
 // owner's, and without a policy engine nobody is but a marked input.
+//
+// The owner's words typed into a session of a chat app (a group, or a
+// private chat with someone else) are not the owner's private scope:
+// that session's history is read by its other people's later turns, so
+// recalling the owner's private memories into it would show them there.
+// They act in the chat's own scope instead (the chat id alone, never a
+// user's or a group's scope, which people of that chat app could name).
 func (k *Kernel) conversation(in Input) scope.Scope {
+	if in.Plugin == "" && in.Owner && !k.ownerChannel(in.Channel) {
+		return scope.Conversation(in.Channel, in.ChatID, "", "", false)
+	}
 	owner := in.Plugin == "" && (in.Owner || k.cfg.Policy != nil &&
 		k.cfg.Policy.RoleOf(policy.Requester{Channel: in.Channel, Group: in.GroupID, User: in.UserID}) == policy.Owner)
 	return scope.Conversation(in.Channel, in.ChatID, in.UserID, in.GroupID, owner)
+}
+
+// ownerChannel reports whether channel's only person is the owner (the
+// policy's LocalChannels: the terminal, the web UI...). Without a policy
+// engine every channel counts as the owner's.
+func (k *Kernel) ownerChannel(channel string) bool {
+	if k.cfg.Policy == nil {
+		return true
+	}
+	return slices.ContainsFunc(k.cfg.Policy.LocalChannels, func(c string) bool { return strings.EqualFold(c, channel) })
 }
 
 // bindScope wraps an in-process tool handler so that it runs with its

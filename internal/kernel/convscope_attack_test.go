@@ -103,9 +103,18 @@ func TestRecallViewOwnsNothing(t *testing.T) {
 // owner and does not share the owner's conversation.
 func TestOwnerIsMarkedNotNamed(t *testing.T) {
 	e := newEnv(t, Options{})
-	owner := e.k.conversation(Input{Injection: sdk.Injection{Channel: "wechat", ChatID: "c1", UserID: "owner"}, Owner: true})
+	owner := e.k.conversation(Input{Injection: sdk.Injection{Channel: "web", ChatID: "c1", UserID: "owner"}, Owner: true})
 	if owner != scope.Owner {
 		t.Fatalf("the owner's marked input acts in %q, want %q", owner, scope.Owner)
+	}
+	// Typed into a chat app's session (through the web UI), whose history
+	// the chat's other people read: the chat's own scope, never the
+	// owner's private one, never a user's or the group's.
+	for _, chat := range []string{"c1", "group:1"} {
+		got := e.k.conversation(Input{Injection: sdk.Injection{Channel: "wechat", ChatID: chat, UserID: "owner"}, Owner: true})
+		if got == scope.Owner || got == scope.User("wechat", "owner") || got == scope.Chat("wechat", "group:1") {
+			t.Errorf("the owner's marked input in wechat chat %q acts in %q", chat, got)
+		}
 	}
 	e.k.SetCapabilities("qqbot", []string{sdk.CapabilityInjectChannels, sdk.CapabilityInjectUser})
 	relayed, err := e.k.pluginInput("qqbot", sdk.Injection{Channel: "wechat", ChatID: "c1", UserID: "owner", Text: "hi"})

@@ -483,15 +483,25 @@ func (p *scopeProbe) Start(s *sdk.PluginSDK) error {
 // session of a chat app acts in the owner's memory scope, not in the
 // scope of that app's user "owner", which a guest there could pick.
 func TestOwnerTurnInAChatAppSession(t *testing.T) {
-	c := newChat(t, llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
-	probe := &scopeProbe{seen: make(chan scope.Scope, 2)}
+	c := newChat(t, llmtest.Reply{Text: "zero"}, llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
+	probe := &scopeProbe{seen: make(chan scope.Scope, 3)}
 	if err := c.a.Kernel.LoadPlugin("probe", func(string, map[string]any) (sdk.Plugin, error) { return probe, nil }, nil); err != nil {
 		t.Fatal(err)
 	}
+	// In a session of the owner's own channel (the web UI's), the
+	// owner's words act in the owner's scope.
+	web := call[Session](t, c.hs, "POST", "/v1/sessions", OpenSession{}, 201)
+	call[Answer](t, c.hs, "POST", "/v1/sessions/"+itoa(web.ID)+"/messages", SendMessage{Text: "hello", Wait: true}, 200)
+	if got := <-probe.seen; got != scope.Owner {
+		t.Errorf("the owner's turn in a web session acts in %q, want %q", got, scope.Owner)
+	}
+	// In a chat app's session, whose history its other people's turns
+	// read, they act in that chat's scope: not the owner's private one
+	// (its memories would be recalled into that history), not a user's.
 	s := call[Session](t, c.hs, "POST", "/v1/sessions", OpenSession{Channel: "wechat", ChatID: "friend"}, 201)
 	call[Answer](t, c.hs, "POST", "/v1/sessions/"+itoa(s.ID)+"/messages", SendMessage{Text: "my secret", Wait: true}, 200)
-	if got := <-probe.seen; got != scope.Owner {
-		t.Errorf("the owner's turn in a wechat session acts in %q, want %q", got, scope.Owner)
+	if got, want := <-probe.seen, scope.Chat("wechat", "friend"); got != want {
+		t.Errorf("the owner's turn in a wechat session acts in %q, want %q", got, want)
 	}
 	out := c.a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "wechat", ChatID: "friend", UserID: "owner", Text: "what is the secret?"}})
 	if out.Err != nil {
