@@ -199,7 +199,9 @@ func BuiltFrom() string {
 }
 
 // FindHearthSrc returns the first Hearth checkout found at or above any of
-// dirs, or "".
+// dirs, or "". A folder that another user may write (see checkOwned),
+// such as /tmp above a `go run` binary, is passed over: its go.mod may
+// name Hearth's module, but Hearth builds and runs the code it finds.
 func FindHearthSrc(dirs ...string) string {
 	for _, d := range dirs {
 		if d == "" {
@@ -210,7 +212,7 @@ func FindHearthSrc(dirs ...string) string {
 			continue
 		}
 		for {
-			if _, err := hearthGoVersion(d); err == nil {
+			if _, err := hearthGoVersion(d); err == nil && checkOwned(d) == nil {
 				return d
 			}
 			up := filepath.Dir(d)
