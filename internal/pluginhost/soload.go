@@ -102,7 +102,11 @@ func findSOLoader(ctx context.Context, o *Options) (string, error) {
 // BuildSOLoader builds the .so loader from the Hearth checkout src into
 // out, with the go command on PATH and the caller's environment (its
 // GOFLAGS too: a .so loads only into a loader built with the same flags),
-// cgo on. The file is replaced whole, so a running loader is unaffected.
+// cgo on, and offline (GOPROXY=off): a module missing from the module
+// cache is an error saying how to fetch it, never a download at run
+// time. The file is replaced whole, so a running loader is unaffected,
+// and each build writes a file of its own first, so two Hearths sharing
+// a data folder cannot hand each other a half-written one.
 func BuildSOLoader(ctx context.Context, src, out string) error {
 	if _, err := exec.LookPath("go"); err != nil {
 		return fmt.Errorf("%w: building it needs the go command on PATH (a .so plugin is built with Go anyway): %v", ErrNoSOLoader, err)
@@ -110,18 +114,26 @@ func BuildSOLoader(ctx context.Context, src, out string) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
 	}
-	tmp := out + ".tmp"
+	tmpDir, err := os.MkdirTemp(filepath.Dir(out), ".build-")
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
+	}
+	defer os.RemoveAll(tmpDir)
+	tmp := filepath.Join(tmpDir, SOLoaderName)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./cmd/"+SOLoaderName)
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOPROXY=off")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%w: building it in %s: %v\n%s", ErrNoSOLoader, src, err, strings.TrimSpace(buf.String()))
+		msg := strings.TrimSpace(buf.String())
+		if strings.Contains(msg, "GOPROXY=off") {
+			return fmt.Errorf("%w: building it in %s needs modules that are not in Go's module cache, and Hearth downloads nothing "+
+				"while it runs: run `go mod download` there once, or put %s next to hearth: %v\n%s", ErrNoSOLoader, src, SOLoaderName, err, msg)
+		}
+		return fmt.Errorf("%w: building it in %s: %v\n%s", ErrNoSOLoader, src, err, msg)
 	}
 	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
 	}
 	return nil
