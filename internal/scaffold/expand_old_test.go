@@ -50,6 +50,7 @@ func TestExpandMatchesTextTemplate(t *testing.T) {
 			data := map[string]string{"ID": v}
 			if strings.HasPrefix(p, "templates/go/") {
 				data["HearthSrc"], data["GoVersion"], data["Requires"] = v+"/src", "1.26.0", "\tx.org/m v1.0.0 // indirect\n"
+				data["ModHearthSrc"] = modQuote(v + "/src")
 			}
 			want, werr := oldExpand(body, data)
 			got, gerr := expand(body, data)

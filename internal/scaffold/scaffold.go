@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/hearth-agent/hearth/internal/names"
 	pysdk "github.com/hearth-agent/hearth/sdk/python"
@@ -84,6 +86,7 @@ func New(o Options) ([]string, error) {
 			return nil, err
 		}
 		data["HearthSrc"], data["GoVersion"], data["Requires"] = src, goVersion, reqs
+		data["ModHearthSrc"] = modQuote(src)
 	}
 	var written []string
 	root := path.Join("templates", lang)
@@ -185,6 +188,19 @@ func hearthRequires(dir string) (string, error) {
 		}
 	}
 	return out.String(), nil
+}
+
+// modQuote returns path as a go.mod line may hold it: as it is, or
+// Go-quoted when a space, a quote, a bracket, a comma or a character that
+// does not print would end or change the token (go.mod reads quoted
+// strings with Go's rules).
+func modQuote(path string) string {
+	for _, r := range path {
+		if strings.ContainsRune(" \"'`()[]{},", r) || !unicode.IsPrint(r) {
+			return strconv.Quote(path)
+		}
+	}
+	return path
 }
 
 // BuiltFrom returns the folder this binary was built from, as the
