@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/store"
@@ -31,6 +32,7 @@ var (
 		"ha_factory": "./testdata/ha_factory",
 		"sochan":     "./testdata/sochannel",
 		"socrash":    "./testdata/socrash",
+		"soinit":     "./testdata/soinit",
 	}
 )
 
@@ -333,5 +335,33 @@ func TestSOWithoutLoader(t *testing.T) {
 	}
 	if list, _ := m.List(context.Background()); len(list) != 1 || !strings.Contains(list[0].Error, "no .so loader") || list[0].Status != nil {
 		t.Fatalf("list %+v", list)
+	}
+}
+
+// TestSOInitMisbehaves: a .so that panics, blocks forever or exits while
+// it is loaded (in an init function) takes down its loader, not Hearth;
+// the plugin's last error says what happened, and it waits before the
+// next try like any crashed child plugin.
+func TestSOInitMisbehaves(t *testing.T) {
+	for _, c := range []struct{ mode, want string }{
+		{"panic", "soinit: init panicked"},
+		{"block", "no handshake within"},
+		{"exit", "soinit: leaving in init"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			f := newFixture(t)
+			f.opts.HandshakeTimeout = time.Second // for block: no init of this test takes longer otherwise
+			plugins := soPlugins(t, "soinit", "soinit", "soinit.so")
+			if err := os.WriteFile(filepath.Join(plugins, "soinit", "mode"), []byte(c.mode), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m := soManagerNoWait(t, f, plugins)
+			waitStatus(t, soProcess(t, m, "soinit"), "the last error says why: "+c.want, func(s Status) bool {
+				return s.State != Running && s.Restarts >= 1 && strings.Contains(s.LastError, c.want)
+			})
+			if _, ok := f.k.Tools().Lookup("soinit__ok"); ok {
+				t.Fatal("the tool of a .so that never loaded is registered")
+			}
+		})
 	}
 }

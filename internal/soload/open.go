@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"plugin"
 	"reflect"
+	"runtime/debug"
 	"strings"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -19,7 +20,13 @@ const Supported = true
 // The .so must be built with exactly the Go version, build flags and
 // versions of every shared package (the sdk among them) that built this
 // program, with cgo, on Linux or macOS; a Go plugin can never be closed.
-func Open(path string) (sdk.NewPlugin, error) {
+// A panic in the .so's init functions is returned as an *InitPanicError.
+func Open(path string) (factory sdk.NewPlugin, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			factory, err = nil, &InitPanicError{Path: path, Value: v, Stack: debug.Stack()}
+		}
+	}()
 	p, err := plugin.Open(path)
 	if err != nil {
 		msg := err.Error()
