@@ -4,6 +4,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -364,4 +365,41 @@ func TestSOInitMisbehaves(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSOStaleLoader: a .so built against a Hearth whose sdk package has
+// changed since the loader was built (here: the same checkout with one
+// more file in sdk, through go build -overlay) is refused with an error
+// that names the loader, its Go and the checkout it was built from, so
+// the user can tell which of the two is stale.
+func TestSOStaleLoader(t *testing.T) {
+	soBuilt(t)
+	src, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	extra := filepath.Join(work, "newer.go")
+	if err := os.WriteFile(extra, []byte("package sdk\n\n// Newer is in a newer sdk than the loader's.\nfunc Newer() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(work, "overlay.json")
+	b, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(src, "sdk", "zz_newer.go"): extra}})
+	if err := os.WriteFile(overlay, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plugins := t.TempDir()
+	os.MkdirAll(filepath.Join(plugins, "newer"), 0o755)
+	cmd := exec.Command("go", "build", "-buildmode=plugin", "-overlay="+overlay, "-o", filepath.Join(plugins, "newer", "newer.so"), soSource["ha_factory"])
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the .so: %v\n%s", err, out)
+	}
+	f := newFixture(t)
+	m := soManagerNoWait(t, f, plugins)
+	loader := filepath.Join(soBuilt(t), SOLoaderName)
+	waitStatus(t, soProcess(t, m, "newer"), "the error names the loader and its checkout", func(s Status) bool {
+		return strings.Contains(s.LastError, "different version of package") &&
+			strings.Contains(s.LastError, loader) && strings.Contains(s.LastError, "checkout "+src)
+	})
 }
