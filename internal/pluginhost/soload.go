@@ -67,18 +67,31 @@ func (m *Manager) soLoader(ctx context.Context) (string, error) {
 // so the loader always matches the checkout the user builds .so files
 // against.
 func findSOLoader(ctx context.Context, o *Options) (string, error) {
+	exeDir := ""
+	if exe, err := os.Executable(); err == nil {
+		exeDir = filepath.Dir(exe)
+	}
+	return findSOLoaderFrom(ctx, o, exeDir)
+}
+
+// findSOLoaderFrom is findSOLoader for a program in exeDir. A loader
+// there that another user may have written (see scaffold.CheckOwned: the
+// program copied to /tmp, say) is refused, not run.
+func findSOLoaderFrom(ctx context.Context, o *Options, exeDir string) (string, error) {
 	if o.SOLoader != "" {
 		return o.SOLoader, nil
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		if p := filepath.Join(filepath.Dir(exe), SOLoaderName); isFile(p) {
+	if exeDir != "" {
+		if p := filepath.Join(exeDir, SOLoaderName); isFile(p) {
+			if err := scaffold.CheckOwned(exeDir, p); err != nil {
+				return "", fmt.Errorf("%w: %s is not run: %v", ErrNoSOLoader, p, err)
+			}
 			return p, nil
 		}
 	}
 	src := o.HearthSrc
-	if src == "" && exe != "" {
-		src = scaffold.FindHearthSrc(filepath.Dir(exe), scaffold.BuiltFrom())
+	if src == "" && exeDir != "" {
+		src = scaffold.FindHearthSrc(exeDir, scaffold.BuiltFrom())
 	}
 	if src == "" {
 		return "", fmt.Errorf("%w: put %s (go build ./cmd/%s in the Hearth checkout the .so is built against) next to hearth, "+
@@ -86,6 +99,7 @@ func findSOLoader(ctx context.Context, o *Options) (string, error) {
 	}
 	cache := o.DataDir
 	if cache == "" {
+		var err error
 		if cache, err = os.UserCacheDir(); err != nil {
 			return "", fmt.Errorf("%w: %v", ErrNoSOLoader, err)
 		}

@@ -215,7 +215,7 @@ func BuiltFrom() string {
 }
 
 // FindHearthSrc returns the first Hearth checkout found at or above any of
-// dirs, or "". A folder that another user may write (see checkOwned),
+// dirs, or "". A folder that another user may write (see CheckOwned),
 // such as /tmp above a `go run` binary, is passed over: its go.mod may
 // name Hearth's module, but Hearth builds and runs the code it finds.
 func FindHearthSrc(dirs ...string) string {
@@ -228,7 +228,7 @@ func FindHearthSrc(dirs ...string) string {
 			continue
 		}
 		for {
-			if _, err := hearthGoVersion(d); err == nil && checkOwned(d) == nil {
+			if _, err := hearthGoVersion(d); err == nil && CheckOwned(d, filepath.Join(d, "go.mod")) == nil {
 				return d
 			}
 			up := filepath.Dir(d)

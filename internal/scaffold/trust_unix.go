@@ -5,16 +5,15 @@ package scaffold
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
-// checkOwned returns why dir/go.mod cannot be trusted as a Hearth
-// checkout, or nil: the folder or its go.mod may be written by another
-// user (it belongs to one, other than root, or anyone may write it, as
-// /tmp), who could then have Hearth build and run code of theirs.
-func checkOwned(dir string) error {
-	for _, p := range []string{dir, filepath.Join(dir, "go.mod")} {
+// CheckOwned returns why another user may have written one of paths, or
+// nil: it belongs to a user other than this one and root, or anyone may
+// write it (as /tmp). Hearth builds and runs code it finds only where no
+// other user could have put it.
+func CheckOwned(paths ...string) error {
+	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			return err
