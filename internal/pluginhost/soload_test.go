@@ -403,3 +403,26 @@ func TestSOStaleLoader(t *testing.T) {
 			strings.Contains(s.LastError, loader) && strings.Contains(s.LastError, "checkout "+src)
 	})
 }
+
+// TestSOLoaderEnvironment: the loader child gets a Go child plugin's
+// environment (minimalEnv), not Hearth's: no API key or token Hearth's
+// environment holds reaches the .so.
+func TestSOLoaderEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-loader-secret")
+	t.Setenv("HEARTH_TOKEN", "owner-token-secret")
+	f := newFixture(t)
+	soManager(t, f, soPlugins(t, "soinit", "soinit", "soinit.so"))
+	r := callTool(f.k, "soinit__env", `{}`)
+	if r.IsError || !strings.Contains(r.Content, "HEARTH_PLUGIN_ID=soinit") {
+		t.Fatalf("%+v", r)
+	}
+	for _, secret := range []string{"sk-loader-secret", "owner-token-secret"} {
+		if strings.Contains(r.Content, secret) {
+			t.Errorf("the .so sees %s in its environment:\n%s", secret, r.Content)
+		}
+	}
+	want := "HOME=" + filepath.Join(f.data, "plugin_data", "soinit")
+	if !strings.Contains(r.Content, want) {
+		t.Errorf("environment lacks %s:\n%s", want, r.Content)
+	}
+}

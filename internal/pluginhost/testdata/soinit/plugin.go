@@ -1,7 +1,8 @@
 // Command soinit is a HomeAgent-style .so plugin of the tests that
 // misbehaves while it is loaded, in an init function, as the file
 // "mode" in its folder (the loader's working directory) says: panic,
-// block (forever), exit; anything else loads.
+// block (forever), exit; anything else loads, with the tools ok and env
+// (the loader's environment).
 package main
 
 import (
@@ -34,6 +35,10 @@ func (p *plugin) Name() string { return p.name }
 func (p *plugin) Stop() error  { return nil }
 
 func (p *plugin) Start(s *sdk.PluginSDK) error {
+	if err := s.RegisterTool("env", sdk.ToolDef{Description: "the loader's environment"},
+		func(map[string]any) (any, error) { return strings.Join(os.Environ(), "\n"), nil }); err != nil {
+		return err
+	}
 	return s.RegisterTool("ok", sdk.ToolDef{Description: "answers ok"},
 		func(map[string]any) (any, error) { return "ok", nil })
 }
