@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/scaffold"
@@ -107,10 +109,31 @@ func findSOLoaderFrom(ctx context.Context, o *Options, exeDir string) (string, e
 	}
 	sum := sha256.Sum256([]byte(src))
 	out := filepath.Join(cache, "cache", "soload", hex.EncodeToString(sum[:8]), SOLoaderName)
+	if v, ok := soBuildFailed.Load(out); ok && time.Since(v.(soFailure).at) < soRetry {
+		return "", v.(soFailure).err
+	}
 	if err := BuildSOLoader(ctx, src, out); err != nil {
+		err = fmt.Errorf("%w\n(Hearth tries to build it again %s after this failure, or at its next start)", err, soRetry)
+		soBuildFailed.Store(out, soFailure{at: time.Now(), err: err})
 		return "", err
 	}
+	soBuildFailed.Delete(out)
 	return out, nil
+}
+
+// soRetry is how long a failed build of the loader is remembered: the
+// manager scans every few seconds, and a build that fails (no C
+// compiler, modules missing, offline) would otherwise run the go command
+// at each scan.
+const soRetry = time.Minute
+
+// soBuildFailed holds, by the loader's path, the last failed build.
+var soBuildFailed sync.Map
+
+// soFailure is a failed build of the loader, and when it failed.
+type soFailure struct {
+	at  time.Time
+	err error
 }
 
 // BuildSOLoader builds the .so loader from the Hearth checkout src into

@@ -84,3 +84,37 @@ func TestSOLoaderNextToHearthOnlyIfOurs(t *testing.T) {
 		}
 	}
 }
+
+// TestSOLoaderBuildFailureNotRepeated: the manager scans every few
+// seconds; a build of the loader that fails (here a go command that
+// fails as one without a C compiler does) runs once, not at each scan,
+// and again once soRetry has passed.
+func TestSOLoaderBuildFailureNotRepeated(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in go command is a shell script")
+	}
+	bin, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	script := "#!/bin/sh\necho run >> '" + count + "'\necho 'cgo: C compiler \"gcc\" not found' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	runs := func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "run")
+	}
+	o := &Options{DataDir: t.TempDir(), HearthSrc: t.TempDir()}
+	for range 3 {
+		if _, err := findSOLoader(context.Background(), o); !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "C compiler") {
+			t.Fatalf("got %v", err)
+		}
+	}
+	if n := runs(); n != 1 {
+		t.Fatalf("three scans ran the go command %d times", n)
+	}
+	soBuildFailed.Clear() // as if soRetry had passed
+	findSOLoader(context.Background(), o)
+	if n := runs(); n != 2 {
+		t.Fatalf("after soRetry: %d runs of the go command", n)
+	}
+}
