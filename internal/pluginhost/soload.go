@@ -146,7 +146,8 @@ type soFailure struct {
 // a data folder cannot hand each other a half-written one.
 func BuildSOLoader(ctx context.Context, src, out string) error {
 	if _, err := exec.LookPath("go"); err != nil {
-		return fmt.Errorf("%w: building it needs the go command on PATH (a .so plugin is built with Go anyway): %v", ErrNoSOLoader, err)
+		return fmt.Errorf("%w: building it needs the go command on PATH (a .so plugin is built with Go anyway), "+
+			"or put %s (go build ./cmd/%s in the Hearth checkout) next to hearth: %v", ErrNoSOLoader, SOLoaderName, SOLoaderName, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)

@@ -118,3 +118,13 @@ func TestSOLoaderBuildFailureNotRepeated(t *testing.T) {
 		t.Fatalf("after soRetry: %d runs of the go command", n)
 	}
 }
+
+// TestSOLoaderWithoutGo: a new user without the go command is told both
+// ways to get a loader.
+func TestSOLoaderWithoutGo(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	err := BuildSOLoader(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), SOLoaderName))
+	if !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "go command on PATH") || !strings.Contains(err.Error(), SOLoaderName+" (go build") {
+		t.Fatalf("got %v", err)
+	}
+}
