@@ -128,3 +128,40 @@ func TestSOLoaderWithoutGo(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestSOLoaderConcurrentBuilds: two Hearths sharing a data folder (or
+// two managers) build the loader at once; each build writes a file of
+// its own before the rename, so both succeed. The stand-in go command
+// makes the two builds overlap: each writes its output only once both
+// have started, and exits only once both have written.
+func TestSOLoaderConcurrentBuilds(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in go command is a shell script")
+	}
+	bin, meet := t.TempDir(), t.TempDir()
+	script := `#!/bin/sh
+out=$3
+touch '` + meet + `/started.'$$
+while [ "$(ls '` + meet + `' | grep -c started)" -lt 2 ]; do sleep 0.01; done
+printf '#!/bin/sh\nexit 0\n' > "$out"
+touch '` + meet + `/wrote.'$$
+while [ "$(ls '` + meet + `' | grep -c wrote)" -lt 2 ]; do sleep 0.01; done
+`
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := filepath.Join(t.TempDir(), SOLoaderName)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- BuildSOLoader(context.Background(), t.TempDir(), out) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if !isFile(out) {
+		t.Fatalf("no loader at %s", out)
+	}
+}
