@@ -152,6 +152,9 @@ func BuildSOLoader(ctx context.Context, src, out string) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
 	}
+	if err := checkWorkspace(ctx, src); err != nil {
+		return err
+	}
 	tmpDir, err := os.MkdirTemp(filepath.Dir(out), ".build-")
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
@@ -173,6 +176,28 @@ func BuildSOLoader(ctx context.Context, src, out string) error {
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
+	}
+	return nil
+}
+
+// checkWorkspace refuses a Go workspace file (go.work) that the go
+// command would use in src but another user may have written: its
+// replace and use lines decide which code the loader is built from (a
+// /tmp/go.work above a checkout cloned into /tmp).
+func checkWorkspace(ctx context.Context, src string) error {
+	cmd := exec.CommandContext(ctx, "go", "env", "GOWORK")
+	cmd.Dir = src
+	out, err := cmd.Output()
+	if err != nil {
+		return nil // the build says why the go command fails
+	}
+	work := strings.TrimSpace(string(out))
+	if work == "" || work == "off" {
+		return nil
+	}
+	if err := scaffold.CheckOwned(work); err != nil {
+		return fmt.Errorf("%w: building it in %s would use the Go workspace %s, which is not used: %v (remove it, or set GOWORK=off)",
+			ErrNoSOLoader, src, work, err)
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hearth-agent/hearth/internal/scaffold"
 )
 
 // TestSOLoaderBuildDownloadsNothing: Hearth builds the .so loader while
@@ -88,13 +90,13 @@ func TestSOLoaderNextToHearthOnlyIfOurs(t *testing.T) {
 // TestSOLoaderBuildFailureNotRepeated: the manager scans every few
 // seconds; a build of the loader that fails (here a go command that
 // fails as one without a C compiler does) runs once, not at each scan,
-// and again once soRetry has passed.
+// and again once soRetry has passed. (Its go env answers nothing.)
 func TestSOLoaderBuildFailureNotRepeated(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the stand-in go command is a shell script")
 	}
 	bin, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
-	script := "#!/bin/sh\necho run >> '" + count + "'\necho 'cgo: C compiler \"gcc\" not found' >&2\nexit 1\n"
+	script := "#!/bin/sh\n[ \"$1\" = env ] && exit 0\necho run >> '" + count + "'\necho 'cgo: C compiler \"gcc\" not found' >&2\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +135,15 @@ func TestSOLoaderWithoutGo(t *testing.T) {
 // two managers) build the loader at once; each build writes a file of
 // its own before the rename, so both succeed. The stand-in go command
 // makes the two builds overlap: each writes its output only once both
-// have started, and exits only once both have written.
+// have started, and exits only once both have written (go env, asked
+// first, answers nothing).
 func TestSOLoaderConcurrentBuilds(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the stand-in go command is a shell script")
 	}
 	bin, meet := t.TempDir(), t.TempDir()
 	script := `#!/bin/sh
+[ "$1" = env ] && exit 0
 out=$3
 touch '` + meet + `/started.'$$
 while [ "$(ls '` + meet + `' | grep -c started)" -lt 2 ]; do sleep 0.01; done
@@ -163,5 +167,53 @@ while [ "$(ls '` + meet + `' | grep -c wrote)" -lt 2 ]; do sleep 0.01; done
 	}
 	if !isFile(out) {
 		t.Fatalf("no loader at %s", out)
+	}
+}
+
+// TestSOLoaderBuildRefusesSharedWorkspace: a checkout cloned into /tmp
+// builds under any /tmp/go.work, whose replace lines decide what code
+// the loader is built from; one another user may have written is
+// refused, saying so, before anything is built.
+func TestSOLoaderBuildRefusesSharedWorkspace(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes do not say who may write a file")
+	}
+	shared := t.TempDir()
+	src := filepath.Join(shared, "hearth")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module "+scaffold.HearthModule+"\n\ngo 1.26.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(shared, "go.work")
+	if err := os.WriteFile(work, []byte("go 1.26.0\n\nuse ./hearth\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(work, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOWORK", "") // the go command looks for go.work, as by default
+	err := BuildSOLoader(context.Background(), src, filepath.Join(t.TempDir(), SOLoaderName))
+	if !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "Go workspace "+work) {
+		t.Fatalf("got %v", err)
+	}
+
+	// The user's own workspace is used (the build then fails here: this
+	// checkout has no cmd/hearth-soload).
+	if err := os.Chmod(work, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWorkspace(context.Background(), src); err != nil {
+		t.Fatalf("the user's own go.work: %v", err)
+	}
+	if os.Getuid() != 0 {
+		return // only root can give a file to another user here
+	}
+	if err := os.Chown(work, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWorkspace(context.Background(), src); err == nil || !strings.Contains(err.Error(), "another user") {
+		t.Fatalf("another user's go.work: %v", err)
 	}
 }
