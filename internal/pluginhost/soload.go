@@ -196,7 +196,7 @@ func checkWorkspace(ctx context.Context, src string) error {
 		return nil
 	}
 	if err := scaffold.CheckOwned(work); err != nil {
-		return fmt.Errorf("%w: building it in %s would use the Go workspace %s, which is not used: %v (remove it, or set GOWORK=off)",
+		return fmt.Errorf("%w: not built in %s: the go command would use the Go workspace %s there, and %v (remove it, or set GOWORK=off)",
 			ErrNoSOLoader, src, work, err)
 	}
 	return nil
