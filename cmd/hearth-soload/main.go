@@ -11,6 +11,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -25,6 +26,12 @@ func main() {
 	}
 	factory, err := soload.Open(os.Args[1])
 	if err != nil {
+		// Hearth shows the last line of stderr as why: the stack of a
+		// panic goes first.
+		var panicked *soload.InitPanicError
+		if errors.As(err, &panicked) {
+			os.Stderr.Write(panicked.Stack)
+		}
 		fmt.Fprintln(os.Stderr, "hearth-soload:", err)
 		os.Exit(3)
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/scaffold"
@@ -67,18 +69,31 @@ func (m *Manager) soLoader(ctx context.Context) (string, error) {
 // so the loader always matches the checkout the user builds .so files
 // against.
 func findSOLoader(ctx context.Context, o *Options) (string, error) {
+	exeDir := ""
+	if exe, err := os.Executable(); err == nil {
+		exeDir = filepath.Dir(exe)
+	}
+	return findSOLoaderFrom(ctx, o, exeDir)
+}
+
+// findSOLoaderFrom is findSOLoader for a program in exeDir. A loader
+// there that another user may have written (see scaffold.CheckOwned: the
+// program copied to /tmp, say) is refused, not run.
+func findSOLoaderFrom(ctx context.Context, o *Options, exeDir string) (string, error) {
 	if o.SOLoader != "" {
 		return o.SOLoader, nil
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		if p := filepath.Join(filepath.Dir(exe), SOLoaderName); isFile(p) {
+	if exeDir != "" {
+		if p := filepath.Join(exeDir, SOLoaderName); isFile(p) {
+			if err := scaffold.CheckOwned(exeDir, p); err != nil {
+				return "", fmt.Errorf("%w: %s is not run: %v", ErrNoSOLoader, p, err)
+			}
 			return p, nil
 		}
 	}
 	src := o.HearthSrc
-	if src == "" && exe != "" {
-		src = scaffold.FindHearthSrc(filepath.Dir(exe), scaffold.BuiltFrom())
+	if src == "" && exeDir != "" {
+		src = scaffold.FindHearthSrc(exeDir, scaffold.BuiltFrom())
 	}
 	if src == "" {
 		return "", fmt.Errorf("%w: put %s (go build ./cmd/%s in the Hearth checkout the .so is built against) next to hearth, "+
@@ -86,6 +101,7 @@ func findSOLoader(ctx context.Context, o *Options) (string, error) {
 	}
 	cache := o.DataDir
 	if cache == "" {
+		var err error
 		if cache, err = os.UserCacheDir(); err != nil {
 			return "", fmt.Errorf("%w: %v", ErrNoSOLoader, err)
 		}
@@ -93,36 +109,95 @@ func findSOLoader(ctx context.Context, o *Options) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(src))
 	out := filepath.Join(cache, "cache", "soload", hex.EncodeToString(sum[:8]), SOLoaderName)
+	if v, ok := soBuildFailed.Load(out); ok && time.Since(v.(soFailure).at) < soRetry {
+		return "", v.(soFailure).err
+	}
 	if err := BuildSOLoader(ctx, src, out); err != nil {
+		err = fmt.Errorf("%w\n(Hearth tries to build it again %s after this failure, or at its next start)", err, soRetry)
+		soBuildFailed.Store(out, soFailure{at: time.Now(), err: err})
 		return "", err
 	}
+	soBuildFailed.Delete(out)
 	return out, nil
+}
+
+// soRetry is how long a failed build of the loader is remembered: the
+// manager scans every few seconds, and a build that fails (no C
+// compiler, modules missing, offline) would otherwise run the go command
+// at each scan.
+const soRetry = time.Minute
+
+// soBuildFailed holds, by the loader's path, the last failed build.
+var soBuildFailed sync.Map
+
+// soFailure is a failed build of the loader, and when it failed.
+type soFailure struct {
+	at  time.Time
+	err error
 }
 
 // BuildSOLoader builds the .so loader from the Hearth checkout src into
 // out, with the go command on PATH and the caller's environment (its
 // GOFLAGS too: a .so loads only into a loader built with the same flags),
-// cgo on. The file is replaced whole, so a running loader is unaffected.
+// cgo on, and offline (GOPROXY=off): a module missing from the module
+// cache is an error saying how to fetch it, never a download at run
+// time. The file is replaced whole, so a running loader is unaffected,
+// and each build writes a file of its own first, so two Hearths sharing
+// a data folder cannot hand each other a half-written one.
 func BuildSOLoader(ctx context.Context, src, out string) error {
 	if _, err := exec.LookPath("go"); err != nil {
-		return fmt.Errorf("%w: building it needs the go command on PATH (a .so plugin is built with Go anyway): %v", ErrNoSOLoader, err)
+		return fmt.Errorf("%w: building it needs the go command on PATH (a .so plugin is built with Go anyway), "+
+			"or put %s (go build ./cmd/%s in the Hearth checkout) next to hearth: %v", ErrNoSOLoader, SOLoaderName, SOLoaderName, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
 	}
-	tmp := out + ".tmp"
+	if err := checkWorkspace(ctx, src); err != nil {
+		return err
+	}
+	tmpDir, err := os.MkdirTemp(filepath.Dir(out), ".build-")
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
+	}
+	defer os.RemoveAll(tmpDir)
+	tmp := filepath.Join(tmpDir, SOLoaderName)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./cmd/"+SOLoaderName)
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOPROXY=off")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%w: building it in %s: %v\n%s", ErrNoSOLoader, src, err, strings.TrimSpace(buf.String()))
+		msg := strings.TrimSpace(buf.String())
+		if strings.Contains(msg, "GOPROXY=off") {
+			return fmt.Errorf("%w: building it in %s needs modules that are not in Go's module cache, and Hearth downloads nothing "+
+				"while it runs: run `go mod download` there once, or put %s next to hearth: %v\n%s", ErrNoSOLoader, src, SOLoaderName, err, msg)
+		}
+		return fmt.Errorf("%w: building it in %s: %v\n%s", ErrNoSOLoader, src, err, msg)
 	}
 	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("%w: %v", ErrNoSOLoader, err)
+	}
+	return nil
+}
+
+// checkWorkspace refuses a Go workspace file (go.work) that the go
+// command would use in src but another user may have written: its
+// replace and use lines decide which code the loader is built from (a
+// /tmp/go.work above a checkout cloned into /tmp).
+func checkWorkspace(ctx context.Context, src string) error {
+	cmd := exec.CommandContext(ctx, "go", "env", "GOWORK")
+	cmd.Dir = src
+	out, err := cmd.Output()
+	if err != nil {
+		return nil // the build says why the go command fails
+	}
+	work := strings.TrimSpace(string(out))
+	if work == "" || work == "off" {
+		return nil
+	}
+	if err := scaffold.CheckOwned(work); err != nil {
+		return fmt.Errorf("%w: not built in %s: the go command would use the Go workspace %s there, and %v (remove it, or set GOWORK=off)",
+			ErrNoSOLoader, src, work, err)
 	}
 	return nil
 }

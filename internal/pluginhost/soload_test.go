@@ -4,6 +4,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/store"
@@ -31,6 +33,7 @@ var (
 		"ha_factory": "./testdata/ha_factory",
 		"sochan":     "./testdata/sochannel",
 		"socrash":    "./testdata/socrash",
+		"soinit":     "./testdata/soinit",
 	}
 )
 
@@ -333,5 +336,93 @@ func TestSOWithoutLoader(t *testing.T) {
 	}
 	if list, _ := m.List(context.Background()); len(list) != 1 || !strings.Contains(list[0].Error, "no .so loader") || list[0].Status != nil {
 		t.Fatalf("list %+v", list)
+	}
+}
+
+// TestSOInitMisbehaves: a .so that panics, blocks forever or exits while
+// it is loaded (in an init function) takes down its loader, not Hearth;
+// the plugin's last error says what happened, and it waits before the
+// next try like any crashed child plugin.
+func TestSOInitMisbehaves(t *testing.T) {
+	for _, c := range []struct{ mode, want string }{
+		{"panic", "soinit: init panicked"},
+		{"block", "no handshake within"},
+		{"exit", "soinit: leaving in init"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			f := newFixture(t)
+			f.opts.HandshakeTimeout = time.Second // for block: no init of this test takes longer otherwise
+			plugins := soPlugins(t, "soinit", "soinit", "soinit.so")
+			if err := os.WriteFile(filepath.Join(plugins, "soinit", "mode"), []byte(c.mode), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m := soManagerNoWait(t, f, plugins)
+			waitStatus(t, soProcess(t, m, "soinit"), "the last error says why: "+c.want, func(s Status) bool {
+				return s.State != Running && s.Restarts >= 1 && strings.Contains(s.LastError, c.want)
+			})
+			if _, ok := f.k.Tools().Lookup("soinit__ok"); ok {
+				t.Fatal("the tool of a .so that never loaded is registered")
+			}
+		})
+	}
+}
+
+// TestSOStaleLoader: a .so built against a Hearth whose sdk package has
+// changed since the loader was built (here: the same checkout with one
+// more file in sdk, through go build -overlay) is refused with an error
+// that names the loader, its Go and the checkout it was built from, so
+// the user can tell which of the two is stale.
+func TestSOStaleLoader(t *testing.T) {
+	soBuilt(t)
+	src, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	extra := filepath.Join(work, "newer.go")
+	if err := os.WriteFile(extra, []byte("package sdk\n\n// Newer is in a newer sdk than the loader's.\nfunc Newer() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(work, "overlay.json")
+	b, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(src, "sdk", "zz_newer.go"): extra}})
+	if err := os.WriteFile(overlay, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plugins := t.TempDir()
+	os.MkdirAll(filepath.Join(plugins, "newer"), 0o755)
+	cmd := exec.Command("go", "build", "-buildmode=plugin", "-overlay="+overlay, "-o", filepath.Join(plugins, "newer", "newer.so"), soSource["ha_factory"])
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the .so: %v\n%s", err, out)
+	}
+	f := newFixture(t)
+	m := soManagerNoWait(t, f, plugins)
+	loader := filepath.Join(soBuilt(t), SOLoaderName)
+	waitStatus(t, soProcess(t, m, "newer"), "the error names the loader and its checkout", func(s Status) bool {
+		return strings.Contains(s.LastError, "different version of package") &&
+			strings.Contains(s.LastError, loader) && strings.Contains(s.LastError, "checkout "+src)
+	})
+}
+
+// TestSOLoaderEnvironment: the loader child gets a Go child plugin's
+// environment (minimalEnv), not Hearth's: no API key or token Hearth's
+// environment holds reaches the .so.
+func TestSOLoaderEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-loader-secret")
+	t.Setenv("HEARTH_TOKEN", "owner-token-secret")
+	f := newFixture(t)
+	soManager(t, f, soPlugins(t, "soinit", "soinit", "soinit.so"))
+	r := callTool(f.k, "soinit__env", `{}`)
+	if r.IsError || !strings.Contains(r.Content, "HEARTH_PLUGIN_ID=soinit") {
+		t.Fatalf("%+v", r)
+	}
+	for _, secret := range []string{"sk-loader-secret", "owner-token-secret"} {
+		if strings.Contains(r.Content, secret) {
+			t.Errorf("the .so sees %s in its environment:\n%s", secret, r.Content)
+		}
+	}
+	want := "HOME=" + filepath.Join(f.data, "plugin_data", "soinit")
+	if !strings.Contains(r.Content, want) {
+		t.Errorf("environment lacks %s:\n%s", want, r.Content)
 	}
 }

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/hearth-agent/hearth/internal/names"
 	pysdk "github.com/hearth-agent/hearth/sdk/python"
@@ -84,6 +86,7 @@ func New(o Options) ([]string, error) {
 			return nil, err
 		}
 		data["HearthSrc"], data["GoVersion"], data["Requires"] = src, goVersion, reqs
+		data["ModHearthSrc"] = modQuote(src)
 	}
 	var written []string
 	root := path.Join("templates", lang)
@@ -187,6 +190,19 @@ func hearthRequires(dir string) (string, error) {
 	return out.String(), nil
 }
 
+// modQuote returns path as a go.mod line may hold it: as it is, or
+// Go-quoted when a space, a quote, a bracket, a comma or a character that
+// does not print would end or change the token (go.mod reads quoted
+// strings with Go's rules).
+func modQuote(path string) string {
+	for _, r := range path {
+		if strings.ContainsRune(" \"'`()[]{},", r) || !unicode.IsPrint(r) {
+			return strconv.Quote(path)
+		}
+	}
+	return path
+}
+
 // BuiltFrom returns the folder this binary was built from, as the
 // compiler recorded it (empty when built with -trimpath), so that a
 // `go install`ed hearth still finds its checkout.
@@ -199,7 +215,9 @@ func BuiltFrom() string {
 }
 
 // FindHearthSrc returns the first Hearth checkout found at or above any of
-// dirs, or "".
+// dirs, or "". A folder that another user may write (see CheckOwned),
+// such as /tmp above a `go run` binary, is passed over: its go.mod may
+// name Hearth's module, but Hearth builds and runs the code it finds.
 func FindHearthSrc(dirs ...string) string {
 	for _, d := range dirs {
 		if d == "" {
@@ -210,7 +228,7 @@ func FindHearthSrc(dirs ...string) string {
 			continue
 		}
 		for {
-			if _, err := hearthGoVersion(d); err == nil {
+			if _, err := hearthGoVersion(d); err == nil && CheckOwned(d, filepath.Join(d, "go.mod")) == nil {
 				return d
 			}
 			up := filepath.Dir(d)

@@ -4,8 +4,12 @@ package soload
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"plugin"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -19,13 +23,20 @@ const Supported = true
 // The .so must be built with exactly the Go version, build flags and
 // versions of every shared package (the sdk among them) that built this
 // program, with cgo, on Linux or macOS; a Go plugin can never be closed.
-func Open(path string) (sdk.NewPlugin, error) {
+// A panic in the .so's init functions is returned as an *InitPanicError.
+func Open(path string) (factory sdk.NewPlugin, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			factory, err = nil, &InitPanicError{Path: path, Value: v, Stack: debug.Stack()}
+		}
+	}()
 	p, err := plugin.Open(path)
 	if err != nil {
 		msg := err.Error()
 		if strings.Contains(msg, "different version") || strings.Contains(msg, "built with") {
-			return nil, fmt.Errorf("%s was built with another Go version or other package versions than Hearth's .so loader; "+
-				"rebuild it with the Go and the Hearth checkout the loader is built from (plain go build -buildmode=plugin): %w", path, err)
+			return nil, fmt.Errorf("%s was built with another Go version or other package versions than Hearth's .so loader (%s); "+
+				"rebuild it with that Go in that checkout (plain go build -buildmode=plugin), or, if the loader is the stale one, "+
+				"rebuild it from the checkout the .so is built against (go build -o DIR ./cmd/hearth-soload): %w", path, loaderBuild(), err)
 		}
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -59,4 +70,19 @@ func foreignSDK(sym any) bool {
 		return false
 	}
 	return strings.Contains(t.Out(0).PkgPath(), "homeagent")
+}
+
+// loaderBuild says which loader this is: its path, its Go version and the
+// Hearth checkout it was built from (unknown with -trimpath), so that a
+// user can tell which of the .so and the loader is stale.
+func loaderBuild() string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "hearth-soload"
+	}
+	src := "an unknown checkout (built with -trimpath)"
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		src = "the checkout " + filepath.Dir(filepath.Dir(filepath.Dir(file))) // internal/soload/open.go
+	}
+	return fmt.Sprintf("%s, built by %s from %s", exe, runtime.Version(), src)
 }

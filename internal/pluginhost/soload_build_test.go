@@ -1,0 +1,219 @@
+package pluginhost
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/scaffold"
+)
+
+// TestSOLoaderBuildDownloadsNothing: Hearth builds the .so loader while
+// it runs; with Go's module cache empty, that build must not fetch
+// Hearth's modules from the module proxy (a loopback one here, which
+// counts what it is asked) but fail saying what to do.
+func TestSOLoaderBuildDownloadsNothing(t *testing.T) {
+	var asked atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer proxy.Close()
+	t.Setenv("GOPROXY", proxy.URL)
+	t.Setenv("GOSUMDB", "off") // nothing but the loopback proxy, whatever the build does
+	t.Setenv("GOTOOLCHAIN", "local")
+	t.Setenv("GOMODCACHE", t.TempDir())
+	src, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = BuildSOLoader(context.Background(), src, filepath.Join(t.TempDir(), SOLoaderName))
+	if n := asked.Load(); n != 0 {
+		t.Errorf("building the loader asked the module proxy %d times", n)
+	}
+	if !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "go mod download") || !strings.Contains(err.Error(), src) {
+		t.Errorf("error %v; want ErrNoSOLoader saying to run go mod download in %s", err, src)
+	}
+}
+
+// TestSOLoaderNextToHearthOnlyIfOurs: hearth runs the hearth-soload it
+// finds next to itself; where another user may have put that file (hearth
+// copied to /tmp, or a loader anyone may write), it is refused, saying
+// why, rather than run with the owner's rights.
+func TestSOLoaderNextToHearthOnlyIfOurs(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes do not say who may write a file")
+	}
+	o := &Options{DataDir: t.TempDir(), HearthSrc: t.TempDir()}
+	write := func(dir string, dirMode, mode os.FileMode) string {
+		t.Helper()
+		p := filepath.Join(dir, SOLoaderName)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, dirMode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		what          string
+		dirMode, mode os.FileMode
+		want          string // in the error; "" means the loader is used
+	}{
+		{"in a folder anyone may write", 0o1777, 0o755, "may be written by any user"},
+		{"that anyone may write", 0o755, 0o777, "may be written by any user"},
+		{"the user's own", 0o755, 0o755, ""},
+	} {
+		dir := t.TempDir()
+		p := write(dir, c.dirMode, c.mode)
+		got, err := findSOLoaderFrom(context.Background(), o, dir)
+		switch {
+		case c.want == "" && (err != nil || got != p):
+			t.Errorf("a loader %s: %q, %v; want %s", c.what, got, err, p)
+		case c.want != "" && (!errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p)):
+			t.Errorf("a loader %s: %q, %v; want ErrNoSOLoader naming it and saying %q", c.what, got, err, c.want)
+		}
+	}
+}
+
+// TestSOLoaderBuildFailureNotRepeated: the manager scans every few
+// seconds; a build of the loader that fails (here a go command that
+// fails as one without a C compiler does) runs once, not at each scan,
+// and again once soRetry has passed. (Its go env answers nothing.)
+func TestSOLoaderBuildFailureNotRepeated(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in go command is a shell script")
+	}
+	bin, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	script := "#!/bin/sh\n[ \"$1\" = env ] && exit 0\necho run >> '" + count + "'\necho 'cgo: C compiler \"gcc\" not found' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	runs := func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "run")
+	}
+	o := &Options{DataDir: t.TempDir(), HearthSrc: t.TempDir()}
+	for range 3 {
+		if _, err := findSOLoader(context.Background(), o); !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "C compiler") {
+			t.Fatalf("got %v", err)
+		}
+	}
+	if n := runs(); n != 1 {
+		t.Fatalf("three scans ran the go command %d times", n)
+	}
+	soBuildFailed.Clear() // as if soRetry had passed
+	findSOLoader(context.Background(), o)
+	if n := runs(); n != 2 {
+		t.Fatalf("after soRetry: %d runs of the go command", n)
+	}
+}
+
+// TestSOLoaderWithoutGo: a new user without the go command is told both
+// ways to get a loader.
+func TestSOLoaderWithoutGo(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	err := BuildSOLoader(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), SOLoaderName))
+	if !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "go command on PATH") || !strings.Contains(err.Error(), SOLoaderName+" (go build") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestSOLoaderConcurrentBuilds: two Hearths sharing a data folder (or
+// two managers) build the loader at once; each build writes a file of
+// its own before the rename, so both succeed. The stand-in go command
+// makes the two builds overlap: each writes its output only once both
+// have started, and exits only once both have written (go env, asked
+// first, answers nothing).
+func TestSOLoaderConcurrentBuilds(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in go command is a shell script")
+	}
+	bin, meet := t.TempDir(), t.TempDir()
+	script := `#!/bin/sh
+[ "$1" = env ] && exit 0
+out=$3
+touch '` + meet + `/started.'$$
+while [ "$(ls '` + meet + `' | grep -c started)" -lt 2 ]; do sleep 0.01; done
+printf '#!/bin/sh\nexit 0\n' > "$out"
+touch '` + meet + `/wrote.'$$
+while [ "$(ls '` + meet + `' | grep -c wrote)" -lt 2 ]; do sleep 0.01; done
+`
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := filepath.Join(t.TempDir(), SOLoaderName)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- BuildSOLoader(context.Background(), t.TempDir(), out) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if !isFile(out) {
+		t.Fatalf("no loader at %s", out)
+	}
+}
+
+// TestSOLoaderBuildRefusesSharedWorkspace: a checkout cloned into /tmp
+// builds under any /tmp/go.work, whose replace lines decide what code
+// the loader is built from; one another user may have written is
+// refused, saying so, before anything is built.
+func TestSOLoaderBuildRefusesSharedWorkspace(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes do not say who may write a file")
+	}
+	shared := t.TempDir()
+	src := filepath.Join(shared, "hearth")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module "+scaffold.HearthModule+"\n\ngo 1.26.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(shared, "go.work")
+	if err := os.WriteFile(work, []byte("go 1.26.0\n\nuse ./hearth\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(work, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOWORK", "") // the go command looks for go.work, as by default
+	err := BuildSOLoader(context.Background(), src, filepath.Join(t.TempDir(), SOLoaderName))
+	if !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "Go workspace "+work) {
+		t.Fatalf("got %v", err)
+	}
+
+	// The user's own workspace is used (the build then fails here: this
+	// checkout has no cmd/hearth-soload).
+	if err := os.Chmod(work, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWorkspace(context.Background(), src); err != nil {
+		t.Fatalf("the user's own go.work: %v", err)
+	}
+	if os.Getuid() != 0 {
+		return // only root can give a file to another user here
+	}
+	if err := os.Chown(work, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWorkspace(context.Background(), src); err == nil || !strings.Contains(err.Error(), "another user") {
+		t.Fatalf("another user's go.work: %v", err)
+	}
+}
