@@ -241,8 +241,10 @@ func Parse(path string, b []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: source %q: thinking_budget is for \"api\": \"anthropic\" sources, at least %d tokens",
 				path, name, llm.MinThinkingBudget)
 		}
-		if p := s.Price; p != nil && (p.Input < 0 || p.Output < 0 || p.CachedInput < 0 || p.CacheWrite < 0) {
-			return nil, fmt.Errorf("%s: source %q: a price is negative", path, name)
+		if p := s.Price; p != nil {
+			if err := p.Check(); err != nil {
+				return nil, fmt.Errorf("%s: source %q: price: %w", path, name, err)
+			}
 		}
 	}
 	if err := validateBuiltins(&f); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestPriceAndTraceDays(t *testing.T) {
 	}
 	want := map[string]*llm.Price{"ds": {Input: 0.27, Output: 1.1, CachedInput: 0.07}, "qw": {Input: 0.8, Output: 2, Currency: "CNY"}, "free": nil}
 	for _, s := range list {
-		if w := want[s.Name]; (w == nil) != (s.Price == nil) || (w != nil && *w != *s.Price) {
+		if w := want[s.Name]; (w == nil) != (s.Price == nil) || (w != nil && !reflect.DeepEqual(*w, *s.Price)) {
 			t.Errorf("%s: price %+v, want %+v", s.Name, s.Price, w)
 		}
 	}

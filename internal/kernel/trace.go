@@ -150,7 +150,7 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 	}
 	t.cost.add(src, mc.Model, usageOf(resp))
 	if price, ok := llm.PriceOf(src, mc.Model); ok {
-		mc.Cost = &store.TraceCost{Amount: price.Cost(usageOf(resp)), Currency: price.CurrencyCode()}
+		mc.Cost = &store.TraceCost{Amount: price.CostAt(usageOf(resp), mc.Started), Currency: price.CurrencyCode()}
 		switch {
 		case tr.tr.Cost == nil:
 			c := *mc.Cost
