@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,6 +66,15 @@ type Sources struct {
 	current string
 	secrets redact.Secrets // every source's key, ever
 	log     *slog.Logger   // the clients' Logger (SetLogger)
+
+	fallback []string             // fallback.go: SetFallback
+	rejected map[string]rejection // fallback.go: source -> its refused key
+
+	// OnReject, when set, is told each time a provider refuses a
+	// source's key (by its KeyHash), to keep the mark across restarts
+	// (MarkRejected). It is called on the calling goroutine; set it
+	// before the first Chat.
+	OnReject func(source, keyHash, reason string)
 }
 
 var (
@@ -191,23 +199,6 @@ func (s *Sources) Current() (Source, bool) {
 	defer s.mu.RUnlock()
 	src, ok := s.meta[s.current]
 	return src, ok
-}
-
-// Chat sends req through the current source.
-func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
-	s.mu.RLock()
-	c := s.sources[s.current]
-	s.mu.RUnlock()
-	if c == nil {
-		return nil, ErrNoSource
-	}
-	resp, err := c.Chat(ctx, req, onDelta)
-	if err != nil {
-		if msg := s.secrets.String(err.Error()); msg != err.Error() {
-			err = &maskedError{msg: msg, err: err}
-		}
-	}
-	return resp, err
 }
 
 // maskedError shows an error with keys masked and still matches what it

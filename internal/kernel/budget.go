@@ -1,0 +1,161 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/store"
+)
+
+// UsageLedger keeps every model call's usage, for totals and budgets. A
+// History that implements it, as *store.Store does, gets every call;
+// without one the kernel keeps a ledger in memory, lost at exit.
+type UsageLedger interface {
+	RecordUsage(ctx context.Context, u *store.Usage) error
+	// UsageSpent sums the calls of day (when not empty) or of session.
+	UsageSpent(ctx context.Context, day string, session int64) (int64, map[string]float64, error)
+}
+
+var _ UsageLedger = (*store.Store)(nil)
+
+// budgetGate checks each model call against the budgets before it is
+// made. What the ledger holds is what earlier calls reported; calls in
+// flight are held as reservations of their estimate, so two calls made at
+// once cannot both take the last of a budget.
+type budgetGate struct {
+	mu       sync.Mutex
+	reserved map[string]llm.Spent // "day:2026-12-01", "session:7"
+}
+
+// reservation is a call's hold on its budgets; release drops it once the
+// call's usage is in the ledger.
+type reservation struct {
+	g    *budgetGate
+	keys []string
+	est  llm.CallEstimate
+}
+
+func (r *reservation) release() {
+	if r == nil {
+		return
+	}
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	for _, k := range r.keys {
+		s := r.g.reserved[k]
+		s.Tokens -= r.est.Tokens
+		if r.est.Priced {
+			s.Money[r.est.Currency] -= r.est.Cost
+		}
+		r.g.reserved[k] = s
+	}
+}
+
+// reserve checks a call estimated at est against the day and session
+// budgets and holds it, or returns the *llm.BudgetError of the first
+// budget it would go over. With no budget it holds nothing.
+func (k *Kernel) reserve(ctx context.Context, t *turnState, est llm.CallEstimate, at time.Time) (*reservation, error) {
+	b := k.cfg.Budgets
+	if b == nil || (b.Day == nil && b.Session == nil) {
+		return nil, nil
+	}
+	g := &k.budget
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.reserved == nil {
+		g.reserved = map[string]llm.Spent{}
+	}
+	r := &reservation{g: g, est: est}
+	check := func(scope, key string, l *llm.Limit, day string, session int64) error {
+		if l == nil {
+			return nil
+		}
+		tokens, money, err := k.ledger.UsageSpent(ctx, day, session)
+		if err != nil {
+			// Without knowing what was spent, spending more is not safe.
+			return fmt.Errorf("model call stopped: the %s budget cannot be checked: %w", scope, err)
+		}
+		spent := llm.Spent{Tokens: tokens, Money: money}
+		held := g.reserved[key]
+		spent.Tokens += held.Tokens
+		for cur, v := range held.Money {
+			if spent.Money == nil {
+				spent.Money = map[string]float64{}
+			}
+			spent.Money[cur] += v
+		}
+		if err := l.Allow(scope, spent, est); err != nil {
+			return err
+		}
+		r.keys = append(r.keys, key)
+		return nil
+	}
+	day := b.DayOf(at)
+	if err := check("day", "day:"+day, b.Day, day, 0); err != nil {
+		return nil, err
+	}
+	if err := check("session", fmt.Sprint("session:", t.s.storeID, ":", t.s.key), b.Session, "", t.s.storeID); err != nil {
+		return nil, err
+	}
+	for _, key := range r.keys {
+		s := g.reserved[key]
+		if s.Money == nil {
+			s.Money = map[string]float64{}
+		}
+		s.Add(est)
+		g.reserved[key] = s
+	}
+	return r, nil
+}
+
+// recordUsage puts one call's usage in the ledger, logging a failure.
+func (k *Kernel) recordUsage(ctx context.Context, t *turnState, src llm.Source, model string, u llm.Usage, at time.Time) {
+	if u == (llm.Usage{}) {
+		return
+	}
+	rec := &store.Usage{At: at, Day: k.cfg.Budgets.DayOf(at), SessionID: t.s.storeID, Source: src.Name, Model: model,
+		Plugin: t.in.Plugin, InputTokens: int64(u.PromptTokens), CachedTokens: int64(u.CachedTokens),
+		CacheWriteTokens: int64(u.CacheWriteTokens), OutputTokens: int64(u.CompletionTokens)}
+	if t.trace != nil {
+		rec.TraceID = t.trace.tr.ID
+	}
+	if price, ok := llm.PriceOf(src, model); ok {
+		c := price.CostAt(u, at)
+		rec.Cost, rec.Currency = &c, price.CurrencyCode()
+	}
+	if err := k.ledger.RecordUsage(context.WithoutCancel(ctx), rec); err != nil {
+		k.log.Warn("recording model usage failed", "session", t.s.key, "err", err)
+	}
+}
+
+// memLedger is the ledger of a kernel without a store.
+type memLedger struct {
+	mu    sync.Mutex
+	calls []store.Usage
+}
+
+func (m *memLedger) RecordUsage(_ context.Context, u *store.Usage) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, *u)
+	return nil
+}
+
+func (m *memLedger) UsageSpent(_ context.Context, day string, session int64) (int64, map[string]float64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	money := map[string]float64{}
+	for _, u := range m.calls {
+		if (day != "" && u.Day == day) || (day == "" && u.SessionID == session) {
+			n += u.InputTokens + u.OutputTokens
+			if u.Cost != nil {
+				money[u.Currency] += *u.Cost
+			}
+		}
+	}
+	return n, money, nil
+}
