@@ -38,6 +38,11 @@ type Source struct {
 	// extended thinking with that many tokens; zero leaves it off.
 	ThinkingBudget int
 
+	// MaxRetries and Backoff are the source's Client's retry policy;
+	// zero means the Client's default.
+	MaxRetries int
+	Backoff    time.Duration
+
 	// Limits of the source's client; zero means the Client's default.
 	ConnectTimeout   time.Duration
 	FirstByteTimeout time.Duration
@@ -108,7 +113,8 @@ func (s *Sources) put(src Source) {
 	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP,
 		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
 		AnswerTimeout: src.AnswerTimeout, MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All,
-		Logger: s.log, API: src.API, MaxTokens: src.MaxTokens, ThinkingBudget: src.ThinkingBudget}
+		Logger: s.log, API: src.API, MaxTokens: src.MaxTokens, ThinkingBudget: src.ThinkingBudget,
+		MaxRetries: src.MaxRetries, Backoff: src.Backoff}
 }
 
 // SetLogger makes every source log its requests to l at debug level (see
