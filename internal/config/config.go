@@ -57,6 +57,12 @@ type File struct {
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
 	// Memory says how the agent uses its memory by itself (memory.go).
 	Memory *MemoryConfig `json:"memory,omitempty"`
+	// Fallback names the sources tried, in order, when the current one
+	// fails before its answer begins (llm.Sources.SetFallback).
+	Fallback []string `json:"fallback,omitempty"`
+	// Budgets cap what model calls spend per day and per session,
+	// checked before each call (llm.Budgets).
+	Budgets *llm.Budgets `json:"budgets,omitempty"`
 }
 
 // MCPServer is one entry of config.json's "mcpServers": a command to run
@@ -257,6 +263,14 @@ func Parse(path string, b []byte) (*File, error) {
 	}
 	if err := validateMCPServers(path, &f); err != nil {
 		return nil, err
+	}
+	for _, n := range f.Fallback {
+		if _, ok := f.Sources[n]; !ok && n != EnvSource {
+			return nil, fmt.Errorf("%s: fallback: source %q is not among the sources", path, n)
+		}
+	}
+	if err := f.Budgets.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &f, nil
 }
