@@ -28,6 +28,27 @@ var _ UsageLedger = (*store.Store)(nil)
 type budgetGate struct {
 	mu       sync.Mutex
 	reserved map[string]llm.Spent // "day:2026-12-01", "session:7"
+	memIDs   map[sessionKey]int64 // ledger ids of sessions not in a store: -1, -2, ...
+}
+
+// ledgerSession is the id the ledger knows t's session by: its store id,
+// or for a session kept in memory only a negative id of its own.
+func (k *Kernel) ledgerSession(t *turnState) int64 {
+	if t.s.storeID != 0 {
+		return t.s.storeID
+	}
+	g := &k.budget
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.memIDs == nil {
+		g.memIDs = map[sessionKey]int64{}
+	}
+	id, ok := g.memIDs[t.s.key]
+	if !ok {
+		id = -int64(len(g.memIDs) + 1)
+		g.memIDs[t.s.key] = id
+	}
+	return id
 }
 
 // reservation is a call's hold on its budgets; release drops it once the
@@ -62,6 +83,7 @@ func (k *Kernel) reserve(ctx context.Context, t *turnState, est llm.CallEstimate
 	if b == nil || (b.Day == nil && b.Session == nil) {
 		return nil, nil
 	}
+	session := k.ledgerSession(t)
 	g := &k.budget
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -97,7 +119,7 @@ func (k *Kernel) reserve(ctx context.Context, t *turnState, est llm.CallEstimate
 	if err := check("day", "day:"+day, b.Day, day, 0); err != nil {
 		return nil, err
 	}
-	if err := check("session", fmt.Sprint("session:", t.s.storeID, ":", t.s.key), b.Session, "", t.s.storeID); err != nil {
+	if err := check("session", fmt.Sprint("session:", session), b.Session, "", session); err != nil {
 		return nil, err
 	}
 	for _, key := range r.keys {
@@ -116,7 +138,7 @@ func (k *Kernel) recordUsage(ctx context.Context, t *turnState, src llm.Source, 
 	if u == (llm.Usage{}) {
 		return
 	}
-	rec := &store.Usage{At: at, Day: k.cfg.Budgets.DayOf(at), SessionID: t.s.storeID, Source: src.Name, Model: model,
+	rec := &store.Usage{At: at, Day: k.cfg.Budgets.DayOf(at), SessionID: k.ledgerSession(t), Source: src.Name, Model: model,
 		Plugin: t.in.Plugin, InputTokens: int64(u.PromptTokens), CachedTokens: int64(u.CachedTokens),
 		CacheWriteTokens: int64(u.CacheWriteTokens), OutputTokens: int64(u.CompletionTokens)}
 	if t.trace != nil {

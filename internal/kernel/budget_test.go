@@ -167,3 +167,16 @@ func TestMoneyBudget(t *testing.T) {
 		t.Fatalf("a CNY-priced source under a USD budget: %+v", out)
 	}
 }
+
+// Without a store the ledger is in memory, and each session still has a
+// budget of its own.
+func TestSessionBudgetInMemory(t *testing.T) {
+	const n = 3000
+	per := llmtest.Usage{Prompt: 300, Completion: 50}
+	k, srv := budgetKernel(t, nil, &llm.Budgets{Session: &llm.Limit{Tokens: n}}, per)
+	a, _ := askUntilStopped(t, k, srv, "a", per.Prompt+per.Completion)
+	b, be := askUntilStopped(t, k, srv, "b", per.Prompt+per.Completion)
+	if a != b || a > n || be.Spent != float64(b) {
+		t.Fatalf("session a used %d, b %d of %d; refusal %+v", a, b, n, be)
+	}
+}
