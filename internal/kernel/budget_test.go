@@ -180,3 +180,38 @@ func TestSessionBudgetInMemory(t *testing.T) {
 		t.Fatalf("session a used %d, b %d of %d; refusal %+v", a, b, n, be)
 	}
 }
+
+// A call in flight holds its estimate: a second session cannot take the
+// last of a day budget while the first one's call is being answered.
+func TestBudgetHoldsCallsInFlight(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := llmtest.NewServer(t)
+	srv.SetFallback(llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+		arrived <- struct{}{}
+		<-release
+		return llmtest.Reply{Text: "fine", Usage: &llmtest.Usage{Prompt: 10, Completion: 10}}
+	}})
+	src, err := llm.NewSources([]llm.Source{{Name: "ds", BaseURL: srv.URL, Model: "m"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One call's estimate is about 1040 tokens: one fits, two do not.
+	k := New(src, openStore(t), &Options{Budgets: &llm.Budgets{Day: &llm.Limit{Tokens: 1600}}})
+	defer k.Close()
+	first := k.Submit(Input{Injection: sdk.Injection{Channel: "test", ChatID: "a", UserID: "u", Text: "hi"}})
+	<-arrived
+	var be *llm.BudgetError
+	if out := ask(k, "b", "hi"); !errors.As(out.Err, &be) || be.Spent == 0 {
+		t.Fatalf("second session while the first call is in flight: %+v", out)
+	}
+	close(release)
+	if out := <-first; out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	// Once answered, the call counts what it used (20 tokens), not its
+	// estimate: another fits.
+	go func() { <-arrived }()
+	if out := ask(k, "b", "hi"); out.Err != nil {
+		t.Fatalf("after the first call: %+v", out)
+	}
+}
