@@ -75,14 +75,16 @@ func (r *reservation) release() {
 	}
 }
 
-// reserve checks a call estimated at est against the day and session
-// budgets and holds it, or returns the *llm.BudgetError of the first
-// budget it would go over. With no budget it holds nothing.
-func (k *Kernel) reserve(ctx context.Context, t *turnState, est llm.CallEstimate, at time.Time) (*reservation, error) {
+// reserve checks req, about to be sent through src for model at at,
+// against the day and session budgets and holds its estimate, or returns
+// the *llm.BudgetError of the first budget it would go over. With no
+// budget it estimates nothing and holds nothing.
+func (k *Kernel) reserve(ctx context.Context, t *turnState, req *llm.Request, src llm.Source, model string, at time.Time) (*reservation, error) {
 	b := k.cfg.Budgets
 	if b == nil || (b.Day == nil && b.Session == nil) {
 		return nil, nil
 	}
+	est := llm.EstimateCall(req, src, model, at)
 	session := k.ledgerSession(t)
 	g := &k.budget
 	g.mu.Lock()

@@ -117,7 +117,7 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		model = src.Model
 	}
 	started := time.Now()
-	held, err := k.reserve(ctx, t, llm.EstimateCall(req, src, model, started), started)
+	held, err := k.reserve(ctx, t, req, src, model, started)
 	if err != nil {
 		return nil, err
 	}
