@@ -33,8 +33,11 @@ const benchArgs = `{"city":"北京","days":3,"units":"c"}`
 
 var benchResult = map[string]any{"city": "北京", "temp": 25, "weather": "晴", "days": []any{"晴", "多云", "小雨"}}
 
+// benchBudgets are the budgets of benchKernel's kernels (nil: none).
+var benchBudgets *llm.Budgets
+
 func benchKernel(b *testing.B, provider llm.Provider, st History, nTools int) *Kernel {
-	k := New(provider, st, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	k := New(provider, st, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Budgets: benchBudgets})
 	b.Cleanup(func() { k.Close() })
 	err := k.LoadPlugin("weather", func(n string, _ map[string]any) (sdk.Plugin, error) {
 		return pluginFunc{n, func(s *sdk.PluginSDK) error {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -22,13 +23,36 @@ type UsageLedger interface {
 var _ UsageLedger = (*store.Store)(nil)
 
 // budgetGate checks each model call against the budgets before it is
-// made. What the ledger holds is what earlier calls reported; calls in
-// flight are held as reservations of their estimate, so two calls made at
-// once cannot both take the last of a budget.
+// made. What a scope has spent is read from the ledger at its first
+// check and kept up to date from then on by the calls this kernel makes
+// (one process owns the data directory); calls in flight are held as
+// reservations of their estimate, so two calls made at once cannot both
+// take the last of a budget.
 type budgetGate struct {
 	mu       sync.Mutex
-	reserved map[string]llm.Spent // "day:2026-12-01", "session:7"
-	memIDs   map[sessionKey]int64 // ledger ids of sessions not in a store: -1, -2, ...
+	spent    map[string]*llm.Spent // "day:2026-12-01", "session:7": what the ledger holds
+	reserved map[string]llm.Spent  // the estimates of calls in flight
+	memIDs   map[sessionKey]int64  // ledger ids of sessions not in a store: -1, -2, ...
+}
+
+// maxSpentKeys bounds the scopes whose spending is kept in memory; past
+// it they are forgotten and read again from the ledger when next needed.
+const maxSpentKeys = 4096
+
+// counted adds a call's usage to the scopes whose spending is kept.
+func (g *budgetGate) counted(keys []string, u llm.Usage, cost *float64, currency string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, key := range keys {
+		s := g.spent[key]
+		if s == nil {
+			continue
+		}
+		s.Tokens += int64(u.PromptTokens + u.CompletionTokens)
+		if cost != nil {
+			s.Money[currency] += *cost
+		}
+	}
 }
 
 // ledgerSession is the id the ledger knows t's session by: its store id,
@@ -97,12 +121,23 @@ func (k *Kernel) reserve(ctx context.Context, t *turnState, req *llm.Request, sr
 		if l == nil {
 			return nil
 		}
-		tokens, money, err := k.ledger.UsageSpent(ctx, day, session)
-		if err != nil {
-			// Without knowing what was spent, spending more is not safe.
-			return fmt.Errorf("model call stopped: the %s budget cannot be checked: %w", scope, err)
+		known := g.spent[key]
+		if known == nil {
+			tokens, money, err := k.ledger.UsageSpent(ctx, day, session)
+			if err != nil {
+				// Without knowing what was spent, spending more is not safe.
+				return fmt.Errorf("model call stopped: the %s budget cannot be checked: %w", scope, err)
+			}
+			if g.spent == nil || len(g.spent) >= maxSpentKeys {
+				g.spent = map[string]*llm.Spent{}
+			}
+			if money == nil {
+				money = map[string]float64{}
+			}
+			known = &llm.Spent{Tokens: tokens, Money: money}
+			g.spent[key] = known
 		}
-		spent := llm.Spent{Tokens: tokens, Money: money}
+		spent := llm.Spent{Tokens: known.Tokens, Money: maps.Clone(known.Money)}
 		held := g.reserved[key]
 		spent.Tokens += held.Tokens
 		for cur, v := range held.Money {
@@ -150,6 +185,9 @@ func (k *Kernel) recordUsage(ctx context.Context, t *turnState, src llm.Source, 
 		c := price.CostAt(u, at)
 		rec.Cost, rec.Currency = &c, price.CurrencyCode()
 	}
+	// Counted for the budgets even when the ledger fails to keep it: the
+	// tokens were spent.
+	k.budget.counted([]string{"day:" + rec.Day, fmt.Sprint("session:", rec.SessionID)}, u, rec.Cost, rec.Currency)
 	if err := k.ledger.RecordUsage(context.WithoutCancel(ctx), rec); err != nil {
 		k.log.Warn("recording model usage failed", "session", t.s.key, "err", err)
 	}
