@@ -78,6 +78,14 @@ func (s *Sources) MarkRejected(source, keyHash, reason string) {
 	s.rejected[source] = rejection{hash: keyHash, reason: reason}
 }
 
+// ClearRejected forgets that source's key was refused (a test of the
+// key has passed since).
+func (s *Sources) ClearRejected(source string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rejected, source)
+}
+
 // Rejected returns why the provider refused source's current key, and
 // whether it did.
 func (s *Sources) Rejected(source string) (string, bool) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/app"
@@ -61,3 +62,31 @@ func TestUsage(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+// A key the provider refused is marked across a restart; a passing test
+// of the same key through the providers API clears the mark.
+func TestRejectedKeyClearedByTest(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusUnauthorized, ErrorMessage: "invalid key"}, llmtest.Reply{Text: "OK"})
+	a := newTestApp(t)
+	_, hs := newTestServer(t, a)
+	if resp := sendAPI(t, "PUT", hs.URL+"/v1/providers/local", `{"base_url":"`+fake.URL+`","model":"m1","api_key":"sk-test-0123456789abcd"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT: %d", resp.StatusCode)
+	}
+	out := a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: "c", UserID: "owner", Text: "hi"}})
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "rejected its API key") {
+		t.Fatalf("turn: %+v", out)
+	}
+	if marks, err := a.Store.RejectedKeys(context.Background()); err != nil || len(marks) != 1 || marks[0].Source != "local" {
+		t.Fatalf("marks %+v, %v", marks, err)
+	}
+	test := answerAs[ProviderTest](t, sendAPI(t, "POST", hs.URL+"/v1/providers/local/test", ""), http.StatusOK)
+	if !test.OK {
+		t.Fatalf("test: %+v", test)
+	}
+	if _, marked := a.Sources.Rejected("local"); marked {
+		t.Fatal("still marked after a passing test")
+	}
+	if marks, err := a.Store.RejectedKeys(context.Background()); err != nil || len(marks) != 0 {
+		t.Fatalf("stored marks after a passing test: %+v, %v", marks, err)
+	}
+}

@@ -152,6 +152,14 @@ func (s *Store) MarkRejectedKey(ctx context.Context, r RejectedKey) error {
 	return nil
 }
 
+// ClearRejectedKey forgets the mark of source's key.
+func (s *Store) ClearRejectedKey(ctx context.Context, source string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM rejected_keys WHERE source = ?`, source); err != nil {
+		return fmt.Errorf("clearing the rejected key of source %q: %w", source, err)
+	}
+	return nil
+}
+
 // RejectedKeys returns every source whose key is marked rejected.
 func (s *Store) RejectedKeys(ctx context.Context) ([]RejectedKey, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT source, key_hash, reason, at FROM rejected_keys ORDER BY source`)
