@@ -22,7 +22,7 @@ import (
 // work on an open app, so run by the daemon they act on the plugins it
 // runs and the policy it enforces.
 var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true,
-	"knowledge": true, "memory": true}
+	"knowledge": true, "memory": true, "usage": true}
 
 // cmdIO is where a command on an open app reads and writes, and where it
 // runs: in the terminal's process, or in the daemon for a client.
@@ -54,6 +54,8 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 		return runPolicy(ctx, a, f, rest, cio.out, cio.err)
 	case "audit":
 		return runAudit(ctx, a, f, cio.out, cio.err)
+	case "usage":
+		return runUsage(ctx, a, f, rest, cio.out, cio.err)
 	case "plugin":
 		return runPlugin(ctx, a, f, rest, cio)
 	case "settings":

@@ -169,6 +169,8 @@ func commandHelp(cmd string) (string, bool) {
 		return toolsHelp + globalFlagsHelp, true
 	case "audit":
 		return auditHelp + globalFlagsHelp, true
+	case "usage":
+		return usageHelp + globalFlagsHelp, true
 	case "policy":
 		return policyUsage + `
 Examples:
@@ -240,6 +242,7 @@ var helpTopics = map[string]string{
 	"tools":      "the tools the model sees",
 	"policy":     "which tools run, ask or are off; roles and grants",
 	"audit":      "the log of tool calls",
+	"usage":      "model tokens and cost; budgets",
 	"plugin":     "process plugins: list, install, enable ...",
 	"settings":   "plugin settings",
 	"memory":     "what the agent remembers: list, search, add, forget, correct",

@@ -56,6 +56,7 @@ Commands:
   tools           list the tools the model sees (--json for the exact specs)
   policy          see and change which tools run, ask or are off; roles and grants
   audit           the log of tool calls (--tool NAME, --since 24h, --limit N)
+  usage [BY]      model tokens and cost by day, session, source, model or plugin; budgets
   plugin          list, show, logs, enable, disable, reload, install, remove or forget plugins;
                   plugin new NAME --lang go|ts|python writes a plugin to start from
   settings        see and set plugin settings (API keys, options)
@@ -79,7 +80,7 @@ Flags (before or after the command):
   --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
-While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, tools and mcp are run
+While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, usage, tools and mcp are run
 by it, so a change is live at once.
 
 Model provider: the first hearth (chat) on a terminal offers to set one up;
@@ -113,6 +114,7 @@ var commandFlags = map[string][]string{
 	"tools":     {"data-dir", "v", "json"},
 	"policy":    {"data-dir", "v", "channel", "group", "json"},
 	"audit":     {"data-dir", "v", "tool", "since", "limit", "json"},
+	"usage":     {"data-dir", "v", "since", "json"},
 	"plugin":    {"data-dir", "v", "n", "id", "json", "yes"},
 	"settings":  {"data-dir", "v", "json"},
 	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
@@ -192,7 +194,7 @@ func flagName(name string) string {
 var commands = map[string]bool{
 	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
 	"mcp": true, "serve": true, "token": true, "version": true, "help": true, "completion": true,
-	"knowledge": true, "memory": true,
+	"knowledge": true, "memory": true, "usage": true,
 }
 
 // splitCommand finds the command in args: flags may come before it
@@ -343,7 +345,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory", "usage":
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":

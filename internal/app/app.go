@@ -183,6 +183,10 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	if err := a.fallback(ctx); err != nil { // fallback.go
+		a.Close()
+		return nil, err
+	}
 	a.Policy, err = policy.NewEngine(ctx, a.Store, a.Logger)
 	if err != nil {
 		a.Close()
@@ -230,6 +234,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		MaxToolCalls:    cfg.MaxToolCalls,
 		HistoryMessages: cfg.HistoryMessages,
 		Logger:          a.Logger,
+		Budgets:         cfg.Budgets,
 
 		MaxInjectionsPerMinute: cfg.MaxInjectionsPerMinute,
 		Recall:                 a.recaller(), // recall.go

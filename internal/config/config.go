@@ -57,6 +57,12 @@ type File struct {
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
 	// Memory says how the agent uses its memory by itself (memory.go).
 	Memory *MemoryConfig `json:"memory,omitempty"`
+	// Fallback names the sources tried, in order, when the current one
+	// fails before its answer begins (llm.Sources.SetFallback).
+	Fallback []string `json:"fallback,omitempty"`
+	// Budgets cap what model calls spend per day and per session,
+	// checked before each call (llm.Budgets).
+	Budgets *llm.Budgets `json:"budgets,omitempty"`
 }
 
 // MCPServer is one entry of config.json's "mcpServers": a command to run
@@ -241,8 +247,10 @@ func Parse(path string, b []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: source %q: thinking_budget is for \"api\": \"anthropic\" sources, at least %d tokens",
 				path, name, llm.MinThinkingBudget)
 		}
-		if p := s.Price; p != nil && (p.Input < 0 || p.Output < 0 || p.CachedInput < 0 || p.CacheWrite < 0) {
-			return nil, fmt.Errorf("%s: source %q: a price is negative", path, name)
+		if p := s.Price; p != nil {
+			if err := p.Check(); err != nil {
+				return nil, fmt.Errorf("%s: source %q: price: %w", path, name, err)
+			}
 		}
 	}
 	if err := validateBuiltins(&f); err != nil {
@@ -255,6 +263,14 @@ func Parse(path string, b []byte) (*File, error) {
 	}
 	if err := validateMCPServers(path, &f); err != nil {
 		return nil, err
+	}
+	for _, n := range f.Fallback {
+		if _, ok := f.Sources[n]; !ok && n != EnvSource {
+			return nil, fmt.Errorf("%s: fallback: source %q is not among the sources", path, n)
+		}
+	}
+	if err := f.Budgets.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &f, nil
 }

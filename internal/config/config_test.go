@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestPriceAndTraceDays(t *testing.T) {
 	}
 	want := map[string]*llm.Price{"ds": {Input: 0.27, Output: 1.1, CachedInput: 0.07}, "qw": {Input: 0.8, Output: 2, Currency: "CNY"}, "free": nil}
 	for _, s := range list {
-		if w := want[s.Name]; (w == nil) != (s.Price == nil) || (w != nil && *w != *s.Price) {
+		if w := want[s.Name]; (w == nil) != (s.Price == nil) || (w != nil && !reflect.DeepEqual(*w, *s.Price)) {
 			t.Errorf("%s: price %+v, want %+v", s.Name, s.Price, w)
 		}
 	}
@@ -175,6 +176,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"trace_days":-1,"sources":{"a":{"base_url":"http://h/v1","price":{"input":1,"output":2,"currency":"CNY"}}}}`))
 	f.Add([]byte(`{"sources":{"a":{"base_url":"http://h/v1","idle_timeout":"1m","first_byte_timeout":30}}}`))
 	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"fallback":["a"],"budgets":{"day":{"tokens":5,"money":{"amount":1,"currency":"CNY"}},"zone":"UTC"},"sources":{"a":{"base_url":"http://h/v1","price":{"input":1,"zone":"Asia/Shanghai","windows":[{"start":"22:00","end":"06:00","multiplier":0.5}]}}}}`))
 	f.Add([]byte(`{"model":"m","sources":{"a":{"base_url":"http://h/v1"}}}`))
 	f.Add([]byte(`{"plugins":{"time":{"enabled":false,"config":{"zone":"UTC"}}},"disabled_plugins":["x"]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -185,6 +187,13 @@ func FuzzParse(f *testing.F) {
 		for name := range cfg.Plugins {
 			if cfg.BuiltinDisabled(name) && cfg.Plugins[name].Enabled != nil && *cfg.Plugins[name].Enabled {
 				t.Fatalf("plugin %q both enabled and disabled", name)
+			}
+		}
+		for _, s := range cfg.Sources {
+			if s.Price != nil {
+				if m := s.Price.Multiplier(time.Now()); m < 0 {
+					t.Fatalf("a parsed price has a negative multiplier %v", m)
+				}
 			}
 		}
 		if _, _, err := cfg.ResolveSources(Overrides{Env: envOf(nil)}); err != nil && !errors.Is(err, ErrNoModel) {

@@ -34,9 +34,12 @@ const benchArgs = `{"city":"北京","days":3,"units":"c"}`
 
 var benchResult = map[string]any{"city": "北京", "temp": 25, "weather": "晴", "days": []any{"晴", "多云", "小雨"}}
 
+// benchBudgets are the budgets of benchKernel's kernels (nil: none).
+var benchBudgets *llm.Budgets
+
 func benchKernel(b *testing.B, provider llm.Provider, st History, nTools int) *Kernel {
 	// A window that takes every tool (1,000 take about 60k tokens).
-	k := New(provider, st, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ContextWindow: 1 << 20})
+	k := New(provider, st, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ContextWindow: 1 << 20, Budgets: benchBudgets})
 	b.Cleanup(func() { k.Close() })
 	err := k.LoadPlugin("weather", func(n string, _ map[string]any) (sdk.Plugin, error) {
 		return pluginFunc{n, func(s *sdk.PluginSDK) error {

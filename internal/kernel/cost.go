@@ -1,6 +1,10 @@
 package kernel
 
-import "github.com/hearth-agent/hearth/internal/llm"
+import (
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/llm"
+)
 
 // Cost is what a turn's model calls cost, in Currency (an ISO 4217
 // code), at the prices of their sources (llm.PriceOf).
@@ -17,19 +21,19 @@ type turnCost struct {
 	unknown bool
 }
 
-// add counts one call of model through src that used u.
-func (c *turnCost) add(src llm.Source, model string, u llm.Usage) {
+// add counts one call of model through src, made at at, that used u.
+func (c *turnCost) add(src llm.Source, model string, u llm.Usage, at time.Time) {
 	c.calls++
 	price, ok := llm.PriceOf(src, model)
 	switch {
 	case !ok:
 		c.unknown = true
 	case c.calls == 1:
-		c.sum = Cost{Amount: price.Cost(u), Currency: price.CurrencyCode()}
+		c.sum = Cost{Amount: price.CostAt(u, at), Currency: price.CurrencyCode()}
 	case c.sum.Currency != price.CurrencyCode():
 		c.unknown = true
 	default:
-		c.sum.Amount += price.Cost(u)
+		c.sum.Amount += price.CostAt(u, at)
 	}
 }
 
@@ -50,4 +54,14 @@ func (k *Kernel) currentSource() llm.Source {
 		src, _ = ws.Current()
 	}
 	return src
+}
+
+// sourceNamed is the provider's source called name, when it has sources.
+func (k *Kernel) sourceNamed(name string) (llm.Source, bool) {
+	if ps, ok := k.provider.(interface {
+		Source(string) (llm.Source, bool)
+	}); ok {
+		return ps.Source(name)
+	}
+	return llm.Source{}, false
 }

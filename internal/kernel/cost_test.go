@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"time"
+
 	"context"
 	"math"
 	"testing"
@@ -64,12 +66,12 @@ func TestTurnCostCurrencies(t *testing.T) {
 	}
 	usd := llm.Source{Price: &llm.Price{Input: 1}}
 	cny := llm.Source{Price: &llm.Price{Input: 1, Currency: "cny"}}
-	c.add(usd, "", llm.Usage{PromptTokens: 1_000_000})
-	c.add(usd, "", llm.Usage{PromptTokens: 1_000_000})
+	c.add(usd, "", llm.Usage{PromptTokens: 1_000_000}, time.Time{})
+	c.add(usd, "", llm.Usage{PromptTokens: 1_000_000}, time.Time{})
 	if got := c.total(); got == nil || *got != (Cost{Amount: 2, Currency: "USD"}) {
 		t.Fatalf("total %+v", got)
 	}
-	c.add(cny, "", llm.Usage{PromptTokens: 1})
+	c.add(cny, "", llm.Usage{PromptTokens: 1}, time.Time{})
 	if got := c.total(); got != nil {
 		t.Fatalf("two currencies added up: %+v", got)
 	}

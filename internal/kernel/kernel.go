@@ -93,6 +93,9 @@ type Options struct {
 	// RecallTokens is the most tokens recalled memory may take in a
 	// request (default DefaultRecallTokens).
 	RecallTokens int
+	// Budgets are checked before every model call (budget.go); nil
+	// sets none.
+	Budgets *llm.Budgets
 }
 
 // Kernel is the running agent. It implements host.Host for plugins.
@@ -102,8 +105,10 @@ type Kernel struct {
 	tools    *tools.Registry
 	pipeline *pipeline.Pipeline
 	provider llm.Provider
-	store    History             // nil keeps history in memory only
-	traces   TraceSaver          // nil: turns are not traced
+	store    History     // nil keeps history in memory only
+	traces   TraceSaver  // nil: turns are not traced
+	ledger   UsageLedger // budget.go: every model call's usage
+	budget   budgetGate
 	mask     func(string) string // masks secrets in traces
 	secrets  *redact.Secrets     // masked in every event and outcome; nil for none
 
@@ -187,6 +192,10 @@ func New(provider llm.Provider, st History, opts *Options) *Kernel {
 	}
 	k.pipeline.SetCanonical(k.canonicalName)
 	k.secrets = providerSecrets(provider)
+	k.ledger = &memLedger{}
+	if ul, ok := st.(UsageLedger); ok && st != nil {
+		k.ledger = ul
+	}
 	if ts, ok := st.(TraceSaver); ok && st != nil && !cfg.NoTraces {
 		k.traces, k.mask = ts, traceMask(provider)
 	}

@@ -106,23 +106,23 @@ func (k *Kernel) endTrace(ctx context.Context, t *turnState, out Outcome) {
 	k.saveTrace(ctx, t)
 }
 
-// chat makes one model call, recording it in the trace.
+// chat makes one model call: checked against the budgets first (a call
+// over one is not made: the *llm.BudgetError is the turn's error), then
+// recorded in the usage ledger and the trace.
 func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	tr := t.trace
 	src := k.currentSource()
-	if tr == nil {
-		resp, err := k.provider.Chat(ctx, req, onDelta)
-		model := req.Model
-		if resp != nil && resp.Model != "" {
-			model = resp.Model
-		}
-		t.cost.add(src, model, usageOf(resp))
-		return resp, err
+	model := req.Model
+	if model == "" {
+		model = src.Model
 	}
-	mc := store.TraceModelCall{Source: src.Name, Model: req.Model, Started: time.Now()}
-	if mc.Model == "" {
-		mc.Model = src.Model
+	started := time.Now()
+	held, err := k.reserve(ctx, t, req, src, model, started)
+	if err != nil {
+		return nil, err
 	}
+	defer held.release()
+	mc := store.TraceModelCall{Source: src.Name, Model: model, Started: started}
 	var first time.Time
 	resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
 		if first.IsZero() && d.Retry == nil {
@@ -130,6 +130,24 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		}
 		onDelta(d)
 	})
+	if resp != nil {
+		if resp.Model != "" {
+			mc.Model = resp.Model
+		}
+		if resp.Source != "" && resp.Source != src.Name {
+			// A fallback answered (llm.Sources): its price counts.
+			if s, ok := k.sourceNamed(resp.Source); ok {
+				src = s
+			}
+			mc.Source, mc.Fallback = resp.Source, tr.maskText(resp.Fallback)
+		}
+	}
+	u := usageOf(resp)
+	k.recordUsage(ctx, t, src, mc.Model, u, started)
+	t.cost.add(src, mc.Model, u, started)
+	if tr == nil {
+		return resp, err
+	}
 	mc.DurationMS = ms(time.Since(mc.Started))
 	if !first.IsZero() {
 		mc.FirstTokenMS = ms(first.Sub(mc.Started))
@@ -141,16 +159,12 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		mc.Error = tr.mask(err.Error())
 	}
 	if resp != nil {
-		if resp.Model != "" {
-			mc.Model = resp.Model
-		}
 		mc.FinishReason, mc.ToolCalls = resp.FinishReason, len(resp.ToolCalls)
 		mc.Usage = traceUsage(resp.Usage)
 		addTraceUsage(&tr.tr.Usage, mc.Usage)
 	}
-	t.cost.add(src, mc.Model, usageOf(resp))
 	if price, ok := llm.PriceOf(src, mc.Model); ok {
-		mc.Cost = &store.TraceCost{Amount: price.Cost(usageOf(resp)), Currency: price.CurrencyCode()}
+		mc.Cost = &store.TraceCost{Amount: price.CostAt(u, started), Currency: price.CurrencyCode()}
 		switch {
 		case tr.tr.Cost == nil:
 			c := *mc.Cost
@@ -165,6 +179,14 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 	}
 	tr.tr.ModelCalls = append(tr.tr.ModelCalls, mc)
 	return resp, err
+}
+
+// maskText masks s as the trace's texts are; a nil tracer returns "".
+func (tr *tracer) maskText(s string) string {
+	if tr == nil || s == "" {
+		return ""
+	}
+	return tr.mask(s)
 }
 
 func usageOf(resp *llm.Response) llm.Usage {

@@ -131,6 +131,11 @@ type Response struct {
 	Usage          Usage
 	FinishReason   string
 	Model          string
+	// Source is the name of the source that answered, set by Sources;
+	// Fallback says why the sources before it did not ("deepseek: 429
+	// rate limited"), empty when the first one answered.
+	Source   string
+	Fallback string
 }
 
 // Delta is a piece of a streamed answer.

@@ -21,10 +21,18 @@ type Retry struct {
 	// "503 service unavailable", "cannot reach the provider", "timed out",
 	// "answer cut off", "malformed answer".
 	Reason string
+	// Source, when set, says the call goes on with another source (a
+	// fallback, Sources.Chat) at once: Reason then names the source that
+	// failed ("deepseek: 429 rate limited"), and Attempt and After are 0.
+	Source string
 }
 
-// String is "429 rate limited, retrying in 2 s".
+// String is "429 rate limited, retrying in 2 s", or for a fallback
+// "deepseek: 429 rate limited; answering with qwen".
 func (r Retry) String() string {
+	if r.Source != "" {
+		return fmt.Sprintf("%s; answering with %s", r.Reason, r.Source)
+	}
 	return fmt.Sprintf("%s, retrying in %s", r.Reason, roundWait(r.After))
 }
 

@@ -18,6 +18,12 @@ type Price struct {
 	CacheWrite float64 `json:"cache_write,omitempty"`
 	// Currency is an ISO 4217 code; empty means USD.
 	Currency string `json:"currency,omitempty"`
+	// Zone is the IANA time zone of Windows (the provider's own, such
+	// as "Asia/Shanghai"); empty means UTC.
+	Zone string `json:"zone,omitempty"`
+	// Windows are daily periods with other prices (off-peak discounts,
+	// peak surcharges); see PriceWindow and CostAt.
+	Windows []PriceWindow `json:"windows,omitempty"`
 }
 
 // Cost is what u costs at p, in p's currency: cached prompt tokens at the

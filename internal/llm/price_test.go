@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -49,7 +50,7 @@ func TestPriceOf(t *testing.T) {
 		{Source{}, "", Price{}, false},
 	} {
 		got, ok := PriceOf(c.src, c.model)
-		if got != c.want || ok != c.ok {
+		if !reflect.DeepEqual(got, c.want) || ok != c.ok {
 			t.Errorf("PriceOf(%+v, %q) = %+v, %v; want %+v, %v", c.src, c.model, got, ok, c.want, c.ok)
 		}
 	}

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -39,6 +38,11 @@ type Source struct {
 	// extended thinking with that many tokens; zero leaves it off.
 	ThinkingBudget int
 
+	// MaxRetries and Backoff are the source's Client's retry policy;
+	// zero means the Client's default.
+	MaxRetries int
+	Backoff    time.Duration
+
 	// Limits of the source's client; zero means the Client's default.
 	ConnectTimeout   time.Duration
 	FirstByteTimeout time.Duration
@@ -67,6 +71,15 @@ type Sources struct {
 	current string
 	secrets redact.Secrets // every source's key, ever
 	log     *slog.Logger   // the clients' Logger (SetLogger)
+
+	fallback []string             // fallback.go: SetFallback
+	rejected map[string]rejection // fallback.go: source -> its refused key
+
+	// OnReject, when set, is told each time a provider refuses a
+	// source's key (by its KeyHash), to keep the mark across restarts
+	// (MarkRejected). It is called on the calling goroutine; set it
+	// before the first Chat.
+	OnReject func(source, keyHash, reason string)
 }
 
 var (
@@ -100,7 +113,8 @@ func (s *Sources) put(src Source) {
 	s.sources[src.Name] = &Client{BaseURL: src.BaseURL, APIKey: src.APIKey, Model: src.Model, HTTP: s.HTTP,
 		ConnectTimeout: src.ConnectTimeout, FirstByteTimeout: src.FirstByteTimeout, IdleTimeout: src.IdleTimeout,
 		AnswerTimeout: src.AnswerTimeout, MaxResponseBytes: src.MaxResponseBytes, Redact: s.secrets.All,
-		Logger: s.log, API: src.API, MaxTokens: src.MaxTokens, ThinkingBudget: src.ThinkingBudget}
+		Logger: s.log, API: src.API, MaxTokens: src.MaxTokens, ThinkingBudget: src.ThinkingBudget,
+		MaxRetries: src.MaxRetries, Backoff: src.Backoff}
 }
 
 // SetLogger makes every source log its requests to l at debug level (see
@@ -191,23 +205,6 @@ func (s *Sources) Current() (Source, bool) {
 	defer s.mu.RUnlock()
 	src, ok := s.meta[s.current]
 	return src, ok
-}
-
-// Chat sends req through the current source.
-func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
-	s.mu.RLock()
-	c := s.sources[s.current]
-	s.mu.RUnlock()
-	if c == nil {
-		return nil, ErrNoSource
-	}
-	resp, err := c.Chat(ctx, req, onDelta)
-	if err != nil {
-		if msg := s.secrets.String(err.Error()); msg != err.Error() {
-			err = &maskedError{msg: msg, err: err}
-		}
-	}
-	return resp, err
 }
 
 // maskedError shows an error with keys masked and still matches what it

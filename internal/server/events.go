@@ -107,6 +107,9 @@ type Retry struct {
 	Attempt int    `json:"attempt"`
 	AfterMS int64  `json:"after_ms"`
 	Reason  string `json:"reason"`
+	// Source, when set, is the fallback source the call goes on with at
+	// once ("qwen"); Reason then names the source that failed.
+	Source string `json:"source,omitempty"`
 }
 
 // Usage is the tokens a turn's model calls used, and what they cost
@@ -380,7 +383,8 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 			return
 		}
 		name, e.Text = EvModelRetry, mask(ev.Text)
-		e.Retry = &Retry{Attempt: ev.Retry.Attempt, AfterMS: ev.Retry.After.Milliseconds(), Reason: mask(ev.Retry.Reason)}
+		e.Retry = &Retry{Attempt: ev.Retry.Attempt, AfterMS: ev.Retry.After.Milliseconds(), Reason: mask(ev.Retry.Reason),
+			Source: ev.Retry.Source}
 	case kernel.EventToolEnd:
 		// A tool's result is where a secret turns up (a file read, a
 		// command's output): the model keys and the API token are masked.

@@ -372,10 +372,23 @@ func (s *Server) tryProvider(ctx context.Context, src llm.Source) ProviderTest {
 	start := time.Now()
 	err := llm.Probe(ctx, src, s.app.Sources.HTTP, s.app.Sources.Secrets().All)
 	res := ProviderTest{OK: err == nil, Model: src.Model, LatencyMS: time.Since(start).Milliseconds()}
+	if _, marked := s.app.Sources.Rejected(src.Name); err == nil && marked && src.APIKey == s.currentKey(src.Name) {
+		// The key the provider refused works now: the source is used again.
+		s.app.Sources.ClearRejected(src.Name)
+		if err := s.app.Store.ClearRejectedKey(context.WithoutCancel(ctx), src.Name); err != nil {
+			s.log.Warn("clearing a rejected key's mark", "source", src.Name, "err", err)
+		}
+	}
 	if err != nil {
 		res.Error = s.app.Sources.Secrets().All(terminal.Explain(err, src, filepath.Join(s.app.DataDir, config.FileName)))
 	}
 	return res
+}
+
+// currentKey is the key the running source called name has.
+func (s *Server) currentKey(name string) string {
+	src, _ := s.app.Sources.Source(name)
+	return src.APIKey
 }
 
 // quote writes a name in double quotes, as Go does.

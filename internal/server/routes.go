@@ -45,6 +45,7 @@ func (s *Server) routes() []route {
 		s.memoryRoutes(),    // memory.go
 		s.knowledgeRoutes(), // knowledge.go
 		s.traceRoutes(),     // traces.go
+		s.usageRoutes(),     // usage.go: model usage and cost totals
 		s.providerRoutes(),  // providers.go: model sources, onboarding
 		s.cliRoutes(),       // cli.go: commands run for a client
 		s.mcpRoutes(),       // mcp.go: /mcp, the MCP server

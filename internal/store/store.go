@@ -577,6 +577,32 @@ CREATE INDEX marks_due_by_chat ON marks_due(channel, chat, id);
 ALTER TABLE marks_due ADD COLUMN untrusted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE marks_due ADD COLUMN conv TEXT NOT NULL DEFAULT '';
 `},
+	{15, "model usage", `
+CREATE TABLE model_usage (
+	id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+	at                 INTEGER NOT NULL, -- unix ms, when the call started
+	day                TEXT NOT NULL,    -- YYYY-MM-DD in the budgets' zone
+	session_id         INTEGER NOT NULL DEFAULT 0,
+	trace_id           TEXT NOT NULL DEFAULT '',
+	source             TEXT NOT NULL,
+	model              TEXT NOT NULL,
+	plugin             TEXT NOT NULL DEFAULT '', -- the plugin whose input the turn answered
+	input_tokens       INTEGER NOT NULL DEFAULT 0,
+	cached_tokens      INTEGER NOT NULL DEFAULT 0,
+	cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+	output_tokens      INTEGER NOT NULL DEFAULT 0,
+	cost               REAL, -- NULL when the price is not known
+	currency           TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX model_usage_by_day ON model_usage(day);
+CREATE INDEX model_usage_by_session ON model_usage(session_id);
+CREATE TABLE rejected_keys (
+	source   TEXT PRIMARY KEY,
+	key_hash TEXT NOT NULL, -- SHA-256 of the key: a new key clears the mark
+	reason   TEXT NOT NULL,
+	at       INTEGER NOT NULL
+) WITHOUT ROWID;
+`},
 }
 
 // ErrFutureSchema means the database was written by a newer Hearth.

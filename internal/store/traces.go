@@ -86,7 +86,10 @@ type TraceStage struct {
 
 // TraceModelCall is one request to the model.
 type TraceModelCall struct {
-	Source       string     `json:"source,omitempty"` // the configured source's name
+	Source string `json:"source,omitempty"` // the configured source's name: the one that answered
+	// Fallback says why the source tried first did not answer ("deepseek:
+	// 429 rate limited"), when a fallback source did.
+	Fallback     string     `json:"fallback,omitempty"`
 	Model        string     `json:"model,omitempty"`
 	Started      time.Time  `json:"started"`
 	DurationMS   float64    `json:"duration_ms"`

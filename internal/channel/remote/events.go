@@ -91,6 +91,7 @@ type wireRetry struct {
 	Attempt int    `json:"attempt"`
 	AfterMS int64  `json:"after_ms"`
 	Reason  string `json:"reason"`
+	Source  string `json:"source"`
 }
 
 // wireProgress is the contract's Progress.
@@ -157,7 +158,7 @@ func kernelEvent(name string, w wireEvent) (ev kernel.Event, ok bool) {
 		}
 		// A wait the daemon could not have meant is shown as none, or an hour.
 		after := time.Duration(min(max(w.Retry.AfterMS, 0), int64(time.Hour/time.Millisecond))) * time.Millisecond
-		r := &llm.Retry{Attempt: w.Retry.Attempt, After: after, Reason: w.Retry.Reason}
+		r := &llm.Retry{Attempt: w.Retry.Attempt, After: after, Reason: w.Retry.Reason, Source: w.Retry.Source}
 		return kernel.Event{Kind: kernel.EventRetry, Text: r.String(), Retry: r}, true
 	case evToolFinished:
 		return kernel.Event{Kind: kernel.EventToolEnd, Tool: w.Tool, CallID: w.CallID, IsError: w.IsError, Text: rawText(w.Result)}, true

@@ -129,4 +129,13 @@ func TestDecodeModelRetry(t *testing.T) {
 	if _, ok := kernelEvent(evModelRetry, wireEvent{}); ok {
 		t.Fatal("a model.retry without its retry was taken")
 	}
+	// A fallback to another source says which.
+	w, err = decodeEvent(sseEvent{Event: evModelRetry, Data: `{"session_id":3,"text":"deepseek: 429 rate limited; answering with qwen",
+		"retry":{"attempt":0,"after_ms":0,"reason":"deepseek: 429 rate limited","source":"qwen"}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := kernelEvent(evModelRetry, w); !ok || ev.Retry.Source != "qwen" || ev.Text != "deepseek: 429 rate limited; answering with qwen" {
+		t.Fatalf("fallback: %+v (%+v), %v", ev, ev.Retry, ok)
+	}
 }

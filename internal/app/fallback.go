@@ -1,0 +1,39 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/store"
+)
+
+// fallback sets the sources' fallback chain from config.json and keeps
+// the marks of rejected keys in the store, so a key the provider refused
+// is not tried again after a restart (until it changes).
+func (a *App) fallback(ctx context.Context) error {
+	var chain []string
+	for _, n := range a.Config.Fallback {
+		if _, ok := a.Sources.Source(n); ok {
+			chain = append(chain, n)
+		}
+	}
+	if err := a.Sources.SetFallback(chain); err != nil {
+		return fmt.Errorf("config.json: %w", err)
+	}
+	marks, err := a.Store.RejectedKeys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range marks {
+		a.Sources.MarkRejected(m.Source, m.KeyHash, m.Reason)
+	}
+	st, log := a.Store, a.Logger
+	a.Sources.OnReject = func(source, hash, reason string) {
+		log.Warn("the provider rejected a source's API key; the source is skipped until its key changes", "source", source, "reason", reason)
+		if err := st.MarkRejectedKey(context.Background(), store.RejectedKey{Source: source, KeyHash: hash, Reason: reason, At: time.Now()}); err != nil {
+			log.Warn("keeping the mark of a rejected key failed", "source", source, "err", err)
+		}
+	}
+	return nil
+}

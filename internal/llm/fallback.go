@@ -1,0 +1,192 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// KeyHash identifies an API key without keeping it: a rejected key is
+// remembered by its hash, so a new key clears the mark.
+func KeyHash(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return fmt.Sprintf("%x", h[:])
+}
+
+// KeyRejectedError is the error of a call through a source whose key the
+// provider refused (401 or 403), now or at an earlier call with the same
+// key: the source is not called again until its key changes.
+type KeyRejectedError struct {
+	Source string
+	Reason string // "401 unauthorized"
+	Err    error  // the provider's answer, when it came with this call
+}
+
+func (e *KeyRejectedError) Error() string {
+	msg := fmt.Sprintf("the provider of source %q rejected its API key (%s); it is not called again until the key changes", e.Source, e.Reason)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap lets errors.Is(err, ErrAuth) match, and errors.As find the
+// provider's *APIError.
+func (e *KeyRejectedError) Unwrap() error {
+	if e.Err != nil {
+		return e.Err
+	}
+	return ErrAuth
+}
+
+// SetFallback sets the fallback chain: the sources tried, in order, when
+// the current one fails before any part of its answer came (a 429 or 5xx
+// after its retries, a rejected key, a network failure, a timeout, a
+// malformed answer). The current source is skipped where it appears.
+// Unknown names are an error and change nothing.
+func (s *Sources) SetFallback(names []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		if _, ok := s.meta[n]; !ok {
+			return fmt.Errorf("fallback: unknown model source %q", n)
+		}
+	}
+	s.fallback = append([]string(nil), names...)
+	return nil
+}
+
+// Fallback returns the fallback chain.
+func (s *Sources) Fallback() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]string(nil), s.fallback...)
+}
+
+// MarkRejected marks source's key, by its KeyHash, as refused by the
+// provider for reason, as OnReject reported it before a restart. The
+// mark holds only while the source's key has that hash.
+func (s *Sources) MarkRejected(source, keyHash, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rejected == nil {
+		s.rejected = map[string]rejection{}
+	}
+	s.rejected[source] = rejection{hash: keyHash, reason: reason}
+}
+
+// ClearRejected forgets that source's key was refused (a test of the
+// key has passed since).
+func (s *Sources) ClearRejected(source string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rejected, source)
+}
+
+// Rejected returns why the provider refused source's current key, and
+// whether it did.
+func (s *Sources) Rejected(source string) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rejectedLocked(source)
+}
+
+func (s *Sources) rejectedLocked(source string) (string, bool) {
+	r, ok := s.rejected[source]
+	if !ok || r.hash != KeyHash(s.meta[source].APIKey) {
+		return "", false
+	}
+	return r.reason, true
+}
+
+type rejection struct{ hash, reason string }
+
+// Chat sends req through the current source, then through the fallback
+// chain while a source fails before any of its answer came. Each
+// fallback is announced to onDelta as a Retry naming the next source;
+// the answer's Source and Fallback say which source answered and why the
+// others did not. A source whose key was rejected is skipped without a
+// request.
+func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	s.mu.RLock()
+	chain := []string{s.current}
+	for _, n := range s.fallback {
+		if n != s.current {
+			chain = append(chain, n)
+		}
+	}
+	s.mu.RUnlock()
+	var reasons []string
+	var err error
+	for i, name := range chain {
+		s.mu.RLock()
+		c, meta := s.sources[name], s.meta[name]
+		reason, rejected := s.rejectedLocked(name)
+		s.mu.RUnlock()
+		var resp *Response
+		delivered := false
+		switch {
+		case c == nil:
+			err = ErrNoSource
+		case rejected:
+			err = &KeyRejectedError{Source: name, Reason: reason}
+		default:
+			resp, err = c.Chat(ctx, req, func(d Delta) {
+				if d.Retry == nil {
+					delivered = true
+				}
+				if onDelta != nil {
+					onDelta(d)
+				}
+			})
+		}
+		if err == nil {
+			resp.Source, resp.Fallback = name, strings.Join(reasons, "; ")
+			return resp, nil
+		}
+		if !rejected && errors.Is(err, ErrAuth) {
+			why := retryReason(err)
+			s.MarkRejected(name, KeyHash(meta.APIKey), why)
+			if s.OnReject != nil {
+				s.OnReject(name, KeyHash(meta.APIKey), why)
+			}
+			err = &KeyRejectedError{Source: name, Reason: why, Err: err}
+		}
+		if msg := s.secrets.String(err.Error()); msg != err.Error() {
+			err = &maskedError{msg: msg, err: err}
+		}
+		if delivered || ctx.Err() != nil || !fallsBack(err) || i == len(chain)-1 {
+			if resp != nil {
+				resp.Source, resp.Fallback = name, strings.Join(reasons, "; ")
+			}
+			return resp, err
+		}
+		why := name + ": " + retryReason(err)
+		if errors.Is(err, ErrAuth) {
+			why = name + ": key rejected"
+		}
+		reasons = append(reasons, why)
+		if onDelta != nil {
+			onDelta(Delta{Retry: &Retry{Reason: why, Source: chain[i+1]}})
+		}
+	}
+	return nil, err
+}
+
+// fallsBack says whether another source may answer after err.
+func fallsBack(err error) bool {
+	var apiErr *APIError
+	var nerr *netError
+	switch {
+	case errors.Is(err, ErrAuth), errors.Is(err, ErrNoSource):
+		return true
+	case errors.As(err, &apiErr):
+		return apiErr.retryable() || apiErr.Status == http.StatusNotFound
+	case errors.As(err, &nerr), errors.Is(err, ErrTimeout), errors.Is(err, ErrIncomplete), errors.Is(err, ErrMalformed):
+		return true
+	}
+	return false
+}

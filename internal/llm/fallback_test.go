@@ -1,0 +1,161 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// fallbackSources is deepseek (at first) falling back to qwen; deepseek
+// retries once, a millisecond later.
+func fallbackSources(t *testing.T, first, second Source) *Sources {
+	t.Helper()
+	s, err := NewSources([]Source{first, second}, first.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFallback([]string{second.Name}); err != nil {
+		t.Fatal(err)
+	}
+	s.sources[first.Name].Backoff, s.sources[first.Name].MaxRetries = time.Millisecond, 1
+	return s
+}
+
+// chatNotices runs one call and returns its answer and the fallback
+// notices it gave.
+func chatNotices(s *Sources, text string) (*Response, []Retry, error) {
+	var notices []Retry
+	resp, err := s.Chat(context.Background(), &Request{Messages: userMsg(text)}, func(d Delta) {
+		if d.Retry != nil && d.Retry.Source != "" {
+			notices = append(notices, *d.Retry)
+		}
+	})
+	return resp, notices, err
+}
+
+func TestFallbackOnServerErrors(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		reason string
+	}{
+		{http.StatusInternalServerError, "deepseek: 500 internal server error"},
+		{http.StatusTooManyRequests, "deepseek: 429 rate limited"},
+	} {
+		bad := failing(t, c.status)
+		good := llmtest.NewServer(t, llmtest.Reply{Text: "answered by qwen", Usage: &llmtest.Usage{Prompt: 10, Completion: 3}})
+		s := fallbackSources(t, Source{Name: "deepseek", BaseURL: bad.URL, Model: "deepseek-chat"},
+			Source{Name: "qwen", BaseURL: good.URL, Model: "qwen-plus"})
+		resp, notices, err := chatNotices(s, "hello")
+		if err != nil || resp.Content != "answered by qwen" || resp.Source != "qwen" || resp.Fallback != c.reason {
+			t.Fatalf("%d: resp %+v, err %v", c.status, resp, err)
+		}
+		if len(notices) != 1 || notices[0].String() != c.reason+"; answering with qwen" {
+			t.Fatalf("%d: notices %+v", c.status, notices)
+		}
+		if n := bad.Requests(); n != 2 { // the first try and its one retry
+			t.Fatalf("%d: deepseek got %d requests", c.status, n)
+		}
+		if s.CurrentSource() != "deepseek" {
+			t.Fatalf("the fallback switched the current source to %q", s.CurrentSource())
+		}
+	}
+}
+
+func TestFallbackNotForBadRequests(t *testing.T) {
+	bad := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusBadRequest, ErrorMessage: "bad request"})
+	good := llmtest.NewServer(t, llmtest.Reply{Text: "no"})
+	s := fallbackSources(t, Source{Name: "deepseek", BaseURL: bad.URL}, Source{Name: "qwen", BaseURL: good.URL})
+	if _, _, err := chatNotices(s, "hello"); err == nil || len(good.Requests()) != 0 {
+		t.Fatalf("err %v; qwen got %d requests", err, len(good.Requests()))
+	}
+}
+
+func TestRejectedKeyMarked(t *testing.T) {
+	bad := failing(t, http.StatusUnauthorized)
+	good := llmtest.NewServer(t)
+	good.SetFallback(llmtest.Reply{Text: "from qwen"})
+	s := fallbackSources(t, Source{Name: "deepseek", BaseURL: bad.URL, APIKey: "sk-old-0123456789abcdef"},
+		Source{Name: "qwen", BaseURL: good.URL, APIKey: "sk-qwen-0123456789abcdef"})
+	var marks []string
+	s.OnReject = func(source, hash, reason string) { marks = append(marks, source+" "+hash+" "+reason) }
+	for i := range 3 {
+		resp, notices, err := chatNotices(s, "hello")
+		if err != nil || resp.Source != "qwen" || len(notices) != 1 || notices[0].Reason != "deepseek: key rejected" {
+			t.Fatalf("call %d: resp %+v, notices %+v, err %v", i, resp, notices, err)
+		}
+	}
+	// Asked once, never retried, marked once.
+	if n := bad.Requests(); n != 1 || len(marks) != 1 || marks[0] != "deepseek "+KeyHash("sk-old-0123456789abcdef")+" 401 unauthorized" {
+		t.Fatalf("deepseek got %d requests; marks %q", n, marks)
+	}
+	// Without a fallback the user is told, and still no request is made.
+	if err := s.SetFallback(nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := chatNotices(s, "hello")
+	var kr *KeyRejectedError
+	if !errors.As(err, &kr) || !errors.Is(err, ErrAuth) || kr.Source != "deepseek" || bad.Requests() != 1 {
+		t.Fatalf("err %v; %d requests", err, bad.Requests())
+	}
+	// A mark kept from before a restart holds for the same key only.
+	s2, _ := NewSources([]Source{{Name: "deepseek", BaseURL: bad.URL, APIKey: "sk-old-0123456789abcdef"}}, "")
+	s2.MarkRejected("deepseek", KeyHash("sk-old-0123456789abcdef"), "401 unauthorized")
+	if _, err := s2.Chat(context.Background(), &Request{Messages: userMsg("hi")}, nil); !errors.As(err, &kr) || bad.Requests() != 1 {
+		t.Fatalf("restored mark: err %v; %d requests", err, bad.Requests())
+	}
+	// A new key clears the mark: the source is asked again.
+	s.Put(Source{Name: "deepseek", BaseURL: bad.URL, APIKey: "sk-new-0123456789abcdef"})
+	s.sources["deepseek"].MaxRetries = -1
+	if _, ok := s.Rejected("deepseek"); ok {
+		t.Fatal("the new key is still marked rejected")
+	}
+	chatNotices(s, "hello")
+	if n := bad.Requests(); n != 2 {
+		t.Fatalf("after a new key deepseek got %d requests in all, want 2", n)
+	}
+}
+
+// Against @copilotkit/aimock: aimock answering 429 (with Retry-After)
+// to every request falls back to the scripted server, and the scripted
+// server answering 500 to every request falls back to aimock.
+func TestFallbackAimock(t *testing.T) {
+	url := startAimock(t)
+	t.Run("aimock 429 forever", func(t *testing.T) {
+		good := llmtest.NewServer(t, llmtest.Reply{Text: "answered by qwen"})
+		s := fallbackSources(t, Source{Name: "claude", BaseURL: url, APIKey: "sk-ant-test-0123456789", Model: "claude-test", API: APIAnthropic},
+			Source{Name: "qwen", BaseURL: good.URL})
+		chaos := &chaosTransport{header: "x-aimock-chaos-ratelimit", faulty: 1 << 30}
+		s.sources["claude"].HTTP = &http.Client{Transport: chaos}
+		s.sources["claude"].MaxRetries = -1 // aimock asks for a second's wait
+		resp, notices, err := chatNotices(s, "hello")
+		if err != nil || resp.Content != "answered by qwen" || resp.Source != "qwen" || resp.Fallback != "claude: 429 rate limited" ||
+			len(notices) != 1 || chaos.sent.Load() != 1 {
+			t.Fatalf("resp %+v, notices %+v, err %v, aimock asked %d times", resp, notices, err, chaos.sent.Load())
+		}
+	})
+	t.Run("scripted 500 forever", func(t *testing.T) {
+		bad := failing(t, http.StatusInternalServerError)
+		s := fallbackSources(t, Source{Name: "deepseek", BaseURL: bad.URL},
+			Source{Name: "claude", BaseURL: url, APIKey: "sk-ant-test-0123456789", Model: "claude-test", API: APIAnthropic})
+		resp, notices, err := chatNotices(s, "hello")
+		if err != nil || resp.Content != "Hello from aimock, streamed in pieces." || resp.Source != "claude" ||
+			len(notices) != 1 || notices[0].String() != "deepseek: 500 internal server error; answering with claude" {
+			t.Fatalf("resp %+v, notices %+v, err %v", resp, notices, err)
+		}
+	})
+}
+
+func userMsg(text string) []Message { return []Message{{Role: "user", Content: text}} }
+
+// failing is a provider answering status to every request.
+func failing(t *testing.T, status int) *llmtest.RawServer {
+	return llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write([]byte(`{"error":{"message":"failing on purpose"}}`))
+	})
+}

@@ -1,0 +1,101 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// PriceWindow is a daily period in which a source's prices are multiplied:
+// an off-peak discount such as the one DeepSeek gave from 16:30 to 00:30
+// UTC (half price) before its V3.2 prices of 29 September 2025, or a
+// peak surcharge. Times are "HH:MM" in the Price's Zone; an End at or
+// before Start runs over midnight.
+type PriceWindow struct {
+	Start      string  `json:"start"`
+	End        string  `json:"end"`
+	Multiplier float64 `json:"multiplier"` // 0.5 is half price
+}
+
+// ErrPriceWindow is wrapped by Price.Check's complaints about windows.
+var ErrPriceWindow = errors.New("bad price window")
+
+// Check reports a price that cannot be used: a negative price, a window
+// whose times are not HH:MM, a negative multiplier, or a Zone that is not
+// a known IANA time zone.
+func (p Price) Check() error {
+	if p.Input < 0 || p.Output < 0 || p.CachedInput < 0 || p.CacheWrite < 0 {
+		return errors.New("a price is negative")
+	}
+	if len(p.Windows) == 0 {
+		return nil
+	}
+	if _, err := p.location(); err != nil {
+		return err
+	}
+	for i, w := range p.Windows {
+		_, err1 := clockMinutes(w.Start)
+		_, err2 := clockMinutes(w.End)
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("%w %d: %v", ErrPriceWindow, i+1, err)
+		}
+		if w.Multiplier < 0 {
+			return fmt.Errorf("%w %d: negative multiplier", ErrPriceWindow, i+1)
+		}
+	}
+	return nil
+}
+
+// location is the Zone's location; empty means UTC.
+func (p Price) location() (*time.Location, error) {
+	if p.Zone == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(p.Zone)
+	if err != nil {
+		return nil, fmt.Errorf("%w: time zone %q: %v", ErrPriceWindow, p.Zone, err)
+	}
+	return loc, nil
+}
+
+// clockMinutes parses "HH:MM" (00:00 to 24:00) into minutes after midnight.
+func clockMinutes(s string) (int, error) {
+	var h, m int
+	if len(s) != 5 || s[2] != ':' {
+		return 0, fmt.Errorf("time %q is not HH:MM", s)
+	}
+	if _, err := fmt.Sscanf(s, "%02d:%02d", &h, &m); err != nil || h > 24 || m > 59 || (h == 24 && m != 0) {
+		return 0, fmt.Errorf("time %q is not HH:MM", s)
+	}
+	return h*60 + m, nil
+}
+
+// Multiplier is what prices are multiplied by for a call that starts at
+// t: the first window holding t's time of day in the Price's Zone, else 1.
+// A price whose windows do not pass Check is never multiplied.
+func (p Price) Multiplier(t time.Time) float64 {
+	if len(p.Windows) == 0 || p.Check() != nil {
+		return 1
+	}
+	loc, _ := p.location()
+	lt := t.In(loc)
+	now := lt.Hour()*60 + lt.Minute()
+	for _, w := range p.Windows {
+		start, _ := clockMinutes(w.Start)
+		end, _ := clockMinutes(w.End)
+		in := start <= now && now < end
+		if end <= start { // over midnight
+			in = now >= start || now < end
+		}
+		if in {
+			return w.Multiplier
+		}
+	}
+	return 1
+}
+
+// CostAt is what u costs at p for a call that started at t: Cost times
+// the Multiplier of t.
+func (p Price) CostAt(u Usage, t time.Time) float64 {
+	return p.Cost(u) * p.Multiplier(t)
+}

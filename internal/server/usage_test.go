@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+func TestUsage(t *testing.T) {
+	llm := llmtest.NewServer(t, llmtest.Reply{Text: "hello", Usage: &llmtest.Usage{Prompt: 1000, Completion: 200, Cached: 400}},
+		llmtest.Reply{Text: "again", Usage: &llmtest.Usage{Prompt: 2000, Completion: 100}})
+	dir := t.TempDir()
+	cfg := `{"sources": {"ds": {"base_url": "` + llm.URL + `", "api_key": "sk-test-0123456789", "model": "m",
+		"price": {"input": 2, "output": 8, "cached_input": 0.5, "currency": "CNY"}}},
+		"budgets": {"day": {"tokens": 100000}, "zone": "Asia/Shanghai"}}`
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	for _, chat := range []string{"c1", "c2"} {
+		if out := a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: chat, UserID: "owner", Text: "hi"}}); out.Err != nil {
+			t.Fatal(out.Err)
+		}
+	}
+	_, hs := newTestServer(t, a)
+
+	var rep UsageReport
+	if code := getJSON(t, hs.URL, "/v1/usage?by=session", &rep); code != http.StatusOK {
+		t.Fatalf("by session: %d", code)
+	}
+	// By hand: 600 fresh at 2, 400 cached at 0.5, 200 out at 8 per million;
+	// then 2000 at 2 and 100 at 8.
+	first, second := (600*2+400*0.5+200*8)/1e6, (2000*2+100*8)/1e6
+	if len(rep.Totals) != 2 || rep.Totals[0].InputTokens != 2000 || rep.Totals[1].CachedTokens != 400 ||
+		!near(rep.Totals[0].Cost, second) || !near(rep.Totals[1].Cost, first) || rep.Totals[0].Currency != "CNY" {
+		t.Fatalf("by session: %+v", rep.Totals)
+	}
+	if rep.Budgets == nil || rep.Budgets.Day.Tokens != 100000 || rep.Today.Tokens != 3300 || !near(rep.Today.Money["CNY"], first+second) {
+		t.Fatalf("budgets %+v, today %+v", rep.Budgets, rep.Today)
+	}
+	if code := getJSON(t, hs.URL, "/v1/usage?by=day&from=2000-01-01&until=2000-01-02", &rep); code != http.StatusOK || len(rep.Totals) != 0 {
+		t.Fatalf("an empty range: %d %+v", code, rep.Totals)
+	}
+	if code := getJSON(t, hs.URL, "/v1/usage?by=weekday", nil); code != http.StatusUnprocessableEntity {
+		t.Fatalf("by=weekday: %d", code)
+	}
+	if code := getJSON(t, hs.URL, "/v1/usage?from=yesterday", nil); code != http.StatusUnprocessableEntity {
+		t.Fatalf("from=yesterday: %d", code)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+// A key the provider refused is marked across a restart; a passing test
+// of the same key through the providers API clears the mark.
+func TestRejectedKeyClearedByTest(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusUnauthorized, ErrorMessage: "invalid key"}, llmtest.Reply{Text: "OK"})
+	a := newTestApp(t)
+	_, hs := newTestServer(t, a)
+	if resp := sendAPI(t, "PUT", hs.URL+"/v1/providers/local", `{"base_url":"`+fake.URL+`","model":"m1","api_key":"sk-test-0123456789abcd"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT: %d", resp.StatusCode)
+	}
+	out := a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: "c", UserID: "owner", Text: "hi"}})
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "rejected its API key") {
+		t.Fatalf("turn: %+v", out)
+	}
+	if marks, err := a.Store.RejectedKeys(context.Background()); err != nil || len(marks) != 1 || marks[0].Source != "local" {
+		t.Fatalf("marks %+v, %v", marks, err)
+	}
+	test := answerAs[ProviderTest](t, sendAPI(t, "POST", hs.URL+"/v1/providers/local/test", ""), http.StatusOK)
+	if !test.OK {
+		t.Fatalf("test: %+v", test)
+	}
+	if _, marked := a.Sources.Rejected("local"); marked {
+		t.Fatal("still marked after a passing test")
+	}
+	if marks, err := a.Store.RejectedKeys(context.Background()); err != nil || len(marks) != 0 {
+		t.Fatalf("stored marks after a passing test: %+v, %v", marks, err)
+	}
+}
