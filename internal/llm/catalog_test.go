@@ -220,3 +220,20 @@ func FuzzBalanceDeepSeek(f *testing.F) {
 		}
 	})
 }
+
+func TestKnownPriceFallsBackToPresets(t *testing.T) {
+	p, ok := KnownPrice("kimi-k2-0905-preview")
+	if !ok || p.CurrencyCode() != "CNY" || p.Input != 4 || p.CachedInput != 1 || p.Output != 16 {
+		t.Fatalf("kimi: %+v %v", p, ok)
+	}
+	if p, ok := KnownPrice("Qwen/Qwen2.5-7B-Instruct"); !ok || p.Output != 0 {
+		t.Fatalf("siliconflow path id: %+v %v", p, ok)
+	}
+	// The older table still wins where it has the model.
+	if p, ok := KnownPrice("deepseek-chat"); !ok || p.CurrencyCode() != "USD" {
+		t.Fatalf("deepseek-chat: %+v %v", p, ok)
+	}
+	if _, ok := KnownPrice("no-such-model"); ok {
+		t.Fatal("a price for an unknown model")
+	}
+}
