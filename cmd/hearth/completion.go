@@ -120,6 +120,7 @@ var subcommands = map[string][]string{
 	"settings":  {"get", "set"},
 	"knowledge": {"search", "list", "show", "add", "rm"},
 	"memory":    {"list", "search", "show", "add", "forget", "correct"},
+	"models":    {"list", "test", "balance"},
 	"mcp":       {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
 }
 

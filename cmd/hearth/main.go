@@ -7,6 +7,7 @@
 //	hearth settings             see and set plugin settings
 //	hearth knowledge            search and edit the knowledge base
 //	hearth memory               what the agent remembers: list, search, add, forget, correct
+//	hearth models               model sources and providers: models, prices, test, balance
 //	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
@@ -61,6 +62,7 @@ Commands:
   settings        see and set plugin settings (API keys, options)
   knowledge       search, list, show, add and remove knowledge base entries
   memory          what the agent remembers: list, search, show, add, forget, correct
+  models          model sources and providers: models, prices, test a key, balance
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
   token           print the HTTP API's token (--rotate replaces it)
@@ -117,6 +119,7 @@ var commandFlags = map[string][]string{
 	"settings":  {"data-dir", "v", "json"},
 	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
 	"memory":    {"data-dir", "v", "json", "scope", "limit", "reveal"},
+	"models":    {"data-dir", "v", "json"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.
@@ -192,7 +195,7 @@ func flagName(name string) string {
 var commands = map[string]bool{
 	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
 	"mcp": true, "serve": true, "token": true, "version": true, "help": true, "completion": true,
-	"knowledge": true, "memory": true,
+	"knowledge": true, "memory": true, "models": true,
 }
 
 // splitCommand finds the command in args: flags may come before it
@@ -343,7 +346,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory", "models":
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":
