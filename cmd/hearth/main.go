@@ -81,7 +81,7 @@ Flags (before or after the command):
   --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
-While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, tools and mcp are run
+While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, tools, models and mcp are run
 by it, so a change is live at once.
 
 Model provider: the first hearth (chat) on a terminal offers to set one up;
