@@ -29,8 +29,12 @@ func price(cur string, hit, miss, out float64, source string, verified bool) *sd
 		Source: source, Unverified: !verified}
 }
 
-func anthropicPrice(in, out float64) *sdk.ModelPricing {
-	p := price("USD", in/10, in, out, srcAnthropic+" (read 2026-12-01)", true)
+func anthropicPrice(in, out float64, verified bool) *sdk.ModelPricing {
+	note := " (read 2026-12-01)"
+	if !verified {
+		note = " (this model's row not in the stored copy read 2026-12-01)"
+	}
+	p := price("USD", in/10, in, out, srcAnthropic+note, verified)
 	p.CacheWrite = in * 1.25
 	return p
 }
@@ -94,11 +98,11 @@ var presetModels = map[string][]sdk.ProviderModel{
 	},
 	"anthropic": {
 		{ID: "claude-opus-4-5", Name: "Claude Opus 4.5", ContextWindow: 200_000, InputModalities: textImage,
-			Pricing: anthropicPrice(5, 25)},
+			Pricing: anthropicPrice(5, 25, true)},
 		{ID: "claude-sonnet-4-5", Name: "Claude Sonnet 4.5", ContextWindow: 200_000, InputModalities: textImage,
-			Pricing: anthropicPrice(3, 15)},
+			Pricing: anthropicPrice(3, 15, false)},
 		{ID: "claude-haiku-4-5", Name: "Claude Haiku 4.5", ContextWindow: 200_000, InputModalities: textImage,
-			Pricing: anthropicPrice(1, 5)},
+			Pricing: anthropicPrice(1, 5, true)},
 	},
 }
 
