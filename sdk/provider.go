@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"sort"
+	"sync"
 )
 
 // Model providers as data. A ProviderDef describes a model service the
@@ -19,9 +21,10 @@ import (
 // manifest "providers" decodes to it too. HomeAgent's LLMAPI has no
 // provider type, so this one is Hearth's.
 //
-// Registration of a ProviderDef by a compiled-in Go plugin, and the
-// host calling a child plugin's listModels and balance, are not wired
-// yet: see docs/plugins.md ("Model providers").
+// A compiled-in Go plugin registers a provider with RegisterProvider
+// from init; the host offering a child plugin's providers (calling its
+// listModels and balance over the protocol) is not wired yet: see
+// docs/providers.md.
 
 // ProviderAuth is how a provider's user proves who they are.
 type ProviderAuth string
@@ -240,4 +243,55 @@ func (d *ProviderDef) Model(id string) (ProviderModel, bool) {
 		}
 	}
 	return ProviderModel{}, false
+}
+
+var providerIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+
+var providerRegistry struct {
+	mu   sync.Mutex
+	defs map[string]ProviderDef
+}
+
+// RegisterProvider makes def available to Hearth under id, the name
+// suggested for a source of it: it is offered beside the built-in
+// presets (hearth models, GET /v1/providers/presets), and a source at its
+// base address gets its models, prices, ListModels and Balance. Call it
+// from init. It panics on an id that is not 1 to 64 lowercase letters,
+// digits, '-', '_' or '.', on a duplicate id, and on a def that fails
+// Validate. An id equal to a built-in preset's (deepseek, openai, ...)
+// is ignored in favour of the preset.
+func RegisterProvider(id string, def ProviderDef) {
+	if !providerIDRE.MatchString(id) {
+		panic(fmt.Sprintf("sdk.RegisterProvider: bad id %q", id))
+	}
+	if err := def.Validate(); err != nil {
+		panic("sdk.RegisterProvider(" + id + "): " + err.Error())
+	}
+	providerRegistry.mu.Lock()
+	defer providerRegistry.mu.Unlock()
+	if _, dup := providerRegistry.defs[id]; dup {
+		panic(fmt.Sprintf("sdk.RegisterProvider: provider %q registered twice", id))
+	}
+	if providerRegistry.defs == nil {
+		providerRegistry.defs = map[string]ProviderDef{}
+	}
+	providerRegistry.defs[id] = def
+}
+
+// RegisteredProvider is a provider registered with RegisterProvider.
+type RegisteredProvider struct {
+	ID  string
+	Def ProviderDef
+}
+
+// RegisteredProviders returns the registered providers, sorted by id.
+func RegisteredProviders() []RegisteredProvider {
+	providerRegistry.mu.Lock()
+	defer providerRegistry.mu.Unlock()
+	out := make([]RegisteredProvider, 0, len(providerRegistry.defs))
+	for id, d := range providerRegistry.defs {
+		out = append(out, RegisteredProvider{ID: id, Def: d})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -78,3 +78,33 @@ func TestProviderDefPKUJSON(t *testing.T) {
 		t.Fatalf("decoded %+v", d)
 	}
 }
+
+func TestRegisterProvider(t *testing.T) {
+	panics := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	d := validDef()
+	RegisterProvider("sdk-test-provider", d)
+	panics("duplicate", func() { RegisterProvider("sdk-test-provider", d) })
+	panics("bad id", func() { RegisterProvider("Bad ID", d) })
+	panics("empty id", func() { RegisterProvider("", d) })
+	bad := validDef()
+	bad.Auth = "password"
+	panics("invalid def", func() { RegisterProvider("sdk-test-invalid", bad) })
+	var found bool
+	for _, r := range RegisteredProviders() {
+		if r.ID == "sdk-test-invalid" {
+			t.Error("an invalid def was registered")
+		}
+		found = found || r.ID == "sdk-test-provider" && r.Def.Name == "Example"
+	}
+	if !found {
+		t.Error("the registered provider is not listed")
+	}
+}

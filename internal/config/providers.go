@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -17,7 +18,8 @@ type BuiltinProvider struct {
 }
 
 // BuiltinProviders returns the presets as provider definitions, in
-// Presets' order. Their base addresses are editable; ListModels is set
+// Presets' order, then the providers compiled-in plugins registered
+// (sdk.RegisterProvider), by id. Their base addresses are editable; ListModels is set
 // for all (OpenAI's GET /models, Anthropic's GET /v1/models, Ollama's
 // /api/tags), Balance for DeepSeek, Kimi and SiliconFlow only.
 func BuiltinProviders() []BuiltinProvider {
@@ -46,6 +48,25 @@ func BuiltinProviders() []BuiltinProvider {
 			Efforts: llm.PresetEfforts(p.Name), CredentialHint: hint,
 			ListModels: llm.ListModelsFunc(p.API, p.BaseURL),
 			Balance:    llm.BalanceFunc(p.BaseURL),
+		}
+		out = append(out, BuiltinProvider{Preset: p, Def: d})
+	}
+	for _, r := range sdk.RegisteredProviders() {
+		if slices.ContainsFunc(out, func(b BuiltinProvider) bool { return b.Preset.Name == r.ID }) {
+			continue // a preset's name: the preset wins
+		}
+		d := r.Def
+		api := ""
+		if d.API == sdk.APIAnthropic {
+			api = llm.APIAnthropic
+		}
+		if d.ListModels == nil {
+			d.ListModels = llm.ListModelsFunc(api, d.DefaultBaseURL)
+		}
+		p := Preset{Name: r.ID, Label: d.Name, LabelZH: d.Name, BaseURL: d.DefaultBaseURL, Model: d.DefaultModel,
+			NeedsKey: d.Auth != sdk.AuthNone, API: api}
+		if d.DefaultModel == "" && len(d.Models) > 0 {
+			p.Model = d.Models[0].ID
 		}
 		out = append(out, BuiltinProvider{Preset: p, Def: d})
 	}

@@ -85,7 +85,11 @@ func providerConfig(src llm.Source, hc *http.Client) sdk.ProviderConfig {
 func ListSourceModels(ctx context.Context, src llm.Source, hc *http.Client, mask func(string) string, configPath string) SourceModels {
 	res := SourceModels{Source: src.Name, Models: []sdk.ProviderModel{}}
 	preset, known := config.BuiltinProviderFor(src.BaseURL)
-	ms, err := llm.ListModelsFunc(src.API, src.BaseURL)(ctx, providerConfig(src, hc))
+	list := llm.ListModelsFunc(src.API, src.BaseURL)
+	if known && preset.Def.ListModels != nil {
+		list = preset.Def.ListModels
+	}
+	ms, err := list(ctx, providerConfig(src, hc))
 	if err != nil {
 		res.Error = mask(terminal.Explain(err, src, configPath))
 		if known {
@@ -113,6 +117,9 @@ func ListSourceModels(ctx context.Context, src llm.Source, hc *http.Client, mask
 func ReadSourceBalance(ctx context.Context, src llm.Source, hc *http.Client, mask func(string) string, configPath string) SourceBalance {
 	res := SourceBalance{Source: src.Name}
 	fn := llm.BalanceFunc(src.BaseURL)
+	if b, ok := config.BuiltinProviderFor(src.BaseURL); ok && b.Def.Balance != nil {
+		fn = b.Def.Balance
+	}
 	if fn == nil {
 		res.Error = sdk.ErrNoBalance.Error() + " (Hearth reads DeepSeek's, Kimi's and SiliconFlow's)"
 		return res

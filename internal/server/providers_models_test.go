@@ -2,11 +2,15 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 const dsKey = "sk-deepseek-secret-0123456789abcdef"
@@ -113,5 +117,51 @@ func TestPresetsCarryProviderDefs(t *testing.T) {
 	}
 	if o := got["ollama"]; o.HasBalance || o.Provider.Auth != "none" || o.Provider.Models == nil {
 		t.Fatalf("ollama preset %+v", o)
+	}
+}
+
+var registerOnce sync.Once
+
+// A provider a compiled-in plugin registered: a source at its address is
+// listed and its balance read with its own functions, given the source's
+// key.
+func TestRegisteredProviderFunctions(t *testing.T) {
+	const key = "sk-registered-key-0123456789"
+	registerOnce.Do(func() {
+		sdk.RegisterProvider("server-test-registered", sdk.ProviderDef{
+			Name: "Registered", Auth: sdk.AuthAPIKey, DefaultBaseURL: "http://registered.invalid/v1",
+			Models: []sdk.ProviderModel{{ID: "r1", Pricing: &sdk.ModelPricing{Currency: "USD", InputCacheMiss: 1, Output: 2}}}, DefaultModel: "r1",
+			ListModels: func(_ context.Context, c sdk.ProviderConfig) ([]sdk.ProviderModel, error) {
+				if c.Credential != key {
+					return nil, errors.New("wrong key")
+				}
+				return []sdk.ProviderModel{{ID: "r1"}, {ID: "r2"}}, nil
+			},
+			Balance: func(_ context.Context, c sdk.ProviderConfig) (sdk.ProviderAccount, error) {
+				return sdk.ProviderAccount{Available: true, Balances: []sdk.ProviderBalance{{Currency: "USD", Total: 7}}}, nil
+			},
+		})
+	})
+	a := newTestApp(t)
+	_, hs := newTestServer(t, a)
+	presets := answerAs[PresetList](t, sendAPI(t, "GET", hs.URL+"/v1/providers/presets", ""), http.StatusOK)
+	var offered bool
+	for _, p := range presets.Presets {
+		offered = offered || p.Name == "server-test-registered" && p.HasBalance && p.Model == "r1"
+	}
+	if !offered {
+		t.Fatal("the registered provider is not among the presets")
+	}
+	put := sendAPI(t, "PUT", hs.URL+"/v1/providers/reg", `{"base_url":"http://registered.invalid/v1","model":"r1","api_key":"`+key+`"}`)
+	if put.StatusCode != http.StatusOK {
+		t.Fatalf("PUT: %d", put.StatusCode)
+	}
+	ms := answerAs[SourceModels](t, sendAPI(t, "GET", hs.URL+"/v1/providers/reg/models", ""), http.StatusOK)
+	if !ms.Listed || len(ms.Models) != 2 || ms.Models[0].Pricing == nil || ms.Models[0].Pricing.Output != 2 {
+		t.Fatalf("models %+v", ms)
+	}
+	bal := answerAs[SourceBalance](t, sendAPI(t, "GET", hs.URL+"/v1/providers/reg/balance", ""), http.StatusOK)
+	if !bal.OK || bal.Account.Balances[0].Total != 7 {
+		t.Fatalf("balance %+v", bal)
 	}
 }
