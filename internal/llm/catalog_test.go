@@ -237,3 +237,41 @@ func TestKnownPriceFallsBackToPresets(t *testing.T) {
 		t.Fatal("a price for an unknown model")
 	}
 }
+
+// FuzzCatalogAnswers feeds every listing and balance decoder arbitrary
+// answers: none panics, and an account without error has finite totals.
+func FuzzCatalogAnswers(f *testing.F) {
+	f.Add(uint8(0), `{"data":[{"id":"a"}]}`)
+	f.Add(uint8(1), `{"data":[{"id":"a","display_name":"A"}],"has_more":true,"last_id":"a"}`)
+	f.Add(uint8(2), `{"models":[{"name":"q:8b"}]}`)
+	f.Add(uint8(3), `{"code":0,"data":{"available_balance":1,"voucher_balance":0,"cash_balance":1}}`)
+	f.Add(uint8(4), `{"data":{"balance":"1","chargeBalance":"2","totalBalance":"3"}}`)
+	f.Fuzz(func(t *testing.T, which uint8, body string) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte(body))
+		}))
+		defer srv.Close()
+		cfg := sdk.ProviderConfig{BaseURL: srv.URL + "/v1"}
+		var acc sdk.ProviderAccount
+		var err error
+		switch which % 5 {
+		case 0:
+			_, err = ListModelsOpenAI(context.Background(), cfg)
+		case 1:
+			_, err = ListModelsAnthropic(context.Background(), cfg)
+		case 2:
+			_, err = ListModelsOllama(context.Background(), cfg)
+		case 3:
+			acc, err = BalanceKimi(context.Background(), cfg)
+		case 4:
+			acc, err = BalanceSiliconFlow(context.Background(), cfg)
+		}
+		if err == nil {
+			for _, b := range acc.Balances {
+				if b.Total != b.Total {
+					t.Fatalf("NaN total from %q", body)
+				}
+			}
+		}
+	})
+}
