@@ -175,3 +175,24 @@ func ExampleWithImages() {
 	fmt.Println(len(v.(sdk.ImageResult).ResultImages()))
 	// Output: 1
 }
+
+// A compiled-in plugin registers a model provider from init: its models
+// with their published prices, and optionally functions listing its
+// models and reading the account balance with the user's key.
+func ExampleRegisterProvider() {
+	sdk.RegisterProvider("example-cloud", sdk.ProviderDef{
+		Name: "Example Cloud", Description: "OpenAI-compatible models from example.com",
+		Auth: sdk.AuthAPIKey, DefaultBaseURL: "https://api.example.com/v1", EditableBaseURL: true,
+		Models: []sdk.ProviderModel{{ID: "example-large", ContextWindow: 128_000, InputModalities: []string{"text"},
+			Pricing: &sdk.ModelPricing{Currency: "USD", InputCacheHit: 0.1, InputCacheMiss: 1, Output: 4,
+				Source: "https://example.com/pricing (read 2026-12-01)"}}},
+		DefaultModel:   "example-large",
+		CredentialHint: "An API key from example.com/keys",
+	})
+	for _, p := range sdk.RegisteredProviders() {
+		if p.ID == "example-cloud" {
+			fmt.Println(p.Def.Name, p.Def.DefaultModel)
+		}
+	}
+	// Output: Example Cloud example-large
+}

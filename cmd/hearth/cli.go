@@ -22,7 +22,7 @@ import (
 // work on an open app, so run by the daemon they act on the plugins it
 // runs and the policy it enforces.
 var forwarded = map[string]bool{"tools": true, "policy": true, "audit": true, "plugin": true, "settings": true, "mcp": true,
-	"knowledge": true, "memory": true, "usage": true}
+	"knowledge": true, "memory": true, "usage": true, "models": true}
 
 // cmdIO is where a command on an open app reads and writes, and where it
 // runs: in the terminal's process, or in the daemon for a client.
@@ -50,6 +50,8 @@ func runOn(ctx context.Context, a *app.App, cmd string, f *flags, rest []string,
 	switch cmd {
 	case "tools":
 		return listTools(ctx, a, f.jsonOut, cio)
+	case "models":
+		return runModels(ctx, a, f, rest, cio)
 	case "policy":
 		return runPolicy(ctx, a, f, rest, cio.out, cio.err)
 	case "audit":

@@ -121,6 +121,7 @@ var subcommands = map[string][]string{
 	"knowledge": {"search", "list", "show", "add", "rm"},
 	"memory":    {"list", "search", "show", "add", "forget", "correct"},
 	"usage":     {"day", "session", "source", "model", "plugin"},
+	"models":    {"list", "test", "balance"},
 	"mcp":       {"add", "add-json", "list", "remove", "enable", "disable", "reload", "login", "serve"},
 }
 

@@ -203,6 +203,8 @@ Examples:
 ` + globalFlagsHelp, true
 	case "memory":
 		return memoryUsage + memoryExamples + globalFlagsHelp, true
+	case "models":
+		return modelsUsage + modelsExamples + globalFlagsHelp, true
 	case "mcp":
 		return mcpUsage, true
 	case "serve":
@@ -246,6 +248,7 @@ var helpTopics = map[string]string{
 	"plugin":     "process plugins: list, install, enable ...",
 	"settings":   "plugin settings",
 	"memory":     "what the agent remembers: list, search, add, forget, correct",
+	"models":     "model sources and providers: models, prices, test a key, balance",
 	"mcp":        "MCP servers, and serving Hearth's tools over MCP",
 	"serve":      "run as a service: the web UI and the HTTP API",
 	"token":      "the HTTP API's token",

@@ -7,6 +7,7 @@
 //	hearth settings             see and set plugin settings
 //	hearth knowledge            search and edit the knowledge base
 //	hearth memory               what the agent remembers: list, search, add, forget, correct
+//	hearth models               model sources and providers: models, prices, test, balance
 //	hearth mcp                  MCP servers: add, list, remove; serve Hearth's tools
 //	hearth token                print (or --rotate) the HTTP API's token
 //	hearth version
@@ -62,6 +63,7 @@ Commands:
   settings        see and set plugin settings (API keys, options)
   knowledge       search, list, show, add and remove knowledge base entries
   memory          what the agent remembers: list, search, show, add, forget, correct
+  models          model sources and providers: models, prices, test a key, balance
   mcp             use MCP servers' tools (add, list, remove, login) and serve Hearth's
                   own to MCP clients (hearth mcp -h)
   token           print the HTTP API's token (--rotate replaces it)
@@ -80,7 +82,7 @@ Flags (before or after the command):
   --usage         ask: print the tokens and price of the answer on stderr
   -v              log to stderr too
 
-While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, usage, tools and mcp are run
+While hearth serve runs, plugin, policy, settings, knowledge, memory, audit, usage, tools, models and mcp are run
 by it, so a change is live at once.
 
 Model provider: the first hearth (chat) on a terminal offers to set one up;
@@ -119,6 +121,7 @@ var commandFlags = map[string][]string{
 	"settings":  {"data-dir", "v", "json"},
 	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
 	"memory":    {"data-dir", "v", "json", "scope", "limit", "reveal"},
+	"models":    {"data-dir", "v", "json"},
 }
 
 // errUnusedFlag is returned by parse for a flag the command does not use.
@@ -194,7 +197,7 @@ func flagName(name string) string {
 var commands = map[string]bool{
 	"chat": true, "ask": true, "tools": true, "policy": true, "audit": true, "plugin": true, "settings": true,
 	"mcp": true, "serve": true, "token": true, "version": true, "help": true, "completion": true,
-	"knowledge": true, "memory": true, "usage": true,
+	"knowledge": true, "memory": true, "usage": true, "models": true,
 }
 
 // splitCommand finds the command in args: flags may come before it
@@ -345,7 +348,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	switch cmd {
-	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory", "usage":
+	case "tools", "policy", "audit", "plugin", "settings", "mcp", "knowledge", "memory", "usage", "models":
 		cwd, _ := os.Getwd()
 		return runOn(ctx, a, cmd, f, rest, &cmdIO{in: stdin, out: stdout, err: stderr, cwd: cwd})
 	case "ask":

@@ -81,7 +81,9 @@ var knownPrices = map[string]Price{
 
 // KnownPrice returns the built-in price of model, matched without case,
 // without a "vendor/" path and without a trailing release date
-// ("gpt-4o-mini-2024-07-18" is gpt-4o-mini).
+// ("gpt-4o-mini-2024-07-18" is gpt-4o-mini); failing those, the price a
+// built-in provider preset lists for it (PresetModels), in that
+// provider's currency.
 func KnownPrice(model string) (Price, bool) {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
@@ -91,8 +93,25 @@ func KnownPrice(model string) (Price, bool) {
 		return p, true
 	}
 	if base, ok := strings.CutSuffix(m, dateSuffix(m)); ok && base != m {
-		p, ok := knownPrices[base]
-		return p, ok
+		if p, ok := knownPrices[base]; ok {
+			return p, true
+		}
+	}
+	return presetPrice(model)
+}
+
+// presetPrice returns the price a built-in preset lists for model,
+// matched without case, whole or without its "vendor/" path.
+func presetPrice(model string) (Price, bool) {
+	m := strings.ToLower(model)
+	_, short, _ := strings.Cut(m, "/")
+	for _, name := range []string{"deepseek", "qwen", "kimi", "glm", "siliconflow", "openai", "anthropic"} {
+		for _, pm := range presetModels[name] {
+			id := strings.ToLower(pm.ID)
+			if pm.Pricing != nil && (id == m || (short != "" && id == short)) {
+				return PriceFromPricing(*pm.Pricing), true
+			}
+		}
 	}
 	return Price{}, false
 }

@@ -103,6 +103,10 @@ func (s *Server) providerRoutes() []route {
 			out: ProviderList{}, h: s.useProvider},
 		{method: "POST", path: "/v1/providers/{name}/test", summary: "Test a model source with a one-line chat: ok or the explained error, and the latency.",
 			out: ProviderTest{}, h: s.testProvider},
+		{method: "GET", path: "/v1/providers/{name}/models", summary: "A model source's models, asked of its provider with its key, with the preset's prices.",
+			out: SourceModels{}, h: s.sourceModels},
+		{method: "GET", path: "/v1/providers/{name}/balance", summary: "A model source's account balance (DeepSeek, Kimi, SiliconFlow), read with its key.",
+			out: SourceBalance{}, h: s.sourceBalance},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hearth-agent/hearth/internal/config"
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // ProviderPreset is a well-known provider the onboarding offers: what to
@@ -27,6 +28,14 @@ type ProviderPreset struct {
 	// absent for OpenAI's chat completions, "anthropic" for Anthropic's
 	// Messages API.
 	API string `json:"api,omitempty"`
+	// Provider is the preset as a provider definition (the PKU
+	// ProviderDef's fields): its models with their published prices
+	// (each with its source and date, and "unverified" where Hearth
+	// could not confirm it), reasoning efforts and credential hint.
+	Provider sdk.ProviderDef `json:"provider"`
+	// HasBalance says whether GET /v1/providers/{name}/balance can read
+	// this provider's balance.
+	HasBalance bool `json:"has_balance"`
 }
 
 // PresetList is GET /v1/providers/presets' answer.
@@ -36,8 +45,14 @@ type PresetList struct {
 
 func (s *Server) listPresets(w http.ResponseWriter, r *http.Request) {
 	list := PresetList{Presets: []ProviderPreset{}}
-	for _, p := range config.Presets() {
-		list.Presets = append(list.Presets, ProviderPreset(p))
+	for _, b := range config.BuiltinProviders() {
+		p := b.Preset
+		if b.Def.Models == nil {
+			b.Def.Models = []sdk.ProviderModel{}
+		}
+		list.Presets = append(list.Presets, ProviderPreset{Name: p.Name, Label: p.Label, LabelZH: p.LabelZH,
+			BaseURL: p.BaseURL, Model: p.Model, ModelHint: p.ModelHint, NeedsKey: p.NeedsKey, KeyURL: p.KeyURL,
+			API: p.API, Provider: b.Def, HasBalance: b.Def.Balance != nil})
 	}
 	writeJSON(w, http.StatusOK, list)
 }

@@ -40,7 +40,7 @@ from typing import Any, Callable, Dict, List, Optional, TypedDict
 # module; every name of it is a name of this one.
 from hearth_pku import *  # noqa: F401,F403
 from hearth_pku import (CAPABILITIES, NOT_SUPPORTED, ContextInput, DataSourceDef, Dynamic, OcrProviderDef,
-                        PluginLegacy, PluginPreferenceDef, PluginTranslation, ProviderDef, SettingContext,
+                        PluginLegacy, PluginPreferenceDef, PluginTranslation, ProviderConfig, ProviderDef, SettingContext,
                         SpeechProviderDef, resolve_dynamic)
 
 PROTOCOL_VERSION = 1
@@ -263,6 +263,27 @@ def _wire_provider(d):
             "editableBaseURL": d.editable_base_url, "models": _wire_models(d.models), "defaultModel": d.default_model,
             "efforts": list(d.efforts or []), "credentialHint": d.credential_hint,
             "hasListModels": callable(d.list_models), "hasSignIn": callable(d.sign_in), "hasBalance": callable(d.balance)}
+
+
+def _wire_account(acc):
+    if isinstance(acc, dict):
+        available, balances = acc.get("available"), acc.get("balances")
+    else:
+        available, balances = getattr(acc, "available", None), getattr(acc, "balances", None)
+    if not isinstance(balances, list):
+        raise ValueError("balance: the answer has no balances list")
+    out = []
+    for b in balances:
+        get = b.get if isinstance(b, dict) else (lambda k, b=b: getattr(b, {"toppedUp": "topped_up"}.get(k, k), None))
+        total = float(get("total"))
+        if total != total or total in (float("inf"), float("-inf")):
+            raise ValueError("balance: a total is not a number")
+        e = {"currency": str(get("currency") or ""), "total": total}
+        for k in ("granted", "toppedUp"):
+            if get(k) is not None:
+                e[k] = float(get(k))
+        out.append(e)
+    return {"available": bool(available), "balances": out}
 
 
 def _wire_speech(d):
@@ -691,6 +712,27 @@ class _Connection:
             self.started = False
             threading.Thread(target=self._start, daemon=True).start()
 
+    def provider_call(self, method, params):
+        """provider.listModels / provider.balance: the provider's function
+        with the host's configuration."""
+        key = params.get("provider")
+        d = (self.plugin.get("providers") or {}).get(key) if isinstance(key, str) else None
+        fn_name = "list_models" if method == "provider.listModels" else "balance"
+        fn = getattr(d, fn_name, None) if d is not None else None
+        if d is None:
+            raise RPCError(-32005, "unknown provider %s" % key)
+        if not callable(fn):
+            raise RPCError(-32005, "provider %s has no %s" % (key, fn_name))
+        c = params.get("config") or {}
+        cfg = ProviderConfig(base_url=str(c.get("baseURL") or ""), model=str(c.get("model") or ""),
+                             credential=c.get("credential") or None)
+        out = _settle(fn(cfg))
+        if method == "provider.balance":
+            return {"account": _wire_account(out)}
+        if not isinstance(out, list) or any(not isinstance(m, dict) or not m.get("id") for m in out):
+            raise ValueError("listModels: not a list of models with ids")
+        return {"models": _wire_models(out)}
+
     def preference(self, name):
         """The preference name and the SettingContext it gets, or an RPCError."""
         pref = (self.plugin.get("preferences") or {}).get(name)
@@ -773,6 +815,8 @@ class _Connection:
                 raise RPCError(-32602, "invalid value for %s.%s: %s" % (p["id"], params.get("name"), e))
             _settle(pref.set(sc, value))
             return {}
+        if method in ("provider.listModels", "provider.balance"):
+            return self.provider_call(method, params)
         if method == "plugin.instructions":
             return {"text": str(_settle(resolve_dynamic(p.get("instructions") or "", Services(self))) or "")}
         if method == "tool.call":

@@ -251,5 +251,74 @@ class SpeechTest(unittest.TestCase):
             hp.open_ai_transcribe(hp.SpeechConfig(base_url=base, model="m"), audio, cancelled)
 
 
+class ProviderCallsTest(unittest.TestCase):
+    """provider.listModels and provider.balance: the provider's functions,
+    fetching from a loopback server with the key the host passes."""
+
+    def test_list_models_and_balance(self):
+        class H(BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.headers.get("Authorization") != "Bearer sk-user-key":
+                    self.send_response(401)
+                    self.end_headers()
+                    return
+                body = {"/v1/models": {"data": [{"id": "a"}, {"id": "b"}]},
+                        "/user/balance": {"is_available": True, "balance_infos": [
+                            {"currency": "CNY", "total_balance": "110.00", "granted_balance": "10.00",
+                             "topped_up_balance": "100.00"}]}}.get(self.path)
+                self.send_response(200 if body else 404)
+                self.end_headers()
+                self.wfile.write(json.dumps(body or {}).encode())
+
+            def log_message(self, *a):
+                pass
+
+        srv = HTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        base = "http://127.0.0.1:%d" % srv.server_address[1]
+
+        import urllib.request
+
+        def get(cfg, path):
+            req = urllib.request.Request((cfg.base_url[:-3] if cfg.base_url.endswith("/v1") else cfg.base_url) + path,
+                                         headers={"Authorization": "Bearer %s" % cfg.credential})
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return json.loads(r.read())
+
+        def list_models(cfg):
+            return [{"id": m["id"], "contextWindow": 64000} for m in get(cfg, "/v1/models")["data"]]
+
+        def balance(cfg):
+            b = get(cfg, "/user/balance")
+            return {"available": b["is_available"], "balances": [
+                {"currency": i["currency"], "total": i["total_balance"], "granted": i["granted_balance"],
+                 "toppedUp": i["topped_up_balance"]} for i in b["balance_infos"]]}
+
+        plugin = hp.define_plugin(
+            id="prov", name="Prov", version="0.1.0", tools={},
+            providers={
+                "ex": hp.ProviderDef(name="Ex", description="e", auth="apiKey", default_base_url=base + "/v1",
+                                     models=[{"id": "a"}], default_model="a", create_model=lambda cfg: None,
+                                     list_models=list_models, balance=balance),
+                "bare": hp.ProviderDef(name="Bare", description="b", auth="none", default_base_url=base,
+                                       models=[], default_model="", create_model=lambda cfg: None),
+            })
+        host = FakeHost(plugin)
+        init = host.request(1, "initialize", {"protocolVersions": [1], "plugin": "prov"})
+        self.assertTrue(init["result"]["manifest"]["providers"]["ex"]["hasListModels"])
+        config = {"baseURL": base + "/v1", "model": "a", "credential": "sk-user-key"}
+        r = host.request(2, "provider.listModels", {"provider": "ex", "config": config})
+        self.assertEqual(r["result"], {"models": [{"id": "a", "contextWindow": 64000}, {"id": "b", "contextWindow": 64000}]})
+        r = host.request(3, "provider.balance", {"provider": "ex", "config": config})
+        self.assertEqual(r["result"], {"account": {"available": True, "balances": [
+            {"currency": "CNY", "total": 110.0, "granted": 10.0, "toppedUp": 100.0}]}})
+        r = host.request(4, "provider.listModels", {"provider": "ex", "config": dict(config, credential="wrong")})
+        self.assertIn("401", r["error"]["message"])
+        self.assertEqual(host.request(5, "provider.balance", {"provider": "bare", "config": config})["error"]["code"], -32005)
+        self.assertEqual(host.request(6, "provider.balance", {"provider": "nope", "config": config})["error"]["code"], -32005)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -8,7 +8,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { checkPKU, NOT_SUPPORTED, resolveDynamic, wirePreferences, wireProviders } from './pku.js';
+import {
+  checkPKU, NOT_SUPPORTED, providerConfig, providerFunction, resolveDynamic, wireAccount, wireModels, wirePreferences, wireProviders,
+} from './pku.js';
 
 /** The zod this SDK converts; use it for tool inputs. */
 export { z };
@@ -314,6 +316,19 @@ export class Connection {
         if (!parsed.success) throw new RPCError(-32602, `invalid value for ${p.id}.${params.name}: ${parsed.error.message}`);
         await pref.set({ kv: this.kv, services: this.services }, parsed.data);
         return {};
+      }
+      case 'provider.listModels': {
+        const fn = providerFunction(p, params.provider, 'listModels');
+        if (typeof fn === 'string') throw new RPCError(-32005, fn);
+        const list = await fn(providerConfig(params.config, signal));
+        if (!Array.isArray(list)) throw new Error(`provider ${p.id}.${params.provider}: listModels returned no array`);
+        return { models: wireModels(list) };
+      }
+      case 'provider.balance': {
+        const fn = providerFunction(p, params.provider, 'balance');
+        if (typeof fn === 'string') throw new RPCError(-32005, fn);
+        const acc = await fn(providerConfig(params.config, signal));
+        return { account: wireAccount(acc) };
       }
       case 'plugin.instructions': {
         const text = resolveDynamic(p.instructions, this.services);

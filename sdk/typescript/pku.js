@@ -75,6 +75,44 @@ export function wirePreferences(plugin, inputSchema) {
 const has = (f) => typeof f === 'function';
 const models = (list) => (list ?? []).map((m) => ({ ...m }));
 
+/** The wire form of models a provider's listModels returned: data only. */
+export function wireModels(list) {
+  return list.map((m) => {
+    if (typeof m?.id !== 'string' || m.id === '') throw new Error('listModels: a model has no id');
+    return JSON.parse(JSON.stringify(m));
+  });
+}
+
+/** The wire form of a provider's balance answer: { available, balances }. */
+export function wireAccount(acc) {
+  if (!acc || !Array.isArray(acc.balances)) throw new Error('balance: the answer has no balances array');
+  return {
+    available: !!acc.available,
+    balances: acc.balances.map((b) => {
+      const n = (v) => (v === undefined ? undefined : Number(v));
+      const out = { currency: String(b.currency ?? ''), total: Number(b.total), granted: n(b.granted), toppedUp: n(b.toppedUp) };
+      if (!Number.isFinite(out.total)) throw new Error('balance: a total is not a number');
+      return out;
+    }),
+  };
+}
+
+/** The function name of provider key, or a string saying why there is none. */
+export function providerFunction(plugin, key, name) {
+  const prov = Object.hasOwn(plugin.providers ?? {}, key) ? plugin.providers[key] : undefined;
+  if (!prov) return `unknown provider ${key}`;
+  if (!has(prov[name])) return `provider ${key} has no ${name}`;
+  return prov[name].bind(prov);
+}
+
+/** ProviderConfig for a provider function: the host's fields and fetch. */
+export function providerConfig(c, signal) {
+  return {
+    baseURL: String(c?.baseURL ?? ''), model: String(c?.model ?? ''), credential: c?.credential || undefined,
+    fetch: (url, init = {}) => fetch(url, { signal, ...init }),
+  };
+}
+
 /** The wire form of providers, speech and ocr: data, functions as flags. */
 export function wireProviders(plugin) {
   const out = {};

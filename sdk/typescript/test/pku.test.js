@@ -177,3 +177,56 @@ test('dynamic values, context marks and the speech helpers', async () => {
   assert.match(seen[0].body, /name="file"; filename="x.wav"/);
   assert.equal(seen[1].auth, undefined);
 });
+
+// A provider plugin's listModels and balance, asked by the host with the
+// user's configuration; they fetch from a loopback server speaking an
+// OpenAI-compatible /models and DeepSeek's /user/balance.
+test('provider.listModels and provider.balance', async () => {
+  const srv = createServer((req, res) => {
+    if (req.headers.authorization !== 'Bearer sk-user-key') { res.writeHead(401); res.end('{}'); return; }
+    res.setHeader('Content-Type', 'application/json');
+    if (req.url === '/v1/models') res.end(JSON.stringify({ data: [{ id: 'a' }, { id: 'b' }] }));
+    else if (req.url === '/user/balance') {
+      res.end(JSON.stringify({ is_available: true, balance_infos: [{ currency: 'CNY', total_balance: '110.00', granted_balance: '10.00', topped_up_balance: '100.00' }] }));
+    } else { res.writeHead(404); res.end(); }
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${srv.address().port}`;
+  try {
+    const plugin = definePlugin({
+      id: 'prov', name: 'Prov', version: '0.1.0', tools: {},
+      providers: {
+        ex: {
+          name: 'Ex', description: 'e', auth: 'apiKey', defaultBaseURL: base + '/v1', models: [{ id: 'a' }], defaultModel: 'a',
+          createModel: () => null,
+          listModels: async ({ baseURL, credential, fetch }) => {
+            const r = await fetch(`${baseURL}/models`, { headers: { Authorization: `Bearer ${credential}` } });
+            if (!r.ok) throw new Error(`listing failed: ${r.status}`);
+            return (await r.json()).data.map((m) => ({ id: m.id, contextWindow: 64000 }));
+          },
+          balance: async ({ baseURL, credential, fetch }) => {
+            const r = await fetch(`${baseURL.replace(/\/v1$/, '')}/user/balance`, { headers: { Authorization: `Bearer ${credential}` } });
+            const b = await r.json();
+            return { available: b.is_available, balances: b.balance_infos.map((i) => ({ currency: i.currency, total: Number(i.total_balance), granted: Number(i.granted_balance), toppedUp: Number(i.topped_up_balance) })) };
+          },
+        },
+        bare: { name: 'Bare', description: 'b', auth: 'none', defaultBaseURL: base, models: [], defaultModel: '', createModel: () => null },
+      },
+    });
+    const h = pkuHost(plugin);
+    const init = await h.request('initialize', { protocolVersions: [1], plugin: 'prov' });
+    assert.equal(init.result.manifest.providers.ex.hasListModels, true);
+    assert.equal(init.result.manifest.providers.ex.hasBalance, true);
+    const config = { baseURL: base + '/v1', model: 'a', credential: 'sk-user-key' };
+    assert.deepEqual((await h.request('provider.listModels', { provider: 'ex', config })).result,
+      { models: [{ id: 'a', contextWindow: 64000 }, { id: 'b', contextWindow: 64000 }] });
+    assert.deepEqual((await h.request('provider.balance', { provider: 'ex', config })).result,
+      { account: { available: true, balances: [{ currency: 'CNY', total: 110, granted: 10, toppedUp: 100 }] } });
+    const rejected = await h.request('provider.listModels', { provider: 'ex', config: { ...config, credential: 'wrong' } });
+    assert.match(rejected.error.message, /listing failed: 401/);
+    assert.equal((await h.request('provider.balance', { provider: 'bare', config })).error.code, -32005);
+    assert.equal((await h.request('provider.listModels', { provider: 'toString', config })).error.code, -32005);
+  } finally {
+    srv.close();
+  }
+});

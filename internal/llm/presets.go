@@ -1,0 +1,143 @@
+package llm
+
+import "github.com/hearth-agent/hearth/sdk"
+
+// The models of the built-in provider presets, with their published
+// prices. Each price says where it was read and when; a price Hearth
+// could not check against the provider's own page in this session is
+// marked Unverified, and docs/providers.md lists which and why. Prices
+// are in the provider's own currency (CNY for the Chinese providers),
+// per million tokens.
+//
+// Off-peak windows: DeepSeek has published off-peak discounts (Beijing
+// time, 00:30 to 08:30) in the past; no current window could be
+// confirmed, so no preset carries a Peak. sdk.PricePeak is the place
+// for one when it is.
+
+const (
+	srcDeepSeek  = "https://api-docs.deepseek.com/zh-cn/quick_start/pricing"
+	srcQwen      = "https://help.aliyun.com/zh/model-studio/models"
+	srcKimi      = "https://platform.moonshot.cn/docs/pricing/chat"
+	srcGLM       = "https://open.bigmodel.cn/pricing"
+	srcSilicon   = "https://siliconflow.cn/pricing"
+	srcOpenAI    = "https://openai.com/api/pricing/"
+	srcAnthropic = "https://platform.claude.com/docs/en/about-claude/pricing"
+)
+
+func price(cur string, hit, miss, out float64, source string, verified bool) *sdk.ModelPricing {
+	return &sdk.ModelPricing{Currency: cur, InputCacheHit: hit, InputCacheMiss: miss, Output: out,
+		Source: source, Unverified: !verified}
+}
+
+func anthropicPrice(in, out float64, verified bool) *sdk.ModelPricing {
+	note := " (read 2026-12-01)"
+	if !verified {
+		note = " (this model's row not in the stored copy read 2026-12-01)"
+	}
+	p := price("USD", in/10, in, out, srcAnthropic+note, verified)
+	p.CacheWrite = in * 1.25
+	return p
+}
+
+var (
+	text      = []string{"text"}
+	textImage = []string{"text", "image"}
+)
+
+// presetModels are the listed models of each preset, by preset name.
+var presetModels = map[string][]sdk.ProviderModel{
+	"deepseek": {
+		{ID: "deepseek-chat", Name: "DeepSeek (non-thinking)", ContextWindow: 128_000, InputModalities: text,
+			Pricing: price("CNY", 0.2, 2, 3, srcDeepSeek+" (V3.2 prices of 2025-09-29; not re-read 2026-12-01)", false)},
+		{ID: "deepseek-reasoner", Name: "DeepSeek (thinking)", ContextWindow: 128_000, InputModalities: text,
+			Pricing: price("CNY", 0.2, 2, 3, srcDeepSeek+" (V3.2 prices of 2025-09-29; not re-read 2026-12-01)", false)},
+	},
+	"qwen": {
+		{ID: "qwen-plus", Name: "Qwen Plus", ContextWindow: 131_072, InputModalities: text,
+			Pricing: price("CNY", 0.16, 0.8, 2, srcQwen+" (input up to 128K, non-thinking; read 2026-12-01 from a stored copy; cache-hit price not on it)", false)},
+		{ID: "qwen-max", Name: "Qwen Max", ContextWindow: 32_768, InputModalities: text,
+			Pricing: price("CNY", 2.4, 2.4, 9.6, srcQwen+" (not confirmed 2026-12-01; no cache-hit price found)", false)},
+		{ID: "qwen-turbo", Name: "Qwen Turbo", ContextWindow: 1_000_000, InputModalities: text,
+			Pricing: price("CNY", 0.3, 0.3, 0.6, srcQwen+" (read 2026-12-01 from a stored copy, 0.0003/0.0006 yuan per thousand; no cache-hit price)", true)},
+	},
+	"kimi": {
+		{ID: "moonshot-v1-8k", Name: "Moonshot v1 8K", ContextWindow: 8_192, InputModalities: text,
+			Pricing: price("CNY", 2, 2, 10, srcKimi+" (not confirmed 2026-12-01)", false)},
+		{ID: "kimi-k2-0905-preview", Name: "Kimi K2", ContextWindow: 262_144, InputModalities: text,
+			Pricing: price("CNY", 1, 4, 16, srcKimi+" (not confirmed 2026-12-01)", false)},
+		{ID: "kimi-k2-turbo-preview", Name: "Kimi K2 Turbo", ContextWindow: 262_144, InputModalities: text,
+			Pricing: price("CNY", 1, 8, 58, srcKimi+" (not confirmed 2026-12-01)", false)},
+		{ID: "kimi-k2-thinking", Name: "Kimi K2 Thinking", ContextWindow: 262_144, InputModalities: text,
+			Pricing: price("CNY", 1, 4, 16, srcKimi+" (not confirmed 2026-12-01)", false)},
+	},
+	"glm": {
+		{ID: "glm-4-flash", Name: "GLM-4-Flash (free)", ContextWindow: 128_000, InputModalities: text,
+			Pricing: price("CNY", 0, 0, 0, srcGLM+" (listed free; not confirmed 2026-12-01)", false)},
+		{ID: "glm-4.6", Name: "GLM-4.6", ContextWindow: 200_000, InputModalities: text,
+			Pricing: price("CNY", 0.4, 2, 8, srcGLM+" (input up to 32K; not confirmed 2026-12-01)", false)},
+		{ID: "glm-4.5-air", Name: "GLM-4.5-Air", ContextWindow: 131_072, InputModalities: text,
+			Pricing: price("CNY", 0.16, 0.8, 2, srcGLM+" (input up to 32K, output up to 200 tokens tier; not confirmed 2026-12-01)", false)},
+	},
+	"siliconflow": {
+		{ID: "Qwen/Qwen2.5-7B-Instruct", Name: "Qwen2.5 7B Instruct (free)", ContextWindow: 32_768, InputModalities: text,
+			Pricing: price("CNY", 0, 0, 0, srcSilicon+" (listed free; not confirmed 2026-12-01)", false)},
+		{ID: "deepseek-ai/DeepSeek-V3.2", Name: "DeepSeek V3.2", ContextWindow: 163_840, InputModalities: text,
+			Pricing: price("CNY", 2, 2, 3, srcSilicon+" (not confirmed 2026-12-01)", false)},
+		{ID: "Qwen/Qwen3-8B", Name: "Qwen3 8B (free)", ContextWindow: 131_072, InputModalities: text,
+			Pricing: price("CNY", 0, 0, 0, srcSilicon+" (listed free; not confirmed 2026-12-01)", false)},
+	},
+	"openai": {
+		{ID: "gpt-4.1", ContextWindow: 1_047_576, InputModalities: textImage,
+			Pricing: price("USD", 0.50, 2.00, 8.00, srcOpenAI+" (read 2025-11; OpenAI's page no longer lists GPT-4.1 as of 2026)", false)},
+		{ID: "gpt-4.1-mini", ContextWindow: 1_047_576, InputModalities: textImage,
+			Pricing: price("USD", 0.10, 0.40, 1.60, srcOpenAI+" (read 2025-11)", false)},
+		{ID: "gpt-4o", ContextWindow: 128_000, InputModalities: textImage,
+			Pricing: price("USD", 1.25, 2.50, 10.00, srcOpenAI+" (read 2025-11)", false)},
+		{ID: "gpt-4o-mini", ContextWindow: 128_000, InputModalities: textImage,
+			Pricing: price("USD", 0.075, 0.15, 0.60, srcOpenAI+" (read 2025-11)", false)},
+	},
+	"anthropic": {
+		{ID: "claude-opus-4-5", Name: "Claude Opus 4.5", ContextWindow: 200_000, InputModalities: textImage,
+			Pricing: anthropicPrice(5, 25, true)},
+		{ID: "claude-sonnet-4-5", Name: "Claude Sonnet 4.5", ContextWindow: 200_000, InputModalities: textImage,
+			Pricing: anthropicPrice(3, 15, false)},
+		{ID: "claude-haiku-4-5", Name: "Claude Haiku 4.5", ContextWindow: 200_000, InputModalities: textImage,
+			Pricing: anthropicPrice(1, 5, true)},
+	},
+}
+
+// presetEfforts are the reasoning efforts a preset's API takes.
+var presetEfforts = map[string][]string{
+	"openai":    {"minimal", "low", "medium", "high"},
+	"anthropic": {"low", "medium", "high"},
+}
+
+// PresetModels returns the listed models of the built-in preset name
+// (config.Presets' names), nil for one with none listed (a local
+// server's models are whatever the user pulled). The slice is a copy.
+func PresetModels(name string) []sdk.ProviderModel {
+	ms := presetModels[name]
+	if ms == nil {
+		return nil
+	}
+	out := make([]sdk.ProviderModel, len(ms))
+	for i, m := range ms {
+		if m.Pricing != nil {
+			p := *m.Pricing
+			m.Pricing = &p
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// PresetEfforts returns the reasoning efforts of preset name, lowest
+// first; nil when the API takes none Hearth knows of.
+func PresetEfforts(name string) []string { return append([]string(nil), presetEfforts[name]...) }
+
+// PriceFromPricing is p as a Price, for cost: cache hits at
+// InputCacheHit, other prompt tokens at InputCacheMiss.
+func PriceFromPricing(p sdk.ModelPricing) Price {
+	return Price{Input: p.InputCacheMiss, CachedInput: p.InputCacheHit, CacheWrite: p.CacheWrite,
+		Output: p.Output, Currency: p.Currency}
+}
