@@ -1,0 +1,113 @@
+//go:build unix
+
+package pluginhost
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hearth-agent/hearth/internal/kernel"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
+)
+
+// redactor is a plugin of one tool whose stage handlers depend on its
+// data folder, not on its files: the file "rules" there names one
+// ("guard:before_output", "plain:before_output", "guard:on_input") that
+// masks SECRET. Its Start waits while "hold" is there (waitHold).
+type redactor struct{ name string }
+
+func newRedactor(name string, _ map[string]any) (sdk.Plugin, error) { return &redactor{name}, nil }
+
+func (p *redactor) Name() string { return p.name }
+func (p *redactor) Stop() error  { return nil }
+func (p *redactor) Start(s *sdk.PluginSDK) error {
+	waitHold(s)
+	rules, _ := os.ReadFile(filepath.Join(s.DataDir(), "rules"))
+	kind, stage, _ := strings.Cut(string(rules), ":")
+	mask := func(sc *sdk.StageContext) error {
+		sc.RawMessage = strings.ReplaceAll(sc.RawMessage, "SECRET", "[masked]")
+		sc.FinalText = strings.ReplaceAll(sc.FinalText, "SECRET", "[masked]")
+		return nil
+	}
+	switch {
+	case stage == "":
+	case kind == "guard":
+		s.RegisterGuardStage(sdk.Stage(stage), mask)
+	default:
+		s.RegisterStage(sdk.Stage(stage), mask)
+	}
+	return s.RegisterToolContext("echo", sdk.ToolDef{Description: "Echoes.", Effect: sdk.EffectRead},
+		func(_ context.Context, _ *sdk.ToolContext, args map[string]any) (any, error) {
+			return map[string]any{"echo": args["text"]}, nil
+		})
+}
+
+// A plugin offered from a cache that says "tools only", which now (its
+// files unchanged: the change is in its data folder, or its settings)
+// registers a guard handler that masks the answer, is not skipped by the
+// first turn: the turn ran before the plugin was up, so the answer is
+// withheld. A plain handler missed so is logged, as for a plugin that is
+// down, and the next turn has the plugin's handlers.
+func TestOfferStaleCacheMissedStageGuard(t *testing.T) {
+	for _, tc := range []struct {
+		rules    string
+		withheld bool
+		next     string // the answer of the turn after the handshake
+	}{
+		{"guard:before_output", true, "again [masked]"},
+		{"guard:on_input", true, "again SECRET"}, // it masks the input only
+		{"plain:before_output", false, "again [masked]"},
+	} {
+		t.Run(tc.rules, func(t *testing.T) {
+			f := newFixture(t, llmtest.Reply{Text: "the key is SECRET"}, llmtest.Reply{Text: "again SECRET"})
+			dir := pluginDir(t, "redact", "redactor")
+			p := f.startOffered(t, dir)
+			ready(t, p)
+			p.Stop()
+			if rec := f.readOffer(t, "redact"); !rec.Plain {
+				t.Fatalf("a plugin of one tool was not recorded as tools only: %+v", rec)
+			}
+			// The user sets up the plugin's rules: its files stay as they were.
+			rules := filepath.Join(f.data, "plugin_data", "redact", "rules")
+			if err := os.MkdirAll(filepath.Dir(rules), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(rules, []byte(tc.rules), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// The plugin finishes its start only once the turn's answer
+			// is there (before_output, before the offer's stand-in runs).
+			hold := f.holdFile(t, "redact")
+			f.onStage(t, "release", sdk.StageBeforeOutput, func(*sdk.StageContext) { os.Remove(hold) })
+			p = f.startOffered(t, dir)
+			if !p.offered() {
+				t.Fatal("not offered from the cache")
+			}
+			out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "hi"}})
+			if out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			if tc.withheld {
+				if strings.Contains(out.Text, "SECRET") || !strings.Contains(out.Text, "was still starting") {
+					t.Fatalf("a guard handler the plugin turned out to have was skipped by the first turn: %q", out.Text)
+				}
+			} else {
+				if out.Text != "the key is SECRET" {
+					t.Fatalf("the answer of a turn that missed a plain handler: %q", out.Text)
+				}
+				if !strings.Contains(f.logs.String(), "its handler did not see it") {
+					t.Fatal("a plain handler missed by the first turn was not logged")
+				}
+			}
+			ready(t, p)
+			out = f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", Text: "hi"}})
+			if out.Err != nil || out.Text != tc.next {
+				t.Fatalf("the turn after the handshake: %q %v, want %q", out.Text, out.Err, tc.next)
+			}
+		})
+	}
+}
