@@ -223,6 +223,7 @@ type offer struct {
 	same   bool
 	real   map[string]realTool
 	guards []sdk.Stage // the guard handlers' stages the handshake registered
+	failed error       // why the handshake did not end, when it did not
 	plain  []sdk.Stage // and those of its other stage handlers
 
 	mu     sync.Mutex
@@ -239,6 +240,19 @@ type realTool struct {
 func (o *offer) settle(same bool, real map[string]realTool, guards, plain []sdk.Stage) {
 	o.once.Do(func() {
 		o.same, o.real, o.guards, o.plain = same, real, guards, plain
+		close(o.settled)
+	})
+}
+
+// fail ends the wait of the calls of the cached tools when the first
+// handshake did not end (err says why; nil for a plugin stopped first).
+// After a handshake that ended it does nothing.
+func (o *offer) fail(err error) {
+	if err == nil {
+		err = errors.New("it was stopped before it started")
+	}
+	o.once.Do(func() {
+		o.failed = err
 		close(o.settled)
 	})
 }
@@ -426,6 +440,9 @@ func (p *Process) offeredTool(o *offer, c cachedTool) sdk.RawToolHandler {
 	return func(ctx context.Context, tc *sdk.ToolContext, args map[string]any, in json.RawMessage) (any, error) {
 		if err := o.wait(ctx); err != nil {
 			return nil, fmt.Errorf("plugin %s did not start in time: %w", p.m.ID, err)
+		}
+		if o.failed != nil {
+			return nil, fmt.Errorf("not run: plugin %s did not start: %w", p.m.ID, o.failed)
 		}
 		rt, ok := o.real[name]
 		if !o.same || !ok || !c.same(rt.def) {

@@ -12,12 +12,13 @@ import (
 	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 // redactor is a plugin of one tool whose stage handlers depend on its
 // data folder, not on its files: the file "rules" there names one
 // ("guard:before_output", "plain:before_output", "guard:on_input") that
-// masks SECRET. Its Start waits while "hold" is there (waitHold).
+// masks SECRET, or is "crash": the plugin exits during its handshake. Its Start waits while "hold" is there (waitHold).
 type redactor struct{ name string }
 
 func newRedactor(name string, _ map[string]any) (sdk.Plugin, error) { return &redactor{name}, nil }
@@ -27,6 +28,9 @@ func (p *redactor) Stop() error  { return nil }
 func (p *redactor) Start(s *sdk.PluginSDK) error {
 	waitHold(s)
 	rules, _ := os.ReadFile(filepath.Join(s.DataDir(), "rules"))
+	if string(rules) == "crash" {
+		os.Exit(5)
+	}
 	kind, stage, _ := strings.Cut(string(rules), ":")
 	mask := func(sc *sdk.StageContext) error {
 		sc.RawMessage = strings.ReplaceAll(sc.RawMessage, "SECRET", "[masked]")
@@ -109,5 +113,38 @@ func TestOfferStaleCacheMissedStageGuard(t *testing.T) {
 				t.Fatalf("the turn after the handshake: %q %v, want %q", out.Text, out.Err, tc.next)
 			}
 		})
+	}
+}
+
+// A call of a cached tool whose plugin then fails its handshake gets an
+// error that says so (not that the plugin changed), and the cached tools
+// are no longer offered.
+func TestOfferCrashAtHandshake(t *testing.T) {
+	f := newFixture(t)
+	dir := pluginDir(t, "redact", "redactor")
+	p := f.startOffered(t, dir)
+	ready(t, p)
+	p.Stop()
+	rules := filepath.Join(f.data, "plugin_data", "redact", "rules")
+	if err := os.WriteFile(rules, []byte("crash"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hold := f.holdFile(t, "redact")
+	p = f.startOffered(t, dir)
+	if !p.offered() {
+		t.Fatal("not offered from the cache")
+	}
+	res := make(chan toolcall.Result, 1)
+	go func() { res <- callTool(f.k, "redact__echo", `{"text":"hi"}`) }()
+	os.Remove(hold)
+	r := <-res
+	if !r.IsError || !strings.Contains(r.Content, "did not start") || !strings.Contains(r.Content, "exit status 5") {
+		t.Fatalf("the call of a cached tool whose plugin crashed at its handshake: %+v", r)
+	}
+	if testing.Verbose() {
+		t.Log(r.Content)
+	}
+	if _, ok := f.k.Tools().Lookup("redact__echo"); ok {
+		t.Fatal("the cached tool of a plugin that crashed is still offered")
 	}
 }
