@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -25,8 +26,9 @@ import (
 //
 // After each handshake of a plugin speaking the Hearth protocol, what it
 // registered is kept in <data dir>/plugin_cache/<name>.json, keyed by a
-// print of its folder (every file's path, size and modification time)
-// and its plugin.json. A plugin whose last handshake registered tools and
+// print of its folder (every file's path, size, modification time and,
+// on Linux and macOS, inode and change time, which cannot be set back as
+// a modification time can) and its plugin.json. A plugin whose last handshake registered tools and
 // nothing else (no stage handler, decision hook, channel, widget or
 // injection; no dynamic instructions, context, resolveEffect, dynamic
 // description or PKU parts; plugin.json declares no decision hook) can
@@ -62,7 +64,7 @@ import (
 // now has could change it; only its answer is withheld.
 
 // offerVersion changes when the record's meaning does.
-const offerVersion = 2
+const offerVersion = 3
 
 // saveOfferAfter is how long after a handshake its record is written,
 // unless the plugin is stopped before.
@@ -71,6 +73,24 @@ const saveOfferAfter = 2 * time.Second
 // maxPrintFiles bounds the folder walk of offerPrint: a bigger folder is
 // never offered from the cache (its print would cost more than it saves).
 const maxPrintFiles = 2000
+
+// maxOfferBytes bounds a record read back: a bigger file is not one
+// Hearth wrote for a plugin it would offer, and is not read.
+const maxOfferBytes = 8 << 20
+
+// readOffer reads the record at path, up to maxOfferBytes.
+func readOffer(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxOfferBytes+1))
+	if err == nil && len(b) > maxOfferBytes {
+		err = errors.New("plugin cache record too big")
+	}
+	return b, err
+}
 
 // offerRecord is what a handshake registered, as kept in the cache.
 type offerRecord struct {
@@ -130,11 +150,16 @@ func offerPrint(dir string, m *Manifest) string {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%o\n", path, info.Size(), info.ModTime().UnixNano(), info.Mode())
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%o\x00%s\n", path, info.Size(), info.ModTime().UnixNano(), info.Mode(), changeStamp(info))
 		return nil
 	})
 	if err != nil {
 		return ""
+	}
+	for _, a := range m.Command { // a program outside the folder (fingerprint)
+		if info, err := os.Stat(a); err == nil && filepath.IsAbs(a) {
+			fmt.Fprintf(h, "%s\x00%s\n", a, changeStamp(info))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -368,7 +393,7 @@ func (p *Process) loadOffer() *offerRecord {
 	if !p.opts.OfferCached || p.m.Xbot() || p.m.Script() || p.m.declaresHook() {
 		return nil
 	}
-	b, err := os.ReadFile(offerPath(p.opts.DataDir, p.name))
+	b, err := readOffer(offerPath(p.opts.DataDir, p.name))
 	if err != nil {
 		return nil
 	}

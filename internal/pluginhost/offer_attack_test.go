@@ -4,8 +4,10 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,5 +148,91 @@ func TestOfferCrashAtHandshake(t *testing.T) {
 	}
 	if _, ok := f.k.Tools().Lookup("redact__echo"); ok {
 		t.Fatal("the cached tool of a plugin that crashed is still offered")
+	}
+}
+
+// A file of the plugin whose content changed while its size and
+// modification time were set back (touch -d) changes the print: the
+// plugin is waited for, not offered from the record of its old files.
+func TestOfferPrintSeesContentWithSameSizeAndTime(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("the print reads change times on Linux and macOS only")
+	}
+	f := newFixture(t)
+	dir := pluginDir(t, "quick", "holdtools")
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("rules: off"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.startOffered(t, dir)
+	ready(t, p)
+	p.Stop()
+	if rec := f.readOffer(t, "quick"); !rec.Plain {
+		t.Fatalf("not recorded as tools only: %+v", rec)
+	}
+	if err := os.WriteFile(notes, []byte("rules: on!"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(notes, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(notes); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("the test did not keep size and time: %v", err)
+	}
+	if p := f.startOffered(t, dir); p.offered() {
+		t.Fatal("offered from the record of files whose content changed (same sizes and times)")
+	}
+}
+
+// A record that is not what Hearth writes (a tool's schema that is not
+// an object's, a record too big to be one) is not offered: the plugin is
+// waited for, and works.
+func TestOfferBadRecordIgnored(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(t *testing.T, f *fixture, dir string)
+	}{
+		{"string schema", func(t *testing.T, f *fixture, dir string) {
+			f.forgeOffer(t, dir, sdk.ToolDef{Name: "echo", Effect: sdk.EffectRead})
+			rec := f.readOffer(t, "quick")
+			rec.Tools[0].Parameters = json.RawMessage(`{"type":"string"}`)
+			writeOffer(t, f, rec)
+		}},
+		{"huge", func(t *testing.T, f *fixture, dir string) {
+			f.forgeOffer(t, dir, sdk.ToolDef{Name: "echo", Effect: sdk.EffectRead})
+			rec := f.readOffer(t, "quick")
+			rec.Tools[0].Description = strings.Repeat("x", 9<<20) // past maxOfferBytes
+			writeOffer(t, f, rec)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			dir := pluginDir(t, "quick", "holdtools")
+			tc.write(t, f, dir)
+			p := f.startOffered(t, dir)
+			if p.offered() {
+				t.Fatal("offered from a bad record")
+			}
+			ready(t, p)
+			if r := callTool(f.k, "quick__echo", `{"text":"hi"}`); r.IsError || !strings.Contains(r.Content, "hi") {
+				t.Fatalf("the plugin after a bad record: %+v", r)
+			}
+		})
+	}
+}
+
+// writeOffer writes rec as the record of plugin "quick".
+func writeOffer(t *testing.T, f *fixture, rec offerRecord) {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(offerPath(f.data, "quick"), b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
