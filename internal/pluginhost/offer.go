@@ -156,8 +156,11 @@ func offerPrint(dir string, m *Manifest) string {
 	if err != nil {
 		return ""
 	}
-	for _, a := range m.Command { // a program outside the folder (fingerprint)
-		if info, err := os.Stat(a); err == nil && filepath.IsAbs(a) {
+	for _, a := range m.Command { // the program, which may be outside the folder (fingerprint)
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(dir, a)
+		}
+		if info, err := os.Stat(a); err == nil && info.Mode().IsRegular() {
 			fmt.Fprintf(h, "%s\x00%s\n", a, changeStamp(info))
 		}
 	}

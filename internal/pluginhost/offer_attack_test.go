@@ -236,3 +236,46 @@ func writeOffer(t *testing.T, f *fixture, rec offerRecord) {
 		t.Fatal(err)
 	}
 }
+
+// The program plugin.json names outside the folder is printed by its
+// change time too: rewritten with its old size and time, the plugin is
+// not offered from the record of the old program.
+func TestOfferPrintSeesProgramOutsideFolder(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("the print reads change times on Linux and macOS only")
+	}
+	f := newFixture(t)
+	prog := filepath.Join(t.TempDir(), "prog")
+	script := func(mark string) []byte { return []byte("#!/bin/sh\n# " + mark + "\nexec " + os.Args[0] + " \"$@\"\n") }
+	if err := os.WriteFile(prog, script("v1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "quick")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := Manifest{ID: "quick", Command: []string{prog}, Env: map[string]string{"HEARTH_TEST_CHILD": "holdtools"}}
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := f.startOffered(t, dir)
+	ready(t, p)
+	p.Stop()
+	if rec := f.readOffer(t, "quick"); !rec.Plain {
+		t.Fatalf("not recorded as tools only: %+v", rec)
+	}
+	if err := os.WriteFile(prog, script("v2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(prog, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.startOffered(t, dir); p.offered() {
+		t.Fatal("offered from the record of a program whose content changed (same size and time)")
+	}
+}
