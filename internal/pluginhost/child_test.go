@@ -79,6 +79,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newChannelPlugin)
 	case "holdtools":
 		pluginrpc.Serve(newHoldTools)
+	case "redactor":
+		pluginrpc.Serve(newRedactor)
 	}
 	os.Exit(9)
 }

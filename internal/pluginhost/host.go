@@ -74,6 +74,7 @@ func (p *Process) serveHost(conn *wire.Conn) {
 		if r.Guard {
 			p.guardStage(r.Stage)
 		}
+		p.runRecord().stage(r.Stage) // offer.go
 		p.opts.Host.RegisterStage(p.name, r.Stage, r.OwnTools, p.remoteStage(conn, r.ID, r.Stage, r.Guard))
 		return struct{}{}, nil
 	})

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -25,8 +26,9 @@ import (
 //
 // After each handshake of a plugin speaking the Hearth protocol, what it
 // registered is kept in <data dir>/plugin_cache/<name>.json, keyed by a
-// print of its folder (every file's path, size and modification time)
-// and its plugin.json. A plugin whose last handshake registered tools and
+// print of its folder (every file's path, size, modification time and,
+// on Linux and macOS, inode and change time, which cannot be set back as
+// a modification time can) and its plugin.json. A plugin whose last handshake registered tools and
 // nothing else (no stage handler, decision hook, channel, widget or
 // injection; no dynamic instructions, context, resolveEffect, dynamic
 // description or PKU parts; plugin.json declares no decision hook) can
@@ -46,12 +48,23 @@ import (
 //     otherwise it fails with an error the model reads and the real
 //     tools are offered from the next request on.
 //
-// What a stale cache cannot undo: a plugin whose files did not change but
-// which now registers an on_input or pre_action handler, or a before_output
-// one, misses the first turn's stages of those kinds until its handshake.
+//   - A turn that began before the handshake ended may have run its
+//     on_input, pre_action, post_action or before_output stages without
+//     handlers the plugin turns out to register (its files did not change,
+//     but what it registers depends on more: its settings, its data
+//     folder). Stand-ins at those stages note which ran before the
+//     handshake; the one at before_output waits for the handshake (up to
+//     its deadline) and, when the plugin registered a guard handler
+//     (RegisterGuardStage) of a stage the turn ran without it, withholds
+//     the answer, as a guard that cannot run does. A plain handler missed
+//     so is logged, as one whose plugin is down.
+//
+// What a stale cache cannot undo: the first request of such a turn was
+// sent to the model before an on_input or pre_action handler the plugin
+// now has could change it; only its answer is withheld.
 
 // offerVersion changes when the record's meaning does.
-const offerVersion = 2
+const offerVersion = 3
 
 // saveOfferAfter is how long after a handshake its record is written,
 // unless the plugin is stopped before.
@@ -60,6 +73,24 @@ const saveOfferAfter = 2 * time.Second
 // maxPrintFiles bounds the folder walk of offerPrint: a bigger folder is
 // never offered from the cache (its print would cost more than it saves).
 const maxPrintFiles = 2000
+
+// maxOfferBytes bounds a record read back: a bigger file is not one
+// Hearth wrote for a plugin it would offer, and is not read.
+const maxOfferBytes = 8 << 20
+
+// readOffer reads the record at path, up to maxOfferBytes.
+func readOffer(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxOfferBytes+1))
+	if err == nil && len(b) > maxOfferBytes {
+		err = errors.New("plugin cache record too big")
+	}
+	return b, err
+}
 
 // offerRecord is what a handshake registered, as kept in the cache.
 type offerRecord struct {
@@ -119,11 +150,19 @@ func offerPrint(dir string, m *Manifest) string {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%o\n", path, info.Size(), info.ModTime().UnixNano(), info.Mode())
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%o\x00%s\n", path, info.Size(), info.ModTime().UnixNano(), info.Mode(), changeStamp(info))
 		return nil
 	})
 	if err != nil {
 		return ""
+	}
+	for _, a := range m.Command { // the program, which may be outside the folder (fingerprint)
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(dir, a)
+		}
+		if info, err := os.Stat(a); err == nil && info.Mode().IsRegular() {
+			fmt.Fprintf(h, "%s\x00%s\n", a, changeStamp(info))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -136,6 +175,7 @@ type runRecord struct {
 	// collect, while an offer stands, keeps the tools registered to
 	// replace the offered ones at the end of the handshake.
 	collect bool
+	stages  []sdk.Stage // the stages of its stage handlers
 	defs    []sdk.ToolDef
 	hs      []sdk.RawToolHandler
 }
@@ -165,6 +205,15 @@ func (r *runRecord) refused(name string) {
 	if i >= 0 && !r.collect {
 		r.tools = slices.Delete(r.tools, i, i+1)
 	}
+}
+
+// stage records a stage handler the handshake registered.
+func (r *runRecord) stage(s sdk.Stage) {
+	r.mu.Lock()
+	if !slices.Contains(r.stages, s) {
+		r.stages = append(r.stages, s)
+	}
+	r.mu.Unlock()
 }
 
 // taint records a registration that makes the plugin needed before a
@@ -199,8 +248,14 @@ type offer struct {
 	once     sync.Once
 	// Set before settled is closed: whether the handshake registered the
 	// same manifest and nothing but tools, and its tools by name.
-	same bool
-	real map[string]realTool
+	same   bool
+	real   map[string]realTool
+	guards []sdk.Stage // the guard handlers' stages the handshake registered
+	failed error       // why the handshake did not end, when it did not
+	plain  []sdk.Stage // and those of its other stage handlers
+
+	mu     sync.Mutex
+	missed map[*sdk.StageContext][]sdk.Stage // stages turns ran before settled
 }
 
 // realTool is a tool registered by the handshake.
@@ -210,11 +265,86 @@ type realTool struct {
 }
 
 // settle ends the wait of the calls of the cached tools.
-func (o *offer) settle(same bool, real map[string]realTool) {
+func (o *offer) settle(same bool, real map[string]realTool, guards, plain []sdk.Stage) {
 	o.once.Do(func() {
-		o.same, o.real = same, real
+		o.same, o.real, o.guards, o.plain = same, real, guards, plain
 		close(o.settled)
 	})
+}
+
+// fail ends the wait of the calls of the cached tools when the first
+// handshake did not end (err says why; nil for a plugin stopped first).
+// After a handshake that ended it does nothing.
+func (o *offer) fail(err error) {
+	if err == nil {
+		err = errors.New("it was stopped before it started")
+	}
+	o.once.Do(func() {
+		o.failed = err
+		close(o.settled)
+	})
+}
+
+// offerWatched are the stages a turn may run before the handshake ends
+// whose handlers could have changed or refused it (before_toolcall is
+// the policy engine's: calls are held for the handshake).
+var offerWatched = []sdk.Stage{sdk.StageOnInput, sdk.StagePreAction, sdk.StagePostAction, sdk.StageBeforeOutput, sdk.StageAfterOutput}
+
+// offerMissedText withholds an answer whose turn ran before a plugin
+// offered from the cache was up, without guard handlers it turned out to
+// have (both verbs name the plugin's id).
+const offerMissedText = "The plugin %s, which checks messages, was still starting when this message was handled, so its checks did not see it and the answer is not shown. Please ask again.\n" +
+	"插件 %s 负责检查消息，处理这条消息时它还在启动，没有检查到这条消息，因此不显示回答。请再问一次。"
+
+// standIn is the offer's handler of stage (offerWatched): it notes a
+// stage a turn ran before the handshake ended and, at before_output,
+// waits for the handshake and withholds the answer of a turn that ran a
+// stage without a guard handler the plugin registered.
+func (p *Process) standIn(o *offer, stage sdk.Stage) sdk.StageHandler {
+	return func(sc *sdk.StageContext) error {
+		o.mu.Lock()
+		if !o.isSettled() {
+			if o.missed == nil {
+				o.missed = map[*sdk.StageContext][]sdk.Stage{}
+			}
+			o.missed[sc] = append(o.missed[sc], stage)
+		}
+		missed := o.missed[sc]
+		if stage == sdk.StageAfterOutput || (stage == sdk.StageBeforeOutput && sc.Response != nil) {
+			delete(o.missed, sc) // the turn is done, or ends without an answer of the model's
+		}
+		o.mu.Unlock()
+		if stage != sdk.StageBeforeOutput || len(missed) == 0 || sc.Response != nil {
+			return nil
+		}
+		t := time.NewTimer(p.opts.HandshakeTimeout)
+		defer t.Stop()
+		select {
+		case <-o.settled:
+		case <-t.C:
+			return nil // it did not start: as any plugin that fails its handshake, it does not apply
+		}
+		for _, st := range missed {
+			if slices.Contains(o.guards, st) {
+				sc.SetResponse(fmt.Sprintf(offerMissedText, p.m.ID, p.m.ID))
+				return nil
+			}
+			if slices.Contains(o.plain, st) {
+				p.log.Warn("a turn ran a stage while the plugin, offered from the cache, was starting: its handler did not see it", "stage", st)
+			}
+		}
+		return nil
+	}
+}
+
+// isSettled reports whether the first handshake ended.
+func (o *offer) isSettled() bool {
+	select {
+	case <-o.settled:
+		return true
+	default:
+		return false
+	}
 }
 
 // wait waits for the handshake; it reports whether it ended in time.
@@ -230,15 +360,7 @@ func (o *offer) wait(ctx context.Context) error {
 // offering reports whether the plugin's cached tools are offered and
 // its first handshake has not ended yet.
 func (p *Process) offering() bool {
-	if p.offer == nil {
-		return false
-	}
-	select {
-	case <-p.offer.settled:
-		return false
-	default:
-		return true
-	}
+	return p.offer != nil && !p.offer.isSettled()
 }
 
 // offered reports whether Start offered the plugin's cached tools:
@@ -260,7 +382,13 @@ func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 	for _, err := range p.opts.Host.ReplaceRemoteTools(p.name, defs, hs) {
 		p.log.Warn("plugin tool not registered", "err", err)
 	}
-	p.offer.settle(p.offer.sameOffer(rec, w), real)
+	p.mu.Lock()
+	guards := slices.Clone(p.runGuardStages)
+	p.mu.Unlock()
+	rec.mu.Lock()
+	plain := slices.Clone(rec.stages)
+	rec.mu.Unlock()
+	p.offer.settle(p.offer.sameOffer(rec, w), real, guards, plain)
 }
 
 // loadOffer returns the plugin's usable cache record, or nil.
@@ -268,7 +396,7 @@ func (p *Process) loadOffer() *offerRecord {
 	if !p.opts.OfferCached || p.m.Xbot() || p.m.Script() || p.m.declaresHook() {
 		return nil
 	}
-	b, err := os.ReadFile(offerPath(p.opts.DataDir, p.name))
+	b, err := readOffer(offerPath(p.opts.DataDir, p.name))
 	if err != nil {
 		return nil
 	}
@@ -314,6 +442,9 @@ func (p *Process) applyOffer() bool {
 		p.opts.Host.ReplaceRemoteTools(p.name, nil, nil)
 		return false
 	}
+	for _, stage := range offerWatched {
+		p.opts.Host.RegisterStage(p.name, stage, false, p.standIn(o, stage))
+	}
 	p.offer = o
 	return true
 }
@@ -337,6 +468,9 @@ func (p *Process) offeredTool(o *offer, c cachedTool) sdk.RawToolHandler {
 	return func(ctx context.Context, tc *sdk.ToolContext, args map[string]any, in json.RawMessage) (any, error) {
 		if err := o.wait(ctx); err != nil {
 			return nil, fmt.Errorf("plugin %s did not start in time: %w", p.m.ID, err)
+		}
+		if o.failed != nil {
+			return nil, fmt.Errorf("not run: plugin %s did not start: %w", p.m.ID, o.failed)
 		}
 		rt, ok := o.real[name]
 		if !o.same || !ok || !c.same(rt.def) {

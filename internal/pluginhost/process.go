@@ -584,7 +584,7 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
 	offering := p.offering()
 	if offering {
-		defer p.offer.settle(false, nil) // a handshake that failed confirms nothing
+		defer func() { p.offer.fail(err) }() // a handshake that failed confirms nothing
 	} else if err := p.opts.Host.SetManifest(p.name, p.pendingManifest()); err != nil {
 		// No tool of the plugin runs before its manifest is in force
 		// (an offered one's cached manifest is).

@@ -141,7 +141,7 @@ func TestDeferredSchema(t *testing.T) {
 			t.Fatalf("a deferred schema that does not compile: %v", err)
 		}
 	}
-	for _, raw := range []string{``, `[]`, `{"type":`, `"x"`} {
+	for _, raw := range []string{``, `[]`, `{"type":`, `"x"`, `{}`, `{"type":"string"}`, `{"type":["object","null"]}`} {
 		if _, err := Deferred(json.RawMessage(raw)); err == nil {
 			t.Fatalf("deferred accepts %q", raw)
 		}

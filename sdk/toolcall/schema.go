@@ -69,10 +69,14 @@ func Compile(params map[string]any) (*Schema, error) {
 // plugin): the compilation, most of a registration's cost, is done at
 // its first Validate. If it does not compile then, every Validate fails
 // with the reason, so no call runs unchecked. The error is that of raw
-// that is not a JSON object.
+// that is not a JSON object whose "type" is "object", as SchemaJSON makes
+// (the model is sent raw as it is).
 func Deferred(raw json.RawMessage) (*Schema, error) {
-	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
-		return nil, errors.New("a deferred schema must be a JSON object")
+	var top struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &top) != nil || string(top.Type) != `"object"` {
+		return nil, errors.New(`a deferred schema must be a JSON object with "type": "object"`)
 	}
 	return &Schema{raw: raw, lazy: true}, nil
 }
