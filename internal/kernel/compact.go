@@ -45,6 +45,14 @@ const summaryPrompt = "You summarise a conversation between a user and an AI ass
 	"你负责总结用户与 AI 助手之间的对话，使助手无需原始消息也能继续对话。用用户所用的语言写摘要；保留用户的要求、给出的事实与决定、" +
 	"名称、数字、文件路径、标识符、仍然重要的工具调用结果、已完成和未完成的事项；省略寒暄。直接输出纯文本摘要，不要开场白，长度不超过约 %d 字。"
 
+// summaryAsk follows summaryPrompt when the summary call repeats the
+// conversation itself; summaryAskPrev is added when it holds a summary.
+const (
+	summaryAsk = "Summarise the conversation above now, as the text of your answer; do not call any tool. " +
+		"现在请把上面的对话总结为你的回答文本，不要调用任何工具。"
+	summaryAskPrev = " Fold the earlier summary at its start into yours. 请把开头已有的摘要并入你的总结。"
+)
+
 // compactFailedNote replaces turns left out because their summary failed.
 const compactFailedNote = "[%d earlier messages of this conversation were left out of the context: summarising them failed. They are kept in the session's history. / 较早的 %d 条消息未能总结，已从上下文中省去（仍保存在会话记录中）。]"
 
@@ -155,7 +163,12 @@ func userFrom(h []llm.Message, i int) int {
 // tokens (history included), is above the threshold of budget, or the
 // history holds more than three quarters of Options.HistoryMessages. It reports
 // whether the history changed (the request must be built again).
-func (k *Kernel) maybeCompact(ctx context.Context, t *turnState, need, budget int) bool {
+//
+// head is the request's start before the history (the system prompt and
+// any earlier summary) and tools its tool specs: the summary call sends
+// them and the compacted turns unchanged, so the provider's prefix cache
+// serves them, and asks for the summary after them.
+func (k *Kernel) maybeCompact(ctx context.Context, t *turnState, head []llm.Message, tools []llm.ToolSpec, need, budget int) bool {
 	s := t.s
 	limit := k.cfg.HistoryMessages
 	overTokens := need > budget*compactAtPercent/100
@@ -180,7 +193,7 @@ func (k *Kernel) maybeCompact(ctx context.Context, t *turnState, need, budget in
 	oldTokens := messagesTokens(old)
 	k.fireCompact(t, CompactPre, len(old), oldTokens)
 
-	summary, err := k.summarise(ctx, t, s.summary, old, budget)
+	summary, err := k.summarise(ctx, t, head, tools, s.summary, old, budget)
 	if err != nil && ctx.Err() != nil {
 		// The turn was stopped: nothing changes, and the turn ends.
 		k.fireCompact(t, CompactPost, len(s.history), need)
@@ -208,11 +221,24 @@ func (k *Kernel) maybeCompact(ctx context.Context, t *turnState, need, budget in
 }
 
 // summarise asks the model, in one call, for a summary of msgs following
-// prev (the session's earlier summary, if any). Its usage and cost count
-// in the turn and its trace like any model call.
-func (k *Kernel) summarise(ctx context.Context, t *turnState, prev string, msgs []llm.Message, budget int) (string, error) {
+// prev (the session's earlier summary, if any). When they fit, the call
+// is the turn's request as it was (head, the tools, msgs) with the
+// question after it, so all but the question is a cache hit; else the
+// turns go as a transcript after the question. The model is not to call
+// tools; its text is the summary. Its usage and cost count in the turn
+// and its trace like any model call.
+func (k *Kernel) summarise(ctx context.Context, t *turnState, head []llm.Message, tools []llm.ToolSpec, prev string, msgs []llm.Message, budget int) (string, error) {
 	words := max(100, budget*compactSummaryPercent/100)
 	system := fmt.Sprintf(summaryPrompt, words, words)
+	if messagesTokens(head)+messagesTokens(msgs)+toolsTokens(tools)+EstimateTokens(system) < budget-64 {
+		ask := system + "\n\n" + summaryAsk
+		if prev != "" {
+			ask += summaryAskPrev
+		}
+		req := &llm.Request{Model: k.cfg.Model, Tools: tools,
+			Messages: append(append(append([]llm.Message(nil), head...), msgs...), llm.Message{Role: "user", Content: ask})}
+		return k.askSummary(ctx, t, req)
+	}
 	room := budget - EstimateTokens(system) - 64
 	transcript := renderTranscript(prev, msgs, 0)
 	if EstimateTokens(transcript) > room {
@@ -230,6 +256,11 @@ func (k *Kernel) summarise(ctx context.Context, t *turnState, prev string, msgs 
 		{Role: "system", Content: system},
 		{Role: "user", Content: transcript},
 	}}
+	return k.askSummary(ctx, t, req)
+}
+
+// askSummary makes the summary call.
+func (k *Kernel) askSummary(ctx context.Context, t *turnState, req *llm.Request) (string, error) {
 	resp, err := k.chat(ctx, t, req, func(llm.Delta) {})
 	if resp != nil {
 		addUsage(&t.usage, resp.Usage)

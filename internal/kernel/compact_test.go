@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/sdk"
@@ -103,8 +104,15 @@ func lastTurn(msgs []map[string]any) (int, bool) {
 	return 0, false
 }
 
+// isSummaryRequest reports whether r asks for a summary: as the last
+// message after the conversation, or as the system message of a
+// transcript.
 func isSummaryRequest(r llmtest.Request) bool {
-	return len(r.Messages) > 0 && strings.HasPrefix(fmt.Sprint(r.Messages[0]["content"]), "You summarise a conversation")
+	if len(r.Messages) == 0 {
+		return false
+	}
+	first, last := fmt.Sprint(r.Messages[0]["content"]), fmt.Sprint(r.Messages[len(r.Messages)-1]["content"])
+	return strings.HasPrefix(first, "You summarise a conversation") || strings.HasPrefix(last, "You summarise a conversation")
 }
 
 // hearthRun drives the kernel through the scripted conversation on a
@@ -227,37 +235,63 @@ func TestCompactConversationKeepsPrefix(t *testing.T) {
 	}
 }
 
-// The summary request renders the compacted turns (tool calls and their
-// results included) and the earlier summary, and the next request
-// carries the summary as a system message right after the system prompt.
+// The summary request is the previous request's start (tools, system
+// prompt, earlier summary, the turns to compact) byte for byte with the
+// question after it, so the provider's cache serves all but the question;
+// the next request carries the summary as a system message right after
+// the system prompt.
 func TestCompactSummaryRequest(t *testing.T) {
 	_, reqs, _ := hearthRun(t)
-	var first, second int = -1, -1
+	var at []int
 	for i, r := range reqs {
 		if isSummaryRequest(r) {
-			if first < 0 {
-				first = i
-			} else if second < 0 {
-				second = i
-			}
+			at = append(at, i)
 		}
 	}
-	if first < 0 || second < 0 {
-		t.Fatalf("summary requests at %d and %d", first, second)
+	if len(at) < 2 {
+		t.Fatalf("summary requests at %v", at)
 	}
-	tr := fmt.Sprint(reqs[first].Messages[1]["content"])
-	if !strings.Contains(tr, "User: Turn 1.") || !strings.Contains(tr, "Assistant: Answer 1.") || strings.Contains(tr, "Summary of what came before") {
-		t.Errorf("first transcript: %.200q", tr)
+	for n, i := range at {
+		r, before := reqs[i], reqs[i-1]
+		ask := fmt.Sprint(r.Messages[len(r.Messages)-1]["content"])
+		if !strings.Contains(ask, summaryAsk) || strings.Contains(ask, summaryAskPrev) != (n > 0) {
+			t.Errorf("summary %d asks %q", n+1, ask)
+		}
+		if !bytes.HasPrefix(render(before.Tools, before.Messages), render(r.Tools, r.Messages[:len(r.Messages)-1])) {
+			t.Errorf("summary request %d does not repeat the previous request's start", n+1)
+		}
+		if len(r.Tools) != len(before.Tools) || len(r.Tools) == 0 {
+			t.Errorf("summary request %d: %d tools, the turn's %d", n+1, len(r.Tools), len(before.Tools))
+		}
+		next := reqs[i+1].Messages
+		if next[1]["role"] != "system" || !strings.HasPrefix(fmt.Sprint(next[1]["content"]), summaryHeader+fmt.Sprintf("Summary %d.", n+1)) {
+			t.Errorf("the request after compaction %d: %.100v", n+1, next[1])
+		}
 	}
-	if tr := fmt.Sprint(reqs[second].Messages[1]["content"]); !strings.HasPrefix(tr, "Summary of what came before / 之前的摘要:\nSummary 1.") {
-		t.Errorf("second transcript does not start with the first summary: %.200q", tr)
+	if c := fmt.Sprint(reqs[at[0]].Messages[1]["content"]); !strings.HasPrefix(c, "Turn 1.") {
+		t.Errorf("the first summary request starts with %.40q", c)
 	}
-	next := reqs[first+1].Messages
-	if next[1]["role"] != "system" || !strings.HasPrefix(fmt.Sprint(next[1]["content"]), summaryHeader+"Summary 1.") {
-		t.Errorf("the request after the compaction: %v", next[1])
+}
+
+// A transcript (the summary call when the turns do not fit as they are)
+// names who said what, keeps tool calls with their results, and cuts
+// long texts only when asked to.
+func TestRenderTranscript(t *testing.T) {
+	msgs := []llm.Message{
+		{Role: "user", Content: "查一下天气"},
+		{Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "1", Function: llm.FunctionCall{Name: "weather", Arguments: `{"city":"北京"}`}}}},
+		{Role: "tool", ToolCallID: "1", Content: strings.Repeat("晴", 1000)},
+		{Role: "assistant", Content: "北京今天晴。"},
 	}
-	if len(reqs[first].Tools) != 0 {
-		t.Error("the summary request offers tools")
+	full := renderTranscript("之前的摘要", msgs, 0)
+	for _, want := range []string{"之前的摘要\n", "User: 查一下天气\n", `(calls weather {"city":"北京"})`, "Tool result: 晴晴", "Assistant: 北京今天晴。\n"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("transcript lacks %q:\n%.300s", want, full)
+		}
+	}
+	cut := renderTranscript("", msgs, 100)
+	if len(cut) >= len(full)-2000 || !strings.Contains(cut, "bytes cut]") || !utf8.ValidString(cut) {
+		t.Errorf("cut transcript: %d bytes of %d, valid %v", len(cut), len(full), utf8.ValidString(cut))
 	}
 }
 
@@ -342,5 +376,193 @@ func TestCompactCut(t *testing.T) {
 	}
 	if got := compactCut(h[:6], 10); got != 2 {
 		t.Errorf("the newest turn alone over keep: cut %d, want 2", got)
+	}
+}
+
+// convTurnMessages returns the scripted conversation as Hearth sent it:
+// per turn, its messages from the user's through the final answer, as
+// they appear in the next turn's request; and the system message and
+// tools of the first request.
+func convTurnMessages(t *testing.T, reqs []llmtest.Request) (system map[string]any, tools []map[string]any, turns [][]map[string]any) {
+	t.Helper()
+	turns = make([][]map[string]any, convTurns+1)
+	for _, r := range reqs {
+		if isSummaryRequest(r) {
+			continue
+		}
+		if system == nil {
+			system, tools = r.Messages[0], r.Tools
+		}
+		var cur []map[string]any
+		num := 0
+		for _, m := range r.Messages {
+			if m["role"] == "user" {
+				if num > 0 && turns[num] == nil {
+					turns[num] = cur
+				}
+				cur, num = nil, 0
+				if g := turnRE.FindStringSubmatch(fmt.Sprint(m["content"])); g != nil {
+					num, _ = strconv.Atoi(g[1])
+				}
+			}
+			if num > 0 {
+				cur = append(cur, m)
+			}
+		}
+		if num == convTurns && turns[num] == nil {
+			turns[num] = append(cur, map[string]any{"role": "assistant", "content": convAnswer(num)})
+		}
+	}
+	for i := 1; i <= convTurns; i++ {
+		if turns[i] == nil {
+			t.Fatalf("turn %d was never sent whole", i)
+		}
+	}
+	return system, tools, turns[1:]
+}
+
+func mapsTokens(msgs []map[string]any) int { return (len(render(nil, msgs)) + 3) / 4 }
+
+func transcriptOf(msgs []map[string]any) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%v: %v\n", m["role"], m["content"])
+	}
+	return b.String()
+}
+
+// modelRequests are the points of a turn where the model is asked: before
+// each assistant message.
+func modelRequests(turn []map[string]any) []int {
+	var at []int
+	for k, m := range turn {
+		if m["role"] == "assistant" {
+			at = append(at, k)
+		}
+	}
+	return at
+}
+
+// simulatePicoclaw sends the conversation by picoclaw's rules (pkg/agent/
+// context_legacy.go at sipeed/picoclaw HEAD, read for issue 16): every
+// request carries the whole history, and the summary in the system
+// prompt; after a turn, when the history has more than 20 messages
+// (summarize_message_threshold) or over 75 % of the window
+// (summarize_token_percent), all but the last 4 messages (to a turn
+// boundary) are summarised: more than 10 user/assistant messages in two
+// batches and a merge request (3 calls), else one call with the earlier
+// summary. Tool messages are not sent to the summary.
+func simulatePicoclaw(system map[string]any, tools []map[string]any, turns [][]map[string]any) (acct *cacheAccount, extra, maxTokens int) {
+	acct = &cacheAccount{}
+	summary, n := "", 0
+	var hist []map[string]any
+	sys := func() map[string]any {
+		if summary == "" {
+			return system
+		}
+		return map[string]any{"role": "system", "content": fmt.Sprint(system["content"]) + "\n\n## Summary of Previous Conversation\n\n" + summary}
+	}
+	ask := func(prompt string) {
+		acct.add(render(nil, []map[string]any{{"role": "user", "content": prompt}}))
+		extra++
+	}
+	const batchPrompt = "Provide a concise summary of this conversation segment, preserving core context and key points.\n"
+	for _, turn := range turns {
+		for _, k := range modelRequests(turn) {
+			msgs := append(append([]map[string]any{sys()}, hist...), turn[:k]...)
+			body := render(tools, msgs)
+			maxTokens = max(maxTokens, len(body)/4)
+			acct.add(body)
+		}
+		hist = append(hist, turn...)
+		if len(hist) <= 20 && mapsTokens(hist) <= convWindow*75/100 {
+			continue
+		}
+		cut := len(hist) - 4
+		for cut > 0 && hist[cut]["role"] != "user" {
+			cut--
+		}
+		var valid []map[string]any
+		for _, m := range hist[:cut] {
+			if m["role"] == "user" || m["role"] == "assistant" {
+				valid = append(valid, m)
+			}
+		}
+		n++
+		if len(valid) > 10 {
+			mid := len(valid) / 2
+			for mid > 0 && valid[mid]["role"] != "user" {
+				mid--
+			}
+			ask(batchPrompt + transcriptOf(valid[:mid]))
+			ask(batchPrompt + transcriptOf(valid[mid:]))
+			ask("Merge these two conversation summaries into one cohesive summary:\n\n1: " + convSummary(n) + "\n\n2: " + convSummary(n))
+		} else {
+			ask(batchPrompt + "Existing context: " + summary + "\n" + transcriptOf(valid))
+		}
+		summary = convSummary(n)
+		hist = hist[cut:]
+	}
+	return acct, extra, maxTokens
+}
+
+// simulateXbot sends the conversation by xbot's rules (ai-pivot/xbot at
+// 8c4aa37c: agent/agent.go auto-memorize, agent/compress.go): after every
+// turn one memory request with the turn's messages (given here only the
+// length of Hearth's summary instructions: a lower bound), and before a
+// request over 90 % of the window (CompressionThreshold 0.9) everything
+// before the current user message is summarised in one call and replaced
+// by the summary.
+func simulateXbot(system map[string]any, tools []map[string]any, turns [][]map[string]any) (acct *cacheAccount, extra, maxTokens int) {
+	acct = &cacheAccount{}
+	instructions := fmt.Sprintf(summaryPrompt, 500, 500)
+	var hist []map[string]any
+	n := 0
+	for _, turn := range turns {
+		for _, k := range modelRequests(turn) {
+			msgs := append(append([]map[string]any{system}, hist...), turn[:k]...)
+			if len(render(tools, msgs))/4 > convWindow*90/100 && len(hist) > 0 {
+				n++
+				acct.add(render(nil, []map[string]any{{"role": "system", "content": instructions}, {"role": "user", "content": transcriptOf(hist)}}))
+				extra++
+				hist = []map[string]any{{"role": "user", "content": "[compacted context]\n" + convSummary(n)}}
+				msgs = append(append([]map[string]any{system}, hist...), turn[:k]...)
+			}
+			body := render(tools, msgs)
+			maxTokens = max(maxTokens, len(body)/4)
+			acct.add(body)
+		}
+		hist = append(hist, turn...)
+		acct.add(render(nil, []map[string]any{{"role": "system", "content": instructions}, {"role": "user", "content": transcriptOf(turn)}}))
+		extra++
+	}
+	return acct, extra, maxTokens
+}
+
+// For the same 20-turn conversation and window, Hearth sends fewer prompt
+// tokens, and fewer not served from the cache, than picoclaw's and xbot's
+// rules would (docs/benchmarks.md, "Context compaction").
+func TestCompactVersusPeers(t *testing.T) {
+	hearth, reqs, _ := hearthRun(t)
+	compactions := 0
+	for _, r := range reqs {
+		if isSummaryRequest(r) {
+			compactions++
+		}
+	}
+	system, tools, turns := convTurnMessages(t, reqs)
+	pico, picoExtra, picoMax := simulatePicoclaw(system, tools, turns)
+	xbot, xbotExtra, xbotMax := simulateXbot(system, tools, turns)
+	t.Logf("| rule | requests | extra requests | prompt tokens | not cached | cache hits |")
+	t.Logf("%s", hearth.row("Hearth", compactions))
+	t.Logf("%s (largest request %d tokens)", pico.row("picoclaw", picoExtra), picoMax)
+	t.Logf("%s (largest request %d tokens)", xbot.row("xbot", xbotExtra), xbotMax)
+	for _, peer := range []struct {
+		name string
+		a    *cacheAccount
+	}{{"picoclaw", pico}, {"xbot", xbot}} {
+		if hearth.prompt-hearth.cached >= peer.a.prompt-peer.a.cached {
+			t.Errorf("Hearth sends %d uncached prompt tokens, %s %d", hearth.prompt-hearth.cached, peer.name, peer.a.prompt-peer.a.cached)
+		}
 	}
 }

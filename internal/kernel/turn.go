@@ -126,7 +126,8 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 			tools: tools, history: messagesTokens(s.history), deferred: k.deferredCount()}
 		return k.fail(ctx, t, room.tooLong(model, window, budget))
 	}
-	if k.maybeCompact(ctx, t, messagesTokens(msgs)+tools, budget) { // compact.go
+	head := msgs[:len(msgs)-len(s.history)-1-len(pluginCtx)]
+	if k.maybeCompact(ctx, t, head, firstTools.specs, messagesTokens(msgs)+tools, budget) { // compact.go
 		msgs = build()
 	}
 	msgs = fitRequest(msgs, tools, budget)
