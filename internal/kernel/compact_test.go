@@ -28,6 +28,9 @@ type cacheAccount struct {
 	requests int
 	prompt   int
 	cached   int
+	// cachedPrev counts the prefix shared with the previous request only
+	// (a cache that keeps one prefix).
+	cachedPrev int
 }
 
 // render is a request as a provider's prefix cache sees it.
@@ -55,6 +58,13 @@ func (c *cacheAccount) add(body []byte) (prompt, cached int) {
 		}
 		common = max(common, n)
 	}
+	if len(c.seen) > 0 {
+		p, n := c.seen[len(c.seen)-1], 0
+		for n < len(p) && n < len(body) && p[n] == body[n] {
+			n++
+		}
+		c.cachedPrev += n / 4
+	}
 	c.seen = append(c.seen, body)
 	prompt, cached = (len(body)+3)/4, common/4
 	c.requests++
@@ -64,7 +74,8 @@ func (c *cacheAccount) add(body []byte) (prompt, cached int) {
 }
 
 func (c *cacheAccount) row(name string, extra int) string {
-	return fmt.Sprintf("| %s | %d | %d | %d | %d | %.0f %% |", name, c.requests, extra, c.prompt, c.prompt-c.cached, 100*float64(c.cached)/float64(c.prompt))
+	return fmt.Sprintf("| %s | %d | %d | %d | %d | %.0f %% | %.0f %% |", name, c.requests, extra, c.prompt, c.prompt-c.cached,
+		100*float64(c.cached)/float64(c.prompt), 100*float64(c.cachedPrev)/float64(c.prompt))
 }
 
 // The scripted conversation: 20 turns, each a ~1,200-byte message and a
@@ -553,7 +564,7 @@ func TestCompactVersusPeers(t *testing.T) {
 	system, tools, turns := convTurnMessages(t, reqs)
 	pico, picoExtra, picoMax := simulatePicoclaw(system, tools, turns)
 	xbot, xbotExtra, xbotMax := simulateXbot(system, tools, turns)
-	t.Logf("| rule | requests | extra requests | prompt tokens | not cached | cache hits |")
+	t.Logf("| rule | requests | extra requests | prompt tokens | not cached | cache hits | hits, previous request only |")
 	t.Logf("%s", hearth.row("Hearth", compactions))
 	t.Logf("%s (largest request %d tokens)", pico.row("picoclaw", picoExtra), picoMax)
 	t.Logf("%s (largest request %d tokens)", xbot.row("xbot", xbotExtra), xbotMax)
@@ -563,6 +574,54 @@ func TestCompactVersusPeers(t *testing.T) {
 	}{{"picoclaw", pico}, {"xbot", xbot}} {
 		if hearth.prompt-hearth.cached >= peer.a.prompt-peer.a.cached {
 			t.Errorf("Hearth sends %d uncached prompt tokens, %s %d", hearth.prompt-hearth.cached, peer.name, peer.a.prompt-peer.a.cached)
+		}
+	}
+}
+
+// Before Options.HistoryMessages would start dropping a turn every turn,
+// a block of the history is compacted at once, and the requests after it
+// keep their start.
+func TestCompactByMessageCount(t *testing.T) {
+	e := newEnv(t, Options{HistoryMessages: 12})
+	var mu sync.Mutex
+	var reqs []llmtest.Request
+	e.srv.SetFallback(llmtest.Reply{Func: func(r llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		reqs = append(reqs, r)
+		mu.Unlock()
+		if isSummaryRequest(r) {
+			return llmtest.Reply{Text: "short summary"}
+		}
+		n, _ := lastTurn(r.Messages)
+		return llmtest.Reply{Text: fmt.Sprintf("answer %d", n)}
+	}})
+	for i := 1; i <= 12; i++ {
+		if out := e.ask(t, fmt.Sprintf("Turn %d. hello", i)); out.Err != nil {
+			t.Fatal(out.Err)
+		}
+	}
+	var summaries []int
+	for i, r := range reqs {
+		if isSummaryRequest(r) {
+			summaries = append(summaries, i)
+		}
+	}
+	// Over 9 messages (three quarters of 12) compacts all but the newest
+	// 4: every few turns, not every turn.
+	if len(summaries) == 0 || len(summaries) > 4 {
+		t.Fatalf("summary requests at %v of %d", summaries, len(reqs))
+	}
+	for i := summaries[0] + 2; i < len(reqs); i++ {
+		if isSummaryRequest(reqs[i]) || isSummaryRequest(reqs[i-1]) {
+			continue
+		}
+		if prev, cur := render(reqs[i-1].Tools, reqs[i-1].Messages), render(reqs[i].Tools, reqs[i].Messages); !bytes.HasPrefix(cur, prev) {
+			t.Errorf("request %d does not start with request %d", i, i-1)
+		}
+	}
+	for _, r := range reqs {
+		if n := len(r.Messages); n > 12+3 {
+			t.Errorf("a request of %d messages", n)
 		}
 	}
 }
