@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -623,5 +624,46 @@ func TestCompactByMessageCount(t *testing.T) {
 		if n := len(r.Messages); n > 12+3 {
 			t.Errorf("a request of %d messages", n)
 		}
+	}
+}
+
+// The summary call is a model call of its turn's trace, and its tokens
+// and cost count in the turn's.
+func TestCompactTracedAndPriced(t *testing.T) {
+	st := openStore(t)
+	k, srv, _ := traceEnv(t, st, Options{ContextWindow: 2000})
+	srv.SetFallback(llmtest.Reply{Func: func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			return llmtest.Reply{Text: "summary", Usage: &llmtest.Usage{Prompt: 1111, Completion: 222}}
+		}
+		return llmtest.Reply{Text: "ok", Usage: &llmtest.Usage{Prompt: 100, Completion: 10}}
+	}})
+	var compacted Outcome
+	for i := 0; i < 4; i++ {
+		var saw bool
+		out := k.Ask(context.Background(), Input{Injection: sdk.Injection{Channel: "test", Text: fmt.Sprintf("Turn %d. ", i) + strings.Repeat("x", 2400)},
+			OnEvent: func(ev Event) { saw = saw || ev.Kind == EventCompacted }})
+		if out.Err != nil {
+			t.Fatal(out.Err)
+		}
+		if saw && compacted.TraceID == "" {
+			compacted = out
+		}
+	}
+	if compacted.TraceID == "" {
+		t.Fatal("no turn compacted")
+	}
+	if compacted.Usage.PromptTokens != 1211 || compacted.Usage.CompletionTokens != 232 {
+		t.Errorf("the compacting turn's usage %+v", compacted.Usage)
+	}
+	if compacted.Cost == nil || math.Abs(compacted.Cost.Amount-(1211*1+232*2)/1e6) > 1e-12 {
+		t.Errorf("the compacting turn's cost %+v", compacted.Cost)
+	}
+	tr, err := st.Trace(context.Background(), compacted.TraceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.ModelCalls) != 2 || tr.ModelCalls[0].Usage.InputTokens != 1111 || tr.Usage.InputTokens != 1211 {
+		t.Errorf("trace model calls %+v, usage %+v", tr.ModelCalls, tr.Usage)
 	}
 }
