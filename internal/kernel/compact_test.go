@@ -667,3 +667,68 @@ func TestCompactTracedAndPriced(t *testing.T) {
 		t.Errorf("trace model calls %+v, usage %+v", tr.ModelCalls, tr.Usage)
 	}
 }
+
+// A turn stopped during the summary call changes nothing: no turn is
+// left out, and the next turn compacts them.
+func TestCompactInterrupted(t *testing.T) {
+	e := newEnv(t, Options{ContextWindow: 2000})
+	arrived := make(chan struct{})
+	var mu sync.Mutex
+	hangs := 1
+	var summaryReqs []llmtest.Request
+	e.srv.SetFallback(llmtest.Reply{Func: func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			mu.Lock()
+			defer mu.Unlock()
+			summaryReqs = append(summaryReqs, r)
+			if hangs > 0 {
+				hangs--
+				close(arrived)
+				return llmtest.Reply{Hang: true}
+			}
+			return llmtest.Reply{Text: "summary"}
+		}
+		return llmtest.Reply{Text: "ok"}
+	}})
+	long := strings.Repeat("x", 2400)
+	var stopped bool
+	for i := 1; i <= 4 && !stopped; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan Outcome, 1)
+		go func() { done <- e.k.Ask(ctx, Input{Injection: sdk.Injection{Channel: "test", Text: fmt.Sprintf("Turn %d. %s", i, long)}}) }()
+		var out Outcome
+		select {
+		case out = <-done:
+		case <-arrived:
+			cancel()
+			out = <-done
+			if !out.Interrupted {
+				t.Fatalf("turn %d: %+v", i, out)
+			}
+			stopped = true
+		}
+		cancel()
+		if !stopped && out.Err != nil {
+			t.Fatalf("turn %d: %v", i, out.Err)
+		}
+	}
+	if !stopped {
+		t.Fatal("no summary call to stop")
+	}
+	if out := e.ask(t, "Turn 9. "+long); out.Err != nil || out.Text != "ok" {
+		t.Fatalf("after the stop: %+v", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(summaryReqs) != 2 {
+		t.Fatalf("%d summary requests", len(summaryReqs))
+	}
+	first := func(r llmtest.Request) string { return fmt.Sprint(r.Messages[1]["content"]) }
+	// (The second may go as a transcript: the stopped turn made the
+	// history longer.)
+	for i, r := range summaryReqs {
+		if c := first(r); !strings.HasPrefix(c, "Turn 1.") && !strings.HasPrefix(c, "User: Turn 1.") {
+			t.Errorf("summary request %d does not start with the first turn: %.30q", i+1, c)
+		}
+	}
+}
