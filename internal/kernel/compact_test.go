@@ -695,7 +695,9 @@ func TestCompactInterrupted(t *testing.T) {
 	for i := 1; i <= 4 && !stopped; i++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan Outcome, 1)
-		go func() { done <- e.k.Ask(ctx, Input{Injection: sdk.Injection{Channel: "test", Text: fmt.Sprintf("Turn %d. %s", i, long)}}) }()
+		go func() {
+			done <- e.k.Ask(ctx, Input{Injection: sdk.Injection{Channel: "test", Text: fmt.Sprintf("Turn %d. %s", i, long)}})
+		}()
 		var out Outcome
 		select {
 		case out = <-done:
