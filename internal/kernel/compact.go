@@ -25,8 +25,10 @@ import (
 const (
 	compactAtPercent   = 80 // of the budget: a request above it compacts
 	compactKeepPercent = 30 // of the budget: the recent turns kept verbatim take at most this
-	// compactSummaryPercent of the budget is the length asked of a summary.
+	// compactSummaryPercent of the budget is the length asked of a
+	// summary, in words, up to compactSummaryWords.
 	compactSummaryPercent = 8
+	compactSummaryWords   = 2000
 	// compactItemBytes cuts one message's text in the summary call's
 	// transcript when the whole does not fit (a long tool result, mostly).
 	compactItemBytes = 2000
@@ -191,6 +193,9 @@ func (k *Kernel) maybeCompact(ctx context.Context, t *turnState, head []llm.Mess
 	}
 	old := s.history[:cut]
 	oldTokens := messagesTokens(old)
+	if s.summary != "" {
+		oldTokens += messageTokens(summaryMessage(s.summary)) // replaced too
+	}
 	k.fireCompact(t, CompactPre, len(old), oldTokens)
 
 	summary, err := k.summarise(ctx, t, head, tools, s.summary, old, budget)
@@ -228,7 +233,7 @@ func (k *Kernel) maybeCompact(ctx context.Context, t *turnState, head []llm.Mess
 // tools; its text is the summary. Its usage and cost count in the turn
 // and its trace like any model call.
 func (k *Kernel) summarise(ctx context.Context, t *turnState, head []llm.Message, tools []llm.ToolSpec, prev string, msgs []llm.Message, budget int) (string, error) {
-	words := max(100, budget*compactSummaryPercent/100)
+	words := min(compactSummaryWords, max(100, budget*compactSummaryPercent/100))
 	system := fmt.Sprintf(summaryPrompt, words, words)
 	if messagesTokens(head)+messagesTokens(msgs)+toolsTokens(tools)+EstimateTokens(system) < budget-64 {
 		ask := system + "\n\n" + summaryAsk
