@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -464,7 +465,10 @@ func modelRequests(turn []map[string]any) []int {
 // boundary) are summarised: more than 10 user/assistant messages in two
 // batches and a merge request (3 calls), else one call with the earlier
 // summary. Tool messages are not sent to the summary.
-func simulatePicoclaw(system map[string]any, tools []map[string]any, turns [][]map[string]any) (acct *cacheAccount, extra, maxTokens int) {
+//
+// fixed, when not nil, replaces the trigger: summarise after those turns
+// (the statement of picoclaw's behaviour: turns 10 and 18).
+func simulatePicoclaw(system map[string]any, tools []map[string]any, turns [][]map[string]any, fixed []int) (acct *cacheAccount, extra, maxTokens int, after []int) {
 	acct = &cacheAccount{}
 	summary, n := "", 0
 	var hist []map[string]any
@@ -479,7 +483,7 @@ func simulatePicoclaw(system map[string]any, tools []map[string]any, turns [][]m
 		extra++
 	}
 	const batchPrompt = "Provide a concise summary of this conversation segment, preserving core context and key points.\n"
-	for _, turn := range turns {
+	for i, turn := range turns {
 		for _, k := range modelRequests(turn) {
 			msgs := append(append([]map[string]any{sys()}, hist...), turn[:k]...)
 			body := render(tools, msgs)
@@ -487,7 +491,7 @@ func simulatePicoclaw(system map[string]any, tools []map[string]any, turns [][]m
 			acct.add(body)
 		}
 		hist = append(hist, turn...)
-		if len(hist) <= 20 && mapsTokens(hist) <= convWindow*75/100 {
+		if fixed != nil && !slices.Contains(fixed, i+1) || fixed == nil && len(hist) <= 20 && mapsTokens(hist) <= convWindow*75/100 {
 			continue
 		}
 		cut := len(hist) - 4
@@ -501,6 +505,7 @@ func simulatePicoclaw(system map[string]any, tools []map[string]any, turns [][]m
 			}
 		}
 		n++
+		after = append(after, i+1)
 		if len(valid) > 10 {
 			mid := len(valid) / 2
 			for mid > 0 && valid[mid]["role"] != "user" {
@@ -515,7 +520,7 @@ func simulatePicoclaw(system map[string]any, tools []map[string]any, turns [][]m
 		summary = convSummary(n)
 		hist = hist[cut:]
 	}
-	return acct, extra, maxTokens
+	return acct, extra, maxTokens, after
 }
 
 // simulateXbot sends the conversation by xbot's rules (ai-pivot/xbot at
@@ -557,22 +562,27 @@ func simulateXbot(system map[string]any, tools []map[string]any, turns [][]map[s
 func TestCompactVersusPeers(t *testing.T) {
 	hearth, reqs, _ := hearthRun(t)
 	compactions := 0
-	for _, r := range reqs {
+	var before []int
+	for i, r := range reqs {
 		if isSummaryRequest(r) {
 			compactions++
+			n, _ := lastTurn(reqs[i+1].Messages)
+			before = append(before, n)
 		}
 	}
 	system, tools, turns := convTurnMessages(t, reqs)
-	pico, picoExtra, picoMax := simulatePicoclaw(system, tools, turns)
+	pico, picoExtra, picoMax, picoAfter := simulatePicoclaw(system, tools, turns, nil)
+	pico2, pico2Extra, pico2Max, _ := simulatePicoclaw(system, tools, turns, []int{10, 18})
 	xbot, xbotExtra, xbotMax := simulateXbot(system, tools, turns)
 	t.Logf("| rule | requests | extra requests | prompt tokens | not cached | cache hits | hits, previous request only |")
-	t.Logf("%s", hearth.row("Hearth", compactions))
-	t.Logf("%s (largest request %d tokens)", pico.row("picoclaw", picoExtra), picoMax)
+	t.Logf("%s (compacted before turns %v)", hearth.row("Hearth", compactions), before)
+	t.Logf("%s (largest request %d tokens; summarised after turns %v)", pico.row("picoclaw", picoExtra), picoMax, picoAfter)
+	t.Logf("%s (largest request %d tokens)", pico2.row("picoclaw, after turns 10 and 18", pico2Extra), pico2Max)
 	t.Logf("%s (largest request %d tokens)", xbot.row("xbot", xbotExtra), xbotMax)
 	for _, peer := range []struct {
 		name string
 		a    *cacheAccount
-	}{{"picoclaw", pico}, {"xbot", xbot}} {
+	}{{"picoclaw", pico}, {"picoclaw after turns 10 and 18", pico2}, {"xbot", xbot}} {
 		if hearth.prompt-hearth.cached >= peer.a.prompt-peer.a.cached {
 			t.Errorf("Hearth sends %d uncached prompt tokens, %s %d", hearth.prompt-hearth.cached, peer.name, peer.a.prompt-peer.a.cached)
 		}
