@@ -166,9 +166,9 @@ func TestXbotRuntime(t *testing.T) {
 				}
 			}
 		}},
-		{"hooks SessionEnd, SubAgentStart/Stop, Pre/PostCompact, CronFired, WebhookReceived", "xbot-hooks", "refused at load with a log line naming each; never sent", func(t *testing.T) {
+		{"hooks SessionEnd, SubAgentStart/Stop, CronFired, WebhookReceived", "xbot-hooks", "refused at load with a log line naming each; never sent", func(t *testing.T) {
 			e := hooksTurn(t)
-			for _, ev := range []string{"SessionEnd", "SubAgentStart", "SubAgentStop", "PreCompact", "PostCompact", "CronFired", "WebhookReceived"} {
+			for _, ev := range []string{"SessionEnd", "SubAgentStart", "SubAgentStop", "CronFired", "WebhookReceived"} {
 				if !strings.Contains(e.log.String(), "event="+ev) {
 					t.Errorf("no log line for %s", ev)
 				}

@@ -104,6 +104,7 @@ type Kernel struct {
 	log      *slog.Logger
 	tools    *tools.Registry
 	pipeline *pipeline.Pipeline
+	compact  compactHooks // compact.go
 	provider llm.Provider
 	store    History     // nil keeps history in memory only
 	traces   TraceSaver  // nil: turns are not traced

@@ -158,6 +158,7 @@ func (k *Kernel) withdraw(plugin string) {
 	k.mu.Unlock()
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
+	k.removeCompactHooks(plugin)
 	k.dropChannels(plugin)
 	k.dropExternal(plugin)
 	k.haSubs.stopAll(plugin)
@@ -177,6 +178,7 @@ func (k *Kernel) withdraw(plugin string) {
 func (k *Kernel) Suspend(plugin, reason string, hold bool) {
 	k.tools.RemovePlugin(plugin)
 	k.pipeline.RemovePlugin(plugin)
+	k.removeCompactHooks(plugin)
 	k.dropChannels(plugin)
 	k.dropExternal(plugin)
 	if k.cfg.Policy != nil {

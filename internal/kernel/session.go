@@ -42,6 +42,11 @@ const (
 	// about to be tried again: Retry says why and after how long, and
 	// Text says it for people ("429 rate limited, retrying in 2 s").
 	EventRetry
+	// EventCompacted says the session's older history was compacted into
+	// a summary before this turn's model call, or, when the summary call
+	// failed, left out of the context (compact.go); Text says which, for
+	// people. The stored history is unchanged.
+	EventCompacted
 )
 
 // Event is one thing a channel may show while a turn runs.
@@ -141,6 +146,7 @@ type session struct {
 	historyLoaded bool
 	storeID       int64
 	history       []llm.Message
+	summary       string // of the history compacted out of s.history (compact.go); "" when none
 
 	// plugins whose on-demand tools the agent loaded with plugins__use
 	usedMu sync.Mutex
@@ -377,7 +383,7 @@ func (k *Kernel) ResetSession(ctx context.Context, channel, chatID string) error
 		return ErrBusy
 	}
 	if s != nil {
-		s.history, s.historyLoaded = nil, false
+		s.history, s.historyLoaded, s.summary = nil, false, ""
 	}
 	k.mu.Unlock()
 	if k.store == nil {

@@ -97,15 +97,25 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 	window, model := k.contextWindow(&llm.Request{Model: k.cfg.Model})
 	budget := window - answerReserve(window)
 	k.fitTools(budget) // before the system prompt, which names the plugins to load
-	msgs := make([]llm.Message, 0, len(s.history)+2)
-	msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})
-	msgs = append(msgs, s.history...)
-	msgs = append(msgs, withImages(t.user, inputImages))
+	user := withImages(t.user, inputImages)
 	pluginCtx := k.pluginContext(ctx, sc.RawMessage)
 	if m, ok := k.recall(ctx, t); ok { // recall.go
 		pluginCtx = append(pluginCtx, m)
 	}
-	msgs = append(msgs, pluginCtx...)
+	// The request: what stays byte-identical from turn to turn first (the
+	// system prompt, the summary of compacted history, the history), what
+	// is new after it (the message, plugin context, recalled memory).
+	build := func() []llm.Message {
+		msgs := make([]llm.Message, 0, len(s.history)+len(pluginCtx)+3)
+		msgs = append(msgs, llm.Message{Role: "system", Content: k.systemPrompt(s)})
+		if s.summary != "" {
+			msgs = append(msgs, summaryMessage(s.summary)) // compact.go
+		}
+		msgs = append(msgs, s.history...)
+		msgs = append(msgs, user)
+		return append(msgs, pluginCtx...)
+	}
+	msgs := build()
 	// The first request's tools, worked out once: building them asks every
 	// dynamic description (a round trip to a child plugin each).
 	firstTools := k.toolSpecs(t)
@@ -115,6 +125,10 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		room := inputRoom{instructions: messageTokens(msgs[0]) + messagesTokens(pluginCtx), message: messageTokens(t.user),
 			tools: tools, history: messagesTokens(s.history), deferred: k.deferredCount()}
 		return k.fail(ctx, t, room.tooLong(model, window, budget))
+	}
+	head := msgs[:len(msgs)-len(s.history)-1-len(pluginCtx)]
+	if k.maybeCompact(ctx, t, head, firstTools.specs, messagesTokens(msgs)+tools, budget) { // compact.go
+		msgs = build()
 	}
 	msgs = fitRequest(msgs, tools, budget)
 	if k.pipeline.Has(sdk.StagePreAction) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -55,17 +56,29 @@ func TestOversizedInputIsRefusedAndTheSessionStaysUsable(t *testing.T) {
 	}
 }
 
-// Older turns are left out when the history would not fit.
+// Older turns are compacted (compact.go) when the history would not fit;
+// what is sent starts at a user message after the system prompt and the
+// summary.
 func TestHistoryIsTrimmedToTheWindow(t *testing.T) {
 	e := newEnv(t, Options{ContextWindow: 2000})
+	var mu sync.Mutex
+	var turns []llmtest.Request
+	e.srv.SetFallback(llmtest.Reply{Func: func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			return llmtest.Reply{Text: "the user pasted x's"}
+		}
+		mu.Lock()
+		turns = append(turns, r)
+		mu.Unlock()
+		return llmtest.Reply{Text: "ok"}
+	}})
 	long := strings.Repeat("x", 2400) // about 600 tokens
 	for i := 0; i < 5; i++ {
-		e.srv.Push(llmtest.Reply{Text: "ok"})
-		if out := e.ask(t, long); out.Err != nil {
+		if out := e.ask(t, long); out.Err != nil || out.Text != "ok" {
 			t.Fatalf("turn %d: %+v", i, out)
 		}
 	}
-	last := e.srv.Requests()[4]
+	last := turns[4]
 	var users int
 	for _, m := range last.Messages {
 		if m["role"] == "user" {
@@ -75,8 +88,8 @@ func TestHistoryIsTrimmedToTheWindow(t *testing.T) {
 	if users < 1 || users > 2 {
 		t.Fatalf("%d user messages sent with a 2000-token window", users)
 	}
-	if last.Messages[0]["role"] != "system" || last.Messages[1]["role"] != "user" {
-		t.Fatalf("trimmed history does not start at a user message: %v", last.Messages[1]["role"])
+	if last.Messages[0]["role"] != "system" || last.Messages[1]["role"] != "system" || last.Messages[2]["role"] != "user" {
+		t.Fatalf("the request does not start with the prompt, the summary and a user message: %v %v", last.Messages[1]["role"], last.Messages[2]["role"])
 	}
 }
 

@@ -24,16 +24,27 @@ const (
 	xbotUserPromptSubmit   = "UserPromptSubmit"
 	xbotAgentStop          = "AgentStop"
 	xbotSessionStart       = "SessionStart"
+	xbotPreCompact         = "PreCompact"
+	xbotPostCompact        = "PostCompact"
 )
+
+// compactHooker is what a Host offers when it compacts sessions' history
+// (*kernel.Kernel does): phase is "pre" or "post" (kernel.CompactPre,
+// kernel.CompactPost).
+type compactHooker interface {
+	RegisterCompactHook(plugin string, h func(phase, channel, chatID string, messages, tokens int))
+}
 
 // xbotRefusedEvents are xbot's events Hearth has no counterpart for, with
 // the reason given when a plugin subscribes to one.
 var xbotRefusedEvents = map[string]string{
-	"SessionEnd":      "Hearth does not tell plugins when a session ends (sessions are evicted when idle, and reset on request)",
-	"SubAgentStart":   "Hearth has no sub-agents",
-	"SubAgentStop":    "Hearth has no sub-agents",
-	"PreCompact":      "Hearth does not compact a session's history; it sends the model a window of the latest messages",
-	"PostCompact":     "Hearth does not compact a session's history; it sends the model a window of the latest messages",
+	"SessionEnd":    "Hearth does not tell plugins when a session ends (sessions are evicted when idle, and reset on request)",
+	"SubAgentStart": "Hearth has no sub-agents",
+	"SubAgentStop":  "Hearth has no sub-agents",
+	// PreCompact and PostCompact are hooks (xbotCompactHooks), not script
+	// triggers; refused here when the host does not compact.
+	xbotPreCompact:    "Hearth fires PreCompact only as a plugin hook, and only in a host that compacts history",
+	xbotPostCompact:   "Hearth fires PostCompact only as a plugin hook, and only in a host that compacts history",
 	"CronFired":       "Hearth has no scheduler that fires plugin hooks",
 	"WebhookReceived": "Hearth receives no webhooks on behalf of plugins",
 }
@@ -73,13 +84,18 @@ func (p *Process) xbotToolName(model string) string {
 // xbotHookCall is the parameters of one hook request.
 type xbotHookCall struct {
 	event, tool, input, channel, chat string
+	extra                             map[string]any // event-specific parameters (PreCompact's messageCount)
 }
 
 func (c xbotHookCall) params() map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"event": c.event, "toolName": c.tool, "toolInput": c.input,
 		"sessionId": c.channel + "/" + c.chat, "channel": c.channel, "chatId": c.chat,
 	}
+	for k, v := range c.extra {
+		m[k] = v
+	}
+	return m
 }
 
 // xbotSessions remembers the chats a plugin has seen since it started,
@@ -113,6 +129,10 @@ const xbotDeniedText = "The plugin %s refused this message.\n插件 %s 拒绝了
 func (p *Process) registerXbotHooks(link *xbotLink, hooks []xbotHook, matchers []xbotMatcher, timeout time.Duration) {
 	sessions := &xbotSessions{}
 	for i, h := range hooks {
+		if ch, ok := p.opts.Host.(compactHooker); ok && (h.Event == xbotPreCompact || h.Event == xbotPostCompact) {
+			p.registerXbotCompactHook(link, ch, h, timeout)
+			continue
+		}
 		if ok, why := xbotEventSupported(h.Event); !ok {
 			p.log.Warn("xbot hook refused: Hearth has no counterpart for this event", "event", h.Event, "matcher", h.Matcher, "why", why)
 			continue
@@ -196,4 +216,35 @@ func (p *Process) registerXbotHook(link *xbotLink, h xbotHook, m xbotMatcher, ti
 			return nil
 		})
 	}
+}
+
+// registerXbotCompactHook tells the plugin about each compaction of a
+// session's history: PreCompact before the summary call (messageCount and
+// estimatedTokensBefore: what is about to be compacted), PostCompact after
+// it (estimatedTokensAfter: the request's estimate now). trigger is
+// "auto": Hearth compacts when a request nears the window. The hook's
+// answer is not used; one that fails is logged.
+func (p *Process) registerXbotCompactHook(link *xbotLink, ch compactHooker, h xbotHook, timeout time.Duration) {
+	pre := h.Event == xbotPreCompact
+	ch.RegisterCompactHook(p.name, func(phase, channel, chatID string, messages, tokens int) {
+		if (phase == "pre") != pre {
+			return
+		}
+		extra := map[string]any{"trigger": "auto"}
+		if pre {
+			extra["messageCount"], extra["estimatedTokensBefore"] = messages, tokens
+		} else {
+			extra["estimatedTokensAfter"] = tokens
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), min(timeout, p.opts.StageTimeout))
+		defer cancel()
+		c := xbotHookCall{event: h.Event, channel: channel, chat: chatID, extra: extra}
+		resp, err := link.exchange(ctx, xbotRequest{Method: "hook", Params: c.params()})
+		if err == nil && resp.Error != "" {
+			err = errors.New(resp.Error)
+		}
+		if err != nil {
+			p.log.Warn("xbot hook failed", "event", h.Event, "err", err)
+		}
+	})
 }

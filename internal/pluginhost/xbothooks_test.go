@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,8 +100,13 @@ func TestXbotHooksSeeRegisteredNames(t *testing.T) {
 			t.Errorf("%s fired %d times, want 1", ev, len(seen[ev]))
 		}
 	}
+	for _, ev := range []string{"PreCompact", "PostCompact"} { // no compaction in this turn
+		if len(seen[ev]) != 0 {
+			t.Errorf("%s fired", ev)
+		}
+	}
 	logs := f.logs.String()
-	for _, ev := range []string{"SessionEnd", "SubAgentStart", "SubAgentStop", "PreCompact", "PostCompact", "CronFired", "WebhookReceived", "NoSuchEvent"} {
+	for _, ev := range []string{"SessionEnd", "SubAgentStart", "SubAgentStop", "CronFired", "WebhookReceived", "NoSuchEvent"} {
 		if len(seen[ev]) != 0 {
 			t.Errorf("%s fired", ev)
 		}
@@ -203,5 +209,56 @@ func TestXbotScriptPlugin(t *testing.T) {
 		if !strings.Contains(logs, s) {
 			t.Errorf("no log line refuses %s", s)
 		}
+	}
+}
+
+// PreCompact and PostCompact fire, once each and in that order, when the
+// kernel compacts a session's history; the summary call is answered
+// between them.
+func TestXbotCompactHooksFire(t *testing.T) {
+	needProgram(t, "python3")
+	// The default window (8,192 tokens, 6,144 for the request) holds two
+	// turns of 2,000-token messages; the third compacts the first.
+	f := newFixture(t, llmtest.Reply{Text: "a1"}, llmtest.Reply{Text: "a2"},
+		llmtest.Reply{Text: "the user sent two long messages"}, llmtest.Reply{Text: "a3"})
+	dir, _ := filepath.Abs("testdata/xbot-hooks")
+	p, err := Start(dir, &f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ready(t, p)
+	for i, want := range []string{"a1", "a2", "a3"} {
+		text := fmt.Sprintf("message %d ", i) + strings.Repeat("lorem ipsum ", 660)
+		out := f.k.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "test", ChatID: "c1", Text: text}})
+		if out.Err != nil || out.Text != want {
+			t.Fatalf("turn %d: %+v", i+1, out)
+		}
+	}
+	var order []string
+	var pre, post map[string]any
+	for _, h := range readHooks(t, f, "com-example-py-hooks") {
+		switch h["event"] {
+		case "PreCompact":
+			pre = h
+		case "PostCompact":
+			post = h
+		default:
+			continue
+		}
+		order = append(order, h["event"].(string))
+	}
+	if strings.Join(order, ",") != "PreCompact,PostCompact" {
+		t.Fatalf("compact hooks fired %v", order)
+	}
+	if pre["messageCount"] != float64(2) || pre["trigger"] != "auto" || pre["chatId"] != "c1" {
+		t.Errorf("PreCompact: %v", pre)
+	}
+	if n, _ := post["estimatedTokensAfter"].(float64); n <= 0 || n >= pre["estimatedTokensBefore"].(float64)+4000 {
+		t.Errorf("PostCompact: %v (before %v)", post, pre)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 4 || !strings.Contains(fmt.Sprint(reqs[3].Messages[1]["content"]), "the user sent two long messages") {
+		t.Errorf("the third turn's request does not carry the summary: %d requests", len(reqs))
 	}
 }
