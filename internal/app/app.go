@@ -20,6 +20,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/logfile"
+	"github.com/hearth-agent/hearth/internal/media"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
@@ -178,6 +179,18 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Sources.Secrets().Add(more...)
 	}
 	a.Sources.SetLogger(a.Logger) // -v shows each provider request
+	// A voice note is transcribed before its turn when config.json has
+	// "speech"; its key is masked like the sources' keys.
+	var transcriber media.Transcriber
+	if sp, err := cfg.ResolveSpeech(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if sp != nil {
+		if k := sp.Key(); k != "" {
+			a.Sources.Secrets().Add(k)
+		}
+		transcriber = sp
+	}
 	a.Store, err = store.Open(ctx, dir)
 	if err != nil {
 		a.Close()
@@ -235,6 +248,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Recall:                 a.recaller(), // recall.go
 		RecallTokens:           cfg.RecallTokens(),
 		Services:               a.pluginServices, // services.go
+		Transcriber:            transcriber,
 	})
 	// Plugin channel names stay their first owner's across restarts.
 	a.Kernel.Names().SetChannelBinder(a.Store)

@@ -57,6 +57,8 @@ type File struct {
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
 	// Memory says how the agent uses its memory by itself (memory.go).
 	Memory *MemoryConfig `json:"memory,omitempty"`
+	// Speech transcribes voice notes before the turn (speech.go).
+	Speech *SpeechConfig `json:"speech,omitempty"`
 }
 
 // MCPServer is one entry of config.json's "mcpServers": a command to run
@@ -255,6 +257,10 @@ func Parse(path string, b []byte) (*File, error) {
 	}
 	if err := validateMCPServers(path, &f); err != nil {
 		return nil, err
+	}
+	noEnv := func(string) string { return "" } // keys are not needed to check the shape
+	if _, err := f.ResolveSpeech(noEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &f, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/media"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
@@ -93,6 +94,9 @@ type Options struct {
 	// RecallTokens is the most tokens recalled memory may take in a
 	// request (default DefaultRecallTokens).
 	RecallTokens int
+	// Transcriber transcribes the voice notes (audio blocks) of inputs
+	// before their turn (voicenote.go); nil leaves audio untranscribed.
+	Transcriber media.Transcriber
 }
 
 // Kernel is the running agent. It implements host.Host for plugins.

@@ -210,3 +210,6 @@ func PageMIME(b []byte) (string, error) {
 	}
 	return "", ErrNotImage
 }
+
+// Key returns the API key, for a host to add to the secrets it masks.
+func (o *VisionOCR) Key() string { return o.cfg.APIKey }

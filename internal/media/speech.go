@@ -326,3 +326,7 @@ func CleanTranscript(text string) string {
 	b.WriteString(text)
 	return strings.Join(strings.Fields(b.String()), " ")
 }
+
+// Key returns the API key, for a host to add to the secrets it masks in
+// logs and events.
+func (s *Speech) Key() string { return s.cfg.APIKey }

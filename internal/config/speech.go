@@ -1,0 +1,91 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hearth-agent/hearth/internal/media"
+)
+
+// SpeechConfig is config.json's "speech": the OpenAI-compatible
+// transcription endpoint that voice notes arriving on a channel are
+// transcribed with before the turn (internal/media).
+type SpeechConfig struct {
+	// BaseURL is the API root (…/v1); empty takes credential_from's.
+	BaseURL string `json:"base_url,omitempty"`
+	// APIKey or APIKeyEnv (an environment variable holding it) is the
+	// key; CredentialFrom names a source of "sources" whose key is used
+	// instead (a provider whose chat and speech share one key).
+	APIKey         string `json:"api_key,omitempty"`
+	APIKeyEnv      string `json:"api_key_env,omitempty"`
+	CredentialFrom string `json:"credential_from,omitempty"`
+	// Model is the transcription model (e.g. whisper-1).
+	Model string `json:"model,omitempty"`
+	// Language is an ISO-639-1 hint; empty lets the server detect it.
+	Language string `json:"language,omitempty"`
+	// ResponseFormat is json (default), text or verbose_json.
+	ResponseFormat string `json:"response_format,omitempty"`
+	// Stream asks for server-sent events (gpt-4o-transcribe).
+	Stream bool `json:"stream,omitempty"`
+	// MaxBytes caps one voice note (default 25 MiB).
+	MaxBytes int64 `json:"max_bytes,omitempty"`
+	// Timeout caps one transcription (default 2m).
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// credential resolves a base URL and key: the entry's own, else the
+// source credentialFrom names.
+func (f *File) credential(what, baseURL, key, keyEnv, from string, getenv func(string) string) (string, string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if keyEnv != "" {
+		key = getenv(keyEnv)
+	}
+	if from != "" {
+		src, ok := f.Sources[from]
+		if !ok {
+			return "", "", fmt.Errorf("%s: credential_from %q is not a source of \"sources\" (have: %s)", what, from, sortedSourceNames(f.Sources))
+		}
+		if key == "" {
+			key = src.APIKey
+			if src.APIKeyEnv != "" {
+				key = getenv(src.APIKeyEnv)
+			}
+		}
+		if baseURL == "" {
+			baseURL = src.BaseURL
+		}
+	}
+	if baseURL == "" {
+		return "", "", fmt.Errorf("%s: no base_url (set it, or credential_from a source)", what)
+	}
+	return baseURL, key, nil
+}
+
+// ResolveSpeech returns the speech client config.json configures, or nil
+// when it has no "speech".
+func (f *File) ResolveSpeech(getenv func(string) string) (*media.Speech, error) {
+	s := f.Speech
+	if s == nil {
+		return nil, nil
+	}
+	base, key, err := f.credential("speech", s.BaseURL, s.APIKey, s.APIKeyEnv, s.CredentialFrom, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return media.NewSpeech(media.SpeechConfig{BaseURL: base, APIKey: key, Model: s.Model, Language: s.Language,
+		ResponseFormat: s.ResponseFormat, Stream: s.Stream, MaxBytes: s.MaxBytes, Timeout: time.Duration(s.Timeout)})
+}
+
+func sortedSourceNames(m map[string]SourceConfig) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
