@@ -191,6 +191,18 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		}
 		transcriber = sp
 	}
+	if id, base, key, ok, err := cfg.SpeechProvider(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if ok {
+		// A PKU plugin's speech provider: a.Plugins exists by the time a
+		// voice note arrives.
+		if key != "" {
+			a.Sources.Secrets().Add(key)
+		}
+		transcriber = &pluginSpeech{a: a, id: id, baseURL: base, model: cfg.Speech.Model, key: key, maxBytes: cfg.Speech.MaxBytes,
+			timeout: time.Duration(cfg.Speech.Timeout)}
+	}
 	a.Store, err = store.Open(ctx, dir)
 	if err != nil {
 		a.Close()

@@ -262,6 +262,9 @@ func Parse(path string, b []byte) (*File, error) {
 	if _, err := f.ResolveSpeech(noEnv); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if _, _, _, _, err := f.SpeechProvider(noEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &f, nil
 }
 

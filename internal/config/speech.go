@@ -14,6 +14,11 @@ import (
 // transcription endpoint that voice notes arriving on a channel are
 // transcribed with before the turn (internal/media).
 type SpeechConfig struct {
+	// Provider, when set, is a PKU plugin's speech provider
+	// ("<plugin>.<key>") whose transcribe Hearth runs over the protocol,
+	// with base_url and model (empty: the provider's defaults) and the
+	// key below; stream and response_format are the plugin's business.
+	Provider string `json:"provider,omitempty"`
 	// BaseURL is the API root (…/v1); empty takes credential_from's.
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKey or APIKeyEnv (an environment variable holding it) is the
@@ -37,8 +42,9 @@ type SpeechConfig struct {
 }
 
 // credential resolves a base URL and key: the entry's own, else the
-// source credentialFrom names.
-func (f *File) credential(what, baseURL, key, keyEnv, from string, getenv func(string) string) (string, string, error) {
+// source credentialFrom names. A plugin's provider (plugin true) has a
+// base URL of its own, so it takes only the source's key.
+func (f *File) credential(what, baseURL, key, keyEnv, from string, plugin bool, getenv func(string) string) (string, string, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -56,24 +62,43 @@ func (f *File) credential(what, baseURL, key, keyEnv, from string, getenv func(s
 				key = getenv(src.APIKeyEnv)
 			}
 		}
-		if baseURL == "" {
+		if baseURL == "" && !plugin {
 			baseURL = src.BaseURL
 		}
 	}
-	if baseURL == "" {
+	if baseURL == "" && !plugin {
 		return "", "", fmt.Errorf("%s: no base_url (set it, or credential_from a source)", what)
 	}
 	return baseURL, key, nil
 }
 
+// SpeechProvider returns, for a "speech" naming a plugin's provider, the
+// provider id, the base URL (empty: the provider's default) and the key;
+// ok is false when "speech" names none.
+func (f *File) SpeechProvider(getenv func(string) string) (id, baseURL, key string, ok bool, err error) {
+	s := f.Speech
+	if s == nil || s.Provider == "" {
+		return "", "", "", false, nil
+	}
+	if plugin, k, cut := strings.Cut(s.Provider, "."); !cut || plugin == "" || k == "" {
+		return "", "", "", false, fmt.Errorf("speech: provider %q is not <plugin>.<key>", s.Provider)
+	}
+	base, key, err := f.credential("speech", s.BaseURL, s.APIKey, s.APIKeyEnv, s.CredentialFrom, true, getenv)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	return s.Provider, base, key, true, nil
+}
+
 // ResolveSpeech returns the speech client config.json configures, or nil
-// when it has no "speech".
+// when it has no "speech" or one naming a plugin's provider
+// (SpeechProvider).
 func (f *File) ResolveSpeech(getenv func(string) string) (*media.Speech, error) {
 	s := f.Speech
-	if s == nil {
+	if s == nil || s.Provider != "" {
 		return nil, nil
 	}
-	base, key, err := f.credential("speech", s.BaseURL, s.APIKey, s.APIKeyEnv, s.CredentialFrom, getenv)
+	base, key, err := f.credential("speech", s.BaseURL, s.APIKey, s.APIKeyEnv, s.CredentialFrom, false, getenv)
 	if err != nil {
 		return nil, err
 	}
