@@ -5,6 +5,7 @@ package compat
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -16,8 +17,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/app"
+	"github.com/hearth-agent/hearth/internal/kernel"
 	"github.com/hearth-agent/hearth/internal/media"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
+	"github.com/hearth-agent/hearth/sdk"
+	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
 
 const speechKey = "sk-plugin-speech-0123456789"
@@ -30,6 +35,38 @@ const speechKey = "sk-plugin-speech-0123456789"
 // speaking OpenAI's transcription wire, which checks it is the same,
 // valid WAV. A refused key comes back as the plugin's error, masked.
 func checkPluginSpeech(t *testing.T, m *pluginhost.Manager, id, model string) {
+	wav := espeakWAV(t)
+	srv := speechServer(t, wav, model)
+	ctx := context.Background()
+	sp, err := m.Speech(id, srv.URL+"/v1", "", speechKey) // the model: the provider's default
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sp.Transcribe(ctx, media.Audio{Data: wav, Name: "note.wav", MIME: "audio/wav"})
+	if err != nil || got != "Turn on the kitchen lights." {
+		t.Fatalf("transcript %q, %v", got, err)
+	}
+	bad := "sk-wrong-speech-key-987654321"
+	sp, _ = m.Speech(id, srv.URL+"/v1", "", bad)
+	_, err = sp.Transcribe(ctx, media.Audio{Data: wav, Name: "note.wav"})
+	if err == nil || !strings.Contains(err.Error(), "401: Incorrect API key provided: ****") || strings.Contains(err.Error(), bad) {
+		t.Errorf("wrong key: %v", err)
+	}
+	sp, _ = m.Speech(strings.Split(id, ".")[0]+".nope", srv.URL+"/v1", "", speechKey)
+	if _, err := sp.Transcribe(ctx, media.Audio{Data: wav}); !errors.Is(err, pluginhost.ErrNoProvider) {
+		t.Errorf("unknown provider: %v", err)
+	}
+	sp, _ = m.Speech(id, srv.URL+"/v1", "", speechKey)
+	sp.MaxBytes = 100
+	if _, err := sp.Transcribe(ctx, media.Audio{Data: wav}); !errors.Is(err, media.ErrAudioTooLarge) {
+		t.Errorf("too large: %v", err)
+	}
+}
+
+// espeakWAV is "Turn on the kitchen lights" spoken by espeak-ng
+// (Debian's package; CI installs it); the test is skipped without it.
+func espeakWAV(t *testing.T) []byte {
+	t.Helper()
 	bin, err := exec.LookPath("espeak-ng")
 	if err != nil {
 		t.Skip("espeak-ng is not installed (apt-get install espeak-ng)")
@@ -42,6 +79,14 @@ func checkPluginSpeech(t *testing.T, m *pluginhost.Manager, id, model string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wav
+}
+
+// speechServer is a loopback server speaking OpenAI's transcription
+// wire: it parses the multipart form, checks the file is wav (a valid
+// WAV, byte for byte) named note.wav or voice.wav and the model, and
+// answers a scripted transcript.
+func speechServer(t *testing.T, wav []byte, model string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+speechKey {
 			w.WriteHeader(401)
@@ -49,7 +94,7 @@ func checkPluginSpeech(t *testing.T, m *pluginhost.Manager, id, model string) {
 			return
 		}
 		f, fh, err := r.FormFile("file")
-		if err != nil || r.URL.Path != "/v1/audio/transcriptions" || r.FormValue("model") != model || fh.Filename != "note.wav" {
+		if err != nil || r.URL.Path != "/v1/audio/transcriptions" || r.FormValue("model") != model || (fh.Filename != "note.wav" && fh.Filename != "voice.wav") {
 			http.Error(w, `{"error":{"message":"bad request"}}`, 400)
 			return
 		}
@@ -60,30 +105,32 @@ func checkPluginSpeech(t *testing.T, m *pluginhost.Manager, id, model string) {
 		}
 		io.WriteString(w, `{"text":"<|en|> Turn on the kitchen lights."}`)
 	}))
-	defer srv.Close()
-	ctx := context.Background()
-	sp, err := m.Speech(id, srv.URL+"/v1", "", speechKey) // the model: the provider's default
-	if err != nil {
-		t.Fatal(err)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestPKUSpeechVoiceNote is the whole path: config.json's speech names
+// the TypeScript plugin pkuall's provider asr; a voice note (espeak-ng's
+// WAV as a data: URL) on an input is transcribed through the plugin
+// before the turn, and the model reads the transcript.
+func TestPKUSpeechVoiceNote(t *testing.T) {
+	wav := espeakWAV(t)
+	speech := speechServer(t, wav, "sense")
+	h := openTSHearthWith(t, []string{"pkuall"}, func(a *app.App) {
+		cfg := `{"speech":{"provider":"pkuall.asr","base_url":"` + speech.URL + `/v1","api_key":"` + speechKey + `"}}`
+		if err := os.WriteFile(filepath.Join(a.DataDir, "config.json"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}, llmtest.Reply{Text: "Done."})
+	in := sdk.Injection{Channel: "terminal", Media: []sdk.ContentBlock{{Type: "audio_url",
+		AudioURL: &sdk.AudioURL{URL: "data:audio/wav;base64," + base64.StdEncoding.EncodeToString(wav)}}}}
+	if out := h.app.Kernel.Ask(context.Background(), kernel.Input{Injection: in}); out.Err != nil {
+		t.Fatal(out.Err)
 	}
-	got, err := sp.Transcribe(ctx, media.Audio{Data: wav, Name: "note.wav", MIME: "audio/wav"})
-	if err != nil || got != "Turn on the kitchen lights." {
-		t.Fatalf("transcript %q, %v", got, err)
-	}
-	bad := "sk-wrong-speech-key-987654321"
-	sp, _ = m.Speech(id, srv.URL+"/v1", "", bad)
-	_, err = sp.Transcribe(ctx, media.Audio{Data: wav})
-	if err == nil || !strings.Contains(err.Error(), "401: Incorrect API key provided: ****") || strings.Contains(err.Error(), bad) {
-		t.Errorf("wrong key: %v", err)
-	}
-	sp, _ = m.Speech(strings.Split(id, ".")[0]+".nope", srv.URL+"/v1", "", speechKey)
-	if _, err := sp.Transcribe(ctx, media.Audio{Data: wav}); !errors.Is(err, pluginhost.ErrNoProvider) {
-		t.Errorf("unknown provider: %v", err)
-	}
-	sp, _ = m.Speech(id, srv.URL+"/v1", "", speechKey)
-	sp.MaxBytes = 100
-	if _, err := sp.Transcribe(ctx, media.Audio{Data: wav}); !errors.Is(err, media.ErrAudioTooLarge) {
-		t.Errorf("too large: %v", err)
+	reqs := h.srv.Requests()
+	msgs := reqs[len(reqs)-1].Messages
+	if got, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(got, "[Transcription of voice note 1]: Turn on the kitchen lights.") {
+		t.Fatalf("the model read %q", got)
 	}
 }
 
