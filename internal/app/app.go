@@ -191,6 +191,18 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		}
 		transcriber = sp
 	}
+	// The images of a message are read by OCR for a model that cannot
+	// see them when config.json has "ocr".
+	var recognizer media.Recognizer
+	if ocr, err := cfg.ResolveOCR(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if ocr != nil {
+		if k := ocr.Key(); k != "" {
+			a.Sources.Secrets().Add(k)
+		}
+		recognizer = ocr
+	}
 	if id, base, key, ok, err := cfg.SpeechProvider(o.Getenv); err != nil {
 		a.Close()
 		return nil, err
@@ -261,6 +273,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		RecallTokens:           cfg.RecallTokens(),
 		Services:               a.pluginServices, // services.go
 		Transcriber:            transcriber,
+		Recognizer:             recognizer,
 	})
 	// Plugin channel names stay their first owner's across restarts.
 	a.Kernel.Names().SetChannelBinder(a.Store)

@@ -59,6 +59,9 @@ type File struct {
 	Memory *MemoryConfig `json:"memory,omitempty"`
 	// Speech transcribes voice notes before the turn (speech.go).
 	Speech *SpeechConfig `json:"speech,omitempty"`
+	// OCR reads the images of a message for a model that cannot see
+	// them (speech.go).
+	OCR *OCRConfig `json:"ocr,omitempty"`
 }
 
 // MCPServer is one entry of config.json's "mcpServers": a command to run
@@ -263,6 +266,9 @@ func Parse(path string, b []byte) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if _, _, _, _, err := f.SpeechProvider(noEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := f.ResolveOCR(noEnv); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &f, nil

@@ -41,6 +41,22 @@ type SpeechConfig struct {
 	Timeout Duration `json:"timeout,omitempty"`
 }
 
+// OCRConfig is config.json's "ocr": an OpenAI-compatible vision model
+// that reads the images of a message into Markdown ("## Page n" per
+// image) for a model that cannot see images.
+type OCRConfig struct {
+	BaseURL        string `json:"base_url,omitempty"`
+	APIKey         string `json:"api_key,omitempty"`
+	APIKeyEnv      string `json:"api_key_env,omitempty"`
+	CredentialFrom string `json:"credential_from,omitempty"`
+	// Model is the vision model (required).
+	Model string `json:"model,omitempty"`
+	// MaxPages caps the images read of one message (default 50).
+	MaxPages int `json:"max_pages,omitempty"`
+	// Timeout caps one image's request (default 2m).
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
 // credential resolves a base URL and key: the entry's own, else the
 // source credentialFrom names. A plugin's provider (plugin true) has a
 // base URL of its own, so it takes only the source's key.
@@ -113,4 +129,18 @@ func sortedSourceNames(m map[string]SourceConfig) string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")
+}
+
+// ResolveOCR returns the recognizer config.json's "ocr" configures, or
+// nil when it has none.
+func (f *File) ResolveOCR(getenv func(string) string) (*media.VisionOCR, error) {
+	o := f.OCR
+	if o == nil {
+		return nil, nil
+	}
+	base, key, err := f.credential("ocr", o.BaseURL, o.APIKey, o.APIKeyEnv, o.CredentialFrom, false, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return media.NewVisionOCR(media.OCRConfig{BaseURL: base, APIKey: key, Model: o.Model, MaxPages: o.MaxPages, Timeout: time.Duration(o.Timeout)})
 }

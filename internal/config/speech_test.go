@@ -18,6 +18,9 @@ func TestSpeechConfig(t *testing.T) {
 		{"plugin provider", `{` + sources + `,"speech":{"provider":"siliconflow.asr","credential_from":"ds"}}`, ""},
 		{"plugin provider own key", `{"speech":{"provider":"siliconflow.asr","api_key_env":"SF_KEY"}}`, ""},
 		{"bad provider id", `{"speech":{"provider":"siliconflow"}}`, `speech: provider "siliconflow" is not <plugin>.<key>`},
+		{"ocr", `{` + sources + `,"ocr":{"credential_from":"ds","model":"qwen-vl"}}`, ""},
+		{"ocr no model", `{` + sources + `,"ocr":{"credential_from":"ds"}}`, "ocr: no model"},
+		{"ocr unknown source", `{"ocr":{"credential_from":"x","model":"v"}}`, `ocr: credential_from "x"`},
 		{"typo", `{"speech":{"base_ur":"http://x"}}`, "unknown field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

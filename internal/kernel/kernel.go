@@ -97,6 +97,9 @@ type Options struct {
 	// Transcriber transcribes the voice notes (audio blocks) of inputs
 	// before their turn (voicenote.go); nil leaves audio untranscribed.
 	Transcriber media.Transcriber
+	// Recognizer reads the text of an input's images for a model that
+	// cannot see them (ocrinput.go); nil reads none.
+	Recognizer media.Recognizer
 }
 
 // Kernel is the running agent. It implements host.Host for plugins.
