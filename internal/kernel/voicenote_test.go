@@ -98,3 +98,18 @@ func TestVoiceNoteTranscribed(t *testing.T) {
 		t.Errorf("the transcript is not in the history: %s", hist.String())
 	}
 }
+
+func FuzzVoiceNoteAudio(f *testing.F) {
+	for _, s := range []string{"data:audio/wav;base64,UklGRg==", "data:audio/ogg,raw", "data:;base64,", "https://x/v.ogg", "data:audio/wav;base64,@@"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, url string) {
+		a, err := voiceNoteAudio(sdk.ContentBlock{AudioURL: &sdk.AudioURL{URL: url}})
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(strings.ToLower(a.MIME), "audio/") || !strings.HasPrefix(a.Name, "voice.") {
+			t.Fatalf("%q gave %q %q", url, a.MIME, a.Name)
+		}
+	})
+}
