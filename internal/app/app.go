@@ -203,6 +203,15 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		}
 		recognizer = ocr
 	}
+	if id, base, key, ok, err := cfg.OCRProvider(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if ok {
+		if key != "" {
+			a.Sources.Secrets().Add(key)
+		}
+		recognizer = &pluginOCR{a: a, id: id, baseURL: base, key: key, maxPages: cfg.OCR.MaxPages, timeout: time.Duration(cfg.OCR.Timeout)}
+	}
 	if id, base, key, ok, err := cfg.SpeechProvider(o.Getenv); err != nil {
 		a.Close()
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -144,6 +146,30 @@ func checkPluginOCR(t *testing.T, m *pluginhost.Manager) {
 	got, err := o.RecognizeFile(context.Background(), []byte("%PDF-1.7 scanned"), "scan.pdf", "application/pdf")
 	if err != nil || got != "## Page 1" {
 		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+// checkPluginOCRPages has Hearth read two real PNG pages with a plugin's
+// OCR provider id whose recognize answers "## Page 1\n<file name>": one
+// call a page, renumbered; a PDF is refused before anything is sent.
+func checkPluginOCRPages(t *testing.T, m *pluginhost.Manager, id string) {
+	o, err := m.OCR(id, "https://api.example.com/v1", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := func(w int) []byte {
+		var b bytes.Buffer
+		if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, 10))); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	got, err := o.Recognize(context.Background(), media.Document{Pages: [][]byte{page(10), page(20)}})
+	if want := "## Page 1\n\npage-1.png\n\n## Page 2\n\npage-2.png"; err != nil || got != want {
+		t.Fatalf("%q, %v; want %q", got, err, want)
+	}
+	if _, err := o.Recognize(context.Background(), media.Document{Pages: [][]byte{[]byte("%PDF-1.4")}}); !errors.Is(err, media.ErrPDFNeedsPages) {
+		t.Errorf("a PDF: %v", err)
 	}
 }
 

@@ -271,6 +271,9 @@ func Parse(path string, b []byte) (*File, error) {
 	if _, err := f.ResolveOCR(noEnv); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if _, _, _, _, err := f.OCRProvider(noEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &f, nil
 }
 

@@ -45,11 +45,15 @@ type SpeechConfig struct {
 // that reads the images of a message into Markdown ("## Page n" per
 // image) for a model that cannot see images.
 type OCRConfig struct {
+	// Provider, when set, is a PKU plugin's OCR provider
+	// ("<plugin>.<key>") whose recognize Hearth runs over the protocol,
+	// one image at a time, with credential_from's base URL and key.
+	Provider       string `json:"provider,omitempty"`
 	BaseURL        string `json:"base_url,omitempty"`
 	APIKey         string `json:"api_key,omitempty"`
 	APIKeyEnv      string `json:"api_key_env,omitempty"`
 	CredentialFrom string `json:"credential_from,omitempty"`
-	// Model is the vision model (required).
+	// Model is the vision model (required without provider).
 	Model string `json:"model,omitempty"`
 	// MaxPages caps the images read of one message (default 50).
 	MaxPages int `json:"max_pages,omitempty"`
@@ -132,10 +136,10 @@ func sortedSourceNames(m map[string]SourceConfig) string {
 }
 
 // ResolveOCR returns the recognizer config.json's "ocr" configures, or
-// nil when it has none.
+// nil when it has none or one naming a plugin's provider (OCRProvider).
 func (f *File) ResolveOCR(getenv func(string) string) (*media.VisionOCR, error) {
 	o := f.OCR
-	if o == nil {
+	if o == nil || o.Provider != "" {
 		return nil, nil
 	}
 	base, key, err := f.credential("ocr", o.BaseURL, o.APIKey, o.APIKeyEnv, o.CredentialFrom, false, getenv)
@@ -143,4 +147,21 @@ func (f *File) ResolveOCR(getenv func(string) string) (*media.VisionOCR, error) 
 		return nil, err
 	}
 	return media.NewVisionOCR(media.OCRConfig{BaseURL: base, APIKey: key, Model: o.Model, MaxPages: o.MaxPages, Timeout: time.Duration(o.Timeout)})
+}
+
+// OCRProvider returns, for an "ocr" naming a plugin's provider, its id
+// and the base URL and key it gets; ok is false when "ocr" names none.
+func (f *File) OCRProvider(getenv func(string) string) (id, baseURL, key string, ok bool, err error) {
+	o := f.OCR
+	if o == nil || o.Provider == "" {
+		return "", "", "", false, nil
+	}
+	if plugin, k, cut := strings.Cut(o.Provider, "."); !cut || plugin == "" || k == "" {
+		return "", "", "", false, fmt.Errorf("ocr: provider %q is not <plugin>.<key>", o.Provider)
+	}
+	base, key, err := f.credential("ocr", o.BaseURL, o.APIKey, o.APIKeyEnv, o.CredentialFrom, false, getenv)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	return o.Provider, base, key, true, nil
 }

@@ -21,6 +21,8 @@ func TestSpeechConfig(t *testing.T) {
 		{"ocr", `{` + sources + `,"ocr":{"credential_from":"ds","model":"qwen-vl"}}`, ""},
 		{"ocr no model", `{` + sources + `,"ocr":{"credential_from":"ds"}}`, "ocr: no model"},
 		{"ocr unknown source", `{"ocr":{"credential_from":"x","model":"v"}}`, `ocr: credential_from "x"`},
+		{"ocr plugin provider", `{` + sources + `,"ocr":{"provider":"deepseek.ocr","credential_from":"ds"}}`, ""},
+		{"ocr plugin provider without url", `{"ocr":{"provider":"deepseek.ocr"}}`, "ocr: no base_url"},
 		{"typo", `{"speech":{"base_ur":"http://x"}}`, "unknown field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -104,6 +104,7 @@ type PluginOCR struct {
 	baseURL     string
 	cred        string
 	Timeout     time.Duration // zero means two minutes
+	MaxPages    int           // zero means no limit
 }
 
 // OCR returns the recognizer of the OCR provider id ("<plugin>.<key>"),
@@ -145,6 +146,41 @@ func (o *PluginOCR) RecognizeFile(ctx context.Context, data []byte, name, mime s
 		return "", fmt.Errorf("%s could not read this scanned document: its answer does not start with a \"## Page 1\" heading", def.Name)
 	}
 	return strings.TrimSpace(res.Text), nil
+}
+
+var _ media.Recognizer = (*PluginOCR)(nil)
+
+// Recognize reads a document given as page images with the plugin's
+// recognize, one call per page (a PKU recognize reads one file), and
+// numbers the pages of the whole: each answer's "## Page 1" becomes
+// "## Page n". A page that is not an image fails before anything is sent
+// (a PDF with media.ErrPDFNeedsPages).
+func (o *PluginOCR) Recognize(ctx context.Context, doc media.Document) (string, error) {
+	id := o.plugin + "." + o.key
+	if len(doc.Pages) == 0 {
+		return "", fmt.Errorf("ocr %s: %w", id, media.ErrNoPages)
+	}
+	if o.MaxPages > 0 && len(doc.Pages) > o.MaxPages {
+		return "", fmt.Errorf("ocr %s: %w: %d, limit %d", id, media.ErrTooManyPages, len(doc.Pages), o.MaxPages)
+	}
+	mimes := make([]string, len(doc.Pages))
+	for i, p := range doc.Pages {
+		mime, err := media.PageMIME(p)
+		if err != nil {
+			return "", fmt.Errorf("ocr %s: page %d: %w", id, i+1, err)
+		}
+		mimes[i] = mime
+	}
+	parts := make([]string, len(doc.Pages))
+	for i, p := range doc.Pages {
+		md, err := o.RecognizeFile(ctx, p, fmt.Sprintf("page-%d.%s", i+1, strings.TrimPrefix(mimes[i], "image/")), mimes[i])
+		if err != nil {
+			return "", fmt.Errorf("page %d: %w", i+1, err)
+		}
+		body := strings.TrimPrefix(md, "## Page 1")
+		parts[i] = strings.TrimSpace(fmt.Sprintf("## Page %d\n\n%s", i+1, strings.TrimSpace(body)))
+	}
+	return strings.Join(parts, "\n\n"), nil
 }
 
 func orDefault(v, def string) string {
