@@ -9,7 +9,7 @@ import (
 )
 
 // `hearth plugin show` lists a PKU plugin's preferences and data sources,
-// and says its providers, speech and OCR are not supported yet.
+// and says its model providers and speech without transcribe are not supported yet.
 func TestShowPKU(t *testing.T) {
 	var out strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&out, "%s: %s\n", k, v) }
@@ -27,8 +27,7 @@ func TestShowPKU(t *testing.T) {
 	want := `preferences: pay.mode (模式, choice)
 data sources: today (今天, tool status, every 60s)
 unsupported: provider pay.x (X): not supported by this host yet
-unsupported: speech pay.asr (S): not supported by this host yet
-unsupported: ocr pay.doc (O): not supported by this host yet
+unsupported: speech pay.asr (S): without transcribe: not supported by this host yet
 `
 	if out.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)

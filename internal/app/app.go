@@ -20,6 +20,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/knowledge"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/logfile"
+	"github.com/hearth-agent/hearth/internal/media"
 	"github.com/hearth-agent/hearth/internal/memory"
 	"github.com/hearth-agent/hearth/internal/pluginhost"
 	"github.com/hearth-agent/hearth/internal/policy"
@@ -178,6 +179,51 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Sources.Secrets().Add(more...)
 	}
 	a.Sources.SetLogger(a.Logger) // -v shows each provider request
+	// A voice note is transcribed before its turn when config.json has
+	// "speech"; its key is masked like the sources' keys.
+	var transcriber media.Transcriber
+	if sp, err := cfg.ResolveSpeech(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if sp != nil {
+		if k := sp.Key(); k != "" {
+			a.Sources.Secrets().Add(k)
+		}
+		transcriber = sp
+	}
+	// The images of a message are read by OCR for a model that cannot
+	// see them when config.json has "ocr".
+	var recognizer media.Recognizer
+	if ocr, err := cfg.ResolveOCR(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if ocr != nil {
+		if k := ocr.Key(); k != "" {
+			a.Sources.Secrets().Add(k)
+		}
+		recognizer = ocr
+	}
+	if id, base, key, ok, err := cfg.OCRProvider(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if ok {
+		if key != "" {
+			a.Sources.Secrets().Add(key)
+		}
+		recognizer = &pluginOCR{a: a, id: id, baseURL: base, key: key, maxPages: cfg.OCR.MaxPages, timeout: time.Duration(cfg.OCR.Timeout)}
+	}
+	if id, base, key, ok, err := cfg.SpeechProvider(o.Getenv); err != nil {
+		a.Close()
+		return nil, err
+	} else if ok {
+		// A PKU plugin's speech provider: a.Plugins exists by the time a
+		// voice note arrives.
+		if key != "" {
+			a.Sources.Secrets().Add(key)
+		}
+		transcriber = &pluginSpeech{a: a, id: id, baseURL: base, model: cfg.Speech.Model, key: key, maxBytes: cfg.Speech.MaxBytes,
+			timeout: time.Duration(cfg.Speech.Timeout)}
+	}
 	a.Store, err = store.Open(ctx, dir)
 	if err != nil {
 		a.Close()
@@ -240,6 +286,8 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		Recall:                 a.recaller(), // recall.go
 		RecallTokens:           cfg.RecallTokens(),
 		Services:               a.pluginServices, // services.go
+		Transcriber:            transcriber,
+		Recognizer:             recognizer,
 	})
 	// Plugin channel names stay their first owner's across restarts.
 	a.Kernel.Names().SetChannelBinder(a.Store)

@@ -317,6 +317,10 @@ func TestPythonPKU(t *testing.T) {
 	for _, row := range rows {
 		t.Run(row.symbol, func(t *testing.T) { row.check(t, run) })
 	}
+	// Hearth runs the Python plugin's speech provider over the protocol
+	// (pku_speech_test.go).
+	t.Run("speech.transcribe", func(t *testing.T) { checkPluginSpeech(t, h.app.Plugins, "pypku.asr", "asr-1") })
+	t.Run("ocr.recognize", func(t *testing.T) { checkPluginOCRPages(t, h.app.Plugins, "pypku.scan") })
 	if len(rows) != 39 {
 		t.Errorf("%d rows; the seed has 39 names", len(rows))
 	}

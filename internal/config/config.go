@@ -63,6 +63,11 @@ type File struct {
 	// Budgets cap what model calls spend per day and per session,
 	// checked before each call (llm.Budgets).
 	Budgets *llm.Budgets `json:"budgets,omitempty"`
+	// Speech transcribes voice notes before the turn (speech.go).
+	Speech *SpeechConfig `json:"speech,omitempty"`
+	// OCR reads the images of a message for a model that cannot see
+	// them (speech.go).
+	OCR *OCRConfig `json:"ocr,omitempty"`
 }
 
 // MCPServer is one entry of config.json's "mcpServers": a command to run
@@ -270,6 +275,19 @@ func Parse(path string, b []byte) (*File, error) {
 		}
 	}
 	if err := f.Budgets.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	noEnv := func(string) string { return "" } // keys are not needed to check the shape
+	if _, err := f.ResolveSpeech(noEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, _, _, _, err := f.SpeechProvider(noEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := f.ResolveOCR(noEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, _, _, _, err := f.OCRProvider(noEnv); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &f, nil

@@ -66,7 +66,7 @@ func (k *Kernel) inputImages(user *llm.Message, media []sdk.ContentBlock) []llm.
 	if len(dropped) > 0 {
 		notes = append(notes, "[Hearth did not show the model: "+strings.Join(dropped, "; ")+".]")
 	}
-	if audio {
+	if audio && k.cfg.Transcriber == nil { // else the text has its transcript or why not
 		notes = append(notes, noteNoAudio)
 	}
 	if len(notes) > 0 {

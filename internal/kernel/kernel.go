@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/llm"
+	"github.com/hearth-agent/hearth/internal/media"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
@@ -96,6 +97,12 @@ type Options struct {
 	// Budgets are checked before every model call (budget.go); nil
 	// sets none.
 	Budgets *llm.Budgets
+	// Transcriber transcribes the voice notes (audio blocks) of inputs
+	// before their turn (voicenote.go); nil leaves audio untranscribed.
+	Transcriber media.Transcriber
+	// Recognizer reads the text of an input's images for a model that
+	// cannot see them (ocrinput.go); nil reads none.
+	Recognizer media.Recognizer
 }
 
 // Kernel is the running agent. It implements host.Host for plugins.

@@ -58,6 +58,8 @@ func (t *turnState) actor() sdk.Actor {
 // tool calls until the model stops calling tools, then before_output, the
 // answer, after_output, and memory.
 func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
+	k.transcribeVoiceNotes(ctx, &in) // voicenote.go
+	k.readImages(ctx, &in)           // ocrinput.go
 	t := &turnState{in: in, s: s, emit: maskEvents(k.secrets, k.emitter(in)), trace: k.startTrace(in)}
 	// Third-party text as the user's message (a prompt of an MCP server)
 	// taints the turn from its start.

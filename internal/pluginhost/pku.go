@@ -18,7 +18,8 @@ import (
 // preferences become Hearth settings kept in step with the plugin's own
 // get and set, dynamic tool descriptions are asked for when a request is
 // built, data sources are checked against the plugin's tools, and
-// providers, speech and OCR are listed as not supported yet.
+// model providers are listed as not supported yet, and speech
+// providers' transcribe and OCR providers' recognize run (pku_speech.go).
 
 // describeTTL is how long a dynamic description's answer is reused.
 const describeTTL = 30 * time.Second
@@ -294,11 +295,13 @@ func Unsupported(plugin string, m *wire.PKUManifest) []string {
 		out = append(out, fmt.Sprintf("provider %s.%s (%s): %s", plugin, k, m.Providers[k].Name, wire.NotSupported))
 	}
 	for _, k := range sortedKeys(m.Speech) {
-		out = append(out, fmt.Sprintf("speech %s.%s (%s): %s", plugin, k, m.Speech[k].Name, wire.NotSupported))
+		// transcribe runs (pku_speech.go); a streaming-only provider
+		// (live microphone PCM) has nothing to run here.
+		if !m.Speech[k].HasTranscribe {
+			out = append(out, fmt.Sprintf("speech %s.%s (%s): without transcribe: %s", plugin, k, m.Speech[k].Name, wire.NotSupported))
+		}
 	}
-	for _, k := range sortedKeys(m.OCR) {
-		out = append(out, fmt.Sprintf("ocr %s.%s (%s): %s", plugin, k, m.OCR[k].Name, wire.NotSupported))
-	}
+	// OCR providers' recognize runs too (pku_speech.go).
 	return out
 }
 

@@ -26,6 +26,7 @@ request's thread. Services' methods block; call them as they are.
 """
 
 import asyncio
+import base64
 import contextvars
 import inspect
 import json
@@ -41,7 +42,7 @@ from typing import Any, Callable, Dict, List, Optional, TypedDict
 from hearth_pku import *  # noqa: F401,F403
 from hearth_pku import (CAPABILITIES, NOT_SUPPORTED, ContextInput, DataSourceDef, Dynamic, OcrProviderDef,
                         PluginLegacy, PluginPreferenceDef, PluginTranslation, ProviderConfig, ProviderDef, SettingContext,
-                        SpeechProviderDef, resolve_dynamic)
+                        OcrDocument, SpeechAudio, SpeechConfig, SpeechProviderDef, resolve_dynamic)
 
 PROTOCOL_VERSION = 1
 SDK_VERSION = "0.1.0"
@@ -846,6 +847,25 @@ class _Connection:
                 log("stage handler failed", level="ERROR", stage=entry[0], error=traceback.format_exc())
                 return {"context": ctx, "error": str(e) or type(e).__name__}
             return {"context": out if out is not None else ctx}
+        if method == "speech.transcribe":
+            d = (p.get("speech") or {}).get(params.get("provider"))
+            if d is None or not callable(d.transcribe):
+                raise RPCError(-32005, "no transcribe for speech provider %s" % params.get("provider"))
+            config = SpeechConfig(base_url=params.get("baseURL") or "", model=params.get("model") or "",
+                                  credential=params.get("credential") or None)
+            name = params.get("name") or "audio.wav"
+            audio = SpeechAudio(file=base64.b64decode(params.get("file") or ""), uri="hearth:" + name, name=name,
+                                mime_type=params.get("mimeType") or "audio/wav")
+            return {"text": str(_settle(d.transcribe(config, audio, cancelled)) or "")}
+        if method == "ocr.recognize":
+            d = (p.get("ocr") or {}).get(params.get("provider"))
+            if d is None or not callable(d.recognize):
+                raise RPCError(-32005, "no recognize for OCR provider %s" % params.get("provider"))
+            name = params.get("name") or "document"
+            doc = OcrDocument(file=base64.b64decode(params.get("file") or ""), uri="hearth:" + name, name=name,
+                              mime_type=params.get("mimeType") or "application/pdf")
+            config = {"base_url": params.get("baseURL") or "", "credential": params.get("credential") or ""}
+            return {"text": str(_settle(d.recognize(config, doc, cancelled)) or "")}
         if method == "$/ping":
             return "pong"
         if method == "shutdown":

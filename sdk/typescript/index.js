@@ -365,6 +365,28 @@ export class Connection {
         const out = await p.stages[stage](ctx, this.services);
         return { context: out ?? ctx };
       }
+      case 'speech.transcribe': {
+        const def = Object.hasOwn(p.speech ?? {}, params.provider) ? p.speech[params.provider] : undefined;
+        if (typeof def?.transcribe !== 'function') throw new RPCError(-32005, `no transcribe for speech provider ${params.provider}`);
+        const mimeType = params.mimeType || 'audio/wav';
+        const file = new Blob([Buffer.from(params.file ?? '', 'base64')], { type: mimeType });
+        const config = {
+          baseURL: params.baseURL ?? '', model: params.model ?? '', credential: params.credential || undefined, fetch: globalThis.fetch,
+          webSocket: () => { throw new Error(`webSocket: ${NOT_SUPPORTED}`); },
+        };
+        const name = params.name || 'audio.wav';
+        const text = await def.transcribe(config, { file, uri: `hearth:${name}`, name, mimeType }, signal);
+        return { text: String(text ?? '') };
+      }
+      case 'ocr.recognize': {
+        const def = Object.hasOwn(p.ocr ?? {}, params.provider) ? p.ocr[params.provider] : undefined;
+        if (typeof def?.recognize !== 'function') throw new RPCError(-32005, `no recognize for OCR provider ${params.provider}`);
+        const mimeType = params.mimeType || 'application/octet-stream';
+        const file = new Blob([Buffer.from(params.file ?? '', 'base64')], { type: mimeType });
+        const name = params.name || 'document';
+        const config = { baseURL: params.baseURL ?? '', credential: params.credential ?? '', fetch: globalThis.fetch };
+        return { text: String((await def.recognize(config, { file, uri: `hearth:${name}`, name, mimeType }, signal)) ?? '') };
+      }
       case '$/ping': return 'pong';
       case 'shutdown': return {};
       default: throw new RPCError(-32601, `method not found: ${method}`);

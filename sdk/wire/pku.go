@@ -5,9 +5,11 @@ import "encoding/json"
 // The PKU harness parts of the protocol (docs/pku-wire.md): methods the
 // host calls on a plugin for dynamic tool descriptions and preferences.
 const (
-	MethodToolDescribe  = "tool.describe"  // the current text of a dynamic description
-	MethodPreferenceGet = "preference.get" // a preference's value, from its get
-	MethodPreferenceSet = "preference.set" // validate with its input, then its set
+	MethodToolDescribe     = "tool.describe"     // the current text of a dynamic description
+	MethodPreferenceGet    = "preference.get"    // a preference's value, from its get
+	MethodPreferenceSet    = "preference.set"    // validate with its input, then its set
+	MethodSpeechTranscribe = "speech.transcribe" // a speech provider's transcribe
+	MethodOCRRecognize     = "ocr.recognize"     // an OCR provider's recognize
 )
 
 // PKUManifest holds the manifest fields of the PKU harness model that
@@ -98,6 +100,31 @@ type SpeechDef struct {
 type OCRDef struct {
 	Name           string `json:"name"`
 	CredentialFrom string `json:"credentialFrom"`
+}
+
+// SpeechTranscribeParams asks a speech provider (a key of the manifest's
+// speech) to transcribe audio with its transcribe: SpeechConfig's data
+// and SpeechAudio's, the file as base64 (JSON's []byte).
+type SpeechTranscribeParams struct {
+	Provider   string `json:"provider"`
+	BaseURL    string `json:"baseURL"`
+	Model      string `json:"model"`
+	Credential string `json:"credential,omitempty"`
+	File       []byte `json:"file"`
+	Name       string `json:"name"`
+	MimeType   string `json:"mimeType"`
+}
+
+// OCRRecognizeParams asks an OCR provider (a key of the manifest's ocr)
+// to read a document with its recognize; the answer is Markdown with a
+// "## Page n" heading per page.
+type OCRRecognizeParams struct {
+	Provider   string `json:"provider"`
+	BaseURL    string `json:"baseURL"`
+	Credential string `json:"credential,omitempty"`
+	File       []byte `json:"file"`
+	Name       string `json:"name"`
+	MimeType   string `json:"mimeType"`
 }
 
 // ToolDescribeParams asks for a dynamic description's current text.

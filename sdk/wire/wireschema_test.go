@@ -52,20 +52,22 @@ type cancelParams struct {
 // types these hold are reached from them.
 var wireMethods = map[string]message{
 	// The host calls these on a plugin.
-	wire.MethodInitialize:    msg[wire.InitializeParams, wire.InitializeResult](),
-	wire.MethodToolCall:      msg[wire.ToolCallParams, wire.ToolCallResult](),
-	wire.MethodResolveEffect: msg[wire.ResolveEffectParams, sdk.Assessment](),
-	wire.MethodStageRun:      msg[wire.StageRunParams, wire.StageRunResult](),
-	wire.MethodHookDecide:    msg[wire.HookDecideParams, sdk.HookDecision](),
-	wire.MethodContext:       msg[wire.ContextParams, wire.TextResult](),
-	wire.MethodInstructions:  msg[none, wire.TextResult](),
-	wire.MethodShutdown:      msg[none, none](),
-	wire.MethodToolDescribe:  msg[wire.ToolDescribeParams, wire.TextResult](),
-	wire.MethodPreferenceGet: msg[wire.PreferenceParams, wire.PreferenceResult](),
-	wire.MethodPreferenceSet: msg[wire.PreferenceParams, none](),
-	wire.MethodPing:          msg[none, string](),
-	"$/cancel":               msg[cancelParams, none](), // a notification, either way
-	wire.MethodChannelSend:   msg[wire.ChannelSendParams, wire.ChannelSendResult](),
+	wire.MethodInitialize:       msg[wire.InitializeParams, wire.InitializeResult](),
+	wire.MethodToolCall:         msg[wire.ToolCallParams, wire.ToolCallResult](),
+	wire.MethodResolveEffect:    msg[wire.ResolveEffectParams, sdk.Assessment](),
+	wire.MethodStageRun:         msg[wire.StageRunParams, wire.StageRunResult](),
+	wire.MethodHookDecide:       msg[wire.HookDecideParams, sdk.HookDecision](),
+	wire.MethodContext:          msg[wire.ContextParams, wire.TextResult](),
+	wire.MethodInstructions:     msg[none, wire.TextResult](),
+	wire.MethodShutdown:         msg[none, none](),
+	wire.MethodToolDescribe:     msg[wire.ToolDescribeParams, wire.TextResult](),
+	wire.MethodPreferenceGet:    msg[wire.PreferenceParams, wire.PreferenceResult](),
+	wire.MethodPreferenceSet:    msg[wire.PreferenceParams, none](),
+	wire.MethodSpeechTranscribe: msg[wire.SpeechTranscribeParams, wire.TextResult](),
+	wire.MethodOCRRecognize:     msg[wire.OCRRecognizeParams, wire.TextResult](),
+	wire.MethodPing:             msg[none, string](),
+	"$/cancel":                  msg[cancelParams, none](), // a notification, either way
+	wire.MethodChannelSend:      msg[wire.ChannelSendParams, wire.ChannelSendResult](),
 
 	// A plugin calls these on the host.
 	wire.MethodToolsRegister:      msg[wire.ToolDef, none](),
@@ -298,6 +300,8 @@ func TestWireJavaScriptNames(t *testing.T) {
 		"llm":     "the services' groups",
 		"headers": "fetch's options in openAITranscribe", "body": "fetch's options in openAITranscribe",
 		"Authorization": "an HTTP header in openAITranscribe",
+		"fetch":         "SpeechConfig's, the plugin's own fetch", "webSocket": "SpeechConfig's; not supported here",
+		"uri": "SpeechAudio's and OcrDocument's, made from the file's name",
 	})
 }
 
@@ -327,6 +331,7 @@ func TestWirePythonNames(t *testing.T) {
 	checkNames(t, "hearth_plugin.py", keys, map[string]string{
 		"level": logRec, "msg": logRec, "done": "a pending call's slot",
 		"execute": "a tool's, not on the wire", "input": "a tool's, sent as parameters",
+		"base_url":      "the config an OCR provider's recognize gets",
 		"resolveEffect": "a tool's, sent as hasResolveEffect",
 		"tools":         "a plugin's, sent by tools.register", "stages": "a plugin's, sent by stages.register",
 		"decide": "a plugin's, sent by hooks.register", "context": "a plugin's, sent as hasContext",
