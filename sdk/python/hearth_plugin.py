@@ -715,7 +715,7 @@ class _Connection:
 
     def provider_call(self, method, params):
         """provider.listModels / provider.balance: the provider's function
-        with the host's configuration."""
+        with the host's configuration, its answer in wire form."""
         key = params.get("provider")
         d = (self.plugin.get("providers") or {}).get(key) if isinstance(key, str) else None
         fn_name = "list_models" if method == "provider.listModels" else "balance"
@@ -729,10 +729,10 @@ class _Connection:
                              credential=c.get("credential") or None)
         out = _settle(fn(cfg))
         if method == "provider.balance":
-            return {"account": _wire_account(out)}
+            return _wire_account(out)
         if not isinstance(out, list) or any(not isinstance(m, dict) or not m.get("id") for m in out):
             raise ValueError("listModels: not a list of models with ids")
-        return {"models": _wire_models(out)}
+        return _wire_models(out)
 
     def preference(self, name):
         """The preference name and the SettingContext it gets, or an RPCError."""
@@ -816,8 +816,10 @@ class _Connection:
                 raise RPCError(-32602, "invalid value for %s.%s: %s" % (p["id"], params.get("name"), e))
             _settle(pref.set(sc, value))
             return {}
-        if method in ("provider.listModels", "provider.balance"):
-            return self.provider_call(method, params)
+        if method == "provider.listModels":
+            return {"models": self.provider_call(method, params)}
+        if method == "provider.balance":
+            return {"account": self.provider_call(method, params)}
         if method == "plugin.instructions":
             return {"text": str(_settle(resolve_dynamic(p.get("instructions") or "", Services(self))) or "")}
         if method == "tool.call":

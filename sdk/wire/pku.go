@@ -10,7 +10,52 @@ const (
 	MethodPreferenceSet    = "preference.set"    // validate with its input, then its set
 	MethodSpeechTranscribe = "speech.transcribe" // a speech provider's transcribe
 	MethodOCRRecognize     = "ocr.recognize"     // an OCR provider's recognize
+	// A model provider's listModels and balance. Defined and answered by
+	// the TypeScript and Python SDKs; this host does not send them yet.
+	MethodProviderListModels = "provider.listModels"
+	MethodProviderBalance    = "provider.balance"
 )
+
+// ProviderCallParams asks a model provider (a key of the manifest's
+// providers) for its models or its balance, with the host's settings
+// for it.
+type ProviderCallParams struct {
+	Provider string         `json:"provider"`
+	Config   ProviderConfig `json:"config"`
+}
+
+// ProviderConfig is what a provider's functions get from the host.
+type ProviderConfig struct {
+	BaseURL    string `json:"baseURL"`
+	Model      string `json:"model,omitempty"`
+	Credential string `json:"credential,omitempty"`
+}
+
+// ProviderModelsResult answers provider.listModels.
+type ProviderModelsResult struct {
+	Models []ProviderModel `json:"models"`
+}
+
+// ProviderBalanceResult answers provider.balance.
+type ProviderBalanceResult struct {
+	Account ProviderAccount `json:"account"`
+}
+
+// ProviderAccount is a provider's balance answer: whether the account
+// can be used, and the money left in each currency.
+type ProviderAccount struct {
+	Available bool              `json:"available"`
+	Balances  []ProviderBalance `json:"balances"`
+}
+
+// ProviderBalance is the money left in one currency: Total, of which
+// Granted (vouchers, gifts) and ToppedUp (paid) when the provider says.
+type ProviderBalance struct {
+	Currency string   `json:"currency"`
+	Total    float64  `json:"total"`
+	Granted  *float64 `json:"granted,omitempty"`
+	ToppedUp *float64 `json:"toppedUp,omitempty"`
+}
 
 // PKUManifest holds the manifest fields of the PKU harness model that
 // only data travels for: the plugin keeps the functions, flagged here.

@@ -52,22 +52,24 @@ type cancelParams struct {
 // types these hold are reached from them.
 var wireMethods = map[string]message{
 	// The host calls these on a plugin.
-	wire.MethodInitialize:       msg[wire.InitializeParams, wire.InitializeResult](),
-	wire.MethodToolCall:         msg[wire.ToolCallParams, wire.ToolCallResult](),
-	wire.MethodResolveEffect:    msg[wire.ResolveEffectParams, sdk.Assessment](),
-	wire.MethodStageRun:         msg[wire.StageRunParams, wire.StageRunResult](),
-	wire.MethodHookDecide:       msg[wire.HookDecideParams, sdk.HookDecision](),
-	wire.MethodContext:          msg[wire.ContextParams, wire.TextResult](),
-	wire.MethodInstructions:     msg[none, wire.TextResult](),
-	wire.MethodShutdown:         msg[none, none](),
-	wire.MethodToolDescribe:     msg[wire.ToolDescribeParams, wire.TextResult](),
-	wire.MethodPreferenceGet:    msg[wire.PreferenceParams, wire.PreferenceResult](),
-	wire.MethodPreferenceSet:    msg[wire.PreferenceParams, none](),
-	wire.MethodSpeechTranscribe: msg[wire.SpeechTranscribeParams, wire.TextResult](),
-	wire.MethodOCRRecognize:     msg[wire.OCRRecognizeParams, wire.TextResult](),
-	wire.MethodPing:             msg[none, string](),
-	"$/cancel":                  msg[cancelParams, none](), // a notification, either way
-	wire.MethodChannelSend:      msg[wire.ChannelSendParams, wire.ChannelSendResult](),
+	wire.MethodInitialize:         msg[wire.InitializeParams, wire.InitializeResult](),
+	wire.MethodToolCall:           msg[wire.ToolCallParams, wire.ToolCallResult](),
+	wire.MethodResolveEffect:      msg[wire.ResolveEffectParams, sdk.Assessment](),
+	wire.MethodStageRun:           msg[wire.StageRunParams, wire.StageRunResult](),
+	wire.MethodHookDecide:         msg[wire.HookDecideParams, sdk.HookDecision](),
+	wire.MethodContext:            msg[wire.ContextParams, wire.TextResult](),
+	wire.MethodInstructions:       msg[none, wire.TextResult](),
+	wire.MethodShutdown:           msg[none, none](),
+	wire.MethodToolDescribe:       msg[wire.ToolDescribeParams, wire.TextResult](),
+	wire.MethodPreferenceGet:      msg[wire.PreferenceParams, wire.PreferenceResult](),
+	wire.MethodPreferenceSet:      msg[wire.PreferenceParams, none](),
+	wire.MethodSpeechTranscribe:   msg[wire.SpeechTranscribeParams, wire.TextResult](),
+	wire.MethodOCRRecognize:       msg[wire.OCRRecognizeParams, wire.TextResult](),
+	wire.MethodProviderListModels: msg[wire.ProviderCallParams, wire.ProviderModelsResult](),
+	wire.MethodProviderBalance:    msg[wire.ProviderCallParams, wire.ProviderBalanceResult](),
+	wire.MethodPing:               msg[none, string](),
+	"$/cancel":                    msg[cancelParams, none](), // a notification, either way
+	wire.MethodChannelSend:        msg[wire.ChannelSendParams, wire.ChannelSendResult](),
 
 	// A plugin calls these on the host.
 	wire.MethodToolsRegister:      msg[wire.ToolDef, none](),
@@ -268,6 +270,7 @@ func TestWireJavaScriptNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := stripComments(string(src) + "\n" + string(pku))
+	js = regexp.MustCompile(`(?ms)^import \{[^}]*\} from '[^']*';$`).ReplaceAllString(js, "") // an import over several lines
 	js = regexp.MustCompile(`(?m)^(?:import|export) .*$`).ReplaceAllString(js, "")
 	js = regexp.MustCompile(`/\^[^\n]*?\$/`).ReplaceAllString(js, "") // a regular expression
 	js = jsStrings.ReplaceAllString(js, "''")
