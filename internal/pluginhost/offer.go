@@ -273,13 +273,16 @@ func (o *offer) settle(same bool, real map[string]realTool, guards, plain []sdk.
 }
 
 // fail ends the wait of the calls of the cached tools when the first
-// handshake did not end (err says why; nil for a plugin stopped first).
-// After a handshake that ended it does nothing.
-func (o *offer) fail(err error) {
+// handshake did not end (err says why; nil for a plugin stopped first),
+// after running withdraw, so that a call that learns of the failure
+// finds the cached tools no longer offered. After a handshake that ended
+// it does nothing.
+func (o *offer) fail(err error, withdraw func()) {
 	if err == nil {
 		err = errors.New("it was stopped before it started")
 	}
 	o.once.Do(func() {
+		withdraw()
 		o.failed = err
 		close(o.settled)
 	})

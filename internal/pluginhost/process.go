@@ -584,7 +584,9 @@ func (p *Process) runHearth(sp *spawned) (autoRestart bool, err error) {
 	cmd, stdin, exited, dataDir := sp.cmd, sp.stdin, sp.exited, sp.dataDir
 	offering := p.offering()
 	if offering {
-		defer func() { p.offer.fail(err) }() // a handshake that failed confirms nothing
+		// A handshake that failed confirms nothing: the cached tools go
+		// before their waiting calls are told.
+		defer func() { p.offer.fail(err, func() { p.opts.Host.ReplaceRemoteTools(p.name, nil, nil) }) }()
 	} else if err := p.opts.Host.SetManifest(p.name, p.pendingManifest()); err != nil {
 		// No tool of the plugin runs before its manifest is in force
 		// (an offered one's cached manifest is).
