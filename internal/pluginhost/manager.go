@@ -332,6 +332,7 @@ func (m *Manager) Scan(ctx context.Context) error {
 			mp.proc.Stop() // gives its name back
 		}
 	})
+	m.primeSOLoader(ctx, want)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error

@@ -235,6 +235,20 @@ func (m *Manager) knownLoader() string {
 	return m.loader
 }
 
+// primeSOLoader finds or builds the loader (see soLoader) when a .so
+// folder of want waits for one, before the scan takes the manager's lock
+// again: the build runs the go command, seconds to minutes, and List,
+// WaitReady and the other scans must not wait for it. Its failure is
+// soResolve's to report (it is remembered, see soRetry).
+func (m *Manager) primeSOLoader(ctx context.Context, want map[string]found) {
+	for _, f := range want {
+		if f.so && f.man.Command[0] == SOLoaderName {
+			_, _ = m.soLoader(ctx)
+			return
+		}
+	}
+}
+
 // soResolve returns the manifest f runs under: for a .so folder whose
 // loader is not known yet, with the loader found or built now.
 func (m *Manager) soResolve(ctx context.Context, f found) (*Manifest, error) {

@@ -12,7 +12,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"time"
+
 	"github.com/hearth-agent/hearth/internal/scaffold"
+	"github.com/hearth-agent/hearth/internal/store"
 )
 
 // TestSOLoaderBuildDownloadsNothing: Hearth builds the .so loader while
@@ -215,5 +218,68 @@ func TestSOLoaderBuildRefusesSharedWorkspace(t *testing.T) {
 	}
 	if err := checkWorkspace(context.Background(), src); err == nil || !strings.Contains(err.Error(), "another user") {
 		t.Fatalf("another user's go.work: %v", err)
+	}
+}
+
+// TestSOLoaderBuildHoldsNoManagerLock: building the loader runs the go
+// command, which can take minutes on a cold cache; meanwhile the plugins
+// page (List) answers. The stand-in go command blocks until the test has
+// listed the plugins; with the build under the manager's lock, List would
+// wait for it and the test would fail after a minute instead.
+func TestSOLoaderBuildHoldsNoManagerLock(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in go command is a shell script")
+	}
+	f := newFixture(t)
+	bin, meet := t.TempDir(), t.TempDir()
+	script := `#!/bin/sh
+[ "$1" = env ] && exit 0
+touch '` + meet + `/started'
+while [ ! -e '` + meet + `/release' ]; do sleep 0.01; done
+echo 'cgo: C compiler "gcc" not found' >&2
+exit 1
+`
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	soBuildFailed.Clear()
+	t.Cleanup(soBuildFailed.Clear)
+	plugins := t.TempDir()
+	os.MkdirAll(filepath.Join(plugins, "slow"), 0o755)
+	os.WriteFile(filepath.Join(plugins, "slow", "slow.so"), []byte("never opened"), 0o644)
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	o := f.opts
+	o.HearthSrc = t.TempDir()
+	m := NewManager(plugins, st, &o)
+	defer m.Close()
+	scanned := make(chan error, 1)
+	go func() { scanned <- m.Scan(context.Background()) }()
+	for !isFile(filepath.Join(meet, "started")) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	listed := make(chan error, 1)
+	go func() {
+		_, err := m.List(context.Background())
+		listed <- err
+	}()
+	select {
+	case err := <-listed:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(time.Minute):
+		t.Error("List waited for the loader's build")
+	}
+	os.WriteFile(filepath.Join(meet, "release"), nil, 0o644)
+	if err := <-scanned; !errors.Is(err, ErrNoSOLoader) || !strings.Contains(err.Error(), "C compiler") {
+		t.Fatalf("the scan: %v", err)
+	}
+	if list, _ := m.List(context.Background()); len(list) != 1 || !strings.Contains(list[0].Error, "C compiler") {
+		t.Fatalf("list %+v", list)
 	}
 }
