@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/scaffold"
@@ -260,7 +259,11 @@ exit 1
 	scanned := make(chan error, 1)
 	go func() { scanned <- m.Scan(context.Background()) }()
 	for !isFile(filepath.Join(meet, "started")) {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case err := <-scanned:
+			t.Fatalf("the scan ended without building the loader: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	listed := make(chan error, 1)
 	go func() {
