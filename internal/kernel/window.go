@@ -17,39 +17,41 @@ import (
 // than a large one trimmed late.
 const DefaultContextWindow = 8192
 
-// knownWindows are the context windows of well-known models, matched by
-// the longest prefix of the lowercased model name (with any "vendor/"
-// path removed).
+// knownWindows are the context windows of well-known model families,
+// matched by the longest prefix of the lowercased model name (with any
+// "vendor/" path removed), for models no preset lists.
 var knownWindows = map[string]int{
-	"deepseek-chat":     64 << 10,
-	"deepseek-reasoner": 128 << 10,
-	"deepseek":          64 << 10,
-	"qwen-max":          32 << 10,
-	"qwen-plus":         128 << 10,
-	"qwen-turbo":        128 << 10,
-	"qwen-long":         128 << 10,
-	"qwen3":             32 << 10,
-	"qwen2.5":           32 << 10,
-	"qwen":              32 << 10,
-	"moonshot-v1-8k":    8 << 10,
-	"moonshot-v1-32k":   32 << 10,
-	"moonshot-v1-128k":  128 << 10,
-	"moonshot":          8 << 10,
-	"kimi":              128 << 10,
-	"glm-4":             128 << 10,
-	"glm":               32 << 10,
-	"gpt-4o":            128000,
-	"gpt-4.1":           1000000,
-	"gpt-4-turbo":       128000,
-	"gpt-3.5-turbo":     16385,
-	"o1":                200000,
-	"o3":                200000,
-	"o4-mini":           200000,
+	"deepseek":         128_000,
+	"qwen-max":         32 << 10,
+	"qwen-plus":        128 << 10,
+	"qwen-turbo":       128 << 10,
+	"qwen-long":        128 << 10,
+	"qwen3":            32 << 10,
+	"qwen2.5":          32 << 10,
+	"qwen":             32 << 10,
+	"moonshot-v1-8k":   8 << 10,
+	"moonshot-v1-32k":  32 << 10,
+	"moonshot-v1-128k": 128 << 10,
+	"moonshot":         8 << 10,
+	"kimi":             128 << 10,
+	"glm-4":            128 << 10,
+	"glm":              32 << 10,
+	"gpt-4o":           128000,
+	"gpt-4.1":          1000000,
+	"gpt-4-turbo":      128000,
+	"gpt-3.5-turbo":    16385,
+	"o1":               200000,
+	"o3":               200000,
+	"o4-mini":          200000,
 }
 
-// WindowFor returns the context window of model: a known model's, else
+// WindowFor returns the context window of model: the one a provider
+// preset lists for it (llm.PresetWindow), else its family's, else
 // DefaultContextWindow.
 func WindowFor(model string) int {
+	if n, ok := llm.PresetWindow(model); ok {
+		return n
+	}
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]

@@ -22,8 +22,9 @@ func TestEstimateTokensAndWindows(t *testing.T) {
 			}
 		})
 	}
-	for model, want := range map[string]int{"deepseek-chat": 65536, "deepseek-reasoner": 131072, "gpt-4o-mini": 128000,
-		"Qwen/Qwen2.5-7B-Instruct": 32768, "moonshot-v1-8k": 8192, "glm-4-flash": 131072, "llama3:8b": DefaultContextWindow} {
+	for model, want := range map[string]int{"deepseek-chat": 128000, "deepseek-reasoner": 128000, "deepseek-v9": 128000, "gpt-4o-mini": 128000,
+		"Qwen/Qwen2.5-7B-Instruct": 32768, "moonshot-v1-8k": 8192, "glm-4-flash": 128000, "glm-4-plus": 131072,
+		"claude-sonnet-4-5-20250929": 200000, "llama3:8b": DefaultContextWindow} {
 		t.Run(model, func(t *testing.T) {
 			if got := WindowFor(model); got != want {
 				t.Errorf("WindowFor(%q) = %d, want %d", model, got, want)

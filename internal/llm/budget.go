@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -165,16 +166,32 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
+	where := fmt.Sprintf(`raise "budgets"."%s" in config.json`, e.Scope)
+	switch e.Scope {
+	case "day":
+		where += " or wait for the next day"
+	case "session":
+		where += " or start a new session"
+	}
 	if e.Unpriced {
-		return fmt.Sprintf("model call stopped: the %s budget is set in %s and this source has no price in %s, so the call could spend it unseen; set the source's price or lift the budget",
-			e.Scope, e.Currency, e.Currency)
+		return fmt.Sprintf("model call stopped: the %s budget is set in %s and this source has no price in %s, so the call could spend it unseen; set the source's \"price\" in %s or lift the budget",
+			e.Scope, e.Currency, e.Currency, e.Currency)
 	}
 	if e.Tokens {
-		return fmt.Sprintf("model call stopped: the %s budget of %.0f tokens would be exceeded (%.0f used, this call needs up to %.0f)",
-			e.Scope, e.Limit, e.Spent, e.Estimate)
+		return fmt.Sprintf("model call stopped: the %s budget of %.0f tokens would be exceeded (%.0f used, this call needs up to %.0f); %s",
+			e.Scope, e.Limit, e.Spent, e.Estimate, where)
 	}
-	return fmt.Sprintf("model call stopped: the %s budget of %.4g %s would be exceeded (%.4g %s spent, this call may cost up to %.4g)",
-		e.Scope, e.Limit, e.Currency, e.Spent, e.Currency, e.Estimate)
+	return fmt.Sprintf("model call stopped: the %s budget of %s %s would be exceeded (%s %s spent, this call may cost up to %s %s); %s",
+		e.Scope, money(e.Limit), e.Currency, money(e.Spent), e.Currency, money(e.Estimate), e.Currency, where)
+}
+
+// money writes an amount for a message: at most four significant digits
+// below one, two decimals above, no float noise.
+func money(v float64) string {
+	if v != 0 && v < 1 && v > -1 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // Unwrap lets errors.Is(err, ErrBudget) match.

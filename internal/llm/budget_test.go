@@ -46,3 +46,24 @@ func TestLimitAllow(t *testing.T) {
 		t.Fatalf("unpriced: %v", err)
 	}
 }
+
+// A day budget in yuan holds DeepSeek's calls, priced in yuan as its
+// preset lists (it once priced them in dollars and refused them all).
+func TestBudgetInYuanAllowsDeepSeek(t *testing.T) {
+	req := &Request{Messages: []Message{{Role: "user", Content: "你好"}}}
+	src := Source{Name: "deepseek", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-chat"}
+	e := EstimateCall(req, src, "", time.Time{})
+	if !e.Priced || e.Currency != "CNY" {
+		t.Fatalf("estimate %+v", e)
+	}
+	day := &Limit{Money: &Money{Amount: 10, Currency: "CNY"}}
+	if err := day.Allow("day", Spent{}, e); err != nil {
+		t.Fatal(err)
+	}
+	err := day.Allow("day", Spent{Money: map[string]float64{"CNY": 10}}, e)
+	for _, want := range []string{"the day budget of 10.00 CNY would be exceeded (10.00 CNY spent", " CNY); raise \"budgets\".\"day\" in config.json"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("over the budget: %v; want %q", err, want)
+		}
+	}
+}

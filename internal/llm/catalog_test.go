@@ -229,8 +229,8 @@ func TestKnownPriceFallsBackToPresets(t *testing.T) {
 	if p, ok := KnownPrice("Qwen/Qwen2.5-7B-Instruct"); !ok || p.Output != 0 {
 		t.Fatalf("siliconflow path id: %+v %v", p, ok)
 	}
-	// The older table still wins where it has the model.
-	if p, ok := KnownPrice("deepseek-chat"); !ok || p.CurrencyCode() != "USD" {
+	// DeepSeek is priced in yuan, as its preset lists (there is one table).
+	if p, ok := KnownPrice("deepseek-chat"); !ok || p.CurrencyCode() != "CNY" || p.Input != 2 {
 		t.Fatalf("deepseek-chat: %+v %v", p, ok)
 	}
 	if _, ok := KnownPrice("no-such-model"); ok {

@@ -1,6 +1,11 @@
 package llm
 
-import "github.com/hearth-agent/hearth/sdk"
+import (
+	"net/url"
+	"strings"
+
+	"github.com/hearth-agent/hearth/sdk"
+)
 
 // The models of the built-in provider presets, with their published
 // prices. Each price says where it was read and when; a price Hearth
@@ -93,6 +98,8 @@ var presetModels = map[string][]sdk.ProviderModel{
 			Pricing: price("USD", 0.10, 0.40, 1.60, srcOpenAI+" (read 2025-11)", false)},
 		{ID: "gpt-4o", ContextWindow: 128_000, InputModalities: textImage,
 			Pricing: price("USD", 1.25, 2.50, 10.00, srcOpenAI+" (read 2025-11)", false)},
+		{ID: "gpt-4.1-nano", ContextWindow: 1_047_576, InputModalities: textImage,
+			Pricing: price("USD", 0.025, 0.10, 0.40, srcOpenAI+" (read 2025-11)", false)},
 		{ID: "gpt-4o-mini", ContextWindow: 128_000, InputModalities: textImage,
 			Pricing: price("USD", 0.075, 0.15, 0.60, srcOpenAI+" (read 2025-11)", false)},
 	},
@@ -104,6 +111,52 @@ var presetModels = map[string][]sdk.ProviderModel{
 		{ID: "claude-haiku-4-5", Name: "Claude Haiku 4.5", ContextWindow: 200_000, InputModalities: textImage,
 			Pricing: anthropicPrice(1, 5, true)},
 	},
+}
+
+// presetOrder is the order in which presets' lists are searched for a
+// model's price or window.
+var presetOrder = []string{"deepseek", "qwen", "kimi", "glm", "siliconflow", "openai", "anthropic"}
+
+// presetHosts are the hosts whose bills follow a preset's list. The
+// international sites of DashScope and Moonshot bill in USD at other
+// prices, so they are not here: a source there has no built-in price.
+var presetHosts = map[string]string{
+	"api.deepseek.com":       "deepseek",
+	"dashscope.aliyuncs.com": "qwen",
+	"api.moonshot.cn":        "kimi",
+	"open.bigmodel.cn":       "glm",
+	"api.siliconflow.cn":     "siliconflow",
+	"api.openai.com":         "openai",
+	"api.anthropic.com":      "anthropic",
+}
+
+// PresetAt returns the name of the preset whose provider serves baseURL
+// (by its host), "" for any other address.
+func PresetAt(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return presetHosts[strings.ToLower(u.Hostname())]
+}
+
+// PresetWindow returns the context window a preset lists for model,
+// matched like KnownPrice; false when none lists it.
+func PresetWindow(model string) (int, bool) {
+	m := strings.ToLower(model)
+	m = strings.TrimSuffix(m, dateSuffix(m))
+	short := m
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		short = m[i+1:]
+	}
+	for _, name := range presetOrder {
+		for _, pm := range presetModels[name] {
+			if id := strings.ToLower(pm.ID); pm.ContextWindow > 0 && (id == m || id == short) {
+				return pm.ContextWindow, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // presetEfforts are the reasoning efforts a preset's API takes.

@@ -55,60 +55,39 @@ func (p Price) CurrencyCode() string {
 	return strings.ToUpper(p.Currency)
 }
 
-// knownPrices are the list prices of a few well-known models, per million
-// tokens, as their makers published them in November 2025 (DeepSeek's
-// V3.2 prices of 29 September 2025, OpenAI's API pricing page, Alibaba
-// Cloud Model Studio's mainland China prices for qwen-plus without
-// thinking, input up to 128K tokens, Anthropic's pricing page for
-// prompts up to 200K tokens). They are used only when the
-// source's configuration gives no price, and go stale: config.json's
-// "price" is the way to be exact.
-var knownPrices = map[string]Price{
-	"deepseek-chat":     {Input: 0.28, Output: 0.42, CachedInput: 0.028},
-	"deepseek-reasoner": {Input: 0.28, Output: 0.42, CachedInput: 0.028},
-	"gpt-4o":            {Input: 2.50, Output: 10.00, CachedInput: 1.25},
-	"gpt-4o-mini":       {Input: 0.15, Output: 0.60, CachedInput: 0.075},
-	"gpt-4.1":           {Input: 2.00, Output: 8.00, CachedInput: 0.50},
-	"gpt-4.1-mini":      {Input: 0.40, Output: 1.60, CachedInput: 0.10},
-	"gpt-4.1-nano":      {Input: 0.10, Output: 0.40, CachedInput: 0.025},
-	"qwen-plus":         {Input: 0.8, Output: 2, CachedInput: 0.16, Currency: "CNY"},
-	// Anthropic's pricing page, November 2025: cache reads at 0.1 times
-	// the input price, five-minute cache writes at 1.25 times.
-	"claude-opus-4-5":   {Input: 5, Output: 25, CachedInput: 0.50, CacheWrite: 6.25},
-	"claude-sonnet-4-5": {Input: 3, Output: 15, CachedInput: 0.30, CacheWrite: 3.75},
-	"claude-haiku-4-5":  {Input: 1, Output: 5, CachedInput: 0.10, CacheWrite: 1.25},
-}
-
-// KnownPrice returns the built-in price of model, matched without case,
-// without a "vendor/" path and without a trailing release date
-// ("gpt-4o-mini-2024-07-18" is gpt-4o-mini); failing those, the price a
-// built-in provider preset lists for it (PresetModels), in that
-// provider's currency.
+// KnownPrice returns the list price a built-in provider preset gives
+// model (PresetModels), in that provider's currency: matched without
+// case, whole or without its "vendor/" path, and failing that without a
+// trailing release date ("gpt-4o-mini-2024-07-18" is gpt-4o-mini). The
+// presets are the one price table: `hearth models`, the web UI and cost
+// all read it.
 func KnownPrice(model string) (Price, bool) {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	if p, ok := knownPrices[m]; ok {
+	if p, ok := presetPrice("", model); ok {
 		return p, true
 	}
+	m := strings.ToLower(model)
 	if base, ok := strings.CutSuffix(m, dateSuffix(m)); ok && base != m {
-		if p, ok := knownPrices[base]; ok {
-			return p, true
-		}
+		return presetPrice("", base)
 	}
-	return presetPrice(model)
+	return Price{}, false
 }
 
-// presetPrice returns the price a built-in preset lists for model,
-// matched without case, whole or without its "vendor/" path.
-func presetPrice(model string) (Price, bool) {
+// presetPrice returns the price preset lists for model (every preset's
+// list, in order, when preset is ""), matched without case, whole or
+// without its "vendor/" path.
+func presetPrice(preset, model string) (Price, bool) {
 	m := strings.ToLower(model)
-	_, short, _ := strings.Cut(m, "/")
-	for _, name := range []string{"deepseek", "qwen", "kimi", "glm", "siliconflow", "openai", "anthropic"} {
+	short := m
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		short = m[i+1:]
+	}
+	for _, name := range presetOrder {
+		if preset != "" && name != preset {
+			continue
+		}
 		for _, pm := range presetModels[name] {
 			id := strings.ToLower(pm.ID)
-			if pm.Pricing != nil && (id == m || (short != "" && id == short)) {
+			if pm.Pricing != nil && (id == m || id == short) {
 				return PriceFromPricing(*pm.Pricing), true
 			}
 		}
@@ -137,13 +116,24 @@ func dateSuffix(m string) string {
 }
 
 // PriceOf returns the price of a call of model through src: the source's
-// configured price, else the built-in one of model, else none.
+// configured price; else, for a source at a built-in preset's address
+// (api.deepseek.com, say), the price that preset lists for model, and no
+// price when it lists none (the provider bills its own way: another
+// maker's list price would be a guess); else the list price of model
+// from any preset (KnownPrice), in its maker's currency.
 func PriceOf(src Source, model string) (Price, bool) {
 	if src.Price != nil {
 		return *src.Price, true
 	}
 	if model == "" {
 		model = src.Model
+	}
+	if preset := PresetAt(src.BaseURL); preset != "" {
+		if p, ok := presetPrice(preset, model); ok {
+			return p, true
+		}
+		m := strings.ToLower(model)
+		return presetPrice(preset, strings.TrimSuffix(m, dateSuffix(m)))
 	}
 	return KnownPrice(model)
 }

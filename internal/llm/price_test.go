@@ -31,6 +31,12 @@ func TestPriceCost(t *testing.T) {
 }
 
 func TestPriceOf(t *testing.T) {
+	usd := func(in, out, cached float64) Price {
+		return Price{Input: in, Output: out, CachedInput: cached, Currency: "USD"}
+	}
+	cny := func(in, out, cached float64) Price {
+		return Price{Input: in, Output: out, CachedInput: cached, Currency: "CNY"}
+	}
 	own := &Price{Input: 1, Output: 2, Currency: "cny"}
 	for _, c := range []struct {
 		src   Source
@@ -39,12 +45,22 @@ func TestPriceOf(t *testing.T) {
 		ok    bool
 	}{
 		{Source{Price: own}, "gpt-4o-mini", *own, true},
-		{Source{}, "gpt-4o-mini", knownPrices["gpt-4o-mini"], true},
-		{Source{}, "GPT-4o-mini-2024-07-18", knownPrices["gpt-4o-mini"], true},
-		{Source{}, "openai/gpt-4.1-mini", knownPrices["gpt-4.1-mini"], true},
-		{Source{Model: "deepseek-chat"}, "", knownPrices["deepseek-chat"], true},
-		{Source{}, "deepseek-reasoner", knownPrices["deepseek-reasoner"], true},
-		{Source{}, "qwen-plus", knownPrices["qwen-plus"], true},
+		{Source{}, "gpt-4o-mini", usd(0.15, 0.6, 0.075), true},
+		{Source{}, "GPT-4o-mini-2024-07-18", usd(0.15, 0.6, 0.075), true},
+		{Source{}, "openai/gpt-4.1-mini", usd(0.4, 1.6, 0.1), true},
+		{Source{}, "gpt-4.1-nano", usd(0.1, 0.4, 0.025), true},
+		// DeepSeek bills in yuan: its published price, in CNY, at its
+		// address and by its model's name.
+		{Source{Model: "deepseek-chat"}, "", cny(2, 3, 0.2), true},
+		{Source{BaseURL: "https://api.deepseek.com/v1"}, "deepseek-reasoner", cny(2, 3, 0.2), true},
+		{Source{BaseURL: "https://api.deepseek.com"}, "deepseek-chat", cny(2, 3, 0.2), true},
+		{Source{}, "qwen-plus", cny(0.8, 2, 0.16), true},
+		// At a preset's address only that provider's list counts: SiliconFlow
+		// lists no gpt-4o-mini, so it has no guessed price.
+		{Source{BaseURL: "https://api.siliconflow.cn/v1"}, "gpt-4o-mini", Price{}, false},
+		{Source{BaseURL: "https://api.siliconflow.cn/v1"}, "deepseek-ai/DeepSeek-V3.2", cny(2, 3, 2), true},
+		// Anywhere else the maker's list price is used.
+		{Source{BaseURL: "http://127.0.0.1:8080/v1"}, "deepseek/deepseek-chat", cny(2, 3, 0.2), true},
 		{Source{}, "gpt-4o-mini-audio", Price{}, false},
 		{Source{}, "llama3", Price{}, false},
 		{Source{}, "", Price{}, false},
