@@ -97,6 +97,13 @@ func save(sc *sdk.StageContext) *saved {
 	return s
 }
 
+// same reports whether a and b hold the same elements; nil and empty are
+// the same (a stage given an empty list, or one that came back over the
+// plugin protocol without it, did not write it).
+func same[T any](a, b []T) bool {
+	return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b)
+}
+
 // enforce undoes every change to a field stage may not write and returns
 // the names of the fields it restored.
 func (s *saved) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
@@ -109,10 +116,10 @@ func (s *saved) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
 		}
 	}
 	restore(fRawMessage, "RawMessage", sc.RawMessage != s.rawMessage, func() { sc.RawMessage = s.rawMessage })
-	restore(fContextMsgs, "ContextMsgs", !reflect.DeepEqual(sc.ContextMsgs, s.contextMsgs), func() { sc.ContextMsgs = s.contextMsgs })
+	restore(fContextMsgs, "ContextMsgs", !same(sc.ContextMsgs, s.contextMsgs), func() { sc.ContextMsgs = s.contextMsgs })
 	restore(fLLMText, "LLMText", sc.LLMText != s.llmText, func() { sc.LLMText = s.llmText })
-	restore(fToolCalls, "ToolCalls", !reflect.DeepEqual(sc.ToolCalls, s.toolCalls), func() { sc.ToolCalls = s.toolCalls })
-	restore(fToolResults, "ToolResults", !reflect.DeepEqual(sc.ToolResults, s.toolResults), func() { sc.ToolResults = s.toolResults })
+	restore(fToolCalls, "ToolCalls", !same(sc.ToolCalls, s.toolCalls), func() { sc.ToolCalls = s.toolCalls })
+	restore(fToolResults, "ToolResults", !same(sc.ToolResults, s.toolResults), func() { sc.ToolResults = s.toolResults })
 	restore(fFinalText, "FinalText", sc.FinalText != s.finalText, func() { sc.FinalText = s.finalText })
 	restore(fResponse, "Response", !equalStringPtr(sc.Response, s.response), func() { sc.Response = s.response })
 	restore(fNoMemory, "NoMemory", sc.NoMemory != s.noMemory, func() { sc.NoMemory = s.noMemory })
@@ -120,8 +127,8 @@ func (s *saved) enforce(stage sdk.Stage, sc *sdk.StageContext) []string {
 	restore(0, "UserID", sc.UserID != s.userID, func() { sc.UserID = s.userID })
 	restore(0, "GroupID", sc.GroupID != s.groupID, func() { sc.GroupID = s.groupID })
 	restore(0, "ReasoningContent", sc.ReasoningContent != s.reasoning, func() { sc.ReasoningContent = s.reasoning })
-	restore(0, "TokenUsage", !reflect.DeepEqual(sc.TokenUsage, s.tokenUsage), func() { sc.TokenUsage = s.tokenUsage })
-	restore(0, "Memory", !reflect.DeepEqual(sc.Memory, s.memory), func() { sc.Memory = s.memory })
+	restore(0, "TokenUsage", !(len(sc.TokenUsage) == 0 && len(s.tokenUsage) == 0 || reflect.DeepEqual(sc.TokenUsage, s.tokenUsage)), func() { sc.TokenUsage = s.tokenUsage })
+	restore(0, "Memory", !same(sc.Memory, s.memory), func() { sc.Memory = s.memory })
 	restore(0, "Channel", sc.Channel != s.channel, func() { sc.Channel = s.channel })
 	restore(0, "ChatID", sc.ChatID != s.chatID, func() { sc.ChatID = s.chatID })
 	restore(0, "InjectedBy", sc.InjectedBy != s.injectedBy, func() { sc.InjectedBy = s.injectedBy })

@@ -319,3 +319,31 @@ func TestCloneValue(t *testing.T) {
 		t.Fatal("nil not kept nil")
 	}
 }
+
+// A handler that leaves an empty list alone (the kernel's recall found
+// nothing, so Memory is empty, not nil) wrote nothing, and nothing is
+// logged against it; a handler that drops an empty list (a plugin over
+// the protocol omits it) wrote nothing either. A real write of a
+// never-writable field is still undone and logged.
+func TestEmptyFieldsUntouched(t *testing.T) {
+	p, log := newPipeline()
+	register(t, p, "time", sdk.StagePreAction, func(sc *sdk.StageContext) {
+		sc.ContextMsgs = append(sc.ContextMsgs, map[string]any{"role": "system", "content": "now"})
+	})
+	register(t, p, "dropper", sdk.StagePreAction, func(sc *sdk.StageContext) {
+		sc.Memory, sc.ToolCalls, sc.ToolResults, sc.TokenUsage = nil, nil, nil, nil
+	})
+	sc := &sdk.StageContext{Memory: []sdk.MemItem{}, ToolCalls: []sdk.ToolCall{}, ToolResults: []sdk.ToolResult{}, TokenUsage: map[string]int{}}
+	p.Run(sdk.StagePreAction, sc, "")
+	if log.Len() != 0 {
+		t.Fatalf("logged:\n%s", log)
+	}
+	register(t, p, "writer", sdk.StagePreAction, func(sc *sdk.StageContext) {
+		sc.Memory = []sdk.MemItem{{Role: "user", Content: "forged"}}
+	})
+	sc = &sdk.StageContext{Memory: []sdk.MemItem{}}
+	p.Run(sdk.StagePreAction, sc, "")
+	if len(sc.Memory) != 0 || !strings.Contains(log.String(), "plugin=writer") || strings.Contains(log.String(), "plugin=time") {
+		t.Fatalf("memory %+v; logged:\n%s", sc.Memory, log)
+	}
+}
