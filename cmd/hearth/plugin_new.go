@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/scaffold"
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 const pluginNewUsage = `usage: hearth plugin new NAME [--lang go|ts|python] [--dir DIR] [--hearth-src DIR]
@@ -58,6 +60,10 @@ func runPluginNew(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hearth plugin new: name one plugin\n\n%s", pluginNewUsage)
 		return 2
 	}
+	if err := checkNewID(names[0], *lang); err != nil {
+		fmt.Fprintf(stderr, "hearth plugin new: %v\n", err)
+		return 2
+	}
 	o := scaffold.Options{ID: names[0], Lang: *lang, Dir: *dir, HearthSrc: *src}
 	if o.Dir == "" {
 		o.Dir = o.ID
@@ -75,6 +81,23 @@ func runPluginNew(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "wrote plugin %s in %s (已创建插件): %s\n", o.ID, o.Dir, strings.Join(files, ", "))
 	fmt.Fprintf(stdout, "next, in %s:\n  %s\n", o.Dir, nextSteps(*lang))
 	return 0
+}
+
+// checkNewID refuses, as a usage error, an id no plugin may have or one
+// of Hearth's built-in plugins holds (the new plugin would never load),
+// and a language the scaffold does not write.
+func checkNewID(id, lang string) error {
+	if !names.ValidID(id) {
+		return fmt.Errorf("plugin id %q must be %s", id, names.IDRule)
+	}
+	if names.IsReserved(id) {
+		return fmt.Errorf("plugin id %q is reserved for Hearth itself; pick another", id)
+	}
+	if _, ok := sdk.Factory(id); ok {
+		return fmt.Errorf("plugin id %q is taken by Hearth's built-in plugin %s; pick another", id, id)
+	}
+	_, err := scaffold.NormLang(lang)
+	return err
 }
 
 func nextSteps(lang string) string {

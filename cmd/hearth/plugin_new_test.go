@@ -72,8 +72,11 @@ func TestPluginNewRefuses(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"Bad_Name"}, 1, "must be"},
-		{[]string{"ok-name", "--lang", "cobol"}, 1, "unknown language"},
+		{[]string{"Bad_Name"}, 2, "must be"},
+		{[]string{"ok-name", "--lang", "cobol"}, 2, "unknown language"},
+		{[]string{"memory"}, 2, "reserved for Hearth itself"},
+		{[]string{"hearth"}, 2, "reserved for Hearth itself"},
+		{[]string{"time"}, 2, "built-in plugin time"},
 		{[]string{"ok-name", "--dir", dir}, 1, "not empty"},
 		{[]string{"ok-name", "--lang", "go", "--hearth-src", t.TempDir()}, 1, "not a Hearth checkout"},
 		{[]string{}, 2, "name one plugin"},

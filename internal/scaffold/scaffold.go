@@ -39,8 +39,8 @@ type Options struct {
 	HearthSrc string
 }
 
-// normLang maps the accepted spellings of a language to one of Langs.
-func normLang(lang string) (string, error) {
+// NormLang maps the accepted spellings of a language to one of Langs.
+func NormLang(lang string) (string, error) {
 	switch strings.ToLower(lang) {
 	case "go", "golang":
 		return "go", nil
@@ -61,7 +61,11 @@ func New(o Options) ([]string, error) {
 	if !names.ValidID(o.ID) {
 		return nil, fmt.Errorf("plugin id %q must be %s", o.ID, names.IDRule)
 	}
-	lang, err := normLang(o.Lang)
+	if names.IsReserved(o.ID) {
+		return nil, fmt.Errorf("plugin id %q is reserved for Hearth itself and would never load; pick another (reserved: %s)",
+			o.ID, strings.Join(names.Reserved(), ", "))
+	}
+	lang, err := NormLang(o.Lang)
 	if err != nil {
 		return nil, err
 	}

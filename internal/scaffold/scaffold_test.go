@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,18 @@ func TestNewGoCheckoutPathWithSpaces(t *testing.T) {
 		if len(mod.Replace) != 1 || mod.Replace[0].New.Path != filepath.Clean(src) {
 			t.Fatalf("checkout %q: replace %+v", src, mod.Replace)
 		}
+	}
+}
+
+// A reserved id is refused before anything is written: a plugin of that
+// name would never load.
+func TestNewRefusesReservedID(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "p")
+	_, err := New(Options{ID: "memory", Lang: "python", Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "reserved for Hearth itself") {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("%s was written: %v", dir, err)
 	}
 }
