@@ -11,6 +11,7 @@ import { render as markdown } from './markdown.js';
 import { ApprovalCard } from './approval.js';
 import { Json, Link, channelName, when } from './ui.js';
 import { usePromptComposer } from './prompts.js';
+import { money, tokens, usageOf } from './money.js';
 
 // thread turns the stored messages into display items: a user bubble, or
 // an assistant answer made of text and tool parts (one per turn).
@@ -61,9 +62,8 @@ export function linkTraces(items, traces) {
     q = k + 1;
     const next = items[n + 1];
     if (next && next.kind === 'assistant') {
-      const u = queue[k].usage || {};
       next.trace = queue[k].id;
-      next.usage = { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens };
+      next.usage = usageOf(null, queue[k]);
     }
   });
   return items;
@@ -149,7 +149,7 @@ function apply(items, ev, d) {
     case 'turn.finished': {
       const a = answer();
       if (!a.parts.some((p) => p.type === 'text') && d.text) a.parts.push({ type: 'text', text: d.text });
-      a.done = true; a.trace = d.trace_id; a.usage = d.usage;
+      a.done = true; a.trace = d.trace_id; a.usage = usageOf(d.usage);
       break;
     }
     case 'turn.interrupted': { const a = answer(); a.done = true; a.interrupted = true; break; }
@@ -182,6 +182,15 @@ function ToolPart({ p }) {
   </details>`;
 }
 
+// AnswerUsage is what an answer's model calls used: tokens in (of which
+// cached) and out, and what they cost when the price is known.
+function AnswerUsage({ u }) {
+  const vars = { i: tokens(u.input), c: tokens(u.cached), o: tokens(u.output) };
+  const cost = money(u.cost, u.currency);
+  return html`<span class="usage" data-testid="answer-usage" title=${t('chat.usageExact', { i: u.input, c: u.cached, o: u.output })}>
+    ${t(u.cached ? 'chat.usageCached' : 'chat.usage', vars)}${cost && html` · <b data-testid="answer-cost">${cost}</b>`}</span>`;
+}
+
 function Answer({ a }) {
   return html`<div class="msg assistant" data-testid="answer">
     ${a.reasoning && html`<details class="reasoning" open=${!a.done && !a.parts.length}>
@@ -193,7 +202,7 @@ function Answer({ a }) {
     ${a.interrupted && html`<p class="muted small interrupted-mark" data-testid="interrupted"><${Icon} name="stop" /> ${t('chat.interrupted')}</p>`}
     ${a.error && html`<p class="error small">${a.error}</p>`}
     ${a.done && (a.trace || a.usage) && html`<div class="meta small muted">
-      ${a.usage && (a.usage.prompt_tokens || a.usage.completion_tokens) ? t('chat.tokens', { i: a.usage.prompt_tokens || 0, o: a.usage.completion_tokens || 0 }) : ''}
+      ${a.usage && html`<${AnswerUsage} u=${a.usage} />`}
       ${a.trace && html` <${Link} href=${'/traces/' + a.trace} data-testid="trace-link"><${Icon} name="traces" /> ${t('chat.trace')}</${Link}>`}
     </div>`}
   </div>`;

@@ -15,6 +15,7 @@ import { Memory } from './memory.js';
 import { Knowledge } from './knowledge.js';
 import { Traces } from './traces.js';
 import { Providers } from './providers.js';
+import { Usage } from './usage.js';
 import { ApprovalCard } from './approval.js';
 import { Widgets, useWidgets, widgets } from './widgets.js';
 import { Link, Ticks } from './ui.js';
@@ -29,7 +30,7 @@ addEventListener('hashchange', () => {
 const pages = [
   ['/chat', 'nav.chat', 'chat'], ['/plugins', 'nav.plugins', 'plugins'], ['/settings', 'nav.settings', 'settings'],
   ['/memory', 'nav.memory', 'memory'], ['/knowledge', 'nav.knowledge', 'knowledge'], ['/traces', 'nav.traces', 'traces'],
-  ['/providers', 'nav.providers', 'providers'],
+  ['/providers', 'nav.providers', 'providers'], ['/usage', 'nav.usage', 'usage'],
 ];
 
 // NoToken is the page without a (good) token: how to get one, in both
@@ -108,6 +109,7 @@ function Page({ path }) {
     case 'knowledge': return html`<${Knowledge} />`;
     case 'traces': return html`<${Traces} id=${rest} />`;
     case 'providers': case 'setup': return html`<${Providers} />`;
+    case 'usage': return html`<${Usage} />`;
     default: return html`<${Chat} id="" />`;
   }
 }

@@ -7,6 +7,7 @@ import { t, lang } from './i18n.js';
 import { navigate } from './store.js';
 import { Logo } from './icons.js';
 import { Status, useLoad } from './ui.js';
+import { money, price, tokens } from './money.js';
 
 const enc = encodeURIComponent;
 const custom = { name: '', label: 'Other (OpenAI-compatible)', label_zh: '其他（兼容 OpenAI 接口）', base_url: '', model: '', needs_key: true };
@@ -68,6 +69,63 @@ function Onboard({ presets, fresh, onSaved }) {
   </form>`;
 }
 
+// Balance is a source's account balance (GET
+// /v1/providers/{name}/balance): the money left by currency, "not
+// supported" for a provider without a balance API, or why it could not
+// be read (the server masks any key in the provider's message).
+function Balance({ b }) {
+  if (!b.supported) return html`<p class="muted small" data-testid="balance-unsupported">${t('prov.balanceUnsupported')}</p>`;
+  if (!b.ok) return html`<p class="error small" data-testid="balance-error">${t('prov.balanceError', { m: b.error || '' })}</p>`;
+  const acc = b.account || { balances: [] };
+  return html`<div class="small" data-testid="balance">
+    ${(acc.balances || []).map((x) => html`<div><b data-testid="balance-total">${money(x.total, x.currency)}</b>
+      ${x.granted != null || x.toppedUp != null ? html` <span class="muted">(${[
+        x.toppedUp != null ? t('prov.toppedUp', { v: money(x.toppedUp, x.currency) }) : '',
+        x.granted != null ? t('prov.granted', { v: money(x.granted, x.currency) }) : '',
+      ].filter(Boolean).join(', ')})</span>` : ''}</div>`)}
+    ${!acc.available && html`<p class="error small">${t('prov.unavailable')}</p>`}
+  </div>`;
+}
+
+// Models is a source's models with their context windows and prices per
+// million tokens (GET /v1/providers/{name}/models).
+function Models({ m }) {
+  const list = m.models || [];
+  return html`<div data-testid="models">
+    ${m.error && html`<p class="error small" data-testid="models-error">${t('prov.modelsError', { m: m.error })}</p>`}
+    ${!list.length ? html`<p class="muted small">${t('prov.noModels')}</p>` : html`<div class="table-scroll"><table class="grid prices">
+      <thead><tr><th>${t('prov.model')}</th><th>${t('prov.context')}</th><th>${t('prov.priceIn')}</th><th>${t('prov.priceCached')}</th><th>${t('prov.priceOut')}</th></tr></thead>
+      <tbody>${list.map((x) => { const p = x.pricing; return html`<tr data-testid="model-row">
+        <td><code>${x.id}</code>${x.name && x.name !== x.id ? html`<div class="muted small">${x.name}</div>` : ''}</td>
+        <td>${x.contextWindow ? tokens(x.contextWindow) : '—'}</td>
+        ${p ? html`<td>${price(p.inputCacheMiss, p.currency)}</td><td>${price(p.inputCacheHit || p.inputCacheMiss, p.currency)}</td><td>${price(p.output, p.currency)}</td>`
+          : html`<td colspan="3" class="muted">${t('usage.unpriced')}</td>`}
+      </tr>`; })}</tbody></table></div>`}
+    <p class="muted small">${m.listed ? t('prov.listed') : t('prov.presetList')} ${t('prov.perMillion')}</p>
+  </div>`;
+}
+
+// SourceDetails reads a source's balance and models when it is first
+// shown, not on the page's load: each is a call to the provider.
+function SourceDetails({ name }) {
+  const [data, error] = useLoad(() => Promise.all([
+    get('/v1/providers/' + enc(name) + '/balance'), get('/v1/providers/' + enc(name) + '/models')]), [name]);
+  if (!data) return html`<${Status} error=${error} />`;
+  return html`<div class="source-details">
+    <h3>${t('prov.balance')}</h3><${Balance} b=${data[0]} />
+    <h3>${t('prov.models')}</h3><${Models} m=${data[1]} />
+  </div>`;
+}
+
+// SourceMore folds a source's balance and models away until opened.
+function SourceMore({ name }) {
+  const [open, setOpen] = useState(false);
+  return html`<details class="source-more" data-testid="source-more" onToggle=${(e) => { if (e.target.open) setOpen(true); }}>
+    <summary class="small">${t('prov.more')}</summary>
+    ${open && html`<${SourceDetails} name=${name} />`}
+  </details>`;
+}
+
 // Providers is the model sources page, and the onboarding when none is
 // configured.
 export function Providers() {
@@ -85,6 +143,7 @@ export function Providers() {
         : html`<span class="row"><button class="ghost small" onClick=${() => act(() => post('/v1/providers/' + enc(s.name) + '/use'))}>${t('prov.use')}</button>
           ${!s.from_env && html`<button class="ghost small danger" onClick=${() => act(() => del('/v1/providers/' + enc(s.name)))}>${t('kb.delete')}</button>`}</span>`}</div>
       <div class="small muted"><code>${s.model}</code> · ${s.base_url}${s.key_set ? ' · ' + t('prov.key') + ': ' + t('set.secretSet') : ''}${s.from_env ? ' · OPENAI_BASE_URL' : ''}</div>
+      <${SourceMore} key=${s.name} name=${s.name} />
     </div>`)}</div>`}
     ${err && html`<p class="error small">${err}</p>`}
     ${!fresh && html`<h2>${t('prov.add')}</h2>`}

@@ -5,9 +5,10 @@ import { html } from 'htm/preact';
 import { get } from './api.js';
 import { t } from './i18n.js';
 import { Json, Link, Status, channelName, useLoad, when } from './ui.js';
+import { money } from './money.js';
 
 const ms = (v) => (v == null ? '' : v >= 1000 ? (v / 1000).toFixed(2) + ' s' : Math.round(v) + ' ms');
-const cost = (c) => (c ? `${c.amount.toFixed(c.amount < 0.01 ? 5 : 3)} ${c.currency}` : t('tr.unknownCost'));
+const cost = (c) => (c && c.currency ? money(c.amount, c.currency) : t('tr.unknownCost'));
 const tokens = (u) => (u ? `${u.input_tokens || 0} / ${u.output_tokens || 0} / ${u.cached_tokens || 0}` : '');
 
 function List() {
