@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // KeyHash identifies an API key without keeping it: a rejected key is
@@ -104,12 +105,79 @@ func (s *Sources) rejectedLocked(source string) (string, bool) {
 
 type rejection struct{ hash, reason string }
 
+// While a fallback follows, a source that fails is retried at most
+// fallbackRetries times (its MaxRetries otherwise), and after failing it
+// rests: calls skip it for firstRest, doubling while it keeps failing up
+// to maxRest (or for the Retry-After it sent, when longer), and try it
+// again after. The last source of the chain is always tried, resting or
+// not. So a provider down for an hour costs each turn nothing, not a
+// round of retries before the fallback answers.
+const (
+	fallbackRetries = 1
+	firstRest       = 30 * time.Second
+	maxRest         = 5 * time.Minute
+)
+
+// cooldown is a failed source's rest: skipped until until, after failing
+// fails times in a row for reason.
+type cooldown struct {
+	until  time.Time
+	fails  int
+	reason string
+}
+
+func (s *Sources) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// resting returns why source is resting and until when, if it is.
+func (s *Sources) resting(source string) (cooldown, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.cooling[source]
+	return c, ok && s.clock().Before(c.until)
+}
+
+// rest starts or lengthens source's rest after err.
+func (s *Sources) rest(source string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cooling == nil {
+		s.cooling = map[string]cooldown{}
+	}
+	c := s.cooling[source]
+	c.fails++
+	d := min(firstRest<<min(c.fails-1, 10), maxRest)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > d {
+		d = apiErr.RetryAfter
+	}
+	c.until, c.reason = s.clock().Add(d), retryReason(err)
+	s.cooling[source] = c
+}
+
+// recovered ends source's rest: it answered.
+func (s *Sources) recovered(source string) {
+	s.mu.RLock()
+	_, ok := s.cooling[source]
+	s.mu.RUnlock()
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.cooling, source)
+}
+
 // Chat sends req through the current source, then through the fallback
 // chain while a source fails before any of its answer came. Each
 // fallback is announced to onDelta as a Retry naming the next source;
 // the answer's Source and Fallback say which source answered and why the
 // others did not. A source whose key was rejected is skipped without a
-// request.
+// request, and so is one resting after a failure (see fallbackRetries).
 func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
 	s.mu.RLock()
 	chain := []string{s.current}
@@ -122,10 +190,12 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 	var reasons []string
 	var err error
 	for i, name := range chain {
+		last := i == len(chain)-1
 		s.mu.RLock()
 		c, meta := s.sources[name], s.meta[name]
 		reason, rejected := s.rejectedLocked(name)
 		s.mu.RUnlock()
+		rest, resting := s.resting(name)
 		var resp *Response
 		delivered := false
 		switch {
@@ -133,15 +203,27 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 			err = ErrNoSource
 		case rejected:
 			err = &KeyRejectedError{Source: name, Reason: reason}
+		case resting && !last:
+			err = &restingError{reason: rest.reason, left: rest.until.Sub(s.clock())}
 		default:
-			resp, err = c.Chat(ctx, req, func(d Delta) {
+			retries := c.retries()
+			if !last {
+				retries = min(retries, fallbackRetries)
+			}
+			resp, err = c.chat(ctx, req, func(d Delta) {
 				if d.Retry == nil {
 					delivered = true
 				}
 				if onDelta != nil {
 					onDelta(d)
 				}
-			})
+			}, retries)
+			switch {
+			case err == nil:
+				s.recovered(name)
+			case !delivered && ctx.Err() == nil && fallsBack(err) && !errors.Is(err, ErrAuth):
+				s.rest(name, err)
+			}
 		}
 		if err == nil {
 			resp.Source, resp.Fallback = name, strings.Join(reasons, "; ")
@@ -158,15 +240,19 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		if msg := s.secrets.String(err.Error()); msg != err.Error() {
 			err = &maskedError{msg: msg, err: err}
 		}
-		if delivered || ctx.Err() != nil || !fallsBack(err) || i == len(chain)-1 {
+		if delivered || ctx.Err() != nil || !fallsBack(err) || last {
 			if resp != nil {
 				resp.Source, resp.Fallback = name, strings.Join(reasons, "; ")
 			}
 			return resp, err
 		}
 		why := name + ": " + retryReason(err)
-		if errors.Is(err, ErrAuth) {
+		var re *restingError
+		switch {
+		case errors.Is(err, ErrAuth):
 			why = name + ": key rejected"
+		case errors.As(err, &re):
+			why = name + ": " + re.Error()
 		}
 		reasons = append(reasons, why)
 		if onDelta != nil {
@@ -176,12 +262,24 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 	return nil, err
 }
 
+// restingError is a source skipped while it rests after failing.
+type restingError struct {
+	reason string
+	left   time.Duration
+}
+
+func (e *restingError) Error() string {
+	return fmt.Sprintf("resting after %s (tried again in %s)", e.reason, e.left.Round(time.Second))
+}
+
 // fallsBack says whether another source may answer after err.
 func fallsBack(err error) bool {
 	var apiErr *APIError
 	var nerr *netError
 	switch {
 	case errors.Is(err, ErrAuth), errors.Is(err, ErrNoSource):
+		return true
+	case errors.As(err, new(*restingError)):
 		return true
 	case errors.As(err, &apiErr):
 		return apiErr.retryable() || apiErr.Status == http.StatusNotFound

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -158,4 +159,86 @@ func failing(t *testing.T, status int) *llmtest.RawServer {
 		w.WriteHeader(status)
 		w.Write([]byte(`{"error":{"message":"failing on purpose"}}`))
 	})
+}
+
+// A source that keeps failing costs a turn one retry, not its full
+// round, when a fallback follows; after failing it rests (turns go
+// straight to the fallback, saying why) and is tried again when the rest
+// is over, for twice as long if it fails again; once it answers it is
+// used again at once. A Retry-After longer than the rest wins.
+func TestFallbackRestsAFailingSource(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	var retryAfter atomic.Value
+	retryAfter.Store("")
+	bad := llmtest.NewRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			w.Header().Set("Content-Type", "application/json")
+			if ra := retryAfter.Load().(string); ra != "" {
+				w.Header().Set("Retry-After", ra)
+				w.WriteHeader(http.StatusTooManyRequests)
+			} else {
+				w.WriteHeader(http.StatusInternalServerError)
+			}
+			w.Write([]byte(`{"error":{"message":"failing on purpose"}}`))
+			return
+		}
+		llmtest.SSE(w, `{"choices":[{"index":0,"delta":{"content":"answered by deepseek"}}]}`,
+			`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, "[DONE]")
+	})
+	var replies []llmtest.Reply
+	for range 10 {
+		replies = append(replies, llmtest.Reply{Text: "answered by qwen"})
+	}
+	good := llmtest.NewServer(t, replies...)
+	s := fallbackSources(t, Source{Name: "deepseek", BaseURL: bad.URL}, Source{Name: "qwen", BaseURL: good.URL})
+	s.sources["deepseek"].MaxRetries = 0 // the default: three retries alone
+	now := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return now }
+	turn := func(wantSource, wantReason string, wantRequests int) {
+		t.Helper()
+		before := bad.Requests()
+		resp, notices, err := chatNotices(s, "hello")
+		if err != nil || resp.Source != wantSource || resp.Fallback != wantReason {
+			t.Fatalf("resp %+v, err %v; want %s after %q", resp, err, wantSource, wantReason)
+		}
+		if wantReason != "" && (len(notices) != 1 || notices[0].Reason != wantReason) {
+			t.Fatalf("notices %+v", notices)
+		}
+		if n := bad.Requests() - before; n != wantRequests {
+			t.Fatalf("deepseek got %d requests, want %d", n, wantRequests)
+		}
+	}
+	turn("qwen", "deepseek: 500 internal server error", 2) // one try, one retry
+	now = now.Add(10 * time.Second)
+	turn("qwen", "deepseek: resting after 500 internal server error (tried again in 20s)", 0)
+	now = now.Add(21 * time.Second)
+	turn("qwen", "deepseek: 500 internal server error", 2) // tried again, fails: 60 s now
+	now = now.Add(59 * time.Second)
+	turn("qwen", "deepseek: resting after 500 internal server error (tried again in 1s)", 0)
+	now = now.Add(2 * time.Second)
+	retryAfter.Store("300")
+	turn("qwen", "deepseek: 429 rate limited", 1) // a long Retry-After is not waited for
+	now = now.Add(200 * time.Second)
+	turn("qwen", "deepseek: resting after 429 rate limited (tried again in 1m40s)", 0)
+	now = now.Add(101 * time.Second)
+	down.Store(false)
+	turn("deepseek", "", 1)
+	turn("deepseek", "", 1)
+
+	// The last source of the chain is tried even while it rests.
+	down.Store(true)
+	retryAfter.Store("")
+	turn("qwen", "deepseek: 500 internal server error", 2)
+	only, err := NewSources([]Source{{Name: "deepseek", BaseURL: bad.URL}}, "deepseek")
+	if err != nil {
+		t.Fatal(err)
+	}
+	only.sources["deepseek"].Backoff, only.sources["deepseek"].MaxRetries = time.Millisecond, -1
+	only.now = s.now
+	only.rest("deepseek", &APIError{Status: 500})
+	before := bad.Requests()
+	if _, _, err := chatNotices(only, "hello"); err == nil || bad.Requests() != before+1 {
+		t.Fatalf("a lone resting source: err %v, %d requests", err, bad.Requests()-before)
+	}
 }

@@ -199,6 +199,22 @@ type wireRequest struct {
 // sees text twice. An answer cut off after it began is returned, as far
 // as it came, with an error wrapping ErrIncomplete.
 func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	return c.chat(ctx, req, onDelta, c.retries())
+}
+
+// retries is how many times c retries a transient failure (MaxRetries).
+func (c *Client) retries() int {
+	switch {
+	case c.MaxRetries == 0:
+		return 3
+	case c.MaxRetries < 0:
+		return 0
+	}
+	return c.MaxRetries
+}
+
+// chat is Chat with at most retries retries.
+func (c *Client) chat(ctx context.Context, req *Request, onDelta func(Delta), retries int) (*Response, error) {
 	wr := wireRequest{Model: req.Model, Messages: req.Messages, Tools: req.Tools, Stream: true}
 	if wr.Model == "" {
 		wr.Model = c.Model
@@ -215,10 +231,6 @@ func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encoding request: %w", err)
-	}
-	retries := c.MaxRetries
-	if retries == 0 {
-		retries = 3
 	}
 	total := orDefault(c.AnswerTimeout, DefaultAnswerTimeout)
 	ctx, cancel := context.WithTimeoutCause(ctx, total, &TimeoutError{Wait: "answer", After: total})

@@ -74,6 +74,8 @@ type Sources struct {
 
 	fallback []string             // fallback.go: SetFallback
 	rejected map[string]rejection // fallback.go: source -> its refused key
+	cooling  map[string]cooldown  // fallback.go: source -> its rest after failing
+	now      func() time.Time     // nil: time.Now; tests set it
 
 	// OnReject, when set, is told each time a provider refuses a
 	// source's key (by its KeyHash), to keep the mark across restarts
