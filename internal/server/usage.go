@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -81,5 +82,15 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "store_error", "could not read the usage")
 		return
 	}
+	for i := range rep.Totals {
+		rep.Totals[i].Cost = roundMoney(rep.Totals[i].Cost)
+	}
+	for cur, v := range rep.Today.Money {
+		rep.Today.Money[cur] = roundMoney(v)
+	}
 	writeJSON(w, http.StatusOK, rep)
 }
+
+// roundMoney rounds a sum of costs to a billionth of the currency unit,
+// dropping the float noise of summing (0.0033000000000000004).
+func roundMoney(v float64) float64 { return math.Round(v*1e9) / 1e9 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 
 func TestUsage(t *testing.T) {
 	llm := llmtest.NewServer(t, llmtest.Reply{Text: "hello", Usage: &llmtest.Usage{Prompt: 1000, Completion: 200, Cached: 400}},
-		llmtest.Reply{Text: "again", Usage: &llmtest.Usage{Prompt: 2000, Completion: 100}})
+		llmtest.Reply{Text: "again", Usage: &llmtest.Usage{Prompt: 2200, Completion: 100}})
 	dir := t.TempDir()
 	cfg := `{"sources": {"ds": {"base_url": "` + llm.URL + `", "api_key": "sk-test-0123456789", "model": "m",
 		"price": {"input": 2, "output": 8, "cached_input": 0.5, "currency": "CNY"}}},
@@ -41,14 +42,21 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("by session: %d", code)
 	}
 	// By hand: 600 fresh at 2, 400 cached at 0.5, 200 out at 8 per million;
-	// then 2000 at 2 and 100 at 8.
-	first, second := (600*2+400*0.5+200*8)/1e6, (2000*2+100*8)/1e6
-	if len(rep.Totals) != 2 || rep.Totals[0].InputTokens != 2000 || rep.Totals[1].CachedTokens != 400 ||
+	// then 2200 at 2 and 100 at 8.
+	first, second := (600*2+400*0.5+200*8)/1e6, (2200*2+100*8)/1e6
+	if len(rep.Totals) != 2 || rep.Totals[0].InputTokens != 2200 || rep.Totals[1].CachedTokens != 400 ||
 		!near(rep.Totals[0].Cost, second) || !near(rep.Totals[1].Cost, first) || rep.Totals[0].Currency != "CNY" {
 		t.Fatalf("by session: %+v", rep.Totals)
 	}
-	if rep.Budgets == nil || rep.Budgets.Day.Tokens != 100000 || rep.Today.Tokens != 3300 || !near(rep.Today.Money["CNY"], first+second) {
+	if rep.Budgets == nil || rep.Budgets.Day.Tokens != 100000 || rep.Today.Tokens != 3500 || !near(rep.Today.Money["CNY"], first+second) {
 		t.Fatalf("budgets %+v, today %+v", rep.Budgets, rep.Today)
+	}
+	// Sums come without float noise: 0.003 + 0.0052 is 0.0082, not
+	// 0.008199999999999999.
+	var raw json.RawMessage
+	if code := getJSON(t, hs.URL, "/v1/usage?by=day", &raw); code != http.StatusOK ||
+		!strings.Contains(string(raw), `"cost":0.0082,`) || !strings.Contains(string(raw), `"money":{"CNY":0.0082}`) {
+		t.Fatalf("by day: %d %s", code, raw)
 	}
 	if code := getJSON(t, hs.URL, "/v1/usage?by=day&from=2000-01-01&until=2000-01-02", &rep); code != http.StatusOK || len(rep.Totals) != 0 {
 		t.Fatalf("an empty range: %d %+v", code, rep.Totals)
