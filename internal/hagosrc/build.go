@@ -229,7 +229,7 @@ func buildEnv(base []string) []string {
 	env := make([]string, 0, len(set)+8)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, ours := set[k]; !ours && buildVar(k) {
+		if _, ours := set[k]; !ours && BuildVar(k) {
 			env = append(env, kv)
 		}
 	}
@@ -239,9 +239,10 @@ func buildEnv(base []string) []string {
 	return env
 }
 
-// buildVar reports whether the go command or the C toolchain reads the
-// environment variable k.
-func buildVar(k string) bool {
+// BuildVar reports whether the go command or the C toolchain reads the
+// environment variable k: the variables a Go build is given, so that
+// Hearth's secrets (API keys in its environment) never reach it.
+func BuildVar(k string) bool {
 	switch k {
 	case "PATH", "HOME", "USER", "TMPDIR", "TEMP", "TMP", "LANG", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
 		"CC", "CXX", "AR", "PKG_CONFIG", "SYSTEMROOT", "LOCALAPPDATA", "APPDATA", "USERPROFILE", "ComSpec":

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/hagosrc"
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/scaffold"
 	"github.com/hearth-agent/hearth/internal/store"
@@ -163,7 +164,7 @@ func BuildSOLoader(ctx context.Context, src, out string) error {
 	tmp := filepath.Join(tmpDir, SOLoaderName)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./cmd/"+SOLoaderName)
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOPROXY=off")
+	cmd.Env = append(goBuildEnv(os.Environ()), "CGO_ENABLED=1", "GOPROXY=off")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
@@ -180,6 +181,22 @@ func BuildSOLoader(ctx context.Context, src, out string) error {
 	return nil
 }
 
+// goBuildEnv is the part of env the go command reads to build the loader
+// (hagosrc.BuildVar, and the user's GOFLAGS, GOWORK and GOTOOLCHAIN): not
+// the rest, where the model providers' keys, HEARTH_TOKEN and the like
+// are. The build runs a C compiler and pkg-config, which have no use for
+// them.
+func goBuildEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if hagosrc.BuildVar(k) || k == "GOFLAGS" || k == "GOWORK" || k == "GOTOOLCHAIN" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // checkWorkspace refuses a Go workspace file (go.work) that the go
 // command would use in src but another user may have written: its
 // replace and use lines decide which code the loader is built from (a
@@ -187,6 +204,7 @@ func BuildSOLoader(ctx context.Context, src, out string) error {
 func checkWorkspace(ctx context.Context, src string) error {
 	cmd := exec.CommandContext(ctx, "go", "env", "GOWORK")
 	cmd.Dir = src
+	cmd.Env = goBuildEnv(os.Environ())
 	out, err := cmd.Output()
 	if err != nil {
 		return nil // the build says why the go command fails

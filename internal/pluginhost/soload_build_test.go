@@ -286,3 +286,44 @@ exit 1
 		t.Fatalf("list %+v", list)
 	}
 }
+
+// TestSOLoaderBuildWithoutSecrets: the go command that builds the loader
+// (and the C compiler and pkg-config it runs) gets where Go and its
+// caches are, not the providers' keys or Hearth's token.
+func TestSOLoaderBuildWithoutSecrets(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in go command is a shell script")
+	}
+	bin, dump := t.TempDir(), filepath.Join(t.TempDir(), "env")
+	// It writes its environment, then the output file (-o is $3).
+	script := "#!/bin/sh\n[ \"$1\" = env ] && exit 0\nenv > '" + dump + "'\necho '#!/bin/sh' > \"$3\"\nchmod +x \"$3\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("DEEPSEEK_API_KEY", "sk-secret-deepseek-0123456789")
+	t.Setenv("HEARTH_TOKEN", "hearth-secret-token")
+	t.Setenv("GOAUTH", "netrc-secret")
+	t.Setenv("GOOGLE_API_KEY", "google-secret")
+	t.Setenv("GOCACHE", "/tmp/somewhere-gocache")
+	t.Setenv("CGO_CFLAGS", "-O1")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	if err := BuildSOLoader(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), SOLoaderName)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(b)
+	for _, leak := range []string{"sk-secret-deepseek", "hearth-secret-token", "netrc-secret", "google-secret"} {
+		if strings.Contains(env, leak) {
+			t.Errorf("the build saw %s:\n%s", leak, env)
+		}
+	}
+	for _, want := range []string{"GOCACHE=/tmp/somewhere-gocache\n", "CGO_CFLAGS=-O1\n", "CGO_ENABLED=1\n", "GOPROXY=off\n", "LC_ALL=C.UTF-8\n", "PATH=" + bin} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the build lacks %q:\n%s", want, env)
+		}
+	}
+}
