@@ -359,7 +359,7 @@ func (p *plainReader) approver(out io.Writer) policy.Approver {
 			if err := waitInput(ctx, p.fd, p.br); err != nil {
 				return "", err
 			}
-			line, err := p.br.ReadString('\n')
+			line, _, err := readLine(p.br, 4<<10) // a longer line is no answer
 			if a, ok := parseAnswer(req, line); ok {
 				return a, nil
 			}

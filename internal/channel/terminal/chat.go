@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -123,6 +124,10 @@ func Chat(ctx context.Context, k Agent, opts *Options) error {
 		msg, err := r.read()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		if errors.Is(err, ErrMessageTooLong) {
+			fmt.Fprintln(o.Err, err)
+			continue
 		}
 		if err != nil {
 			return err
@@ -261,25 +266,72 @@ func newPlainReader(in io.Reader) *plainReader {
 	return p
 }
 
+// MaxMessageBytes bounds a message read from a pipe (its lines joined by
+// \ together): more than any model's context window holds. A longer one
+// is skipped to its end and refused with ErrMessageTooLong, and reading
+// goes on with the next message, so one runaway line neither fills the
+// memory nor ends the conversation.
+const MaxMessageBytes = 1 << 20
+
+// ErrMessageTooLong is read's error for a message over MaxMessageBytes.
+var ErrMessageTooLong = fmt.Errorf("message longer than %d MiB: not sent (消息过长，未发送)", MaxMessageBytes>>20)
+
 func (p *plainReader) read() (string, error) {
 	var lines []string
+	size, tooLong := 0, false
 	for {
-		line, err := p.br.ReadString('\n')
+		line, long, err := readLine(p.br, MaxMessageBytes-size)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return "", err
 		}
-		if errors.Is(err, io.EOF) && line == "" {
+		tooLong = tooLong || long
+		if errors.Is(err, io.EOF) && line == "" && !long {
+			if tooLong {
+				return "", ErrMessageTooLong
+			}
 			if len(lines) > 0 {
 				return strings.Join(lines, "\n"), nil
 			}
 			return "", io.EOF
 		}
 		line = strings.TrimRight(line, "\r\n")
+		size += len(line) + 1
 		if cont, ok := strings.CutSuffix(line, `\`); ok && err == nil {
 			lines = append(lines, cont)
 			continue
 		}
+		if tooLong {
+			return "", ErrMessageTooLong
+		}
 		return strings.Join(append(lines, line), "\n"), nil
+	}
+}
+
+// readLine reads a line, its newline included, of at most limit bytes. A
+// longer one is read to its end and dropped: long is true, and line is
+// "\\" when the dropped line ended in \ (the message goes on), else "".
+func readLine(br *bufio.Reader, limit int) (line string, long bool, err error) {
+	var b []byte
+	var last byte // a long line's last byte before its line end
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !long && len(b)+len(frag) > max(limit, 0) {
+			long, b = true, nil
+		}
+		if long {
+			if t := bytes.TrimRight(frag, "\r\n"); len(t) > 0 {
+				last = t[len(t)-1]
+			}
+		} else {
+			b = append(b, frag...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if long && last == '\\' {
+			return `\`, true, err
+		}
+		return string(b), long, err
 	}
 }
 
