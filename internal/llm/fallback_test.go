@@ -221,7 +221,11 @@ func TestFallbackRestsAFailingSource(t *testing.T) {
 	turn("qwen", "deepseek: 429 rate limited", 1) // a long Retry-After is not waited for
 	now = now.Add(200 * time.Second)
 	turn("qwen", "deepseek: resting after 429 rate limited (tried again in 1m40s)", 0)
-	now = now.Add(101 * time.Second)
+	// A source given a new address is tried at once.
+	s.Put(Source{Name: "deepseek", BaseURL: bad.URL + "/"})
+	s.sources["deepseek"].Backoff = time.Millisecond
+	turn("qwen", "deepseek: 429 rate limited", 1)
+	now = now.Add(301 * time.Second)
 	down.Store(false)
 	turn("deepseek", "", 1)
 	turn("deepseek", "", 1)

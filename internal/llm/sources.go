@@ -142,8 +142,16 @@ func (s *Sources) Secrets() *redact.Secrets { return &s.secrets }
 // Redact masks every source's API key in text.
 func (s *Sources) Redact(text string) string { return s.secrets.String(text) }
 
-// Put adds or replaces a source.
-func (s *Sources) Put(src Source) { s.put(src) }
+// Put adds or replaces a source. A source replaced by another address,
+// key or model no longer rests after its failures (fallback.go).
+func (s *Sources) Put(src Source) {
+	s.mu.Lock()
+	if old, ok := s.meta[src.Name]; ok && (old.BaseURL != src.BaseURL || old.APIKey != src.APIKey || old.Model != src.Model) {
+		delete(s.cooling, src.Name)
+	}
+	s.mu.Unlock()
+	s.put(src)
+}
 
 // Source returns the source called name, as it runs (overrides such as
 // --model applied).
