@@ -450,7 +450,7 @@ func sourceNames(list []llm.Source) []string {
 // knownModels maps provider hosts to a sensible default model, so a user
 // who only sets the base URL and key gets a working chat.
 var knownModels = map[string]string{
-	"api.deepseek.com":            "deepseek-chat",
+	"api.deepseek.com":            "deepseek-flash",
 	"api.openai.com":              "gpt-4o-mini",
 	"dashscope.aliyuncs.com":      "qwen-plus",
 	"dashscope-intl.aliyuncs.com": "qwen-plus",

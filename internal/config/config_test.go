@@ -32,9 +32,9 @@ func TestResolveSources(t *testing.T) {
 		wantKey     string
 		wantModel   string
 	}{
-		{"file only", file, map[string]string{"DS_KEY": "sk-ds"}, Overrides{}, "ds", "https://api.deepseek.com/v1", "sk-ds", "deepseek-chat"},
+		{"file only", file, map[string]string{"DS_KEY": "sk-ds"}, Overrides{}, "ds", "https://api.deepseek.com/v1", "sk-ds", "deepseek-flash"},
 		{"env overrides file", file, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-env", "HEARTH_MODEL": "m"}, Overrides{}, "env", "http://127.0.0.1:9/v1", "sk-env", "m"},
-		{"env key only keeps base", file, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", "https://api.deepseek.com/v1", "sk-env", "deepseek-chat"},
+		{"env key only keeps base", file, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", "https://api.deepseek.com/v1", "sk-env", "deepseek-flash"},
 		{"key only, no file", &File{}, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{}, "env", DefaultBaseURL, "sk-env", "gpt-4o-mini"},
 		{"flag source wins", file, map[string]string{"OPENAI_API_KEY": "sk-env"}, Overrides{Source: "local"}, "local", "http://127.0.0.1:11434/v1", "", "qwen3:8b"},
 		{"HEARTH_MODEL", file, map[string]string{"HEARTH_MODEL": "deepseek-reasoner"}, Overrides{}, "ds", "https://api.deepseek.com/v1", "", "deepseek-reasoner"},
@@ -216,7 +216,7 @@ func TestEnvSourceWithoutModelIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	env["OPENAI_BASE_URL"] = "https://api.deepseek.com/v1"
-	if list, _, err := (&File{}).ResolveSources(Overrides{Env: envOf(env)}); err != nil || list[0].Model != "deepseek-chat" {
+	if list, _, err := (&File{}).ResolveSources(Overrides{Env: envOf(env)}); err != nil || list[0].Model != "deepseek-flash" {
 		t.Fatalf("%v %+v", err, list)
 	}
 }

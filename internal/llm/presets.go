@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/hearth-agent/hearth/sdk"
@@ -84,6 +86,10 @@ var presetModels = map[string][]sdk.ProviderModel{
 			Pricing: deepSeekPrice(0.02, 1, 4)},
 		{ID: "deepseek-v4-pro", Name: "DeepSeek V4 Pro", ContextWindow: 1_000_000, InputModalities: text,
 			Pricing: deepSeekPrice(0.15, 4.5, 13.5)},
+		// The page: the old name is still accepted, served by the Flash
+		// model and billed at its price.
+		{ID: "deepseek-v4-flash", Name: "DeepSeek V4 Flash (old name of deepseek-flash)", ContextWindow: 1_000_000, InputModalities: textImage,
+			Pricing: deepSeekPrice(0.02, 1, 4)},
 		{ID: "deepseek-chat", Name: "DeepSeek (non-thinking, retired)", ContextWindow: 128_000, InputModalities: text,
 			Pricing: price("CNY", 0.2, 2, 3, srcDeepSeek+deepSeekRetired, false)},
 		{ID: "deepseek-reasoner", Name: "DeepSeek (thinking, retired)", ContextWindow: 128_000, InputModalities: text,
@@ -226,8 +232,18 @@ func PresetModels(name string) []sdk.ProviderModel {
 func PresetEfforts(name string) []string { return append([]string(nil), presetEfforts[name]...) }
 
 // PriceFromPricing is p as a Price, for cost: cache hits at
-// InputCacheHit, other prompt tokens at InputCacheMiss.
+// InputCacheHit, other prompt tokens at InputCacheMiss, and the peak
+// hours, when p has them, as windows of the peak multiplier in the
+// provider's UTC offset.
 func PriceFromPricing(p sdk.ModelPricing) Price {
-	return Price{Input: p.InputCacheMiss, CachedInput: p.InputCacheHit, CacheWrite: p.CacheWrite,
+	out := Price{Input: p.InputCacheMiss, CachedInput: p.InputCacheHit, CacheWrite: p.CacheWrite,
 		Output: p.Output, Currency: p.Currency}
+	if pk := p.Peak; pk != nil && pk.Multiplier > 0 {
+		out.Zone = FixedZone(pk.UTCOffsetMinutes)
+		for _, h := range pk.Hours {
+			out.Windows = append(out.Windows, PriceWindow{Start: fmt.Sprintf("%02d:00", h[0]), End: fmt.Sprintf("%02d:00", h[1]),
+				Multiplier: pk.Multiplier, Days: slices.Clone(pk.Weekdays)})
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -15,6 +17,10 @@ type PriceWindow struct {
 	Start      string  `json:"start"`
 	End        string  `json:"end"`
 	Multiplier float64 `json:"multiplier"` // 0.5 is half price
+	// Days are the days of the week the window applies on, 0 (Sunday)
+	// to 6, in the Price's Zone; empty means every day. A window over
+	// midnight belongs to the day it starts on.
+	Days []int `json:"days,omitempty"`
 }
 
 // ErrPriceWindow is wrapped by Price.Check's complaints about windows.
@@ -42,20 +48,56 @@ func (p Price) Check() error {
 		if w.Multiplier < 0 {
 			return fmt.Errorf("%w %d: negative multiplier", ErrPriceWindow, i+1)
 		}
+		for _, d := range w.Days {
+			if d < 0 || d > 6 {
+				return fmt.Errorf("%w %d: day %d is not 0 (Sunday) to 6", ErrPriceWindow, i+1, d)
+			}
+		}
 	}
 	return nil
 }
 
-// location is the Zone's location; empty means UTC.
+// location is the Zone's location: an IANA name, or a fixed offset
+// written "UTC+08:00"; empty means UTC.
 func (p Price) location() (*time.Location, error) {
 	if p.Zone == "" {
 		return time.UTC, nil
+	}
+	if off, ok := fixedOffset(p.Zone); ok {
+		return time.FixedZone(p.Zone, off), nil
 	}
 	loc, err := time.LoadLocation(p.Zone)
 	if err != nil {
 		return nil, fmt.Errorf("%w: time zone %q: %v", ErrPriceWindow, p.Zone, err)
 	}
 	return loc, nil
+}
+
+// fixedOffset reads a zone written "UTC+08:00" or "UTC-05:30" as seconds
+// east of UTC.
+func fixedOffset(zone string) (int, bool) {
+	rest, ok := strings.CutPrefix(zone, "UTC")
+	if !ok || len(rest) != 6 || (rest[0] != '+' && rest[0] != '-') {
+		return 0, false
+	}
+	m, err := clockMinutes(rest[1:])
+	if err != nil || m > 14*60 {
+		return 0, false
+	}
+	if rest[0] == '-' {
+		m = -m
+	}
+	return m * 60, true
+}
+
+// FixedZone writes an offset east of UTC, in minutes, as a Zone:
+// "UTC+08:00".
+func FixedZone(minutes int) string {
+	sign := '+'
+	if minutes < 0 {
+		sign, minutes = '-', -minutes
+	}
+	return fmt.Sprintf("UTC%c%02d:%02d", sign, minutes/60, minutes%60)
 }
 
 // clockMinutes parses "HH:MM" (00:00 to 24:00) into minutes after midnight.
@@ -80,14 +122,18 @@ func (p Price) Multiplier(t time.Time) float64 {
 	loc, _ := p.location()
 	lt := t.In(loc)
 	now := lt.Hour()*60 + lt.Minute()
+	today := int(lt.Weekday())
 	for _, w := range p.Windows {
 		start, _ := clockMinutes(w.Start)
 		end, _ := clockMinutes(w.End)
-		in := start <= now && now < end
+		in, day := start <= now && now < end, today
 		if end <= start { // over midnight
 			in = now >= start || now < end
+			if now < end {
+				day = (today + 6) % 7 // it started yesterday
+			}
 		}
-		if in {
+		if in && (len(w.Days) == 0 || slices.Contains(w.Days, day)) {
 			return w.Multiplier
 		}
 	}

@@ -226,7 +226,7 @@ Set an OpenAI-compatible endpoint and key, for example DeepSeek:
 
   export OPENAI_BASE_URL=https://api.deepseek.com/v1
   export OPENAI_API_KEY=sk-...
-  export HEARTH_MODEL=deepseek-chat      # optional for well-known providers
+  export HEARTH_MODEL=deepseek-flash     # optional for well-known providers
 
 or a local Ollama:
 
