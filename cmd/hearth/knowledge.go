@@ -71,12 +71,13 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		}
 		return 1
 	}
-	usage := func() int {
+	if len(args) == 0 {
 		fmt.Fprint(cio.err, knowledgeUsage)
 		return 2
 	}
-	if len(args) == 0 {
-		return usage()
+	if msg := knowledgeArgsError(args); msg != "" {
+		fmt.Fprintf(cio.err, "%s\n\n%s", msg, knowledgeUsage)
+		return 2
 	}
 	sc := scope.Scope(f.scope)
 	if f.scope != "" && !sc.Valid() {
@@ -201,7 +202,28 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		fmt.Fprintf(cio.out, "removed %s\n", terminal.SanitizeLine(rest[0]))
 		return 0
 	}
-	return usage()
+	fmt.Fprint(cio.err, knowledgeUsage) // not reached: knowledgeArgsError let no other through
+	return 2
+}
+
+// knowledgeArgs are the subcommands of `hearth knowledge` and how many
+// arguments each takes: at least min, at most max (-1: any number).
+var knowledgeArgs = map[string]struct{ min, max int }{
+	"search": {1, -1}, "list": {0, 0}, "show": {1, 1}, "add": {1, 2}, "rm": {1, 1},
+}
+
+// knowledgeArgsError says what is wrong with the subcommand and
+// arguments of `hearth knowledge`, as memory and plugin say it; "" when
+// nothing is.
+func knowledgeArgsError(args []string) string {
+	n, ok := knowledgeArgs[args[0]]
+	if !ok {
+		return fmt.Sprintf("hearth knowledge: unknown subcommand %q", args[0])
+	}
+	if got := len(args) - 1; got < n.min || n.max >= 0 && got > n.max {
+		return fmt.Sprintf("hearth knowledge %s: wrong arguments", args[0])
+	}
+	return ""
 }
 
 // knowledgeText is the text `hearth knowledge add` writes: the file

@@ -82,6 +82,21 @@ func TestKnowledgeCommand(t *testing.T) {
 			if _, _, code := hearthIn(t, work, env, "", "knowledge", "search", "x", "--scope", "nowhere"); code != 2 {
 				t.Fatalf("a bad scope = %d", code)
 			}
+			// A usage error says what was wrong first, then the usage.
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"frob"}, `hearth knowledge: unknown subcommand "frob"` + "\n\nUsage:"},
+				{[]string{"show"}, "hearth knowledge show: wrong arguments\n\nUsage:"},
+				{[]string{"list", "x"}, "hearth knowledge list: wrong arguments\n\nUsage:"},
+				{[]string{"add", "a", "b", "c"}, "hearth knowledge add: wrong arguments\n\nUsage:"},
+			} {
+				out, errOut, code := hearthIn(t, work, env, "", append([]string{"knowledge"}, c.args...)...)
+				if code != 2 || out != "" || !strings.HasPrefix(errOut, c.want) {
+					t.Errorf("knowledge %q = %d %q %q, want exit 2 and stderr starting %q", c.args, code, out, errOut, c.want)
+				}
+			}
 		})
 	}
 }
