@@ -75,7 +75,7 @@ decided, and how it ended. Arguments are shown only as a hash.
 
 Flags:
   --tool NAME       only calls of this tool
-  --since DURATION  only calls this recent (90s, 30m, 24h)
+  --since DURATION  only calls this recent (90s, 30m, 24h, 7d)
   --limit N         at most N calls (default 50)
   --json            print the calls as a JSON array
 
