@@ -14,6 +14,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/knowledge"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/scope"
 )
 
@@ -42,6 +43,8 @@ Flags:
   --all            list, search: every scope, not only global
   --scope SCOPE    the scope to list, search, show, add to or remove from
   --writer PLUGIN  show, rm: a plugin's entry, not the owner's
+  --reveal         show, search: print key-like text (an API key pasted in
+                   an entry) unmasked; masked by default, as in hearth memory
   --json           print JSON: search and list an array of entries (name,
                    file, title, scope, writer; search adds rank and score)
 `
@@ -107,6 +110,12 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	}
+	// What looks like a key is masked in what show and search print, as
+	// hearth memory does, unless --reveal.
+	mask := redact.KeyLike
+	if f.reveal {
+		mask = func(s string) string { return s }
+	}
 	key := func(name string) knowledge.Key { return knowledge.Key{Scope: sc, Writer: f.writer, Name: name} }
 	switch sub, rest := args[0], args[1:]; {
 	case sub == "search" && len(rest) > 0:
@@ -119,6 +128,7 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 			out := make([]knowledgeHit, len(hits))
 			for i, h := range hits {
 				out[i] = knowledgeHit{Rank: i + 1, Score: h.Score, Entry: h.Entry}
+				out[i].Title = mask(h.Title)
 			}
 			return writeJSON(cio.out, out)
 		}
@@ -127,7 +137,7 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		}
 		for i, h := range hits {
 			fmt.Fprintf(cio.out, "%d\t%s\t%s\t%s\n", i+1, strconv.FormatFloat(h.Score, 'f', 4, 64),
-				terminal.SanitizeLine(h.File), terminal.SanitizeLine(h.Title))
+				terminal.SanitizeLine(h.File), terminal.SanitizeLine(mask(h.Title)))
 		}
 		return 0
 	case sub == "list" && len(rest) == 0:
@@ -163,6 +173,7 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		if err != nil {
 			return fail(err)
 		}
+		text = mask(text)
 		if f.jsonOut {
 			return writeJSON(cio.out, map[string]string{"name": rest[0], "scope": string(sc), "writer": f.writer, "content": text})
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hearth-agent/hearth/internal/redact"
 )
 
 // hearth knowledge, alone and through a running daemon: the same
@@ -98,5 +100,33 @@ func TestKnowledgeCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// What looks like a key in an entry is masked by knowledge show and in
+// search's titles, as hearth memory masks it, unless --reveal.
+func TestKnowledgeShowMasksKeys(t *testing.T) {
+	const key = "sk-proj-Abcdefgh12345678Zyx"
+	home, work := t.TempDir(), t.TempDir()
+	env := []string{"HEARTH_HOME=" + home}
+	text := "# relay " + key + "\nThe relay's API key is " + key + " (from the dashboard).\n"
+	if out, errOut, code := hearthIn(t, work, env, text, "knowledge", "add", "relay"); code != 0 {
+		t.Fatalf("add: %d %q %q", code, out, errOut)
+	}
+	for _, args := range [][]string{{"show", "relay"}, {"show", "--json", "relay"}, {"search", "relay", "dashboard"}, {"search", "--json", "relay"}} {
+		out, errOut, code := hearthIn(t, work, env, "", append([]string{"knowledge"}, args...)...)
+		if code != 0 || strings.Contains(out, key) || !strings.Contains(out, "relay") {
+			t.Errorf("knowledge %q: %d %q %q", args, code, out, errOut)
+		}
+		if args[0] == "show" && !strings.Contains(out, "The relay's API key is ****8Zyx (from the dashboard).") {
+			t.Errorf("knowledge %q masked more than the key: %q", args, out)
+		}
+	}
+	if out, _, code := hearthIn(t, work, env, "", "knowledge", "show", "--reveal", "relay"); code != 0 || out != text {
+		t.Errorf("show --reveal: %d %q", code, out)
+	}
+	// The same masker as hearth memory's.
+	if out, _, _ := hearthIn(t, work, env, "", "knowledge", "show", "relay"); out != redact.KeyLike(text) {
+		t.Errorf("show = %q, want %q", out, redact.KeyLike(text))
 	}
 }

@@ -105,7 +105,7 @@ type flags struct {
 	k                               int    // -k: knowledge search
 	scope, writer                   string // --scope, --writer: knowledge, memory (--scope)
 	all                             bool   // --all: knowledge
-	reveal                          bool   // --reveal: memory
+	reveal                          bool   // --reveal: memory, knowledge
 }
 
 // commandFlags are the flags each command that parse reads uses: any
@@ -120,7 +120,7 @@ var commandFlags = map[string][]string{
 	"usage":     {"data-dir", "v", "since", "json"},
 	"plugin":    {"data-dir", "v", "n", "id", "json", "yes"},
 	"settings":  {"data-dir", "v", "json"},
-	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
+	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all", "reveal"},
 	"memory":    {"data-dir", "v", "json", "scope", "limit", "reveal"},
 	"models":    {"data-dir", "v", "json"},
 }
