@@ -145,7 +145,7 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 			fmt.Fprintf(stderr, "%s\n\n%s", msg, knowledgeUsage)
 			return 2, true
 		}
-		text, err := knowledgeText(rest[2:], &cmdIO{in: stdin, cwd: req.Cwd})
+		text, err := knowledgeText(rest[2:], &cmdIO{in: stdin, err: stderr, cwd: req.Cwd})
 		if err != nil {
 			fmt.Fprintf(stderr, "hearth knowledge: %v\n", err)
 			return 1, true

@@ -238,13 +238,17 @@ func knowledgeArgsError(args []string) string {
 }
 
 // knowledgeText is the text `hearth knowledge add` writes: the file
-// named (relative to the user's directory), else stdin.
+// named (relative to the user's directory), else stdin. A terminal is
+// told how to end the text first: it would seem to hang otherwise.
 func knowledgeText(args []string, cio *cmdIO) (string, error) {
 	var b []byte
 	var err error
 	if len(args) == 1 && args[0] != "-" {
 		b, err = os.ReadFile(cio.abs(args[0]))
 	} else {
+		if isTerminal(cio.in) && cio.err != nil {
+			fmt.Fprintln(cio.err, stdinHint)
+		}
 		b, err = io.ReadAll(io.LimitReader(cio.in, 16<<20))
 	}
 	if err != nil {
@@ -260,6 +264,10 @@ func knowledgeText(args []string, cio *cmdIO) (string, error) {
 	}
 	return string(b), nil
 }
+
+// stdinHint is what `hearth knowledge add` says before it reads the
+// entry from a terminal.
+const stdinHint = "hearth knowledge add: reading the entry from stdin; end with Ctrl-D (Ctrl-Z Enter on Windows) / 请输入内容，以 Ctrl-D 结束"
 
 // knowledgeAddArgs is `hearth knowledge add NAME ...` as the daemon
 // runs it, the text on its stdin.

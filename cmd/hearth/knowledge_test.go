@@ -54,8 +54,9 @@ func TestKnowledgeCommand(t *testing.T) {
 			if got := run("", "add", "recipes/soup", "soup.md"); got != "added recipes/soup\n" {
 				t.Fatalf("add from a file = %q", got)
 			}
-			if got := run("# Group rules\nquiet after ten", "add", "rules", "--scope", "chat:tg/group:1"); got != "added rules\n" {
-				t.Fatalf("add from stdin to a scope = %q", got)
+			// Off a terminal, stdin is read without a word.
+			if out, errOut, code := hearthIn(t, work, env, "# Group rules\nquiet after ten", "knowledge", "add", "rules", "--scope", "chat:tg/group:1"); code != 0 || out != "added rules\n" || errOut != "" {
+				t.Fatalf("add from stdin to a scope = %d %q %q", code, out, errOut)
 			}
 			if got := run("", "list"); got != "recipes/soup\nrecipes/红烧肉\nwifi\n" {
 				t.Fatalf("list = %q", got)
