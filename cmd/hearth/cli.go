@@ -141,11 +141,11 @@ func toDaemon(ctx context.Context, cmd string, args []string, f *flags, rest []s
 	if cmd == "knowledge" && len(rest) > 0 && rest[0] == "add" {
 		// The entry is read here (a file of this user, or stdin) and
 		// sent as the daemon's stdin.
-		if len(rest) < 2 || len(rest) > 3 {
-			fmt.Fprint(stderr, knowledgeUsage)
+		if msg := knowledgeArgsError(rest); msg != "" {
+			fmt.Fprintf(stderr, "%s\n\n%s", msg, knowledgeUsage)
 			return 2, true
 		}
-		text, err := knowledgeText(rest[2:], &cmdIO{in: stdin, cwd: req.Cwd})
+		text, err := knowledgeText(rest[2:], &cmdIO{in: stdin, err: stderr, cwd: req.Cwd})
 		if err != nil {
 			fmt.Fprintf(stderr, "hearth knowledge: %v\n", err)
 			return 1, true

@@ -54,6 +54,57 @@ func TestHelpTopics(t *testing.T) {
 	}
 }
 
+// TestHelpOnHelp: hearth help -h is help's own help, the list of
+// topics, as hearth help help is; -h after a topic changes nothing.
+func TestHelpOnHelp(t *testing.T) {
+	want, _, code := hearth(t, nil, "", "help", "help")
+	if code != 0 || !strings.Contains(want, "Topics:") {
+		t.Fatalf("help help: %d\n%s", code, want)
+	}
+	for _, args := range [][]string{{"help", "-h"}, {"help", "--help"}, {"help", "-help"}, {"-h", "help"}} {
+		if out, errOut, code := hearth(t, nil, "", args...); code != 0 || out != want || errOut != "" {
+			t.Errorf("%q: %d %q\n%s", args, code, errOut, out)
+		}
+	}
+	ask, _, _ := hearth(t, nil, "", "help", "ask")
+	if out, _, code := hearth(t, nil, "", "help", "ask", "-h"); code != 0 || out != ask {
+		t.Errorf("help ask -h: %d\n%s", code, out)
+	}
+}
+
+// TestEveryCommandHasAHelpTopic: each command hearth help lists is a
+// topic of hearth help help (and of the list a wrong topic prints), and
+// hearth help CMD prints its help.
+func TestEveryCommandHasAHelpTopic(t *testing.T) {
+	list, _, _ := hearth(t, nil, "", "help")
+	_, cmds, ok := strings.Cut(list, "Commands:\n")
+	cmds, _, _ = strings.Cut(cmds, "\n\n")
+	topics, _, _ := hearth(t, nil, "", "help", "help")
+	_, wrong, _ := hearth(t, nil, "", "help", "nope")
+	if !ok || cmds == "" {
+		t.Fatalf("no command list in hearth help:\n%s", list)
+	}
+	n := 0
+	for _, line := range strings.Split(cmds, "\n") {
+		if !strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "   ") {
+			continue // a command's second line
+		}
+		cmd := strings.Fields(line)[0]
+		n++
+		for what, text := range map[string]string{"help help": topics, "help nope": wrong} {
+			if !strings.Contains(text, "\n  "+cmd+" ") {
+				t.Errorf("hearth %s does not list %s among the topics:\n%s", what, cmd, text)
+			}
+		}
+		if out, errOut, code := hearth(t, nil, "", "help", cmd); code != 0 || !strings.HasPrefix(out, "Usage") {
+			t.Errorf("help %s: %d %q\n%s", cmd, code, errOut, out)
+		}
+	}
+	if n < len(commands) {
+		t.Errorf("hearth help lists %d commands, hearth has %d:\n%s", n, len(commands), cmds)
+	}
+}
+
 func TestVersionFlag(t *testing.T) {
 	want, _, _ := hearth(t, nil, "", "version")
 	if out, _, code := hearth(t, nil, "", "--version"); code != 0 || out != want || !strings.HasPrefix(out, "hearth ") {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzSplitCommand: splitting a command line loses and invents nothing.
@@ -23,6 +24,27 @@ func FuzzSplitCommand(f *testing.F) {
 		got = append(got, rest...)
 		if !slices.Equal(got, args) {
 			t.Fatalf("%q: split into %q %q %q", args, pre, cmd, rest)
+		}
+	})
+}
+
+// FuzzSinceFlag: --since never panics, takes no negative duration, and
+// takes what it shows back.
+func FuzzSinceFlag(f *testing.F) {
+	for _, s := range []string{"90s", "7d", "-7d", "1.5d", "0", "d", "99999999999d", "1h30m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		var s sinceFlag
+		if err := s.Set(v); err != nil {
+			return
+		}
+		if s < 0 {
+			t.Fatalf("%q: %v", v, time.Duration(s))
+		}
+		var again sinceFlag
+		if err := again.Set(s.String()); err != nil || again != s {
+			t.Fatalf("%q: %s reads back as %v, %v", v, s.String(), time.Duration(again), err)
 		}
 	})
 }

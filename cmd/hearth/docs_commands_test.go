@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -206,4 +207,39 @@ func safeToRun(cmd string, args []string) bool {
 		return false
 	}
 	return true
+}
+
+// TestReadmeListsJSONCommands: the READMEs' list of the commands that
+// take --json is every command whose flags have it, with mcp list and
+// version, and no other.
+func TestReadmeListsJSONCommands(t *testing.T) {
+	want := []string{"mcp list", "version"}
+	for cmd, flags := range commandFlags {
+		if slices.Contains(flags, "json") {
+			want = append(want, cmd)
+		}
+	}
+	slices.Sort(want)
+	quoted := regexp.MustCompile("`([^`]*)`")
+	for _, file := range []string{"../../README.md", "../../README.zh-CN.md"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, para := range strings.Split(string(b), "\n\n") {
+			if !strings.Contains(para, "`--json`") || !strings.Contains(para, "hearth completion") {
+				continue
+			}
+			for _, m := range quoted.FindAllStringSubmatch(para, -1) {
+				if w := m[1]; !strings.HasPrefix(w, "hearth") && !strings.HasPrefix(w, "-") {
+					got = append(got, w)
+				}
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s lists %q as taking --json, want %q", file, got, want)
+		}
+	}
 }

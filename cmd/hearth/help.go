@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -74,7 +75,7 @@ decided, and how it ended. Arguments are shown only as a hash.
 
 Flags:
   --tool NAME       only calls of this tool
-  --since DURATION  only calls this recent (90s, 30m, 24h)
+  --since DURATION  only calls this recent (90s, 30m, 24h, 7d)
   --limit N         at most N calls (default 50)
   --json            print the calls as a JSON array
 
@@ -247,6 +248,7 @@ var helpTopics = map[string]string{
 	"usage":      "model tokens and cost; budgets",
 	"plugin":     "process plugins: list, install, enable ...",
 	"settings":   "plugin settings",
+	"knowledge":  "the knowledge base: search, list, show, add, rm",
 	"memory":     "what the agent remembers: list, search, add, forget, correct",
 	"models":     "model sources and providers: models, prices, test a key, balance",
 	"mcp":        "MCP servers, and serving Hearth's tools over MCP",
@@ -273,8 +275,15 @@ func topicList() string {
 	return b.String()
 }
 
-// runHelp is `hearth help [TOPIC]`.
+// runHelp is `hearth help [TOPIC]`; -h asks for help's own help, the
+// list of topics.
 func runHelp(args []string, stdout, stderr io.Writer) int {
+	if wantsHelp(args) {
+		args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-h" || a == "-help" || a == "--help" })
+		if len(args) == 0 {
+			args = []string{"help"}
+		}
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return 0

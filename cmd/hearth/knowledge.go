@@ -14,6 +14,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/knowledge"
+	"github.com/hearth-agent/hearth/internal/redact"
 	"github.com/hearth-agent/hearth/internal/scope"
 )
 
@@ -42,6 +43,8 @@ Flags:
   --all            list, search: every scope, not only global
   --scope SCOPE    the scope to list, search, show, add to or remove from
   --writer PLUGIN  show, rm: a plugin's entry, not the owner's
+  --reveal         show, search: print key-like text (an API key pasted in
+                   an entry) unmasked; masked by default, as in hearth memory
   --json           print JSON: search and list an array of entries (name,
                    file, title, scope, writer; search adds rank and score)
 `
@@ -71,12 +74,13 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		}
 		return 1
 	}
-	usage := func() int {
+	if len(args) == 0 {
 		fmt.Fprint(cio.err, knowledgeUsage)
 		return 2
 	}
-	if len(args) == 0 {
-		return usage()
+	if msg := knowledgeArgsError(args); msg != "" {
+		fmt.Fprintf(cio.err, "%s\n\n%s", msg, knowledgeUsage)
+		return 2
 	}
 	sc := scope.Scope(f.scope)
 	if f.scope != "" && !sc.Valid() {
@@ -106,6 +110,12 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	}
+	// What looks like a key is masked in what show and search print, as
+	// hearth memory does, unless --reveal.
+	mask := redact.KeyLike
+	if f.reveal {
+		mask = func(s string) string { return s }
+	}
 	key := func(name string) knowledge.Key { return knowledge.Key{Scope: sc, Writer: f.writer, Name: name} }
 	switch sub, rest := args[0], args[1:]; {
 	case sub == "search" && len(rest) > 0:
@@ -118,6 +128,7 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 			out := make([]knowledgeHit, len(hits))
 			for i, h := range hits {
 				out[i] = knowledgeHit{Rank: i + 1, Score: h.Score, Entry: h.Entry}
+				out[i].Title = mask(h.Title)
 			}
 			return writeJSON(cio.out, out)
 		}
@@ -126,7 +137,7 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		}
 		for i, h := range hits {
 			fmt.Fprintf(cio.out, "%d\t%s\t%s\t%s\n", i+1, strconv.FormatFloat(h.Score, 'f', 4, 64),
-				terminal.SanitizeLine(h.File), terminal.SanitizeLine(h.Title))
+				terminal.SanitizeLine(h.File), terminal.SanitizeLine(mask(h.Title)))
 		}
 		return 0
 	case sub == "list" && len(rest) == 0:
@@ -162,6 +173,7 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		if err != nil {
 			return fail(err)
 		}
+		text = mask(text)
 		if f.jsonOut {
 			return writeJSON(cio.out, map[string]string{"name": rest[0], "scope": string(sc), "writer": f.writer, "content": text})
 		}
@@ -201,17 +213,42 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 		fmt.Fprintf(cio.out, "removed %s\n", terminal.SanitizeLine(rest[0]))
 		return 0
 	}
-	return usage()
+	fmt.Fprint(cio.err, knowledgeUsage) // not reached: knowledgeArgsError let no other through
+	return 2
+}
+
+// knowledgeArgs are the subcommands of `hearth knowledge` and how many
+// arguments each takes: at least min, at most max (-1: any number).
+var knowledgeArgs = map[string]struct{ min, max int }{
+	"search": {1, -1}, "list": {0, 0}, "show": {1, 1}, "add": {1, 2}, "rm": {1, 1},
+}
+
+// knowledgeArgsError says what is wrong with the subcommand and
+// arguments of `hearth knowledge`, as memory and plugin say it; "" when
+// nothing is.
+func knowledgeArgsError(args []string) string {
+	n, ok := knowledgeArgs[args[0]]
+	if !ok {
+		return fmt.Sprintf("hearth knowledge: unknown subcommand %q", args[0])
+	}
+	if got := len(args) - 1; got < n.min || n.max >= 0 && got > n.max {
+		return fmt.Sprintf("hearth knowledge %s: wrong arguments", args[0])
+	}
+	return ""
 }
 
 // knowledgeText is the text `hearth knowledge add` writes: the file
-// named (relative to the user's directory), else stdin.
+// named (relative to the user's directory), else stdin. A terminal is
+// told how to end the text first: it would seem to hang otherwise.
 func knowledgeText(args []string, cio *cmdIO) (string, error) {
 	var b []byte
 	var err error
 	if len(args) == 1 && args[0] != "-" {
 		b, err = os.ReadFile(cio.abs(args[0]))
 	} else {
+		if isTerminal(cio.in) && cio.err != nil {
+			fmt.Fprintln(cio.err, stdinHint)
+		}
 		b, err = io.ReadAll(io.LimitReader(cio.in, 16<<20))
 	}
 	if err != nil {
@@ -227,6 +264,10 @@ func knowledgeText(args []string, cio *cmdIO) (string, error) {
 	}
 	return string(b), nil
 }
+
+// stdinHint is what `hearth knowledge add` says before it reads the
+// entry from a terminal.
+const stdinHint = "hearth knowledge add: reading the entry from stdin; end with Ctrl-D (Ctrl-Z Enter on Windows) / 请输入内容，以 Ctrl-D 结束"
 
 // knowledgeAddArgs is `hearth knowledge add NAME ...` as the daemon
 // runs it, the text on its stdin.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hearth-agent/hearth/internal/redact"
 )
 
 // hearth knowledge, alone and through a running daemon: the same
@@ -52,8 +54,9 @@ func TestKnowledgeCommand(t *testing.T) {
 			if got := run("", "add", "recipes/soup", "soup.md"); got != "added recipes/soup\n" {
 				t.Fatalf("add from a file = %q", got)
 			}
-			if got := run("# Group rules\nquiet after ten", "add", "rules", "--scope", "chat:tg/group:1"); got != "added rules\n" {
-				t.Fatalf("add from stdin to a scope = %q", got)
+			// Off a terminal, stdin is read without a word.
+			if out, errOut, code := hearthIn(t, work, env, "# Group rules\nquiet after ten", "knowledge", "add", "rules", "--scope", "chat:tg/group:1"); code != 0 || out != "added rules\n" || errOut != "" {
+				t.Fatalf("add from stdin to a scope = %d %q %q", code, out, errOut)
 			}
 			if got := run("", "list"); got != "recipes/soup\nrecipes/红烧肉\nwifi\n" {
 				t.Fatalf("list = %q", got)
@@ -82,6 +85,49 @@ func TestKnowledgeCommand(t *testing.T) {
 			if _, _, code := hearthIn(t, work, env, "", "knowledge", "search", "x", "--scope", "nowhere"); code != 2 {
 				t.Fatalf("a bad scope = %d", code)
 			}
+			// A usage error says what was wrong first, then the usage.
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"frob"}, `hearth knowledge: unknown subcommand "frob"` + "\n\nUsage:"},
+				{[]string{"show"}, "hearth knowledge show: wrong arguments\n\nUsage:"},
+				{[]string{"list", "x"}, "hearth knowledge list: wrong arguments\n\nUsage:"},
+				{[]string{"add", "a", "b", "c"}, "hearth knowledge add: wrong arguments\n\nUsage:"},
+			} {
+				out, errOut, code := hearthIn(t, work, env, "", append([]string{"knowledge"}, c.args...)...)
+				if code != 2 || out != "" || !strings.HasPrefix(errOut, c.want) {
+					t.Errorf("knowledge %q = %d %q %q, want exit 2 and stderr starting %q", c.args, code, out, errOut, c.want)
+				}
+			}
 		})
+	}
+}
+
+// What looks like a key in an entry is masked by knowledge show and in
+// search's titles, as hearth memory masks it, unless --reveal.
+func TestKnowledgeShowMasksKeys(t *testing.T) {
+	const key = "sk-proj-Abcdefgh12345678Zyx"
+	home, work := t.TempDir(), t.TempDir()
+	env := []string{"HEARTH_HOME=" + home}
+	text := "# relay " + key + "\nThe relay's API key is " + key + " (from the dashboard).\n"
+	if out, errOut, code := hearthIn(t, work, env, text, "knowledge", "add", "relay"); code != 0 {
+		t.Fatalf("add: %d %q %q", code, out, errOut)
+	}
+	for _, args := range [][]string{{"show", "relay"}, {"show", "--json", "relay"}, {"search", "relay", "dashboard"}, {"search", "--json", "relay"}} {
+		out, errOut, code := hearthIn(t, work, env, "", append([]string{"knowledge"}, args...)...)
+		if code != 0 || strings.Contains(out, key) || !strings.Contains(out, "relay") {
+			t.Errorf("knowledge %q: %d %q %q", args, code, out, errOut)
+		}
+		if args[0] == "show" && !strings.Contains(out, "The relay's API key is ****8Zyx (from the dashboard).") {
+			t.Errorf("knowledge %q masked more than the key: %q", args, out)
+		}
+	}
+	if out, _, code := hearthIn(t, work, env, "", "knowledge", "show", "--reveal", "relay"); code != 0 || out != text {
+		t.Errorf("show --reveal: %d %q", code, out)
+	}
+	// The same masker as hearth memory's.
+	if out, _, _ := hearthIn(t, work, env, "", "knowledge", "show", "relay"); out != redact.KeyLike(text) {
+		t.Errorf("show = %q, want %q", out, redact.KeyLike(text))
 	}
 }

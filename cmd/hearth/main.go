@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,7 +105,7 @@ type flags struct {
 	k                               int    // -k: knowledge search
 	scope, writer                   string // --scope, --writer: knowledge, memory (--scope)
 	all                             bool   // --all: knowledge
-	reveal                          bool   // --reveal: memory
+	reveal                          bool   // --reveal: memory, knowledge
 }
 
 // commandFlags are the flags each command that parse reads uses: any
@@ -119,7 +120,7 @@ var commandFlags = map[string][]string{
 	"usage":     {"data-dir", "v", "since", "json"},
 	"plugin":    {"data-dir", "v", "n", "id", "json", "yes"},
 	"settings":  {"data-dir", "v", "json"},
-	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all"},
+	"knowledge": {"data-dir", "v", "json", "k", "scope", "writer", "all", "reveal"},
 	"memory":    {"data-dir", "v", "json", "scope", "limit", "reveal"},
 	"models":    {"data-dir", "v", "json"},
 }
@@ -150,7 +151,7 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 	fs.IntVar(&f.lines, "n", 0, "")
 	fs.StringVar(&f.id, "id", "", "")
 	fs.BoolVar(&f.yes, "yes", false, "")
-	fs.DurationVar(&f.since, "since", 0, "")
+	fs.Var((*sinceFlag)(&f.since), "since", "")
 	fs.IntVar(&f.k, "k", 0, "")
 	fs.StringVar(&f.scope, "scope", "", "")
 	fs.StringVar(&f.writer, "writer", "", "")
@@ -183,6 +184,38 @@ func parse(cmd string, args []string, stderr io.Writer) (*flags, []string, error
 		return nil, nil, errUnusedFlag
 	}
 	return f, rest, nil
+}
+
+// sinceFlag is --since: how far back, as a Go duration (90s, 30m, 24h)
+// or a number of days (7d); 0, the default, is no limit.
+type sinceFlag time.Duration
+
+func (s *sinceFlag) String() string {
+	if s == nil {
+		return "0s"
+	}
+	return time.Duration(*s).String()
+}
+
+// errSince is what a --since that is not a duration gets: the formats
+// it takes.
+var errSince = errors.New("want a duration back from now: 90s, 30m, 24h, 1h30m or 7d (a number and s, m, h or d)")
+
+func (s *sinceFlag) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if n, ok := strings.CutSuffix(v, "d"); ok && err != nil {
+		var days int
+		if days, err = strconv.Atoi(n); err == nil && days <= 1<<16 {
+			d = time.Duration(days) * 24 * time.Hour
+		} else {
+			err = errSince
+		}
+	}
+	if err != nil || d < 0 {
+		return errSince
+	}
+	*s = sinceFlag(d)
+	return nil
 }
 
 // flagName is how a flag is written: -v, --data-dir.

@@ -19,7 +19,8 @@ const memoryUsage = `Usage:
   hearth memory [list]            what the agent remembers: documents (its facts
                                   among them), then the graph's relations
   hearth memory search QUERY      the entries best matching QUERY
-  hearth memory show ID           one document, or an entity and its relations
+  hearth memory show ID           one document or relation, or an entity and its
+                                  relations
   hearth memory add FACT          remember a fact, as the agent's remember tool
                                   does; FACT as SUBJECT|RELATION|OBJECT also
                                   adds the relation (the fact reads

@@ -78,3 +78,57 @@ func memoryIDOf(t *testing.T, out string) string {
 	}
 	return list[0].ID
 }
+
+// hearth memory show takes a relation's id as list prints it, as forget
+// does; the same relation in two scopes is named with --scope, and an id
+// that names nothing is told what show takes.
+func TestMemoryShowRelation(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
+	run := func(want int, args ...string) (string, string) {
+		t.Helper()
+		out, errOut, code := hearth(t, env, "", append([]string{"memory"}, args...)...)
+		if code != want {
+			t.Fatalf("hearth memory %v: exit %d, want %d; %q %q", args, code, want, out, errOut)
+		}
+		return out, errOut
+	}
+	run(0, "add", "--scope", "global", "Bob|lives_in|Lyon")
+	run(0, "add", "Bob|likes|green tea")
+	out, _ := run(0, "list", "--json")
+	var list []memoryEntry
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, e := range list {
+		if e.Kind == "relation" && e.Text == "Bob likes green tea" {
+			id = e.ID
+		}
+	}
+	if id != "Bob|likes|green tea" {
+		t.Fatalf("no relation in list: %+v", list)
+	}
+	if out, _ := run(0, "show", id); out != "Bob|likes|green tea\towner\t-\tBob likes green tea\n" {
+		t.Errorf("show %s = %q", id, out)
+	}
+	var e memoryEntry
+	if out, _ := run(0, "show", "--json", "Bob|lives_in|Lyon"); json.Unmarshal([]byte(out), &e) != nil ||
+		e.Kind != "relation" || e.Scope != "global" || e.Text != "Bob lives_in Lyon" {
+		t.Errorf("show --json = %q", out)
+	}
+	run(0, "add", "--scope", "owner", "Bob|lives_in|Lyon")
+	if _, errOut := run(1, "show", "Bob|lives_in|Lyon"); !strings.Contains(errOut, "--scope") ||
+		!strings.Contains(errOut, "global") || !strings.Contains(errOut, "owner") {
+		t.Errorf("show of a relation in two scopes: %q", errOut)
+	}
+	if out, _ := run(0, "show", "--scope", "owner", "Bob|lives_in|Lyon"); !strings.HasPrefix(out, "Bob|lives_in|Lyon\towner\t") {
+		t.Errorf("show --scope owner = %q", out)
+	}
+	if _, errOut := run(1, "show", "Bob|lives_in|Paris"); !strings.Contains(errOut, "SOURCE|RELATION|TARGET") {
+		t.Errorf("show of no relation: %q", errOut)
+	}
+	if out, _ := run(0, "show", "--scope", "owner", "Bob"); !strings.Contains(out, "Bob likes green tea") {
+		t.Errorf("show of the entity: %q", out)
+	}
+}

@@ -112,7 +112,9 @@ func (d memoryData) search(ctx context.Context, q string, limit int) ([]memoryEn
 	return out, nil
 }
 
-// show returns the document id, or the entity id with its relations.
+// show returns the document id, or the relation id
+// ("source|relation|target", as list prints it), or the entity id with
+// its relations.
 func (d memoryData) show(ctx context.Context, id string) (memoryEntry, error) {
 	v := d.view()
 	doc, err := d.a.Docs.Get(ctx, v, id)
@@ -122,9 +124,18 @@ func (d memoryData) show(ctx context.Context, id string) (memoryEntry, error) {
 	if !errors.Is(err, memory.ErrNoDoc) {
 		return memoryEntry{}, ambiguous(err)
 	}
+	if parts := strings.Split(id, "|"); len(parts) == 3 {
+		r := sdk.Relation{SourceName: parts[0], RelationType: parts[1], TargetName: parts[2]}
+		e, err := d.relation(ctx, r)
+		if err == nil || !errors.Is(err, errNoEntry) {
+			return e, err
+		}
+		// An entity's name may hold "|" too.
+	}
 	e, rels, err := d.a.Memory.Entity(ctx, v, id)
 	if errors.Is(err, memory.ErrNoEntity) {
-		return memoryEntry{}, fmt.Errorf("%w: %q (a document id or an entity name; hearth memory search finds them)", errNoEntry, id)
+		return memoryEntry{}, fmt.Errorf("%w: %q (show takes a document id, a relation's SOURCE|RELATION|TARGET or an entity's name, "+
+			"as hearth memory list and search print them)", errNoEntry, id)
 	}
 	if err != nil {
 		return memoryEntry{}, ambiguous(err)
@@ -134,6 +145,45 @@ func (d memoryData) show(ctx context.Context, id string) (memoryEntry, error) {
 		out.Links = append(out.Links, kernel.RelationText(r.Relation))
 	}
 	return out, nil
+}
+
+// relationPage is how many relations relation reads at a time.
+const relationPage = 200
+
+// relation returns the relation r: errNoEntry if no scope or writer the
+// view sees has it, memory.ErrAmbiguous if several do.
+func (d memoryData) relation(ctx context.Context, r sdk.Relation) (memoryEntry, error) {
+	var found []memoryEntry
+	// Relations finds those whose kind or either end contains a word:
+	// its source's name finds r among them.
+	for offset := 0; ; offset += relationPage {
+		page, total, err := d.a.Memory.Relations(ctx, d.view(), r.SourceName, offset, relationPage)
+		if err != nil {
+			return memoryEntry{}, fmt.Errorf("reading the graph memory: %w", err)
+		}
+		for _, e := range page {
+			if e.Relation == r {
+				found = append(found, relationEntry(e))
+			}
+		}
+		if len(page) == 0 || offset+len(page) >= total {
+			break
+		}
+	}
+	switch len(found) {
+	case 0:
+		return memoryEntry{}, fmt.Errorf("%w: relation %q", errNoEntry, relationID(r))
+	case 1:
+		return found[0], nil
+	}
+	where := make([]string, len(found))
+	for i, e := range found {
+		where[i] = e.Scope
+		if e.Writer != "" {
+			where[i] += " (" + e.Writer + ")"
+		}
+	}
+	return memoryEntry{}, ambiguous(fmt.Errorf("%w: relation %q is in %s", memory.ErrAmbiguous, relationID(r), strings.Join(where, ", ")))
 }
 
 // ambiguous adds what to do to an error naming several entries.

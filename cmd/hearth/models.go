@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
@@ -221,8 +220,8 @@ func modelsCatalog(a *app.App, asJSON bool, out io.Writer) int {
 	if len(sources) == 0 {
 		fmt.Fprint(out, "No model source is configured: run hearth to set one up.\n\n")
 	} else {
-		tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "SOURCE\tMODEL\tADDRESS\tKEY\tPRICE (hit/miss/out per 1M)")
+		var t table
+		t.row("SOURCE", "MODEL", "ADDRESS", "KEY", "PRICE "+priceUnit)
 		for _, s := range sources {
 			name := s.Name
 			if s.Current {
@@ -232,38 +231,57 @@ func modelsCatalog(a *app.App, asJSON bool, out io.Writer) int {
 			if s.KeySet {
 				key = "set"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, s.Model, s.BaseURL, key, priceText(s.Price))
+			t.row(name, s.Model, s.BaseURL, key, priceText(s.Price))
 		}
-		tw.Flush()
+		t.write(out)
 		fmt.Fprintln(out)
 	}
+	// The presets' models in one table, each preset's under its heading.
+	t := table{indent: "  "}
+	t.row(modelsHeader...)
 	for _, p := range presets {
 		d := p.Provider
 		extra := ""
 		if p.HasBalance {
 			extra = ", balance"
 		}
-		fmt.Fprintf(out, "%s (%s) %s%s\n", p.Name, d.Name, d.DefaultBaseURL, extra)
-		printModels(out, d.Models)
+		t.line(fmt.Sprintf("%s (%s) %s%s", p.Name, d.Name, d.DefaultBaseURL, extra))
+		modelRows(&t, d.Models)
 	}
+	t.write(out)
 	fmt.Fprintln(out, "\n* unverified: Hearth could not confirm the price on the provider's page (docs/providers.md).")
 	return 0
 }
 
+// priceUnit says what priceText's numbers are.
+const priceUnit = "(hit/miss/out per 1M)"
+
+// modelsHeader heads a table of models.
+var modelsHeader = []string{"MODEL", "CONTEXT", "PRICE " + priceUnit}
+
+// printModels prints a provider's models as a table with its header.
 func printModels(out io.Writer, ms []sdk.ProviderModel) {
+	t := table{indent: "  "}
+	if len(ms) > 0 {
+		t.row(modelsHeader...)
+	}
+	modelRows(&t, ms)
+	t.write(out)
+}
+
+// modelRows adds a row to t for each model: id, context window, price.
+func modelRows(t *table, ms []sdk.ProviderModel) {
 	if len(ms) == 0 {
-		fmt.Fprintln(out, "  (no models listed: a local server has what you pulled)")
+		t.line("  (no models listed: a local server has what you pulled)")
 		return
 	}
-	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	for _, m := range ms {
-		ctxw := ""
+		ctxw := "-"
 		if m.ContextWindow > 0 {
 			ctxw = fmt.Sprintf("%dK", m.ContextWindow/1000)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.ID, ctxw, priceText(m.Pricing))
+		t.row(m.ID, ctxw, priceText(m.Pricing))
 	}
-	tw.Flush()
 }
 
 // priceText is a price as hit/miss/output per million tokens.

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mattn/go-runewidth"
 
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
@@ -103,4 +107,74 @@ func TestModelsUsageErrors(t *testing.T) {
 	if out, _, code := hearth(t, nil, "", "models", "-h"); code != 0 || !strings.Contains(out, "hearth models balance") {
 		t.Errorf("help: exit %d, %q", code, out)
 	}
+}
+
+// The tables of hearth models have a header, and their columns line up
+// on a terminal with Chinese names in them: a CJK character takes two
+// columns there.
+func TestModelsTablesAlignCJK(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"data":[{"id":"通义千问-7b"},{"id":"qwen-7b"}]}`))
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	cfg := `{"sources": {"本地模型": {"base_url": "` + srv.URL + `/v1", "model": "通义千问-7b"},
+		"deepseek": {"base_url": "https://api.deepseek.com/v1", "model": "deepseek-chat"}}}`
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HEARTH_HOME=" + home}
+	out, errOut, code := hearth(t, env, "", "models")
+	if code != 0 {
+		t.Fatalf("models: %d %q %q", code, out, errOut)
+	}
+	sources, presets, _ := strings.Cut(out, "\n\n")
+	checkColumns(t, sources, "SOURCE", "MODEL", "ADDRESS", "KEY", "PRICE")
+	if !strings.HasPrefix(presets, "  MODEL ") || !strings.Contains(presets, "CONTEXT  PRICE (hit/miss/out per 1M)") {
+		t.Errorf("no header over the presets' models:\n%s", presets)
+	}
+	out, errOut, code = hearth(t, env, "", "models", "list", "本地模型")
+	if code != 0 {
+		t.Fatalf("models list: %d %q %q", code, out, errOut)
+	}
+	checkColumns(t, out, "MODEL", "CONTEXT", "PRICE")
+}
+
+// checkColumns checks that table has a header row naming cols and that
+// each cell of every row starts at the display column of its header.
+func checkColumns(t *testing.T, table string, cols ...string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
+	var at []int
+	for _, c := range cols {
+		i := strings.Index(lines[0], c)
+		if i < 0 {
+			t.Fatalf("no %s in the header of\n%s", c, table)
+		}
+		at = append(at, runewidth.StringWidth(lines[0][:i]))
+	}
+	if len(lines) < 3 {
+		t.Fatalf("a header and two rows wanted:\n%s", table)
+	}
+	for _, l := range lines[1:] {
+		// A cell starts after two spaces, where its column does.
+		for i, w := range at[1:] {
+			prefix := runewidthTruncate(l, w)
+			if runewidth.StringWidth(prefix) != w || !strings.HasSuffix(prefix, "  ") || strings.HasPrefix(l[len(prefix):], " ") {
+				t.Errorf("column %s of %q does not start at %d:\n%s", cols[i+1], l, w, table)
+			}
+		}
+	}
+}
+
+// runewidthTruncate is the longest prefix of s at most w columns wide.
+func runewidthTruncate(s string, w int) string {
+	n := 0
+	for i, r := range s {
+		if n+runewidth.RuneWidth(r) > w {
+			return s[:i]
+		}
+		n += runewidth.RuneWidth(r)
+	}
+	return s
 }

@@ -101,6 +101,10 @@ func runPlugin(ctx context.Context, a *app.App, f *flags, args []string, cio *cm
 		w.Flush()
 		return 0
 	}
+	if !slices.Contains(subcommands["plugin"], args[0]) {
+		fmt.Fprintf(stderr, "hearth plugin: unknown subcommand %q\n\n%s", args[0], pluginUsage)
+		return 2
+	}
 	if len(args) != 2 {
 		fmt.Fprintf(stderr, "hearth plugin: %s needs one argument\n\n%s", args[0], pluginUsage)
 		return 2

@@ -130,3 +130,24 @@ func TestPluginShowInTheDaemon(t *testing.T) {
 		t.Fatalf("disable nope in the daemon: %d %q", code, errOut)
 	}
 }
+
+// A plugin subcommand hearth does not know is named as unknown, with or
+// without an argument; a known one without its argument says so.
+func TestPluginUnknownSubcommand(t *testing.T) {
+	home := t.TempDir()
+	os.Chmod(home, 0o700) // no warning about its mode first
+	env := []string{"HEARTH_HOME=" + home}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plugin", "frob"}, `hearth plugin: unknown subcommand "frob"` + "\n\nUsage:"},
+		{[]string{"plugin", "frob", "x"}, `hearth plugin: unknown subcommand "frob"` + "\n\nUsage:"},
+		{[]string{"plugin", "show"}, "hearth plugin: show needs one argument\n\nUsage:"},
+	} {
+		out, errOut, code := hearth(t, env, "", c.args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, c.want) {
+			t.Errorf("%q: %d %q %q, want exit 2 and stderr starting %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}

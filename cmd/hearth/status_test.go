@@ -112,3 +112,33 @@ func TestVerboseLogsToolCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryNoticeOnItsOwnLine: a retry notice after a step that streamed
+// text or reasoning (and called a tool) starts a line of its own, and
+// the answer goes on on a fresh line: in chat on a plain stream, and on
+// ask's stderr, where the reasoning line was still open.
+func TestRetryNoticeOnItsOwnLine(t *testing.T) {
+	const notice = "… 500 internal server error, retrying in 10 ms\n"
+	toolCall := []llmtest.Call{{ID: "c1", Name: "time__now", Arguments: `{"zone":"Asia/Shanghai"}`}}
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Text: "Let me check the time", ToolCalls: toolCall},
+		llmtest.Reply{Status: http.StatusInternalServerError, ErrorMessage: "boom", RetryAfter: "0.01"},
+		llmtest.Reply{Text: "现在是下午三点。"})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "HEARTH_MODEL=test-model", "HEARTH_HOME=" + t.TempDir()}
+	stdout, stderr, code := hearth(t, env, "what time is it?\n", "chat")
+	if code != 0 {
+		t.Fatalf("chat: %d %q %q", code, stdout, stderr)
+	}
+	i := strings.Index(stdout, "\n"+notice)
+	if !strings.Contains(stdout, "Let me check the time\n→ time__now") || i < 0 || !strings.HasPrefix(stdout[i+1+len(notice):], "现在是下午三点。\n") {
+		t.Errorf("chat:\n%s", stdout)
+	}
+
+	srv.Push(llmtest.Reply{Reasoning: "I should look", ToolCalls: toolCall},
+		llmtest.Reply{Status: http.StatusInternalServerError, ErrorMessage: "boom", RetryAfter: "0.01"},
+		llmtest.Reply{Reasoning: "ok then", Text: "现在是下午三点。"})
+	stdout, stderr, code = hearth(t, env, "", "ask", "--reasoning", "what time is it?")
+	if code != 0 || stdout != "现在是下午三点。\n" || !strings.HasSuffix(stderr, "💭 I should look\n"+notice+"💭 ok then\n") {
+		t.Errorf("ask: %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

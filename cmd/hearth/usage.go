@@ -24,7 +24,7 @@ for calls whose price is not known). Then today's spending against the
 budgets of config.json.
 
 Flags:
-  --since DURATION  only calls this recent (90s, 30m, 24h)
+  --since DURATION  only calls this recent (90s, 30m, 24h, 7d)
   --json            print {"by", "totals": [...], "today": {...}}
 
 Examples:

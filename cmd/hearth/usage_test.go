@@ -55,3 +55,22 @@ func TestUsageCommandAndBudget(t *testing.T) {
 		t.Fatalf("usage weekday: %d %q", code, errOut)
 	}
 }
+
+// TestSinceFormats: --since of usage and audit takes a duration or a
+// number of days; anything else is a usage error that names the formats.
+func TestSinceFormats(t *testing.T) {
+	env := []string{"HEARTH_HOME=" + t.TempDir()}
+	for _, cmd := range []string{"usage", "audit"} {
+		for _, good := range []string{"90s", "24h", "1h30m", "7d", "0"} {
+			if out, errOut, code := hearth(t, env, "", cmd, "--since", good); code != 0 {
+				t.Errorf("%s --since %s: %d %q %q", cmd, good, code, out, errOut)
+			}
+		}
+		for _, bad := range []string{"yesterday", "2026-01-01", "1.5d", "-1h", "7x"} {
+			_, errOut, code := hearth(t, env, "", cmd, "--since", bad)
+			if code != 2 || !strings.Contains(errOut, `"`+bad+`"`) || !strings.Contains(errOut, "90s, 30m, 24h, 1h30m or 7d") {
+				t.Errorf("%s --since %s: %d %q", cmd, bad, code, errOut)
+			}
+		}
+	}
+}
