@@ -63,9 +63,10 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 			reasoning.event(ev)
 			return
 		}
-		if ev.Kind == kernel.EventText {
-			reasoning.endReasoning()
-		}
+		// Any other step (the answer's text, a tool call) ends the
+		// reasoning's line first, so that the status line drawn after it
+		// on a terminal does not overwrite it.
+		reasoning.endReasoning()
 		rend.event(ev)
 	}
 	stopTicks := func() {}
