@@ -109,13 +109,20 @@ type rejection struct{ hash, reason string }
 // fallbackRetries times (its MaxRetries otherwise), and after failing it
 // rests: calls skip it for firstRest, doubling while it keeps failing up
 // to maxRest (or for the Retry-After it sent, when longer), and try it
-// again after. The last source of the chain is always tried, resting or
-// not. So a provider down for an hour costs each turn nothing, not a
+// again after. The last source of the chain that can be called (not
+// rejected) is always tried, resting or not. So a provider down for an hour costs each turn nothing, not a
 // round of retries before the fallback answers.
+//
+// A retry a fallback follows waits at most fallbackWait (a longer
+// Retry-After falls back at once), and a rest set by a Retry-After lasts
+// at most maxRestAfter, so that a provider cannot keep itself out of use
+// for longer than that.
 const (
 	fallbackRetries = 1
+	fallbackWait    = time.Second
 	firstRest       = 30 * time.Second
 	maxRest         = 5 * time.Minute
+	maxRestAfter    = time.Hour
 )
 
 // cooldown is a failed source's rest: skipped until until, after failing
@@ -153,7 +160,7 @@ func (s *Sources) rest(source string, err error) {
 	d := min(firstRest<<min(c.fails-1, 10), maxRest)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.RetryAfter > d {
-		d = apiErr.RetryAfter
+		d = min(apiErr.RetryAfter, maxRestAfter)
 	}
 	c.until, c.reason = s.clock().Add(d), retryReason(err)
 	s.cooling[source] = c
@@ -187,10 +194,23 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		}
 	}
 	s.mu.RUnlock()
+	// The last source that can be called (it exists and its key was not
+	// rejected) is always tried, resting or not: a rest never leaves a
+	// turn without a single request.
+	lastTriable := len(chain) - 1
+	s.mu.RLock()
+	for lastTriable > 0 {
+		_, rejected := s.rejectedLocked(chain[lastTriable])
+		if s.sources[chain[lastTriable]] != nil && !rejected {
+			break
+		}
+		lastTriable--
+	}
+	s.mu.RUnlock()
 	var reasons []string
 	var err error
 	for i, name := range chain {
-		last := i == len(chain)-1
+		last := i >= lastTriable
 		s.mu.RLock()
 		c, meta := s.sources[name], s.meta[name]
 		reason, rejected := s.rejectedLocked(name)
@@ -206,9 +226,9 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		case resting && !last:
 			err = &restingError{reason: rest.reason, left: rest.until.Sub(s.clock())}
 		default:
-			retries := c.retries()
+			retries, wait := c.retries(), time.Duration(0)
 			if !last {
-				retries = min(retries, fallbackRetries)
+				retries, wait = min(retries, fallbackRetries), fallbackWait
 			}
 			resp, err = c.chat(ctx, req, func(d Delta) {
 				if d.Retry == nil {
@@ -217,7 +237,7 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 				if onDelta != nil {
 					onDelta(d)
 				}
-			}, retries)
+			}, retries, wait)
 			switch {
 			case err == nil:
 				s.recovered(name)
@@ -240,7 +260,7 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		if msg := s.secrets.String(err.Error()); msg != err.Error() {
 			err = &maskedError{msg: msg, err: err}
 		}
-		if delivered || ctx.Err() != nil || !fallsBack(err) || last {
+		if delivered || ctx.Err() != nil || !fallsBack(err) || i == len(chain)-1 {
 			if resp != nil {
 				resp.Source, resp.Fallback = name, strings.Join(reasons, "; ")
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -244,5 +245,50 @@ func TestFallbackRestsAFailingSource(t *testing.T) {
 	before := bad.Requests()
 	if _, _, err := chatNotices(only, "hello"); err == nil || bad.Requests() != before+1 {
 		t.Fatalf("a lone resting source: err %v, %d requests", err, bad.Requests()-before)
+	}
+}
+
+// A provider cannot keep itself out of use: a Retry-After of years rests
+// a source an hour at most, and Inf, NaN or 1e30 are no wait at all. A
+// source resting before one whose key was rejected is still tried (it is
+// the last that can be). With a fallback after it, a retry that would
+// wait longer than a second is not made.
+func TestFallbackRestBounds(t *testing.T) {
+	for _, v := range []string{"Inf", "NaN", "-5", "1e30", "9000000000"} {
+		if d := parseRetryAfter(v); d < 0 || d > maxRetryAfter {
+			t.Errorf("Retry-After %q read as %v", v, d)
+		}
+	}
+	now := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	s := &Sources{now: func() time.Time { return now }}
+	s.rest("a", &APIError{Status: 429, RetryAfter: parseRetryAfter("9000000000")})
+	if c, ok := s.resting("a"); !ok || c.until.Sub(now) != maxRestAfter {
+		t.Fatalf("rest %v, %v", c.until.Sub(now), ok)
+	}
+
+	var slow atomic.Int32
+	bad := llmtest.NewRawServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		slow.Add(1)
+		w.Header().Set("Retry-After", "5")
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	refused := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusUnauthorized, ErrorMessage: "bad key"})
+	s = fallbackSources(t, Source{Name: "a", BaseURL: bad.URL}, Source{Name: "b", BaseURL: refused.URL, APIKey: "sk-b"})
+	s.sources["a"].MaxRetries = 0
+	s.now = func() time.Time { return now }
+	_, _, err := chatNotices(s, "hello") // a: 429, not waited for; b: key refused
+	if err == nil || slow.Load() != 1 {
+		t.Fatalf("first turn: err %v, a asked %d times", err, slow.Load())
+	}
+	if _, rejected := s.Rejected("b"); !rejected {
+		t.Fatal("b's key not marked")
+	}
+	if _, resting := s.resting("a"); !resting {
+		t.Fatal("a does not rest")
+	}
+	s.sources["a"].MaxRetries = -1 // as the last source it would wait out its Retry-After
+	_, notices, err := chatNotices(s, "hello") // a rests, but b cannot be called: a is tried
+	if err == nil || slow.Load() != 2 || len(notices) != 1 || !strings.Contains(notices[0].Reason, "a: 429") {
+		t.Fatalf("second turn: err %v, notices %+v, a asked %d times", err, notices, slow.Load())
 	}
 }

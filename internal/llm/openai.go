@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"mime"
 	"net"
@@ -199,7 +200,7 @@ type wireRequest struct {
 // sees text twice. An answer cut off after it began is returned, as far
 // as it came, with an error wrapping ErrIncomplete.
 func (c *Client) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
-	return c.chat(ctx, req, onDelta, c.retries())
+	return c.chat(ctx, req, onDelta, c.retries(), 0)
 }
 
 // retries is how many times c retries a transient failure (MaxRetries).
@@ -213,8 +214,9 @@ func (c *Client) retries() int {
 	return c.MaxRetries
 }
 
-// chat is Chat with at most retries retries.
-func (c *Client) chat(ctx context.Context, req *Request, onDelta func(Delta), retries int) (*Response, error) {
+// chat is Chat with at most retries retries, none after which it would
+// wait longer than maxWait (when not zero): a fallback answers sooner.
+func (c *Client) chat(ctx context.Context, req *Request, onDelta func(Delta), retries int, maxWait time.Duration) (*Response, error) {
 	wr := wireRequest{Model: req.Model, Messages: req.Messages, Tools: req.Tools, Stream: true}
 	if wr.Model == "" {
 		wr.Model = c.Model
@@ -262,7 +264,7 @@ func (c *Client) chat(ctx context.Context, req *Request, onDelta func(Delta), re
 			malformed++
 		}
 		wait, ok := c.retryDelay(err, attempt)
-		if !ok || attempt >= retries || malformed > 1 {
+		if !ok || attempt >= retries || malformed > 1 || (maxWait > 0 && wait > maxWait) {
 			return nil, err
 		}
 		if onDelta != nil {
@@ -600,16 +602,24 @@ func parseRetryAfter(v string) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second))
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		// A hostile or broken provider's Inf, NaN or 1e30 is not a wait:
+		// past a day it is one day (too long to wait for anyway).
+		if !(secs >= 0) || math.IsInf(secs, 0) {
+			return 0
+		}
+		return time.Duration(min(secs, maxRetryAfter.Seconds()) * float64(time.Second))
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
-			return d
+			return min(d, maxRetryAfter)
 		}
 	}
 	return 0
 }
+
+// maxRetryAfter bounds a Retry-After as read.
+const maxRetryAfter = 24 * time.Hour
 
 // errorMessage extracts the message of an OpenAI-style error body, or
 // returns the body itself, shortened.

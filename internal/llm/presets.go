@@ -20,7 +20,7 @@ import (
 // and a peak price twice it, peak being Monday to Friday 9:00-12:00 and
 // 14:00-18:00 Beijing time (Chinese public holidays are idle all day,
 // which a PricePeak cannot say). Its models carry the idle price with a
-// Peak of 2; cost does not apply Peak yet, so it reads the idle price.
+// Peak of 2, which cost and budgets apply (PriceFromPricing).
 
 const (
 	srcDeepSeek  = "https://api-docs.deepseek.com/zh-cn/quick_start/pricing"
@@ -161,8 +161,8 @@ var presetModels = map[string][]sdk.ProviderModel{
 var presetOrder = []string{"deepseek", "qwen", "kimi", "glm", "siliconflow", "openai", "anthropic"}
 
 // presetHosts are the hosts whose bills follow a preset's list. The
-// international sites of DashScope and Moonshot bill in USD at other
-// prices, so they are not here: a source there has no built-in price.
+// international sites of DashScope, Moonshot, SiliconFlow and Zhipu bill
+// in USD at other prices: they are otherBills.
 var presetHosts = map[string]string{
 	"api.deepseek.com":       "deepseek",
 	"dashscope.aliyuncs.com": "qwen",
@@ -173,6 +173,14 @@ var presetHosts = map[string]string{
 	"api.anthropic.com":      "anthropic",
 }
 
+// otherBills are the hosts of the presets' providers that bill at other
+// prices, in another currency (their international sites): a source
+// there gets no built-in price, rather than the Chinese site's in yuan.
+var otherBills = map[string]bool{
+	"dashscope-intl.aliyuncs.com": true, "dashscope-us.aliyuncs.com": true,
+	"api.moonshot.ai": true, "api.siliconflow.com": true, "api.z.ai": true,
+}
+
 // PresetAt returns the name of the preset whose provider serves baseURL
 // (by its host), "" for any other address.
 func PresetAt(baseURL string) string {
@@ -181,6 +189,12 @@ func PresetAt(baseURL string) string {
 		return ""
 	}
 	return presetHosts[strings.ToLower(u.Hostname())]
+}
+
+// billsOtherwise reports whether baseURL is a host of otherBills.
+func billsOtherwise(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	return err == nil && otherBills[strings.ToLower(u.Hostname())]
 }
 
 // PresetWindow returns the context window a preset lists for model,

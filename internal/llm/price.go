@@ -119,14 +119,18 @@ func dateSuffix(m string) string {
 // configured price; else, for a source at a built-in preset's address
 // (api.deepseek.com, say), the price that preset lists for model, and no
 // price when it lists none (the provider bills its own way: another
-// maker's list price would be a guess); else the list price of model
-// from any preset (KnownPrice), in its maker's currency.
+// maker's list price would be a guess); no price at those providers'
+// international sites, which bill in another currency; else the list
+// price of model from any preset (KnownPrice), in its maker's currency.
 func PriceOf(src Source, model string) (Price, bool) {
 	if src.Price != nil {
 		return *src.Price, true
 	}
 	if model == "" {
 		model = src.Model
+	}
+	if billsOtherwise(src.BaseURL) {
+		return Price{}, false
 	}
 	if preset := PresetAt(src.BaseURL); preset != "" {
 		if p, ok := presetPrice(preset, model); ok {

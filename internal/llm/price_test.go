@@ -59,6 +59,10 @@ func TestPriceOf(t *testing.T) {
 		// lists no gpt-4o-mini, so it has no guessed price.
 		{Source{BaseURL: "https://api.siliconflow.cn/v1"}, "gpt-4o-mini", Price{}, false},
 		{Source{BaseURL: "https://api.siliconflow.cn/v1"}, "deepseek-ai/DeepSeek-V3.2", cny(2, 3, 2), true},
+		// The same providers' international sites bill in dollars at other
+		// prices: no yuan price there.
+		{Source{BaseURL: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1"}, "qwen-plus", Price{}, false},
+		{Source{BaseURL: "https://api.moonshot.ai/v1"}, "kimi-k2-0905-preview", Price{}, false},
 		// Anywhere else the maker's list price is used.
 		{Source{BaseURL: "http://127.0.0.1:8080/v1"}, "deepseek/deepseek-chat", cny(2, 3, 0.2), true},
 		{Source{}, "gpt-4o-mini-audio", Price{}, false},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -57,19 +58,29 @@ func (p Price) Check() error {
 	return nil
 }
 
+// zones are the locations of the zones read so far: loading one reads
+// the time zone database, and every model call's cost asks.
+var zones sync.Map
+
 // location is the Zone's location: an IANA name, or a fixed offset
 // written "UTC+08:00"; empty means UTC.
 func (p Price) location() (*time.Location, error) {
 	if p.Zone == "" {
 		return time.UTC, nil
 	}
+	if loc, ok := zones.Load(p.Zone); ok {
+		return loc.(*time.Location), nil
+	}
 	if off, ok := fixedOffset(p.Zone); ok {
-		return time.FixedZone(p.Zone, off), nil
+		loc := time.FixedZone(p.Zone, off)
+		zones.Store(p.Zone, loc)
+		return loc, nil
 	}
 	loc, err := time.LoadLocation(p.Zone)
 	if err != nil {
 		return nil, fmt.Errorf("%w: time zone %q: %v", ErrPriceWindow, p.Zone, err)
 	}
+	zones.Store(p.Zone, loc)
 	return loc, nil
 }
 
@@ -102,14 +113,24 @@ func FixedZone(minutes int) string {
 
 // clockMinutes parses "HH:MM" (00:00 to 24:00) into minutes after midnight.
 func clockMinutes(s string) (int, error) {
-	var h, m int
-	if len(s) != 5 || s[2] != ':' {
+	digit := func(i int) int { return int(s[i] - '0') }
+	if len(s) != 5 || s[2] != ':' || !isDigits(s[:2]) || !isDigits(s[3:]) {
 		return 0, fmt.Errorf("time %q is not HH:MM", s)
 	}
-	if _, err := fmt.Sscanf(s, "%02d:%02d", &h, &m); err != nil || h > 24 || m > 59 || (h == 24 && m != 0) {
+	h, m := digit(0)*10+digit(1), digit(3)*10+digit(4)
+	if h > 24 || m > 59 || (h == 24 && m != 0) {
 		return 0, fmt.Errorf("time %q is not HH:MM", s)
 	}
 	return h*60 + m, nil
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Multiplier is what prices are multiplied by for a call that starts at

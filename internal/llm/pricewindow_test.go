@@ -65,6 +65,9 @@ func TestPriceCheck(t *testing.T) {
 		{"negative multiplier", Price{Windows: []PriceWindow{{Start: "00:30", End: "08:30", Multiplier: -1}}}, false},
 		{"fixed offset", Price{Zone: "UTC+08:00", Windows: []PriceWindow{{Start: "09:00", End: "12:00", Multiplier: 2, Days: []int{1, 5}}}}, true},
 		{"offset past 14 hours", Price{Zone: "UTC+15:00", Windows: []PriceWindow{{Start: "09:00", End: "12:00", Multiplier: 2}}}, false},
+		{"signed offset", Price{Zone: "UTC+-1:00", Windows: []PriceWindow{{Start: "09:00", End: "12:00", Multiplier: 2}}}, false},
+		{"spaced offset", Price{Zone: "UTC+ 8:00", Windows: []PriceWindow{{Start: "09:00", End: "12:00", Multiplier: 2}}}, false},
+		{"signed start", Price{Windows: []PriceWindow{{Start: "-1:00", End: "12:00", Multiplier: 2}}}, false},
 		{"day 7", Price{Windows: []PriceWindow{{Start: "09:00", End: "12:00", Multiplier: 2, Days: []int{7}}}}, false},
 		{"24:00 ends the day", Price{Windows: []PriceWindow{{Start: "20:00", End: "24:00", Multiplier: 2}}}, true},
 	} {
