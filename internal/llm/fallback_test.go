@@ -286,7 +286,7 @@ func TestFallbackRestBounds(t *testing.T) {
 	if _, resting := s.resting("a"); !resting {
 		t.Fatal("a does not rest")
 	}
-	s.sources["a"].MaxRetries = -1 // as the last source it would wait out its Retry-After
+	s.sources["a"].MaxRetries = -1             // as the last source it would wait out its Retry-After
 	_, notices, err := chatNotices(s, "hello") // a rests, but b cannot be called: a is tried
 	if err == nil || slow.Load() != 2 || len(notices) != 1 || !strings.Contains(notices[0].Reason, "a: 429") {
 		t.Fatalf("second turn: err %v, notices %+v, a asked %d times", err, notices, slow.Load())
