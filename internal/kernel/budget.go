@@ -170,18 +170,19 @@ func (k *Kernel) reserve(ctx context.Context, t *turnState, req *llm.Request, sr
 	return r, nil
 }
 
-// recordUsage puts one call's usage in the ledger, logging a failure.
-func (k *Kernel) recordUsage(ctx context.Context, t *turnState, src llm.Source, model string, u llm.Usage, at time.Time) {
+// recordUsage puts one call's usage in the ledger, at price (none when
+// priced is false), logging a failure.
+func (k *Kernel) recordUsage(ctx context.Context, t *turnState, source, model string, price llm.Price, priced bool, u llm.Usage, at time.Time) {
 	if u == (llm.Usage{}) {
 		return
 	}
-	rec := &store.Usage{At: at, Day: k.cfg.Budgets.DayOf(at), SessionID: k.ledgerSession(t), Source: src.Name, Model: model,
+	rec := &store.Usage{At: at, Day: k.cfg.Budgets.DayOf(at), SessionID: k.ledgerSession(t), Source: source, Model: model,
 		Plugin: t.in.Plugin, InputTokens: int64(u.PromptTokens), CachedTokens: int64(u.CachedTokens),
 		CacheWriteTokens: int64(u.CacheWriteTokens), OutputTokens: int64(u.CompletionTokens)}
 	if t.trace != nil {
 		rec.TraceID = t.trace.tr.ID
 	}
-	if price, ok := llm.PriceOf(src, model); ok {
+	if priced {
 		c := price.CostAt(u, at)
 		rec.Cost, rec.Currency = &c, price.CurrencyCode()
 	}

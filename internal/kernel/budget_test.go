@@ -215,3 +215,98 @@ func TestBudgetHoldsCallsInFlight(t *testing.T) {
 		t.Fatalf("after the first call: %+v", out)
 	}
 }
+
+// A fallback source is held to the budgets at its own price before it
+// is called: with a day budget in yuan, a fallback priced in dollars is
+// not called (its spending could not be counted against it), and the
+// turn ends with the budget's refusal; a fallback priced in yuan answers
+// and its cost is counted. Over the budget, the current source is not
+// called at all and a cheaper fallback still may be.
+func TestBudgetHoldsFallbackSources(t *testing.T) {
+	down := llmtest.NewServer(t)
+	down.SetFallback(llmtest.Reply{Status: 503, ErrorMessage: "down"})
+	dollars := &countingServer{Server: llmtest.NewServer(t)}
+	dollars.SetFallback(llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+		dollars.n.Add(1)
+		return llmtest.Reply{Text: "paid in dollars", Usage: &llmtest.Usage{Prompt: 100_000, Completion: 100_000}}
+	}})
+	yuan := &countingServer{Server: llmtest.NewServer(t)}
+	yuan.SetFallback(llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+		yuan.n.Add(1)
+		return llmtest.Reply{Text: "paid in yuan", Usage: &llmtest.Usage{Prompt: 1000, Completion: 100}}
+	}})
+	sources := func(fallback string) *llm.Sources {
+		t.Helper()
+		src, err := llm.NewSources([]llm.Source{
+			{Name: "main", BaseURL: down.URL, Model: "m", MaxRetries: -1, Price: &llm.Price{Input: 2, Output: 8, Currency: "CNY"}},
+			{Name: "usd", BaseURL: dollars.URL, Model: "m", Price: &llm.Price{Input: 100, Output: 100}},
+			{Name: "cny", BaseURL: yuan.URL, Model: "m", Price: &llm.Price{Input: 1, Output: 1, Currency: "CNY"}},
+		}, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := src.SetFallback([]string{fallback}); err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	budgets := &llm.Budgets{Day: &llm.Limit{Money: &llm.Money{Amount: 0.05, Currency: "CNY"}}}
+
+	k := New(sources("usd"), nil, &Options{Budgets: budgets})
+	defer k.Close()
+	for range 3 {
+		out := ask(k, "c1", "hello")
+		var be *llm.BudgetError
+		if !errors.As(out.Err, &be) || !be.Unpriced || be.Currency != "CNY" {
+			t.Fatalf("through a dollar fallback: %+v", out)
+		}
+	}
+	if dollars.Calls() != 0 {
+		t.Fatalf("the dollar fallback was called %d times", dollars.Calls())
+	}
+
+	k2 := New(sources("cny"), nil, &Options{Budgets: budgets})
+	defer k2.Close()
+	out := ask(k2, "c1", "hello")
+	if out.Err != nil || out.Text != "paid in yuan" || out.Cost == nil || out.Cost.Currency != "CNY" || yuan.Calls() != 1 {
+		t.Fatalf("through a yuan fallback: %+v (cost %+v)", out, out.Cost)
+	}
+}
+
+// A call is priced by the model it was asked for when the provider names
+// one no price list knows: a provider answering as "scripted" (as
+// llmtest's does) does not make gpt-4o's calls free, and a money budget
+// stops them.
+func TestBudgetPricesTheModelAsked(t *testing.T) {
+	srv := &countingServer{Server: llmtest.NewServer(t)}
+	srv.SetFallback(llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+		srv.n.Add(1)
+		return llmtest.Reply{Text: "fine", Usage: &llmtest.Usage{Prompt: 400_000, Completion: 100_000}}
+	}})
+	src, err := llm.NewSources([]llm.Source{{Name: "oa", BaseURL: srv.URL, Model: "gpt-4o"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gpt-4o: $2.50 in, $10 out per million: a call costs $2. The third
+	// is let through (its estimate, a short answer, fits in what is left:
+	// the documented overshoot), the fourth is not.
+	k := New(src, nil, &Options{Budgets: &llm.Budgets{Day: &llm.Limit{Money: &llm.Money{Amount: 5, Currency: "USD"}}}})
+	defer k.Close()
+	var costs []float64
+	for i := range 5 {
+		out := ask(k, "c1", "hello")
+		if out.Err != nil {
+			if !errors.Is(out.Err, llm.ErrBudget) || i != 3 {
+				t.Fatalf("call %d: %v", i+1, out.Err)
+			}
+			break
+		}
+		if out.Cost == nil {
+			t.Fatalf("call %d has no cost", i+1)
+		}
+		costs = append(costs, out.Cost.Amount)
+	}
+	if len(costs) != 3 || math.Abs(costs[0]-2) > 1e-9 || srv.Calls() != 3 {
+		t.Fatalf("costs %v, %d calls", costs, srv.Calls())
+	}
+}

@@ -21,12 +21,12 @@ type turnCost struct {
 	unknown bool
 }
 
-// add counts one call of model through src, made at at, that used u.
-func (c *turnCost) add(src llm.Source, model string, u llm.Usage, at time.Time) {
+// add counts one call, made at at, that used u, at price (none when
+// priced is false).
+func (c *turnCost) add(price llm.Price, priced bool, u llm.Usage, at time.Time) {
 	c.calls++
-	price, ok := llm.PriceOf(src, model)
 	switch {
-	case !ok:
+	case !priced:
 		c.unknown = true
 	case c.calls == 1:
 		c.sum = Cost{Amount: price.CostAt(u, at), Currency: price.CurrencyCode()}
@@ -35,6 +35,20 @@ func (c *turnCost) add(src llm.Source, model string, u llm.Usage, at time.Time) 
 	default:
 		c.sum.Amount += price.CostAt(u, at)
 	}
+}
+
+// billedPrice is the price of a call through src asked for model asked
+// and answered, the provider says, by model reported: the reported
+// model's price when it has one (a dated version of the model asked for
+// may cost otherwise), else the asked model's. A provider reporting a
+// model name no price list knows cannot make its call free.
+func billedPrice(src llm.Source, asked, reported string) (llm.Price, bool) {
+	if reported != "" && reported != asked {
+		if p, ok := llm.PriceOf(src, reported); ok {
+			return p, true
+		}
+	}
+	return llm.PriceOf(src, asked)
 }
 
 // total is the turn's cost, or nil when it is not known (no call was

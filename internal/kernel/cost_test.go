@@ -64,14 +64,14 @@ func TestTurnCostCurrencies(t *testing.T) {
 	if c.total() != nil {
 		t.Fatal("a turn without calls has a cost")
 	}
-	usd := llm.Source{Price: &llm.Price{Input: 1}}
-	cny := llm.Source{Price: &llm.Price{Input: 1, Currency: "cny"}}
-	c.add(usd, "", llm.Usage{PromptTokens: 1_000_000}, time.Time{})
-	c.add(usd, "", llm.Usage{PromptTokens: 1_000_000}, time.Time{})
+	usd := llm.Price{Input: 1}
+	cny := llm.Price{Input: 1, Currency: "cny"}
+	c.add(usd, true, llm.Usage{PromptTokens: 1_000_000}, time.Time{})
+	c.add(usd, true, llm.Usage{PromptTokens: 1_000_000}, time.Time{})
 	if got := c.total(); got == nil || *got != (Cost{Amount: 2, Currency: "USD"}) {
 		t.Fatalf("total %+v", got)
 	}
-	c.add(cny, "", llm.Usage{PromptTokens: 1}, time.Time{})
+	c.add(cny, true, llm.Usage{PromptTokens: 1}, time.Time{})
 	if got := c.total(); got != nil {
 		t.Fatalf("two currencies added up: %+v", got)
 	}

@@ -117,11 +117,31 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		model = src.Model
 	}
 	started := time.Now()
-	held, err := k.reserve(ctx, t, req, src, model, started)
-	if err != nil {
-		return nil, err
+	// Each call is held against the budgets before it is made: through
+	// sources, each source tried (a fallback at its own price); else the
+	// one call. The holds end once the call's usage is counted.
+	var held []*reservation
+	defer func() {
+		for _, r := range held {
+			r.release()
+		}
+	}()
+	if g, ok := k.provider.(llm.Gated); ok && g.GatesCalls() {
+		ctx = llm.WithCallGate(ctx, func(s llm.Source, m string) error {
+			r, err := k.reserve(ctx, t, req, s, m, started)
+			if err == nil {
+				held = append(held, r)
+			}
+			return err
+		})
+	} else {
+		r, err := k.reserve(ctx, t, req, src, model, started)
+		if err != nil {
+			return nil, err
+		}
+		held = append(held, r)
 	}
-	defer held.release()
+	asked := model
 	mc := store.TraceModelCall{Source: src.Name, Model: model, Started: started}
 	var first time.Time
 	resp, err := k.provider.Chat(ctx, req, func(d llm.Delta) {
@@ -138,13 +158,17 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 			// A fallback answered (llm.Sources): its price counts.
 			if s, ok := k.sourceNamed(resp.Source); ok {
 				src = s
+				if asked = req.Model; asked == "" {
+					asked = s.Model
+				}
 			}
 			mc.Source, mc.Fallback = resp.Source, tr.maskText(resp.Fallback)
 		}
 	}
 	u := usageOf(resp)
-	k.recordUsage(ctx, t, src, mc.Model, u, started)
-	t.cost.add(src, mc.Model, u, started)
+	price, priced := billedPrice(src, asked, mc.Model)
+	k.recordUsage(ctx, t, src.Name, mc.Model, price, priced, u, started)
+	t.cost.add(price, priced, u, started)
 	if tr == nil {
 		return resp, err
 	}
@@ -163,7 +187,7 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		mc.Usage = traceUsage(resp.Usage)
 		addTraceUsage(&tr.tr.Usage, mc.Usage)
 	}
-	if price, ok := llm.PriceOf(src, mc.Model); ok {
+	if priced {
 		mc.Cost = &store.TraceCost{Amount: price.CostAt(u, started), Currency: price.CurrencyCode()}
 		switch {
 		case tr.tr.Cost == nil:

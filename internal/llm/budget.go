@@ -194,6 +194,15 @@ func money(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
+// Short says which budget, for a fallback notice: "over the day
+// budget", "no price in CNY for the day budget".
+func (e *BudgetError) Short() string {
+	if e.Unpriced {
+		return fmt.Sprintf("no price in %s for the %s budget", e.Currency, e.Scope)
+	}
+	return fmt.Sprintf("over the %s budget", e.Scope)
+}
+
 // Unwrap lets errors.Is(err, ErrBudget) match.
 func (e *BudgetError) Unwrap() error { return ErrBudget }
 

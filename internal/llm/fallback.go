@@ -207,8 +207,9 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		lastTriable--
 	}
 	s.mu.RUnlock()
+	gate := callGate(ctx)
 	var reasons []string
-	var err error
+	var err, refused error // refused: the gate's refusal of the current source
 	for i, name := range chain {
 		last := i >= lastTriable
 		s.mu.RLock()
@@ -226,6 +227,14 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		case resting && !last:
 			err = &restingError{reason: rest.reason, left: rest.until.Sub(s.clock())}
 		default:
+			if gate != nil {
+				if err = gate(meta, modelOf(req, meta)); err != nil {
+					if i == 0 {
+						refused = err
+					}
+					break
+				}
+			}
 			retries, wait := c.retries(), time.Duration(0)
 			if !last {
 				retries, wait = min(retries, fallbackRetries), fallbackWait
@@ -261,6 +270,9 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 			err = &maskedError{msg: msg, err: err}
 		}
 		if delivered || ctx.Err() != nil || !fallsBack(err) || i == len(chain)-1 {
+			if refused != nil && resp == nil {
+				err = refused // the current source was over a budget: that is why
+			}
 			if resp != nil {
 				resp.Source, resp.Fallback = name, strings.Join(reasons, "; ")
 			}
@@ -268,11 +280,14 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		}
 		why := name + ": " + retryReason(err)
 		var re *restingError
+		var be *BudgetError
 		switch {
 		case errors.Is(err, ErrAuth):
 			why = name + ": key rejected"
 		case errors.As(err, &re):
 			why = name + ": " + re.Error()
+		case errors.As(err, &be):
+			why = name + ": " + be.Short()
 		}
 		reasons = append(reasons, why)
 		if onDelta != nil {
@@ -280,6 +295,42 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		}
 	}
 	return nil, err
+}
+
+// CallGate is asked before each source a Sources call tries, with the
+// source and the model it would be asked for: an error (a *BudgetError)
+// skips that source, and the call falls back to the next one, which is
+// asked in turn. The kernel holds each call's budget this way, so a
+// fallback source's spending is checked at its own price before it is
+// made, not only the current source's.
+type CallGate func(src Source, model string) error
+
+// Gated is implemented by providers that ask the CallGate of a call's
+// context before each source they try (Sources does).
+type Gated interface{ GatesCalls() bool }
+
+// GatesCalls reports that s asks a call's CallGate (Gated).
+func (s *Sources) GatesCalls() bool { return true }
+
+type gateKey struct{}
+
+// WithCallGate returns ctx with g asked before each source a
+// Sources.Chat under it tries.
+func WithCallGate(ctx context.Context, g CallGate) context.Context {
+	return context.WithValue(ctx, gateKey{}, g)
+}
+
+func callGate(ctx context.Context) CallGate {
+	g, _ := ctx.Value(gateKey{}).(CallGate)
+	return g
+}
+
+// modelOf is the model req is asked of src for.
+func modelOf(req *Request, src Source) string {
+	if req.Model != "" {
+		return req.Model
+	}
+	return src.Model
 }
 
 // restingError is a source skipped while it rests after failing.
@@ -299,7 +350,7 @@ func fallsBack(err error) bool {
 	switch {
 	case errors.Is(err, ErrAuth), errors.Is(err, ErrNoSource):
 		return true
-	case errors.As(err, new(*restingError)):
+	case errors.As(err, new(*restingError)), errors.Is(err, ErrBudget):
 		return true
 	case errors.As(err, &apiErr):
 		return apiErr.retryable() || apiErr.Status == http.StatusNotFound
