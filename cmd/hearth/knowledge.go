@@ -151,6 +151,9 @@ func runKnowledge(ctx context.Context, a *app.App, f *flags, args []string, cio 
 			if out == nil {
 				out = []knowledge.Entry{}
 			}
+			for i := range out {
+				out[i].Title = mask(out[i].Title) // a title is the first line, where a pasted key may be
+			}
 			return writeJSON(cio.out, out)
 		}
 		if len(out) == 0 {

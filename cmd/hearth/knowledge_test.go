@@ -114,7 +114,7 @@ func TestKnowledgeShowMasksKeys(t *testing.T) {
 	if out, errOut, code := hearthIn(t, work, env, text, "knowledge", "add", "relay"); code != 0 {
 		t.Fatalf("add: %d %q %q", code, out, errOut)
 	}
-	for _, args := range [][]string{{"show", "relay"}, {"show", "--json", "relay"}, {"search", "relay", "dashboard"}, {"search", "--json", "relay"}} {
+	for _, args := range [][]string{{"show", "relay"}, {"show", "--json", "relay"}, {"search", "relay", "dashboard"}, {"search", "--json", "relay"}, {"list", "--json"}} {
 		out, errOut, code := hearthIn(t, work, env, "", append([]string{"knowledge"}, args...)...)
 		if code != 0 || strings.Contains(out, key) || !strings.Contains(out, "relay") {
 			t.Errorf("knowledge %q: %d %q %q", args, code, out, errOut)

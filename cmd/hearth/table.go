@@ -35,10 +35,11 @@ var cellWidth = func() *runewidth.Condition {
 
 // row adds a row of cells.
 func (t *table) row(cells ...string) {
+	clean := make([]string, len(cells)) // not in place: cells may be the caller's (a shared header)
 	for i, c := range cells {
-		cells[i] = terminal.SanitizeLine(c)
+		clean[i] = terminal.SanitizeLine(c)
 	}
-	t.rows = append(t.rows, tableRow{cells: cells})
+	t.rows = append(t.rows, tableRow{cells: clean})
 }
 
 // line adds a line of its own, written as it is, without the indent.

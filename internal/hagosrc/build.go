@@ -243,12 +243,20 @@ func buildEnv(base []string) []string {
 // environment variable k: the variables a Go build is given, so that
 // Hearth's secrets (API keys in its environment) never reach it.
 func BuildVar(k string) bool {
+	if runtime.GOOS == "windows" {
+		k = strings.ToUpper(k) // Path, SystemRoot: names there have no case
+	}
 	switch k {
 	case "PATH", "HOME", "USER", "TMPDIR", "TEMP", "TMP", "LANG", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
-		"CC", "CXX", "AR", "PKG_CONFIG", "SYSTEMROOT", "LOCALAPPDATA", "APPDATA", "USERPROFILE", "ComSpec":
+		"CC", "CXX", "AR", "SYSTEMROOT", "LOCALAPPDATA", "APPDATA", "USERPROFILE", "COMSPEC", "PATHEXT",
+		// Where the C toolchain finds headers and libraries (cgo builds on
+		// Nix, Homebrew or macOS need them); none holds a secret.
+		"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "SDKROOT", "DEVELOPER_DIR",
+		"MACOSX_DEPLOYMENT_TARGET":
 		return true
 	}
-	return goVars[k] || strings.HasPrefix(k, "CGO_") || strings.HasPrefix(k, "LC_")
+	return goVars[k] || strings.HasPrefix(k, "CGO_") || strings.HasPrefix(k, "LC_") ||
+		strings.HasPrefix(k, "PKG_CONFIG") || strings.HasPrefix(k, "NIX_")
 }
 
 // goVars are the go command's own variables (`go help environment`);

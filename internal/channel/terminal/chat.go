@@ -295,9 +295,9 @@ func (p *plainReader) read() (string, error) {
 			return "", io.EOF
 		}
 		line = strings.TrimRight(line, "\r\n")
-		size += len(line) + 1
 		if cont, ok := strings.CutSuffix(line, `\`); ok && err == nil {
 			lines = append(lines, cont)
+			size += len(cont) + 1 // the message holds it and a newline
 			continue
 		}
 		if tooLong {
@@ -307,15 +307,27 @@ func (p *plainReader) read() (string, error) {
 	}
 }
 
-// readLine reads a line, its newline included, of at most limit bytes. A
-// longer one is read to its end and dropped: long is true, and line is
+// lineEnd is how many bytes of the line end ("\n" or "\r\n") close
+// frag, read after b.
+func lineEnd(b, frag []byte) int {
+	if !bytes.HasSuffix(frag, []byte("\n")) {
+		return 0
+	}
+	if bytes.HasSuffix(frag, []byte("\r\n")) || (len(frag) == 1 && bytes.HasSuffix(b, []byte("\r"))) {
+		return 2
+	}
+	return 1
+}
+
+// readLine reads a line, its line end included, of at most limit bytes
+// without it. A longer one is read to its end and dropped: long is true, and line is
 // "\\" when the dropped line ended in \ (the message goes on), else "".
 func readLine(br *bufio.Reader, limit int) (line string, long bool, err error) {
 	var b []byte
 	var last byte // a long line's last byte before its line end
 	for {
 		frag, err := br.ReadSlice('\n')
-		if !long && len(b)+len(frag) > max(limit, 0) {
+		if !long && len(b)+len(frag)-lineEnd(b, frag) > max(limit, 0) {
 			long, b = true, nil
 		}
 		if long {

@@ -33,3 +33,23 @@ func TestPlainReaderBoundsAMessage(t *testing.T) {
 		t.Fatalf("after the last: %v", err)
 	}
 }
+
+// The limit is the message's own bytes, whatever ends its line.
+func TestPlainReaderLimitExact(t *testing.T) {
+	full := strings.Repeat("a", MaxMessageBytes)
+	for _, in := range []string{full + "\n", full + "\r\n", full} {
+		if got, err := newPlainReader(strings.NewReader(in)).read(); err != nil || got != full {
+			t.Errorf("%d bytes ending %q: %d bytes, %v", len(in), in[len(in)-2:], len(got), err)
+		}
+	}
+	joined := strings.Repeat("a", MaxMessageBytes/2) + "\\\n" + strings.Repeat("b", MaxMessageBytes-MaxMessageBytes/2-1) + "\n"
+	if got, err := newPlainReader(strings.NewReader(joined)).read(); err != nil || len(got) != MaxMessageBytes {
+		t.Errorf("two lines making the limit: %d bytes, %v", len(got), err)
+	}
+	for _, in := range []string{full + "a\n", full + "a\r\n", full + "a", joined[:len(joined)-1] + "b\n"} {
+		if _, err := newPlainReader(strings.NewReader(in)).read(); !errors.Is(err, ErrMessageTooLong) {
+			t.Errorf("%d bytes: %v, want ErrMessageTooLong", len(in), err)
+		}
+	}
+}
+
