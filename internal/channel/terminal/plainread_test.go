@@ -52,4 +52,3 @@ func TestPlainReaderLimitExact(t *testing.T) {
 		}
 	}
 }
-
