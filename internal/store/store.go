@@ -45,6 +45,8 @@ type Store struct {
 	w    *pool // writes, and transactions
 	ckpt *checkpointer
 	path string
+
+	sessions sessionCache
 }
 
 // pool is a database/sql pool that prepares each query once and keeps the
