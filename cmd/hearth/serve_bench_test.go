@@ -39,6 +39,10 @@ import (
 //   - rss-open-MiB: its resident memory with every session's stream open,
 //     before the first message;
 //   - rss-peak-MiB: its peak resident memory (VmHWM) after the load;
+//   - cpu-ms/turn: the daemon's CPU time (user and system, all threads)
+//     from the moment every stream is open to the end of the last turn,
+//     per turn: its cost, which a loaded machine changes far less than
+//     the latencies;
 //   - anon-idle-MiB, anon-open-MiB: the anonymous part of rss-idle and
 //     rss-open (RssAnon: the heap, stacks and SQLite's memory, without the
 //     binary's code, whose resident share varies from build to build).
@@ -112,13 +116,16 @@ func BenchmarkServeSSE(b *testing.B) {
 	var added []time.Duration
 	var elapsed time.Duration
 	var open, openAnon int // the most resident memory with every stream open, before the messages
+	var cpuStart time.Duration
 	c.opened = func() {
+		cpuStart = procCPU(b, cmd.Process.Pid)
 		open = max(open, procKiB(b, cmd.Process.Pid, "VmRSS"))
 		openAnon = max(openAnon, procKiB(b, cmd.Process.Pid, "RssAnon"))
 		if env != nil && os.Getenv("HEARTH_BENCH_PROFILE") != "" {
 			cmd.Process.Signal(syscall.SIGUSR1) // the heap with every session open
 		}
 	}
+	var cpu time.Duration
 	for range b.N {
 		start := time.Now()
 		got, err := c.load(n, spread, model)
@@ -126,6 +133,7 @@ func BenchmarkServeSSE(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%v\n%s", err, stderr.String())
 		}
+		cpu += procCPU(b, cmd.Process.Pid) - cpuStart
 		added = append(added, got...)
 	}
 	b.StopTimer()
@@ -141,6 +149,7 @@ func BenchmarkServeSSE(b *testing.B) {
 	b.ReportMetric(float64(idleAnon)/1024, "anon-idle-MiB")
 	b.ReportMetric(float64(openAnon)/1024, "anon-open-MiB")
 	b.ReportMetric(float64(procKiB(b, cmd.Process.Pid, "VmHWM"))/1024, "rss-peak-MiB")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n*b.N), "cpu-ms/turn")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -333,6 +342,24 @@ func freePort(tb testing.TB) string {
 	defer l.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return port
+}
+
+// procCPU reads the user and system time of process pid, all its threads,
+// from /proc/PID/stat (in clock ticks, 100 a second on Linux).
+func procCPU(tb testing.TB, pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The command name, in parentheses, may hold spaces: count from after it.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		tb.Fatalf("/proc/%d/stat: %q", pid, b)
+	}
+	utime, _ := strconv.Atoi(f[11]) // fields 14 and 15 of proc(5)
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // procKiB reads a "Name: N kB" line of /proc/PID/status.

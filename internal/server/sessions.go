@@ -127,13 +127,15 @@ func (s *Server) sessionOf(in store.SessionInfo) Session {
 }
 
 // pathSession reads {id} and answers 404 when there is no such session.
-func (s *Server) pathSession(w http.ResponseWriter, r *http.Request) (store.SessionInfo, bool) {
+// It does not read the session's title or last update (getSession does):
+// a session's id, channel and chat are usually known without a read.
+func (s *Server) pathSession(w http.ResponseWriter, r *http.Request) (store.Session, bool) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		writeError(w, http.StatusNotFound, "no_session", "no session "+strconv.Quote(r.PathValue("id")))
-		return store.SessionInfo{}, false
+		return store.Session{}, false
 	}
-	si, err := s.app.Store.SessionByID(r.Context(), id)
+	si, err := s.app.Store.SessionOfID(r.Context(), id)
 	switch {
 	case errors.Is(err, store.ErrNoSession):
 		writeError(w, http.StatusNotFound, "no_session", "no session "+strconv.FormatInt(id, 10))
@@ -196,9 +198,16 @@ func newChatID() string {
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
-	if si, ok := s.pathSession(w, r); ok {
-		writeJSON(w, http.StatusOK, s.sessionOf(si))
+	sess, ok := s.pathSession(w, r)
+	if !ok {
+		return
 	}
+	si, err := s.app.Store.SessionByID(r.Context(), sess.ID)
+	if err != nil { // ErrNoSession too: it was there a moment ago
+		s.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.sessionOf(si))
 }
 
 func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {

@@ -18,6 +18,9 @@ type Session struct {
 
 // Session returns the session of channel and chatID, creating it if needed.
 func (s *Store) Session(ctx context.Context, channel, chatID string) (Session, error) {
+	if sess, ok := s.sessions.byChat(channel, chatID); ok {
+		return sess, nil
+	}
 	// Most sessions exist already: a read finds them without queueing for
 	// the one write connection (a turn's first step, and the event
 	// stream's, would otherwise wait behind every other turn's writes).
@@ -25,7 +28,7 @@ func (s *Store) Session(ctx context.Context, channel, chatID string) (Session, e
 	err := s.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE channel = ? AND chat_id = ?`, channel, chatID).Scan(&id)
 	switch {
 	case err == nil:
-		return Session{ID: id, Channel: channel, ChatID: chatID}, nil
+		return s.found(id, channel, chatID), nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return Session{}, fmt.Errorf("opening session %s/%s: %w", channel, chatID, err)
 	}
@@ -37,7 +40,14 @@ func (s *Store) Session(ctx context.Context, channel, chatID string) (Session, e
 	if err != nil {
 		return Session{}, fmt.Errorf("opening session %s/%s: %w", channel, chatID, err)
 	}
-	return Session{ID: id, Channel: channel, ChatID: chatID}, nil
+	return s.found(id, channel, chatID), nil
+}
+
+// found notes an existing session in the cache (sessioncache.go).
+func (s *Store) found(id int64, channel, chatID string) Session {
+	sess := Session{ID: id, Channel: channel, ChatID: chatID}
+	s.sessions.add(sess)
+	return sess
 }
 
 // Message is one stored message of a session. The store keeps the
@@ -136,6 +146,9 @@ var ErrNoSession = errors.New("no such session")
 
 // FindSession returns an existing session without creating one.
 func (s *Store) FindSession(ctx context.Context, channel, chatID string) (Session, error) {
+	if sess, ok := s.sessions.byChat(channel, chatID); ok {
+		return sess, nil
+	}
 	var id int64
 	err := s.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE channel = ? AND chat_id = ?`, channel, chatID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -144,7 +157,25 @@ func (s *Store) FindSession(ctx context.Context, channel, chatID string) (Sessio
 	if err != nil {
 		return Session{}, err
 	}
-	return Session{ID: id, Channel: channel, ChatID: chatID}, nil
+	return s.found(id, channel, chatID), nil
+}
+
+// SessionOfID returns the session id without what SessionByID adds to
+// it (its title and last update), usually without reading the database;
+// ErrNoSession when there is none.
+func (s *Store) SessionOfID(ctx context.Context, id int64) (Session, error) {
+	if sess, ok := s.sessions.get(id); ok {
+		return sess, nil
+	}
+	var channel, chatID string
+	err := s.db.QueryRowContext(ctx, `SELECT channel, chat_id FROM sessions WHERE id = ?`, id).Scan(&channel, &chatID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, ErrNoSession
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("reading session %d: %w", id, err)
+	}
+	return s.found(id, channel, chatID), nil
 }
 
 // SessionInfo is a session as a list shows it.
@@ -188,6 +219,7 @@ func (s *Store) SessionByID(ctx context.Context, id int64) (SessionInfo, error) 
 	if len(out) == 0 {
 		return SessionInfo{}, ErrNoSession
 	}
+	s.sessions.add(out[0].Session)
 	return out[0], nil
 }
 
