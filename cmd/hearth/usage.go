@@ -46,7 +46,7 @@ type usageJSON struct {
 }
 
 func runUsage(ctx context.Context, a *app.App, f *flags, rest []string, stdout, stderr io.Writer) int {
-	rep := usageJSON{By: "day", Budgets: a.Config.Budgets}
+	rep := usageJSON{By: "day", Budgets: a.Kernel.Budgets()}
 	switch len(rest) {
 	case 0:
 	case 1:

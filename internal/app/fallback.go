@@ -3,22 +3,45 @@ package app
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/store"
 )
+
+// applyMoney applies cfg's budgets and fallback chain, read again from
+// config.json while the daemon runs (watchConfig), logging what changed.
+func (a *App) applyMoney(cfg *config.File) {
+	if !reflect.DeepEqual(cfg.Budgets, a.Kernel.Budgets()) {
+		a.Kernel.SetBudgets(cfg.Budgets)
+		a.Logger.Info("applied config.json's budgets")
+	}
+	chain := a.fallbackChain(cfg.Fallback)
+	if !slices.Equal(chain, a.Sources.Fallback()) {
+		if err := a.Sources.SetFallback(chain); err == nil {
+			a.Logger.Info("applied config.json's fallback chain", "fallback", chain)
+		}
+	}
+}
+
+// fallbackChain is names less those that are not sources.
+func (a *App) fallbackChain(names []string) []string {
+	var chain []string
+	for _, n := range names {
+		if _, ok := a.Sources.Source(n); ok {
+			chain = append(chain, n)
+		}
+	}
+	return chain
+}
 
 // fallback sets the sources' fallback chain from config.json and keeps
 // the marks of rejected keys in the store, so a key the provider refused
 // is not tried again after a restart (until it changes).
 func (a *App) fallback(ctx context.Context) error {
-	var chain []string
-	for _, n := range a.Config.Fallback {
-		if _, ok := a.Sources.Source(n); ok {
-			chain = append(chain, n)
-		}
-	}
-	if err := a.Sources.SetFallback(chain); err != nil {
+	if err := a.Sources.SetFallback(a.fallbackChain(a.Config.Fallback)); err != nil {
 		return fmt.Errorf("config.json: %w", err)
 	}
 	marks, err := a.Store.RejectedKeys(ctx)

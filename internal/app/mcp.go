@@ -98,6 +98,7 @@ func (a *App) applyMCPServersLocked(ctx context.Context) error {
 		return fmt.Errorf("MCP servers not changed: %w", err)
 	}
 	a.mcp.stamp = stamp
+	a.applyMoney(cfg)
 	if reflect.DeepEqual(cfg.MCPServers, a.mcp.servers) ||
 		(len(cfg.MCPServers) == 0 && len(a.mcp.servers) == 0) {
 		return nil // another part of config.json changed
@@ -110,8 +111,9 @@ func (a *App) applyMCPServersLocked(ctx context.Context) error {
 	return a.Plugins.Scan(ctx)
 }
 
-// watchConfig applies config.json's MCP servers again whenever the file
-// changes, until ctx ends: a hand edit applies as `hearth mcp add` does.
+// watchConfig applies config.json's MCP servers, budgets and fallback
+// chain again whenever the file changes, until ctx ends: a hand edit
+// applies as `hearth mcp add` does.
 func (a *App) watchConfig(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()

@@ -101,3 +101,36 @@ func TestBrokenConfigWarnsOncePerChange(t *testing.T) {
 		t.Fatalf("the fixed config.json was not applied: %+v", a.MCPServers())
 	}
 }
+
+// Budgets and the fallback chain edited in config.json apply while the
+// daemon runs: a raised budget lets calls through without a restart, as
+// the refusal's advice ("raise budgets.day in config.json") promises.
+func TestHandEditedBudgetsAndFallbackApply(t *testing.T) {
+	ctx := context.Background()
+	sources := `"sources": {"a": {"base_url": "http://127.0.0.1:1/v1", "model": "m"}, "b": {"base_url": "http://127.0.0.1:2/v1", "model": "m"}}, "source": "a"`
+	a, dir := openWithConfig(t, `{`+sources+`, "budgets": {"day": {"tokens": 1000}}}`,
+		&Options{Plugins: PluginsStart, WatchInterval: time.Hour})
+	if b := a.Kernel.Budgets(); b == nil || b.Day.Tokens != 1000 || len(a.Sources.Fallback()) != 0 {
+		t.Fatalf("at Open: %+v, fallback %v", b, a.Sources.Fallback())
+	}
+	edit := `{` + sources + `, "fallback": ["b"], "budgets": {"day": {"tokens": 500000}, "session": {"tokens": 9000}}}`
+	if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(edit), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if a.recheckConfig(ctx) {
+		t.Fatal("the edit was warned about")
+	}
+	if b := a.Kernel.Budgets(); b == nil || b.Day.Tokens != 500000 || b.Session == nil || b.Session.Tokens != 9000 {
+		t.Fatalf("budgets after the edit: %+v", b)
+	}
+	if fb := a.Sources.Fallback(); len(fb) != 1 || fb[0] != "b" {
+		t.Fatalf("fallback after the edit: %v", fb)
+	}
+	if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(`{`+sources+`}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.recheckConfig(ctx)
+	if a.Kernel.Budgets() != nil || len(a.Sources.Fallback()) != 0 {
+		t.Fatalf("after removing them: %+v, %v", a.Kernel.Budgets(), a.Sources.Fallback())
+	}
+}

@@ -99,12 +99,21 @@ func (r *reservation) release() {
 	}
 }
 
+// Budgets returns the budgets calls are checked against now.
+func (k *Kernel) Budgets() *llm.Budgets { return k.budgets.Load() }
+
+// SetBudgets replaces the budgets, for the calls that start from now on
+// (config.json edited while the daemon runs); nil lifts them. What was
+// spent is kept: a raised day budget counts today's spending against
+// the new limit.
+func (k *Kernel) SetBudgets(b *llm.Budgets) { k.budgets.Store(b) }
+
 // reserve checks req, about to be sent through src for model at at,
 // against the day and session budgets and holds its estimate, or returns
 // the *llm.BudgetError of the first budget it would go over. With no
 // budget it estimates nothing and holds nothing.
 func (k *Kernel) reserve(ctx context.Context, t *turnState, req *llm.Request, src llm.Source, model string, at time.Time) (*reservation, error) {
-	b := k.cfg.Budgets
+	b := k.budgets.Load()
 	if b == nil || (b.Day == nil && b.Session == nil) {
 		return nil, nil
 	}
@@ -176,7 +185,7 @@ func (k *Kernel) recordUsage(ctx context.Context, t *turnState, source, model st
 	if u == (llm.Usage{}) {
 		return
 	}
-	rec := &store.Usage{At: at, Day: k.cfg.Budgets.DayOf(at), SessionID: k.ledgerSession(t), Source: source, Model: model,
+	rec := &store.Usage{At: at, Day: k.budgets.Load().DayOf(at), SessionID: k.ledgerSession(t), Source: source, Model: model,
 		Plugin: t.in.Plugin, InputTokens: int64(u.PromptTokens), CachedTokens: int64(u.CachedTokens),
 		CacheWriteTokens: int64(u.CacheWriteTokens), OutputTokens: int64(u.CompletionTokens)}
 	if t.trace != nil {

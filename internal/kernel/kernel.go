@@ -117,6 +117,7 @@ type Kernel struct {
 	traces   TraceSaver  // nil: turns are not traced
 	ledger   UsageLedger // budget.go: every model call's usage
 	budget   budgetGate
+	budgets  atomic.Pointer[llm.Budgets] // budget.go: Options.Budgets, or SetBudgets' since
 	mask     func(string) string // masks secrets in traces
 	secrets  *redact.Secrets     // masked in every event and outcome; nil for none
 
@@ -199,6 +200,7 @@ func New(provider llm.Provider, st History, opts *Options) *Kernel {
 		now:      time.Now,
 	}
 	k.pipeline.SetCanonical(k.canonicalName)
+	k.budgets.Store(cfg.Budgets)
 	k.secrets = providerSecrets(provider)
 	k.ledger = &memLedger{}
 	if ul, ok := st.(UsageLedger); ok && st != nil {

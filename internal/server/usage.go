@@ -42,7 +42,7 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request) {
 	if by == "" {
 		by = "day"
 	}
-	budgets := s.app.Config.Budgets
+	budgets := s.app.Kernel.Budgets()
 	loc, _ := budgets.Location()
 	bad := map[string]string{}
 	if _, ok := store.UsageGroups[by]; !ok {
