@@ -118,8 +118,8 @@ type Kernel struct {
 	ledger   UsageLedger // budget.go: every model call's usage
 	budget   budgetGate
 	budgets  atomic.Pointer[llm.Budgets] // budget.go: Options.Budgets, or SetBudgets' since
-	mask     func(string) string // masks secrets in traces
-	secrets  *redact.Secrets     // masked in every event and outcome; nil for none
+	mask     func(string) string         // masks secrets in traces
+	secrets  *redact.Secrets             // masked in every event and outcome; nil for none
 
 	// base is cancelled by Close; every turn's context derives from it.
 	base   context.Context
