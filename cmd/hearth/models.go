@@ -6,10 +6,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
-	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/server"
@@ -105,12 +103,7 @@ func runModels(ctx context.Context, a *app.App, f *flags, rest []string, cio *cm
 		}
 		return 0
 	case "test":
-		start := time.Now()
-		err := llm.Probe(ctx, src, a.Sources.HTTP, mask)
-		res := server.ProviderTest{OK: err == nil, Model: src.Model, LatencyMS: time.Since(start).Milliseconds()}
-		if err != nil {
-			res.Error = mask(terminal.Explain(err, src, cfgPath))
-		}
+		res := server.TryProvider(ctx, a, src, a.Logger)
 		if f.jsonOut {
 			writeJSON(cio.out, struct {
 				Source string `json:"source"`

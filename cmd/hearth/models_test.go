@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mattn/go-runewidth"
@@ -177,4 +178,33 @@ func runewidthTruncate(s string, w int) string {
 		n += runewidth.RuneWidth(r)
 	}
 	return s
+}
+
+// A key the provider refused is not used again until it changes, or
+// until `hearth models test` finds it works: without a daemon too.
+func TestModelsTestClearsARejectedKey(t *testing.T) {
+	var refuse atomic.Bool
+	refuse.Store(true)
+	srv := llmtest.NewServer(t)
+	srv.SetFallback(llmtest.Reply{Func: func(llmtest.Request) llmtest.Reply {
+		if refuse.Load() {
+			return llmtest.Reply{Status: http.StatusUnauthorized, ErrorMessage: "invalid key"}
+		}
+		return llmtest.Reply{Text: "OK"}
+	}})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=" + modelsKey, "HEARTH_MODEL=m1", "HEARTH_HOME=" + t.TempDir()}
+	if _, stderr, code := hearth(t, env, "", "ask", "hi"); code == 0 || !strings.Contains(stderr, "rejected") {
+		t.Fatalf("ask with a refused key: %d %q", code, stderr)
+	}
+	refuse.Store(false)
+	before := len(srv.Requests())
+	if _, stderr, code := hearth(t, env, "", "ask", "hi"); code == 0 || len(srv.Requests()) != before {
+		t.Fatalf("the marked source was called (%d requests): %d %q", len(srv.Requests())-before, code, stderr)
+	}
+	if out, stderr, code := hearth(t, env, "", "models", "test"); code != 0 || !strings.HasPrefix(out, "ok: env") {
+		t.Fatalf("models test: %d %q %q", code, out, stderr)
+	}
+	if out, stderr, code := hearth(t, env, "", "ask", "hi"); code != 0 || out != "OK\n" {
+		t.Fatalf("ask after the test: %d %q %q", code, out, stderr)
+	}
 }

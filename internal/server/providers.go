@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/config"
 	"github.com/hearth-agent/hearth/internal/llm"
@@ -371,28 +373,30 @@ func (s *Server) testProvider(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.tryProvider(r.Context(), src))
 }
 
-// tryProvider sends src a one-line chat, without retries.
+// tryProvider sends src a one-line chat, without retries (TryProvider).
 func (s *Server) tryProvider(ctx context.Context, src llm.Source) ProviderTest {
+	return TryProvider(ctx, s.app, src, s.log)
+}
+
+// TryProvider sends src a one-line chat, without retries. When the
+// provider had refused src's key and answers now, the mark is cleared:
+// the source is used again, by this process and after a restart.
+func TryProvider(ctx context.Context, a *app.App, src llm.Source, log *slog.Logger) ProviderTest {
 	start := time.Now()
-	err := llm.Probe(ctx, src, s.app.Sources.HTTP, s.app.Sources.Secrets().All)
+	err := llm.Probe(ctx, src, a.Sources.HTTP, a.Sources.Secrets().All)
 	res := ProviderTest{OK: err == nil, Model: src.Model, LatencyMS: time.Since(start).Milliseconds()}
-	if _, marked := s.app.Sources.Rejected(src.Name); err == nil && marked && src.APIKey == s.currentKey(src.Name) {
+	running, _ := a.Sources.Source(src.Name)
+	if _, marked := a.Sources.Rejected(src.Name); err == nil && marked && src.APIKey == running.APIKey {
 		// The key the provider refused works now: the source is used again.
-		s.app.Sources.ClearRejected(src.Name)
-		if err := s.app.Store.ClearRejectedKey(context.WithoutCancel(ctx), src.Name); err != nil {
-			s.log.Warn("clearing a rejected key's mark", "source", src.Name, "err", err)
+		a.Sources.ClearRejected(src.Name)
+		if err := a.Store.ClearRejectedKey(context.WithoutCancel(ctx), src.Name); err != nil {
+			log.Warn("clearing a rejected key's mark", "source", src.Name, "err", err)
 		}
 	}
 	if err != nil {
-		res.Error = s.app.Sources.Secrets().All(terminal.Explain(err, src, filepath.Join(s.app.DataDir, config.FileName)))
+		res.Error = a.Sources.Secrets().All(terminal.Explain(err, src, filepath.Join(a.DataDir, config.FileName)))
 	}
 	return res
-}
-
-// currentKey is the key the running source called name has.
-func (s *Server) currentKey(name string) string {
-	src, _ := s.app.Sources.Source(name)
-	return src.APIKey
 }
 
 // quote writes a name in double quotes, as Go does.
