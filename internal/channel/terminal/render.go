@@ -192,10 +192,23 @@ func explain(err error, src llm.Source, configPath string) string {
 	case errors.Is(err, llm.ErrNoSource):
 		return NoProviderMessage(configPath)
 	case errors.Is(err, llm.ErrAuth):
-		return fmt.Sprintf("The provider at %s rejected the API key (%v).\n"+
-			"Check OPENAI_API_KEY, or the key of source %q in %s.\n"+
-			"模型服务拒绝了 API Key，请检查 OPENAI_API_KEY 或配置文件中的 Key。",
-			src.BaseURL, err, src.Name, configPath)
+		var kr *llm.KeyRejectedError
+		name := src.Name
+		if errors.As(err, &kr) {
+			name = kr.Source // a fallback's, maybe
+		}
+		where, whereZH := fmt.Sprintf("the key of source %q in %s", name, configPath), "配置文件中该来源的 Key"
+		if name == "env" || name == "" {
+			where, whereZH = "OPENAI_API_KEY", "OPENAI_API_KEY"
+		}
+		if kr == nil {
+			return fmt.Sprintf("The provider at %s rejected the API key of source %q (%v).\nCheck %s.\n"+
+				"模型服务拒绝了 API Key，请检查%s。", src.BaseURL, src.Name, err, where, whereZH)
+		}
+		return fmt.Sprintf("The provider of source %q rejected the API key (%s); it is not called again until the key changes "+
+			"or `hearth models test %s` passes.\nCheck %s.\n"+
+			"模型服务拒绝了 API Key（%s），请检查%s；换 Key 或 `hearth models test %s` 通过之前不再调用该来源。",
+			name, kr.Reason, name, where, kr.Reason, whereZH, name)
 	case errors.As(err, &apiErr) && (apiErr.Status == http.StatusNotFound || apiErr.Status == http.StatusBadRequest) &&
 		strings.Contains(strings.ToLower(apiErr.Message), "model"):
 		return fmt.Sprintf("%v\nThe model %q may not exist at %s: set it with --model or HEARTH_MODEL.\n"+

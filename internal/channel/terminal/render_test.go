@@ -117,9 +117,14 @@ func TestExplain(t *testing.T) {
 		want []string
 	}{
 		{llm.ErrNoSource, []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"}},
-		{&llm.APIError{Status: 401, Message: "bad key"}, []string{"rejected the API key", "OPENAI_API_KEY", `"ds"`}},
+		{&llm.APIError{Status: 401, Message: "bad key"}, []string{"rejected the API key", `the key of source "ds" in /home/u/.hearth/config.json`}},
+		{&llm.KeyRejectedError{Source: "ds", Reason: "401 unauthorized"}, []string{`The provider of source "ds" rejected the API key (401 unauthorized); it is not called again`, "hearth models test ds", "401 unauthorized"}},
 		{&llm.APIError{Status: 400, Message: "Model Not Exist"}, []string{"--model", "HEARTH_MODEL", "deepseek-chat"}},
 		{errors.New("x"), []string{"x"}},
+	}
+	if got := Explain(&llm.APIError{Status: 403, Message: "no"}, llm.Source{Name: "env"}, "c.json"); !strings.Contains(got, "Check OPENAI_API_KEY") ||
+		strings.Contains(got, "c.json") || strings.Contains(got, "not called again") {
+		t.Errorf("the env source's refused key: %q", got)
 	}
 	for _, tt := range tests {
 		got := Explain(tt.err, src, "/home/u/.hearth/config.json")
