@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 )
@@ -25,6 +29,29 @@ func TestAskUsage(t *testing.T) {
 	stdout, stderr, code = hearth(t, env, "", "ask", "hi")
 	if code != 0 || stdout != "ok\n" || strings.Contains(stderr, " in · ") {
 		t.Fatalf("without --usage: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// With stdout and stderr one file (2>&1, a log), the answer comes whole
+// before the usage line: the key masking holds back the answer's tail,
+// and used to let the usage line in, in the middle of a character.
+func TestAskUsageAfterTheAnswerInOneFile(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetFallback(llmtest.Reply{Text: "你好！我是测试模型的回答。", Usage: &llmtest.Usage{Prompt: 1000, Completion: 200, Cached: 600}})
+	home := t.TempDir()
+	writeConfig(t, home, srv.URL, `, "api_key": "sk-test-0123456789abcdef", "price": {"input": 2, "output": 8, "cached_input": 0.5, "currency": "CNY"}`)
+	cmd := exec.Command(os.Args[0], "ask", "--usage", "你好")
+	cmd.Env = []string{"HEARTH_TEST_MAIN=1", childRace, "PATH=" + os.Getenv("PATH"), "HOME=" + home, "HEARTH_HOME=" + home}
+	var both bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &both, &both
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, both.String())
+	}
+	out := both.String()
+	i := strings.Index(out, "你好！我是测试模型的回答。\n")
+	j := strings.Index(out, "1,000 in · 600 cached · 200 out · ")
+	if i < 0 || j < i || !utf8.ValidString(out) {
+		t.Fatalf("the answer is not whole before the usage line:\n%q", out)
 	}
 }
 

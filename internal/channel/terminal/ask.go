@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"time"
@@ -89,6 +90,11 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 		OnEvent:   onEvent,
 	})
 	stopTicks()
+	// The answer is out before anything more goes to Err: where both are
+	// one file (2>&1), a writer holding back the answer's tail (the key
+	// masking of cmd/hearth) would otherwise let the usage line or the
+	// error in first, in the middle of a character.
+	flushWriter(o.Out)
 	if out.Err != nil {
 		if out.Interrupted {
 			fmt.Fprintln(o.Err, "interrupted")
@@ -106,4 +112,11 @@ func Ask(ctx context.Context, k Agent, text string, opts *Options) error {
 		(&renderer{out: o.Err}).usage(out.Usage, out.Cost)
 	}
 	return nil
+}
+
+// flushWriter flushes w when it holds back what it was given (Flush).
+func flushWriter(w io.Writer) {
+	if f, ok := w.(interface{ Flush() error }); ok {
+		_ = f.Flush()
+	}
 }
