@@ -178,20 +178,15 @@ func modelsCatalog(a *app.App, asJSON bool, out io.Writer) int {
 			api = llm.APIOpenAI
 		}
 		ms := modelsSource{Name: name, BaseURL: src.BaseURL, Model: src.Model, API: api, Current: name == current, KeySet: src.APIKey != ""}
+		one := []sdk.ProviderModel{{ID: src.Model}}
 		if b, ok := config.BuiltinProviderFor(src.BaseURL); ok {
 			ms.Preset = b.Preset.Name
 			if m, ok := b.Def.Model(src.Model); ok {
-				ms.Price = m.Pricing
+				one[0].Pricing = m.Pricing
 			}
 		}
-		if src.Price != nil { // config.json's price wins
-			p := src.Price
-			ms.Price = &sdk.ModelPricing{Currency: p.CurrencyCode(), InputCacheHit: p.CachedInput, InputCacheMiss: p.Input,
-				Output: p.Output, CacheWrite: p.CacheWrite, Source: "config.json"}
-			if ms.Price.InputCacheHit == 0 {
-				ms.Price.InputCacheHit = p.Input
-			}
-		}
+		server.ChargedPrices(src, one) // what its calls are charged at
+		ms.Price = one[0].Pricing
 		sources = append(sources, ms)
 	}
 	var presets []modelsPreset
@@ -283,6 +278,9 @@ func priceText(p *sdk.ModelPricing) string {
 		return "-"
 	}
 	s := fmt.Sprintf("%s %g/%g/%g", p.Currency, p.InputCacheHit, p.InputCacheMiss, p.Output)
+	if p.Peak != nil {
+		s += fmt.Sprintf(", ×%g at peak", p.Peak.Multiplier)
+	}
 	if p.Unverified {
 		s += " *"
 	}

@@ -95,6 +95,7 @@ func ListSourceModels(ctx context.Context, src llm.Source, hc *http.Client, mask
 		if known {
 			res.Models = append(res.Models, preset.Def.Models...)
 		}
+		ChargedPrices(src, res.Models)
 		return res
 	}
 	res.Listed = true
@@ -109,7 +110,42 @@ func ListSourceModels(ctx context.Context, src llm.Source, hc *http.Client, mask
 		}
 		res.Models = append(res.Models, m)
 	}
+	ChargedPrices(src, res.Models)
 	return res
+}
+
+// ChargedPrices sets each model's pricing to what its calls through src
+// are charged (llm.PriceOf): the source's own "price" from config.json
+// when it has one, for every model, else the preset's price as listed,
+// else a list price the model's name has elsewhere. What is shown is
+// what cost and budgets count.
+func ChargedPrices(src llm.Source, ms []sdk.ProviderModel) {
+	for i := range ms {
+		m := &ms[i]
+		if src.Price == nil && m.Pricing != nil {
+			continue // the preset's own, peak hours and source included
+		}
+		p, ok := llm.PriceOf(src, m.ID)
+		if !ok {
+			m.Pricing = nil
+			continue
+		}
+		pr := &sdk.ModelPricing{Currency: p.CurrencyCode(), InputCacheMiss: p.Input, InputCacheHit: p.CachedInput,
+			Output: p.Output, CacheWrite: p.CacheWrite}
+		if pr.InputCacheHit == 0 {
+			pr.InputCacheHit = p.Input
+		}
+		switch {
+		case src.Price != nil && len(p.Windows) > 0:
+			pr.Source = "config.json (this source's price; its time windows change it by the hour)"
+		case src.Price != nil:
+			pr.Source = "config.json (this source's price)"
+		default:
+			pr.Source = "the list price of " + m.ID + " (Hearth's presets)"
+			pr.Unverified = true
+		}
+		m.Pricing = pr
+	}
 }
 
 // ReadSourceBalance reads src's account balance with its key, for the

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/sdk"
 )
 
@@ -28,7 +29,7 @@ func fakeDeepSeek(t *testing.T) *httptest.Server {
 		}
 		switch r.URL.Path {
 		case "/v1/models":
-			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"deepseek-chat"},{"id":"deepseek-new"}]}`))
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"deepseek-chat"},{"id":"deepseek-new"},{"id":"deepseek-flash"}]}`))
 		case "/user/balance":
 			_, _ = w.Write([]byte(`{"is_available":true,"balance_infos":[{"currency":"CNY","total_balance":"110.00","granted_balance":"10.00","topped_up_balance":"100.00"}]}`))
 		default:
@@ -62,8 +63,8 @@ func TestSourceModelsAndBalance(t *testing.T) {
 	}
 
 	ms := answerAs[SourceModels](t, sendAPI(t, "GET", hs.URL+"/v1/providers/ds/models", ""), http.StatusOK)
-	if !ms.Listed || len(ms.Models) != 2 || ms.Models[0].ID != "deepseek-chat" || ms.Models[0].Pricing == nil ||
-		ms.Models[0].Pricing.Currency != "CNY" || ms.Models[1].Pricing != nil {
+	if !ms.Listed || len(ms.Models) != 3 || ms.Models[0].ID != "deepseek-chat" || ms.Models[0].Pricing == nil ||
+		ms.Models[0].Pricing.Currency != "CNY" || ms.Models[1].Pricing != nil || ms.Models[2].Pricing == nil || ms.Models[2].Pricing.Peak == nil {
 		t.Fatalf("models %+v", ms)
 	}
 	bal := answerAs[SourceBalance](t, sendAPI(t, "GET", hs.URL+"/v1/providers/ds/balance", ""), http.StatusOK)
@@ -163,5 +164,32 @@ func TestRegisteredProviderFunctions(t *testing.T) {
 	bal := answerAs[SourceBalance](t, sendAPI(t, "GET", hs.URL+"/v1/providers/reg/balance", ""), http.StatusOK)
 	if !bal.OK || bal.Account.Balances[0].Total != 7 {
 		t.Fatalf("balance %+v", bal)
+	}
+}
+
+// The prices listed with a source's models are the ones its calls are
+// charged at: the source's own price from config.json for every model,
+// else the preset's (peak hours kept), else the list price of the
+// model's name; none where there is none.
+func TestChargedPrices(t *testing.T) {
+	own := &llm.Price{Input: 2, Output: 8, CachedInput: 0.5, Currency: "CNY"}
+	ms := []sdk.ProviderModel{{ID: "deepseek-flash"}, {ID: "mystery"}}
+	ChargedPrices(llm.Source{BaseURL: "http://127.0.0.1:8080/v1", Price: own}, ms)
+	for _, m := range ms {
+		if p := m.Pricing; p == nil || p.Currency != "CNY" || p.InputCacheMiss != 2 || p.InputCacheHit != 0.5 || p.Output != 8 ||
+			!strings.Contains(p.Source, "config.json") {
+			t.Fatalf("%s with the source's price: %+v", m.ID, p)
+		}
+	}
+	ms = []sdk.ProviderModel{{ID: "deepseek-flash"}, {ID: "mystery"}}
+	ChargedPrices(llm.Source{BaseURL: "http://127.0.0.1:8080/v1"}, ms)
+	charged, _ := llm.PriceOf(llm.Source{BaseURL: "http://127.0.0.1:8080/v1"}, "deepseek-flash")
+	if p := ms[0].Pricing; p == nil || p.InputCacheMiss != charged.Input || p.Currency != charged.CurrencyCode() || ms[1].Pricing != nil {
+		t.Fatalf("list prices: %+v, %+v", ms[0].Pricing, ms[1].Pricing)
+	}
+	preset := llm.PresetModels("deepseek")
+	ChargedPrices(llm.Source{BaseURL: "https://api.deepseek.com/v1"}, preset)
+	if preset[0].Pricing == nil || preset[0].Pricing.Peak == nil {
+		t.Fatalf("the preset's peak hours were lost: %+v", preset[0].Pricing)
 	}
 }

@@ -81,3 +81,17 @@ function wrap(code, digits) {
   const sym = symbols[code];
   return sym ? sym + digits : digits + ' ' + code;
 }
+
+// peakHours describes a pricing's peak (ProviderModel.pricing.peak):
+// its multiplier, its hours ("9–12, 14–18"), whether it is on weekdays
+// only (Monday to Friday), and its zone ("UTC+8"); null without one.
+export function peakHours(peak) {
+  if (!peak || !(peak.multiplier > 0)) return null;
+  const hours = (peak.hours || []).map(([a, b]) => `${a}–${b}`).join(', ');
+  const days = [...(peak.weekdays || [])].sort().join(',');
+  const off = peak.utcOffsetMinutes || 0;
+  const abs = Math.abs(off);
+  const zone = 'UTC' + (off < 0 ? '−' : '+') + Math.floor(abs / 60) + (abs % 60 ? ':' + String(abs % 60).padStart(2, '0') : '');
+  return { x: peak.multiplier, hours, weekdays: days === '1,2,3,4,5', zone };
+}
+

@@ -7,7 +7,7 @@ import { t, lang } from './i18n.js';
 import { navigate } from './store.js';
 import { Logo } from './icons.js';
 import { Status, useLoad } from './ui.js';
-import { money, price, tokens } from './money.js';
+import { money, peakHours, price, tokens } from './money.js';
 
 const enc = encodeURIComponent;
 const custom = { name: '', label: 'Other (OpenAI-compatible)', label_zh: '其他（兼容 OpenAI 接口）', base_url: '', model: '', needs_key: true };
@@ -96,13 +96,21 @@ function Models({ m }) {
     ${!list.length ? html`<p class="muted small">${t('prov.noModels')}</p>` : html`<div class="table-scroll"><table class="grid prices">
       <thead><tr><th>${t('prov.model')}</th><th>${t('prov.context')}</th><th>${t('prov.priceIn')}</th><th>${t('prov.priceCached')}</th><th>${t('prov.priceOut')}</th></tr></thead>
       <tbody>${list.map((x) => { const p = x.pricing; return html`<tr data-testid="model-row">
-        <td><code>${x.id}</code>${x.name && x.name !== x.id ? html`<div class="muted small">${x.name}</div>` : ''}</td>
+        <td><code>${x.id}</code>${x.name && x.name !== x.id ? html`<div class="muted small">${x.name}</div>` : ''}${peakNote(p)}</td>
         <td>${x.contextWindow ? tokens(x.contextWindow) : '—'}</td>
         ${p ? html`<td>${price(p.inputCacheMiss, p.currency)}</td><td>${price(p.inputCacheHit || p.inputCacheMiss, p.currency)}</td><td>${price(p.output, p.currency)}</td>`
           : html`<td colspan="3" class="muted">${t('usage.unpriced')}</td>`}
       </tr>`; })}</tbody></table></div>`}
     <p class="muted small">${m.listed ? t('prov.listed') : t('prov.presetList')} ${t('prov.perMillion')}</p>
   </div>`;
+}
+
+// peakNote says when a model's prices are raised (DeepSeek's weekday
+// peak hours): what is charged then is the multiple of what is shown.
+function peakNote(p) {
+  const pk = peakHours(p && p.peak);
+  if (!pk) return '';
+  return html`<div class="muted small" data-testid="peak">${t(pk.weekdays ? 'prov.peakWeekdays' : 'prov.peak', pk)}</div>`;
 }
 
 // SourceDetails reads a source's balance and models when it is first

@@ -82,6 +82,10 @@ await run(async (page) => {
   const cells = (await chatRow.locator('td').allInnerTexts()).map((s) => s.trim());
   assert(JSON.stringify(cells.slice(1)) === JSON.stringify(['128k', '¥2', '¥0.2', '¥3']), 'deepseek-chat: ' + JSON.stringify(cells));
   assert((await ds.getByTestId('model-row').filter({ hasText: 'deepseek-new' }).innerText()).includes('unpriced'), 'the new model is not unpriced');
+  // DeepSeek's peak hours are said where its prices are.
+  const peak = (await ds.getByTestId('model-row').filter({ hasText: 'deepseek-flash' }).getByTestId('peak').innerText()).trim();
+  assert(peak === '×2 Monday to Friday 9–12, 14–18 (UTC+8)', 'deepseek-flash peak: ' + peak);
+  assert(await chatRow.getByTestId('peak').count() === 0, 'deepseek-chat has a peak note');
   assert(asked.sort().join(', ') === 'ds balance, ds models', 'opening ds asked: ' + asked.join(', '));
   await shot(page, 'money-models');
   // A refused key: the provider's error, without the key.

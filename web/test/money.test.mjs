@@ -2,7 +2,7 @@
 // (src/money.js), run by TestJSUnit (web/js_test.go).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { money, price, tokens, usageOf } from '../src/money.js';
+import { money, peakHours, price, tokens, usageOf } from '../src/money.js';
 
 test('money writes the currency and sensible digits', () => {
   const cases = [
@@ -64,3 +64,12 @@ test('usageOf reads a turn.finished usage and a trace alike', () => {
   assert.equal(usageOf(null, { usage: null }), null);
   assert.equal(usageOf(undefined, undefined), null);
 });
+
+test('peakHours says when a price is raised, and by how much', () => {
+  assert.equal(peakHours(undefined), null);
+  assert.deepEqual(peakHours({ multiplier: 2, utcOffsetMinutes: 480, weekdays: [5, 1, 2, 3, 4], hours: [[9, 12], [14, 18]] }),
+    { x: 2, hours: '9–12, 14–18', weekdays: true, zone: 'UTC+8' });
+  assert.deepEqual(peakHours({ multiplier: 1.5, utcOffsetMinutes: -330, weekdays: [0, 6], hours: [[20, 24]] }),
+    { x: 1.5, hours: '20–24', weekdays: false, zone: 'UTC−5:30' });
+});
+
