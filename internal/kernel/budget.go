@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -156,6 +157,10 @@ func (k *Kernel) reserve(ctx context.Context, t *turnState, req *llm.Request, sr
 			spent.Money[cur] += v
 		}
 		if err := l.Allow(scope, spent, est); err != nil {
+			var be *llm.BudgetError
+			if errors.As(err, &be) {
+				be.Source = src.Name
+			}
 			return err
 		}
 		r.keys = append(r.keys, key)

@@ -163,6 +163,8 @@ type BudgetError struct {
 	// Unpriced says the call has no price in Currency, so a money limit
 	// cannot be held.
 	Unpriced bool
+	// Source is the model source the call was to go through, when known.
+	Source string
 }
 
 func (e *BudgetError) Error() string {
@@ -174,8 +176,12 @@ func (e *BudgetError) Error() string {
 		where += " or start a new session"
 	}
 	if e.Unpriced {
-		return fmt.Sprintf("model call stopped: the %s budget is set in %s and this source has no price in %s, so the call could spend it unseen; set the source's \"price\" in %s or lift the budget",
-			e.Scope, e.Currency, e.Currency, e.Currency)
+		src := "this source"
+		if e.Source != "" {
+			src = fmt.Sprintf("source %q", e.Source)
+		}
+		return fmt.Sprintf("model call stopped: the %s budget is set in %s and %s has no price in %s, so the call could spend it unseen; set the source's \"price\" in %s or lift the budget",
+			e.Scope, e.Currency, src, e.Currency, e.Currency)
 	}
 	if e.Tokens {
 		return fmt.Sprintf("model call stopped: the %s budget of %.0f tokens would be exceeded (%.0f used, this call needs up to %.0f); %s",

@@ -340,7 +340,21 @@ type restingError struct {
 }
 
 func (e *restingError) Error() string {
-	return fmt.Sprintf("resting after %s (tried again in %s)", e.reason, e.left.Round(time.Second))
+	return fmt.Sprintf("resting after %s (tried again in %s)", e.reason, shortDuration(e.left))
+}
+
+// shortDuration writes d to the second without zero parts: "20s", "1m",
+// "1m30s", "1h".
+func shortDuration(d time.Duration) string {
+	d = max(d.Round(time.Second), time.Second)
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // fallsBack says whether another source may answer after err.

@@ -292,3 +292,13 @@ func TestFallbackRestBounds(t *testing.T) {
 		t.Fatalf("second turn: err %v, notices %+v, a asked %d times", err, notices, slow.Load())
 	}
 }
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "1s", 1400 * time.Millisecond: "1s", 20 * time.Second: "20s", time.Minute: "1m",
+		90 * time.Second: "1m30s", time.Hour: "1h", time.Hour + 30*time.Second: "1h0m30s", 2 * time.Hour: "2h"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+

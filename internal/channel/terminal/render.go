@@ -191,6 +191,21 @@ func explain(err error, src llm.Source, configPath string) string {
 	switch {
 	case errors.Is(err, llm.ErrNoSource):
 		return NoProviderMessage(configPath)
+	case errors.Is(err, llm.ErrBudget):
+		var be *llm.BudgetError
+		scope := "day"
+		if errors.As(err, &be) {
+			scope = be.Scope
+		}
+		zh := "已达到今日预算上限，本次模型调用未发出；可调高 config.json 中的 \"budgets\"，或等到明天。"
+		if scope == "session" {
+			zh = "已达到本会话预算上限，本次模型调用未发出；可调高 config.json 中的 \"budgets\"，或开始新会话（hearth chat 中输入 /new）。"
+			return fmt.Sprintf("%v (in hearth chat, /new starts one)\n%s", err, zh)
+		}
+		if be != nil && be.Unpriced {
+			zh = fmt.Sprintf("预算以 %s 计，而该模型来源没有 %s 价格，无法计费；请在 config.json 中为它设置 \"price\"，或取消该预算。", be.Currency, be.Currency)
+		}
+		return fmt.Sprintf("%v\n%s", err, zh)
 	case errors.Is(err, llm.ErrAuth):
 		var kr *llm.KeyRejectedError
 		name := src.Name

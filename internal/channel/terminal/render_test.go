@@ -121,6 +121,8 @@ func TestExplain(t *testing.T) {
 		{&llm.KeyRejectedError{Source: "ds", Reason: "401 unauthorized"}, []string{`The provider of source "ds" rejected the API key (401 unauthorized); it is not called again`, "hearth models test ds", "401 unauthorized"}},
 		{&llm.APIError{Status: 400, Message: "Model Not Exist"}, []string{"--model", "HEARTH_MODEL", "deepseek-chat"}},
 		{errors.New("x"), []string{"x"}},
+		{&llm.BudgetError{Scope: "session", Tokens: true, Limit: 5000, Spent: 4990, Estimate: 30}, []string{"session budget of 5000 tokens", "/new", "本会话预算"}},
+		{&llm.BudgetError{Scope: "day", Unpriced: true, Currency: "CNY", Source: "backup"}, []string{`source "backup" has no price in CNY`, "没有 CNY 价格"}},
 	}
 	if got := Explain(&llm.APIError{Status: 403, Message: "no"}, llm.Source{Name: "env"}, "c.json"); !strings.Contains(got, "Check OPENAI_API_KEY") ||
 		strings.Contains(got, "c.json") || strings.Contains(got, "not called again") {
