@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
-	"github.com/hearth-agent/hearth/internal/channel/terminal"
 	"github.com/hearth-agent/hearth/internal/llm"
 	"github.com/hearth-agent/hearth/internal/store"
 )
@@ -84,8 +85,8 @@ func runUsage(ctx context.Context, a *app.App, f *flags, rest []string, stdout, 
 	if len(rep.Totals) == 0 {
 		fmt.Fprintln(stdout, "(no model calls recorded)")
 	} else {
-		w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(w, "%s\tCALLS\tIN\tCACHED\tOUT\tCOST\t\n", strings.ToUpper(rep.By))
+		tab := &table{}
+		tab.row(strings.ToUpper(rep.By), "CALLS", "IN", "CACHED", "OUT", "COST")
 		for _, t := range rep.Totals {
 			cost := "-"
 			if t.Calls > t.Unpriced {
@@ -98,13 +99,17 @@ func runUsage(ctx context.Context, a *app.App, f *flags, rest []string, stdout, 
 			if key == "" {
 				key = "-"
 			}
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\t\n", terminal.SanitizeLine(key), t.Calls, t.InputTokens, t.CachedTokens, t.OutputTokens, cost)
+			if t.Label != "" {
+				key += " " + t.Label // the session's channel and chat
+			}
+			tab.row(key, strconv.FormatInt(t.Calls, 10), strconv.FormatInt(t.InputTokens, 10), strconv.FormatInt(t.CachedTokens, 10),
+				strconv.FormatInt(t.OutputTokens, 10), cost)
 		}
-		w.Flush()
+		tab.write(stdout)
 	}
 	fmt.Fprintf(stdout, "\ntoday (%s): %d tokens", rep.Today.Day, rep.Today.Tokens)
-	for cur, v := range rep.Today.Money {
-		fmt.Fprintf(stdout, ", %.4f %s", v, cur)
+	for _, cur := range slices.Sorted(maps.Keys(rep.Today.Money)) {
+		fmt.Fprintf(stdout, ", %.4f %s", rep.Today.Money[cur], cur)
 	}
 	fmt.Fprintln(stdout)
 	if b := rep.Budgets; b != nil {

@@ -81,7 +81,10 @@ var UsageGroups = map[string]string{
 // UsageTotal is the ledger's sum for one key of a grouping, in one
 // currency ("" for calls without a price).
 type UsageTotal struct {
-	Key              string  `json:"key"`
+	Key string `json:"key"`
+	// Label is the session's channel and chat ("terminal/工作笔记") when
+	// grouped by session; empty otherwise.
+	Label            string  `json:"label,omitempty"`
 	Calls            int64   `json:"calls"`
 	InputTokens      int64   `json:"input_tokens"`
 	CachedTokens     int64   `json:"cached_tokens"`
@@ -109,12 +112,16 @@ func (s *Store) UsageTotals(ctx context.Context, by string, from, until time.Tim
 	if !until.IsZero() {
 		hi = until.UnixMilli()
 	}
-	order := "SUM(input_tokens + output_tokens) DESC, k"
-	if by == "day" {
+	order, label := "SUM(input_tokens + output_tokens) DESC, k", "''"
+	switch by {
+	case "day":
 		order = "k DESC"
+	case "session":
+		order = "SUM(input_tokens + output_tokens) DESC, session_id"
+		label = "COALESCE((SELECT channel || '/' || chat_id FROM sessions WHERE sessions.id = session_id), '')"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+key+` AS k, currency, COUNT(*), SUM(input_tokens), SUM(cached_tokens),
-		SUM(cache_write_tokens), SUM(output_tokens), COALESCE(SUM(cost), 0), SUM(cost IS NULL)
+		SUM(cache_write_tokens), SUM(output_tokens), COALESCE(SUM(cost), 0), SUM(cost IS NULL), `+label+`
 		FROM model_usage WHERE at >= ? AND at < ? GROUP BY k, currency ORDER BY `+order+`, currency`, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("summing model usage: %w", err)
@@ -124,7 +131,7 @@ func (s *Store) UsageTotals(ctx context.Context, by string, from, until time.Tim
 	for rows.Next() {
 		var t UsageTotal
 		if err := rows.Scan(&t.Key, &t.Currency, &t.Calls, &t.InputTokens, &t.CachedTokens, &t.CacheWriteTokens,
-			&t.OutputTokens, &t.Cost, &t.Unpriced); err != nil {
+			&t.OutputTokens, &t.Cost, &t.Unpriced, &t.Label); err != nil {
 			return nil, fmt.Errorf("summing model usage: %w", err)
 		}
 		out = append(out, t)

@@ -60,6 +60,25 @@ func TestUsageLedger(t *testing.T) {
 	if err != nil || len(plugins) != 3 || plugins[0].Key != "wechat" || plugins[0].Cost != 1 || plugins[1].Key != "" || plugins[2].Unpriced != 1 {
 		t.Errorf("by plugin in the first hour: %+v %v", plugins, err)
 	}
+	// By session: labelled with the session's channel and chat; equal
+	// spends in the order of the sessions' numbers (2 before 10).
+	ids := map[string]int64{}
+	for _, chat := range []string{"a", "工作笔记", "b", "c", "d", "e", "f", "g", "h", "i"} { // 工作笔记 is 2, i is 10
+		sess, err := s.Session(ctx, "terminal", chat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[chat] = sess.ID
+	}
+	for _, chat := range []string{"i", "工作笔记"} {
+		if err := s.RecordUsage(ctx, &Usage{At: t0.Add(48 * time.Hour), Day: "2026-12-03", SessionID: ids[chat], Source: "x", InputTokens: 7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sessions, err := s.UsageTotals(ctx, "session", t0.Add(47*time.Hour), time.Time{})
+	if err != nil || len(sessions) != 2 || sessions[0].Label != "terminal/工作笔记" || sessions[1].Label != "terminal/i" {
+		t.Errorf("by session: %+v %v", sessions, err)
+	}
 	if _, err := s.UsageTotals(ctx, "weekday", time.Time{}, time.Time{}); err == nil {
 		t.Error("grouping by an unknown key worked")
 	}

@@ -28,7 +28,7 @@ function Today({ rep }) {
   const b = rep.budgets || {};
   const day = b.day || {}, session = b.session || {};
   const spent = rep.today || { tokens: 0, money: {} };
-  const cur = Object.keys(spent.money || {});
+  const cur = Object.keys(spent.money || {}).sort();
   if (day.money && !cur.includes(day.money.currency)) cur.unshift(day.money.currency);
   const sessionLimits = [session.tokens ? t('usage.tokensN', { n: tokens(session.tokens) }) : '',
     session.money ? money(session.money.amount, session.money.currency) : ''].filter(Boolean);
@@ -47,8 +47,11 @@ function Today({ rep }) {
 }
 
 // keyOf is how a row's key reads for its grouping.
-function keyOf(by, k) {
-  if (by === 'session') return k === '0' || !k ? t('usage.noSession') : html`<${Link} href=${'/chat/' + k}>#${k}</${Link}>`;
+function keyOf(by, k, label) {
+  if (by === 'session') {
+    return k === '0' || !k ? t('usage.noSession')
+      : html`<${Link} href=${'/chat/' + k}>#${k}</${Link}>${label ? html` <span class="muted small" data-testid="session-label">${label}</span>` : ''}`;
+  }
   if (by === 'plugin' && !k) return t('usage.noPlugin');
   return k || '—';
 }
@@ -65,12 +68,12 @@ function Totals({ rep }) {
     sum.unpriced += r.unpriced;
   }
   const cost = (r) => (r.currency ? money(r.cost, r.currency) : '');
-  const total = [...Object.entries(sum.money).map(([c, v]) => money(v, c)), sum.unpriced ? t('usage.unpricedCalls', { n: sum.unpriced }) : ''].filter(Boolean).join(' + ');
+  const total = [...Object.entries(sum.money).sort(([a], [b]) => (a < b ? -1 : 1)).map(([c, v]) => money(v, c)), sum.unpriced ? t('usage.unpricedCalls', { n: sum.unpriced }) : ''].filter(Boolean).join(' + ');
   return html`<div class="table-scroll"><table class="grid usage" data-testid="usage-totals">
     <thead><tr><th>${t('usage.by.' + rep.by)}</th><th class="num">${t('usage.calls')}</th><th class="num">${t('usage.input')}</th>
       <th class="num">${t('usage.cached')}</th><th class="num">${t('usage.output')}</th><th class="num">${t('usage.cost')}</th></tr></thead>
     <tbody>${rows.map((r) => html`<tr data-testid="usage-row" class=${r.currency ? '' : 'unpriced'}>
-      <td>${keyOf(rep.by, r.key)}</td><td class="num">${r.calls}</td>
+      <td>${keyOf(rep.by, r.key, r.label)}</td><td class="num">${r.calls}</td>
       <td class="num" title=${r.input_tokens}>${tokens(r.input_tokens)}</td><td class="num" title=${r.cached_tokens}>${tokens(r.cached_tokens)}</td>
       <td class="num" title=${r.output_tokens}>${tokens(r.output_tokens)}</td>
       <td class="num" data-testid="usage-cost">${r.currency ? cost(r) : html`<span class="muted">${t('usage.unpriced')}</span>`}${r.currency && r.unpriced

@@ -61,6 +61,11 @@ await run(async (page) => {
   assert((await local.getByTestId('usage-cost').innerText()).trim() === 'unpriced', 'the unpriced row says ' + await local.getByTestId('usage-cost').innerText());
   const sum = (await page.getByTestId('usage-sum').innerText()).replace(/\s+/g, ' ');
   assert(sum.includes('¥0.0033 + 1 unpriced') && sum.includes('2'), 'totals: ' + sum);
+  // By conversation: each session with its channel and chat.
+  await page.getByTestId('usage-by').selectOption('session');
+  const label = page.getByTestId('session-label').first();
+  await label.waitFor();
+  assert((await label.innerText()).startsWith('web/'), 'the session row is labelled ' + await label.innerText());
   await page.getByTestId('usage-by').selectOption('plugin');
   await rows.filter({ hasText: 'notes' }).waitFor();
   await rows.filter({ hasText: 'you (no plugin)' }).waitFor();

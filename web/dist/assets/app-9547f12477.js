@@ -445,7 +445,7 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
     <span class="muted small">${e}</span>
     <b>${n?h("usage.of",{v:t.text,limit:n.text}):t.text}</b>
     ${n?u`<progress max=${n.n} value=${Math.min(t.n,n.n)} class=${t.n>=n.n?"over":""} />`:u`<span class="muted small">${h("usage.noLimit")}</span>`}
-  </div>`}function rh({rep:e}){let t=e.budgets||{},n=t.day||{},s=t.session||{},r=e.today||{tokens:0,money:{}},o=Object.keys(r.money||{});n.money&&!o.includes(n.money.currency)&&o.unshift(n.money.currency);let a=[s.tokens?h("usage.tokensN",{n:Re(s.tokens)}):"",s.money?Ne(s.money.amount,s.money.currency):""].filter(Boolean);return u`<div class="card" data-testid="usage-today">
+  </div>`}function rh({rep:e}){let t=e.budgets||{},n=t.day||{},s=t.session||{},r=e.today||{tokens:0,money:{}},o=Object.keys(r.money||{}).sort();n.money&&!o.includes(n.money.currency)&&o.unshift(n.money.currency);let a=[s.tokens?h("usage.tokensN",{n:Re(s.tokens)}):"",s.money?Ne(s.money.amount,s.money.currency):""].filter(Boolean);return u`<div class="card" data-testid="usage-today">
     <div class="row between"><h2>${h("usage.today")}</h2><span class="muted small">${r.day}</span></div>
     <div class="stats">
       <${ml} testid="today-tokens" label=${h("usage.tokens")} spent=${{n:r.tokens,text:Re(r.tokens)}}
@@ -455,11 +455,11 @@ In order to be iterable, non-array objects must have a [Symbol.iterator]() metho
         limit=${n.money&&n.money.currency===i?{n:n.money.amount,text:Ne(n.money.amount,i)}:null} />`)}
     </div>
     <p class="small muted" data-testid="usage-budgets">${e.budgets?a.length?h("usage.sessionLimit",{v:a.join(" \xB7 ")}):h("usage.noSessionLimit"):h("usage.noBudgets")}</p>
-  </div>`}function oh(e,t){return e==="session"?t==="0"||!t?h("usage.noSession"):u`<${Ee} href=${"/chat/"+t}>#${t}</${Ee}>`:e==="plugin"&&!t?h("usage.noPlugin"):t||"\u2014"}function ah({rep:e}){let t=e.totals||[];if(!t.length)return u`<p class="muted" data-testid="usage-empty">${h("usage.none")}</p>`;let n={calls:0,input:0,cached:0,output:0,money:{},unpriced:0};for(let o of t)n.calls+=o.calls,n.input+=o.input_tokens,n.cached+=o.cached_tokens,n.output+=o.output_tokens,o.currency&&(n.money[o.currency]=(n.money[o.currency]||0)+o.cost),n.unpriced+=o.unpriced;let s=o=>o.currency?Ne(o.cost,o.currency):"",r=[...Object.entries(n.money).map(([o,a])=>Ne(a,o)),n.unpriced?h("usage.unpricedCalls",{n:n.unpriced}):""].filter(Boolean).join(" + ");return u`<div class="table-scroll"><table class="grid usage" data-testid="usage-totals">
+  </div>`}function oh(e,t,n){return e==="session"?t==="0"||!t?h("usage.noSession"):u`<${Ee} href=${"/chat/"+t}>#${t}</${Ee}>${n?u` <span class="muted small" data-testid="session-label">${n}</span>`:""}`:e==="plugin"&&!t?h("usage.noPlugin"):t||"\u2014"}function ah({rep:e}){let t=e.totals||[];if(!t.length)return u`<p class="muted" data-testid="usage-empty">${h("usage.none")}</p>`;let n={calls:0,input:0,cached:0,output:0,money:{},unpriced:0};for(let o of t)n.calls+=o.calls,n.input+=o.input_tokens,n.cached+=o.cached_tokens,n.output+=o.output_tokens,o.currency&&(n.money[o.currency]=(n.money[o.currency]||0)+o.cost),n.unpriced+=o.unpriced;let s=o=>o.currency?Ne(o.cost,o.currency):"",r=[...Object.entries(n.money).sort(([o],[a])=>o<a?-1:1).map(([o,a])=>Ne(a,o)),n.unpriced?h("usage.unpricedCalls",{n:n.unpriced}):""].filter(Boolean).join(" + ");return u`<div class="table-scroll"><table class="grid usage" data-testid="usage-totals">
     <thead><tr><th>${h("usage.by."+e.by)}</th><th class="num">${h("usage.calls")}</th><th class="num">${h("usage.input")}</th>
       <th class="num">${h("usage.cached")}</th><th class="num">${h("usage.output")}</th><th class="num">${h("usage.cost")}</th></tr></thead>
     <tbody>${t.map(o=>u`<tr data-testid="usage-row" class=${o.currency?"":"unpriced"}>
-      <td>${oh(e.by,o.key)}</td><td class="num">${o.calls}</td>
+      <td>${oh(e.by,o.key,o.label)}</td><td class="num">${o.calls}</td>
       <td class="num" title=${o.input_tokens}>${Re(o.input_tokens)}</td><td class="num" title=${o.cached_tokens}>${Re(o.cached_tokens)}</td>
       <td class="num" title=${o.output_tokens}>${Re(o.output_tokens)}</td>
       <td class="num" data-testid="usage-cost">${o.currency?s(o):u`<span class="muted">${h("usage.unpriced")}</span>`}${o.currency&&o.unpriced?u` <span class="muted small">${h("usage.unpricedCalls",{n:o.unpriced})}</span>`:""}</td>
