@@ -301,4 +301,3 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
-
