@@ -305,7 +305,7 @@ func (r *firstRun) save(src llm.Source) error {
 }
 
 // ask shows prompt and reads a line, echoed or not; def is the answer to
-// an empty line. "q" leaves when echoed.
+// an empty line. "q" leaves, at the key's prompt too (no key is "q").
 func (r *firstRun) ask(prompt, def string, echo bool) (string, error) {
 	fmt.Fprint(r.out, prompt)
 	s, err := r.readLine(echo)
@@ -315,7 +315,7 @@ func (r *firstRun) ask(prompt, def string, echo bool) (string, error) {
 	}
 	s = strings.TrimSpace(s)
 	switch {
-	case echo && (s == "q" || s == "Q"):
+	case s == "q" || s == "Q":
 		return "", errSetupQuit
 	case s == "":
 		return def, nil

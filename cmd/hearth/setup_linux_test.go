@@ -145,6 +145,7 @@ func TestFirstRunLeft(t *testing.T) {
 	t.Cleanup(func() { close(release) }) // before the server closes
 	for name, keys := range map[string][]string{
 		"q": {"q\r"}, "Ctrl-C": {"10\r\x03"}, "Ctrl-D": {"\x04"},
+		"q at the key": {"1\r\r", "q\r"}, // the key's prompt: q is no key
 		"Ctrl-C while testing": {"10\r" + srv.URL + "\rm\r\r", "\x03"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -152,7 +153,11 @@ func TestFirstRunLeft(t *testing.T) {
 			cmd, ptmx, scr, copied := startPTY(t, []string{"HOME=" + home, "HEARTH_HOME=" + home}, "chat")
 			scr.waitFor(t, "Provider, 1-10")
 			typer(t, ptmx)(keys[0])
-			if len(keys) > 1 {
+			switch {
+			case name == "q at the key":
+				scr.waitFor(t, "API key, not shown")
+				typer(t, ptmx)(keys[1])
+			case len(keys) > 1:
 				<-called
 				typer(t, ptmx)(keys[1])
 			}
