@@ -145,7 +145,7 @@ func TestFirstRunLeft(t *testing.T) {
 	t.Cleanup(func() { close(release) }) // before the server closes
 	for name, keys := range map[string][]string{
 		"q": {"q\r"}, "Ctrl-C": {"10\r\x03"}, "Ctrl-D": {"\x04"},
-		"q at the key": {"1\r\r", "q\r"}, // the key's prompt: q is no key
+		"q at the key":         {"1\r\r", "q\r"}, // the key's prompt: q is no key
 		"Ctrl-C while testing": {"10\r" + srv.URL + "\rm\r\r", "\x03"},
 	} {
 		t.Run(name, func(t *testing.T) {
