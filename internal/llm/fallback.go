@@ -148,6 +148,13 @@ func (s *Sources) resting(source string) (cooldown, bool) {
 	return c, ok && s.clock().Before(c.until)
 }
 
+// Resting reports whether source is resting after failing (its calls go
+// to the fallback chain), why and until when.
+func (s *Sources) Resting(source string) (reason string, until time.Time, ok bool) {
+	c, ok := s.resting(source)
+	return c.reason, c.until, ok
+}
+
 // rest starts or lengthens source's rest after err.
 func (s *Sources) rest(source string, err error) {
 	s.mu.Lock()

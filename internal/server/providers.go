@@ -48,6 +48,14 @@ type Provider struct {
 	// FromEnv marks the source "env", made from OPENAI_BASE_URL and
 	// OPENAI_API_KEY: change those to change it.
 	FromEnv bool `json:"from_env"`
+	// Rejected says why the provider refused the source's key ("401
+	// unauthorized"): it is not called until the key changes or a test
+	// passes.
+	Rejected string `json:"rejected,omitempty"`
+	// Resting, with RestingUntil, says why the source failed last: its
+	// calls go to the fallback chain until then (docs/configuration.md).
+	Resting      string     `json:"resting,omitempty"`
+	RestingUntil *time.Time `json:"resting_until,omitempty"`
 }
 
 // ProviderList is GET /v1/providers' answer.
@@ -239,7 +247,15 @@ func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) {
 		s.configFailed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st.list())
+	list := st.list()
+	for i := range list.Providers {
+		p := &list.Providers[i]
+		p.Rejected, _ = s.app.Sources.Rejected(p.Name)
+		if why, until, ok := s.app.Sources.Resting(p.Name); ok {
+			p.Resting, p.RestingUntil = why, &until
+		}
+	}
+	writeJSON(w, http.StatusOK, list)
 }
 
 func (s *Server) putProvider(w http.ResponseWriter, r *http.Request) {

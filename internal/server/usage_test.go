@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/app"
 	"github.com/hearth-agent/hearth/internal/kernel"
@@ -87,6 +88,10 @@ func TestRejectedKeyClearedByTest(t *testing.T) {
 	if marks, err := a.Store.RejectedKeys(context.Background()); err != nil || len(marks) != 1 || marks[0].Source != "local" {
 		t.Fatalf("marks %+v, %v", marks, err)
 	}
+	list := answerAs[ProviderList](t, sendAPI(t, "GET", hs.URL+"/v1/providers", ""), http.StatusOK)
+	if len(list.Providers) != 1 || list.Providers[0].Rejected != "401 unauthorized" {
+		t.Fatalf("the list does not say the key was refused: %+v", list.Providers)
+	}
 	test := answerAs[ProviderTest](t, sendAPI(t, "POST", hs.URL+"/v1/providers/local/test", ""), http.StatusOK)
 	if !test.OK {
 		t.Fatalf("test: %+v", test)
@@ -98,3 +103,36 @@ func TestRejectedKeyClearedByTest(t *testing.T) {
 		t.Fatalf("stored marks after a passing test: %+v, %v", marks, err)
 	}
 }
+
+// A source resting after failing says so in the list, with until when.
+func TestProvidersSayWhoRests(t *testing.T) {
+	down := llmtest.NewServer(t)
+	down.SetFallback(llmtest.Reply{Status: http.StatusServiceUnavailable, ErrorMessage: "down"})
+	up := llmtest.NewServer(t)
+	up.SetFallback(llmtest.Reply{Text: "OK"})
+	dir := t.TempDir()
+	cfg := `{"source": "a", "fallback": ["b"], "sources": {"a": {"base_url": "` + down.URL + `", "model": "m"},
+		"b": {"base_url": "` + up.URL + `", "model": "m"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	if out := a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: "c", UserID: "owner", Text: "hi"}}); out.Err != nil || out.Text != "OK" {
+		t.Fatalf("turn: %+v", out)
+	}
+	_, hs := newTestServer(t, a)
+	list := answerAs[ProviderList](t, sendAPI(t, "GET", hs.URL+"/v1/providers", ""), http.StatusOK)
+	for _, p := range list.Providers {
+		switch {
+		case p.Name == "a" && (p.Resting != "503 service unavailable" || p.RestingUntil == nil || !p.RestingUntil.After(time.Now())):
+			t.Fatalf("a: %+v", p)
+		case p.Name == "b" && (p.Resting != "" || p.RestingUntil != nil):
+			t.Fatalf("b: %+v", p)
+		}
+	}
+}
+
