@@ -135,4 +135,3 @@ func TestProvidersSayWhoRests(t *testing.T) {
 		}
 	}
 }
-
