@@ -79,9 +79,10 @@ func (k *Kernel) ledgerSession(t *turnState) int64 {
 // reservation is a call's hold on its budgets; release drops it once the
 // call's usage is in the ledger.
 type reservation struct {
-	g    *budgetGate
-	keys []string
-	est  llm.CallEstimate
+	g        *budgetGate
+	keys     []string
+	est      llm.CallEstimate
+	released bool // under g.mu: release drops the hold once
 }
 
 func (r *reservation) release() {
@@ -90,6 +91,10 @@ func (r *reservation) release() {
 	}
 	r.g.mu.Lock()
 	defer r.g.mu.Unlock()
+	if r.released {
+		return
+	}
+	r.released = true
 	for _, k := range r.keys {
 		s := r.g.reserved[k]
 		s.Tokens -= r.est.Tokens

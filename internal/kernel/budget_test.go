@@ -310,3 +310,29 @@ func TestBudgetPricesTheModelAsked(t *testing.T) {
 		t.Fatalf("costs %v, %d calls", costs, srv.Calls())
 	}
 }
+
+// A source that failed with nothing to count gives its hold back before
+// the fallback is checked: a budget with room for one call's estimate,
+// not two, still lets the fallback answer when the first source is down.
+func TestBudgetFailedSourceGivesItsHoldBack(t *testing.T) {
+	down := llmtest.NewServer(t)
+	down.SetFallback(llmtest.Reply{Status: 503, ErrorMessage: "down"})
+	up := llmtest.NewServer(t)
+	up.SetFallback(llmtest.Reply{Text: "from the fallback", Usage: &llmtest.Usage{Prompt: 10, Completion: 2}})
+	// An answer's estimate is its max_tokens: 100,000 tokens each, so
+	// 150,000 holds one call's estimate (and its prompt), not two.
+	src, err := llm.NewSources([]llm.Source{{Name: "a", BaseURL: down.URL, Model: "m", MaxRetries: -1, MaxTokens: 100_000},
+		{Name: "b", BaseURL: up.URL, Model: "m", MaxTokens: 100_000}}, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.SetFallback([]string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	k := New(src, nil, &Options{Budgets: &llm.Budgets{Day: &llm.Limit{Tokens: 150_000}}})
+	defer k.Close()
+	out := ask(k, "c1", "hello")
+	if out.Err != nil || out.Text != "from the fallback" {
+		t.Fatalf("outcome %+v", out)
+	}
+}

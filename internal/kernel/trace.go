@@ -127,12 +127,13 @@ func (k *Kernel) chat(ctx context.Context, t *turnState, req *llm.Request, onDel
 		}
 	}()
 	if g, ok := k.provider.(llm.Gated); ok && g.GatesCalls() {
-		ctx = llm.WithCallGate(ctx, func(s llm.Source, m string) error {
+		ctx = llm.WithCallGate(ctx, func(s llm.Source, m string) (func(), error) {
 			r, err := k.reserve(ctx, t, req, s, m, started)
-			if err == nil {
-				held = append(held, r)
+			if err != nil {
+				return nil, err
 			}
-			return err
+			held = append(held, r)
+			return r.release, nil
 		})
 	} else {
 		r, err := k.reserve(ctx, t, req, src, model, started)

@@ -234,8 +234,9 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 		case resting && !last:
 			err = &restingError{reason: rest.reason, left: rest.until.Sub(s.clock())}
 		default:
+			var release func()
 			if gate != nil {
-				if err = gate(meta, modelOf(req, meta)); err != nil {
+				if release, err = gate(meta, modelOf(req, meta)); err != nil {
 					if i == 0 {
 						refused = err
 					}
@@ -259,6 +260,9 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 				s.recovered(name)
 			case !delivered && ctx.Err() == nil && fallsBack(err) && !errors.Is(err, ErrAuth):
 				s.rest(name, err)
+			}
+			if err != nil && resp == nil && release != nil {
+				release() // nothing came, nothing to count: the hold goes
 			}
 		}
 		if err == nil {
@@ -310,7 +314,11 @@ func (s *Sources) Chat(ctx context.Context, req *Request, onDelta func(Delta)) (
 // asked in turn. The kernel holds each call's budget this way, so a
 // fallback source's spending is checked at its own price before it is
 // made, not only the current source's.
-type CallGate func(src Source, model string) error
+//
+// A source's call that failed with nothing to count (no answer came) is
+// given back its hold at once by calling release, so that a failed
+// source's estimate does not crowd out its fallback's.
+type CallGate func(src Source, model string) (release func(), err error)
 
 // Gated is implemented by providers that ask the CallGate of a call's
 // context before each source they try (Sources does).
