@@ -4,8 +4,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mattn/go-runewidth"
-
 	"github.com/hearth-agent/hearth/internal/channel/terminal"
 )
 
@@ -24,14 +22,6 @@ type tableRow struct {
 	cells []string
 	line  bool
 }
-
-// cellWidth is how a terminal measures: ambiguous characters take one
-// column, as in common terminals (the chat's line editor measures so).
-var cellWidth = func() *runewidth.Condition {
-	c := runewidth.NewCondition()
-	c.EastAsianWidth = false
-	return c
-}()
 
 // row adds a row of cells.
 func (t *table) row(cells ...string) {
@@ -59,7 +49,7 @@ func (t *table) write(w io.Writer) error {
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], cellWidth.StringWidth(c))
+			widths[i] = max(widths[i], terminal.StringWidth(c))
 		}
 	}
 	var b strings.Builder
@@ -72,7 +62,7 @@ func (t *table) write(w io.Writer) error {
 		for i, c := range r.cells {
 			b.WriteString(c)
 			if i < len(r.cells)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-cellWidth.StringWidth(c)+2))
+				b.WriteString(strings.Repeat(" ", widths[i]-terminal.StringWidth(c)+2))
 			}
 		}
 		b.WriteString("\n")

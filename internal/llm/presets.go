@@ -200,20 +200,8 @@ func billsOtherwise(baseURL string) bool {
 // PresetWindow returns the context window a preset lists for model,
 // matched like KnownPrice; false when none lists it.
 func PresetWindow(model string) (int, bool) {
-	m := strings.ToLower(model)
-	m = strings.TrimSuffix(m, dateSuffix(m))
-	short := m
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		short = m[i+1:]
-	}
-	for _, name := range presetOrder {
-		for _, pm := range presetModels[name] {
-			if id := strings.ToLower(pm.ID); pm.ContextWindow > 0 && (id == m || id == short) {
-				return pm.ContextWindow, true
-			}
-		}
-	}
-	return 0, false
+	pm, ok := presetModel("", model, func(pm sdk.ProviderModel) bool { return pm.ContextWindow > 0 })
+	return pm.ContextWindow, ok
 }
 
 // presetEfforts are the reasoning efforts a preset's API takes.

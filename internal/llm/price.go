@@ -2,6 +2,8 @@ package llm
 
 import (
 	"strings"
+
+	"github.com/hearth-agent/hearth/sdk"
 )
 
 // Price is what a model costs, per million tokens, in Currency.
@@ -56,43 +58,54 @@ func (p Price) CurrencyCode() string {
 }
 
 // KnownPrice returns the list price a built-in provider preset gives
-// model (PresetModels), in that provider's currency: matched without
-// case, whole or without its "vendor/" path, and failing that without a
-// trailing release date ("gpt-4o-mini-2024-07-18" is gpt-4o-mini). The
-// presets are the one price table: `hearth models`, the web UI and cost
-// all read it.
+// model (PresetModels), in that provider's currency: matched as
+// presetModel matches. The presets are the one price table: `hearth
+// models`, the web UI and cost all read it.
 func KnownPrice(model string) (Price, bool) {
-	if p, ok := presetPrice("", model); ok {
-		return p, true
-	}
-	m := strings.ToLower(model)
-	if base, ok := strings.CutSuffix(m, dateSuffix(m)); ok && base != m {
-		return presetPrice("", base)
-	}
-	return Price{}, false
+	return presetPrice("", model)
 }
 
 // presetPrice returns the price preset lists for model (every preset's
-// list, in order, when preset is ""), matched without case, whole or
-// without its "vendor/" path.
+// list, in order, when preset is "").
 func presetPrice(preset, model string) (Price, bool) {
-	m := strings.ToLower(model)
-	short := m
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		short = m[i+1:]
+	pm, ok := presetModel(preset, model, func(pm sdk.ProviderModel) bool { return pm.Pricing != nil })
+	if !ok {
+		return Price{}, false
 	}
-	for _, name := range presetOrder {
-		if preset != "" && name != preset {
-			continue
+	return PriceFromPricing(*pm.Pricing), true
+}
+
+// presetModel returns the first model of preset's list (every preset's,
+// in order, when preset is "") for which has holds whose id is model,
+// matched without case, whole or without its "vendor/" path, and failing
+// that without a trailing release date ("gpt-4o-mini-2024-07-18" is
+// gpt-4o-mini).
+func presetModel(preset, model string, has func(sdk.ProviderModel) bool) (sdk.ProviderModel, bool) {
+	find := func(m string) (sdk.ProviderModel, bool) {
+		short := m
+		if i := strings.LastIndexByte(m, '/'); i >= 0 {
+			short = m[i+1:]
 		}
-		for _, pm := range presetModels[name] {
-			id := strings.ToLower(pm.ID)
-			if pm.Pricing != nil && (id == m || id == short) {
-				return PriceFromPricing(*pm.Pricing), true
+		for _, name := range presetOrder {
+			if preset != "" && name != preset {
+				continue
+			}
+			for _, pm := range presetModels[name] {
+				if id := strings.ToLower(pm.ID); has(pm) && (id == m || id == short) {
+					return pm, true
+				}
 			}
 		}
+		return sdk.ProviderModel{}, false
 	}
-	return Price{}, false
+	m := strings.ToLower(model)
+	if pm, ok := find(m); ok {
+		return pm, true
+	}
+	if base := strings.TrimSuffix(m, dateSuffix(m)); base != m {
+		return find(base)
+	}
+	return sdk.ProviderModel{}, false
 }
 
 // dateSuffix returns m's trailing "-YYYY-MM-DD" or "-YYYYMMDD", or "".
@@ -133,11 +146,7 @@ func PriceOf(src Source, model string) (Price, bool) {
 		return Price{}, false
 	}
 	if preset := PresetAt(src.BaseURL); preset != "" {
-		if p, ok := presetPrice(preset, model); ok {
-			return p, true
-		}
-		m := strings.ToLower(model)
-		return presetPrice(preset, strings.TrimSuffix(m, dateSuffix(m)))
+		return presetPrice(preset, model)
 	}
 	return KnownPrice(model)
 }

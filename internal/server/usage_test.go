@@ -19,18 +19,10 @@ import (
 func TestUsage(t *testing.T) {
 	llm := llmtest.NewServer(t, llmtest.Reply{Text: "hello", Usage: &llmtest.Usage{Prompt: 1000, Completion: 200, Cached: 400}},
 		llmtest.Reply{Text: "again", Usage: &llmtest.Usage{Prompt: 2200, Completion: 100}})
-	dir := t.TempDir()
 	cfg := `{"sources": {"ds": {"base_url": "` + llm.URL + `", "api_key": "sk-test-0123456789", "model": "m",
 		"price": {"input": 2, "output": 8, "cached_input": 0.5, "currency": "CNY"}}},
 		"budgets": {"day": {"tokens": 100000}, "zone": "Asia/Shanghai"}}`
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := appWithConfig(t, cfg)
 	for _, chat := range []string{"c1", "c2"} {
 		if out := a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: chat, UserID: "owner", Text: "hi"}}); out.Err != nil {
 			t.Fatal(out.Err)
@@ -110,17 +102,9 @@ func TestProvidersSayWhoRests(t *testing.T) {
 	down.SetFallback(llmtest.Reply{Status: http.StatusServiceUnavailable, ErrorMessage: "down"})
 	up := llmtest.NewServer(t)
 	up.SetFallback(llmtest.Reply{Text: "OK"})
-	dir := t.TempDir()
 	cfg := `{"source": "a", "fallback": ["b"], "sources": {"a": {"base_url": "` + down.URL + `", "model": "m"},
 		"b": {"base_url": "` + up.URL + `", "model": "m"}}}`
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := appWithConfig(t, cfg)
 	if out := a.Kernel.Ask(context.Background(), kernel.Input{Injection: sdk.Injection{Channel: "web", ChatID: "c", UserID: "owner", Text: "hi"}}); out.Err != nil || out.Text != "OK" {
 		t.Fatalf("turn: %+v", out)
 	}
@@ -134,4 +118,20 @@ func TestProvidersSayWhoRests(t *testing.T) {
 			t.Fatalf("b: %+v", p)
 		}
 	}
+}
+
+// appWithConfig opens an app on a fresh data folder whose config.json is
+// cfg, with no environment.
+func appWithConfig(t *testing.T, cfg string) *app.App {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Open(context.Background(), &app.Options{DataDir: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
 }

@@ -52,6 +52,10 @@ var widthCond = func() *runewidth.Condition {
 	return c
 }()
 
+// StringWidth is how many columns s takes on a terminal, as the line
+// editor measures: a CJK character two, an ambiguous one one.
+func StringWidth(s string) int { return widthCond.StringWidth(s) }
+
 func runeWidth(r rune) int {
 	if r == '\t' {
 		return 1
