@@ -10,6 +10,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	github.com/mattn/go-runewidth v0.0.31
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/petermattis/goid v0.0.0-20261109124353-7cfa343ad0ab
 	go.uber.org/goleak v1.3.0
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.50.0

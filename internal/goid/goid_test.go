@@ -1,6 +1,8 @@
 package goid
 
 import (
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -14,6 +16,29 @@ func TestID(t *testing.T) {
 	go func() { ch <- ID() }()
 	if b := <-ch; b == 0 || b == a {
 		t.Fatalf("another goroutine's ID %d (mine %d)", b, a)
+	}
+}
+
+// TestIDFast: on the platforms CI runs (linux/amd64, gc) the number is
+// read from the runtime's record, and it is the one the stack trace
+// names, on every goroutine (not only the few fastAgrees checks).
+func TestIDFast(t *testing.T) {
+	if !fastAgrees() {
+		t.Fatalf("the runtime's goroutine record disagrees with the stack trace (%s): ID reads every trace", runtime.Version())
+	}
+	var wg sync.WaitGroup
+	bad := make(chan string, 100)
+	for range 100 {
+		wg.Go(func() {
+			if got, want := ID(), slowID(); got != want || want == 0 {
+				bad <- fmt.Sprintf("ID() = %d, the trace says %d", got, want)
+			}
+		})
+	}
+	wg.Wait()
+	close(bad)
+	for m := range bad {
+		t.Error(m)
 	}
 }
 
