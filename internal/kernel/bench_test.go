@@ -77,13 +77,13 @@ func BenchmarkToolCallPath(b *testing.B) {
 	t := &turnState{s: &session{key: sessionKey{"terminal", ""}}, emit: func(Event) {}, sc: &sdk.StageContext{},
 		in: Input{Injection: sdk.Injection{Channel: "terminal"}}}
 	wire := []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "weather__query", Arguments: benchArgs}}}
-	t.lastCalls = wire
 	t.offered = map[string]bool{"weather__query": true}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
 		t.toolCalls = 0
-		_, msgs := k.runToolCalls(ctx, t, toStageCalls(wire, k.tools), "", "")
+		t.modelCalls(wire, k.tools) // as the turn does with the model's answer
+		_, msgs := k.runToolCalls(ctx, t, t.sc.ToolCalls, "", "")
 		if msgs[0].Content == "" {
 			b.Fatal("no result")
 		}

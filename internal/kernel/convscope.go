@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -43,22 +42,9 @@ func (k *Kernel) ownerChannel(channel string) bool {
 	return slices.ContainsFunc(k.cfg.Policy.LocalChannels, func(c string) bool { return strings.EqualFold(c, channel) })
 }
 
-// bindScope wraps an in-process tool handler so that it runs with its
-// call's conversation scope (the turn's, from ctx) bound to a goroutine
-// of its own (scope.Run): HomeAgent's memory API, which takes no
-// context, acts in that conversation, from the handler and from the
-// goroutines it starts, and only while the call runs.
-func bindScope(h sdk.RawToolHandler) sdk.RawToolHandler {
-	if h == nil {
-		return nil
-	}
-	return func(ctx context.Context, tc *sdk.ToolContext, args map[string]any, raw json.RawMessage) (v any, err error) {
-		scope.Run(scope.From(ctx), func() { v, err = h(ctx, tc, args, raw) })
-		return v, err
-	}
-}
-
-// bindHookScope is bindScope for a decision hook.
+// bindHookScope wraps a decision hook so that it runs with its call's
+// conversation scope (the turn's, from ctx) bound to a goroutine of its
+// own (scope.Run), as a tool handler does (RegisterTool).
 func bindHookScope(h sdk.DecisionHook) sdk.DecisionHook {
 	if h == nil {
 		return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/names"
 	"github.com/hearth-agent/hearth/internal/policy"
 	"github.com/hearth-agent/hearth/internal/redact"
+	"github.com/hearth-agent/hearth/internal/scope"
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/host"
@@ -248,7 +249,11 @@ func (k *Kernel) sink(channel string) Sink {
 
 // RegisterTool implements host.Host.
 func (k *Kernel) RegisterTool(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) error {
-	return k.known(k.tools.Register(plugin, def, bindScope(h)))
+	// Its call's conversation scope is bound to the goroutine the handler
+	// runs on: HomeAgent's memory API, which takes no context, acts in
+	// that conversation, from the handler and from the goroutines it
+	// starts, and only while the call runs.
+	return k.known(k.tools.RegisterEntry(plugin, tools.Entry{Def: def, Handler: h, Bind: scope.BindContext}))
 }
 
 // RegisterRemoteTool is RegisterTool for a tool whose handler calls a

@@ -49,13 +49,43 @@ func toStageCalls(calls []llm.ToolCall, reg *tools.Registry) []sdk.ToolCall {
 	return out
 }
 
+// modelCalls puts the model's calls of its latest answer in the stage
+// context (toStageCalls) and keeps them, and the arguments decoded for it,
+// for rawArguments.
+func (t *turnState) modelCalls(calls []llm.ToolCall, reg *tools.Registry) {
+	t.sc.ToolCalls = toStageCalls(calls, reg)
+	t.lastCalls = calls
+	t.lastArgs = make([]map[string]any, len(calls))
+	for i, c := range t.sc.ToolCalls {
+		t.lastArgs[i] = c.Arguments
+	}
+	t.argsRuns = t.handlerRuns
+}
+
+// pristine returns the arguments decoded from the model's call i for the
+// stage context when no stage handler has run since (so none can have
+// changed them, in place or not); nil otherwise.
+func (t *turnState) pristine(i int) map[string]any {
+	if t.handlerRuns != t.argsRuns || i < 0 || i >= len(t.lastArgs) {
+		return nil
+	}
+	return t.lastArgs[i]
+}
+
 // rawArguments returns the JSON the tool is sent for call: the model's own
 // text of the call (orig, nil when there is none) when it decodes to
 // exactly the arguments call carries, else those arguments encoded. So
 // the bytes a tool receives always say what every check of the call saw
 // (stage handlers, decision hooks, the policy engine): a call is never
-// paired with another call's text, whatever the ids say.
-func rawArguments(call sdk.ToolCall, orig *llm.ToolCall) string {
+// paired with another call's text, whatever the ids say. pristine, when
+// not nil, is the map decoded from orig's text that no handler can have
+// changed since: call carrying that very map is the text's, without
+// decoding it again.
+func rawArguments(call sdk.ToolCall, orig *llm.ToolCall, pristine map[string]any) string {
+	if orig != nil && pristine != nil && call.Arguments != nil &&
+		reflect.ValueOf(call.Arguments).UnsafePointer() == reflect.ValueOf(pristine).UnsafePointer() {
+		return orig.Function.Arguments
+	}
 	if orig != nil {
 		text := orig.Function.Arguments
 		args, _, err := toolcall.DecodeArguments(json.RawMessage(text))
@@ -114,13 +144,16 @@ func uniqueIDs(calls []sdk.ToolCall) {
 }
 
 type preparedCall struct {
-	call   sdk.ToolCall
-	tool   *tools.Tool
-	args   map[string]any
-	raw    json.RawMessage // what the tool is sent, once prepared
-	orig   *llm.ToolCall   // the model's call this one comes from, if any
-	tc     *sdk.ToolContext
-	result toolcall.Result
+	call sdk.ToolCall
+	tool *tools.Tool
+	args map[string]any
+	raw  json.RawMessage // what the tool is sent, once prepared
+	orig *llm.ToolCall   // the model's call this one comes from, if any
+	// pristine is the index of orig in the model's answer (turnState.pristine),
+	// -1 when there is no orig.
+	pristine int
+	tc       *sdk.ToolContext
+	result   toolcall.Result
 
 	progress *progressReporter // the call's progress reports, once it may run
 	ready    bool              // result is final; do not invoke
@@ -162,7 +195,10 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 	prepared := make([]*preparedCall, len(calls))
 	ended := false
 	for i, call := range calls {
-		p := &preparedCall{call: call, orig: modelCall(calls, i, t.lastCalls)}
+		p := &preparedCall{call: call, orig: modelCall(calls, i, t.lastCalls), pristine: -1}
+		if p.orig != nil {
+			p.pristine = i
+		}
 		prepared[i] = p
 		t.toolCalls++
 		switch {
@@ -183,7 +219,7 @@ func (k *Kernel) runToolCalls(ctx context.Context, t *turnState, calls []sdk.Too
 	}
 	wire := make([]llm.ToolCall, len(prepared))
 	for i, p := range prepared {
-		wire[i] = p.wire()
+		wire[i] = p.wire(t)
 	}
 	assistant := llm.Message{Role: "assistant", Content: text, Reasoning: reasoning, ToolCalls: wire}
 	// after_toolcall may still change a result; then results are stored
@@ -260,10 +296,10 @@ func (k *Kernel) settle(ctx context.Context, t *turnState, p *preparedCall) {
 
 // wire returns the call as the assistant message carries it: the
 // arguments the tool is (or would have been) sent.
-func (p *preparedCall) wire() llm.ToolCall {
+func (p *preparedCall) wire(t *turnState) llm.ToolCall {
 	raw := string(p.raw)
 	if p.raw == nil {
-		raw = rawArguments(p.call, p.orig)
+		raw = rawArguments(p.call, p.orig, t.pristine(p.pristine))
 	}
 	return llm.ToolCall{ID: p.call.ID, Type: "function", Function: llm.FunctionCall{Name: p.call.Name, Arguments: raw}}
 }
@@ -344,7 +380,7 @@ func (k *Kernel) prepare(ctx context.Context, t *turnState, p *preparedCall) {
 		p.outcome, p.auth.Decision.Rule, p.auth.DecidedBy = "denied", "before_toolcall", "stage"
 		return
 	}
-	raw := json.RawMessage(rawArguments(p.call, p.orig))
+	raw := json.RawMessage(rawArguments(p.call, p.orig, t.pristine(p.pristine)))
 	args := p.call.Arguments
 	if args == nil {
 		// Either no arguments, or text that is not a JSON object: decoding
@@ -435,7 +471,7 @@ func (k *Kernel) audit(ctx context.Context, t *turnState, p *preparedCall, start
 	name := p.qualified() // the audit log keys on the qualified name
 	hash := p.auth.ArgsHash
 	if hash == "" {
-		hash = policy.ArgsHash(name, json.RawMessage(p.wire().Function.Arguments))
+		hash = policy.ArgsHash(name, json.RawMessage(p.wire(t).Function.Arguments))
 	}
 	rule := p.auth.Decision.Rule
 	if rule == "" {

@@ -247,6 +247,7 @@ func (k *Kernel) runHandlers(t *turnState, stage sdk.Stage, hs pipeline.Handlers
 	if hs.Len() == 0 {
 		return
 	}
+	t.handlerRuns++
 	if t.trace == nil {
 		// HomeAgent's stage handlers take no context: they run on a
 		// goroutine bound to the turn's conversation, their own so that
@@ -320,7 +321,7 @@ func (t *turnState) traceToolCalls(prepared []*preparedCall) {
 	}
 	for _, p := range prepared {
 		// Masked whole, then cut: a key across the cut is masked too.
-		args, cutArgs := cutBytes(tr.mask(p.wire().Function.Arguments), traceToolBytes)
+		args, cutArgs := cutBytes(tr.mask(p.wire(t).Function.Arguments), traceToolBytes)
 		result, cutResult := cutBytes(tr.mask(p.result.Content), traceToolBytes)
 		c := store.TraceToolCall{CallID: p.call.ID, Name: p.call.Name, Arguments: args, Result: result,
 			Truncated: cutArgs || cutResult, IsError: p.result.IsError, Outcome: p.outcome, Decision: "allow",

@@ -29,6 +29,12 @@ type turnState struct {
 	marksUpTo int64 // the newest correction mark the request holds, until a model answers (recall_marks.go)
 
 	lastCalls []llm.ToolCall // the model's calls in its latest answer
+	// lastArgs are lastCalls' arguments as decoded for the stage context
+	// (nil where they did not decode), while handlerRuns is still
+	// argsRuns: no stage handler has run since, so none can have changed
+	// them (rawArguments).
+	lastArgs              []map[string]any
+	handlerRuns, argsRuns int
 
 	offered   map[string]bool // the tools sent with the latest request; never changed (toolSet.names)
 	toolCalls int             // tool calls the model asked for in this turn
@@ -195,8 +201,7 @@ func (k *Kernel) turn(ctx context.Context, s *session, in Input) (out Outcome) {
 		sc.LLMText, sc.ReasoningContent = resp.Content, resp.Reasoning
 		sc.TokenUsage = resp.Usage.Map()
 		k.callNames(resp.ToolCalls)
-		sc.ToolCalls = toStageCalls(resp.ToolCalls, k.tools)
-		t.lastCalls = resp.ToolCalls
+		t.modelCalls(resp.ToolCalls, k.tools)
 		k.runStage(t, sdk.StagePostAction, "")
 		if sc.Response != nil {
 			return k.respond(ctx, t, *sc.Response, true)

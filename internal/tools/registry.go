@@ -7,6 +7,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,17 +70,18 @@ func NewRegistry() *Registry {
 // is taken (never silently shadowing), and ErrBadSchema when def.Parameters
 // is not a usable JSON Schema for an object.
 func (r *Registry) Register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
-	return r.register(plugin, def, h, false)
+	return r.RegisterEntry(plugin, Entry{Def: def, Handler: h})
 }
 
 // RegisterPrompt is Register for a handler that returns soon after its
 // context ends (a child plugin's, see toolcall.Tool.Prompt).
 func (r *Registry) RegisterPrompt(plugin string, def sdk.ToolDef, h sdk.RawToolHandler) (*Tool, error) {
-	return r.register(plugin, def, h, true)
+	return r.RegisterEntry(plugin, Entry{Def: def, Handler: h, Prompt: true})
 }
 
-func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler, prompt bool) (*Tool, error) {
-	t, err := newTool(plugin, Entry{Def: def, Handler: h, Prompt: prompt})
+// RegisterEntry is Register for a whole entry (Bind and Schema too).
+func (r *Registry) RegisterEntry(plugin string, e Entry) (*Tool, error) {
+	t, err := newTool(plugin, e)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ func (r *Registry) register(plugin string, def sdk.ToolDef, h sdk.RawToolHandler
 
 // newTool checks def and builds its Tool.
 func newTool(plugin string, e Entry) (*Tool, error) {
-	def, h, prompt := e.Def, e.Handler, e.Prompt
+	def, h := e.Def, e.Handler
 	if h == nil {
 		return nil, fmt.Errorf("tool %q of plugin %q: nil handler", def.Name, plugin)
 	}
@@ -113,7 +115,7 @@ func newTool(plugin string, e Entry) (*Tool, error) {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrBadSchema, name, err)
 	}
 	t := &Tool{
-		Tool:   toolcall.Tool{Name: name, Params: schema, Timeout: def.Timeout, Handler: h, Prompt: prompt},
+		Tool:   toolcall.Tool{Name: name, Params: schema, Timeout: def.Timeout, Handler: h, Prompt: e.Prompt, Bind: e.Bind},
 		Plugin: plugin, Local: def.Name, Def: def, Serial: def.Serial, Schema: schema.JSON(),
 	}
 	if t.Timeout <= 0 {
@@ -137,6 +139,8 @@ type Entry struct {
 	Def     sdk.ToolDef
 	Handler sdk.RawToolHandler
 	Prompt  bool // see RegisterPrompt
+	// Bind is toolcall.Tool.Bind.
+	Bind func(context.Context) (unbind func())
 	// Schema, when set, is the JSON of Def's schema as an earlier
 	// registration compiled it (Tool.Schema of a plugin's tool kept from
 	// its last start): it is compiled at the tool's first call instead of

@@ -67,6 +67,13 @@ type Tool struct {
 	// child plugin. Leave it false for a handler that may ignore its
 	// context: only a new goroutine lets the caller give up on it.
 	Prompt bool
+	// Bind, when set, runs on the goroutine Handler runs on, just before
+	// it, and the function it returns just after: that goroutine is one
+	// Invoke starts for this call alone, and ends with it (Prompt is then
+	// not used), so what Bind ties to it is the call's only, and the
+	// goroutines the handler starts inherit it (the kernel binds the
+	// call's conversation for HomeAgent's context-free memory API).
+	Bind func(context.Context) (unbind func())
 }
 
 // Result is the outcome of one tool call.
@@ -146,10 +153,13 @@ func (t *Tool) Invoke(ctx context.Context, tc *sdk.ToolContext, args map[string]
 	}
 	start := time.Now()
 	call := guard.Call[any]
-	if t.Prompt {
+	if t.Prompt && t.Bind == nil {
 		call = guard.CallInline[any]
 	}
 	v, err := call(ctx, timeout, func(ctx context.Context) (any, error) {
+		if t.Bind != nil {
+			defer t.Bind(ctx)()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				slog.Error("tool handler panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
