@@ -19,7 +19,8 @@ import (
 // does nothing and Catalog returns nothing.
 type CatalogStore interface {
 	Catalog(ctx context.Context) ([]store.CatalogEntry, error)
-	SaveCatalogEntry(ctx context.Context, e store.CatalogEntry) error
+	// SaveCatalogEntries records entries in one transaction.
+	SaveCatalogEntries(ctx context.Context, es []store.CatalogEntry) error
 }
 
 // catalogCache is what the catalogue holds, so that unchanged records
@@ -74,12 +75,14 @@ func (e *Engine) recordDefaults(plugin string, modes map[sdk.Effect]sdk.Mode) {
 	if !e.loadCatalog(cs) {
 		return
 	}
+	var changed []store.CatalogEntry
 	for _, en := range e.cat.entries {
 		if en.Plugin == plugin && !maps.Equal(en.Defaults, defaults) {
 			en.Defaults = defaults
-			e.saveEntry(cs, en)
+			changed = append(changed, en)
 		}
 	}
+	e.saveEntries(cs, changed)
 }
 
 // loadCatalog fills the cache once; e.cat.mu is held.
@@ -108,12 +111,26 @@ func (e *Engine) saveEntry(cs CatalogStore, en store.CatalogEntry) {
 		old.Title == en.Title && slices.Equal(old.Flags, en.Flags) && maps.Equal(old.Defaults, en.Defaults) {
 		return
 	}
-	en.Updated = time.Now()
-	if err := cs.SaveCatalogEntry(context.Background(), en); err != nil {
-		e.log.Warn("recording a tool in the catalogue failed", "tool", en.Tool, "err", err)
+	e.saveEntries(cs, []store.CatalogEntry{en})
+}
+
+// saveEntries writes entries in one transaction and keeps them in the
+// cache; e.cat.mu is held and the cache loaded.
+func (e *Engine) saveEntries(cs CatalogStore, entries []store.CatalogEntry) {
+	if len(entries) == 0 {
 		return
 	}
-	e.cat.entries[en.Tool] = en
+	now := time.Now()
+	for i := range entries {
+		entries[i].Updated = now
+	}
+	if err := cs.SaveCatalogEntries(context.Background(), entries); err != nil {
+		e.log.Warn("recording tools in the catalogue failed", "tools", len(entries), "first", entries[0].Tool, "err", err)
+		return
+	}
+	for _, en := range entries {
+		e.cat.entries[en.Tool] = en
+	}
 }
 
 // Catalog returns the last known record of every tool ever registered

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/hearth-agent/hearth/internal/store"
@@ -57,5 +59,60 @@ func TestCatalogRemembersToolsAndDefaults(t *testing.T) {
 	other.refresh(ctx, 0)
 	if m, src := other.ModeOfEntry(en); m != sdk.ModeOff || src != "override" {
 		t.Fatalf("mode after override %s (%s)", m, src)
+	}
+}
+
+// countingCatalog counts the catalogue's write transactions.
+type countingCatalog struct {
+	*store.Store
+	saves, entries int
+}
+
+func (c *countingCatalog) SaveCatalogEntries(ctx context.Context, es []store.CatalogEntry) error {
+	c.saves++
+	c.entries += len(es)
+	return c.Store.SaveCatalogEntries(ctx, es)
+}
+
+// TestCatalogDefaultsInOneWrite: new default modes for a plugin of many
+// tools rewrite their records in one transaction, not one each; the
+// records all say the new modes.
+func TestCatalogDefaultsInOneWrite(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cs := &countingCatalog{Store: st}
+	eng, err := NewEngine(ctx, cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 50
+	for i := range n {
+		eng.Known(&tools.Tool{Tool: toolcall.Tool{Name: fmt.Sprintf("many__t%02d", i)}, Plugin: "many"})
+	}
+	eng.Known(&tools.Tool{Tool: toolcall.Tool{Name: "other__t"}, Plugin: "other"})
+	cs.saves, cs.entries = 0, 0
+	eng.SetDefaults("many", map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAsk})
+	if cs.saves != 1 || cs.entries != n {
+		t.Fatalf("%d transactions for %d records, want 1 for %d", cs.saves, cs.entries, n)
+	}
+	list, err := st.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range list {
+		if want := map[string]string{"write": "ask"}; en.Plugin == "many" && !maps.Equal(en.Defaults, want) {
+			t.Fatalf("%s: defaults %v", en.Tool, en.Defaults)
+		} else if en.Plugin == "other" && len(en.Defaults) != 0 {
+			t.Fatalf("another plugin's tool changed: %+v", en)
+		}
+	}
+	// The same modes again: nothing to write.
+	eng.SetDefaults("many", map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAsk})
+	if cs.saves != 1 {
+		t.Fatalf("unchanged defaults were written again (%d transactions)", cs.saves)
 	}
 }

@@ -50,23 +50,48 @@ func (s *Store) Catalog(ctx context.Context) ([]CatalogEntry, error) {
 
 // SaveCatalogEntry records (or replaces) a tool's record.
 func (s *Store) SaveCatalogEntry(ctx context.Context, e CatalogEntry) error {
-	defaults, err := json.Marshal(e.Defaults)
+	return s.SaveCatalogEntries(ctx, []CatalogEntry{e})
+}
+
+// SaveCatalogEntries records (or replaces) tools' records in one
+// transaction: a plugin's default modes change the records of all its
+// tools at once (a thousand commits would take a plugin's start a tenth
+// of a second longer).
+func (s *Store) SaveCatalogEntries(ctx context.Context, es []CatalogEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if e.Defaults == nil {
-		defaults = []byte("{}")
-	}
-	if e.Updated.IsZero() {
-		e.Updated = time.Now()
-	}
-	_, err = s.w.ExecContext(ctx, `INSERT INTO tool_catalog(tool, plugin, effect, title, flags, defaults, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(tool) DO UPDATE SET plugin = excluded.plugin, effect = excluded.effect, title = excluded.title,
-			flags = excluded.flags, defaults = excluded.defaults, updated_at = excluded.updated_at`,
-		e.Tool, e.Plugin, e.Effect, e.Title, strings.Join(e.Flags, ","), string(defaults), e.Updated.UnixMilli())
+	defer tx.Rollback()
+	st, err := s.w.inTx(ctx, tx, saveCatalogEntry)
 	if err != nil {
-		return fmt.Errorf("recording tool %s: %w", e.Tool, err)
+		return err
+	}
+	for _, e := range es {
+		defaults, err := json.Marshal(e.Defaults)
+		if err != nil {
+			return err
+		}
+		if e.Defaults == nil {
+			defaults = []byte("{}")
+		}
+		if e.Updated.IsZero() {
+			e.Updated = time.Now()
+		}
+		if _, err := st.ExecContext(ctx, e.Tool, e.Plugin, e.Effect, e.Title, strings.Join(e.Flags, ","), string(defaults), e.Updated.UnixMilli()); err != nil {
+			return fmt.Errorf("recording tool %s: %w", e.Tool, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("recording %d tools in the catalogue: %w", len(es), err)
 	}
 	return nil
 }
+
+const saveCatalogEntry = `INSERT INTO tool_catalog(tool, plugin, effect, title, flags, defaults, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(tool) DO UPDATE SET plugin = excluded.plugin, effect = excluded.effect, title = excluded.title,
+			flags = excluded.flags, defaults = excluded.defaults, updated_at = excluded.updated_at`

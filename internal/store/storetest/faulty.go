@@ -180,9 +180,9 @@ func (f *Faulty) AppendAudit(ctx context.Context, e store.AuditEntry) error {
 	return f.do("AppendAudit", func() error { return f.Store.AppendAudit(ctx, e) })
 }
 
-// SaveCatalogEntry is store.Store.SaveCatalogEntry, failing on cue.
-func (f *Faulty) SaveCatalogEntry(ctx context.Context, e store.CatalogEntry) error {
-	return f.do("SaveCatalogEntry", func() error { return f.Store.SaveCatalogEntry(ctx, e) })
+// SaveCatalogEntries is store.Store.SaveCatalogEntries, failing on cue.
+func (f *Faulty) SaveCatalogEntries(ctx context.Context, es []store.CatalogEntry) error {
+	return f.do("SaveCatalogEntries", func() error { return f.Store.SaveCatalogEntries(ctx, es) })
 }
 
 // SetPluginEnabled is store.Store.SetPluginEnabled, failing on cue.
