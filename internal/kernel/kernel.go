@@ -274,7 +274,8 @@ func (k *Kernel) ReplaceRemoteTools(plugin string, defs []sdk.ToolDef, handlers 
 // OfferRemoteTools is ReplaceRemoteTools for tools kept from an earlier
 // registration (a child plugin's, from its last start): schemas[i] is
 // the JSON of defs[i]'s schema as it compiled then (whose Parameters are
-// not read); each is compiled at its tool's first call.
+// not read); each is compiled at its tool's first call. A nil schemas[i]
+// is compiled from defs[i].Parameters now.
 func (k *Kernel) OfferRemoteTools(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error {
 	if len(schemas) != len(defs) {
 		return []error{fmt.Errorf("plugin %q: %d tools and %d schemas", plugin, len(defs), len(schemas))}
@@ -289,7 +290,7 @@ func (k *Kernel) replaceRemote(plugin string, defs []sdk.ToolDef, schemas []json
 	entries := make([]tools.Entry, len(defs))
 	for i := range defs {
 		entries[i] = tools.Entry{Def: defs[i], Handler: handlers[i], Prompt: true}
-		if schemas != nil {
+		if schemas != nil && schemas[i] != nil {
 			entries[i].Schema = schemas[i]
 		}
 	}

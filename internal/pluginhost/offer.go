@@ -243,8 +243,9 @@ func plainManifest(w *wire.Manifest) bool {
 
 // offer is a plugin's cached registration, offered while it starts.
 type offer struct {
-	manifest json.RawMessage // the cached manifest, as sent at initialize
-	settled  chan struct{}   // closed when the first handshake ended, either way
+	manifest json.RawMessage       // the cached manifest, as sent at initialize
+	cached   map[string]cachedTool // the cached tools, by name
+	settled  chan struct{}         // closed when the first handshake ended, either way
 	once     sync.Once
 	// Set before settled is closed: whether the handshake registered the
 	// same manifest and nothing but tools, and its tools by name.
@@ -379,10 +380,18 @@ func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 	defs, hs, wdefs := rec.defs, rec.hs, rec.tools
 	rec.mu.Unlock()
 	real := make(map[string]realTool, len(defs))
+	// A tool registered as the record has it keeps the schema JSON the
+	// record holds, compiled then, and is compiled again at its first
+	// call, not now: confirming a 1,000-tool plugin's offer would
+	// otherwise compile every schema, which a turn's answer waits for.
+	schemas := make([]json.RawMessage, len(defs))
 	for i, d := range defs {
 		real[d.Name] = realTool{def: wdefs[i], h: hs[i]}
+		if c, ok := p.offer.cached[d.Name]; ok && c.same(wdefs[i]) {
+			schemas[i] = c.Parameters
+		}
 	}
-	for _, err := range p.opts.Host.ReplaceRemoteTools(p.name, defs, hs) {
+	for _, err := range p.opts.Host.OfferRemoteTools(p.name, defs, schemas, hs) {
 		p.log.Warn("plugin tool not registered", "err", err)
 	}
 	p.mu.Lock()
@@ -428,8 +437,9 @@ func (p *Process) applyOffer() bool {
 	defs := make([]sdk.ToolDef, 0, len(rec.Tools))
 	schemas := make([]json.RawMessage, 0, len(rec.Tools))
 	hs := make([]sdk.RawToolHandler, 0, len(rec.Tools))
-	o := &offer{manifest: rec.Manifest, settled: make(chan struct{})}
+	o := &offer{manifest: rec.Manifest, settled: make(chan struct{}), cached: make(map[string]cachedTool, len(rec.Tools))}
 	for _, def := range rec.Tools {
+		o.cached[def.Name] = def
 		schemas = append(schemas, def.Parameters)
 		d := def.Definition()
 		if d.Timeout == 0 {

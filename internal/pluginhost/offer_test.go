@@ -126,6 +126,11 @@ func TestOfferFromCache(t *testing.T) {
 	if r := callTool(f.k, "quick__echo", `{"text":"again"}`); r.IsError || !strings.Contains(r.Content, "again") {
 		t.Fatalf("after the handshake: %+v", r)
 	}
+	// Registered as the record has it: the record's schema is kept, not
+	// compiled again when the offer is confirmed.
+	if tool, _ := f.k.Tools().Lookup("quick__echo"); !tool.Params.IsDeferred() {
+		t.Fatal("confirming the offer compiled the schema of a tool registered as recorded")
+	}
 }
 
 // A cache that no longer says what the plugin registers (it changed
@@ -156,6 +161,8 @@ func TestOfferStaleCacheReconciles(t *testing.T) {
 	}
 	if tool, ok := f.k.Tools().Lookup("stale__echo"); !ok || tool.Def.Description != "Echoes." {
 		t.Fatalf("the real tool did not replace the cached one: %v %q", ok, tool.Def.Description)
+	} else if tool.Params.IsDeferred() {
+		t.Fatal("a tool registered otherwise than recorded kept the record's schema")
 	}
 	if r := callTool(f.k, "stale__echo", `{"text":"now"}`); r.IsError || !strings.Contains(r.Content, "now") {
 		t.Fatalf("the real tool: %+v", r)

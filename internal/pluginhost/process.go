@@ -35,7 +35,8 @@ type Host interface {
 	// OfferRemoteTools is ReplaceRemoteTools for tools kept from an
 	// earlier run: schemas[i] is defs[i]'s schema as it compiled then
 	// (defs[i].Parameters is not read), compiled again at its tool's
-	// first call (offer.go).
+	// first call (offer.go); a nil schemas[i] is compiled from
+	// defs[i].Parameters now.
 	OfferRemoteTools(plugin string, defs []sdk.ToolDef, schemas []json.RawMessage, handlers []sdk.RawToolHandler) []error
 	RegisterStage(plugin string, stage sdk.Stage, own bool, h sdk.StageHandler)
 	RegisterDecisionHook(plugin string, h sdk.DecisionHook)

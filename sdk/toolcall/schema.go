@@ -115,6 +115,10 @@ func SchemaJSON(params map[string]any) (json.RawMessage, error) {
 // JSON returns the schema as sent to the model.
 func (s *Schema) JSON() json.RawMessage { return s.raw }
 
+// IsDeferred reports whether s was made by Deferred: compiled at its
+// first Validate rather than when it was made.
+func (s *Schema) IsDeferred() bool { return s.lazy }
+
 // Validate checks args; the error names the offending field
 // (`field "a.b": minimum: ...`).
 func (s *Schema) Validate(args map[string]any) error {
