@@ -178,6 +178,11 @@ type runRecord struct {
 	stages  []sdk.Stage // the stages of its stage handlers
 	defs    []sdk.ToolDef
 	hs      []sdk.RawToolHandler
+	// asCached is how many tools the handshake registered when it
+	// registered exactly what the cache record it was offered from holds
+	// (and nothing else); -1 otherwise. While it still has those alone,
+	// saveOffer has nothing new to write.
+	asCached int
 }
 
 // tool records a tool registration. It reports whether the tool was
@@ -261,8 +266,9 @@ type offer struct {
 
 // realTool is a tool registered by the handshake.
 type realTool struct {
-	def wire.ToolDef
-	h   sdk.RawToolHandler
+	def  wire.ToolDef
+	h    sdk.RawToolHandler
+	same bool // def is what the cache record holds for the name
 }
 
 // settle ends the wait of the calls of the cached tools.
@@ -385,11 +391,15 @@ func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 	// call, not now: confirming a 1,000-tool plugin's offer would
 	// otherwise compile every schema, which a turn's answer waits for.
 	schemas := make([]json.RawMessage, len(defs))
+	asCached := len(defs) == len(p.offer.cached)
 	for i, d := range defs {
-		real[d.Name] = realTool{def: wdefs[i], h: hs[i]}
+		rt := realTool{def: wdefs[i], h: hs[i]}
 		if c, ok := p.offer.cached[d.Name]; ok && c.same(wdefs[i]) {
-			schemas[i] = c.Parameters
+			schemas[i], rt.same = c.Parameters, true
+		} else {
+			asCached = false
 		}
+		real[d.Name] = rt
 	}
 	for _, err := range p.opts.Host.OfferRemoteTools(p.name, defs, schemas, hs) {
 		p.log.Warn("plugin tool not registered", "err", err)
@@ -400,7 +410,13 @@ func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 	rec.mu.Lock()
 	plain := slices.Clone(rec.stages)
 	rec.mu.Unlock()
-	p.offer.settle(p.offer.sameOffer(rec, w), real, guards, plain)
+	same := p.offer.sameOffer(rec, w)
+	rec.mu.Lock()
+	if rec.asCached = -1; same && asCached && len(rec.tools) == len(defs) {
+		rec.asCached = len(defs)
+	}
+	rec.mu.Unlock()
+	p.offer.settle(same, real, guards, plain)
 }
 
 // loadOffer returns the plugin's usable cache record, or nil.
@@ -486,7 +502,7 @@ func (p *Process) offeredTool(o *offer, c cachedTool) sdk.RawToolHandler {
 			return nil, fmt.Errorf("not run: plugin %s did not start: %w", p.m.ID, o.failed)
 		}
 		rt, ok := o.real[name]
-		if !o.same || !ok || !c.same(rt.def) {
+		if !o.same || !ok || !rt.same {
 			return nil, fmt.Errorf("not run: plugin %s changed since its tools were listed (%s is not what it offered); its current tools are listed from the next request on", p.m.ID, name)
 		}
 		return rt.h(ctx, tc, args, in)
@@ -497,6 +513,12 @@ func (p *Process) offeredTool(o *offer, c cachedTool) sdk.RawToolHandler {
 func (p *Process) saveOffer(rec *runRecord, w *wire.Manifest) {
 	if p.print == "" {
 		return
+	}
+	rec.mu.Lock()
+	unchanged := rec.asCached > 0 && rec.asCached == len(rec.tools) && !rec.other
+	rec.mu.Unlock()
+	if unchanged {
+		return // the record it was offered from says the same
 	}
 	man, err := json.Marshal(w)
 	if err != nil {

@@ -104,6 +104,10 @@ func TestOfferFromCache(t *testing.T) {
 		t.Fatalf("record after a handshake of tools only: %+v", rec)
 	}
 
+	before, err := os.Stat(offerPath(f.data, "quick"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	hold := f.holdFile(t, "quick")
 	p = f.startOffered(t, dir)
 	if !p.offered() {
@@ -130,6 +134,11 @@ func TestOfferFromCache(t *testing.T) {
 	// compiled again when the offer is confirmed.
 	if tool, _ := f.k.Tools().Lookup("quick__echo"); !tool.Params.IsDeferred() {
 		t.Fatal("confirming the offer compiled the schema of a tool registered as recorded")
+	}
+	// Nothing new to record: the record is not written again.
+	p.Stop()
+	if after, err := os.Stat(offerPath(f.data, "quick")); err != nil || !os.SameFile(before, after) {
+		t.Fatalf("the unchanged record was written again (%v)", err)
 	}
 }
 
