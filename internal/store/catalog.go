@@ -39,7 +39,11 @@ func (s *Store) Catalog(ctx context.Context) ([]CatalogEntry, error) {
 		if flags != "" {
 			e.Flags = strings.Split(flags, ",")
 		}
-		if err := json.Unmarshal([]byte(defaults), &e.Defaults); err != nil {
+		if defaults == "{}" {
+			// Most tools' (no default modes): read at every start, for
+			// every tool ever registered.
+			e.Defaults = map[string]string{}
+		} else if err := json.Unmarshal([]byte(defaults), &e.Defaults); err != nil {
 			return nil, fmt.Errorf("tool catalogue entry %s: %w", e.Tool, err)
 		}
 		e.Updated = time.UnixMilli(at)

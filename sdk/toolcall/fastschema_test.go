@@ -141,9 +141,16 @@ func TestDeferredSchema(t *testing.T) {
 			t.Fatalf("a deferred schema that does not compile: %v", err)
 		}
 	}
-	for _, raw := range []string{``, `[]`, `{"type":`, `"x"`, `{}`, `{"type":"string"}`, `{"type":["object","null"]}`} {
+	for _, raw := range []string{``, `[]`, `{"type":`, `"x"`, `{}`, `{"type":"string"}`, `{"type":["object","null"]}`,
+		`{"type":"object"} x`, `{"type":"object"}{}`, `{"properties":{"type":"object"}}`, `{"type":"object","type":"string"}`,
+		`{"type":"object","properties":{"a":}}`, "{\"type\":\"object\",\"d\":\"\xff\"}"} {
 		if _, err := Deferred(json.RawMessage(raw)); err == nil {
 			t.Fatalf("deferred accepts %q", raw)
+		}
+	}
+	for _, raw := range []string{`{"type":"object"}`, " {\"properties\":{\"a\":{\"type\":\"string\"}}, \"type\" : \"object\"}\n"} {
+		if _, err := Deferred(json.RawMessage(raw)); err != nil {
+			t.Fatalf("deferred refuses %q: %v", raw, err)
 		}
 	}
 	if _, err := SchemaJSON(map[string]any{"type": "string"}); err == nil {

@@ -1,14 +1,17 @@
 package toolcall
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -72,13 +75,50 @@ func Compile(params map[string]any) (*Schema, error) {
 // that is not a JSON object whose "type" is "object", as SchemaJSON makes
 // (the model is sent raw as it is).
 func Deferred(raw json.RawMessage) (*Schema, error) {
-	var top struct {
-		Type json.RawMessage `json:"type"`
-	}
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &top) != nil || string(top.Type) != `"object"` {
+	if !objectSchema(raw) {
 		return nil, errors.New(`a deferred schema must be a JSON object with "type": "object"`)
 	}
 	return &Schema{raw: raw, lazy: true}, nil
+}
+
+// decoders are kept for objectSchema, which a start with a 1,000-tool
+// plugin offered from its cache runs a thousand times.
+var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewReader(nil)) }}
+
+// objectSchema reports whether raw is one valid JSON object whose "type"
+// member, named once, is the string "object". It reads the members'
+// names and skips their values, checking them, without decoding them.
+func objectSchema(raw []byte) bool {
+	d := decoders.Get().(*jsontext.Decoder)
+	defer decoders.Put(d)
+	d.Reset(bytes.NewReader(raw))
+	defer d.Reset(bytes.NewReader(nil)) // do not keep raw alive in the pool
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return false
+	}
+	found := false
+	for d.PeekKind() != '}' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return false
+		}
+		if name.String() != "type" {
+			if d.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		v, err := d.ReadToken()
+		if err != nil || v.Kind() != '"' || v.String() != "object" {
+			return false
+		}
+		found = true
+	}
+	if _, err := d.ReadToken(); err != nil { // the closing brace
+		return false
+	}
+	_, err := d.ReadToken()
+	return found && err == io.EOF // nothing after the object
 }
 
 // compile parses and resolves s.raw.
