@@ -21,10 +21,8 @@ func knowPlugins(ctx context.Context, a *App) {
 			ids = append(ids, name)
 		}
 	}
-	if list, err := a.Store.Catalog(ctx); err == nil {
-		for _, en := range list {
-			ids = append(ids, en.Plugin)
-		}
+	if plugins, err := a.Store.CatalogPlugins(ctx); err == nil {
+		ids = append(ids, plugins...)
 	}
 	slices.Sort(ids)
 	a.Kernel.Tools().KnowPlugins(slices.Compact(ids)...) // the catalogue has a row per tool

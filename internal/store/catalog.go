@@ -21,6 +21,27 @@ type CatalogEntry struct {
 	Updated  time.Time         // when this record last changed
 }
 
+// CatalogPlugins returns the plugins that have a tool in the catalogue,
+// sorted: what a start needs of it before the policy engine reads it
+// whole (decoding every record twice took a 1,000-tool plugin's start a
+// few milliseconds).
+func (s *Store) CatalogPlugins(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT plugin FROM tool_catalog ORDER BY plugin`)
+	if err != nil {
+		return nil, fmt.Errorf("reading the tool catalogue: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
 // Catalog returns every recorded tool, by name.
 func (s *Store) Catalog(ctx context.Context) ([]CatalogEntry, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT tool, plugin, effect, title, flags, defaults, updated_at FROM tool_catalog ORDER BY tool`)

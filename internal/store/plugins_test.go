@@ -39,9 +39,16 @@ func TestPluginNameBindingAndForget(t *testing.T) {
 		must(t, s.SaveCatalogEntry(ctx, CatalogEntry{Tool: ns + "__pay", Plugin: ns}))
 		must(t, s.SetGrant(ctx, Grant{Role: "plugin:" + ns, Effects: []string{"read", "write"}}))
 	}
+	must(t, s.SaveCatalogEntry(ctx, CatalogEntry{Tool: "other__refund", Plugin: "other"}))
+	if got, err := s.CatalogPlugins(ctx); err != nil || !reflect.DeepEqual(got, []string{"Victim", "other", "victim", "victim2"}) {
+		t.Fatalf("catalogue's plugins: %q %v", got, err)
+	}
 	f, err := s.ForgetPlugin(ctx, "VICTIM")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, err := s.CatalogPlugins(ctx); err != nil || !reflect.DeepEqual(got, []string{"other", "victim2"}) {
+		t.Fatalf("catalogue's plugins after forgetting victim: %q %v", got, err)
 	}
 	both := map[string]map[string]json.RawMessage{"victim": {"token": raw}, "Victim": {"token": raw}}
 	if f.Folder != "victim" || !reflect.DeepEqual(f.Settings, both) || !reflect.DeepEqual(f.KV, map[string]map[string]json.RawMessage{"victim": {"k": raw}, "Victim": {"k": raw}}) || len(f.Defs) != 2 ||
