@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,6 +38,7 @@ import (
 	"github.com/hearth-agent/hearth/internal/tools"
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/pluginrpc"
+	"github.com/hearth-agent/hearth/sdk/toolcall"
 )
 
 const payload = `{"msg":"你好, hearth"}`
@@ -180,6 +182,39 @@ func kernelCaller(k *kernel.Kernel) caller {
 }
 
 func BenchmarkEchoInProcess(b *testing.B) { run(b, setupInProcess) }
+
+// setupInProcessFloor is the floor of the in-process call: what any host
+// must do with the same call, nothing else. The model's argument text is
+// decoded and checked against the tool's schema, decoded into the
+// handler's type, and its answer encoded for the model; no lookup, no
+// deadline, no goroutine, no panic guard.
+func setupInProcessFloor(b *testing.B) (caller, func()) {
+	k := kernel.New(nil, nil, &kernel.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := k.LoadPlugin("echo", newEcho, nil); err != nil {
+		b.Fatal(err)
+	}
+	tool, ok := k.Tools().Lookup("echo__echo")
+	if !ok {
+		b.Fatal("no tool echo__echo")
+	}
+	return func(context.Context) error {
+		args, raw, err := toolcall.DecodeArguments(json.RawMessage(payload))
+		if err != nil {
+			return err
+		}
+		if err := tool.Validate(args); err != nil {
+			return err
+		}
+		var in EchoIn
+		if err := jsonv2.Unmarshal(raw, &in); err != nil {
+			return err
+		}
+		if r := toolcall.Encode(in); r.IsError {
+			return fmt.Errorf("%s", r.Content)
+		}
+		return nil
+	}, func() { k.Close() }
+}
 
 // --- (b) a Go child plugin over the Hearth protocol -------------------------
 

@@ -22,6 +22,11 @@ import (
 //
 //	cd bench && go test -run '^$' -bench SideBySide -benchtime 20000x
 //	BENCH_TRANSPORTS=child go test -run '^$' -bench SideBySide -benchtime 20000x
+//	BENCH_TRANSPORTS=inprocess go test -run '^$' -bench SideBySide -benchtime 20000x
+//
+// The in-process call is also measured against its own floor (decoding,
+// checking and encoding the same call, setupInProcessFloor), printed
+// below the table and reported as inprocess-p50-×floor.
 func BenchmarkSideBySide(b *testing.B) {
 	all := []struct {
 		key, name string
@@ -29,6 +34,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	}{
 		{"raw", "raw pipe (floor)", setupRawPipe},
 		{"inprocess", "in process", setupInProcess},
+		{"floor", "in-process floor (decode, validate, encode)", setupInProcessFloor},
 		{"conn", "bare wire.Conn", setupConn},
 		{"sdkchild", "child SDK over a bare Conn", setupSDKChild},
 		{"child", "Hearth child plugin", setupHearthChild},
@@ -37,13 +43,20 @@ func BenchmarkSideBySide(b *testing.B) {
 		{"mcp", "MCP Go SDK (stdio)", setupMCP},
 	}
 	// BENCH_TRANSPORTS=raw,child measures only those (the raw pipe always).
+	// The in-process floor comes with the in-process call.
 	only := os.Getenv("BENCH_TRANSPORTS")
 	transports := all[:0:0]
-	child := -1
+	child, inproc, floor := -1, -1, -1
 	for _, t := range all {
-		if t.key == "raw" || only == "" || slices.Contains(strings.Split(only, ","), t.key) {
-			if t.key == "child" {
+		if t.key == "raw" || only == "" || slices.Contains(strings.Split(only, ","), t.key) ||
+			t.key == "floor" && slices.Contains(strings.Split(only, ","), "inprocess") {
+			switch t.key {
+			case "child":
 				child = len(transports)
+			case "inprocess":
+				inproc = len(transports)
+			case "floor":
+				floor = len(transports)
 			}
 			transports = append(transports, t)
 		}
@@ -99,9 +112,15 @@ func BenchmarkSideBySide(b *testing.B) {
 		fmt.Fprintf(os.Stdout, "| %s | %.1f µs | %.1f µs | %.1f µs | %.2f | %.1f k/s | %.2f |\n",
 			t.name, p1, p50, p99, p50/rawP50, tput/1e3, tput/rawTput)
 	}
-	if child < 0 {
-		return
+	if inproc >= 0 && floor >= 0 {
+		// Sorted above. p50: the in-process call has no pipe to make it
+		// bimodal.
+		x := micros(percentile(res[inproc].lat, 50)) / micros(percentile(res[floor].lat, 50))
+		fmt.Fprintf(os.Stdout, "\nin process: %.2f× its floor (p50)\n", x)
+		b.ReportMetric(x, "inprocess-p50-×floor")
 	}
-	b.ReportMetric(micros(percentile(res[child].lat, 50))/rawP50, "child-p50-×raw")
-	b.ReportMetric(float64(res[child].calls)/res[child].busy.Seconds()/rawTput, "child-calls/s-×raw")
+	if child >= 0 {
+		b.ReportMetric(micros(percentile(res[child].lat, 50))/rawP50, "child-p50-×raw")
+		b.ReportMetric(float64(res[child].calls)/res[child].busy.Seconds()/rawTput, "child-calls/s-×raw")
+	}
 }

@@ -68,6 +68,51 @@ func benchKernel(b *testing.B, provider llm.Provider, st History, nTools int) *K
 // after_toolcall stage points (no handlers), validation, the policy hook
 // point, dispatch with a deadline, and JSON encoding of the result.
 func BenchmarkToolCallPath(b *testing.B) {
+	call := toolCallPath(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		call()
+	}
+}
+
+// BenchmarkToolCallBare is the floor for BenchmarkToolCallPath: decoding
+// and validating the same arguments and encoding the same result, nothing
+// else.
+func BenchmarkToolCallBare(b *testing.B) {
+	call := toolCallBare(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		call()
+	}
+}
+
+// BenchmarkToolCallVsFloor measures the two above in alternating blocks
+// of the same run, so a shared machine's drift falls on both, and reports
+// each one's time per call and their ratio (issue 14's aim: at most 2).
+func BenchmarkToolCallVsFloor(b *testing.B) {
+	path, bare := toolCallPath(b), toolCallBare(b)
+	const block = 200
+	var inPath, inBare time.Duration
+	calls := 0
+	for b.Loop() {
+		start := time.Now()
+		for range block {
+			path()
+		}
+		mid := time.Now()
+		for range block {
+			bare()
+		}
+		inPath, inBare = inPath+mid.Sub(start), inBare+time.Since(mid)
+		calls += block
+	}
+	b.ReportMetric(float64(inPath.Nanoseconds())/float64(calls), "path-ns/call")
+	b.ReportMetric(float64(inBare.Nanoseconds())/float64(calls), "floor-ns/call")
+	b.ReportMetric(float64(inPath)/float64(inBare), "×floor")
+}
+
+// toolCallPath returns one call of BenchmarkToolCallPath.
+func toolCallPath(b *testing.B) func() {
 	k := benchKernel(b, nil, nil, 1)
 	eng, err := policy.NewEngine(context.Background(), policy.DiscardStore{}, nil)
 	if err != nil {
@@ -79,8 +124,7 @@ func BenchmarkToolCallPath(b *testing.B) {
 	wire := []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "weather__query", Arguments: benchArgs}}}
 	t.offered = map[string]bool{"weather__query": true}
 	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() {
 		t.toolCalls = 0
 		t.modelCalls(wire, k.tools) // as the turn does with the model's answer
 		_, msgs := k.runToolCalls(ctx, t, t.sc.ToolCalls, "", "")
@@ -90,10 +134,8 @@ func BenchmarkToolCallPath(b *testing.B) {
 	}
 }
 
-// BenchmarkToolCallBare is the floor for BenchmarkToolCallPath: decoding
-// and validating the same arguments and encoding the same result, nothing
-// else.
-func BenchmarkToolCallBare(b *testing.B) {
+// toolCallBare returns one call of BenchmarkToolCallBare.
+func toolCallBare(b *testing.B) func() {
 	r := tools.NewRegistry()
 	tool, err := r.Register("weather", sdk.ToolDef{Name: "query", Parameters: benchSchema},
 		func(context.Context, *sdk.ToolContext, map[string]any, json.RawMessage) (any, error) {
@@ -102,8 +144,7 @@ func BenchmarkToolCallBare(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() {
 		var args map[string]any
 		if err := json.Unmarshal([]byte(benchArgs), &args); err != nil {
 			b.Fatal(err)
