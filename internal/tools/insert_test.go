@@ -60,3 +60,49 @@ func TestInsertMatchesRebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertKeepsHandedOutLists registers tools in bursts, with no reader
+// between the registrations of a burst (insert then changes the list in
+// place) and a list handed out between bursts: a handed-out list and its
+// names never change afterwards, even when a later tool takes the short
+// name of one in it away, and each burst ends where a rebuild of the same
+// tools would.
+func TestInsertKeepsHandedOutLists(t *testing.T) {
+	type reg struct{ plugin, local string }
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 2))
+		r := NewRegistry()
+		r.KnowPlugins("a", "b", "c")
+		var done []reg
+		var held, heldCopies [][]*Tool
+		var heldNames, copies [][]string
+		for burst := range 6 {
+			for range 1 + rng.IntN(8) {
+				e := reg{[]string{"a", "b", "c"}[rng.IntN(3)], []string{"find", "list", "get", "put"}[rng.IntN(4)] + []string{"", "_x", "_y"}[rng.IntN(3)]}
+				if _, err := r.Register(e.plugin, sdk.ToolDef{Name: e.local, Parameters: citySchema}, echo); err == nil {
+					done = append(done, e) // a duplicate fails
+				}
+			}
+			list, callNames := r.ListNamed()
+			held, heldNames = append(held, list), append(heldNames, callNames)
+			heldCopies, copies = append(heldCopies, slices.Clone(list)), append(copies, slices.Clone(callNames))
+			for i := range held {
+				if !slices.Equal(held[i], heldCopies[i]) || !slices.Equal(heldNames[i], copies[i]) {
+					t.Fatalf("seed %d burst %d: the list handed out after burst %d changed: %v, was %v", seed, burst, i, heldNames[i], copies[i])
+				}
+			}
+			want := NewRegistry()
+			want.KnowPlugins("a", "b", "c")
+			for _, e := range done {
+				want.Register(e.plugin, sdk.ToolDef{Name: e.local, Parameters: citySchema}, echo)
+			}
+			want.mu.Lock()
+			want.rebuild()
+			want.mu.Unlock()
+			wantList, wantNames := want.ListNamed()
+			if len(list) != len(wantList) || !slices.Equal(callNames, wantNames) {
+				t.Fatalf("seed %d burst %d: names %v, rebuild gives %v", seed, burst, callNames, wantNames)
+			}
+		}
+	}
+}

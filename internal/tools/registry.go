@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
@@ -48,7 +49,12 @@ type Tool struct {
 type Registry struct {
 	mu     sync.RWMutex
 	byName map[string]*Tool
-	sorted []*Tool // rebuilt on every change, never mutated in place
+	sorted []*Tool // never changed in place once handed out
+
+	// handedOut says List or ListNamed returned sorted and sortedNames
+	// since they last changed: the next change copies them. Set under the
+	// read lock, hence atomic.
+	handedOut atomic.Bool
 
 	// The model-facing names (callnames.go), rebuilt with sorted.
 	callName    map[*Tool]string
@@ -209,6 +215,7 @@ func (r *Registry) rebuild() {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	r.sorted = list
+	r.handedOut.Store(false)
 	r.callName, r.short = r.callNames(list)
 	r.sortedNames = make([]string, len(list))
 	for i, t := range list {
@@ -256,6 +263,7 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 func (r *Registry) List() []*Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	r.handedOut.Store(true)
 	return r.sorted
 }
 
