@@ -110,13 +110,14 @@ type App struct {
 	// private).
 	Warnings []string
 
-	lock      *datadir.Lock
-	stopFlush func()
-	logFile   *logfile.File
-	logMask   atomic.Pointer[redact.Secrets] // the keys the log masks, once known
-	stopWatch func()                         // stops the plugin folder watcher and waits for it
-	stopPrune func()                         // stops the daily trace pruning and waits for it
-	mcp       mcpState                       // the MCP servers applied from config.json
+	lock        *datadir.Lock
+	stopFlush   func()
+	logFile     *logfile.File
+	logMask     atomic.Pointer[redact.Secrets] // the keys the log masks, once known
+	stopWatch   func()                         // stops the plugin folder watcher and waits for it
+	stopPrune   func()                         // stops the daily trace pruning and waits for it
+	catalogRead func()                         // waits for the policy's catalogue read (policy.Engine.WarmCatalog)
+	mcp         mcpState                       // the MCP servers applied from config.json
 }
 
 // Open starts Hearth: it reads the config, opens the database, resolves the
@@ -238,6 +239,7 @@ func Open(ctx context.Context, opts *Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.catalogRead = a.Policy.WarmCatalog() // read while the rest opens
 	a.Settings = settings.New(a.Store, dir)
 	// One ranked index, shared by the graph, document memory and
 	// knowledge, kept in <data>/search by the process that owns the data
@@ -414,6 +416,9 @@ func (a *App) Close() error {
 	}
 	if a.Index != nil {
 		errs = append(errs, a.Index.Close())
+	}
+	if a.catalogRead != nil {
+		a.catalogRead()
 	}
 	if a.Store != nil {
 		errs = append(errs, a.Store.Close())

@@ -85,6 +85,27 @@ func (e *Engine) recordDefaults(plugin string, modes map[sdk.Effect]sdk.Mode) {
 	e.saveEntries(cs, changed)
 }
 
+// WarmCatalog reads the catalogue into the cache on a goroutine of its
+// own, so that a start's first registration (which needs it to tell an
+// unchanged record from a changed one) does not wait for a thousand rows
+// to be read: a start calls it when the engine is made and goes on
+// opening the rest. Registrations meanwhile wait for it. The function it
+// returns waits for the read to end; call it before closing the store.
+func (e *Engine) WarmCatalog() (wait func()) {
+	cs, ok := e.st.(CatalogStore)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	e.cat.mu.Lock() // taken here, so nothing reads the cache before it is filled
+	go func() {
+		defer close(done)
+		defer e.cat.mu.Unlock()
+		e.loadCatalog(cs)
+	}()
+	return func() { <-done }
+}
+
 // loadCatalog fills the cache once; e.cat.mu is held.
 func (e *Engine) loadCatalog(cs CatalogStore) bool {
 	if e.cat.entries != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/hearth-agent/hearth/internal/store"
 	"github.com/hearth-agent/hearth/internal/tools"
@@ -114,5 +115,59 @@ func TestCatalogDefaultsInOneWrite(t *testing.T) {
 	eng.SetDefaults("many", map[sdk.Effect]sdk.Mode{sdk.EffectWrite: sdk.ModeAsk})
 	if cs.saves != 1 {
 		t.Fatalf("unchanged defaults were written again (%d transactions)", cs.saves)
+	}
+}
+
+// blockingCatalog holds its catalogue read until release is closed.
+type blockingCatalog struct {
+	countingCatalog
+	release chan struct{}
+}
+
+func (c *blockingCatalog) Catalog(ctx context.Context) ([]store.CatalogEntry, error) {
+	<-c.release
+	return c.Store.Catalog(ctx)
+}
+
+// TestWarmCatalog: the catalogue read WarmCatalog starts is the one the
+// next registration uses; a registration made while it runs waits for it
+// (so an unchanged record is not written again), and the returned
+// function waits for the read to end.
+func TestWarmCatalog(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	known := &tools.Tool{Tool: toolcall.Tool{Name: "many__t"}, Plugin: "many"}
+	if err := st.SaveCatalogEntry(ctx, store.CatalogEntry{Tool: "many__t", Plugin: "many", Defaults: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	cs := &blockingCatalog{countingCatalog{Store: st}, make(chan struct{})}
+	eng, err := NewEngine(ctx, cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := eng.WarmCatalog()
+	registered := make(chan struct{})
+	go func() {
+		eng.Known(known)
+		close(registered)
+	}()
+	select {
+	case <-registered:
+		t.Fatal("a registration went on before the catalogue was read")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(cs.release)
+	wait()
+	<-registered
+	if cs.saves != 0 {
+		t.Fatalf("an unchanged record was written again (%d transactions)", cs.saves)
+	}
+	eng.Known(&tools.Tool{Tool: toolcall.Tool{Name: "many__new"}, Plugin: "many"})
+	if cs.saves != 1 {
+		t.Fatalf("a new tool's record: %d transactions, want 1", cs.saves)
 	}
 }
