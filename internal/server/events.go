@@ -398,7 +398,7 @@ func (s *Server) kernelEvent(c *core, in sdk.Injection, ev kernel.Event) {
 		case out.Interrupted:
 			name = EvTurnInterrupted
 		case out.Err != nil:
-			name, e.Message, e.TraceID = EvError, mask(out.Err.Error()), out.TraceID
+			name, e.Message, e.TraceID = EvError, s.turnError(out.Err), out.TraceID
 		default:
 			name, e.Text, e.TraceID = EvTurnFinished, mask(out.Text), out.TraceID
 			e.Usage = &Usage{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens, CachedTokens: out.Usage.CachedTokens}

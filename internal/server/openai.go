@@ -252,6 +252,15 @@ func (s *Server) explainUnmasked(ctx context.Context, out kernel.Outcome) *reque
 	return &requestError{status: http.StatusBadGateway, code: "provider_error", msg: msg}
 }
 
+// turnError is a failed turn's message for the web UI and the sessions
+// API: what terminal.Explain tells a terminal's user (what to do about a
+// budget, a rejected key, a wrong model or address, in English and
+// Chinese; the error as it is otherwise), with the keys masked.
+func (s *Server) turnError(err error) string {
+	src, _ := s.app.Sources.Current()
+	return s.app.Sources.Secrets().String(terminal.Explain(err, src, filepath.Join(s.app.DataDir, config.FileName)))
+}
+
 // randomHex returns n random bytes in hex.
 func randomHex(n int) string {
 	b := make([]byte, n)

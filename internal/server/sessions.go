@@ -314,7 +314,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 		case out.Interrupted:
 			writeError(w, http.StatusConflict, "interrupted", "the turn was interrupted")
 		case out.Err != nil && out.Text == "":
-			writeError(w, http.StatusBadGateway, "turn_failed", s.app.Sources.Redact(out.Err.Error()))
+			writeError(w, http.StatusBadGateway, "turn_failed", s.turnError(out.Err))
 		default:
 			writeJSON(w, http.StatusOK, Answer{Text: out.Text})
 		}

@@ -398,11 +398,15 @@ func TestInterruptAndError(t *testing.T) {
 		t.Fatalf("events %s", got)
 	}
 	status, data := do(t, c.hs, "POST", path+"/messages", SendMessage{Text: "fail", Wait: true})
-	if status != http.StatusBadGateway || errorCode(t, data) != "turn_failed" {
+	// The message says what to do, in English and Chinese, as the
+	// terminal's does (terminal.Explain): here, a model name to check.
+	if status != http.StatusBadGateway || errorCode(t, data) != "turn_failed" ||
+		!strings.Contains(string(data), "the model refuses") || !strings.Contains(string(data), "模型名可能不对") {
 		t.Fatalf("failed turn: %d %s", status, data)
 	}
 	evs = stream.until(t, EvError)
-	if msg := evs[len(evs)-1].data.Message; msg == "" {
+	if msg := evs[len(evs)-1].data.Message; !strings.Contains(msg, "the model refuses") || !strings.Contains(msg, "HEARTH_MODEL") ||
+		!strings.Contains(msg, "模型名可能不对") {
 		t.Fatalf("error event %+v", evs[len(evs)-1])
 	}
 }
