@@ -409,6 +409,7 @@ func (p *Process) confirmOffer(rec *runRecord, w *wire.Manifest) {
 		}
 		real[d.Name] = rt
 	}
+	asCached = asCached && len(real) == len(p.offer.cached) // a name registered twice is not the record
 	for _, err := range p.opts.Host.OfferRemoteTools(p.name, defs, schemas, hs) {
 		p.log.Warn("plugin tool not registered", "err", err)
 	}
@@ -466,6 +467,9 @@ func (p *Process) applyOffer() bool {
 	hs := make([]sdk.RawToolHandler, 0, len(rec.Tools))
 	o := &offer{manifest: rec.Manifest, settled: make(chan struct{}), cached: make(map[string]cachedTool, len(rec.Tools))}
 	for _, def := range rec.Tools {
+		if len(def.Parameters) == 0 {
+			return false // not what saveOffer writes: every tool has its schema
+		}
 		o.cached[def.Name] = def
 		schemas = append(schemas, def.Parameters)
 		d := def.Definition()

@@ -202,6 +202,27 @@ func TestOfferBadRecordIgnored(t *testing.T) {
 			rec.Tools[0].Parameters = json.RawMessage(`{"type":"string"}`)
 			writeOffer(t, f, rec)
 		}},
+		{"no schema", func(t *testing.T, f *fixture, dir string) {
+			// Offered, the tool would take any arguments until the
+			// handshake ended (a nil schema compiles the definition's,
+			// which the record does not fill).
+			f.forgeOffer(t, dir, sdk.ToolDef{Name: "echo", Effect: sdk.EffectRead})
+			b, err := json.Marshal(f.readOffer(t, "quick"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec map[string]any
+			if err := json.Unmarshal(b, &rec); err != nil {
+				t.Fatal(err)
+			}
+			delete(rec["tools"].([]any)[0].(map[string]any), "parameters") // no member at all, not null
+			if b, err = json.Marshal(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(offerPath(f.data, "quick"), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"huge", func(t *testing.T, f *fixture, dir string) {
 			f.forgeOffer(t, dir, sdk.ToolDef{Name: "echo", Effect: sdk.EffectRead})
 			rec := f.readOffer(t, "quick")
