@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -187,6 +188,7 @@ func Explain(err error, src llm.Source, configPath string) string {
 }
 
 func explain(err error, src llm.Source, configPath string) string {
+	src.BaseURL = withoutUserinfo(src.BaseURL) // the message reaches the web UI and API clients too
 	var apiErr *llm.APIError
 	switch {
 	case errors.Is(err, llm.ErrNoSource):
@@ -261,4 +263,16 @@ or a local Ollama:
   export OPENAI_BASE_URL=http://127.0.0.1:11434/v1 HEARTH_MODEL=qwen3:8b
 
 or name several sources in ` + configPath + ` (see docs/configuration.md).`
+}
+
+// withoutUserinfo drops a user name and password written into a URL
+// (https://user:secret@host/v1), which the sources' masking does not
+// know of; anything that does not parse is kept as it is.
+func withoutUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
 }

@@ -128,6 +128,13 @@ func TestExplain(t *testing.T) {
 		strings.Contains(got, "c.json") || strings.Contains(got, "not called again") {
 		t.Errorf("the env source's refused key: %q", got)
 	}
+	// A password written into the address is not shown (the message
+	// reaches the web UI and API clients too).
+	withPass := llm.Source{Name: "proxy", BaseURL: "https://me:hunter2-pass@proxy.example/v1"}
+	if got := Explain(&llm.APIError{Status: 401, Message: "bad key"}, withPass, "c.json"); strings.Contains(got, "hunter2") ||
+		!strings.Contains(got, "https://proxy.example/v1") {
+		t.Errorf("the address's password: %q", got)
+	}
 	for _, tt := range tests {
 		got := Explain(tt.err, src, "/home/u/.hearth/config.json")
 		for _, w := range tt.want {
