@@ -329,6 +329,14 @@ func TestBrowserInterrupt(t *testing.T) {
 	browse(t, node, e, "interrupt")
 }
 
+// A model call refused with a 429 and Retry-After is tried again after
+// it: the answer shows why and when until the retry answers.
+func TestBrowserRetry(t *testing.T) {
+	node := browserReady(t)
+	e := startUI(t, nil, llmtest.Reply{Status: 429, ErrorMessage: "slow down", RetryAfter: "2"}, llmtest.Reply{Text: "Here after the retry."})
+	browse(t, node, e, "retry")
+}
+
 // The stop button: a turn whose model never answers is interrupted
 // through POST /v1/sessions/{id}/interrupt, and the answer shows it.
 func TestBrowserStop(t *testing.T) {

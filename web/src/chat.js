@@ -12,6 +12,7 @@ import { ApprovalCard } from './approval.js';
 import { Json, Link, channelName, when } from './ui.js';
 import { usePromptComposer } from './prompts.js';
 import { money, tokens, usageOf } from './money.js';
+import { apply } from './turn.js';
 
 // thread turns the stored messages into display items: a user bubble, or
 // an assistant answer made of text and tool parts (one per turn).
@@ -109,56 +110,6 @@ function textOf(a) {
   return a.parts.filter((p) => p.type === 'text').map((p) => p.text || '').join('');
 }
 
-function apply(items, ev, d) {
-  const last = items[items.length - 1];
-  const answer = () => {
-    if (last && last.kind === 'assistant' && !last.done) return last;
-    const a = { kind: 'assistant', parts: [], reasoning: '', done: false };
-    items.push(a);
-    return a;
-  };
-  switch (ev) {
-    case 'turn.started': {
-      const pending = [...items].reverse().find((i) => i.kind === 'user' && i.pending);
-      if (pending) pending.pending = false;
-      else if (d.text && !(last && last.kind === 'user' && last.text === d.text)) items.push({ kind: 'user', text: d.text });
-      items.push({ kind: 'assistant', parts: [], reasoning: '', done: false });
-      break;
-    }
-    case 'reasoning.delta': answer().reasoning += d.text || ''; break;
-    case 'content.delta': {
-      const a = answer();
-      const p = a.parts[a.parts.length - 1];
-      if (p && p.type === 'text') p.text += d.text || '';
-      else a.parts.push({ type: 'text', text: d.text || '' });
-      break;
-    }
-    case 'tool.started': answer().parts.push({ type: 'tool', id: d.call_id, tool: d.tool, arguments: d.arguments, status: 'running' }); break;
-    case 'tool.progress': {
-      for (const i of items) for (const p of i.parts || []) {
-        if (p.type === 'tool' && p.id === d.call_id && p.status === 'running') p.progress = d.progress;
-      }
-      break;
-    }
-    case 'tool.finished': {
-      for (const i of items) for (const p of i.parts || []) {
-        if (p.type === 'tool' && p.id === d.call_id) { p.status = d.is_error ? 'failed' : 'done'; p.result = d.result; p.progress = undefined; }
-      }
-      break;
-    }
-    case 'turn.finished': {
-      const a = answer();
-      if (!a.parts.some((p) => p.type === 'text') && d.text) a.parts.push({ type: 'text', text: d.text });
-      a.done = true; a.trace = d.trace_id; a.usage = usageOf(d.usage);
-      break;
-    }
-    case 'turn.interrupted': { const a = answer(); a.done = true; a.interrupted = true; break; }
-    case 'error': { const a = answer(); a.done = true; a.error = d.message; break; }
-    default: return false;
-  }
-  return true;
-}
-
 // ToolProgress is a running call's progress: a bar when the total is
 // known, the count and the tool's message.
 function ToolProgress({ pr }) {
@@ -191,6 +142,14 @@ function AnswerUsage({ u }) {
     ${t(u.cached ? 'chat.usageCached' : 'chat.usage', vars)}${cost && html` · <b data-testid="answer-cost">${cost}</b>`}</span>`;
 }
 
+// Notice says that a model call failed before its answer began and is
+// tried again after a wait, or that a fallback source answers instead.
+function Notice({ n }) {
+  const s = n.afterMs < 1000 ? (n.afterMs / 1000).toFixed(1) : String(Math.round(n.afterMs / 1000));
+  return html`<p class="muted small notice" data-testid="answer-notice"><${Icon} name="alert" />
+    ${n.source ? t('chat.fallback', { reason: n.reason, source: n.source }) : t('chat.retrying', { reason: n.reason, s })}</p>`;
+}
+
 function Answer({ a }) {
   return html`<div class="msg assistant" data-testid="answer">
     ${a.reasoning && html`<details class="reasoning" open=${!a.done && !a.parts.length}>
@@ -198,6 +157,7 @@ function Answer({ a }) {
     ${a.parts.map((p) => (p.type === 'text'
       ? html`<div class="md" dangerouslySetInnerHTML=${{ __html: markdown(p.text) }} />`
       : html`<${ToolPart} p=${p} />`))}
+    ${a.notice && html`<${Notice} n=${a.notice} />`}
     ${!a.done && !a.parts.length && !a.reasoning && html`<div class="typing"><span /><span /><span /></div>`}
     ${a.interrupted && html`<p class="muted small interrupted-mark" data-testid="interrupted"><${Icon} name="stop" /> ${t('chat.interrupted')}</p>`}
     ${a.error && html`<p class="error small">${a.error}</p>`}
