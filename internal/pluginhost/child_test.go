@@ -79,6 +79,8 @@ func runChild(mode string) {
 		pluginrpc.Serve(newChannelPlugin)
 	case "holdtools":
 		pluginrpc.Serve(newHoldTools)
+	case "dupetools":
+		serveDupeTools()
 	case "redactor":
 		pluginrpc.Serve(newRedactor)
 	}

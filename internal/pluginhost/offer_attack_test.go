@@ -5,6 +5,7 @@ package pluginhost
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 	"github.com/hearth-agent/hearth/sdk"
 	"github.com/hearth-agent/hearth/sdk/llmtest"
 	"github.com/hearth-agent/hearth/sdk/toolcall"
+	"github.com/hearth-agent/hearth/sdk/wire"
 )
 
 // redactor is a plugin of one tool whose stage handlers depend on its
@@ -298,5 +300,42 @@ func TestOfferPrintSeesProgramOutsideFolder(t *testing.T) {
 	}
 	if p := f.startOffered(t, dir); p.offered() {
 		t.Fatal("offered from the record of a program whose content changed (same size and time)")
+	}
+}
+
+// serveDupeTools registers the tool "echo" twice in its handshake, as a
+// plugin speaking the protocol itself may.
+func serveDupeTools() {
+	conn := wire.NewConn(os.Stdin, os.Stdout, slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	conn.Handle(wire.MethodInitialize, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		def := wire.ToolDef{ToolDef: sdk.ToolDef{Name: "echo", Description: "Echoes.", Effect: sdk.EffectRead}}
+		for range 2 {
+			_ = conn.Call(ctx, wire.MethodToolsRegister, def, nil) // the second may be refused
+		}
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Name: "quick"}, nil
+	})
+	conn.Handle(wire.MethodPing, func(context.Context, json.RawMessage) (any, error) { return "pong", nil })
+	conn.Run()
+	os.Exit(0)
+}
+
+// A handshake that registered one name twice, as many times as the record
+// has tools, is not taken for the record: the record is written again
+// with what the plugin has now, and no longer offers a tool it dropped.
+func TestOfferRecordRewrittenAfterNameRegisteredTwice(t *testing.T) {
+	f := newFixture(t)
+	dir := pluginDir(t, "quick", "dupetools")
+	f.forgeOffer(t, dir, sdk.ToolDef{Name: "echo", Description: "Echoes.", Effect: sdk.EffectRead},
+		sdk.ToolDef{Name: "gone", Description: "Dropped since.", Effect: sdk.EffectRead})
+	p := f.startOffered(t, dir)
+	if !p.offered() {
+		t.Fatal("not offered from the forged record")
+	}
+	ready(t, p)
+	p.Stop()
+	for _, c := range f.readOffer(t, "quick").Tools {
+		if c.Name == "gone" {
+			t.Fatal("the record still offers a tool the plugin no longer registers")
+		}
 	}
 }
