@@ -155,11 +155,17 @@ func child(mode string) *exec.Cmd {
 // --- (a) in process ---------------------------------------------------------
 
 func setupInProcess(b *testing.B) (caller, func()) {
+	k := echoKernel(b)
+	return kernelCaller(k), func() { k.Close() }
+}
+
+// echoKernel is a kernel with the echo plugin compiled in.
+func echoKernel(b *testing.B) *kernel.Kernel {
 	k := kernel.New(nil, nil, &kernel.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := k.LoadPlugin("echo", newEcho, nil); err != nil {
 		b.Fatal(err)
 	}
-	return kernelCaller(k), func() { k.Close() }
+	return k
 }
 
 // kernelCaller calls the echo tool as a turn does between its stages and
@@ -189,10 +195,7 @@ func BenchmarkEchoInProcess(b *testing.B) { run(b, setupInProcess) }
 // handler's type, and its answer encoded for the model; no lookup, no
 // deadline, no goroutine, no panic guard.
 func setupInProcessFloor(b *testing.B) (caller, func()) {
-	k := kernel.New(nil, nil, &kernel.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err := k.LoadPlugin("echo", newEcho, nil); err != nil {
-		b.Fatal(err)
-	}
+	k := echoKernel(b)
 	tool, ok := k.Tools().Lookup("echo__echo")
 	if !ok {
 		b.Fatal("no tool echo__echo")

@@ -239,13 +239,10 @@ func (s *Server) explainUnmasked(ctx context.Context, out kernel.Outcome) *reque
 		return &requestError{status: http.StatusServiceUnavailable, code: "shutting_down", msg: "Hearth is shutting down"}
 	case out.Interrupted:
 		return &requestError{status: http.StatusConflict, code: "interrupted", msg: "the turn was interrupted: " + err.Error()}
-	case errors.Is(err, kernel.ErrClosed):
-		return &requestError{status: http.StatusServiceUnavailable, code: "shutting_down", msg: "Hearth is shutting down"}
 	case errors.Is(err, kernel.ErrInputTooLong):
 		return &requestError{status: http.StatusBadRequest, code: "context_length_exceeded", msg: err.Error()}
 	}
-	src, _ := s.app.Sources.Current()
-	msg := terminal.Explain(err, src, filepath.Join(s.app.DataDir, config.FileName))
+	msg := s.explainText(err)
 	if errors.Is(err, llm.ErrNoSource) {
 		return &requestError{status: http.StatusServiceUnavailable, code: "no_provider", msg: msg}
 	}
@@ -257,8 +254,14 @@ func (s *Server) explainUnmasked(ctx context.Context, out kernel.Outcome) *reque
 // budget, a rejected key, a wrong model or address, in English and
 // Chinese; the error as it is otherwise), with the keys masked.
 func (s *Server) turnError(err error) string {
+	return s.app.Sources.Secrets().String(s.explainText(err))
+}
+
+// explainText is terminal.Explain's message for err with the source in
+// use, unmasked.
+func (s *Server) explainText(err error) string {
 	src, _ := s.app.Sources.Current()
-	return s.app.Sources.Secrets().String(terminal.Explain(err, src, filepath.Join(s.app.DataDir, config.FileName)))
+	return terminal.Explain(err, src, filepath.Join(s.app.DataDir, config.FileName))
 }
 
 // randomHex returns n random bytes in hex.
