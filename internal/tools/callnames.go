@@ -166,7 +166,7 @@ func (r *Registry) CallName(t *Tool) string {
 func (r *Registry) ListNamed() (list []*Tool, callNames []string) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	r.handedOut.Store(true)
+	r.markHandedOut()
 	return r.sorted, r.sortedNames
 }
 

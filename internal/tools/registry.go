@@ -257,13 +257,21 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 	return t, ok
 }
 
+// markHandedOut sets handedOut; r.mu is held for reading. Readers that
+// find it set (every turn after the first) do not write the shared word.
+func (r *Registry) markHandedOut() {
+	if !r.handedOut.Load() {
+		r.handedOut.Store(true)
+	}
+}
+
 // List returns the registered tools sorted by name, so the list sent to the
 // model is stable and prompt caches stay warm. The slice is shared: do not
 // modify it.
 func (r *Registry) List() []*Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	r.handedOut.Store(true)
+	r.markHandedOut()
 	return r.sorted
 }
 
